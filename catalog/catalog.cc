@@ -1,0 +1,345 @@
+#include "catalog/catalog.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "common/byte_stream.h"
+#include "common/file_io.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+
+namespace tessera {
+namespace {
+
+constexpr char kCatalogFileName[] = "catalog.tcat";
+constexpr uint32_t kCatalogMagic = 0x54435431;  // "TCT1"
+constexpr uint32_t kCatalogVersion = 1;
+
+void WriteValue(ByteWriter& out, const Value& value) { out.PutString(value.Serialize()); }
+
+bool ReadValue(ByteReader& in, Value* value) {
+  std::string bytes;
+  if (!in.GetString(&bytes)) return false;
+  absl::StatusOr<Value> parsed = Value::Deserialize(bytes);
+  if (!parsed.ok()) return false;
+  *value = *std::move(parsed);
+  return true;
+}
+
+void WriteType(ByteWriter& out, const Type& type) {
+  out.PutU8(static_cast<uint8_t>(type.id()));
+  out.PutU8(static_cast<uint8_t>(type.precision()));
+  out.PutU8(static_cast<uint8_t>(type.scale()));
+  out.PutU32(type.length());
+}
+
+bool ReadType(ByteReader& in, Type* type) {
+  uint8_t id, precision, scale;
+  uint32_t length;
+  if (!in.GetU8(&id) || !in.GetU8(&precision) || !in.GetU8(&scale) || !in.GetU32(&length)) return false;
+  switch (static_cast<TypeId>(id)) {
+    case TypeId::kBoolean: *type = Type::Boolean(); return true;
+    case TypeId::kInteger: *type = Type::Integer(); return true;
+    case TypeId::kBigInt: *type = Type::BigInt(); return true;
+    case TypeId::kDouble: *type = Type::Double(); return true;
+    case TypeId::kDecimal: *type = Type::Decimal(precision, scale); return true;
+    case TypeId::kChar: *type = Type::Char(length); return true;
+    case TypeId::kVarchar: *type = Type::Varchar(length); return true;
+    case TypeId::kDate: *type = Type::Date(); return true;
+    case TypeId::kTimestamp: *type = Type::Timestamp(); return true;
+    case TypeId::kInterval: *type = Type::IntervalType(); return true;
+    default: return false;
+  }
+}
+
+void WriteTable(ByteWriter& out, const TableDescriptor& table) {
+  out.PutU32(table.table_id);
+  out.PutString(table.name);
+  out.PutU32(table.block_size_bytes);
+  out.PutI64(table.row_count);
+  out.PutU32(static_cast<uint32_t>(table.columns.size()));
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const ColumnSchema& column = table.columns[i];
+    out.PutString(column.name);
+    WriteType(out, column.type);
+    out.PutU8(column.not_null ? 1 : 0);
+    out.PutU8(column.default_value.has_value() ? 1 : 0);
+    if (column.default_value.has_value()) WriteValue(out, *column.default_value);
+    const ColumnStatistics& stats = table.statistics[i];
+    out.PutI64(stats.null_count);
+    WriteValue(out, stats.min);
+    WriteValue(out, stats.max);
+    out.PutString(stats.distinct.Serialize());
+  }
+  out.PutU32(static_cast<uint32_t>(table.segments.size()));
+  for (const SegmentDescriptor& segment : table.segments) {
+    out.PutU64(segment.segment_id);
+    out.PutI64(segment.row_count);
+    out.PutU32(static_cast<uint32_t>(segment.blocks.size()));
+    for (const BlockLocation& block : segment.blocks) {
+      out.PutU64(block.file_offset);
+      out.PutU32(block.bytes);
+      out.PutU32(block.rows);
+    }
+  }
+}
+
+bool ReadTable(ByteReader& in, TableDescriptor* table) {
+  uint32_t column_count, segment_count;
+  if (!in.GetU32(&table->table_id) || !in.GetString(&table->name) || !in.GetU32(&table->block_size_bytes) ||
+      !in.GetI64(&table->row_count) || !in.GetU32(&column_count)) {
+    return false;
+  }
+  for (uint32_t i = 0; i < column_count; ++i) {
+    ColumnSchema column;
+    ColumnStatistics stats;
+    uint8_t not_null, has_default;
+    if (!in.GetString(&column.name) || !ReadType(in, &column.type) || !in.GetU8(&not_null) ||
+        !in.GetU8(&has_default)) {
+      return false;
+    }
+    column.not_null = not_null != 0;
+    if (has_default) {
+      Value value;
+      if (!ReadValue(in, &value)) return false;
+      column.default_value = std::move(value);
+    }
+    std::string sketch;
+    if (!in.GetI64(&stats.null_count) || !ReadValue(in, &stats.min) || !ReadValue(in, &stats.max) ||
+        !in.GetString(&sketch) || !stats.distinct.Deserialize(sketch)) {
+      return false;
+    }
+    table->columns.push_back(std::move(column));
+    table->statistics.push_back(std::move(stats));
+  }
+  if (!in.GetU32(&segment_count)) return false;
+  for (uint32_t s = 0; s < segment_count; ++s) {
+    SegmentDescriptor segment;
+    uint32_t block_count;
+    if (!in.GetU64(&segment.segment_id) || !in.GetI64(&segment.row_count) || !in.GetU32(&block_count)) return false;
+    segment.blocks.resize(block_count);
+    for (BlockLocation& block : segment.blocks) {
+      if (!in.GetU64(&block.file_offset) || !in.GetU32(&block.bytes) || !in.GetU32(&block.rows)) return false;
+    }
+    table->segments.push_back(std::move(segment));
+  }
+  return true;
+}
+
+}  // namespace
+
+int64_t TableDescriptor::BlockCount() const {
+  int64_t count = 0;
+  for (const SegmentDescriptor& segment : segments) count += static_cast<int64_t>(segment.blocks.size());
+  return count;
+}
+
+absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const std::string& data_directory, bool sync) {
+  TESSERA_RETURN_IF_ERROR(CreateDirectories(data_directory));
+  std::unique_ptr<Catalog> catalog(new Catalog(data_directory, sync));
+  TESSERA_RETURN_IF_ERROR(catalog->Load());
+  return catalog;
+}
+
+absl::Status Catalog::Load() {
+  std::string path = absl::StrCat(data_directory_, "/", kCatalogFileName);
+  if (!std::filesystem::exists(path)) return absl::OkStatus();
+  TESSERA_ASSIGN_OR_RETURN(std::string contents, ReadFileToString(path));
+  auto corrupt = [&](std::string_view why) {
+    return absl::DataLossError(absl::StrCat("catalog file '", path, "' is corrupt: ", std::string(why)));
+  };
+  if (contents.size() < 8) return corrupt("too short");
+  uint64_t stored_checksum;
+  std::memcpy(&stored_checksum, contents.data() + contents.size() - 8, 8);
+  std::string_view body(contents.data(), contents.size() - 8);
+  if (HashBytes(body.data(), body.size()) != stored_checksum) return corrupt("checksum mismatch");
+  ByteReader in(body);
+  uint32_t magic, version, table_count, view_count;
+  absl::MutexLock lock(&mutex_);
+  if (!in.GetU32(&magic) || magic != kCatalogMagic) return corrupt("bad magic number");
+  if (!in.GetU32(&version) || version != kCatalogVersion) return corrupt("unsupported version");
+  if (!in.GetU32(&next_table_id_) || !in.GetU64(&next_segment_id_) || !in.GetU32(&table_count)) {
+    return corrupt("truncated header");
+  }
+  for (uint32_t i = 0; i < table_count; ++i) {
+    auto table = std::make_shared<TableDescriptor>();
+    if (!ReadTable(in, table.get())) return corrupt("truncated table entry");
+    tables_[table->name] = std::move(table);
+  }
+  if (!in.GetU32(&view_count)) return corrupt("truncated view list");
+  for (uint32_t i = 0; i < view_count; ++i) {
+    auto view = std::make_shared<ViewDescriptor>();
+    uint32_t column_count;
+    if (!in.GetString(&view->name) || !in.GetString(&view->query_text) || !in.GetU32(&column_count)) {
+      return corrupt("truncated view entry");
+    }
+    view->column_names.resize(column_count);
+    for (std::string& name : view->column_names) {
+      if (!in.GetString(&name)) return corrupt("truncated view entry");
+    }
+    views_[view->name] = std::move(view);
+  }
+  if (!in.AtEnd()) return corrupt("trailing bytes");
+  return absl::OkStatus();
+}
+
+absl::Status Catalog::PersistLocked() {
+  ByteWriter out;
+  out.PutU32(kCatalogMagic);
+  out.PutU32(kCatalogVersion);
+  out.PutU32(next_table_id_);
+  out.PutU64(next_segment_id_);
+  std::vector<const TableDescriptor*> tables;
+  for (const auto& [name, table] : tables_) tables.push_back(table.get());
+  std::sort(tables.begin(), tables.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  out.PutU32(static_cast<uint32_t>(tables.size()));
+  for (const TableDescriptor* table : tables) WriteTable(out, *table);
+  out.PutU32(static_cast<uint32_t>(views_.size()));
+  for (const auto& [name, view] : views_) {
+    out.PutString(view->name);
+    out.PutString(view->query_text);
+    out.PutU32(static_cast<uint32_t>(view->column_names.size()));
+    for (const std::string& column : view->column_names) out.PutString(column);
+  }
+  std::string contents = out.Release();
+  uint64_t checksum = HashBytes(contents.data(), contents.size());
+  contents.append(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
+  return WriteFileAtomically(absl::StrCat(data_directory_, "/", kCatalogFileName), contents, sync_);
+}
+
+absl::Status Catalog::NotFoundWithHint(const std::string& kind, const std::string& name) const {
+  std::vector<std::string> candidates;
+  for (const auto& [table_name, table] : tables_) candidates.push_back(table_name);
+  for (const auto& [view_name, view] : views_) candidates.push_back(view_name);
+  std::string hint = ClosestName(name, candidates);
+  return absl::NotFoundError(absl::StrCat(kind, " '", name, "' does not exist",
+                                          hint.empty() ? "" : absl::StrCat("; did you mean '", hint, "'?")));
+}
+
+absl::StatusOr<std::shared_ptr<const TableDescriptor>> Catalog::GetTable(const std::string& name) const {
+  absl::ReaderMutexLock lock(&mutex_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) return NotFoundWithHint("table", name);
+  return it->second;
+}
+
+absl::StatusOr<std::shared_ptr<const ViewDescriptor>> Catalog::GetView(const std::string& name) const {
+  absl::ReaderMutexLock lock(&mutex_);
+  auto it = views_.find(name);
+  if (it == views_.end()) return NotFoundWithHint("view", name);
+  return it->second;
+}
+
+bool Catalog::HasTable(const std::string& name) const {
+  absl::ReaderMutexLock lock(&mutex_);
+  return tables_.contains(name);
+}
+
+bool Catalog::HasView(const std::string& name) const {
+  absl::ReaderMutexLock lock(&mutex_);
+  return views_.contains(name);
+}
+
+std::vector<std::shared_ptr<const TableDescriptor>> Catalog::ListTables() const {
+  absl::ReaderMutexLock lock(&mutex_);
+  std::vector<std::shared_ptr<const TableDescriptor>> result;
+  for (const auto& [name, table] : tables_) result.push_back(table);
+  std::sort(result.begin(), result.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
+  return result;
+}
+
+std::vector<std::shared_ptr<const ViewDescriptor>> Catalog::ListViews() const {
+  absl::ReaderMutexLock lock(&mutex_);
+  std::vector<std::shared_ptr<const ViewDescriptor>> result;
+  for (const auto& [name, view] : views_) result.push_back(view);
+  std::sort(result.begin(), result.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
+  return result;
+}
+
+absl::Status Catalog::CreateTable(TableDescriptor table) {
+  absl::MutexLock lock(&mutex_);
+  if (tables_.contains(table.name) || views_.contains(table.name)) {
+    return absl::AlreadyExistsError(absl::StrCat("relation '", table.name, "' already exists"));
+  }
+  table.table_id = next_table_id_++;
+  table.segments.clear();
+  table.row_count = 0;
+  table.statistics.assign(table.columns.size(), ColumnStatistics{});
+  std::string name = table.name;
+  tables_[name] = std::make_shared<const TableDescriptor>(std::move(table));
+  absl::Status status = PersistLocked();
+  if (!status.ok()) tables_.erase(name);
+  return status;
+}
+
+absl::StatusOr<std::shared_ptr<const TableDescriptor>> Catalog::DropTable(const std::string& name) {
+  absl::MutexLock lock(&mutex_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) return NotFoundWithHint("table", name);
+  std::shared_ptr<const TableDescriptor> dropped = it->second;
+  tables_.erase(it);
+  absl::Status status = PersistLocked();
+  if (!status.ok()) {
+    tables_[name] = dropped;
+    return status;
+  }
+  return dropped;
+}
+
+absl::Status Catalog::CreateView(ViewDescriptor view, bool or_replace) {
+  absl::MutexLock lock(&mutex_);
+  if (tables_.contains(view.name) || (!or_replace && views_.contains(view.name))) {
+    return absl::AlreadyExistsError(absl::StrCat("relation '", view.name, "' already exists"));
+  }
+  std::string name = view.name;
+  std::shared_ptr<const ViewDescriptor> previous;
+  if (auto it = views_.find(name); it != views_.end()) previous = it->second;
+  views_[name] = std::make_shared<const ViewDescriptor>(std::move(view));
+  absl::Status status = PersistLocked();
+  if (!status.ok()) {
+    if (previous) views_[name] = previous; else views_.erase(name);
+  }
+  return status;
+}
+
+absl::Status Catalog::DropView(const std::string& name) {
+  absl::MutexLock lock(&mutex_);
+  auto it = views_.find(name);
+  if (it == views_.end()) return NotFoundWithHint("view", name);
+  std::shared_ptr<const ViewDescriptor> dropped = it->second;
+  views_.erase(it);
+  absl::Status status = PersistLocked();
+  if (!status.ok()) views_[name] = dropped;
+  return status;
+}
+
+absl::Status Catalog::ReplaceTable(const std::shared_ptr<const TableDescriptor>& expected,
+                                   std::shared_ptr<const TableDescriptor> updated) {
+  absl::MutexLock lock(&mutex_);
+  auto it = tables_.find(expected->name);
+  if (it == tables_.end() || it->second != expected) {
+    return absl::AbortedError(absl::StrCat("table '", expected->name, "' was changed or dropped concurrently"));
+  }
+  it->second = std::move(updated);
+  absl::Status status = PersistLocked();
+  if (!status.ok()) tables_[expected->name] = expected;
+  return status;
+}
+
+uint64_t Catalog::AllocateSegmentId() {
+  absl::MutexLock lock(&mutex_);
+  return next_segment_id_++;
+}
+
+std::vector<uint64_t> Catalog::LiveSegmentIds() const {
+  absl::ReaderMutexLock lock(&mutex_);
+  std::vector<uint64_t> ids;
+  for (const auto& [name, table] : tables_) {
+    for (const SegmentDescriptor& segment : table->segments) ids.push_back(segment.segment_id);
+  }
+  return ids;
+}
+
+}  // namespace tessera

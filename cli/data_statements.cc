@@ -1,0 +1,328 @@
+// CREATE TABLE, DROP TABLE, COPY, INSERT ... VALUES and ANALYZE.
+
+#include <filesystem>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "catalog/catalog.h"
+#include "cli/constant_expression.h"
+#include "cli/statement_handlers.h"
+#include "common/clock.h"
+#include "common/status_macros.h"
+#include "parser/parser.h"
+#include "storage/block_statistics.h"
+#include "storage/delimited_file.h"
+#include "storage/storage_manager.h"
+
+namespace tessera {
+namespace {
+
+using parser::ParsedExpr;
+
+// Loads into one table are serialized: each commits a new catalog version built on the previous one.
+absl::Mutex& TableWriteMutex() {
+  static absl::Mutex mutex;
+  return mutex;
+}
+
+QueryResult StatusOnly(std::string message, int64_t rows = 0) {
+  QueryResult result;
+  result.status_message = std::move(message);
+  result.rows_affected = rows;
+  return result;
+}
+
+absl::StatusOr<uint32_t> ParseBlockSize(const Value& value) {
+  int64_t bytes = 0;
+  if (value.type().IsString()) {
+    std::string text = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(value.AsString()));
+    int64_t multiplier = 1;
+    for (auto [suffix, factor] : {std::pair{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"KB", 1 << 10}, {"MB", 1 << 20},
+                                  {"K", 1 << 10}, {"M", 1 << 20}, {"B", 1}}) {
+      if (absl::EndsWith(text, suffix)) {
+        multiplier = factor;
+        text = std::string(absl::StripAsciiWhitespace(text.substr(0, text.size() - strlen(suffix))));
+        break;
+      }
+    }
+    if (!absl::SimpleAtoi(text, &bytes)) {
+      return absl::InvalidArgumentError(absl::StrCat("invalid block_size '", value.AsString(), "'"));
+    }
+    bytes *= multiplier;
+  } else if (value.type().id() == TypeId::kInteger || value.type().id() == TypeId::kBigInt) {
+    bytes = value.AsInt64();
+  } else {
+    return absl::InvalidArgumentError("block_size must be a number of bytes or a string such as '4MB'");
+  }
+  if (bytes < kMinBlockSizeBytes || bytes > kMaxBlockSizeBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("block_size ", bytes, " is out of range (", kMinBlockSizeBytes,
+                                                   " to ", kMaxBlockSizeBytes, " bytes)"));
+  }
+  return static_cast<uint32_t>(bytes);
+}
+
+// Installs `loaded` as a new segment of `snapshot`'s table: write the block file, commit the catalog, then make
+// the blocks readable. Any failure before the catalog commit leaves the table as it was.
+absl::Status CommitLoad(Database& database, const std::shared_ptr<const TableDescriptor>& snapshot,
+                        LoadedRows loaded) {
+  if (loaded.row_count == 0) return absl::OkStatus();
+  Catalog& catalog = database.catalog();
+  StorageManager& storage = database.storage();
+  uint64_t segment_id = catalog.AllocateSegmentId();
+  TESSERA_ASSIGN_OR_RETURN(SegmentDescriptor segment, storage.WriteSegmentFile(segment_id, loaded.blocks));
+  auto updated = std::make_shared<TableDescriptor>(*snapshot);
+  updated->segments.push_back(segment);
+  updated->row_count += loaded.row_count;
+  for (size_t c = 0; c < updated->statistics.size(); ++c) updated->statistics[c].Merge(loaded.statistics[c]);
+  absl::Status committed = catalog.ReplaceTable(snapshot, std::move(updated));
+  if (!committed.ok()) {
+    storage.DeleteSegmentFile(segment_id);
+    return committed;
+  }
+  storage.RegisterSegment(segment, static_cast<uint32_t>(snapshot->columns.size()), std::move(loaded.blocks));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<int>> ResolveColumnList(const TableDescriptor& table,
+                                                   const std::vector<std::string>& names) {
+  std::vector<int> indexes;
+  for (const std::string& name : names) {
+    int index = FindColumn(table.columns, name);
+    if (index < 0) {
+      std::vector<std::string> candidates;
+      for (const ColumnSchema& column : table.columns) candidates.push_back(column.name);
+      std::string hint = ClosestName(name, candidates);
+      return absl::NotFoundError(absl::StrCat("column '", name, "' of table '", table.name, "' does not exist",
+                                              hint.empty() ? "" : absl::StrCat("; did you mean '", hint, "'?")));
+    }
+    indexes.push_back(index);
+  }
+  return indexes;
+}
+
+absl::StatusOr<DelimitedFormat> CopyFormat(const parser::CopyStatement& statement) {
+  DelimitedFormat format;
+  std::string lower_path = absl::AsciiStrToLower(statement.path);
+  bool tbl = absl::EndsWith(lower_path, ".tbl");
+  std::optional<char> delimiter;
+  std::optional<char> quote;
+  for (const auto& [name, expr] : statement.options) {
+    TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*expr, statement.text));
+    auto single_char = [&](std::string_view option) -> absl::StatusOr<char> {
+      if (!value.type().IsString() || value.AsString().size() > 1) {
+        return absl::InvalidArgumentError(absl::StrCat("COPY option ", std::string(option), " must be a single character"));
+      }
+      return value.AsString().empty() ? '\0' : value.AsString()[0];
+    };
+    if (name == "delimiter" || name == "delim" || name == "sep") {
+      TESSERA_ASSIGN_OR_RETURN(char c, single_char("DELIMITER"));
+      if (c == '\0' || c == '\n') return absl::InvalidArgumentError("COPY DELIMITER cannot be empty or a newline");
+      delimiter = c;
+    } else if (name == "quote") {
+      TESSERA_ASSIGN_OR_RETURN(char c, single_char("QUOTE"));
+      quote = c;
+    } else if (name == "header") {
+      if (value.type().id() == TypeId::kBoolean) {
+        format.header = value.AsBool();
+      } else {
+        absl::StatusOr<Value> as_bool = value.CastTo(Type::Boolean());
+        if (!as_bool.ok()) return absl::InvalidArgumentError("COPY option HEADER must be true or false");
+        format.header = as_bool->AsBool();
+      }
+    } else if (name == "null") {
+      if (!value.type().IsString()) return absl::InvalidArgumentError("COPY option NULL must be a string");
+      format.null_string = value.AsString();
+    } else if (name == "format") {
+      std::string kind = value.type().IsString() ? absl::AsciiStrToLower(value.AsString()) : "";
+      if (kind == "tbl") tbl = true;
+      else if (kind == "csv" || kind == "text") tbl = false;
+      else return absl::InvalidArgumentError("COPY FORMAT must be csv, text or tbl");
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown COPY option '", name, "' (known: DELIMITER, HEADER, NULL, QUOTE, FORMAT)"));
+    }
+  }
+  if (tbl) {
+    format.delimiter = '|';
+    format.quote = '\0';
+    format.trailing_delimiter = true;
+  }
+  if (delimiter) format.delimiter = *delimiter;
+  if (quote) format.quote = *quote;
+  return format;
+}
+
+}  // namespace
+
+absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement) {
+  Catalog& catalog = database.catalog();
+  if (catalog.HasTable(statement.table) && statement.if_not_exists) return StatusOnly("CREATE TABLE");
+  TableDescriptor table;
+  table.name = statement.table;
+  if (statement.columns.empty()) return absl::InvalidArgumentError("a table needs at least one column");
+  for (const parser::ColumnDefinition& definition : statement.columns) {
+    if (FindColumn(table.columns, definition.name) >= 0) {
+      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+          statement.text, definition.position, absl::StrCat("column '", definition.name, "' specified more than once")));
+    }
+    ColumnSchema column;
+    column.name = definition.name;
+    absl::StatusOr<Type> type =
+        Type::FromName(definition.type.name, definition.type.parameters.data(), definition.type.parameters.size());
+    if (!type.ok()) {
+      return absl::InvalidArgumentError(
+          parser::FormatErrorWithCaret(statement.text, definition.type.position, std::string(type.status().message())));
+    }
+    column.type = *type;
+    column.not_null = definition.not_null || definition.primary_key;
+    if (definition.default_value != nullptr) {
+      TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*definition.default_value, statement.text));
+      if (!value.is_null()) {
+        absl::StatusOr<Value> cast = value.CastTo(column.type);
+        if (!cast.ok()) {
+          return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+              statement.text, definition.default_value->position,
+              absl::StrCat("invalid DEFAULT for column '", column.name, "': ", cast.status().message())));
+        }
+        column.default_value = *std::move(cast);
+      } else if (column.not_null) {
+        return absl::InvalidArgumentError(absl::StrCat("column '", column.name, "' is NOT NULL but defaults to NULL"));
+      }
+    }
+    table.columns.push_back(std::move(column));
+  }
+  for (const std::string& key : statement.primary_key) {
+    int index = FindColumn(table.columns, key);
+    if (index < 0) return absl::InvalidArgumentError(absl::StrCat("PRIMARY KEY column '", key, "' does not exist"));
+    table.columns[index].not_null = true;
+  }
+  for (const auto& [name, expr] : statement.options) {
+    TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*expr, statement.text));
+    if (name == "block_size") {
+      TESSERA_ASSIGN_OR_RETURN(table.block_size_bytes, ParseBlockSize(value));
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown table option '", name, "' (known: block_size)"));
+    }
+  }
+  absl::Status status = catalog.CreateTable(std::move(table));
+  if (absl::IsAlreadyExists(status) && statement.if_not_exists) return StatusOnly("CREATE TABLE");
+  TESSERA_RETURN_IF_ERROR(status);
+  return StatusOnly("CREATE TABLE");
+}
+
+absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::DropStatement& statement) {
+  absl::MutexLock lock(&TableWriteMutex());
+  if (!database.catalog().HasTable(statement.name)) {
+    if (statement.if_exists) return StatusOnly("DROP TABLE");
+  }
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> dropped,
+                           database.catalog().DropTable(statement.name));
+  for (const SegmentDescriptor& segment : dropped->segments) database.storage().DropSegment(segment.segment_id);
+  return StatusOnly("DROP TABLE");
+}
+
+absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement) {
+  TESSERA_ASSIGN_OR_RETURN(DelimitedFormat format, CopyFormat(statement));
+  if (!statement.from) {
+    if (!statement.columns.empty()) return absl::UnimplementedError("COPY TO with a column list is not supported yet");
+    TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
+                             database.catalog().GetTable(statement.table));
+    TESSERA_ASSIGN_OR_RETURN(int64_t rows, ExportDelimitedFile(statement.path, *table, format, database.storage()));
+    return StatusOnly(absl::StrCat("COPY ", rows), rows);
+  }
+  absl::MutexLock lock(&TableWriteMutex());
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
+                           database.catalog().GetTable(statement.table));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<int> columns, ResolveColumnList(*table, statement.columns));
+  TESSERA_ASSIGN_OR_RETURN(LoadedRows loaded, LoadDelimitedFile(statement.path, *table, columns, format,
+                                                                database.storage(),
+                                                                database.options().worker_threads));
+  int64_t rows = loaded.row_count;
+  TESSERA_RETURN_IF_ERROR(CommitLoad(database, table, std::move(loaded)));
+  return StatusOnly(absl::StrCat("COPY ", rows), rows);
+}
+
+absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement) {
+  if (statement.query != nullptr) {
+    return absl::UnimplementedError("INSERT ... SELECT is not supported yet: it arrives with the query engine");
+  }
+  absl::MutexLock lock(&TableWriteMutex());
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
+                           database.catalog().GetTable(statement.table));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<int> targets, ResolveColumnList(*table, statement.columns));
+  if (targets.empty()) {
+    for (size_t c = 0; c < table->columns.size(); ++c) targets.push_back(static_cast<int>(c));
+  }
+  std::vector<std::vector<Value>> rows;
+  rows.reserve(statement.values.size());
+  for (size_t r = 0; r < statement.values.size(); ++r) {
+    const auto& exprs = statement.values[r];
+    if (exprs.size() != targets.size()) {
+      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+          statement.text, exprs.empty() ? statement.position : exprs[0]->position,
+          absl::StrCat("INSERT row ", r + 1, " has ", exprs.size(), " values but ", targets.size(),
+                       " columns are targeted")));
+    }
+    std::vector<Value> row(table->columns.size());
+    std::vector<bool> given(table->columns.size(), false);
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const ColumnSchema& column = table->columns[targets[i]];
+      TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*exprs[i], statement.text));
+      if (!value.is_null()) {
+        absl::StatusOr<Value> cast = value.CastTo(column.type);
+        if (!cast.ok()) {
+          return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+              statement.text, exprs[i]->position,
+              absl::StrCat("column ", column.name, ": ", cast.status().message())));
+        }
+        value = *std::move(cast);
+      } else {
+        value = Value::Null(column.type);
+      }
+      row[targets[i]] = std::move(value);
+      given[targets[i]] = true;
+    }
+    for (size_t c = 0; c < table->columns.size(); ++c) {
+      const ColumnSchema& column = table->columns[c];
+      if (!given[c]) row[c] = column.default_value.value_or(Value::Null(column.type));
+      if (column.not_null && row[c].is_null()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("INSERT row ", r + 1, ": NULL in NOT NULL column '", column.name, "'"));
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  TESSERA_ASSIGN_OR_RETURN(LoadedRows loaded, LoadRows(*table, rows, database.storage()));
+  int64_t count = loaded.row_count;
+  TESSERA_RETURN_IF_ERROR(CommitLoad(database, table, std::move(loaded)));
+  return StatusOnly(absl::StrCat("INSERT ", count), count);
+}
+
+absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::AnalyzeStatement& statement) {
+  absl::MutexLock lock(&TableWriteMutex());
+  std::vector<std::shared_ptr<const TableDescriptor>> tables;
+  if (statement.table.empty()) {
+    tables = database.catalog().ListTables();
+  } else {
+    TESSERA_ASSIGN_OR_RETURN(auto table, database.catalog().GetTable(statement.table));
+    tables.push_back(table);
+  }
+  for (const auto& table : tables) {
+    std::vector<ColumnStatistics> statistics(table->columns.size());
+    for (const SegmentDescriptor& segment : table->segments) {
+      for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
+        TESSERA_ASSIGN_OR_RETURN(BlockHandle handle, database.storage().PinBlock(BlockId{segment.segment_id, b}));
+        AccumulateBlockStatistics(handle.view(), table->columns, &statistics);
+      }
+    }
+    auto updated = std::make_shared<TableDescriptor>(*table);
+    updated->statistics = std::move(statistics);
+    TESSERA_RETURN_IF_ERROR(database.catalog().ReplaceTable(table, std::move(updated)));
+  }
+  return StatusOnly("ANALYZE");
+}
+
+}  // namespace tessera

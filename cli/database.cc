@@ -1,0 +1,41 @@
+#include <thread>
+
+#include "catalog/catalog.h"
+#include "cli/session.h"
+#include "common/status_macros.h"
+#include "storage/buffer_pool.h"
+#include "storage/storage_manager.h"
+#include "storage/topology.h"
+
+namespace tessera {
+
+Database::Database(DatabaseOptions options) : options_(std::move(options)) {}
+
+Database::~Database() {
+  storage_.reset();  // frees every block before the pool goes
+  catalog_.reset();
+  buffer_pool_.reset();
+}
+
+absl::StatusOr<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options) {
+  if (options.data_directory.empty()) return absl::InvalidArgumentError("no data directory given");
+  std::unique_ptr<Database> database(new Database(options));
+  if (database->options_.worker_threads <= 0) {
+    database->options_.worker_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  database->topology_ = MakeSystemTopology();
+  size_t budget = options.memory_budget_bytes > 0 ? options.memory_budget_bytes : BufferPool::DefaultBudgetBytes();
+  database->buffer_pool_ = std::make_unique<BufferPool>(budget, database->topology_.get());
+  TESSERA_ASSIGN_OR_RETURN(database->catalog_, Catalog::Open(options.data_directory, options.sync_writes));
+  TESSERA_ASSIGN_OR_RETURN(database->storage_,
+                           StorageManager::Open(options.data_directory, *database->catalog_,
+                                                database->buffer_pool_.get(), database->topology_.get(),
+                                                options.sync_writes));
+  return database;
+}
+
+Catalog& Database::catalog() { return *catalog_; }
+StorageManager& Database::storage() { return *storage_; }
+BufferPool& Database::buffer_pool() { return *buffer_pool_; }
+
+}  // namespace tessera

@@ -1,0 +1,89 @@
+#include "cli/session.h"
+
+#include "absl/strings/str_cat.h"
+#include "catalog/catalog.h"
+#include "cli/constant_expression.h"
+#include "cli/statement_handlers.h"
+#include "common/status_macros.h"
+#include "parser/parser.h"
+
+namespace tessera {
+
+Session::Session(Database* database) : database_(database) {}
+Session::~Session() = default;
+
+absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
+  TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> statements,
+                           parser::ParseStatements(sql));
+  QueryResult last;
+  for (const auto& statement : statements) {
+    using parser::StatementKind;
+    absl::StatusOr<QueryResult> result;
+    switch (statement->kind) {
+      case StatementKind::kSelect:
+        result = ExecuteSelect(*database_, static_cast<const parser::SelectQueryStatement&>(*statement));
+        break;
+      case StatementKind::kCreateTable:
+        result = ExecuteCreateTable(*database_, static_cast<const parser::CreateTableStatement&>(*statement));
+        break;
+      case StatementKind::kDropTable:
+        result = ExecuteDropTable(*database_, static_cast<const parser::DropStatement&>(*statement));
+        break;
+      case StatementKind::kCopy:
+        result = ExecuteCopy(*database_, static_cast<const parser::CopyStatement&>(*statement));
+        break;
+      case StatementKind::kInsert:
+        result = ExecuteInsert(*database_, static_cast<const parser::InsertStatement&>(*statement));
+        break;
+      case StatementKind::kAnalyze:
+        result = ExecuteAnalyze(*database_, static_cast<const parser::AnalyzeStatement&>(*statement));
+        break;
+      case StatementKind::kDescribe:
+        result = ExecuteDescribe(*database_, static_cast<const parser::DescribeStatement&>(*statement));
+        break;
+      case StatementKind::kSet: {
+        const auto& set = static_cast<const parser::SetStatement&>(*statement);
+        absl::StatusOr<Value> value = EvaluateConstant(*set.value, set.text);
+        if (!value.ok()) {
+          result = value.status();
+        } else {
+          settings_[set.name] = value->type().IsString() ? value->AsString() : value->ToString();
+          result = QueryResult{};
+          result->status_message = "SET";
+        }
+        break;
+      }
+      case StatementKind::kShow: {
+        const auto& show = static_cast<const parser::ShowStatement&>(*statement);
+        if (show.name == "tables" || show.name == "stats" || show.name == "memory") {
+          result = ExecuteShow(*database_, show);
+        } else {
+          QueryResult rows;
+          rows.returns_rows = true;
+          rows.columns = {{"name", Type::Varchar()}, {"setting", Type::Varchar()}};
+          for (const auto& [name, setting] : settings_) {
+            if (show.name == "all" || show.name == name) rows.rows.push_back({Value::String(name), Value::String(setting)});
+          }
+          if (rows.rows.empty() && show.name != "all") {
+            result = absl::NotFoundError(absl::StrCat("unknown setting '", show.name, "'"));
+          } else {
+            result = std::move(rows);
+          }
+        }
+        break;
+      }
+      case StatementKind::kCreateView:
+      case StatementKind::kDropView:
+      case StatementKind::kExplain:
+        result = absl::UnimplementedError(
+            absl::StrCat("'", statement->text.substr(0, 40), "...' is not supported yet: views and EXPLAIN arrive "
+                         "with the optimizer"));
+        break;
+    }
+    if (!result.ok()) return result.status();
+    last = *std::move(result);
+  }
+  return last;
+}
+
+}  // namespace tessera

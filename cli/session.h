@@ -1,0 +1,70 @@
+#pragma once
+// The facade that ties parser -> (binder, optimizer) -> execution together for one client.
+//
+// A Database owns everything shared (catalog, storage, buffer pool) for one data directory; it is thread-safe.
+// A Session is one client's connection to it (settings such as priority); a Session is used by one thread at a time.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "cli/query_result.h"
+
+namespace tessera {
+
+class Catalog;
+class StorageManager;
+class BufferPool;
+class Topology;
+
+struct DatabaseOptions {
+  std::string data_directory;
+  // Buffer-pool budget in bytes for everything large; 0 = the default (80% of physical memory).
+  size_t memory_budget_bytes = 0;
+  // Worker threads for parallel work (COPY today, work orders later); 0 = one per core.
+  int worker_threads = 0;
+  // fsync block files and the catalog at every commit.
+  bool sync_writes = true;
+};
+
+class Database {
+ public:
+  // Opens (creating if needed) the data directory, loads the catalog, and removes leftovers of interrupted loads.
+  static absl::StatusOr<std::unique_ptr<Database>> Open(const DatabaseOptions& options);
+  ~Database();
+
+  Catalog& catalog();
+  StorageManager& storage();
+  BufferPool& buffer_pool();
+  const DatabaseOptions& options() const { return options_; }
+
+ private:
+  explicit Database(DatabaseOptions options);
+
+  DatabaseOptions options_;
+  std::unique_ptr<Topology> topology_;
+  std::unique_ptr<BufferPool> buffer_pool_;
+  std::unique_ptr<Catalog> catalog_;
+  std::unique_ptr<StorageManager> storage_;
+};
+
+class Session {
+ public:
+  explicit Session(Database* database);
+  ~Session();
+
+  // Executes every ';'-separated statement in `sql` in order and returns the result of the last one. Stops at the
+  // first error, whose message names the statement position (parser errors carry a caret).
+  absl::StatusOr<QueryResult> Execute(std::string_view sql);
+
+  Database& database() { return *database_; }
+
+ private:
+  Database* database_;
+  // Session settings from SET (names lower-cased), shown by SHOW name / SHOW ALL.
+  std::map<std::string, std::string> settings_;
+};
+
+}  // namespace tessera

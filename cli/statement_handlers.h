@@ -1,0 +1,23 @@
+#pragma once
+// Execution of the statements the session runs itself (DDL, COPY, INSERT, SHOW/DESCRIBE, and the table scans
+// that SELECT supports before the query engine lands). Internal to cli/.
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "cli/query_result.h"
+#include "cli/session.h"
+#include "parser/ast.h"
+
+namespace tessera {
+
+absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement);
+absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::DropStatement& statement);
+absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement);
+absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement);
+absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::SelectQueryStatement& statement);
+absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowStatement& statement);
+absl::StatusOr<QueryResult> ExecuteDescribe(Database& database, const parser::DescribeStatement& statement);
+absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::AnalyzeStatement& statement);
+
+}  // namespace tessera

@@ -1,0 +1,21 @@
+#include "common/hash.h"
+
+#include <cstring>
+
+namespace tessera {
+
+uint64_t HashBytes(const void* data, size_t length, uint64_t seed) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  uint64_t h = seed ^ (length * 0x9e3779b97f4a7c15ULL);
+  size_t i = 0;
+  for (; i + 8 <= length; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes + i, 8);
+    h = HashInt64(h ^ word) + 0x2545f4914f6cdd1dULL;
+  }
+  uint64_t tail = 0;
+  std::memcpy(&tail, bytes + i, length - i);
+  return HashInt64(h ^ tail ^ (length << 56));
+}
+
+}  // namespace tessera

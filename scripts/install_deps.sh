@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs every Debian package and Python tool Tessera needs, skipping what is already there.
+# Safe to run repeatedly: a second run only checks and returns.
+set -euo pipefail
+
+DEBIAN_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libabsl-dev libgoogle-glog-dev libgflags-dev libnuma-dev
+  libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
+  libgtest-dev libgmock-dev libbenchmark-dev libedit-dev
+  python3 python3-pip
+)
+
+missing=()
+for pkg in "${DEBIAN_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "[install_deps] installing Debian packages: ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Python tools: tpchgen-cli generates TPC-H data in dbgen's exact format; duckdb is the reference engine.
+PYTHON=${PYTHON:-python3}
+py_missing=()
+"$PYTHON" -c "import duckdb" 2>/dev/null || py_missing+=(duckdb)
+command -v tpchgen-cli >/dev/null 2>&1 || py_missing+=(tpchgen-cli)
+"$PYTHON" -c "import pytest" 2>/dev/null || py_missing+=(pytest)
+if ((${#py_missing[@]})); then
+  echo "[install_deps] installing Python packages: ${py_missing[*]}"
+  "$PYTHON" -m pip install -q "${py_missing[@]}" 2>/dev/null ||
+    "$PYTHON" -m pip install -q --break-system-packages "${py_missing[@]}"
+fi

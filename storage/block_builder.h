@@ -1,0 +1,91 @@
+#pragma once
+// Builds one PAX block (storage/block_layout.h) row by row, then writes it out in one pass.
+//
+// Usage per row: call exactly one Append* for every column in order, then CommitRow(). CommitRow() returns false
+// when the row would push the block past its size limit; the row is then rolled back, and the caller finishes
+// this block and appends the row again to an empty builder. A single row too large for an empty block is an error
+// the caller must report (RowFitsEmptyBlock()).
+//
+// A builder owns staging buffers that it reuses across blocks; not thread-safe (one builder per thread).
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/schema.h"
+
+namespace tessera {
+
+class BlockBuilder {
+ public:
+  BlockBuilder(const std::vector<ColumnSchema>& columns, uint32_t block_size_bytes);
+
+  // Returns a pointer to FixedWidth() bytes to fill with the value of fixed-width column `column`.
+  uint8_t* AppendFixed(int column) {
+    ColumnStaging& staging = columns_[column];
+    size_t old_size = staging.values.size();
+    staging.values.resize(old_size + staging.width);
+    SetBit(staging.validity, staging.rows++);
+    return staging.values.data() + old_size;
+  }
+  template <typename T>
+  void Append(int column, T value) {
+    std::memcpy(AppendFixed(column), &value, sizeof(T));
+  }
+  void AppendString(int column, std::string_view value) {
+    ColumnStaging& staging = columns_[column];
+    staging.heap.append(value.data(), value.size());
+    staging.offsets.push_back(static_cast<uint32_t>(staging.heap.size()));
+    SetBit(staging.validity, staging.rows++);
+    pending_heap_bytes_ += value.size();
+  }
+  void AppendNull(int column);
+  // Appends a value of the column's type (or NULL); row-at-a-time path for INSERT and tests.
+  void AppendValue(int column, const Value& value);
+
+  // See the class comment. Returns true if the row was kept.
+  bool CommitRow();
+  // Whether the row just rolled back by CommitRow() would fit into an empty block.
+  bool RowFitsEmptyBlock() const { return last_rejected_row_bytes_ + FixedOverhead() <= block_size_bytes_; }
+
+  uint32_t row_count() const { return row_count_; }
+  bool empty() const { return row_count_ == 0; }
+  // Exact size Finish() will write.
+  size_t EncodedSize() const;
+  // Writes the block (EncodedSize() bytes) to `destination`, computing zone maps, and resets the builder.
+  void Finish(void* destination);
+
+ private:
+  struct ColumnStaging {
+    Type type;
+    int width = 0;  // 0 for strings
+    uint32_t rows = 0;
+    uint32_t null_count = 0;
+    std::vector<uint8_t> values;  // fixed-width values
+    std::vector<uint32_t> offsets;  // strings: offsets[0] = 0
+    std::string heap;
+    std::vector<uint8_t> validity;  // sized for the maximum row count
+  };
+
+  static void SetBit(std::vector<uint8_t>& bitmap, uint32_t row) {
+    if ((row >> 3) >= bitmap.size()) bitmap.resize(std::max<size_t>(64, bitmap.size() * 2), 0);
+    bitmap[row >> 3] |= static_cast<uint8_t>(1u << (row & 7));
+  }
+  void RollBackRow();
+  size_t FixedOverhead() const;
+  size_t UpperBoundSize(uint32_t rows, size_t heap_bytes) const;
+  void Reset();
+
+  uint32_t block_size_bytes_;
+  std::vector<ColumnStaging> columns_;
+  size_t fixed_bytes_per_row_ = 0;  // values + string offsets
+  uint32_t row_count_ = 0;
+  size_t heap_bytes_ = 0;
+  size_t pending_heap_bytes_ = 0;
+  size_t last_rejected_row_bytes_ = 0;
+};
+
+}  // namespace tessera

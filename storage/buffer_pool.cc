@@ -1,0 +1,282 @@
+#include "storage/buffer_pool.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <new>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "glog/logging.h"
+
+namespace tessera {
+namespace {
+
+// How often one Charge asks the evictor before giving up; more than one round because concurrent allocators
+// may take what an eviction freed.
+constexpr int kMaxEvictionRounds = 4;
+
+constexpr size_t RoundUp(size_t value, size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+// The size actually charged and allocated for a request of `bytes`.
+size_t ChargedBytes(size_t bytes) {
+  if (bytes >= BufferPool::kLargeAllocationBytes) return RoundUp(bytes, BufferPool::kSlotAlignment);
+  return RoundUp(bytes == 0 ? 1 : bytes, BufferPool::kSmallGranularity);
+}
+
+bool IsSlotSize(size_t charged_bytes) { return charged_bytes >= BufferPool::kLargeAllocationBytes; }
+
+struct ByteUnit {
+  double divisor;
+  const char* name;
+};
+
+ByteUnit UnitFor(size_t bytes) {
+  static constexpr const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double divisor = 1;
+  int index = 0;
+  while (index + 1 < static_cast<int>(std::size(kNames)) && static_cast<double>(bytes) >= divisor * 1024) {
+    divisor *= 1024;
+    ++index;
+  }
+  return {divisor, kNames[index]};
+}
+
+std::string FormatBytesIn(size_t bytes, ByteUnit unit) {
+  if (unit.divisor == 1) return absl::StrCat(bytes, " B");
+  return absl::StrFormat("%.1f %s", static_cast<double>(bytes) / unit.divisor, unit.name);
+}
+
+std::string FormatBytes(size_t bytes) { return FormatBytesIn(bytes, UnitFor(bytes)); }
+
+// Transparent huge pages can be requested with madvise when the system mode is "always" or "madvise".
+bool HugePagesAllowed() {
+  std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode;
+  if (!std::getline(file, mode)) return false;
+  return mode.find("[always]") != std::string::npos || mode.find("[madvise]") != std::string::npos;
+}
+
+}  // namespace
+
+const char* MemoryKindName(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::kBaseBlock:
+      return "base block";
+    case MemoryKind::kTemporaryBlock:
+      return "temporary block";
+    case MemoryKind::kBlob:
+      return "blob";
+  }
+  return "unknown memory";
+}
+
+BufferPool::BufferPool(size_t budget_bytes, const Topology* topology)
+    : topology_(topology),
+      num_nodes_(topology == nullptr ? 1 : std::max(1, topology->NumNodes())),
+      huge_pages_allowed_(HugePagesAllowed()),
+      budget_bytes_(budget_bytes),
+      cached_slots_(num_nodes_ + 1) {}
+
+BufferPool::~BufferPool() {
+  absl::MutexLock lock(&mutex_);
+  for (auto& bucket : cached_slots_) {
+    for (const CachedSlot& slot : bucket) munmap(slot.address, slot.bytes);
+  }
+  if (used_bytes_ != 0) {
+    LOG(WARNING) << "buffer pool destroyed with " << FormatBytes(used_bytes_) << " still in use ("
+                 << live_slots_.size() << " slots)";
+  }
+}
+
+size_t BufferPool::DefaultBudgetBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return size_t{4} << 30;  // unknown: a conservative 4 GiB
+  return static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 5 * 4;
+}
+
+void BufferPool::SetEvictor(Evictor* evictor) {
+  absl::MutexLock lock(&mutex_);
+  evictor_ = evictor;
+}
+
+absl::StatusOr<void*> BufferPool::Allocate(MemoryKind kind, size_t bytes, int node) {
+  const size_t charged = ChargedBytes(bytes);
+  if (node >= num_nodes_) node = -1;
+  if (node < 0) node = -1;
+  if (absl::Status status = Charge(kind, charged, "allocate"); !status.ok()) return status;
+  if (IsSlotSize(charged)) {
+    absl::StatusOr<void*> slot = AllocateSlot(charged, node);
+    if (!slot.ok()) Uncharge(kind, charged);
+    return slot;
+  }
+  void* address = ::operator new(charged, std::align_val_t(kSmallGranularity), std::nothrow);
+  if (address == nullptr) {
+    Uncharge(kind, charged);
+    return absl::ResourceExhaustedError(absl::StrCat("out of memory: cannot allocate ", FormatBytes(charged),
+                                                     " for a ", MemoryKindName(kind)));
+  }
+  return address;
+}
+
+void BufferPool::Free(void* address, MemoryKind kind, size_t bytes) {
+  if (address == nullptr) return;
+  const size_t charged = ChargedBytes(bytes);
+  if (IsSlotSize(charged)) {
+    FreeSlot(address, charged);
+  } else {
+    ::operator delete(address, std::align_val_t(kSmallGranularity));
+  }
+  Uncharge(kind, charged);
+}
+
+absl::Status BufferPool::Reserve(MemoryKind kind, size_t bytes) { return Charge(kind, bytes, "reserve"); }
+
+void BufferPool::Release(MemoryKind kind, size_t bytes) { Uncharge(kind, bytes); }
+
+MemoryUsage BufferPool::Usage() const {
+  absl::MutexLock lock(&mutex_);
+  MemoryUsage usage;
+  usage.budget_bytes = budget_bytes_;
+  usage.used_bytes = used_bytes_;
+  for (int i = 0; i < kNumMemoryKinds; ++i) usage.by_kind[i] = by_kind_[i];
+  usage.huge_page_bytes = huge_page_bytes_;
+  usage.evictions = evictions_;
+  return usage;
+}
+
+size_t BufferPool::budget_bytes() const {
+  absl::MutexLock lock(&mutex_);
+  return budget_bytes_;
+}
+
+void BufferPool::SetBudgetBytes(size_t budget_bytes) {
+  absl::MutexLock lock(&mutex_);
+  budget_bytes_ = budget_bytes;
+}
+
+absl::Status BufferPool::Charge(MemoryKind kind, size_t bytes, const char* verb) {
+  const int k = static_cast<int>(kind);
+  DCHECK(k >= 0 && k < kNumMemoryKinds);
+  bool evictor_gave_nothing = false;
+  for (int round = 0;; ++round) {
+    Evictor* evictor;
+    size_t deficit;
+    {
+      absl::MutexLock lock(&mutex_);
+      if (used_bytes_ <= budget_bytes_ && bytes <= budget_bytes_ - used_bytes_) {
+        by_kind_[k] += bytes;
+        used_bytes_ += bytes;
+        return absl::OkStatus();
+      }
+      // Eviction cannot help a request larger than the whole budget.
+      if (evictor_ == nullptr || evictor_gave_nothing || round >= kMaxEvictionRounds || bytes > budget_bytes_) {
+        return absl::ResourceExhaustedError(ExhaustedMessage(kind, bytes, verb));
+      }
+      evictor = evictor_;
+      deficit = used_bytes_ + bytes - budget_bytes_;
+    }
+    const size_t freed = evictor->EvictAtLeast(deficit);
+    if (freed > 0) {
+      absl::MutexLock lock(&mutex_);
+      ++evictions_;
+    } else {
+      // One more look: a concurrent Free may still have made room.
+      evictor_gave_nothing = true;
+    }
+  }
+}
+
+void BufferPool::Uncharge(MemoryKind kind, size_t bytes) {
+  const int k = static_cast<int>(kind);
+  absl::MutexLock lock(&mutex_);
+  DCHECK_GE(by_kind_[k], bytes) << "buffer pool: releasing more " << MemoryKindName(kind)
+                                << " memory than was charged";
+  const size_t released = std::min(by_kind_[k], bytes);
+  by_kind_[k] -= released;
+  used_bytes_ -= released;
+}
+
+std::string BufferPool::ExhaustedMessage(MemoryKind kind, size_t bytes, const char* verb) const {
+  const ByteUnit unit = UnitFor(budget_bytes_);
+  return absl::StrCat("buffer pool budget exceeded: cannot ", verb, " ", FormatBytes(bytes), " for a ",
+                      MemoryKindName(kind), "; ", FormatBytesIn(used_bytes_, unit), " of ",
+                      FormatBytesIn(budget_bytes_, unit), " in use (base blocks ",
+                      FormatBytesIn(by_kind_[static_cast<int>(MemoryKind::kBaseBlock)], unit),
+                      ", temporary blocks ",
+                      FormatBytesIn(by_kind_[static_cast<int>(MemoryKind::kTemporaryBlock)], unit), ", blobs ",
+                      FormatBytesIn(by_kind_[static_cast<int>(MemoryKind::kBlob)], unit), ")");
+}
+
+absl::StatusOr<void*> BufferPool::AllocateSlot(size_t bytes, int node) {
+  {
+    absl::MutexLock lock(&mutex_);
+    // A request for a node takes only that node's slots; a request for any node takes any slot.
+    const int first = node < 0 ? 0 : CacheBucket(node);
+    const int last = node < 0 ? num_nodes_ : CacheBucket(node);
+    for (int bucket = first; bucket <= last; ++bucket) {
+      std::vector<CachedSlot>& slots = cached_slots_[bucket];
+      for (size_t i = 0; i < slots.size(); ++i) {
+        if (slots[i].bytes != bytes) continue;
+        const CachedSlot slot = slots[i];
+        slots[i] = slots.back();
+        slots.pop_back();
+        cached_slot_bytes_ -= slot.bytes;
+        live_slots_[slot.address] = LiveSlot{bucket == num_nodes_ ? -1 : bucket, slot.huge};
+        if (slot.huge) huge_page_bytes_ += slot.bytes;
+        return slot.address;
+      }
+    }
+  }
+
+  // Over-allocate by one alignment unit and trim both ends to get a 2 MiB-aligned slot.
+  const size_t mapped_bytes = bytes + kSlotAlignment;
+  void* mapped = mmap(nullptr, mapped_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                      -1, 0);
+  if (mapped == MAP_FAILED) {
+    const int error = errno;
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of memory: mmap of ", FormatBytes(mapped_bytes), " failed: ", std::strerror(error)));
+  }
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(mapped);
+  const uintptr_t aligned = RoundUp(begin, kSlotAlignment);
+  if (aligned > begin) munmap(mapped, aligned - begin);
+  const uintptr_t end = begin + mapped_bytes;
+  if (end > aligned + bytes) munmap(reinterpret_cast<void*>(aligned + bytes), end - (aligned + bytes));
+  void* address = reinterpret_cast<void*>(aligned);
+
+  // Both must happen before the first touch of the pages.
+  if (node >= 0 && topology_ != nullptr) topology_->BindMemoryToNode(address, bytes, node);
+  const bool huge = huge_pages_allowed_ && madvise(address, bytes, MADV_HUGEPAGE) == 0;
+
+  absl::MutexLock lock(&mutex_);
+  live_slots_[address] = LiveSlot{node, huge};
+  if (huge) huge_page_bytes_ += bytes;
+  return address;
+}
+
+void BufferPool::FreeSlot(void* address, size_t bytes) {
+  {
+    absl::MutexLock lock(&mutex_);
+    auto it = live_slots_.find(address);
+    CHECK(it != live_slots_.end()) << "buffer pool: freeing " << address << " which it did not allocate";
+    const LiveSlot live = it->second;
+    live_slots_.erase(it);
+    if (live.huge) huge_page_bytes_ -= bytes;
+    if (cached_slot_bytes_ + bytes <= kMaxCachedSlotBytes) {
+      cached_slots_[CacheBucket(live.node)].push_back(CachedSlot{address, bytes, live.huge});
+      cached_slot_bytes_ += bytes;
+      return;
+    }
+  }
+  munmap(address, bytes);
+}
+
+}  // namespace tessera

@@ -1,0 +1,152 @@
+#pragma once
+// The buffer pool: the one memory budget for everything large in the server.
+//
+// Base blocks, temporary blocks and blobs (hash tables, aggregation tables, sort runs, filters) are all
+// allocated here, so Usage() is the server's memory use. Allocate/Free are called once per block or per
+// structure, never per row.
+//
+// Placement: allocations of at least 1 MiB are rounded up to a multiple of kSlotAlignment (2 MiB), are
+// 2 MiB-aligned, come from mmap, are bound to the requested NUMA node via Topology::BindMemoryToNode and are
+// advised to use transparent huge pages (MADV_HUGEPAGE) where the kernel allows. Smaller allocations come from
+// aligned operator new (64-byte alignment) and are charged at a 64-byte granularity.
+//
+// Slot cache: freed large slots are kept in a small per-node cache (at most kMaxCachedSlotBytes) and handed
+// out again to allocations of the same size and node, so block churn does not hit mmap/munmap each time.
+// Cached slots are not charged to the budget.
+//
+// Budget: when an allocation or reservation would exceed the budget, the pool asks the Evictor (with no pool
+// lock held) to free clean memory, retries, and otherwise fails with absl::ResourceExhaustedError. It never
+// crashes on exhaustion; an mmap failure is also returned as ResourceExhausted.
+//
+// Threading: every method is thread-safe. One mutex guards the accounting; it is never held during mmap,
+// munmap or eviction.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "storage/topology.h"
+
+namespace tessera {
+
+enum class MemoryKind : uint8_t { kBaseBlock, kTemporaryBlock, kBlob };
+constexpr int kNumMemoryKinds = 3;
+
+// "base block", "temporary block" or "blob" (singular, lower case, for messages).
+const char* MemoryKindName(MemoryKind kind);
+
+// A snapshot of the pool's accounting. used_bytes == sum of by_kind (allocations plus reservations).
+struct MemoryUsage {
+  size_t budget_bytes = 0;
+  size_t used_bytes = 0;
+  size_t by_kind[kNumMemoryKinds] = {};
+  // Bytes of live allocations that were advised to use transparent huge pages.
+  size_t huge_page_bytes = 0;
+  // Number of Evictor::EvictAtLeast calls that freed memory on the pool's behalf.
+  int64_t evictions = 0;
+};
+
+class Evictor {
+ public:
+  virtual ~Evictor() = default;
+  // Frees clean, unpinned memory (e.g. base blocks that are on disk) until at least `bytes` were freed or
+  // nothing more can go; returns bytes freed. Called with no BufferPool lock held; it calls BufferPool::Free
+  // itself. May be called concurrently from several allocating threads.
+  virtual size_t EvictAtLeast(size_t bytes) = 0;
+};
+
+class BufferPool {
+ public:
+  static constexpr size_t kSlotAlignment = 2 << 20;
+  // Allocations of at least this many bytes are slot allocations (mmap, 2 MiB-aligned, huge pages).
+  static constexpr size_t kLargeAllocationBytes = 1 << 20;
+  // Small allocations are charged and aligned at this granularity.
+  static constexpr size_t kSmallGranularity = 64;
+  // Upper bound on freed slots kept for reuse, over all nodes.
+  static constexpr size_t kMaxCachedSlotBytes = 64 << 20;
+
+  // `topology` is not owned and must outlive the pool; null means one node and no memory binding.
+  BufferPool(size_t budget_bytes, const Topology* topology);
+  // Unmaps cached slots. Memory still allocated is leaked (and logged): owners must free before.
+  ~BufferPool();
+
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+
+  // 80% of physical RAM (sysconf).
+  static size_t DefaultBudgetBytes();
+
+  // The evictor asked for memory when the budget is exceeded; null (the default) means none. Not owned; must
+  // outlive the pool or be reset to null first.
+  void SetEvictor(Evictor* evictor);
+
+  // Allocates `bytes` of zero-or-garbage memory for `kind`, homed on `node` (-1 = any; an out-of-range node
+  // is treated as -1). Sizes >= 1 MiB are rounded up to a multiple of 2 MiB and 2 MiB-aligned; smaller ones
+  // are 64-byte aligned and charged rounded up to 64 bytes (0 counts as 64). On budget exhaustion (after
+  // asking the evictor) returns ResourceExhausted with a message like
+  //   "buffer pool budget exceeded: cannot allocate 2.0 MiB for a temporary block; 23.1 GiB of 23.1 GiB in use
+  //    (base blocks 20.0 GiB, temporary blocks 3.0 GiB, blobs 0.1 GiB)".
+  absl::StatusOr<void*> Allocate(MemoryKind kind, size_t bytes, int node = -1);
+
+  // Returns memory from Allocate. `kind` and `bytes` must be those passed to Allocate.
+  void Free(void* address, MemoryKind kind, size_t bytes);
+
+  // Charges / uncharges `bytes` to `kind` without allocating memory, for the load controller and for
+  // structures that allocate lazily. Reserve asks the evictor like Allocate and fails the same way
+  // (ResourceExhausted). Sizes are charged exactly as given.
+  absl::Status Reserve(MemoryKind kind, size_t bytes);
+  void Release(MemoryKind kind, size_t bytes);
+
+  MemoryUsage Usage() const;
+  size_t budget_bytes() const;
+  // Changes the budget. Lowering it below current use fails later allocations; nothing is freed here.
+  void SetBudgetBytes(size_t budget_bytes);
+
+ private:
+  struct CachedSlot {
+    void* address;
+    size_t bytes;
+    bool huge;
+  };
+  struct LiveSlot {
+    int node;  // -1 when unbound
+    bool huge;
+  };
+
+  // Charges `bytes` to `kind` within the budget, asking the evictor when needed. `verb` is "allocate" or
+  // "reserve" for the error message.
+  absl::Status Charge(MemoryKind kind, size_t bytes, const char* verb);
+  void Uncharge(MemoryKind kind, size_t bytes);
+  std::string ExhaustedMessage(MemoryKind kind, size_t bytes, const char* verb) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  absl::StatusOr<void*> AllocateSlot(size_t bytes, int node);
+  void FreeSlot(void* address, size_t bytes);
+  // Index into cached_slots_: node, or num_nodes_ for unbound slots.
+  int CacheBucket(int node) const { return node < 0 ? num_nodes_ : node; }
+
+  const Topology* const topology_;
+  const int num_nodes_;
+  const bool huge_pages_allowed_;
+
+  mutable absl::Mutex mutex_;
+  size_t budget_bytes_ ABSL_GUARDED_BY(mutex_);
+  size_t by_kind_[kNumMemoryKinds] ABSL_GUARDED_BY(mutex_) = {};
+  size_t used_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
+  size_t huge_page_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
+  int64_t evictions_ ABSL_GUARDED_BY(mutex_) = 0;
+  Evictor* evictor_ ABSL_GUARDED_BY(mutex_) = nullptr;
+  // Live slot allocations, for their node and huge-page state on Free.
+  absl::flat_hash_map<void*, LiveSlot> live_slots_ ABSL_GUARDED_BY(mutex_);
+  // Freed slots kept for reuse, per node plus one bucket for unbound slots.
+  std::vector<std::vector<CachedSlot>> cached_slots_ ABSL_GUARDED_BY(mutex_);
+  size_t cached_slot_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
+};
+
+}  // namespace tessera

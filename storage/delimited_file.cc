@@ -1,0 +1,542 @@
+#include "storage/delimited_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <deque>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "catalog/text_conversion.h"
+#include "common/file_io.h"
+#include "common/status_macros.h"
+#include "storage/block_builder.h"
+#include "storage/block_statistics.h"
+
+namespace tessera {
+namespace {
+
+constexpr size_t kMinChunkBytes = 8 << 20;
+constexpr size_t kMaxShownValueBytes = 80;
+
+std::string ShownValue(std::string_view value) {
+  if (value.size() <= kMaxShownValueBytes) return std::string(value);
+  return std::string(value.substr(0, kMaxShownValueBytes)) + "...";
+}
+
+// Number of characters (UTF-8 code points) in `text`.
+size_t CharacterCount(std::string_view text) {
+  size_t count = 0;
+  for (unsigned char c : text) count += (c & 0xC0) != 0x80;
+  return count;
+}
+
+// Where a parse error happened, to be turned into a message once the line number is known.
+struct LineError {
+  size_t line_offset = 0;  // byte offset of the line's start in the file
+  std::string message;     // "column x: ..." or "expected 16 fields, found 15"
+};
+
+// Converts one field's text into the builder. Returns false and fills `error` on bad input.
+bool AppendField(BlockBuilder& builder, int column, const ColumnSchema& schema, std::string_view text,
+                 std::string* error) {
+  const Type& type = schema.type;
+  bool ok = true;
+  switch (type.id()) {
+    case TypeId::kBoolean: {
+      bool v;
+      ok = ParseBoolean(text, &v);
+      if (ok) builder.Append<uint8_t>(column, v ? 1 : 0);
+      break;
+    }
+    case TypeId::kInteger: {
+      int32_t v;
+      ok = ParseInt32(text, &v);
+      if (ok) builder.Append<int32_t>(column, v);
+      break;
+    }
+    case TypeId::kBigInt: {
+      int64_t v;
+      ok = ParseInt64(text, &v);
+      if (ok) builder.Append<int64_t>(column, v);
+      break;
+    }
+    case TypeId::kDouble: {
+      double v;
+      ok = ParseDouble(text, &v);
+      if (ok) builder.Append<double>(column, v);
+      break;
+    }
+    case TypeId::kDecimal: {
+      int128 v;
+      ok = ParseDecimal(text, type.precision(), type.scale(), &v);
+      if (ok) {
+        if (type.IsWideDecimal()) {
+          builder.Append<int128>(column, v);
+        } else {
+          builder.Append<int64_t>(column, static_cast<int64_t>(v));
+        }
+      }
+      break;
+    }
+    case TypeId::kDate: {
+      int32_t v;
+      ok = ParseDate(text, &v);
+      if (ok) builder.Append<int32_t>(column, v);
+      break;
+    }
+    case TypeId::kTimestamp: {
+      int64_t v;
+      ok = ParseTimestamp(text, &v);
+      if (ok) builder.Append<int64_t>(column, v);
+      break;
+    }
+    case TypeId::kInterval: {
+      Interval v;
+      ok = ParseInterval(text, "", &v);
+      if (ok) builder.Append<Interval>(column, v);
+      break;
+    }
+    case TypeId::kChar:
+    case TypeId::kVarchar:
+      if (type.length() > 0 && text.size() > type.length() && CharacterCount(text) > type.length()) {
+        *error = absl::StrCat("column ", schema.name, ": value '", ShownValue(text), "' is too long for ",
+                              type.ToString());
+        return false;
+      }
+      builder.AppendString(column, text);
+      return true;
+    case TypeId::kNull:
+      builder.AppendNull(column);
+      return true;
+  }
+  if (!ok) {
+    *error = absl::StrCat("column ", schema.name, ": invalid input for ", type.ToString(), ": '", ShownValue(text),
+                          "'");
+  }
+  return ok;
+}
+
+// Splits and converts delimited lines of one chunk. One instance per worker thread.
+class ChunkParser {
+ public:
+  ChunkParser(const TableDescriptor& table, const std::vector<int>& target_columns, const DelimitedFormat& format)
+      : table_(table),
+        format_(format),
+        field_to_column_(target_columns),
+        builder_(table.columns, table.block_size_bytes),
+        statistics_(table.columns.size()) {
+    if (field_to_column_.empty()) {
+      for (size_t i = 0; i < table.columns.size(); ++i) field_to_column_.push_back(static_cast<int>(i));
+    }
+    column_is_loaded_.assign(table.columns.size(), false);
+    for (int c : field_to_column_) column_is_loaded_[c] = true;
+    fields_.resize(field_to_column_.size() + 1);
+    quoted_.resize(field_to_column_.size() + 1);
+  }
+
+  // Parses [begin, end) of `file` (line-aligned). On error fills `error` and returns false.
+  bool ParseChunk(std::string_view file, size_t begin, size_t end, StorageManager& storage,
+                  const std::atomic<bool>& cancelled, std::vector<PendingBlock>* blocks, int64_t* rows,
+                  LineError* error, absl::Status* system_error) {
+    size_t position = begin;
+    while (position < end) {
+      if ((*rows & 1023) == 0 && cancelled.load(std::memory_order_relaxed)) return true;
+      const char* line_start = file.data() + position;
+      const char* newline = static_cast<const char*>(std::memchr(line_start, '\n', end - position));
+      size_t line_end = newline == nullptr ? end : static_cast<size_t>(newline - file.data());
+      std::string_view line(line_start, line_end - position);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      size_t line_offset = position;
+      position = line_end + 1;
+      if (line.empty()) continue;  // blank lines (e.g. a final newline) carry no row
+
+      if (!ParseLine(line, &error->message)) {
+        error->line_offset = line_offset;
+        return false;
+      }
+      if (!builder_.CommitRow()) {
+        if (!FlushBlock(storage, blocks, system_error)) return false;
+        if (!ParseLine(line, &error->message)) {
+          error->line_offset = line_offset;
+          return false;
+        }
+        if (!builder_.CommitRow()) {
+          error->line_offset = line_offset;
+          error->message = absl::StrCat("row is too large for the table's block size of ",
+                                        table_.block_size_bytes, " bytes");
+          return false;
+        }
+      }
+      ++*rows;
+    }
+    return builder_.empty() || FlushBlock(storage, blocks, system_error);
+  }
+
+  std::vector<ColumnStatistics>& statistics() { return statistics_; }
+
+ private:
+  // Splits `line` into fields and appends one row to the builder (not yet committed).
+  bool ParseLine(std::string_view line, std::string* error) {
+    const size_t expected = field_to_column_.size();
+    size_t count = 0;
+    size_t i = 0;
+    const char delimiter = format_.delimiter;
+    while (true) {
+      if (count > expected) break;  // too many fields; counted below
+      bool quoted = false;
+      std::string_view field;
+      if (format_.quote != '\0' && i < line.size() && line[i] == format_.quote) {
+        quoted = true;
+        size_t start = ++i;
+        bool has_escapes = false;
+        while (true) {
+          if (i >= line.size()) {
+            *error = "unterminated quoted field (quoted fields may not span lines)";
+            return false;
+          }
+          if (line[i] == format_.quote) {
+            if (i + 1 < line.size() && line[i + 1] == format_.quote) {
+              has_escapes = true;
+              i += 2;
+              continue;
+            }
+            break;
+          }
+          ++i;
+        }
+        field = line.substr(start, i - start);
+        ++i;  // closing quote
+        if (has_escapes) {
+          unescaped_fields_.emplace_back();
+          std::string& buffer = unescaped_fields_.back();
+          for (size_t k = 0; k < field.size(); ++k) {
+            buffer.push_back(field[k]);
+            if (field[k] == format_.quote) ++k;
+          }
+          field = buffer;
+        }
+        if (i < line.size() && line[i] != delimiter) {
+          *error = "unexpected character after a closing quote";
+          return false;
+        }
+      } else {
+        const char* start = line.data() + i;
+        const void* found = std::memchr(start, delimiter, line.size() - i);
+        size_t field_end = found == nullptr ? line.size() : static_cast<size_t>(static_cast<const char*>(found) - line.data());
+        field = line.substr(i, field_end - i);
+        i = field_end;
+      }
+      if (count < fields_.size()) {
+        fields_[count] = field;
+        quoted_[count] = quoted;
+      }
+      ++count;
+      if (i >= line.size()) break;
+      ++i;  // delimiter
+      if (i == line.size()) {
+        // A delimiter ends the line: dbgen's trailing '|' if all fields are there, else an empty last field.
+        if (count == expected) break;
+        if (count < fields_.size()) {
+          fields_[count] = std::string_view();
+          quoted_[count] = false;
+        }
+        ++count;
+        break;
+      }
+    }
+    unescaped_fields_.clear();
+    if (count != expected) {
+      *error = absl::StrCat("expected ", expected, " fields, found ", count);
+      return false;
+    }
+    for (size_t f = 0; f < expected; ++f) {
+      int column = field_to_column_[f];
+      const ColumnSchema& schema = table_.columns[column];
+      if (!quoted_[f] && fields_[f] == format_.null_string) {
+        if (schema.not_null) {
+          *error = absl::StrCat("column ", schema.name, ": NULL in a NOT NULL column");
+          return false;
+        }
+        builder_.AppendNull(column);
+      } else if (!AppendField(builder_, column, schema, fields_[f], error)) {
+        return false;
+      }
+    }
+    if (expected != table_.columns.size()) AppendDefaults();
+    return true;
+  }
+
+  // Columns not in the COPY column list: fill with their defaults. The builder requires appends in column
+  // order per row, which holds because every column gets exactly one append per row before CommitRow.
+  void AppendDefaults() {
+    for (size_t c = 0; c < table_.columns.size(); ++c) {
+      if (column_is_loaded_[c]) continue;
+      const ColumnSchema& schema = table_.columns[c];
+      if (schema.default_value.has_value()) {
+        builder_.AppendValue(static_cast<int>(c), *schema.default_value);
+      } else {
+        builder_.AppendNull(static_cast<int>(c));
+      }
+    }
+  }
+
+  bool FlushBlock(StorageManager& storage, std::vector<PendingBlock>* blocks, absl::Status* system_error) {
+    absl::StatusOr<PendingBlock> block = storage.AllocatePendingBlock(builder_.EncodedSize());
+    if (!block.ok()) {
+      *system_error = block.status();
+      return false;
+    }
+    builder_.Finish(block->data());
+    AccumulateBlockStatistics(block->view(), table_.columns, &statistics_);
+    blocks->push_back(*std::move(block));
+    return true;
+  }
+
+  const TableDescriptor& table_;
+  const DelimitedFormat& format_;
+  std::vector<int> field_to_column_;
+  std::vector<bool> column_is_loaded_;
+  BlockBuilder builder_;
+  std::vector<ColumnStatistics> statistics_;
+  std::vector<std::string_view> fields_;
+  std::vector<bool> quoted_;
+  std::deque<std::string> unescaped_fields_;  // deque: growing it keeps earlier fields' views valid
+};
+
+}  // namespace
+
+absl::StatusOr<LoadedRows> LoadDelimitedFile(const std::string& path, const TableDescriptor& table,
+                                             const std::vector<int>& target_columns, const DelimitedFormat& format,
+                                             StorageManager& storage, int threads) {
+  for (size_t i = 0; i < target_columns.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (target_columns[i] == target_columns[j]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("column '", table.columns[target_columns[i]].name, "' listed twice"));
+      }
+    }
+  }
+  if (!target_columns.empty()) {
+    std::vector<bool> listed(table.columns.size(), false);
+    for (int c : target_columns) listed[c] = true;
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      if (!listed[c] && table.columns[c].not_null && !table.columns[c].default_value.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat("column '", table.columns[c].name,
+                                                       "' is NOT NULL without a default and must be loaded"));
+      }
+    }
+  }
+  absl::StatusOr<MappedFile> mapped = MappedFile::Open(path);
+  if (!mapped.ok()) return absl::Status(mapped.status().code(), absl::StrCat("COPY ", table.name, ": ", mapped.status().message()));
+  std::string_view file = mapped->contents();
+
+  size_t data_begin = 0;
+  if (format.header) {
+    const void* newline = std::memchr(file.data(), '\n', file.size());
+    data_begin = newline == nullptr ? file.size() : static_cast<size_t>(static_cast<const char*>(newline) - file.data()) + 1;
+  }
+
+  // Line-aligned chunks, a few per thread so that threads finish together.
+  threads = std::max(1, threads);
+  size_t chunk_bytes = std::max(kMinChunkBytes, (file.size() - data_begin) / (threads * 4) + 1);
+  std::vector<std::pair<size_t, size_t>> chunks;
+  for (size_t begin = data_begin; begin < file.size();) {
+    size_t end = std::min(file.size(), begin + chunk_bytes);
+    if (end < file.size()) {
+      const void* newline = std::memchr(file.data() + end, '\n', file.size() - end);
+      end = newline == nullptr ? file.size() : static_cast<size_t>(static_cast<const char*>(newline) - file.data()) + 1;
+    }
+    chunks.emplace_back(begin, end);
+    begin = end;
+  }
+
+  struct ChunkResult {
+    std::vector<PendingBlock> blocks;
+    int64_t rows = 0;
+    bool failed = false;
+    LineError error;
+    absl::Status system_error;
+  };
+  std::vector<ChunkResult> results(chunks.size());
+  std::vector<std::vector<ColumnStatistics>> thread_statistics(threads);
+  std::atomic<size_t> next_chunk{0};
+  std::atomic<bool> cancelled{false};
+  auto work = [&](int thread_index) {
+    ChunkParser parser(table, target_columns, format);
+    while (!cancelled.load()) {
+      size_t k = next_chunk.fetch_add(1);
+      if (k >= chunks.size()) break;
+      ChunkResult& result = results[k];
+      if (!parser.ParseChunk(file, chunks[k].first, chunks[k].second, storage, cancelled, &result.blocks,
+                             &result.rows, &result.error, &result.system_error)) {
+        result.failed = true;
+        cancelled.store(true);
+      }
+    }
+    thread_statistics[thread_index] = std::move(parser.statistics());
+  };
+  int thread_count = static_cast<int>(std::min<size_t>(threads, std::max<size_t>(1, chunks.size())));
+  std::vector<std::thread> workers;
+  for (int t = 1; t < thread_count; ++t) workers.emplace_back(work, t);
+  work(0);
+  for (std::thread& worker : workers) worker.join();
+
+  for (size_t k = 0; k < results.size(); ++k) {
+    if (!results[k].failed) continue;
+    if (!results[k].system_error.ok()) {
+      return absl::Status(results[k].system_error.code(),
+                          absl::StrCat("COPY ", table.name, ": ", results[k].system_error.message()));
+    }
+    size_t offset = results[k].error.line_offset;
+    int64_t line = 1 + std::count(file.data(), file.data() + offset, '\n');
+    return absl::InvalidArgumentError(
+        absl::StrCat("COPY ", table.name, ": '", path, "' line ", line, ", ", results[k].error.message));
+  }
+
+  LoadedRows loaded;
+  loaded.statistics.resize(table.columns.size());
+  for (auto& per_thread : thread_statistics) {
+    for (size_t c = 0; c < per_thread.size(); ++c) loaded.statistics[c].Merge(per_thread[c]);
+  }
+  for (ChunkResult& result : results) {
+    loaded.row_count += result.rows;
+    for (PendingBlock& block : result.blocks) loaded.blocks.push_back(std::move(block));
+  }
+  return loaded;
+}
+
+absl::StatusOr<LoadedRows> LoadRows(const TableDescriptor& table, const std::vector<std::vector<Value>>& rows,
+                                    StorageManager& storage) {
+  LoadedRows loaded;
+  loaded.statistics.resize(table.columns.size());
+  BlockBuilder builder(table.columns, table.block_size_bytes);
+  auto flush = [&]() -> absl::Status {
+    TESSERA_ASSIGN_OR_RETURN(PendingBlock block, storage.AllocatePendingBlock(builder.EncodedSize()));
+    builder.Finish(block.data());
+    AccumulateBlockStatistics(block.view(), table.columns, &loaded.statistics);
+    loaded.blocks.push_back(std::move(block));
+    return absl::OkStatus();
+  };
+  for (const std::vector<Value>& row : rows) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      for (size_t c = 0; c < table.columns.size(); ++c) builder.AppendValue(static_cast<int>(c), row[c]);
+      if (builder.CommitRow()) break;
+      if (attempt == 1 || builder.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("row is too large for the table's block size of ", table.block_size_bytes, " bytes"));
+      }
+      TESSERA_RETURN_IF_ERROR(flush());
+    }
+    ++loaded.row_count;
+  }
+  if (!builder.empty()) TESSERA_RETURN_IF_ERROR(flush());
+  return loaded;
+}
+
+namespace {
+
+void AppendFieldText(const BlockView& block, int column, uint32_t row, const Type& type, std::string* out) {
+  switch (type.id()) {
+    case TypeId::kBoolean: out->append(block.Values<uint8_t>(column)[row] ? "true" : "false"); break;
+    case TypeId::kInteger: AppendInt64(block.Values<int32_t>(column)[row], out); break;
+    case TypeId::kBigInt: AppendInt64(block.Values<int64_t>(column)[row], out); break;
+    case TypeId::kDouble: AppendDouble(block.Values<double>(column)[row], out); break;
+    case TypeId::kDecimal:
+      AppendDecimal(type.IsWideDecimal() ? block.Values<int128>(column)[row] : block.Values<int64_t>(column)[row],
+                    type.scale(), out);
+      break;
+    case TypeId::kDate: AppendDate(block.Values<int32_t>(column)[row], out); break;
+    case TypeId::kTimestamp: AppendTimestamp(block.Values<int64_t>(column)[row], out); break;
+    case TypeId::kInterval: AppendInterval(block.Values<Interval>(column)[row], out); break;
+    case TypeId::kChar:
+    case TypeId::kVarchar: out->append(block.GetString(column, row)); break;
+    case TypeId::kNull: break;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ExportDelimitedFile(const std::string& path, const TableDescriptor& table,
+                                            const DelimitedFormat& format, StorageManager& storage) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("COPY TO: cannot create", path);
+  std::string buffer;
+  std::string field;
+  absl::Status status;
+  auto flush = [&]() {
+    size_t done = 0;
+    while (status.ok() && done < buffer.size()) {
+      ssize_t n = ::write(fd, buffer.data() + done, buffer.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) status = ErrnoStatus("COPY TO: cannot write", path);
+      else done += static_cast<size_t>(n);
+    }
+    buffer.clear();
+  };
+  auto append_field = [&](std::string_view text, bool is_string) {
+    bool needs_quotes = format.quote != '\0' && is_string &&
+                        (text.find(format.delimiter) != std::string_view::npos ||
+                         text.find('\n') != std::string_view::npos || text.find('\r') != std::string_view::npos ||
+                         (!text.empty() && text[0] == format.quote) ||
+                         (text == format.null_string));
+    if (!needs_quotes) {
+      buffer.append(text);
+      return;
+    }
+    buffer.push_back(format.quote);
+    for (char c : text) {
+      if (c == format.quote) buffer.push_back(c);
+      buffer.push_back(c);
+    }
+    buffer.push_back(format.quote);
+  };
+  if (format.header) {
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      if (c > 0) buffer.push_back(format.delimiter);
+      append_field(table.columns[c].name, true);
+    }
+    if (format.trailing_delimiter) buffer.push_back(format.delimiter);
+    buffer.push_back('\n');
+  }
+  int64_t rows = 0;
+  for (const SegmentDescriptor& segment : table.segments) {
+    for (uint32_t b = 0; b < segment.blocks.size() && status.ok(); ++b) {
+      absl::StatusOr<BlockHandle> handle = storage.PinBlock(BlockId{segment.segment_id, b});
+      if (!handle.ok()) {
+        status = handle.status();
+        break;
+      }
+      BlockView block = handle->view();
+      for (uint32_t r = 0; r < block.row_count(); ++r) {
+        for (size_t c = 0; c < table.columns.size(); ++c) {
+          if (c > 0) buffer.push_back(format.delimiter);
+          const int column = static_cast<int>(c);
+          if (block.IsNull(column, r)) {
+            buffer.append(format.null_string);
+            continue;
+          }
+          const Type& type = table.columns[c].type;
+          if (type.IsString()) {
+            append_field(block.GetString(column, r), true);
+          } else {
+            AppendFieldText(block, column, r, type, &buffer);
+          }
+        }
+        if (format.trailing_delimiter) buffer.push_back(format.delimiter);
+        buffer.push_back('\n');
+        if (buffer.size() >= (1 << 20)) flush();
+      }
+      rows += block.row_count();
+    }
+  }
+  flush();
+  ::close(fd);
+  if (!status.ok()) return status;
+  return rows;
+}
+
+}  // namespace tessera

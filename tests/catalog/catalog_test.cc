@@ -1,0 +1,120 @@
+#include "catalog/catalog.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/hash.h"
+#include "gtest/gtest.h"
+
+namespace tessera {
+namespace {
+
+class CatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = std::filesystem::temp_directory_path() /
+                 ("tessera_catalog_test_" + std::to_string(::getpid()) + "_" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+
+  static TableDescriptor Orders() {
+    TableDescriptor table;
+    table.name = "orders";
+    table.columns = {{"o_orderkey", Type::BigInt(), true, {}},
+                     {"o_totalprice", Type::Decimal(15, 2), true, {}},
+                     {"o_comment", Type::Varchar(79), false, Value::String("none", Type::Varchar(79))}};
+    return table;
+  }
+
+  std::string directory_;
+};
+
+TEST_F(CatalogTest, PersistsTablesSegmentsAndStatistics) {
+  {
+    auto catalog = Catalog::Open(directory_, false);
+    ASSERT_TRUE(catalog.ok());
+    ASSERT_TRUE((*catalog)->CreateTable(Orders()).ok());
+    auto table = (*catalog)->GetTable("orders");
+    ASSERT_TRUE(table.ok());
+    auto updated = std::make_shared<TableDescriptor>(**table);
+    SegmentDescriptor segment;
+    segment.segment_id = (*catalog)->AllocateSegmentId();
+    segment.blocks = {{0, 1000, 10}, {4096, 2000, 20}};
+    segment.row_count = 30;
+    updated->segments.push_back(segment);
+    updated->row_count = 30;
+    updated->statistics[0].UpdateMinMax(Value::BigInt(-5));
+    updated->statistics[0].UpdateMinMax(Value::BigInt(77));
+    updated->statistics[1].null_count = 0;
+    updated->statistics[2].null_count = 3;
+    for (int i = 0; i < 1000; ++i) updated->statistics[0].distinct.AddHash(HashInt64(i));
+    ASSERT_TRUE((*catalog)->ReplaceTable(*table, updated).ok());
+    // A second writer that started from the old snapshot loses.
+    EXPECT_EQ((*catalog)->ReplaceTable(*table, updated).code(), absl::StatusCode::kAborted);
+  }
+  auto reopened = Catalog::Open(directory_, false);
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  auto table = (*reopened)->GetTable("orders");
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->row_count, 30);
+  ASSERT_EQ((*table)->segments.size(), 1u);
+  EXPECT_EQ((*table)->segments[0].blocks[1].file_offset, 4096u);
+  EXPECT_EQ((*table)->columns[1].type, Type::Decimal(15, 2));
+  EXPECT_TRUE((*table)->columns[0].not_null);
+  ASSERT_TRUE((*table)->columns[2].default_value.has_value());
+  EXPECT_EQ((*table)->columns[2].default_value->ToString(), "none");
+  EXPECT_EQ((*table)->statistics[0].min.ToString(), "-5");
+  EXPECT_EQ((*table)->statistics[0].max.ToString(), "77");
+  EXPECT_EQ((*table)->statistics[2].null_count, 3);
+  EXPECT_NEAR((*table)->statistics[0].DistinctEstimate(1000000), 1000, 60);
+  EXPECT_EQ((*reopened)->LiveSegmentIds(), std::vector<uint64_t>{(*table)->segments[0].segment_id});
+  EXPECT_GT((*reopened)->AllocateSegmentId(), (*table)->segments[0].segment_id);
+}
+
+TEST_F(CatalogTest, UnknownNamesSuggestTheClosestTable) {
+  auto catalog = Catalog::Open(directory_, false);
+  ASSERT_TRUE(catalog.ok());
+  ASSERT_TRUE((*catalog)->CreateTable(Orders()).ok());
+  auto missing = (*catalog)->GetTable("ordres");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(missing.status().message(), "table 'ordres' does not exist; did you mean 'orders'?");
+  EXPECT_EQ((*catalog)->GetTable("zzzzzz").status().message(), "table 'zzzzzz' does not exist");
+  EXPECT_EQ((*catalog)->CreateTable(Orders()).code(), absl::StatusCode::kAlreadyExists);
+}
+
+TEST_F(CatalogTest, DetectsACorruptCatalogFile) {
+  {
+    auto catalog = Catalog::Open(directory_, false);
+    ASSERT_TRUE(catalog.ok());
+    ASSERT_TRUE((*catalog)->CreateTable(Orders()).ok());
+  }
+  std::string path = directory_ + "/catalog.tcat";
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekp(20);
+  file.put('\x7f');
+  file.close();
+  auto reopened = Catalog::Open(directory_, false);
+  EXPECT_EQ(reopened.status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(DistinctSketchTest, EstimatesWithinAFewPercentAndMerges) {
+  DistinctSketch a, b;
+  for (uint64_t i = 0; i < 100000; ++i) a.AddHash(HashInt64(i));
+  for (uint64_t i = 50000; i < 150000; ++i) b.AddHash(HashInt64(i));
+  EXPECT_NEAR(a.Estimate(), 100000, 5000);
+  a.Merge(b);
+  EXPECT_NEAR(a.Estimate(), 150000, 7500);
+  DistinctSketch copy;
+  ASSERT_TRUE(copy.Deserialize(a.Serialize()));
+  EXPECT_EQ(copy.Estimate(), a.Estimate());
+}
+
+TEST(ClosestNameTest, OnlySuggestsPlausibleTypos) {
+  EXPECT_EQ(ClosestName("lineitme", {"lineitem", "orders"}), "lineitem");
+  EXPECT_EQ(ClosestName("x", {"lineitem", "orders"}), "");
+}
+
+}  // namespace
+}  // namespace tessera

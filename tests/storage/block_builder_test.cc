@@ -1,0 +1,107 @@
+#include "storage/block_builder.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "storage/block_layout.h"
+
+namespace tessera {
+namespace {
+
+std::vector<ColumnSchema> MixedColumns() {
+  return {{"id", Type::Integer(), true, {}},     {"big", Type::BigInt(), false, {}},
+          {"price", Type::Decimal(15, 2), false, {}}, {"wide", Type::Decimal(30, 4), false, {}},
+          {"name", Type::Varchar(20), false, {}},  {"day", Type::Date(), false, {}},
+          {"ratio", Type::Double(), false, {}},    {"flag", Type::Boolean(), false, {}}};
+}
+
+TEST(BlockBuilderTest, RoundTripsValuesNullsAndZoneMaps) {
+  std::vector<ColumnSchema> columns = MixedColumns();
+  BlockBuilder builder(columns, 1 << 20);
+  for (int i = 0; i < 100; ++i) {
+    builder.Append<int32_t>(0, i);
+    if (i % 10 == 0) builder.AppendNull(1); else builder.Append<int64_t>(1, int64_t{i} * 1000000000LL);
+    builder.Append<int64_t>(2, 1000 - i);
+    builder.Append<int128>(3, int128{i} * 10000);
+    if (i % 3 == 0) builder.AppendNull(4); else builder.AppendString(4, "name" + std::to_string(i));
+    builder.Append<int32_t>(5, 9000 + i);
+    builder.Append<double>(6, i / 4.0);
+    builder.Append<uint8_t>(7, i % 2);
+    ASSERT_TRUE(builder.CommitRow());
+  }
+  std::vector<uint8_t> memory(builder.EncodedSize());
+  size_t size = builder.EncodedSize();
+  builder.Finish(memory.data());
+  EXPECT_TRUE(builder.empty());
+  ASSERT_TRUE(BlockView::Validate(memory.data(), size, columns.size()).ok());
+
+  BlockView block(memory.data());
+  EXPECT_EQ(block.row_count(), 100u);
+  EXPECT_EQ(block.used_bytes(), size);
+  EXPECT_EQ(block.Validity(0), nullptr);  // no NULLs: no bitmap
+  EXPECT_EQ(block.NullCount(1), 10u);
+  EXPECT_EQ(block.NullCount(4), 34u);
+  EXPECT_TRUE(block.IsNull(1, 20));
+  EXPECT_FALSE(block.IsNull(1, 21));
+  EXPECT_EQ(block.Values<int32_t>(0)[42], 42);
+  EXPECT_EQ(block.Values<int64_t>(1)[21], 21000000000LL);
+  EXPECT_EQ(block.GetString(4, 5), "name5");
+  EXPECT_EQ(block.GetString(4, 6), "");
+  EXPECT_EQ(block.GetValue(2, 0, columns[2].type).ToString(), "10.00");
+  EXPECT_EQ(block.GetValue(3, 3, columns[3].type).ToString(), "3.0000");
+  EXPECT_TRUE(block.GetValue(4, 3, columns[4].type).is_null());
+
+  EXPECT_EQ(block.ZoneMin(0, columns[0].type).ToString(), "0");
+  EXPECT_EQ(block.ZoneMax(0, columns[0].type).ToString(), "99");
+  EXPECT_EQ(block.ZoneMin(1, columns[1].type).ToString(), "1000000000");  // NULL rows are ignored
+  EXPECT_EQ(block.ZoneMin(2, columns[2].type).ToString(), "9.01");
+  EXPECT_EQ(block.ZoneMax(2, columns[2].type).ToString(), "10.00");
+  EXPECT_EQ(block.ZoneMin(4, columns[4].type).ToString(), "name1");
+  EXPECT_EQ(block.ZoneMax(4, columns[4].type).ToString(), "name98");
+  EXPECT_EQ(block.ZoneMax(6, columns[6].type).ToString(), "24.75");
+}
+
+TEST(BlockBuilderTest, RejectsTheRowThatDoesNotFitAndRollsItBack) {
+  std::vector<ColumnSchema> columns = {{"k", Type::BigInt(), false, {}}, {"s", Type::Varchar(), false, {}}};
+  const uint32_t block_size = 64 << 10;
+  BlockBuilder builder(columns, block_size);
+  std::string payload(100, 'x');
+  int accepted = 0;
+  while (true) {
+    builder.Append<int64_t>(0, accepted);
+    builder.AppendString(1, payload);
+    if (!builder.CommitRow()) break;
+    ++accepted;
+  }
+  EXPECT_GT(accepted, 500);
+  EXPECT_EQ(builder.row_count(), static_cast<uint32_t>(accepted));
+  EXPECT_LE(builder.EncodedSize(), block_size);
+  EXPECT_TRUE(builder.RowFitsEmptyBlock());
+  std::vector<uint8_t> memory(builder.EncodedSize());
+  builder.Finish(memory.data());
+  BlockView block(memory.data());
+  ASSERT_TRUE(BlockView::Validate(memory.data(), memory.size(), 2).ok());
+  EXPECT_EQ(block.Values<int64_t>(0)[accepted - 1], accepted - 1);
+  EXPECT_EQ(block.GetString(1, accepted - 1), payload);
+}
+
+TEST(BlockBuilderTest, ValidateRejectsCorruptBlocks) {
+  std::vector<ColumnSchema> columns = {{"s", Type::Varchar(), false, {}}};
+  BlockBuilder builder(columns, 1 << 16);
+  builder.AppendString(0, "hello");
+  ASSERT_TRUE(builder.CommitRow());
+  std::vector<uint8_t> memory(builder.EncodedSize());
+  builder.Finish(memory.data());
+  EXPECT_FALSE(BlockView::Validate(memory.data(), memory.size(), 2).ok());  // wrong column count
+  EXPECT_FALSE(BlockView::Validate(memory.data(), 10, 1).ok());            // truncated
+  std::vector<uint8_t> broken = memory;
+  reinterpret_cast<BlockHeader*>(broken.data())->magic = 0;
+  EXPECT_FALSE(BlockView::Validate(broken.data(), broken.size(), 1).ok());
+  broken = memory;
+  auto* chunk = reinterpret_cast<ColumnChunk*>(broken.data() + sizeof(BlockHeader));
+  chunk->heap_bytes = 1 << 20;
+  EXPECT_FALSE(BlockView::Validate(broken.data(), broken.size(), 1).ok());
+}
+
+}  // namespace
+}  // namespace tessera
