@@ -64,22 +64,22 @@ absl::StatusOr<uint32_t> ParseBlockSize(const Value& value) {
   return static_cast<uint32_t>(bytes);
 }
 
-// Installs `loaded` as a new segment of `snapshot`'s table: write the block file, commit the catalog, then make
-// the blocks readable. Any failure before the catalog commit leaves the table as it was.
+// Installs `loaded`, already written by `writer`, as a new segment of `snapshot`'s table: flush the block file,
+// commit the catalog, then make the blocks readable. Any failure before the catalog commit leaves the table as it
+// was (the writer removes its file when it is destroyed unfinished).
 absl::Status CommitLoad(Database& database, const std::shared_ptr<const TableDescriptor>& snapshot,
-                        LoadedRows loaded) {
+                        std::unique_ptr<SegmentWriter> writer, LoadedRows loaded) {
   if (loaded.row_count == 0) return absl::OkStatus();
-  Catalog& catalog = database.catalog();
+  TESSERA_RETURN_IF_ERROR(writer->Finish());
   StorageManager& storage = database.storage();
-  uint64_t segment_id = catalog.AllocateSegmentId();
-  TESSERA_ASSIGN_OR_RETURN(SegmentDescriptor segment, storage.WriteSegmentFile(segment_id, loaded.blocks));
+  SegmentDescriptor segment = DescribeSegment(writer->segment_id(), loaded);
   auto updated = std::make_shared<TableDescriptor>(*snapshot);
   updated->segments.push_back(segment);
   updated->row_count += loaded.row_count;
   for (size_t c = 0; c < updated->statistics.size(); ++c) updated->statistics[c].Merge(loaded.statistics[c]);
-  absl::Status committed = catalog.ReplaceTable(snapshot, std::move(updated));
+  absl::Status committed = database.catalog().ReplaceTable(snapshot, std::move(updated));
   if (!committed.ok()) {
-    storage.DeleteSegmentFile(segment_id);
+    storage.DeleteSegmentFile(segment.segment_id);
     return committed;
   }
   storage.RegisterSegment(segment, static_cast<uint32_t>(snapshot->columns.size()), std::move(loaded.blocks));
@@ -237,11 +237,13 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
                            database.catalog().GetTable(statement.table));
   TESSERA_ASSIGN_OR_RETURN(std::vector<int> columns, ResolveColumnList(*table, statement.columns));
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
+                           database.storage().CreateSegmentWriter(database.catalog().AllocateSegmentId()));
   TESSERA_ASSIGN_OR_RETURN(LoadedRows loaded, LoadDelimitedFile(statement.path, *table, columns, format,
-                                                                database.storage(),
+                                                                database.storage(), *writer,
                                                                 database.options().worker_threads));
   int64_t rows = loaded.row_count;
-  TESSERA_RETURN_IF_ERROR(CommitLoad(database, table, std::move(loaded)));
+  TESSERA_RETURN_IF_ERROR(CommitLoad(database, table, std::move(writer), std::move(loaded)));
   return StatusOnly(absl::StrCat("COPY ", rows), rows);
 }
 
@@ -295,9 +297,11 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
     }
     rows.push_back(std::move(row));
   }
-  TESSERA_ASSIGN_OR_RETURN(LoadedRows loaded, LoadRows(*table, rows, database.storage()));
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
+                           database.storage().CreateSegmentWriter(database.catalog().AllocateSegmentId()));
+  TESSERA_ASSIGN_OR_RETURN(LoadedRows loaded, LoadRows(*table, rows, database.storage(), *writer));
   int64_t count = loaded.row_count;
-  TESSERA_RETURN_IF_ERROR(CommitLoad(database, table, std::move(loaded)));
+  TESSERA_RETURN_IF_ERROR(CommitLoad(database, table, std::move(writer), std::move(loaded)));
   return StatusOnly(absl::StrCat("INSERT ", count), count);
 }
 

@@ -218,6 +218,7 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
     result.rows.push_back({Value::String("huge pages"), Value::BigInt(static_cast<int64_t>(usage.huge_page_bytes))});
     result.rows.push_back(
         {Value::String("resident blocks"), Value::BigInt(database.storage().ResidentBlockCount())});
+    result.rows.push_back({Value::String("evictions"), Value::BigInt(usage.evictions)});
     return result;
   }
   return absl::NotFoundError(absl::StrCat("unknown setting '", statement.name, "'"));

@@ -53,8 +53,9 @@ enum class ExprKind {
 enum class LiteralKind {
   kNull,
   kBoolean,    // text "TRUE"/"FALSE"
-  kInteger,    // digits only, text kept exactly (may overflow int64: the binder decides)
-  kDecimal,    // digits with a '.' or an exponent, text kept exactly
+  kInteger,    // digits only, text kept exactly (may overflow int64: the binder decides); a unary minus directly
+               // before a number is folded into the literal: "-5"
+  kDecimal,    // digits with a '.' or an exponent, text kept exactly (with a folded '-', as for kInteger)
   kString,     // text is the unescaped content
   kDate,       // DATE 'yyyy-mm-dd'; text is the quoted content
   kTimestamp,  // TIMESTAMP '...'

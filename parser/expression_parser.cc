@@ -373,7 +373,7 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseExtract() {
   Advance();
   TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
   const Token& field = Current();
-  if (field.kind == TokenKind::kIdentifier || field.kind == TokenKind::kKeyword) {
+  if (field.kind == TokenKind::kIdentifier) {
     extract->name = field.upper;
   } else if (field.kind == TokenKind::kString || field.kind == TokenKind::kQuotedIdentifier) {
     extract->name = absl::AsciiStrToUpper(field.text);

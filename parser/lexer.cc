@@ -119,7 +119,7 @@ class Lexer {
   void LexWord(Token& token) {
     const size_t start = offset_;
     while (!AtEnd() && IsWordPart(Peek())) Advance();
-    std::string_view word = sql_.substr(start, offset_ - start);
+    const std::string word(sql_.substr(start, offset_ - start));
     token.upper = absl::AsciiStrToUpper(word);
     if (IsReservedKeyword(token.upper)) {
       token.kind = TokenKind::kKeyword;

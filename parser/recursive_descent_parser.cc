@@ -53,7 +53,7 @@ bool RecursiveDescentParser::ConsumeWord(std::string_view upper_word) {
 
 absl::Status RecursiveDescentParser::ExpectOperator(std::string_view op) {
   if (ConsumeOperator(op)) return absl::OkStatus();
-  return ErrorExpected(absl::StrCat("'", op, "'"));
+  return ErrorExpected(absl::StrCat("'", std::string(op), "'"));
 }
 
 absl::Status RecursiveDescentParser::ExpectWord(std::string_view upper_word) {
@@ -107,9 +107,9 @@ std::string RecursiveDescentParser::DescribeToken(const Token& token) const {
 
 absl::Status RecursiveDescentParser::ErrorExpected(std::string_view what) const {
   if (Current().kind == TokenKind::kEndOfInput) {
-    return ErrorAt(Current().position, absl::StrCat("unexpected end of input, expected ", what));
+    return ErrorAt(Current().position, absl::StrCat("unexpected end of input, expected ", std::string(what)));
   }
-  return ErrorAt(Current().position, absl::StrCat("expected ", what, ", found ", DescribeToken(Current())));
+  return ErrorAt(Current().position, absl::StrCat("expected ", std::string(what), ", found ", DescribeToken(Current())));
 }
 
 absl::Status RecursiveDescentParser::TooDeeplyNested() const {

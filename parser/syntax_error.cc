@@ -62,18 +62,18 @@ std::string RenderCaretLines(std::string_view sql, const SourcePosition& positio
 
 absl::Status SyntaxError(std::string_view sql, const SourcePosition& position, std::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("syntax error at line ", position.line, ", column ",
-                                                 position.column, ": ", what, RenderCaretLines(sql, position)));
+                                                 position.column, ": ", std::string(what), RenderCaretLines(sql, position)));
 }
 
 std::string QuoteForMessage(std::string_view text) {
-  if (text.size() <= kMaxQuotedBytes) return absl::StrCat("'", text, "'");
+  if (text.size() <= kMaxQuotedBytes) return absl::StrCat("'", std::string(text), "'");
   size_t cut = kMaxQuotedBytes;
   while (cut > 0 && IsContinuationByte(text[cut])) cut--;
-  return absl::StrCat("'", text.substr(0, cut), "...'");
+  return absl::StrCat("'", std::string(text.substr(0, cut)), "...'");
 }
 
 std::string FormatErrorWithCaret(std::string_view sql, const SourcePosition& position, std::string_view message) {
-  return absl::StrCat(message, " at line ", position.line, ", column ", position.column,
+  return absl::StrCat(std::string(message), " at line ", position.line, ", column ", position.column,
                       RenderCaretLines(sql, position));
 }
 

@@ -56,7 +56,7 @@ void BlockBuilder::Reset() {
   for (ColumnStaging& staging : columns_) {
     staging.rows = 0;
     staging.null_count = 0;
-    staging.values.clear();
+    staging.values_size = 0;
     staging.offsets.assign(1, 0);
     staging.heap.clear();
     std::fill(staging.validity.begin(), staging.validity.end(), 0);
@@ -69,7 +69,8 @@ void BlockBuilder::Reset() {
 void BlockBuilder::AppendNull(int column) {
   ColumnStaging& staging = columns_[column];
   if (staging.width > 0) {
-    staging.values.resize(staging.values.size() + staging.width, 0);
+    std::memset(AppendFixed(column), 0, staging.width);
+    --staging.rows;  // AppendFixed counted the row as valid; it is redone below as NULL
   } else {
     staging.offsets.push_back(static_cast<uint32_t>(staging.heap.size()));
   }
@@ -137,7 +138,7 @@ void BlockBuilder::RollBackRow() {
     if (was_null) --staging.null_count;
     staging.validity[row >> 3] &= static_cast<uint8_t>(~(1u << (row & 7)));
     if (staging.width > 0) {
-      staging.values.resize(staging.values.size() - staging.width);
+      staging.values_size -= staging.width;
     } else {
       staging.offsets.pop_back();
       staging.heap.resize(staging.offsets.back());
@@ -149,7 +150,7 @@ void BlockBuilder::RollBackRow() {
 size_t BlockBuilder::EncodedSize() const {
   size_t size = sizeof(BlockHeader) + columns_.size() * sizeof(ColumnChunk);
   for (const ColumnStaging& staging : columns_) {
-    size += Align8(staging.width > 0 ? staging.values.size() : staging.offsets.size() * sizeof(uint32_t));
+    size += Align8(staging.width > 0 ? staging.values_size : staging.offsets.size() * sizeof(uint32_t));
     if (staging.null_count > 0) size += Align8((row_count_ + 7) / 8);
     size += Align8(staging.heap.size());
   }
@@ -183,8 +184,8 @@ void BlockBuilder::Finish(void* destination) {
     chunk.type_id = static_cast<uint8_t>(staging.type.id());
     chunk.null_count = staging.null_count;
     if (staging.width > 0) {
-      chunk.values_bytes = static_cast<uint32_t>(staging.values.size());
-      chunk.values_offset = place(staging.values.data(), staging.values.size());
+      chunk.values_bytes = static_cast<uint32_t>(staging.values_size);
+      chunk.values_offset = place(staging.values.data(), staging.values_size);
     } else {
       chunk.values_bytes = static_cast<uint32_t>(staging.offsets.size() * sizeof(uint32_t));
       chunk.values_offset = place(staging.offsets.data(), chunk.values_bytes);

@@ -26,8 +26,9 @@ class BlockBuilder {
   // Returns a pointer to FixedWidth() bytes to fill with the value of fixed-width column `column`.
   uint8_t* AppendFixed(int column) {
     ColumnStaging& staging = columns_[column];
-    size_t old_size = staging.values.size();
-    staging.values.resize(old_size + staging.width);
+    size_t old_size = staging.values_size;
+    staging.values_size += staging.width;
+    if (staging.values_size > staging.values.size()) staging.values.resize(std::max<size_t>(4096, 2 * staging.values_size));
     SetBit(staging.validity, staging.rows++);
     return staging.values.data() + old_size;
   }
@@ -64,7 +65,8 @@ class BlockBuilder {
     int width = 0;  // 0 for strings
     uint32_t rows = 0;
     uint32_t null_count = 0;
-    std::vector<uint8_t> values;  // fixed-width values
+    std::vector<uint8_t> values;  // fixed-width values; capacity, the first values_size bytes are used
+    size_t values_size = 0;
     std::vector<uint32_t> offsets;  // strings: offsets[0] = 0
     std::string heap;
     std::vector<uint8_t> validity;  // sized for the maximum row count

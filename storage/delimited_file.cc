@@ -139,7 +139,7 @@ class ChunkParser {
   }
 
   // Parses [begin, end) of `file` (line-aligned). On error fills `error` and returns false.
-  bool ParseChunk(std::string_view file, size_t begin, size_t end, StorageManager& storage,
+  bool ParseChunk(std::string_view file, size_t begin, size_t end, StorageManager& storage, SegmentWriter& writer,
                   const std::atomic<bool>& cancelled, std::vector<PendingBlock>* blocks, int64_t* rows,
                   LineError* error, absl::Status* system_error) {
     size_t position = begin;
@@ -159,7 +159,7 @@ class ChunkParser {
         return false;
       }
       if (!builder_.CommitRow()) {
-        if (!FlushBlock(storage, blocks, system_error)) return false;
+        if (!FlushBlock(storage, writer, blocks, system_error)) return false;
         if (!ParseLine(line, &error->message)) {
           error->line_offset = line_offset;
           return false;
@@ -173,7 +173,7 @@ class ChunkParser {
       }
       ++*rows;
     }
-    return builder_.empty() || FlushBlock(storage, blocks, system_error);
+    return builder_.empty() || FlushBlock(storage, writer, blocks, system_error);
   }
 
   std::vector<ColumnStatistics>& statistics() { return statistics_; }
@@ -238,8 +238,9 @@ class ChunkParser {
       if (i >= line.size()) break;
       ++i;  // delimiter
       if (i == line.size()) {
-        // A delimiter ends the line: dbgen's trailing '|' if all fields are there, else an empty last field.
-        if (count == expected) break;
+        // A delimiter ends the line. In .tbl files it terminates the last field (dbgen's trailing '|'); in CSV it
+        // is dbgen's trailing delimiter when all fields are there, else it separates an empty last field.
+        if (format_.trailing_delimiter || count == expected) break;
         if (count < fields_.size()) {
           fields_[count] = std::string_view();
           quoted_[count] = false;
@@ -284,7 +285,8 @@ class ChunkParser {
     }
   }
 
-  bool FlushBlock(StorageManager& storage, std::vector<PendingBlock>* blocks, absl::Status* system_error) {
+  bool FlushBlock(StorageManager& storage, SegmentWriter& writer, std::vector<PendingBlock>* blocks,
+                  absl::Status* system_error) {
     absl::StatusOr<PendingBlock> block = storage.AllocatePendingBlock(builder_.EncodedSize());
     if (!block.ok()) {
       *system_error = block.status();
@@ -292,6 +294,10 @@ class ChunkParser {
     }
     builder_.Finish(block->data());
     AccumulateBlockStatistics(block->view(), table_.columns, &statistics_);
+    if (absl::Status written = writer.Append(*block); !written.ok()) {
+      *system_error = written;
+      return false;
+    }
     blocks->push_back(*std::move(block));
     return true;
   }
@@ -311,7 +317,7 @@ class ChunkParser {
 
 absl::StatusOr<LoadedRows> LoadDelimitedFile(const std::string& path, const TableDescriptor& table,
                                              const std::vector<int>& target_columns, const DelimitedFormat& format,
-                                             StorageManager& storage, int threads) {
+                                             StorageManager& storage, SegmentWriter& writer, int threads) {
   for (size_t i = 0; i < target_columns.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (target_columns[i] == target_columns[j]) {
@@ -371,7 +377,7 @@ absl::StatusOr<LoadedRows> LoadDelimitedFile(const std::string& path, const Tabl
       size_t k = next_chunk.fetch_add(1);
       if (k >= chunks.size()) break;
       ChunkResult& result = results[k];
-      if (!parser.ParseChunk(file, chunks[k].first, chunks[k].second, storage, cancelled, &result.blocks,
+      if (!parser.ParseChunk(file, chunks[k].first, chunks[k].second, storage, writer, cancelled, &result.blocks,
                              &result.rows, &result.error, &result.system_error)) {
         result.failed = true;
         cancelled.store(true);
@@ -409,8 +415,18 @@ absl::StatusOr<LoadedRows> LoadDelimitedFile(const std::string& path, const Tabl
   return loaded;
 }
 
+SegmentDescriptor DescribeSegment(uint64_t segment_id, const LoadedRows& loaded) {
+  SegmentDescriptor segment;
+  segment.segment_id = segment_id;
+  for (const PendingBlock& block : loaded.blocks) {
+    segment.blocks.push_back(block.location());
+    segment.row_count += block.location().rows;
+  }
+  return segment;
+}
+
 absl::StatusOr<LoadedRows> LoadRows(const TableDescriptor& table, const std::vector<std::vector<Value>>& rows,
-                                    StorageManager& storage) {
+                                    StorageManager& storage, SegmentWriter& writer) {
   LoadedRows loaded;
   loaded.statistics.resize(table.columns.size());
   BlockBuilder builder(table.columns, table.block_size_bytes);
@@ -418,6 +434,7 @@ absl::StatusOr<LoadedRows> LoadRows(const TableDescriptor& table, const std::vec
     TESSERA_ASSIGN_OR_RETURN(PendingBlock block, storage.AllocatePendingBlock(builder.EncodedSize()));
     builder.Finish(block.data());
     AccumulateBlockStatistics(block.view(), table.columns, &loaded.statistics);
+    TESSERA_RETURN_IF_ERROR(writer.Append(block));
     loaded.blocks.push_back(std::move(block));
     return absl::OkStatus();
   };

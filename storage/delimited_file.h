@@ -37,13 +37,18 @@ struct LoadedRows {
 // A trailing delimiter at the end of a line is accepted. Errors (InvalidArgument) name the file, line number,
 // column and offending value, e.g.
 //   "COPY lineitem: 'l.tbl' line 17, column l_quantity: invalid input for DECIMAL(15,2): 'abc'".
+// Every block is written to `writer` as soon as it is built (in parallel), so the load ends with the segment file
+// complete except for its final flush (SegmentWriter::Finish, the caller's job).
 absl::StatusOr<LoadedRows> LoadDelimitedFile(const std::string& path, const TableDescriptor& table,
                                              const std::vector<int>& target_columns, const DelimitedFormat& format,
-                                             StorageManager& storage, int threads);
+                                             StorageManager& storage, SegmentWriter& writer, int threads);
 
 // Builds blocks for rows given as values (INSERT ... VALUES); values must already have the columns' types.
 absl::StatusOr<LoadedRows> LoadRows(const TableDescriptor& table, const std::vector<std::vector<Value>>& rows,
-                                    StorageManager& storage);
+                                    StorageManager& storage, SegmentWriter& writer);
+
+// The segment descriptor of loaded blocks written by a SegmentWriter, in load order.
+SegmentDescriptor DescribeSegment(uint64_t segment_id, const LoadedRows& loaded);
 
 // Writes every row of `table` to `path` in the given format. Returns the number of rows written.
 absl::StatusOr<int64_t> ExportDelimitedFile(const std::string& path, const TableDescriptor& table,

@@ -48,6 +48,7 @@ PendingBlock& PendingBlock::operator=(PendingBlock&& other) noexcept {
     data_ = other.data_;
     allocated_bytes_ = other.allocated_bytes_;
     home_node_ = other.home_node_;
+    location_ = other.location_;
     other.data_ = nullptr;
   }
   return *this;
@@ -121,40 +122,57 @@ absl::StatusOr<PendingBlock> StorageManager::AllocatePendingBlock(size_t bytes) 
   return PendingBlock(pool_, data, bytes, node);
 }
 
-absl::StatusOr<SegmentDescriptor> StorageManager::WriteSegmentFile(uint64_t segment_id,
-                                                                   const std::vector<PendingBlock>& blocks) {
-  SegmentDescriptor segment;
-  segment.segment_id = segment_id;
+SegmentWriter::~SegmentWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!finished_) ::unlink(path_.c_str());
+}
+
+absl::Status SegmentWriter::Append(PendingBlock& block) {
+  BlockView view = block.view();
+  const uint64_t bytes = view.used_bytes();
+  const uint64_t offset = next_offset_.fetch_add(AlignFile(bytes));
+  const char* data = static_cast<const char*>(block.data());
+  size_t written = 0;
+  while (written < bytes) {
+    ssize_t n = ::pwrite(fd_, data + written, bytes - written, static_cast<off_t>(offset + written));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("cannot write segment file", path_);
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (sync_) ::sync_file_range(fd_, static_cast<off_t>(offset), static_cast<off_t>(bytes), SYNC_FILE_RANGE_WRITE);
+  block.set_location(BlockLocation{offset, static_cast<uint32_t>(bytes), view.row_count()});
+  return absl::OkStatus();
+}
+
+absl::Status SegmentWriter::Finish() {
+  absl::Status status;
+  if (sync_ && ::fdatasync(fd_) != 0) status = ErrnoStatus("cannot sync segment file", path_);
+  ::close(fd_);
+  fd_ = -1;
+  finished_ = status.ok();
+  return status;
+}
+
+absl::StatusOr<std::unique_ptr<SegmentWriter>> StorageManager::CreateSegmentWriter(uint64_t segment_id) {
   std::string path = SegmentPath(segment_id);
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("cannot create segment file", path);
-  uint64_t offset = 0;
-  absl::Status status;
-  for (const PendingBlock& block : blocks) {
-    BlockView view = block.view();
-    BlockLocation location{offset, view.used_bytes(), view.row_count()};
-    const char* data = static_cast<const char*>(block.data());
-    size_t written = 0;
-    while (written < location.bytes) {
-      ssize_t n = ::pwrite(fd, data + written, location.bytes - written, static_cast<off_t>(offset + written));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        status = ErrnoStatus("cannot write segment file", path);
-        break;
-      }
-      written += static_cast<size_t>(n);
-    }
-    if (!status.ok()) break;
-    segment.blocks.push_back(location);
-    segment.row_count += location.rows;
-    offset = AlignFile(offset + location.bytes);
+  return std::unique_ptr<SegmentWriter>(new SegmentWriter(segment_id, std::move(path), fd, sync_writes_));
+}
+
+absl::StatusOr<SegmentDescriptor> StorageManager::WriteSegmentFile(uint64_t segment_id,
+                                                                   std::vector<PendingBlock>& blocks) {
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer, CreateSegmentWriter(segment_id));
+  SegmentDescriptor segment;
+  segment.segment_id = segment_id;
+  for (PendingBlock& block : blocks) {
+    TESSERA_RETURN_IF_ERROR(writer->Append(block));
+    segment.blocks.push_back(block.location());
+    segment.row_count += block.location().rows;
   }
-  if (status.ok() && sync_writes_ && ::fdatasync(fd) != 0) status = ErrnoStatus("cannot sync segment file", path);
-  ::close(fd);
-  if (!status.ok()) {
-    ::unlink(path.c_str());
-    return status;
-  }
+  TESSERA_RETURN_IF_ERROR(writer->Finish());
   return segment;
 }
 

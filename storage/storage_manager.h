@@ -11,6 +11,7 @@
 // never per row). A pinned block's memory stays valid and unchanged until its last handle is gone, even if its
 // table is dropped meanwhile.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -72,6 +73,9 @@ class PendingBlock {
   void* data() const { return data_; }
   size_t allocated_bytes() const { return allocated_bytes_; }
   int home_node() const { return home_node_; }
+  // Where SegmentWriter::Append put the block in its segment file.
+  const BlockLocation& location() const { return location_; }
+  void set_location(const BlockLocation& location) { location_ = location; }
 
  private:
   friend class StorageManager;
@@ -79,6 +83,32 @@ class PendingBlock {
   void* data_ = nullptr;
   size_t allocated_bytes_ = 0;
   int home_node_ = -1;
+  BlockLocation location_;
+};
+
+// Writes one new segment file. Blocks may be appended from several threads at once (each gets its own aligned
+// file range), so loaders write blocks as soon as they are built. Writeback starts early (sync_file_range) so that
+// the final Finish() has little left to flush. A writer destroyed without Finish() removes its file.
+class SegmentWriter {
+ public:
+  ~SegmentWriter();
+  // Thread-safe. Writes the block and records its location in `block`.
+  absl::Status Append(PendingBlock& block);
+  // Flushes (fdatasync when syncing) and closes the file. Call once, after the last Append.
+  absl::Status Finish();
+  uint64_t segment_id() const { return segment_id_; }
+
+ private:
+  friend class StorageManager;
+  SegmentWriter(uint64_t segment_id, std::string path, int fd, bool sync)
+      : segment_id_(segment_id), path_(std::move(path)), fd_(fd), sync_(sync) {}
+
+  const uint64_t segment_id_;
+  const std::string path_;
+  int fd_;
+  const bool sync_;
+  std::atomic<uint64_t> next_offset_{0};
+  bool finished_ = false;
 };
 
 class StorageManager : public Evictor {
@@ -97,10 +127,12 @@ class StorageManager : public Evictor {
   // Allocates base-block memory for a block of `bytes` bytes, homed on the next node of the round-robin stripe.
   absl::StatusOr<PendingBlock> AllocatePendingBlock(size_t bytes);
 
-  // Writes `blocks` as the new segment file `segment_id` (fsync'ed when sync_writes) and returns where each block
-  // lives. The blocks stay pending: the caller commits them with RegisterSegment once the catalog commit
-  // succeeded, or drops them (and calls DeleteSegmentFile) otherwise.
-  absl::StatusOr<SegmentDescriptor> WriteSegmentFile(uint64_t segment_id, const std::vector<PendingBlock>& blocks);
+  // Starts the new segment file `segment_id`.
+  absl::StatusOr<std::unique_ptr<SegmentWriter>> CreateSegmentWriter(uint64_t segment_id);
+  // Writes `blocks` (in order) as the new segment file `segment_id`, fsync'ed when sync_writes, and returns where
+  // each block lives. The blocks stay pending: the caller commits them with RegisterSegment once the catalog
+  // commit succeeded, or drops them (and calls DeleteSegmentFile) otherwise.
+  absl::StatusOr<SegmentDescriptor> WriteSegmentFile(uint64_t segment_id, std::vector<PendingBlock>& blocks);
   // Makes a written segment's blocks readable (resident, evictable). Takes ownership of the memory.
   void RegisterSegment(const SegmentDescriptor& segment, uint32_t column_count, std::vector<PendingBlock> blocks);
   // Forgets a segment: frees its resident blocks (when their last pin goes) and deletes its file.

@@ -202,7 +202,10 @@ class TestFileRunner {
   RecordOutcome RunRecord(const TestRecord& record) {
     auto start = std::chrono::steady_clock::now();
     if (options_.verbose) {
-      out_ << path_ << ":" << record.line << ": " << record.sql.substr(0, record.sql.find('\n')) << "\n";
+      std::string_view what = record.sql;
+      if (record.type == RecordType::kRestart) what = "restart";
+      if (record.type == RecordType::kHalt) what = "halt";
+      out_ << path_ << ":" << record.line << ": " << what.substr(0, what.find('\n')) << "\n";
     }
     RecordOutcome outcome = RecordOutcome::kPassed;
     switch (record.type) {
@@ -242,8 +245,9 @@ class TestFileRunner {
       return RecordOutcome::kFailed;
     }
     if (result.ok()) {
-      Report(record, sql,
-             absl::StrCat("statement should have failed but succeeded (", result->status_message, ")"));
+      std::string what =
+          result->returns_rows ? absl::StrCat(result->rows.size(), " rows") : result->status_message;
+      Report(record, sql, absl::StrCat("statement should have failed but succeeded (", what, ")"));
       return RecordOutcome::kFailed;
     }
     std::string message(result.status().message());

@@ -1,0 +1,103 @@
+#pragma once
+// Predicts each query's next work-order execution time from the times of its recent work orders (dissertation
+// §3.6.2 and appendix A.5). The PolicyEnforcer's fair and proportional policies turn these predictions into
+// probabilities.
+//
+// Per query and per *active* operator a bounded ring of recent durations is kept; an operator's history is dropped
+// when it finishes (A.5). Two predictors combine the active operators into one value per query:
+//   window mean     pooled mean of the last `mean_window` durations of every active operator (what Quickstep's
+//                   Learner does, window 10);
+//   autoregression  per operator an AR(p) fit over the last `ar_window` durations (refit every
+//                   `ar_refit_interval` records), combined weighted by each operator's record count.
+// With no active operator the last prediction is kept (between operators). Before the first record a query has no
+// prediction: policies then use their default probabilities.
+//
+// Prediction error: before each record the query-level prediction is compared with the actual duration, giving a
+// mean absolute error and a mean relative error per predictor (the active one always; both with
+// `evaluate_both_predictors`).
+//
+// Threading: not thread-safe; owned and used by the Foreman thread.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "scheduler/autoregression.h"
+
+namespace tessera {
+
+enum class PredictorKind { kWindowMean, kAutoregression };
+const char* PredictorName(PredictorKind kind);
+
+struct LearningAgentOptions {
+  PredictorKind predictor = PredictorKind::kWindowMean;
+  int mean_window = 10;  // durations per operator for the mean (Quickstep: 10)
+  int ar_order = 2;
+  int ar_window = 32;          // durations per operator for the AR fit
+  int ar_refit_interval = 8;   // records between AR refits of an operator
+  bool evaluate_both_predictors = false;
+};
+
+struct PredictionError {
+  int64_t count = 0;
+  double sum_absolute_ns = 0;
+  double sum_relative = 0;  // |predicted - actual| / actual
+  double MeanAbsoluteErrorNs() const { return count == 0 ? 0 : sum_absolute_ns / count; }
+  double MeanRelativeError() const { return count == 0 ? 0 : sum_relative / count; }
+  void Add(double predicted, double actual);
+};
+
+struct QueryLearningStats {
+  int64_t records = 0;
+  PredictionError mean_error;            // window-mean predictor
+  PredictionError autoregression_error;  // AR predictor (only counted when evaluated)
+};
+
+class LearningAgent {
+ public:
+  class QueryHistory;  // opaque per-query state
+
+  explicit LearningAgent(const LearningAgentOptions& options);
+  ~LearningAgent();
+
+  LearningAgent(const LearningAgent&) = delete;
+  LearningAgent& operator=(const LearningAgent&) = delete;
+
+  const LearningAgentOptions& options() const { return options_; }
+
+  // The returned history lives until RemoveQuery.
+  QueryHistory* AddQuery();
+  void RemoveQuery(QueryHistory* query);
+
+  // Records one finished work order of `operator_id` (>= 0, small and dense per query).
+  void Record(QueryHistory* query, int operator_id, int64_t duration_ns);
+  // Drops the operator's history (its work orders have all finished).
+  void RemoveOperator(QueryHistory* query, int operator_id);
+
+  // The predicted duration of the query's next work order with the configured predictor; false if the query
+  // has no record yet.
+  bool Predict(const QueryHistory* query, double* predicted_ns) const;
+  bool PredictWith(PredictorKind kind, const QueryHistory* query, double* predicted_ns) const;
+
+  const QueryLearningStats& stats(const QueryHistory* query) const;
+  // Totals over every query ever added.
+  const PredictionError& total_error(PredictorKind kind) const {
+    return kind == PredictorKind::kWindowMean ? total_mean_error_ : total_autoregression_error_;
+  }
+  // Exponentially weighted mean of all recorded durations (0 before the first): a default for queries without
+  // history, e.g. in remaining-work estimates.
+  double global_mean_ns() const { return global_mean_ns_; }
+
+ private:
+  bool EvaluatesAutoregression() const {
+    return options_.predictor == PredictorKind::kAutoregression || options_.evaluate_both_predictors;
+  }
+
+  const LearningAgentOptions options_;
+  std::vector<std::unique_ptr<QueryHistory>> queries_;  // owned; order irrelevant
+  PredictionError total_mean_error_;
+  PredictionError total_autoregression_error_;
+  double global_mean_ns_ = 0;
+};
+
+}  // namespace tessera

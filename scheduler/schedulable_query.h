@@ -1,0 +1,131 @@
+#pragma once
+// What the Foreman schedules: the SchedulableQuery interface (implemented by query_execution's QueryManager, and by
+// SyntheticQuery for tests and benchmarks), its work orders, and the records that flow back.
+//
+// Threading contract: the Foreman calls every SchedulableQuery method from its single scheduler thread only,
+// between Foreman::Submit and the moment the query's handle completes; so a QueryManager needs no locks for
+// scheduler-facing state. Progress for other threads is fetched through Foreman::GetProgress, which runs
+// Progress() on the scheduler thread. WorkOrderTask::Execute runs on a worker thread, concurrently with the
+// Foreman and with other work orders of the same query.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "threading/task.h"
+
+namespace tessera {
+
+using QueryId = int64_t;
+
+// What a worker reports for one finished work order (the Foreman fills it from the task and the worker's times).
+struct WorkOrderCompletion {
+  QueryId query_id = 0;
+  int operator_id = 0;
+  int worker_id = -1;
+  int64_t start_ns = 0;  // monotonic (common/clock.h)
+  int64_t end_ns = 0;
+  int64_t rows = 0;  // what Execute returned (rows produced)
+};
+
+// One work order: an operator's self-contained piece of work (typically one input block). Created by
+// SchedulableQuery::NextWorkOrder on the scheduler thread, executed on a worker, destroyed on the scheduler thread
+// after OnWorkOrderFinished.
+class WorkOrderTask : public Task {
+ public:
+  // `preferred_node` is the NUMA node of the work order's input (-1: any); the Foreman prefers a worker there.
+  explicit WorkOrderTask(int operator_id, int preferred_node = -1)
+      : operator_id_(operator_id), preferred_node_(preferred_node) {}
+
+  int operator_id() const { return operator_id_; }
+  int preferred_node() const { return preferred_node_; }
+  // Valid after the task ran.
+  int64_t rows() const { return rows_; }
+  // True if the work order was not executed because its query was cancelled while it sat in a worker's queue.
+  bool skipped() const { return skipped_; }
+
+  // Task: runs Execute unless the query has been cancelled meanwhile.
+  void Run(const WorkerContext& context) final;
+
+  // Set by the Foreman at dispatch; not for query implementations.
+  void BindForDispatch(void* dispatch_owner, const std::atomic<bool>* cancelled) {
+    dispatch_owner_ = dispatch_owner;
+    cancelled_ = cancelled;
+  }
+  void* dispatch_owner() const { return dispatch_owner_; }
+
+ protected:
+  // The work itself. Runs on a worker thread to completion (no preemption); returns the number of rows produced.
+  // Must not throw; an internal failure is recorded in the query's own state and reported by the query.
+  virtual int64_t Execute(const WorkerContext& context) = 0;
+
+ private:
+  const int operator_id_;
+  const int preferred_node_;
+  int64_t rows_ = 0;
+  bool skipped_ = false;
+  void* dispatch_owner_ = nullptr;
+  const std::atomic<bool>* cancelled_ = nullptr;
+};
+
+enum class OperatorState { kWaiting, kRunning, kDone };
+const char* OperatorStateName(OperatorState state);
+
+struct OperatorProgress {
+  int operator_id = 0;
+  std::string name;
+  OperatorState state = OperatorState::kWaiting;
+  int64_t issued = 0;    // work orders handed to the Foreman
+  int64_t finished = 0;  // work orders completed
+  int64_t estimated_total = -1;  // expected work orders over the operator's life, -1 if unknown
+};
+
+struct QueryProgress {
+  QueryId query_id = 0;
+  std::vector<OperatorProgress> operators;
+  int64_t issued = 0;
+  int64_t finished = 0;
+  double fraction_done = 0;  // in [0, 1]
+  bool cancelled = false;
+};
+
+// One query as the scheduler sees it. See the threading contract at the top of this file.
+class SchedulableQuery {
+ public:
+  virtual ~SchedulableQuery() = default;
+
+  virtual QueryId query_id() const = 0;
+  // Larger is more important; the initial priority (Foreman::SetPriority changes it later). Must be >= 1.
+  virtual int priority() const { return 1; }
+
+  // Whether NextWorkOrder would return a work order now. May change only as a result of a Foreman call on this
+  // query (NextWorkOrder, OnWorkOrderFinished, Cancel); a query whose readiness changes for another reason must
+  // call Foreman::Poke(query_id) so the Foreman looks again.
+  virtual bool HasReadyWorkOrder() const = 0;
+  // The next work order, or null if none is ready.
+  virtual std::unique_ptr<WorkOrderTask> NextWorkOrder() = 0;
+  // Called once per executed work order (not for work orders skipped after Cancel).
+  virtual void OnWorkOrderFinished(const WorkOrderCompletion& completion) = 0;
+  // Whether all work orders of `operator_id` have finished and it will issue no more (the LearningAgent then
+  // drops the operator's history).
+  virtual bool IsOperatorDone(int operator_id) const = 0;
+  // True when the query has no more work: every issued work order finished and none will be issued.
+  virtual bool IsFinished() const = 0;
+
+  // Stop producing work orders (HasReadyWorkOrder() must return false from now on) and release what can be
+  // released. In-flight work orders still complete; the Foreman reports the query cancelled once they have.
+  virtual void Cancel() = 0;
+
+  virtual QueryProgress Progress() const = 0;
+
+  // Optional hints for size-based policies (SRPT, IF-SRPT).
+  // Work orders still to finish, including issued ones; -1 if unknown (ranked last by SRPT).
+  virtual int64_t EstimatedRemainingWorkOrders() const { return -1; }
+  // True while the query is in a phase that cannot use many workers (e.g. a single-work-order merge or a
+  // serial finalization); IF-SRPT serves such queries first.
+  virtual bool InInelasticPhase() const { return false; }
+};
+
+}  // namespace tessera
