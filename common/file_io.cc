@@ -109,7 +109,7 @@ absl::StatusOr<MappedFile> MappedFile::Open(const std::string& path) {
   void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   ::close(fd);
   if (data == MAP_FAILED) return ErrnoStatus("cannot map", path);
-  ::madvise(data, size, MADV_SEQUENTIAL);
+  ::madvise(data, size, MADV_WILLNEED);
   return MappedFile(static_cast<const char*>(data), size);
 }
 

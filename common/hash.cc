@@ -11,7 +11,9 @@ uint64_t HashBytes(const void* data, size_t length, uint64_t seed) {
   for (; i + 8 <= length; i += 8) {
     uint64_t word;
     std::memcpy(&word, bytes + i, 8);
-    h = HashInt64(h ^ word) + 0x2545f4914f6cdd1dULL;
+    // One multiply per word; the final HashInt64 below does the avalanche.
+    h = (h ^ word) * 0x9e3779b97f4a7c15ULL;
+    h ^= h >> 29;
   }
   uint64_t tail = 0;
   std::memcpy(&tail, bytes + i, length - i);

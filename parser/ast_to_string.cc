@@ -30,7 +30,8 @@ enum Precedence {
 
 bool IsPlainIdentifierByte(char c, bool first) {
   const auto byte = static_cast<unsigned char>(c);
-  return (c >= 'a' && c <= 'z') || c == '_' || byte >= 0x80 || (!first && ((c >= '0' && c <= '9') || c == '$'));
+  return (c >= 'a' && c <= 'z') || c == '_' || byte >= 0x80 ||
+         (!first && ((c >= '0' && c <= '9') || c == '$'));
 }
 
 std::string QuoteIdentifierIfNeeded(const std::string& name) {
@@ -90,7 +91,8 @@ class SqlRenderer {
         return Unary(expr);
       case ExprKind::kBinary: {
         const int precedence = PrecedenceOf(expr);
-        return absl::StrCat(Operand(expr, 0, precedence), " ", expr.name, " ", Operand(expr, 1, precedence + 1));
+        return absl::StrCat(Operand(expr, 0, precedence), " ", expr.name, " ",
+                            Operand(expr, 1, precedence + 1));
       }
       case ExprKind::kFunctionCall:
         return FunctionCall(expr);
@@ -101,7 +103,8 @@ class SqlRenderer {
                             expr.cast_type.has_value() ? RenderType(*expr.cast_type) : "?", ")");
       case ExprKind::kBetween:
         return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), Not(expr), " BETWEEN ",
-                            Operand(expr, 1, kConcatPrecedence), " AND ", Operand(expr, 2, kConcatPrecedence));
+                            Operand(expr, 1, kConcatPrecedence), " AND ",
+                            Operand(expr, 2, kConcatPrecedence));
       case ExprKind::kInList: {
         std::vector<std::string> items;
         for (size_t i = 1; i < expr.children.size(); ++i) items.push_back(Child(expr, i));
@@ -118,7 +121,8 @@ class SqlRenderer {
         return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), Not(expr), " LIKE ",
                             Operand(expr, 1, kConcatPrecedence));
       case ExprKind::kIsNull:
-        return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), " IS ", expr.negated ? "NOT " : "", "NULL");
+        return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), " IS ", expr.negated ? "NOT " : "",
+                            "NULL");
       case ExprKind::kExtract:
         return absl::StrCat("extract(", absl::AsciiStrToLower(expr.name), " FROM ", Child(expr, 0), ")");
       case ExprKind::kSubstring: {
@@ -148,7 +152,8 @@ class SqlRenderer {
       for (const OrderByItem& item : query.order_by) {
         std::string rendered = item.expr ? Expr(*item.expr) : "?";
         if (!item.ascending) absl::StrAppend(&rendered, " DESC");
-        if (item.nulls_first.has_value()) absl::StrAppend(&rendered, *item.nulls_first ? " NULLS FIRST" : " NULLS LAST");
+        if (item.nulls_first.has_value())
+          absl::StrAppend(&rendered, *item.nulls_first ? " NULLS FIRST" : " NULLS LAST");
         items.push_back(std::move(rendered));
       }
       absl::StrAppend(&text, " ORDER BY ", absl::StrJoin(items, ", "));
@@ -213,8 +218,8 @@ class SqlRenderer {
 
   std::string FunctionCall(const ParsedExpr& expr) {
     std::string name = absl::AsciiStrToLower(expr.name);
-    // EXTRACT and SUBSTRING would re-parse as their special syntax; reserved words need quotes, except LEFT and
-    // RIGHT, which the parser accepts as function names.
+    // EXTRACT and SUBSTRING would re-parse as their special syntax; reserved words need quotes, except LEFT
+    // and RIGHT, which the parser accepts as function names.
     if (name == "extract" || name == "substring") {
       name = absl::StrCat("\"", name, "\"");
     } else if (name != "left" && name != "right") {
@@ -256,9 +261,9 @@ class SqlRenderer {
         return absl::StrCat("(", body.nested ? Query(*body.nested) : "?", ")");
       case QueryBody::Kind::kSetOperation: {
         const int precedence = SetOperationPrecedence(body);
-        const char* op = body.set_operation == SetOperation::kUnion     ? "UNION"
-                              : body.set_operation == SetOperation::kExcept ? "EXCEPT"
-                                                                            : "INTERSECT";
+        const char* op = body.set_operation == SetOperation::kUnion    ? "UNION"
+                         : body.set_operation == SetOperation::kExcept ? "EXCEPT"
+                                                                       : "INTERSECT";
         return absl::StrCat(BodyOperand(body.left.get(), precedence), " ", op, body.all ? " ALL " : " ",
                             BodyOperand(body.right.get(), precedence + 1));
       }

@@ -1,7 +1,9 @@
 // Scalar expressions, by precedence from loosest to tightest:
 //   OR < AND < NOT < comparison, [NOT] LIKE, [NOT] BETWEEN, [NOT] IN, IS [NOT] NULL < || < + - < * / %
 //   < unary - + < :: < primary
-// Binary levels are left-associative loops; unary operators recurse (with a NestingScope each).
+// Binary levels are left-associative loops; unary operators recurse (with a NestingScope each). The special
+// forms (CASE, CAST, EXTRACT, SUBSTRING, function calls, typed literals) and type names are in
+// special_form_parser.cc.
 
 #include <memory>
 #include <string>
@@ -9,8 +11,6 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "parser/expr_factory.h"
 #include "parser/recursive_descent_parser.h"
@@ -37,18 +37,6 @@ bool IsComparisonOperator(const Token& token) {
 bool IsNumericLiteral(const ParsedExpr& expr) {
   return expr.kind == ExprKind::kLiteral &&
          (expr.literal_kind == LiteralKind::kInteger || expr.literal_kind == LiteralKind::kDecimal);
-}
-
-// INTERVAL units, accepted singular or plural, returned singular.
-std::string IntervalUnit(const std::string& upper_word) {
-  static constexpr std::string_view kUnits[] = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"};
-  for (std::string_view unit : kUnits) {
-    if (upper_word == unit || (upper_word.size() == unit.size() + 1 && upper_word.starts_with(unit) &&
-                               upper_word.back() == 'S')) {
-      return std::string(unit);
-    }
-  }
-  return "";
 }
 
 }  // namespace
@@ -159,9 +147,8 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseComparison() {
       left = std::move(is_null);
     } else {
       const Token& next = PeekToken(1);
-      const bool negated =
-          AtWord("NOT") && (IsWord(next, "LIKE") || IsWord(next, "BETWEEN") || IsWord(next, "IN") ||
-                            IsWord(next, "ILIKE"));
+      const bool negated = AtWord("NOT") && (IsWord(next, "LIKE") || IsWord(next, "BETWEEN") ||
+                                             IsWord(next, "IN") || IsWord(next, "ILIKE"));
       if (negated) Advance();
       if (AtWord("LIKE")) {
         Advance();
@@ -226,7 +213,8 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseUnary() {
   std::string op = Current().text;
   Advance();
   TESSERA_ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
-  // Signs are folded into numeric literals so that -5 is one literal (and -9223372036854775808 fits in int64).
+  // Signs are folded into numeric literals so that -5 is one literal (and -9223372036854775808 fits in
+  // int64).
   if (IsNumericLiteral(*operand) && !operand->literal_text.starts_with('-')) {
     if (op == "-") operand->literal_text.insert(0, "-");
     operand->position = position;
@@ -321,120 +309,6 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseParenthesized() {
   return inner;
 }
 
-absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseCase() {
-  auto case_expr = MakeExpr(ExprKind::kCase, Current().position);
-  Advance();
-  if (!AtWord("WHEN")) {
-    TESSERA_ASSIGN_OR_RETURN(ExprPtr operand, ParseExpression());
-    case_expr->children.push_back(std::move(operand));
-    case_expr->case_has_operand = true;
-    if (!AtWord("WHEN")) return ErrorExpected("WHEN");
-  }
-  while (ConsumeWord("WHEN")) {
-    TESSERA_ASSIGN_OR_RETURN(ExprPtr condition, ParseExpression());
-    TESSERA_RETURN_IF_ERROR(ExpectWord("THEN"));
-    TESSERA_ASSIGN_OR_RETURN(ExprPtr result, ParseExpression());
-    case_expr->children.push_back(std::move(condition));
-    case_expr->children.push_back(std::move(result));
-  }
-  if (ConsumeWord("ELSE")) {
-    TESSERA_ASSIGN_OR_RETURN(ExprPtr otherwise, ParseExpression());
-    case_expr->children.push_back(std::move(otherwise));
-    case_expr->case_has_else = true;
-  }
-  if (!ConsumeWord("END")) return ErrorExpected(case_expr->case_has_else ? "END" : "WHEN, ELSE or END");
-  return case_expr;
-}
-
-absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseCast() {
-  auto cast = MakeExpr(ExprKind::kCast, Current().position);
-  Advance();
-  TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
-  TESSERA_ASSIGN_OR_RETURN(ExprPtr operand, ParseExpression());
-  TESSERA_RETURN_IF_ERROR(ExpectWord("AS"));
-  TESSERA_ASSIGN_OR_RETURN(cast->cast_type, ParseTypeName());
-  TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
-  cast->children.push_back(std::move(operand));
-  return cast;
-}
-
-absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseExists() {
-  auto exists = MakeExpr(ExprKind::kExists, Current().position);
-  Advance();
-  TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
-  if (!AtQueryStart()) return ErrorExpected("SELECT");
-  TESSERA_ASSIGN_OR_RETURN(exists->subquery, ParseSelectStatement());
-  TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
-  return exists;
-}
-
-absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseExtract() {
-  auto extract = MakeExpr(ExprKind::kExtract, Current().position);
-  Advance();
-  TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
-  const Token& field = Current();
-  if (field.kind == TokenKind::kIdentifier) {
-    extract->name = field.upper;
-  } else if (field.kind == TokenKind::kString || field.kind == TokenKind::kQuotedIdentifier) {
-    extract->name = absl::AsciiStrToUpper(field.text);
-  } else {
-    return ErrorExpected("a date/time field such as YEAR");
-  }
-  Advance();
-  TESSERA_RETURN_IF_ERROR(ExpectWord("FROM"));
-  TESSERA_ASSIGN_OR_RETURN(ExprPtr source, ParseExpression());
-  TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
-  extract->children.push_back(std::move(source));
-  return extract;
-}
-
-absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseSubstring() {
-  auto substring = MakeExpr(ExprKind::kSubstring, Current().position);
-  Advance();
-  TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
-  TESSERA_ASSIGN_OR_RETURN(ExprPtr text, ParseExpression());
-  substring->children.push_back(std::move(text));
-  // SUBSTRING(s FROM a [FOR b]) or SUBSTRING(s, a [, b]).
-  const bool standard_form = AtWord("FROM");
-  if (!standard_form && !AtOperator(",")) return ErrorExpected("FROM or ','");
-  Advance();
-  TESSERA_ASSIGN_OR_RETURN(ExprPtr start, ParseExpression());
-  substring->children.push_back(std::move(start));
-  if (standard_form ? ConsumeWord("FOR") : ConsumeOperator(",")) {
-    TESSERA_ASSIGN_OR_RETURN(ExprPtr length, ParseExpression());
-    substring->children.push_back(std::move(length));
-  }
-  TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
-  return substring;
-}
-
-absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseFunctionCall() {
-  auto call = MakeExpr(ExprKind::kFunctionCall, Current().position);
-  call->name = Current().kind == TokenKind::kQuotedIdentifier ? absl::AsciiStrToUpper(Current().text)
-                                                              : Current().upper;
-  Advance();
-  TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
-  if (AtOperator("*") && call->name == "COUNT") {
-    call->children.push_back(MakeExpr(ExprKind::kStar, Current().position));
-    Advance();
-  } else {
-    if (ConsumeWord("DISTINCT")) {
-      call->distinct = true;
-    } else {
-      ConsumeWord("ALL");
-    }
-    if (call->distinct || !AtOperator(")")) {
-      TESSERA_ASSIGN_OR_RETURN(call->children, ParseExpressionList());
-    }
-  }
-  TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
-  if (AtWord("OVER")) return ErrorAt(Current().position, "window functions (OVER) are not supported");
-  if (AtWord("FILTER") && IsOperator(PeekToken(1), "(")) {
-    return ErrorAt(Current().position, "aggregate FILTER clauses are not supported");
-  }
-  return call;
-}
-
 absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseColumnRef() {
   auto column = MakeExpr(ExprKind::kColumnRef, Current().position);
   TESSERA_ASSIGN_OR_RETURN(std::string first, ExpectName("a column name"));
@@ -454,52 +328,6 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseColumnRef() {
     return ErrorAt(Current().position, "column references with more than two name parts are not supported");
   }
   return column;
-}
-
-absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseTypedLiteral(LiteralKind kind) {
-  const SourcePosition position = Current().position;
-  Advance();
-  auto literal = MakeLiteral(kind, Current().text, position);
-  Advance();
-  return literal;
-}
-
-absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseInterval() {
-  const SourcePosition position = Current().position;
-  Advance();
-  auto literal = MakeLiteral(LiteralKind::kInterval, Current().text, position);
-  Advance();
-  if (Current().kind == TokenKind::kIdentifier) {
-    literal->interval_unit = IntervalUnit(Current().upper);
-    if (!literal->interval_unit.empty()) Advance();
-  }
-  return literal;
-}
-
-absl::StatusOr<TypeName> RecursiveDescentParser::ParseTypeName() {
-  TypeName type;
-  type.position = Current().position;
-  if (Current().kind != TokenKind::kIdentifier) return ErrorExpected("a type name");
-  type.name = Current().upper;
-  Advance();
-  if (type.name == "DOUBLE") {
-    ConsumeWord("PRECISION");
-  } else if (type.name == "CHARACTER" && ConsumeWord("VARYING")) {
-    type.name = "VARCHAR";
-  }
-  if (ConsumeOperator("(")) {
-    do {
-      if (Current().kind != TokenKind::kInteger) return ErrorExpected("an integer type parameter");
-      int64_t parameter = 0;
-      if (!absl::SimpleAtoi(Current().text, &parameter)) {
-        return ErrorAt(Current().position, "type parameter out of range");
-      }
-      type.parameters.push_back(parameter);
-      Advance();
-    } while (ConsumeOperator(","));
-    TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
-  }
-  return type;
 }
 
 }  // namespace tessera::parser

@@ -15,7 +15,8 @@ namespace tessera::parser {
 namespace {
 
 bool IsWordStart(char c) {
-  return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+  return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
 }
 bool IsWordPart(char c) {
   return IsWordStart(c) || absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == '$';
@@ -183,8 +184,17 @@ class Lexer {
     const char next = Peek(1);
     int length = 0;
     switch (c) {
-      case '=': case '+': case '-': case '*': case '/': case '%':
-      case '(': case ')': case ',': case '.': case ';':
+      case '=':
+      case '+':
+      case '-':
+      case '*':
+      case '/':
+      case '%':
+      case '(':
+      case ')':
+      case ',':
+      case '.':
+      case ';':
         length = 1;
         break;
       case '<':

@@ -1,16 +1,17 @@
 #pragma once
-// Bounds how deep the recursive-descent parser recurses and how high the trees it builds are, so that neither the
-// parser nor any later stage that walks the AST recursively (ToString, the binder, destructors) can overflow the
-// stack, whatever the input.
+// Bounds how deep the recursive-descent parser recurses and how high the trees it builds are, so that neither
+// the parser nor any later stage that walks the AST recursively (ToString, the binder, destructors) can
+// overflow the stack, whatever the input.
 //
 // Two quantities are tracked in the same unit (roughly one AST level):
-//  - depth: how many nested recursive parse calls are active. Every parse function that can recurse into itself
+//  - depth: how many nested recursive parse calls are active. Every parse function that can recurse into
+//  itself
 //    opens a NestingScope; more than kMaxRecursionDepth is an error.
 //  - height: loops that build left-deep chains (a + b + c, t1 JOIN t2 JOIN t3, x::a::b, UNION chains) create
 //    their nodes after their operands, so the depth at which an operand was parsed does not include the chain
-//    nodes above it. A ChainTracker measures each operand's height (the deepest point reached while parsing it)
-//    and fails once the chain would make the tree higher than kMaxTreeHeight. Long flat chains such as
-//    `a OR b OR ... ` with hundreds of terms are fine; unbounded ones are not.
+//    nodes above it. A ChainTracker measures each operand's height (the deepest point reached while parsing
+//    it) and fails once the chain would make the tree higher than kMaxTreeHeight. Long flat chains such as `a
+//    OR b OR ... ` with hundreds of terms are fine; unbounded ones are not.
 //
 // One instance per parse; not thread-safe.
 

@@ -28,7 +28,8 @@ bool RecursiveDescentParser::IsOperator(const Token& token, std::string_view op)
 }
 
 bool RecursiveDescentParser::IsWord(const Token& token, std::string_view upper_word) {
-  return (token.kind == TokenKind::kKeyword || token.kind == TokenKind::kIdentifier) && token.upper == upper_word;
+  return (token.kind == TokenKind::kKeyword || token.kind == TokenKind::kIdentifier) &&
+         token.upper == upper_word;
 }
 
 bool RecursiveDescentParser::IsName(const Token& token) {
@@ -109,7 +110,8 @@ absl::Status RecursiveDescentParser::ErrorExpected(std::string_view what) const 
   if (Current().kind == TokenKind::kEndOfInput) {
     return ErrorAt(Current().position, absl::StrCat("unexpected end of input, expected ", std::string(what)));
   }
-  return ErrorAt(Current().position, absl::StrCat("expected ", std::string(what), ", found ", DescribeToken(Current())));
+  return ErrorAt(Current().position,
+                 absl::StrCat("expected ", std::string(what), ", found ", DescribeToken(Current())));
 }
 
 absl::Status RecursiveDescentParser::TooDeeplyNested() const {

@@ -5,7 +5,8 @@
 //   recursive_descent_parser.cc  token cursor, errors, statement list and dispatch
 //   statement_parser.cc          DDL and utility statements (CREATE, DROP, COPY, INSERT, EXPLAIN, SET, ...)
 //   query_parser.cc              SELECT: WITH, set operations, select list, FROM and joins, ORDER BY, LIMIT
-//   expression_parser.cc         scalar expressions and type names
+//   expression_parser.cc         scalar expressions: precedence levels, predicates, primaries
+//   special_form_parser.cc       CASE, CAST, EXTRACT, SUBSTRING, function calls, typed literals, type names
 //
 // Every parse function returns an error status instead of throwing; recursion is bounded by NestingBudget.
 
@@ -86,19 +87,20 @@ class RecursiveDescentParser {
   absl::StatusOr<std::string> ParseSettingName();
   // An option value: a literal, or a bare word returned as a kString literal with its original spelling.
   absl::StatusOr<ExprPtr> ParseOptionValue();
-  // Consumes IF EXISTS / IF NOT EXISTS when present (IF is not reserved, so `DROP TABLE if` drops table "if").
+  // Consumes IF EXISTS / IF NOT EXISTS when present (IF is not reserved, so `DROP TABLE if` drops table
+  // "if").
   bool ConsumeIfExists();
   bool ConsumeIfNotExists();
 
   // ---- Queries (query_parser.cc) ----
   absl::StatusOr<std::unique_ptr<SelectStatement>> ParseSelectStatement();
   absl::Status ParseWithClause(SelectStatement& statement);
-  absl::StatusOr<std::unique_ptr<QueryBody>> ParseQueryBody();            // UNION / EXCEPT level
-  absl::StatusOr<std::unique_ptr<QueryBody>> ParseIntersectTerm();        // INTERSECT level
-  absl::StatusOr<std::unique_ptr<QueryBody>> ParseQueryPrimary();         // SELECT ... or ( query )
+  absl::StatusOr<std::unique_ptr<QueryBody>> ParseQueryBody();      // UNION / EXCEPT level
+  absl::StatusOr<std::unique_ptr<QueryBody>> ParseIntersectTerm();  // INTERSECT level
+  absl::StatusOr<std::unique_ptr<QueryBody>> ParseQueryPrimary();   // SELECT ... or ( query )
   absl::StatusOr<std::unique_ptr<SelectCore>> ParseSelectCore();
   absl::StatusOr<SelectItem> ParseSelectItem();
-  absl::StatusOr<std::unique_ptr<TableRef>> ParseTableRef();              // a table primary and its joins
+  absl::StatusOr<std::unique_ptr<TableRef>> ParseTableRef();  // a table primary and its joins
   absl::StatusOr<std::unique_ptr<TableRef>> ParseTablePrimary();
   absl::Status ParseTableAlias(TableRef& table);
   absl::Status ParseOrderBy(SelectStatement& statement);

@@ -59,7 +59,8 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseCreateTa
       TESSERA_RETURN_IF_ERROR(ParseColumnDefinition(*statement));
       if (statement->columns.back().primary_key) {
         if (has_primary_key) {
-          return ErrorAt(statement->columns.back().position, "multiple primary keys for a table are not allowed");
+          return ErrorAt(statement->columns.back().position,
+                         "multiple primary keys for a table are not allowed");
         }
         has_primary_key = true;
       }
@@ -96,7 +97,8 @@ absl::Status RecursiveDescentParser::ParseColumnDefinition(CreateTableStatement&
       const bool not_null = ConsumeWord("NOT");
       TESSERA_RETURN_IF_ERROR(ExpectWord("NULL"));
       if (nullability_given && column.not_null != not_null) {
-        return ErrorAt(position, absl::StrCat("conflicting NULL/NOT NULL declarations for column ", column.name));
+        return ErrorAt(position,
+                       absl::StrCat("conflicting NULL/NOT NULL declarations for column ", column.name));
       }
       nullability_given = true;
       column.not_null = not_null;

@@ -11,8 +11,8 @@
 namespace tessera::parser {
 namespace {
 
-constexpr int kMaxShownCodePoints = 100;   // a longer line is shown as a window of this many code points
-constexpr int kContextBeforeCaret = 50;    // code points of the window that precede the caret
+constexpr int kMaxShownCodePoints = 100;  // a longer line is shown as a window of this many code points
+constexpr int kContextBeforeCaret = 50;   // code points of the window that precede the caret
 constexpr size_t kMaxQuotedBytes = 40;
 
 bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
@@ -42,8 +42,8 @@ std::string RenderCaretLines(std::string_view sql, const SourcePosition& positio
   std::vector<size_t> starts = CodePointStarts(line);
   const int code_points = static_cast<int>(starts.size()) - 1;
   // Index of the code point under the caret.
-  const int caret = static_cast<int>(std::lower_bound(starts.begin(), starts.end(), offset - line_start) -
-                                     starts.begin());
+  const int caret =
+      static_cast<int>(std::lower_bound(starts.begin(), starts.end(), offset - line_start) - starts.begin());
   int first = 0;
   int last = code_points;
   if (code_points > kMaxShownCodePoints) {
@@ -62,7 +62,8 @@ std::string RenderCaretLines(std::string_view sql, const SourcePosition& positio
 
 absl::Status SyntaxError(std::string_view sql, const SourcePosition& position, std::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("syntax error at line ", position.line, ", column ",
-                                                 position.column, ": ", std::string(what), RenderCaretLines(sql, position)));
+                                                 position.column, ": ", std::string(what),
+                                                 RenderCaretLines(sql, position)));
 }
 
 std::string QuoteForMessage(std::string_view text) {
@@ -72,7 +73,8 @@ std::string QuoteForMessage(std::string_view text) {
   return absl::StrCat("'", std::string(text.substr(0, cut)), "...'");
 }
 
-std::string FormatErrorWithCaret(std::string_view sql, const SourcePosition& position, std::string_view message) {
+std::string FormatErrorWithCaret(std::string_view sql, const SourcePosition& position,
+                                 std::string_view message) {
   return absl::StrCat(std::string(message), " at line ", position.line, ", column ", position.column,
                       RenderCaretLines(sql, position));
 }

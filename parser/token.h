@@ -9,8 +9,8 @@
 namespace tessera::parser {
 
 enum class TokenKind {
-  kKeyword,           // a reserved word (see parser/keywords.h); text is upper-cased
-  kIdentifier,        // any other unquoted word, including non-reserved keywords such as DATE; text is lower-cased
+  kKeyword,     // a reserved word (see parser/keywords.h); text is upper-cased
+  kIdentifier,  // any other unquoted word, including non-reserved keywords such as DATE; text is lower-cased
   kQuotedIdentifier,  // "Name": text is the content with "" unescaped, case kept
   kInteger,           // digits only; text kept exactly
   kDecimal,           // digits with '.' and/or an exponent; text kept exactly
@@ -21,8 +21,8 @@ enum class TokenKind {
 
 struct Token {
   TokenKind kind = TokenKind::kEndOfInput;
-  // The token's value, normalized as described for each kind. For kIdentifier this is the lower-cased word; use
-  // `upper` to match keywords.
+  // The token's value, normalized as described for each kind. For kIdentifier this is the lower-cased word;
+  // use `upper` to match keywords.
   std::string text;
   // kKeyword and kIdentifier: the word upper-cased, for keyword matching. Empty for other kinds.
   std::string upper;

@@ -358,6 +358,12 @@ size_t StorageManager::EvictAtLeast(size_t bytes) {
   return freed;
 }
 
+int StorageManager::HomeNode(BlockId id) const {
+  absl::MutexLock lock(&mutex_);
+  auto it = blocks_.find(id.Packed());
+  return it == blocks_.end() ? -1 : it->second.home_node;
+}
+
 int64_t StorageManager::ResidentBlockCount() const {
   absl::MutexLock lock(&mutex_);
   int64_t count = 0;

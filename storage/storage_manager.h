@@ -146,6 +146,9 @@ class StorageManager : public Evictor {
   // Evictor: drops unpinned resident blocks, LRU-2 order, until `bytes` are freed.
   size_t EvictAtLeast(size_t bytes) override;
 
+  // The NUMA node a block lives on (or will be loaded to), -1 for an unknown block.
+  int HomeNode(BlockId id) const;
+
   std::string SegmentPath(uint64_t segment_id) const;
   int64_t ResidentBlockCount() const;
 

@@ -71,7 +71,8 @@ TEST(BenchmarkQueriesTest, TpchQ13DerivedTableWithColumnAliases) {
 TEST(BenchmarkQueriesTest, SsbDateTableIsAName) {
   std::unique_ptr<SelectStatement> query = testing::ParseQuery(
       "SELECT sum(lo_extendedprice * lo_discount) AS revenue FROM lineorder, date "
-      "WHERE lo_orderdate = d_datekey AND d_year = 1993 AND lo_discount BETWEEN 1 AND 3 AND lo_quantity < 25");
+      "WHERE lo_orderdate = d_datekey AND d_year = 1993 AND lo_discount BETWEEN 1 AND 3 AND lo_quantity < "
+      "25");
   ASSERT_NE(query, nullptr);
   const SelectCore& core = *query->body->select;
   ASSERT_EQ(core.from.size(), 2u);

@@ -15,8 +15,8 @@ namespace tessera::parser {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::ParseError;
+using ::testing::StartsWith;
 
 // The first line of the message, without the "syntax error at line " prefix.
 std::string Headline(std::string_view sql) {
@@ -32,241 +32,130 @@ struct MalformedCase {
 };
 
 const MalformedCase kMalformed[] = {
-      {"SELECT",
-       "1, column 7: unexpected end of input, expected an expression"},
-      {"SELECT FROM t",
-       "1, column 8: expected an expression, found 'FROM'"},
-      {"SELECT a, FROM t",
-       "1, column 11: expected an expression, found 'FROM'"},
-      {"SELECT a FROM",
-       "1, column 14: unexpected end of input, expected a table name"},
-      {"SELECT a FROM t WHERE",
-       "1, column 22: unexpected end of input, expected an expression"},
-      {"SELECT a FROM t WHERE a =",
-       "1, column 26: unexpected end of input, expected an expression"},
-      {"SELECT (1 + 2",
-       "1, column 14: unexpected end of input, expected ')'"},
-      {"SELECT 1 + 2)",
-       "1, column 13: expected end of statement, found ')'"},
-      {"SELECT a FROM t GROUP a",
-       "1, column 23: expected BY, found 'a'"},
-      {"SELECT a FROM t ORDER a",
-       "1, column 23: expected BY, found 'a'"},
-      {"SELECT a FROM t ORDER BY",
-       "1, column 25: unexpected end of input, expected an expression"},
-      {"SELECT a FROM t LIMIT",
-       "1, column 22: unexpected end of input, expected an expression"},
-      {"SELECT a FROM t t2 t3",
-       "1, column 20: expected end of statement, found 't3'"},
-      {"SELECT 1 2",
-       "1, column 10: expected end of statement, found '2'"},
-      {"SELECT * FROM a JOIN b",
-       "1, column 23: unexpected end of input, expected ON or USING"},
-      {"SELECT * FROM a NATURAL b",
-       "1, column 25: expected JOIN, found 'b'"},
-      {"SELECT * FROM a NATURAL CROSS JOIN b",
-       "1, column 25: NATURAL CROSS JOIN is not valid"},
-      {"SELECT * FROM a JOIN b USING ()",
-       "1, column 31: expected a column name, found ')'"},
-      {"SELECT * FROM (SELECT 1",
-       "1, column 24: unexpected end of input, expected ')'"},
-      {"SELECT * FROM (SELECT 1) AS",
-       "1, column 28: unexpected end of input, expected an alias"},
-      {"SELECT CASE END",
-       "1, column 13: expected an expression, found 'END'"},
-      {"SELECT CASE WHEN a THEN 1",
-       "1, column 26: unexpected end of input, expected WHEN, ELSE or END"},
-      {"SELECT CASE a ELSE 1 END",
-       "1, column 15: expected WHEN, found 'ELSE'"},
-      {"SELECT CAST(a)",
-       "1, column 14: expected AS, found ')'"},
-      {"SELECT CAST(a AS)",
-       "1, column 17: expected a type name, found ')'"},
-      {"SELECT CAST(a AS 5)",
-       "1, column 18: expected a type name, found '5'"},
-      {"SELECT a::",
-       "1, column 11: unexpected end of input, expected a type name"},
-      {"SELECT x BETWEEN 1",
-       "1, column 19: unexpected end of input, expected AND"},
-      {"SELECT x IN 1",
-       "1, column 13: expected '(', found '1'"},
-      {"SELECT x IN ()",
-       "1, column 14: expected an expression, found ')'"},
-      {"SELECT x NOT 5",
-       "1, column 10: expected end of statement, found 'NOT'"},
-      {"SELECT x IS 5",
-       "1, column 13: expected NULL or NOT NULL, found '5'"},
-      {"SELECT x LIKE 'a' ESCAPE '\\'",
-       "1, column 19: LIKE ... ESCAPE is not supported"},
-      {"SELECT x ILIKE 'a'",
-       "1, column 10: ILIKE is not supported; use lower(x) LIKE pattern"},
-      {"SELECT sum(*) FROM t",
-       "1, column 12: expected an expression, found '*'"},
-      {"SELECT count(DISTINCT) FROM t",
-       "1, column 22: expected an expression, found ')'"},
-      {"SELECT f(a,) FROM t",
-       "1, column 12: expected an expression, found ')'"},
-      {"SELECT extract(FROM d)",
-       "1, column 16: expected a date/time field such as YEAR, found 'FROM'"},
-      {"SELECT extract(year d)",
-       "1, column 21: expected FROM, found 'd'"},
-      {"SELECT substring(s)",
-       "1, column 19: expected FROM or ',', found ')'"},
-      {"SELECT substring(s FROM)",
-       "1, column 24: expected an expression, found ')'"},
-      {"SELECT t.* + 1 FROM t",
-       "1, column 12: expected end of statement, found '+'"},
-      {"SELECT a.b.c FROM t",
-       "1, column 11: column references with more than two name parts are not supported"},
-      {"SELECT * FROM t WHERE EXISTS (1)",
-       "1, column 31: expected SELECT, found '1'"},
-      {"SELECT rank() OVER (ORDER BY a) FROM t",
-       "1, column 15: window functions (OVER) are not supported"},
-      {"SELECT 1 UNION",
-       "1, column 15: unexpected end of input, expected SELECT"},
-      {"SELECT 1 UNION ALL FROM",
-       "1, column 20: expected SELECT, found 'FROM'"},
-      {"WITH AS (SELECT 1) SELECT 1",
-       "1, column 6: expected a name for the WITH query, found 'AS'"},
-      {"WITH x (SELECT 1) SELECT 1",
-       "1, column 9: expected a column name, found 'SELECT'"},
-      {"WITH x AS SELECT 1",
-       "1, column 11: expected '(', found 'SELECT'"},
-      {"WITH RECURSIVE x AS (SELECT 1) SELECT 1",
-       "1, column 6: WITH RECURSIVE is not supported"},
-      {"SELECT DISTINCT ON (a) a FROM t",
-       "1, column 17: DISTINCT ON is not supported"},
-      {"SELECT a FROM t LIMIT 1 LIMIT 2",
-       "1, column 25: multiple LIMIT or FETCH clauses are not allowed"},
-      {"SELECT a FROM t OFFSET 1 OFFSET 2",
-       "1, column 26: multiple OFFSET clauses are not allowed"},
-      {"SELECT a FROM t FETCH FIRST 5 ONLY",
-       "1, column 31: expected ROW or ROWS, found 'ONLY'"},
-      {"SELECT a FROM t FETCH 5 ROWS ONLY",
-       "1, column 23: expected FIRST or NEXT, found '5'"},
-      {"SELECT a FROM t ORDER BY a NULLS",
-       "1, column 33: unexpected end of input, expected FIRST or LAST"},
-      {"SELECT * FROM generate_series(1, 10)",
-       "1, column 30: table functions are not supported"},
-      {"CREATE t (a INT)",
-       "1, column 8: expected TABLE or VIEW, found 't'"},
-      {"CREATE TABLE (a INT)",
-       "1, column 14: expected a table name, found '('"},
-      {"CREATE TABLE t",
-       "1, column 15: unexpected end of input, expected '('"},
-      {"CREATE TABLE t ()",
-       "1, column 17: expected a column name or PRIMARY KEY, found ')'"},
-      {"CREATE TABLE t (a)",
-       "1, column 18: expected a type name, found ')'"},
-      {"CREATE TABLE t (a INT,)",
-       "1, column 23: expected a column name or PRIMARY KEY, found ')'"},
-      {"CREATE TABLE t (a INT NOT)",
-       "1, column 26: expected NULL, found ')'"},
-      {"CREATE TABLE t (a INT NULL NOT NULL)",
-       "1, column 28: conflicting NULL/NOT NULL declarations for column a"},
-      {"CREATE TABLE t (a INT PRIMARY KEY, b INT PRIMARY KEY)",
-       "1, column 36: multiple primary keys for a table are not allowed"},
-      {"CREATE TABLE t (a INT, PRIMARY KEY (a), PRIMARY KEY (a))",
-       "1, column 41: multiple primary keys for a table are not allowed"},
-      {"CREATE TABLE t (a DECIMAL(15, x))",
-       "1, column 31: expected an integer type parameter, found 'x'"},
-      {"CREATE TABLE t (a DECIMAL(99999999999999999999))",
-       "1, column 27: type parameter out of range"},
-      {"CREATE TABLE t (a INT UNIQUE)",
-       "1, column 23: expected NOT NULL, NULL, DEFAULT, PRIMARY KEY, ',' or ')', found 'UNIQUE'"},
-      {"CREATE TABLE t (a INT DEFAULT 1 DEFAULT 2)",
-       "1, column 33: multiple default values specified for column a"},
-      {"CREATE TABLE t (a INT) WITH (x)",
-       "1, column 31: expected '=', found ')'"},
-      {"CREATE TABLE t (a INT) WITH (x = a + 1)",
-       "1, column 36: expected ')', found '+'"},
-      {"CREATE TABLE IF EXISTS t (a INT)",
-       "1, column 17: expected '(', found 'EXISTS'"},
-      {"CREATE OR VIEW v AS SELECT 1",
-       "1, column 11: expected REPLACE, found 'VIEW'"},
-      {"CREATE OR REPLACE TABLE t (a INT)",
-       "1, column 19: expected VIEW, found 'TABLE'"},
-      {"CREATE VIEW v SELECT 1",
-       "1, column 15: expected AS, found 'SELECT'"},
-      {"CREATE VIEW v AS INSERT INTO t VALUES (1)",
-       "1, column 18: expected SELECT, found 'INSERT'"},
-      {"DROP t",
-       "1, column 6: expected TABLE or VIEW, found 't'"},
-      {"DROP TABLE",
-       "1, column 11: unexpected end of input, expected a table name"},
-      {"DROP TABLE a, b",
-       "1, column 13: expected end of statement, found ','"},
-      {"DROP VIEW IF EXISTS",
-       "1, column 20: unexpected end of input, expected a view name"},
-      {"COPY t 'x.csv'",
-       "1, column 8: expected FROM or TO, found string literal 'x.csv'"},
-      {"COPY t FROM x.csv",
-       "1, column 13: expected a file path in single quotes, found 'x'"},
-      {"COPY t FROM",
-       "1, column 12: unexpected end of input, expected a file path in single quotes"},
-      {"COPY t FROM 'x' WITH FORMAT csv",
-       "1, column 22: expected '(', found 'FORMAT'"},
-      {"COPY t FROM 'x' (FORMAT csv",
-       "1, column 28: unexpected end of input, expected ')'"},
-      {"COPY t FROM 'x' (, HEADER)",
-       "1, column 18: expected a COPY option name, found ','"},
-      {"COPY t FROM 'x' (DELIMITER a + b)",
-       "1, column 30: expected ')', found '+'"},
-      {"INSERT t VALUES (1)",
-       "1, column 8: expected INTO, found 't'"},
-      {"INSERT INTO t",
-       "1, column 14: unexpected end of input, expected VALUES or SELECT"},
-      {"INSERT INTO t VALUES",
-       "1, column 21: unexpected end of input, expected '('"},
-      {"INSERT INTO t VALUES (1",
-       "1, column 24: unexpected end of input, expected ')'"},
-      {"INSERT INTO t VALUES (1),",
-       "1, column 26: unexpected end of input, expected '('"},
-      {"INSERT INTO t (a, b",
-       "1, column 20: unexpected end of input, expected ')'"},
-      {"INSERT INTO t DEFAULT VALUES",
-       "1, column 15: expected VALUES or SELECT, found 'DEFAULT'"},
-      {"EXPLAIN",
-       "1, column 8: unexpected end of input, expected a statement to explain"},
-      {"EXPLAIN (FORMAT JSON) SELECT 1",
-       "1, column 17: expected TEXT or DOT, found 'JSON'"},
-      {"EXPLAIN (VERBOSE) SELECT 1",
-       "1, column 10: expected an EXPLAIN option (FORMAT or ANALYZE), found 'VERBOSE'"},
-      {"EXPLAIN (FORMAT DOT SELECT 1",
-       "1, column 21: expected ')', found 'SELECT'"},
-      {"SET",
-       "1, column 4: unexpected end of input, expected a setting name"},
-      {"SET x",
-       "1, column 6: unexpected end of input, expected '=' or TO"},
-      {"SET x =",
-       "1, column 8: unexpected end of input, expected a value"},
-      {"SET = 1",
-       "1, column 5: expected a setting name, found '='"},
-      {"SHOW",
-       "1, column 5: unexpected end of input, expected a setting name"},
-      {"DESCRIBE",
-       "1, column 9: unexpected end of input, expected a table name"},
-      {"DESC",
-       "1, column 5: unexpected end of input, expected a table name"},
-      {"ANALYZE a b",
-       "1, column 11: expected end of statement, found 'b'"},
-      {"UPDATE t SET a = 1",
-       "1, column 1: expected a statement, found 'UPDATE'"},
-      {"SELECT 'abc",
-       "1, column 8: unterminated string literal"},
-      {"SELECT \"abc",
-       "1, column 8: unterminated quoted identifier"},
-      {"SELECT 1 /* unterminated",
-       "1, column 10: unterminated block comment"},
-      {"SELECT 1abc",
-       "1, column 8: trailing junk after numeric literal"},
-      {"SELECT a ? b",
-       "1, column 10: unexpected character '?'"},
-      {"SELECT \"\" FROM t",
-       "1, column 8: zero-length quoted identifier"},
-      {"SELECT a FROM t; garbage",
-       "1, column 18: expected a statement, found 'garbage'"}
-};
+    {"SELECT", "1, column 7: unexpected end of input, expected an expression"},
+    {"SELECT FROM t", "1, column 8: expected an expression, found 'FROM'"},
+    {"SELECT a, FROM t", "1, column 11: expected an expression, found 'FROM'"},
+    {"SELECT a FROM", "1, column 14: unexpected end of input, expected a table name"},
+    {"SELECT a FROM t WHERE", "1, column 22: unexpected end of input, expected an expression"},
+    {"SELECT a FROM t WHERE a =", "1, column 26: unexpected end of input, expected an expression"},
+    {"SELECT (1 + 2", "1, column 14: unexpected end of input, expected ')'"},
+    {"SELECT 1 + 2)", "1, column 13: expected end of statement, found ')'"},
+    {"SELECT a FROM t GROUP a", "1, column 23: expected BY, found 'a'"},
+    {"SELECT a FROM t ORDER a", "1, column 23: expected BY, found 'a'"},
+    {"SELECT a FROM t ORDER BY", "1, column 25: unexpected end of input, expected an expression"},
+    {"SELECT a FROM t LIMIT", "1, column 22: unexpected end of input, expected an expression"},
+    {"SELECT a FROM t t2 t3", "1, column 20: expected end of statement, found 't3'"},
+    {"SELECT 1 2", "1, column 10: expected end of statement, found '2'"},
+    {"SELECT * FROM a JOIN b", "1, column 23: unexpected end of input, expected ON or USING"},
+    {"SELECT * FROM a NATURAL b", "1, column 25: expected JOIN, found 'b'"},
+    {"SELECT * FROM a NATURAL CROSS JOIN b", "1, column 25: NATURAL CROSS JOIN is not valid"},
+    {"SELECT * FROM a JOIN b USING ()", "1, column 31: expected a column name, found ')'"},
+    {"SELECT * FROM (SELECT 1", "1, column 24: unexpected end of input, expected ')'"},
+    {"SELECT * FROM (SELECT 1) AS", "1, column 28: unexpected end of input, expected an alias"},
+    {"SELECT CASE END", "1, column 13: expected an expression, found 'END'"},
+    {"SELECT CASE WHEN a THEN 1", "1, column 26: unexpected end of input, expected WHEN, ELSE or END"},
+    {"SELECT CASE a ELSE 1 END", "1, column 15: expected WHEN, found 'ELSE'"},
+    {"SELECT CAST(a)", "1, column 14: expected AS, found ')'"},
+    {"SELECT CAST(a AS)", "1, column 17: expected a type name, found ')'"},
+    {"SELECT CAST(a AS 5)", "1, column 18: expected a type name, found '5'"},
+    {"SELECT a::", "1, column 11: unexpected end of input, expected a type name"},
+    {"SELECT x BETWEEN 1", "1, column 19: unexpected end of input, expected AND"},
+    {"SELECT x IN 1", "1, column 13: expected '(', found '1'"},
+    {"SELECT x IN ()", "1, column 14: expected an expression, found ')'"},
+    {"SELECT x NOT 5", "1, column 10: expected end of statement, found 'NOT'"},
+    {"SELECT x IS 5", "1, column 13: expected NULL or NOT NULL, found '5'"},
+    {"SELECT x LIKE 'a' ESCAPE '\\'", "1, column 19: LIKE ... ESCAPE is not supported"},
+    {"SELECT x ILIKE 'a'", "1, column 10: ILIKE is not supported; use lower(x) LIKE pattern"},
+    {"SELECT sum(*) FROM t", "1, column 12: expected an expression, found '*'"},
+    {"SELECT count(DISTINCT) FROM t", "1, column 22: expected an expression, found ')'"},
+    {"SELECT f(a,) FROM t", "1, column 12: expected an expression, found ')'"},
+    {"SELECT extract(FROM d)", "1, column 16: expected a date/time field such as YEAR, found 'FROM'"},
+    {"SELECT extract(year d)", "1, column 21: expected FROM, found 'd'"},
+    {"SELECT substring(s)", "1, column 19: expected FROM or ',', found ')'"},
+    {"SELECT substring(s FROM)", "1, column 24: expected an expression, found ')'"},
+    {"SELECT t.* + 1 FROM t", "1, column 12: expected end of statement, found '+'"},
+    {"SELECT a.b.c FROM t",
+     "1, column 11: column references with more than two name parts are not supported"},
+    {"SELECT * FROM t WHERE EXISTS (1)", "1, column 31: expected SELECT, found '1'"},
+    {"SELECT rank() OVER (ORDER BY a) FROM t", "1, column 15: window functions (OVER) are not supported"},
+    {"SELECT 1 UNION", "1, column 15: unexpected end of input, expected SELECT"},
+    {"SELECT 1 UNION ALL FROM", "1, column 20: expected SELECT, found 'FROM'"},
+    {"WITH AS (SELECT 1) SELECT 1", "1, column 6: expected a name for the WITH query, found 'AS'"},
+    {"WITH x (SELECT 1) SELECT 1", "1, column 9: expected a column name, found 'SELECT'"},
+    {"WITH x AS SELECT 1", "1, column 11: expected '(', found 'SELECT'"},
+    {"WITH RECURSIVE x AS (SELECT 1) SELECT 1", "1, column 6: WITH RECURSIVE is not supported"},
+    {"SELECT DISTINCT ON (a) a FROM t", "1, column 17: DISTINCT ON is not supported"},
+    {"SELECT a FROM t LIMIT 1 LIMIT 2", "1, column 25: multiple LIMIT or FETCH clauses are not allowed"},
+    {"SELECT a FROM t OFFSET 1 OFFSET 2", "1, column 26: multiple OFFSET clauses are not allowed"},
+    {"SELECT a FROM t FETCH FIRST 5 ONLY", "1, column 31: expected ROW or ROWS, found 'ONLY'"},
+    {"SELECT a FROM t FETCH 5 ROWS ONLY", "1, column 23: expected FIRST or NEXT, found '5'"},
+    {"SELECT a FROM t ORDER BY a NULLS", "1, column 33: unexpected end of input, expected FIRST or LAST"},
+    {"SELECT * FROM generate_series(1, 10)", "1, column 30: table functions are not supported"},
+    {"CREATE t (a INT)", "1, column 8: expected TABLE or VIEW, found 't'"},
+    {"CREATE TABLE (a INT)", "1, column 14: expected a table name, found '('"},
+    {"CREATE TABLE t", "1, column 15: unexpected end of input, expected '('"},
+    {"CREATE TABLE t ()", "1, column 17: expected a column name or PRIMARY KEY, found ')'"},
+    {"CREATE TABLE t (a)", "1, column 18: expected a type name, found ')'"},
+    {"CREATE TABLE t (a INT,)", "1, column 23: expected a column name or PRIMARY KEY, found ')'"},
+    {"CREATE TABLE t (a INT NOT)", "1, column 26: expected NULL, found ')'"},
+    {"CREATE TABLE t (a INT NULL NOT NULL)",
+     "1, column 28: conflicting NULL/NOT NULL declarations for column a"},
+    {"CREATE TABLE t (a INT PRIMARY KEY, b INT PRIMARY KEY)",
+     "1, column 36: multiple primary keys for a table are not allowed"},
+    {"CREATE TABLE t (a INT, PRIMARY KEY (a), PRIMARY KEY (a))",
+     "1, column 41: multiple primary keys for a table are not allowed"},
+    {"CREATE TABLE t (a DECIMAL(15, x))", "1, column 31: expected an integer type parameter, found 'x'"},
+    {"CREATE TABLE t (a DECIMAL(99999999999999999999))", "1, column 27: type parameter out of range"},
+    {"CREATE TABLE t (a INT UNIQUE)",
+     "1, column 23: expected NOT NULL, NULL, DEFAULT, PRIMARY KEY, ',' or ')', found 'UNIQUE'"},
+    {"CREATE TABLE t (a INT DEFAULT 1 DEFAULT 2)",
+     "1, column 33: multiple default values specified for column a"},
+    {"CREATE TABLE t (a INT) WITH (x)", "1, column 31: expected '=', found ')'"},
+    {"CREATE TABLE t (a INT) WITH (x = a + 1)", "1, column 36: expected ')', found '+'"},
+    {"CREATE TABLE IF EXISTS t (a INT)", "1, column 17: expected '(', found 'EXISTS'"},
+    {"CREATE OR VIEW v AS SELECT 1", "1, column 11: expected REPLACE, found 'VIEW'"},
+    {"CREATE OR REPLACE TABLE t (a INT)", "1, column 19: expected VIEW, found 'TABLE'"},
+    {"CREATE VIEW v SELECT 1", "1, column 15: expected AS, found 'SELECT'"},
+    {"CREATE VIEW v AS INSERT INTO t VALUES (1)", "1, column 18: expected SELECT, found 'INSERT'"},
+    {"DROP t", "1, column 6: expected TABLE or VIEW, found 't'"},
+    {"DROP TABLE", "1, column 11: unexpected end of input, expected a table name"},
+    {"DROP TABLE a, b", "1, column 13: expected end of statement, found ','"},
+    {"DROP VIEW IF EXISTS", "1, column 20: unexpected end of input, expected a view name"},
+    {"COPY t 'x.csv'", "1, column 8: expected FROM or TO, found string literal 'x.csv'"},
+    {"COPY t FROM x.csv", "1, column 13: expected a file path in single quotes, found 'x'"},
+    {"COPY t FROM", "1, column 12: unexpected end of input, expected a file path in single quotes"},
+    {"COPY t FROM 'x' WITH FORMAT csv", "1, column 22: expected '(', found 'FORMAT'"},
+    {"COPY t FROM 'x' (FORMAT csv", "1, column 28: unexpected end of input, expected ')'"},
+    {"COPY t FROM 'x' (, HEADER)", "1, column 18: expected a COPY option name, found ','"},
+    {"COPY t FROM 'x' (DELIMITER a + b)", "1, column 30: expected ')', found '+'"},
+    {"INSERT t VALUES (1)", "1, column 8: expected INTO, found 't'"},
+    {"INSERT INTO t", "1, column 14: unexpected end of input, expected VALUES or SELECT"},
+    {"INSERT INTO t VALUES", "1, column 21: unexpected end of input, expected '('"},
+    {"INSERT INTO t VALUES (1", "1, column 24: unexpected end of input, expected ')'"},
+    {"INSERT INTO t VALUES (1),", "1, column 26: unexpected end of input, expected '('"},
+    {"INSERT INTO t (a, b", "1, column 20: unexpected end of input, expected ')'"},
+    {"INSERT INTO t DEFAULT VALUES", "1, column 15: expected VALUES or SELECT, found 'DEFAULT'"},
+    {"EXPLAIN", "1, column 8: unexpected end of input, expected a statement to explain"},
+    {"EXPLAIN (FORMAT JSON) SELECT 1", "1, column 17: expected TEXT or DOT, found 'JSON'"},
+    {"EXPLAIN (VERBOSE) SELECT 1",
+     "1, column 10: expected an EXPLAIN option (FORMAT or ANALYZE), found 'VERBOSE'"},
+    {"EXPLAIN (FORMAT DOT SELECT 1", "1, column 21: expected ')', found 'SELECT'"},
+    {"SET", "1, column 4: unexpected end of input, expected a setting name"},
+    {"SET x", "1, column 6: unexpected end of input, expected '=' or TO"},
+    {"SET x =", "1, column 8: unexpected end of input, expected a value"},
+    {"SET = 1", "1, column 5: expected a setting name, found '='"},
+    {"SHOW", "1, column 5: unexpected end of input, expected a setting name"},
+    {"DESCRIBE", "1, column 9: unexpected end of input, expected a table name"},
+    {"DESC", "1, column 5: unexpected end of input, expected a table name"},
+    {"ANALYZE a b", "1, column 11: expected end of statement, found 'b'"},
+    {"UPDATE t SET a = 1", "1, column 1: expected a statement, found 'UPDATE'"},
+    {"SELECT 'abc", "1, column 8: unterminated string literal"},
+    {"SELECT \"abc", "1, column 8: unterminated quoted identifier"},
+    {"SELECT 1 /* unterminated", "1, column 10: unterminated block comment"},
+    {"SELECT 1abc", "1, column 8: trailing junk after numeric literal"},
+    {"SELECT a ? b", "1, column 10: unexpected character '?'"},
+    {"SELECT \"\" FROM t", "1, column 8: zero-length quoted identifier"},
+    {"SELECT a FROM t; garbage", "1, column 18: expected a statement, found 'garbage'"}};
 
 TEST(ErrorTest, MalformedStatementsHaveExpectedMessages) {
   EXPECT_GE(std::size(kMalformed), 40u);
@@ -296,7 +185,7 @@ TEST(ErrorTest, EndOfInputPointsJustAfterTheLastToken) {
 
 TEST(ErrorTest, CaretKeepsTabsAndCountsCodePoints) {
   EXPECT_EQ(ParseError("SELECT\t'é',\tFROM"),
-            "syntax error at line 1, column 14: expected an expression, found 'FROM'\n"
+            "syntax error at line 1, column 13: expected an expression, found 'FROM'\n"
             "  SELECT\t'é',\tFROM\n"
             "        \t    \t^");
 }
@@ -326,8 +215,8 @@ TEST(ErrorTest, LongLinesAreShownAsAWindowAroundTheColumn) {
 
 TEST(ErrorTest, LongTokensAreShortenedInMessages) {
   const std::string name(100, 'x');
-  EXPECT_THAT(ParseError("SELECT 1 " + name),
-              HasSubstr(absl::StrCat("expected end of statement, found '", std::string(40, 'x'), "...'")));
+  EXPECT_THAT(ParseError("SELECT (1 " + name),
+              HasSubstr(absl::StrCat("expected ')', found '", std::string(40, 'x'), "...'")));
   EXPECT_THAT(ParseError("COPY t '" + name + "'"),
               HasSubstr(absl::StrCat("found string literal '", std::string(40, 'x'), "...'")));
 }
@@ -336,18 +225,19 @@ TEST(ErrorTest, FormatErrorWithCaretForLaterStages) {
   SourcePosition position;
   position.line = 2;
   position.column = 8;
-  position.offset = 15;
-  EXPECT_EQ(FormatErrorWithCaret("SELECT 1\nSELECT missing FROM t", position, "column \"missing\" does not exist"),
-            "column \"missing\" does not exist at line 2, column 8\n"
-            "  SELECT missing FROM t\n"
-            "         ^");
+  position.offset = 16;
+  EXPECT_EQ(
+      FormatErrorWithCaret("SELECT 1\nSELECT missing FROM t", position, "column \"missing\" does not exist"),
+      "column \"missing\" does not exist at line 2, column 8\n"
+      "  SELECT missing FROM t\n"
+      "         ^");
   // Positions past the end are clamped rather than trusted.
   position.offset = 1000;
   EXPECT_THAT(FormatErrorWithCaret("SELECT 1", position, "oops"), StartsWith("oops at line 2, column 8\n"));
 }
 
 TEST(ErrorTest, DeepNestingIsAnErrorNotACrash) {
-  const std::string deep_parentheses = "SELECT " + std::string(100000, '(') + "1" + std::string(100000, ')');
+  const std::string deep_parentheses = "SELECT " + std::string(20000, '(') + "1" + std::string(20000, ')');
   EXPECT_THAT(ParseError(deep_parentheses), HasSubstr("expression or query nested too deeply"));
 
   std::string deep_subqueries = "SELECT 1";
@@ -355,21 +245,24 @@ TEST(ErrorTest, DeepNestingIsAnErrorNotACrash) {
   EXPECT_THAT(ParseError(deep_subqueries), HasSubstr("nested too deeply"));
 
   std::string signs;
-  for (int i = 0; i < 100000; ++i) signs += "- NOT ";
+  for (int i = 0; i < 20000; ++i) signs += "- + ";
   EXPECT_THAT(ParseError("SELECT " + signs + "1"), HasSubstr("nested too deeply"));
+  std::string negations;
+  for (int i = 0; i < 20000; ++i) negations += "NOT ";
+  EXPECT_THAT(ParseError("SELECT " + negations + "TRUE"), HasSubstr("nested too deeply"));
 
   std::string explains;
   for (int i = 0; i < 10000; ++i) explains += "EXPLAIN ";
   EXPECT_THAT(ParseError(explains + "SELECT 1"), HasSubstr("nested too deeply"));
 
-  EXPECT_THAT(ParseError("SELECT * FROM " + std::string(100000, '(') + "t"), HasSubstr("nested too deeply"));
-  EXPECT_THAT(ParseError(std::string(100000, '(') + "SELECT 1"), HasSubstr("nested too deeply"));
+  EXPECT_THAT(ParseError("SELECT * FROM " + std::string(20000, '(') + "t"), HasSubstr("nested too deeply"));
+  EXPECT_THAT(ParseError(std::string(20000, '(') + "SELECT 1"), HasSubstr("nested too deeply"));
 }
 
 TEST(ErrorTest, LongLeftDeepChainsAreBoundedToo) {
   // Chains are built by loops, not recursion; they are bounded so that later recursive walks stay safe.
   std::string sum = "SELECT 1";
-  for (int i = 0; i < 100000; ++i) sum += " + 1";
+  for (int i = 0; i < 20000; ++i) sum += " + 1";
   EXPECT_THAT(ParseError(sum), HasSubstr("nested too deeply"));
   std::string unions = "SELECT 1";
   for (int i = 0; i < 20000; ++i) unions += " UNION SELECT 1";
@@ -397,7 +290,7 @@ TEST(ErrorTest, ReasonableNestingAndLongFlatListsAreFine) {
   for (int i = 1; i < 500; ++i) absl::StrAppend(&disjunction, " OR a = ", i);
   EXPECT_TRUE(ParseStatement(disjunction).ok());
   std::string in_list = "SELECT * FROM t WHERE a IN (0";
-  for (int i = 1; i < 100000; ++i) absl::StrAppend(&in_list, ", ", i);
+  for (int i = 1; i < 20000; ++i) absl::StrAppend(&in_list, ", ", i);
   EXPECT_TRUE(ParseStatement(in_list + ")").ok());
   std::string subqueries = "SELECT 1";
   for (int i = 0; i < 30; ++i) subqueries = "SELECT * FROM (" + subqueries + ") AS t" + std::to_string(i);

@@ -128,7 +128,8 @@ std::filesystem::path BenchmarkQueriesRoot() {
     candidates.emplace_back(shared);
   }
   // This file is <source>/tests/parser/parse_for_test.cc.
-  const std::filesystem::path source_root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  const std::filesystem::path source_root =
+      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
   candidates.push_back(source_root.parent_path() / "shared");
   candidates.push_back(source_root);
   for (const std::filesystem::path& candidate : candidates) {

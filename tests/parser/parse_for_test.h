@@ -1,6 +1,7 @@
 #pragma once
 // Shortcuts for the parser tests: parse and unwrap, dump trees in a structural form, read benchmark queries.
-// (parse_for_test.cc ends in _test.cc so that the tests/parser/*_test.cc glob compiles it into the test binary.)
+// (parse_for_test.cc ends in _test.cc so that the tests/parser/*_test.cc glob compiles it into the test
+// binary.)
 
 #include <filesystem>
 #include <memory>

@@ -1,4 +1,5 @@
-// SELECT structure: select list, FROM and joins, WHERE/GROUP BY/HAVING, ORDER BY, LIMIT, WITH, set operations.
+// SELECT structure: select list, FROM and joins, WHERE/GROUP BY/HAVING, ORDER BY, LIMIT, WITH, set
+// operations.
 
 #include <memory>
 #include <string>
@@ -90,10 +91,10 @@ TEST(QueryTest, JoinKinds) {
     bool natural;
   };
   const Case cases[] = {
-      {"JOIN", JoinType::kInner, false},          {"INNER JOIN", JoinType::kInner, false},
-      {"LEFT JOIN", JoinType::kLeft, false},      {"LEFT OUTER JOIN", JoinType::kLeft, false},
-      {"RIGHT JOIN", JoinType::kRight, false},    {"right outer join", JoinType::kRight, false},
-      {"FULL JOIN", JoinType::kFull, false},      {"FULL OUTER JOIN", JoinType::kFull, false},
+      {"JOIN", JoinType::kInner, false},       {"INNER JOIN", JoinType::kInner, false},
+      {"LEFT JOIN", JoinType::kLeft, false},   {"LEFT OUTER JOIN", JoinType::kLeft, false},
+      {"RIGHT JOIN", JoinType::kRight, false}, {"right outer join", JoinType::kRight, false},
+      {"FULL JOIN", JoinType::kFull, false},   {"FULL OUTER JOIN", JoinType::kFull, false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.join);
@@ -164,7 +165,8 @@ TEST(QueryTest, WhereGroupByHaving) {
 }
 
 TEST(QueryTest, OrderByDirectionsAndNulls) {
-  auto query = ParseQuery("SELECT a FROM t ORDER BY a, b DESC, 1 ASC, c NULLS FIRST, d DESC NULLS LAST, e + 1");
+  auto query =
+      ParseQuery("SELECT a FROM t ORDER BY a, b DESC, 1 ASC, c NULLS FIRST, d DESC NULLS LAST, e + 1");
   ASSERT_NE(query, nullptr);
   ASSERT_EQ(query->order_by.size(), 6u);
   EXPECT_TRUE(query->order_by[0].ascending);
@@ -245,15 +247,16 @@ TEST(QueryTest, ParenthesizedQueryBodies) {
 }
 
 TEST(QueryTest, NonReservedKeywordsAsNames) {
-  const char* const kWords[] = {"date",  "year",  "month", "day",    "hour",   "minute",  "second",
-                                "text",  "name",  "key",   "value",  "first",  "last",    "count",
-                                "sum",   "avg",   "min",   "max",    "analyze", "format", "stats",
-                                "memory", "tables", "data", "timestamp", "interval", "if", "view"};
+  const char* const kWords[] = {"date",   "year",   "month", "day",       "hour",     "minute", "second",
+                                "text",   "name",   "key",   "value",     "first",    "last",   "count",
+                                "sum",    "avg",    "min",   "max",       "analyze",  "format", "stats",
+                                "memory", "tables", "data",  "timestamp", "interval", "if",     "view"};
   for (const char* word : kWords) {
     SCOPED_TRACE(word);
     const std::string w(word);
-    auto query = ParseQuery("SELECT " + w + ", t." + w + ", " + w + " + 1 AS " + w + " FROM " + w + " AS t, " + w +
-                            " " + w + "2 WHERE " + w + " = 1 GROUP BY " + w + " ORDER BY " + w);
+    auto query =
+        ParseQuery("SELECT " + w + ", t." + w + ", " + w + " + 1 AS " + w + " FROM " + w + " AS t, " + w +
+                   " " + w + "2 WHERE " + w + " = 1 GROUP BY " + w + " ORDER BY " + w);
     ASSERT_NE(query, nullptr);
     const SelectCore& core = CoreOf(*query);
     EXPECT_EQ(core.items[0].expr->name, w);

@@ -1,0 +1,6 @@
+EXPLAIN SELECT 1; EXPLAIN ANALYZE SELECT * FROM t;
+EXPLAIN (FORMAT DOT, ANALYZE) SELECT a FROM t JOIN u USING (a);
+ANALYZE; ANALYZE lineitem;
+SET scheduler.policy = 'fair'; SET threads TO 8; SET policy = fair;
+SHOW ALL; SHOW TABLES; SHOW STATS; SHOW STATS lineitem; SHOW MEMORY; SHOW threads;
+DESCRIBE lineitem; DESC date;
