@@ -3,6 +3,7 @@
 #include "catalog/catalog.h"
 #include "cli/session.h"
 #include "common/status_macros.h"
+#include "scheduler/foreman.h"
 #include "storage/buffer_pool.h"
 #include "storage/storage_manager.h"
 #include "storage/topology.h"
@@ -12,6 +13,7 @@ namespace tessera {
 Database::Database(DatabaseOptions options) : options_(std::move(options)) {}
 
 Database::~Database() {
+  foreman_.reset();  // stops the workers before anything they might touch goes
   storage_.reset();  // frees every block before the pool goes
   catalog_.reset();
   buffer_pool_.reset();
@@ -31,11 +33,17 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& 
                            StorageManager::Open(options.data_directory, *database->catalog_,
                                                 database->buffer_pool_.get(), database->topology_.get(),
                                                 options.sync_writes));
+  ForemanOptions foreman_options;
+  foreman_options.pool.num_workers = database->options_.worker_threads;
+  const Topology* topology = database->topology_.get();
+  foreman_options.pool.node_of_cpu = [topology](int cpu) { return cpu < 0 ? 0 : topology->NodeOfCpu(cpu); };
+  TESSERA_ASSIGN_OR_RETURN(database->foreman_, Foreman::Create(foreman_options));
   return database;
 }
 
 Catalog& Database::catalog() { return *catalog_; }
 StorageManager& Database::storage() { return *storage_; }
 BufferPool& Database::buffer_pool() { return *buffer_pool_; }
+Foreman& Database::foreman() { return *foreman_; }
 
 }  // namespace tessera

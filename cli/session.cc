@@ -21,7 +21,7 @@ absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
     absl::StatusOr<QueryResult> result;
     switch (statement->kind) {
       case StatementKind::kSelect:
-        result = ExecuteSelect(*database_, static_cast<const parser::SelectQueryStatement&>(*statement));
+        result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement));
         break;
       case StatementKind::kCreateTable:
         result = ExecuteCreateTable(*database_, static_cast<const parser::CreateTableStatement&>(*statement));

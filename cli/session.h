@@ -4,6 +4,7 @@
 // A Database owns everything shared (catalog, storage, buffer pool) for one data directory; it is thread-safe.
 // A Session is one client's connection to it (settings such as priority); a Session is used by one thread at a time.
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@ class Catalog;
 class StorageManager;
 class BufferPool;
 class Topology;
+class Foreman;
 
 struct DatabaseOptions {
   std::string data_directory;
@@ -38,6 +40,9 @@ class Database {
   Catalog& catalog();
   StorageManager& storage();
   BufferPool& buffer_pool();
+  // The scheduler that runs every query's work orders (one per database, shared by all sessions).
+  Foreman& foreman();
+  int64_t NextQueryId() { return next_query_id_.fetch_add(1); }
   const DatabaseOptions& options() const { return options_; }
 
  private:
@@ -48,6 +53,8 @@ class Database {
   std::unique_ptr<BufferPool> buffer_pool_;
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<StorageManager> storage_;
+  std::unique_ptr<Foreman> foreman_;
+  std::atomic<int64_t> next_query_id_{1};
 };
 
 class Session {

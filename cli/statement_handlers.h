@@ -1,6 +1,6 @@
 #pragma once
-// Execution of the statements the session runs itself (DDL, COPY, INSERT, SHOW/DESCRIBE, and the table scans
-// that SELECT supports before the query engine lands). Internal to cli/.
+// Execution of statements for the session: DDL, COPY, INSERT, SHOW/DESCRIBE run directly; SELECT goes through the
+// query engine. Internal to cli/.
 
 #include <string_view>
 
@@ -15,7 +15,8 @@ absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser:
 absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::DropStatement& statement);
 absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement);
 absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement);
-absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::SelectQueryStatement& statement);
+// SELECT through the query engine (binder, optimizer, operator DAG, work orders).
+absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement);
 absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowStatement& statement);
 absl::StatusOr<QueryResult> ExecuteDescribe(Database& database, const parser::DescribeStatement& statement);
 absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::AnalyzeStatement& statement);

@@ -23,6 +23,7 @@
 #include "cli/result_format.h"
 #include "cli/session.h"
 #include "common/clock.h"
+#include "parser/parser.h"
 #include "glog/logging.h"
 
 namespace {
@@ -95,7 +96,7 @@ bool ParseArguments(int argc, char** argv, ShellOptions* options, std::string* e
   return true;
 }
 
-bool RunSql(tessera::Session& session, const std::string& sql, const ShellOptions& options) {
+bool RunStatement(tessera::Session& session, const std::string& sql, const ShellOptions& options) {
   int64_t start = tessera::MonotonicNanos();
   absl::StatusOr<tessera::QueryResult> result = session.Execute(sql);
   if (!result.ok()) {
@@ -107,6 +108,20 @@ bool RunSql(tessera::Session& session, const std::string& sql, const ShellOption
     std::cout << absl::StrCat("Time: ", (tessera::MonotonicNanos() - start) / 1e6, " ms") << std::endl;
   }
   std::cout.flush();
+  return true;
+}
+
+// Runs every statement of `sql` in order, printing each result; stops at the first error.
+bool RunSql(tessera::Session& session, const std::string& sql, const ShellOptions& options) {
+  absl::StatusOr<std::vector<std::unique_ptr<tessera::parser::Statement>>> statements =
+      tessera::parser::ParseStatements(sql);
+  if (!statements.ok()) {
+    std::cerr << "Error: " << statements.status().message() << std::endl;
+    return false;
+  }
+  for (const auto& statement : *statements) {
+    if (!RunStatement(session, statement->text, options)) return false;
+  }
   return true;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// A small, fast, seedable PRNG (xoshiro256**) for the policy enforcer's draws. Not thread-safe: one per thread.
-// std::random_device per draw (as Quickstep did) costs microseconds; this costs nanoseconds and makes tests
-// reproducible.
+// A small, fast, seedable PRNG (xoshiro256**) for the policy enforcer's draws. Not thread-safe: one per
+// thread. std::random_device per draw (as Quickstep did) costs microseconds; this costs nanoseconds and makes
+// tests reproducible.
 
 #include <cstdint>
 

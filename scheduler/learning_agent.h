@@ -3,17 +3,20 @@
 // §3.6.2 and appendix A.5). The PolicyEnforcer's fair and proportional policies turn these predictions into
 // probabilities.
 //
-// Per query and per *active* operator a bounded ring of recent durations is kept; an operator's history is dropped
-// when it finishes (A.5). Two predictors combine the active operators into one value per query:
-//   window mean     pooled mean of the last `mean_window` durations of every active operator (what Quickstep's
+// Per query and per *active* operator a bounded ring of recent durations is kept; an operator's history is
+// dropped when it finishes (A.5). Two predictors combine the active operators into one value per query:
+//   window mean     pooled mean of the last `mean_window` durations of every active operator (what
+//   Quickstep's
 //                   Learner does, window 10);
 //   autoregression  per operator an AR(p) fit over the last `ar_window` durations (refit every
 //                   `ar_refit_interval` records), combined weighted by each operator's record count.
-// With no active operator the last prediction is kept (between operators). Before the first record a query has no
-// prediction: policies then use their default probabilities.
+// With no active operator the last prediction is kept (between operators). Before the first record a query
+// has no prediction: policies then use their default probabilities.
 //
-// Prediction error: before each record the query-level prediction is compared with the actual duration, giving a
-// mean absolute error and a mean relative error per predictor (the active one always; both with
+// Outliers: see LearningAgentOptions::outlier_factor.
+//
+// Prediction error: before each record the query-level prediction is compared with the actual duration,
+// giving a mean absolute error and a mean relative error per predictor (the active one always; both with
 // `evaluate_both_predictors`).
 //
 // Threading: not thread-safe; owned and used by the Foreman thread.
@@ -33,9 +36,14 @@ struct LearningAgentOptions {
   PredictorKind predictor = PredictorKind::kWindowMean;
   int mean_window = 10;  // durations per operator for the mean (Quickstep: 10)
   int ar_order = 2;
-  int ar_window = 32;          // durations per operator for the AR fit
-  int ar_refit_interval = 8;   // records between AR refits of an operator
+  int ar_window = 32;         // durations per operator for the AR fit
+  int ar_refit_interval = 8;  // records between AR refits of an operator
   bool evaluate_both_predictors = false;
+  // A duration above outlier_factor x its operator's current window mean is recorded as that bound (0: off).
+  // Preemption of a worker (2-core VMs, noisy neighbours) stretches single work orders by 100x; unclamped,
+  // one such sample cuts a query's fair-share probability for a whole window, and a low-share query needs
+  // many dispatches to flush it out. A real phase change still wins: the bound grows with every record.
+  double outlier_factor = 8.0;
 };
 
 struct PredictionError {
@@ -92,6 +100,8 @@ class LearningAgent {
   bool EvaluatesAutoregression() const {
     return options_.predictor == PredictorKind::kAutoregression || options_.evaluate_both_predictors;
   }
+
+  void UpdateCachedPredictions(QueryHistory* query) const;
 
   const LearningAgentOptions options_;
   std::vector<std::unique_ptr<QueryHistory>> queries_;  // owned; order irrelevant

@@ -10,11 +10,13 @@
 namespace tessera {
 namespace {
 
-// Fair weights within one group (a level): 1/t_j if every member has a prediction, else uniform. Returns the sum.
+// Fair weights within one group (a level): 1/t_j if every member has a prediction, else uniform. Returns the
+// sum.
 double FairWithinGroup(std::span<const PolicyCandidate> candidates, std::span<const int> group,
                        std::span<double> weights) {
   bool all_predicted = true;
-  for (int i : group) all_predicted = all_predicted && candidates[i].has_prediction && candidates[i].predicted_ns > 0;
+  for (int i : group)
+    all_predicted = all_predicted && candidates[i].has_prediction && candidates[i].predicted_ns > 0;
   double sum = 0;
   for (int i : group) {
     weights[i] = all_predicted ? 1.0 / candidates[i].predicted_ns : 1.0;
@@ -25,8 +27,8 @@ double FairWithinGroup(std::span<const PolicyCandidate> candidates, std::span<co
 
 int EffectivePriority(const PolicyCandidate& candidate) { return std::max(1, candidate.priority); }
 
-// The one ready candidate that a strict-order policy serves: least remaining work (unknown = +inf) among those
-// accepted by `filter`, ties broken by arrival; or by arrival alone if `by_remaining` is false.
+// The one ready candidate that a strict-order policy serves: least remaining work (unknown = +inf) among
+// those accepted by `filter`, ties broken by arrival; or by arrival alone if `by_remaining` is false.
 template <typename Filter>
 int StrictChoice(std::span<const PolicyCandidate> candidates, bool by_remaining, Filter filter) {
   int best = -1;
@@ -57,8 +59,8 @@ void ProportionalPriority(const PolicyOptions& options, std::span<const PolicyCa
   });
   const int max_priority = EffectivePriority(candidates[order.back()]);
   bool all_predicted = true;
-  for (int i : order) all_predicted = all_predicted && candidates[i].has_prediction && candidates[i].predicted_ns > 0;
-  // Per class: fair weights inside (normalised to sum 1) times the class weight n_PV (the enforcer normalises).
+  for (int i : order)
+    all_predicted = all_predicted && candidates[i].has_prediction && candidates[i].predicted_ns > 0;
   for (size_t begin = 0; begin < order.size();) {
     size_t end = begin;
     const int pv = EffectivePriority(candidates[order[begin]]);
@@ -67,14 +69,18 @@ void ProportionalPriority(const PolicyOptions& options, std::span<const PolicyCa
     const double share = options.scale == PriorityScale::kLinear
                              ? static_cast<double>(pv)
                              : std::pow(options.exponential_base, static_cast<double>(pv - max_priority));
+    // Intra-class fair weights, normalised to p(j | PV).
+    const double sum = FairWithinGroup(candidates, group, weights);
     double n = share;
     if (all_predicted) {
-      double mean_t = 0;
-      for (int i : group) mean_t += candidates[i].predicted_ns;
-      mean_t /= static_cast<double>(group.size());
-      n = share / mean_t;
+      // w_PV = expected time of a work order picked from this class = sum_j p(j | PV) t_j. The dissertation
+      // writes the arithmetic mean of t_j, which equals this only for uniform intra-class picks or equal t_j;
+      // with fair intra-class picks it is the harmonic mean, and using it keeps class CPU shares exactly ∝
+      // s(PV).
+      double w = 0;
+      for (int i : group) w += weights[i] / sum * candidates[i].predicted_ns;
+      n = share / w;
     }
-    const double sum = FairWithinGroup(candidates, group, weights);
     for (int i : group) weights[i] = weights[i] / sum * n;  // p(j) ∝ n_PV * p(j | PV)
     begin = end;
   }
@@ -105,8 +111,9 @@ absl::StatusOr<PolicyOptions> ParsePolicy(const std::string& name) {
   } else if (lower == "ifsrpt") {
     options.kind = PolicyKind::kInelasticFirstSrpt;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown scheduling policy '", name, "' (static, fair, hpf, pp, pp-exp, lottery, fcfs, srpt, ifsrpt)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown scheduling policy '", name,
+                     "' (static, fair, hpf, pp, pp-exp, lottery, fcfs, srpt, ifsrpt)"));
   }
   return options;
 }
@@ -168,11 +175,13 @@ void ComputePolicyWeights(const PolicyOptions& options, std::span<const PolicyCa
       ProportionalPriority(options, candidates, weights, ready);
       return;
     case PolicyKind::kFcfs: {
-      weights[StrictChoice(candidates, /*by_remaining=*/false, [](const PolicyCandidate&) { return true; })] = 1.0;
+      weights[StrictChoice(candidates, /*by_remaining=*/false, [](const PolicyCandidate&) { return true; })] =
+          1.0;
       return;
     }
     case PolicyKind::kSrpt: {
-      weights[StrictChoice(candidates, /*by_remaining=*/true, [](const PolicyCandidate&) { return true; })] = 1.0;
+      weights[StrictChoice(candidates, /*by_remaining=*/true, [](const PolicyCandidate&) { return true; })] =
+          1.0;
       return;
     }
     case PolicyKind::kInelasticFirstSrpt: {

@@ -1,16 +1,20 @@
 #pragma once
-// Scheduling policies as pure functions: a policy turns the active queries' state into a weight per query; the
-// PolicyEnforcer picks a query with probability weight / sum. Keeping this free of threads and clocks makes every
-// formula unit-testable with synthetic inputs.
+// Scheduling policies as pure functions: a policy turns the active queries' state into a weight per query;
+// the PolicyEnforcer picks a query with probability weight / sum. Keeping this free of threads and clocks
+// makes every formula unit-testable with synthetic inputs.
 //
 // Policies (t_j = predicted time of query j's next work order, PV = priority value, larger = more important):
 //   static   p_j = 1/N. The baseline the learning is measured against (dissertation §3.8.5).
 //   fair     p_j ∝ 1/t_j, so every query gets an equal share of CPU time (§3.7.1).
-//   hpf      Highest Priority First: fair among the ready queries of the highest PV; lower PVs get work orders
+//   hpf      Highest Priority First: fair among the ready queries of the highest PV; lower PVs get work
+//   orders
 //            only while no higher one has a ready work order (§3.7.2).
-//   pp       Proportional Priority: class share t_PV = s(PV)/Σs, class work-order time w_PV = mean t_j,
-//            n_PV = t_PV/w_PV, prob_PV = n_PV/Σn; fair inside a class (§3.7.3). s(PV) = PV (linear) or
-//            base^PV (exponential).
+//   pp       Proportional Priority: class share t_PV = s(PV)/Σs, class work-order time w_PV, n_PV =
+//   t_PV/w_PV,
+//            prob_PV = n_PV/Σn; fair inside a class (§3.7.3). s(PV) = PV (linear) or base^PV (exponential).
+//            w_PV is the expected time of a work order picked from the class (Σ p(j|PV) t_j, the harmonic
+//            mean of t_j under intra-class fairness); §3.7.3 writes the arithmetic mean, which is the same
+//            only when a class's t_j are equal, and otherwise skews class shares.
 //   lottery  each query holds PV tickets; p_j ∝ tickets_j / t_j (Waldspurger's compensation tickets with the
 //            predicted work-order time as the quantum), so CPU share ∝ tickets.
 //   fcfs     the earliest-arrived ready query gets every work order.
@@ -54,13 +58,13 @@ std::string PolicyName(const PolicyOptions& options);
 
 // What a policy knows about one active query.
 struct PolicyCandidate {
-  bool ready = false;          // has a work order to hand out now
-  int priority = 1;            // PV, >= 1
-  uint64_t arrival = 0;        // arrival order, smaller = earlier
+  bool ready = false;    // has a work order to hand out now
+  int priority = 1;      // PV, >= 1
+  uint64_t arrival = 0;  // arrival order, smaller = earlier
   bool has_prediction = false;
-  double predicted_ns = 0;     // predicted next work-order time, > 0 when has_prediction
-  double remaining_ns = -1;    // estimated remaining work; < 0 = unknown
-  bool inelastic = false;      // in an inelastic phase
+  double predicted_ns = 0;   // predicted next work-order time, > 0 when has_prediction
+  double remaining_ns = -1;  // estimated remaining work; < 0 = unknown
+  bool inelastic = false;    // in an inelastic phase
 };
 
 // Reusable buffers so that computing weights never allocates once they have grown to the query count.

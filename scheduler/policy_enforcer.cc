@@ -4,7 +4,8 @@
 
 namespace tessera {
 
-PolicyEnforcer::PolicyEnforcer(const PolicyOptions& options, uint64_t seed) : options_(options), random_(seed) {}
+PolicyEnforcer::PolicyEnforcer(const PolicyOptions& options, uint64_t seed)
+    : options_(options), random_(seed) {}
 
 void PolicyEnforcer::SetPolicy(const PolicyOptions& options) {
   options_ = options;
@@ -53,7 +54,7 @@ void* PolicyEnforcer::Pick() {
   const double draw = random_.NextDouble() * total_;
   size_t i = std::upper_bound(cumulative_.begin(), cumulative_.end(), draw) - cumulative_.begin();
   if (i >= cumulative_.size()) i = cumulative_.size() - 1;  // draw rounded up to total_
-  while (weights_[i] <= 0) --i;                              // never land on a zero-weight slot
+  while (weights_[i] <= 0) --i;                             // never land on a zero-weight slot
   return owners_[i];
 }
 

@@ -2,10 +2,10 @@
 // Picks the query whose work order is dispatched next, with the probabilities the current policy (policy.h)
 // assigns to the active queries.
 //
-// Each active query occupies a dense slot holding its PolicyCandidate. Any change marks the weights stale; the
-// next Pick recomputes them once (O(Q log Q)) into preallocated buffers and draws with a seeded PRNG and a binary
-// search over the cumulative weights. Nothing allocates on the Pick path once the buffers have grown to the number
-// of queries.
+// Each active query occupies a dense slot holding its PolicyCandidate. Any change marks the weights stale;
+// the next Pick recomputes them once (O(Q log Q)) into preallocated buffers and draws with a seeded PRNG and
+// a binary search over the cumulative weights. Nothing allocates on the Pick path once the buffers have grown
+// to the number of queries.
 //
 // Threading: not thread-safe; owned and used by the Foreman thread (tests use it directly).
 
@@ -26,8 +26,8 @@ class PolicyEnforcer {
 
   // Registers a query; `owner` is what Pick returns for it. Returns its slot.
   int Add(void* owner, const PolicyCandidate& candidate);
-  // Unregisters `slot`. The last slot moves into `slot`: returns that slot's owner (whose slot is now `slot`), or
-  // null if `slot` was the last one.
+  // Unregisters `slot`. The last slot moves into `slot`: returns that slot's owner (whose slot is now
+  // `slot`), or null if `slot` was the last one.
   void* Remove(int slot);
 
   // Read or change a query's inputs. The mutable accessor marks the weights stale.

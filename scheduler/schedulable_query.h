@@ -1,6 +1,6 @@
 #pragma once
-// What the Foreman schedules: the SchedulableQuery interface (implemented by query_execution's QueryManager, and by
-// SyntheticQuery for tests and benchmarks), its work orders, and the records that flow back.
+// What the Foreman schedules: the SchedulableQuery interface (implemented by query_execution's QueryManager,
+// and by SyntheticQuery for tests and benchmarks), its work orders, and the records that flow back.
 //
 // Threading contract: the Foreman calls every SchedulableQuery method from its single scheduler thread only,
 // between Foreman::Submit and the moment the query's handle completes; so a QueryManager needs no locks for
@@ -20,7 +20,8 @@ namespace tessera {
 
 using QueryId = int64_t;
 
-// What a worker reports for one finished work order (the Foreman fills it from the task and the worker's times).
+// What a worker reports for one finished work order (the Foreman fills it from the task and the worker's
+// times).
 struct WorkOrderCompletion {
   QueryId query_id = 0;
   int operator_id = 0;
@@ -31,11 +32,12 @@ struct WorkOrderCompletion {
 };
 
 // One work order: an operator's self-contained piece of work (typically one input block). Created by
-// SchedulableQuery::NextWorkOrder on the scheduler thread, executed on a worker, destroyed on the scheduler thread
-// after OnWorkOrderFinished.
+// SchedulableQuery::NextWorkOrder on the scheduler thread, executed on a worker, destroyed on the scheduler
+// thread after OnWorkOrderFinished.
 class WorkOrderTask : public Task {
  public:
-  // `preferred_node` is the NUMA node of the work order's input (-1: any); the Foreman prefers a worker there.
+  // `preferred_node` is the NUMA node of the work order's input (-1: any); the Foreman prefers a worker
+  // there.
   explicit WorkOrderTask(int operator_id, int preferred_node = -1)
       : operator_id_(operator_id), preferred_node_(preferred_node) {}
 
@@ -57,8 +59,9 @@ class WorkOrderTask : public Task {
   void* dispatch_owner() const { return dispatch_owner_; }
 
  protected:
-  // The work itself. Runs on a worker thread to completion (no preemption); returns the number of rows produced.
-  // Must not throw; an internal failure is recorded in the query's own state and reported by the query.
+  // The work itself. Runs on a worker thread to completion (no preemption); returns the number of rows
+  // produced. Must not throw; an internal failure is recorded in the query's own state and reported by the
+  // query.
   virtual int64_t Execute(const WorkerContext& context) = 0;
 
  private:
@@ -77,8 +80,8 @@ struct OperatorProgress {
   int operator_id = 0;
   std::string name;
   OperatorState state = OperatorState::kWaiting;
-  int64_t issued = 0;    // work orders handed to the Foreman
-  int64_t finished = 0;  // work orders completed
+  int64_t issued = 0;            // work orders handed to the Foreman
+  int64_t finished = 0;          // work orders completed
   int64_t estimated_total = -1;  // expected work orders over the operator's life, -1 if unknown
 };
 
@@ -100,9 +103,9 @@ class SchedulableQuery {
   // Larger is more important; the initial priority (Foreman::SetPriority changes it later). Must be >= 1.
   virtual int priority() const { return 1; }
 
-  // Whether NextWorkOrder would return a work order now. May change only as a result of a Foreman call on this
-  // query (NextWorkOrder, OnWorkOrderFinished, Cancel); a query whose readiness changes for another reason must
-  // call Foreman::Poke(query_id) so the Foreman looks again.
+  // Whether NextWorkOrder would return a work order now. May change only as a result of a Foreman call on
+  // this query (NextWorkOrder, OnWorkOrderFinished, Cancel); a query whose readiness changes for another
+  // reason must call Foreman::Poke(query_id) so the Foreman looks again.
   virtual bool HasReadyWorkOrder() const = 0;
   // The next work order, or null if none is ready.
   virtual std::unique_ptr<WorkOrderTask> NextWorkOrder() = 0;

@@ -9,8 +9,9 @@
 
 namespace tessera {
 
-// Parses a Linux-style CPU list such as "0-3,6,8-9" into sorted, distinct CPU numbers. Whitespace around items is
-// allowed; an empty string, a negative number, a reversed range or junk is an InvalidArgument naming the item.
+// Parses a Linux-style CPU list such as "0-3,6,8-9" into sorted, distinct CPU numbers. Whitespace around
+// items is allowed; an empty string, a negative number, a reversed range or junk is an InvalidArgument naming
+// the item.
 absl::StatusOr<std::vector<int>> ParseCpuList(const std::string& text);
 
 // Formats CPUs back into the compact list form ("0-3,6").

@@ -1,15 +1,16 @@
 #pragma once
 // An unbounded multi-producer, single-consumer message queue with batch hand-off.
 //
-// Producers append under a mutex; the one consumer takes *everything* queued in one swap of two std::vectors, so in
-// steady state no call allocates and one lock acquisition moves a whole batch. The condition variable is signalled
-// only while the consumer is actually asleep, so a busy consumer costs producers no futex call.
+// Producers append under a mutex; the one consumer takes *everything* queued in one swap of two std::vectors,
+// so in steady state no call allocates and one lock acquisition moves a whole batch. The condition variable
+// is signalled only while the consumer is actually asleep, so a busy consumer costs producers no futex call.
 //
 // Why not a lock-free ring: the consumer needs to sleep when idle (a pinned worker on a shared 2-core machine
-// must not spin), and with batch hand-off the lock is taken once per batch, not once per message; the dispatch
-// benchmark shows the scheduler thread, not this queue, bounds the dispatch rate.
+// must not spin), and with batch hand-off the lock is taken once per batch, not once per message; the
+// dispatch benchmark shows the scheduler thread, not this queue, bounds the dispatch rate.
 //
-// Threading: Push/PushBatch/Close/ApproximateSize from any thread; PopAll/TryPopAll from one consumer thread at a time.
+// Threading: Push/PushBatch/Close/ApproximateSize from any thread; PopAll/TryPopAll from one consumer thread
+// at a time.
 
 #include <atomic>
 #include <condition_variable>
@@ -42,8 +43,8 @@ class MessageQueue {
     return true;
   }
 
-  // Moves every element of `*items` to the queue and clears `*items`. Returns false (leaving `*items` untouched)
-  // if the queue is closed.
+  // Moves every element of `*items` to the queue and clears `*items`. Returns false (leaving `*items`
+  // untouched) if the queue is closed.
   bool PushBatch(std::vector<T>* items) {
     if (items->empty()) return true;
     bool wake;
@@ -82,7 +83,8 @@ class MessageQueue {
   // Non-blocking PopAll: returns false if nothing is queued.
   bool TryPopAll(std::vector<T>* out) {
     if (size_.load(std::memory_order_relaxed) == 0) {
-      // Cheap early exit; a racing Push is picked up by the next call (or by PopAll, which re-checks under lock).
+      // Cheap early exit; a racing Push is picked up by the next call (or by PopAll, which re-checks under
+      // lock).
       return false;
     }
     std::lock_guard<std::mutex> lock(mu_);

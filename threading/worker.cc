@@ -1,6 +1,9 @@
 #include "threading/worker.h"
 
 #include <glog/logging.h>
+#include <pthread.h>
+
+#include <string>
 
 #include "common/clock.h"
 #include "threading/cpu_affinity.h"
@@ -31,6 +34,8 @@ void Worker::Flush(std::vector<TaskCompletion>* done) {
 }
 
 void Worker::Loop() {
+  pthread_setname_np(pthread_self(),
+                     ("tessera-w" + std::to_string(context_.worker_id)).substr(0, 15).c_str());
   if (context_.cpu >= 0) {
     absl::Status pinned = PinCurrentThreadToCpu(context_.cpu);
     if (pinned.ok()) {

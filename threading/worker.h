@@ -1,11 +1,11 @@
 #pragma once
-// One worker thread: pinned to a core, owns a MessageQueue of Tasks, runs them in order, and reports each finished
-// task to a TaskCompletionSink. Used through WorkerPool; exposed for tests.
+// One worker thread: pinned to a core, owns a MessageQueue of Tasks, runs them in order, and reports each
+// finished task to a TaskCompletionSink. Used through WorkerPool; exposed for tests.
 //
-// Completion batching: a finished task that ran at least `completion_flush_ns` is reported at once; shorter ones
-// are collected and reported when the oldest waits `completion_flush_ns`, when `max_completion_batch` pile up, or
-// before the worker would block on an empty queue. So real work orders (0.1-10 ms) are reported one by one with no
-// delay, while empty ones (benchmarks) cost the scheduler one inbox lock per batch.
+// Completion batching: a finished task that ran at least `completion_flush_ns` is reported at once; shorter
+// ones are collected and reported when the oldest waits `completion_flush_ns`, when `max_completion_batch`
+// pile up, or before the worker would block on an empty queue. So real work orders (0.1-10 ms) are reported
+// one by one with no delay, while empty ones (benchmarks) cost the scheduler one inbox lock per batch.
 //
 // Threading: Submit/Retire/QueueLength from any thread; Join from one thread, once, after Retire.
 
@@ -31,8 +31,8 @@ struct WorkerOptions {
 
 class Worker {
  public:
-  // Starts the thread. `sink` may be null (finished tasks are then destroyed on the worker) and must outlive the
-  // thread.
+  // Starts the thread. `sink` may be null (finished tasks are then destroyed on the worker) and must outlive
+  // the thread.
   Worker(const WorkerOptions& options, TaskCompletionSink* sink);
   // Retires and joins if the caller did not.
   ~Worker();

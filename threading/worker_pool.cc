@@ -38,17 +38,16 @@ WorkerPool::WorkerPool(const WorkerPoolOptions& options, std::vector<int> cpus, 
 WorkerPool::~WorkerPool() { Shutdown(); }
 
 int WorkerPool::ChooseCpuLocked() const {
+  const int max_cpu = *std::max_element(cpus_.begin(), cpus_.end());
+  std::vector<int> workers_on(max_cpu + 1, 0);
+  for (int i = 0; i < max_workers_; ++i) {
+    if (slots_[i].state == SlotState::kLive && slots_[i].cpu >= 0 && slots_[i].cpu <= max_cpu) {
+      ++workers_on[slots_[i].cpu];
+    }
+  }
   int best_cpu = cpus_.front();
-  int best_count = -1;
   for (int cpu : cpus_) {
-    int count = 0;
-    for (int i = 0; i < max_workers_; ++i) {
-      if (slots_[i].state == SlotState::kLive && slots_[i].cpu == cpu) ++count;
-    }
-    if (best_count < 0 || count < best_count) {
-      best_cpu = cpu;
-      best_count = count;
-    }
+    if (workers_on[cpu] < workers_on[best_cpu]) best_cpu = cpu;
   }
   return best_cpu;
 }
@@ -67,7 +66,8 @@ absl::StatusOr<int> WorkerPool::AddWorker(int cpu) {
       id = i;
     }
   }
-  if (id < 0) return absl::ResourceExhaustedError(absl::StrCat("all ", max_workers_, " worker ids are in use"));
+  if (id < 0)
+    return absl::ResourceExhaustedError(absl::StrCat("all ", max_workers_, " worker ids are in use"));
   if (cpu < 0) cpu = ChooseCpuLocked();
   WorkerOptions worker_options;
   worker_options.worker_id = id;

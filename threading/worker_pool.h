@@ -1,15 +1,17 @@
 #pragma once
-// The pool of worker threads that run Tasks: one per core by default, each pinned to its core, each with its own
-// queue. It can grow and shrink while running without losing work: a removed worker finishes (and reports) every
-// task already queued to it before it exits.
+// The pool of worker threads that run Tasks: one per core by default, each pinned to its core, each with its
+// own queue. It can grow and shrink while running without losing work: a removed worker finishes (and
+// reports) every task already queued to it before it exits.
 //
-// Worker ids are slot numbers in [0, max_workers). A slot is reused by a later AddWorker only after its previous
-// worker has exited and reported OnWorkerRetired, so a sink never sees completions of two workers under one id
-// interleaved.
+// Worker ids are slot numbers in [0, max_workers). A slot is reused by a later AddWorker only after its
+// previous worker has exited and reported OnWorkerRetired, so a sink never sees completions of two workers
+// under one id interleaved.
 //
-// Threading: every method may be called from any thread. Submit is lock-free with respect to the pool (it only
-// takes the target worker's queue lock). The caller must not Submit to an id after RemoveWorker(id) and must learn
-// ids through AddWorker/Workers (which synchronize with the worker's creation).
+// Threading: every method may be called from any thread. Submit is lock-free with respect to the pool (it
+// only takes the target worker's queue lock). The caller must not Submit to an id after RemoveWorker(id) and
+// must learn ids through AddWorker/Workers (which synchronize with the worker's creation).
+
+#include <glog/logging.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +30,8 @@ namespace tessera {
 struct WorkerPoolOptions {
   // Workers started by Create; 0 means one per CPU in `cpus`.
   int num_workers = 0;
-  // CPUs to pin workers to, in order (a worker goes to the CPU with the fewest workers); empty means AllowedCpus().
+  // CPUs to pin workers to, in order (a worker goes to the CPU with the fewest workers); empty means
+  // AllowedCpus().
   std::vector<int> cpus;
   // Pin each worker to its CPU. Failures are logged and the worker runs unpinned.
   bool pin_to_cpus = true;
@@ -60,16 +63,18 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   // Starts one more worker on `cpu` (-1: the least-used CPU of the pool's list) and returns its id.
-  // ResourceExhausted when all max_workers ids are in use (or still draining); FailedPrecondition after Shutdown.
+  // ResourceExhausted when all max_workers ids are in use (or still draining); FailedPrecondition after
+  // Shutdown.
   absl::StatusOr<int> AddWorker(int cpu = -1);
 
   // Stops giving `worker_id` new tasks. Non-blocking: the worker finishes its queue, then the sink gets
   // OnWorkerRetired(worker_id). NotFound if the id is not a live worker.
   absl::Status RemoveWorker(int worker_id);
 
-  // Queues tasks on one worker, moving them out of `*tasks`. Returns false (tasks untouched) if that worker was
-  // removed. Hot path: no allocation in steady state, one queue lock.
+  // Queues tasks on one worker, moving them out of `*tasks`. Returns false (tasks untouched) if that worker
+  // was removed. Hot path: no allocation in steady state, one queue lock.
   bool Submit(int worker_id, std::vector<std::unique_ptr<Task>>* tasks) {
+    DCHECK(worker_id >= 0 && worker_id < max_workers_ && slots_[worker_id].worker != nullptr) << worker_id;
     return slots_[worker_id].worker->Submit(tasks);
   }
 

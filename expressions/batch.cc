@@ -1,0 +1,44 @@
+#include "expressions/batch.h"
+
+#include <cstring>
+
+#include "glog/logging.h"
+
+namespace tessera {
+
+void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types, const std::vector<int>& block_columns,
+                        uint32_t first_row, uint32_t count, Batch* out) {
+  DCHECK_EQ(types.size(), block_columns.size());
+  DCHECK_LE(count, kVectorSize);
+  DCHECK_LE(first_row + count, block.row_count());
+  if (out->columns.size() != types.size()) out->columns.resize(types.size());
+  out->size = count;
+  for (size_t i = 0; i < types.size(); ++i) {
+    ColumnVector& vector = out->columns[i];
+    const Type& type = types[i];
+    const int column = block_columns[i];
+    vector.set_type(type);
+    const uint8_t* validity = block.Validity(column);
+    if (type.IsString()) {
+      vector.ResetOwned(count);
+      std::string_view* strings = vector.mutable_strings();
+      const uint32_t* offsets = block.StringOffsets(column) + first_row;
+      const char* heap = block.StringHeap(column);
+      for (uint32_t r = 0; r < count; ++r) strings[r] = std::string_view(heap + offsets[r], offsets[r + 1] - offsets[r]);
+      vector.BorrowValidity(validity, first_row);
+      continue;
+    }
+    const size_t width = static_cast<size_t>(type.FixedWidth());
+    const uint8_t* values = block.Values<uint8_t>(column) + width * first_row;
+    if (type.IsWideDecimal() && (reinterpret_cast<uintptr_t>(values) & 15) != 0) {
+      // Block sections are 8-byte aligned; __int128 kernels may use aligned 16-byte loads.
+      vector.ResetOwned(count);
+      std::memcpy(vector.mutable_values<uint8_t>(), values, width * count);
+      vector.BorrowValidity(validity, first_row);
+      continue;
+    }
+    vector.BorrowFixed(values, validity, first_row, count);
+  }
+}
+
+}  // namespace tessera

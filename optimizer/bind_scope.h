@@ -1,0 +1,72 @@
+#pragma once
+// Name resolution for one query block: the columns its FROM clause makes visible, in the order of the block's
+// input plan (scope column i is plan column i), and a link to the enclosing block's scope for correlated
+// subqueries. Binder-internal; single-threaded.
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "catalog/types.h"
+
+namespace tessera::optimizer {
+
+struct ScopeColumn {
+  std::string relation;  // the FROM item's name (alias, table, view or CTE name); "" if it has none
+  std::string name;
+  Type type;
+  bool nullable = true;
+  // Merged away by JOIN ... USING / NATURAL JOIN: still reachable as relation.name, but invisible to
+  // unqualified names and to SELECT *.
+  bool merged = false;
+};
+
+class Scope {
+ public:
+  Scope() = default;
+  explicit Scope(const Scope* parent) : parent_(parent) {}
+
+  const Scope* parent() const { return parent_; }
+  void set_parent(const Scope* parent) { parent_ = parent; }
+
+  const std::vector<ScopeColumn>& columns() const { return columns_; }
+  int size() const { return static_cast<int>(columns_.size()); }
+  ScopeColumn& column(int index) { return columns_[index]; }
+
+  // Appends the columns of another FROM item (a join's right side or the next item of a comma list).
+  // Errors (InvalidArgument, no position): a relation name used twice.
+  absl::Status Append(const Scope& other);
+  // Adds one column of relation `relation` (which becomes known to the scope).
+  void AddColumn(ScopeColumn column);
+  // Renames every column's relation (an alias on a parenthesized join).
+  void SetRelationName(const std::string& relation);
+
+  // The order of SELECT * (defaults to all non-merged columns in order).
+  const std::vector<int>& star_columns() const { return star_columns_; }
+  void set_star_columns(std::vector<int> columns) { star_columns_ = std::move(columns); }
+
+  struct Resolution {
+    int index = -1;  // column index in the scope `depth` levels up
+    int depth = 0;   // 0 = this scope, 1 = the enclosing block, ...
+  };
+  // Resolves `qualifier.name` (empty qualifier: unqualified) here, then in the enclosing scopes.
+  // Errors (no position; callers add it): NotFound "column 'x' does not exist; did you mean 'y'?",
+  // NotFound "missing FROM-clause entry for table 'q'", InvalidArgument "column reference 'x' is ambiguous ...".
+  absl::StatusOr<Resolution> Resolve(const std::string& qualifier, const std::string& name) const;
+
+  // The columns of `qualifier.*` (all of the relation's columns, merged ones included) or of `*`.
+  absl::StatusOr<std::vector<int>> ExpandStar(const std::string& qualifier) const;
+
+  bool HasRelation(const std::string& relation) const;
+
+ private:
+  std::vector<std::string> CandidateNames(const std::string& qualifier) const;
+
+  const Scope* parent_ = nullptr;
+  std::vector<ScopeColumn> columns_;
+  std::vector<std::string> relations_;  // distinct, non-empty relation names in order
+  std::vector<int> star_columns_;
+  bool star_columns_set_ = false;
+};
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,286 @@
+#include "optimizer/cardinality_estimator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "optimizer/expression_analysis.h"
+
+namespace tessera::optimizer {
+namespace {
+
+constexpr double kDefaultTableRows = 1000;
+constexpr double kRangeSelectivity = 1.0 / 3;
+constexpr double kLikeSelectivity = 0.1;
+constexpr double kDefaultSelectivity = 0.5;
+
+double TableRows(const TableDescriptor& table) {
+  return table.row_count > 0 ? static_cast<double>(table.row_count) : kDefaultTableRows;
+}
+
+// The column under casts, if the expression is a (cast) column reference.
+const BoundExpression* StripCasts(const BoundExpression& expression) {
+  const BoundExpression* e = &expression;
+  while (e->kind == ExpressionKind::kCast) e = e->children[0].get();
+  return e->kind == ExpressionKind::kColumn ? e : nullptr;
+}
+
+std::optional<double> AsNumber(const Value& value) {
+  if (value.is_null()) return std::nullopt;
+  const Type type = value.type();
+  if (type.IsNumeric()) return value.AsDouble();
+  if (type.id() == TypeId::kDate || type.id() == TypeId::kTimestamp) return static_cast<double>(value.AsInt64());
+  return std::nullopt;
+}
+
+ComparisonOp Mirror(ComparisonOp op) {
+  switch (op) {
+    case ComparisonOp::kLess: return ComparisonOp::kGreater;
+    case ComparisonOp::kLessEqual: return ComparisonOp::kGreaterEqual;
+    case ComparisonOp::kGreater: return ComparisonOp::kLess;
+    case ComparisonOp::kGreaterEqual: return ComparisonOp::kLessEqual;
+    default: return op;
+  }
+}
+
+double Clamp(double selectivity) { return std::clamp(selectivity, 0.0, 1.0); }
+
+}  // namespace
+
+std::optional<ColumnOrigin> FindColumnOrigin(const LogicalOperator& plan, int column) {
+  if (column < 0 || column >= plan.output_width()) return std::nullopt;
+  switch (plan.kind()) {
+    case LogicalOperatorKind::kTableScan: {
+      const auto& scan = plan.As<TableScan>();
+      return ColumnOrigin{scan.table.get(), scan.columns[column]};
+    }
+    case LogicalOperatorKind::kFilter:
+    case LogicalOperatorKind::kSort:
+    case LogicalOperatorKind::kLimit:
+    case LogicalOperatorKind::kDistinct: return FindColumnOrigin(*plan.children[0], column);
+    case LogicalOperatorKind::kProject: {
+      const BoundExpression* source = StripCasts(*plan.As<Project>().expressions[column]);
+      if (source == nullptr) return std::nullopt;
+      return FindColumnOrigin(*plan.children[0], source->column_index);
+    }
+    case LogicalOperatorKind::kAggregate: {
+      const auto& aggregate = plan.As<Aggregate>();
+      if (column >= static_cast<int>(aggregate.group_by.size())) return std::nullopt;
+      const BoundExpression* source = StripCasts(*aggregate.group_by[column]);
+      if (source == nullptr) return std::nullopt;
+      return FindColumnOrigin(*plan.children[0], source->column_index);
+    }
+    case LogicalOperatorKind::kJoin: {
+      const int left_width = plan.children[0]->output_width();
+      if (column < left_width) return FindColumnOrigin(*plan.children[0], column);
+      return FindColumnOrigin(*plan.children[1], column - left_width);
+    }
+    default: return std::nullopt;
+  }
+}
+
+double CardinalityEstimator::DistinctValues(const BoundExpression& expression, const LogicalOperator& input) const {
+  // A scan's own filter is estimated against the whole table (EstimateRows of the scan would recurse).
+  const double rows = input.kind() == LogicalOperatorKind::kTableScan ? TableRows(*input.As<TableScan>().table)
+                                                                      : EstimateRows(input);
+  const BoundExpression* column = StripCasts(expression);
+  if (column == nullptr) return rows;
+  std::optional<ColumnOrigin> origin = FindColumnOrigin(input, column->column_index);
+  if (!origin.has_value()) return rows;
+  const TableDescriptor& table = *origin->table;
+  if (table.row_count <= 0 || origin->column >= static_cast<int>(table.statistics.size())) return rows;
+  const ColumnStatistics& statistics = table.statistics[origin->column];
+  const int64_t non_null = std::max<int64_t>(table.row_count - statistics.null_count, 0);
+  const double distinct = static_cast<double>(statistics.DistinctEstimate(non_null));
+  return std::clamp(distinct, 1.0, std::max(rows, 1.0));
+}
+
+double CardinalityEstimator::ComparisonSelectivity(const BoundExpression& comparison,
+                                                   const LogicalOperator& input) const {
+  const BoundExpression* left = StripCasts(*comparison.children[0]);
+  const BoundExpression* right = StripCasts(*comparison.children[1]);
+  const BoundExpression* left_constant =
+      comparison.children[0]->kind == ExpressionKind::kConstant ? comparison.children[0].get() : nullptr;
+  const BoundExpression* right_constant =
+      comparison.children[1]->kind == ExpressionKind::kConstant ? comparison.children[1].get() : nullptr;
+  ComparisonOp op = comparison.comparison;
+  const BoundExpression* column = nullptr;
+  const BoundExpression* constant = nullptr;
+  if (left != nullptr && right_constant != nullptr) {
+    column = left;
+    constant = right_constant;
+  } else if (right != nullptr && left_constant != nullptr) {
+    column = right;
+    constant = left_constant;
+    op = Mirror(op);
+  }
+  if (column != nullptr) {
+    if (constant->constant.is_null()) return 0;
+    const double distinct = DistinctValues(*column, input);
+    switch (op) {
+      case ComparisonOp::kEqual: return 1.0 / distinct;
+      case ComparisonOp::kNotEqual: return 1.0 - 1.0 / distinct;
+      default: break;
+    }
+    std::optional<ColumnOrigin> origin = FindColumnOrigin(input, column->column_index);
+    std::optional<double> value = AsNumber(constant->constant);
+    if (!origin.has_value() || !value.has_value() || origin->table->row_count <= 0) return kRangeSelectivity;
+    const ColumnStatistics& statistics = origin->table->statistics[origin->column];
+    std::optional<double> min = AsNumber(statistics.min);
+    std::optional<double> max = AsNumber(statistics.max);
+    if (!min.has_value() || !max.has_value() || *max <= *min) return kRangeSelectivity;
+    const double below = Clamp((*value - *min) / (*max - *min));
+    const bool less = op == ComparisonOp::kLess || op == ComparisonOp::kLessEqual;
+    return std::max(less ? below : 1.0 - below, 1.0 / distinct);
+  }
+  if (left != nullptr && right != nullptr && op == ComparisonOp::kEqual) {
+    return 1.0 / std::max(DistinctValues(*left, input), DistinctValues(*right, input));
+  }
+  return op == ComparisonOp::kEqual ? kLikeSelectivity : kRangeSelectivity;
+}
+
+double CardinalityEstimator::Selectivity(const BoundExpression& predicate, const LogicalOperator& input) const {
+  switch (predicate.kind) {
+    case ExpressionKind::kAnd: {
+      double selectivity = 1;
+      for (const auto& child : predicate.children) selectivity *= Selectivity(*child, input);
+      return selectivity;
+    }
+    case ExpressionKind::kOr: {
+      double none = 1;
+      for (const auto& child : predicate.children) none *= 1 - Selectivity(*child, input);
+      return Clamp(1 - none);
+    }
+    case ExpressionKind::kNot: return Clamp(1 - Selectivity(*predicate.children[0], input));
+    case ExpressionKind::kComparison: return Clamp(ComparisonSelectivity(predicate, input));
+    case ExpressionKind::kInList: {
+      const double items = static_cast<double>(predicate.children.size() - 1);
+      const double selectivity = Clamp(items / DistinctValues(*predicate.children[0], input));
+      return predicate.negated ? 1 - selectivity : selectivity;
+    }
+    case ExpressionKind::kLike: return predicate.negated ? 1 - kLikeSelectivity : kLikeSelectivity;
+    case ExpressionKind::kIsNull: {
+      double fraction = 0.01;
+      if (const BoundExpression* column = StripCasts(*predicate.children[0]); column != nullptr) {
+        std::optional<ColumnOrigin> origin = FindColumnOrigin(input, column->column_index);
+        if (origin.has_value() && origin->table->row_count > 0) {
+          fraction = static_cast<double>(origin->table->statistics[origin->column].null_count) /
+                     static_cast<double>(origin->table->row_count);
+        }
+      }
+      return predicate.negated ? 1 - fraction : fraction;
+    }
+    case ExpressionKind::kConstant:
+      if (predicate.constant.is_null()) return 0;
+      if (predicate.constant.type().id() == TypeId::kBoolean) return predicate.constant.AsBool() ? 1 : 0;
+      return kDefaultSelectivity;
+    default: return kDefaultSelectivity;
+  }
+}
+
+double CardinalityEstimator::EquiJoinSelectivity(const std::vector<const BoundExpression*>& left_keys,
+                                                 const LogicalOperator& left,
+                                                 const std::vector<const BoundExpression*>& right_keys,
+                                                 const LogicalOperator& right) const {
+  std::vector<double> selectivities;
+  for (size_t i = 0; i < left_keys.size(); ++i) {
+    selectivities.push_back(1.0 / std::max(DistinctValues(*left_keys[i], left), DistinctValues(*right_keys[i], right)));
+  }
+  std::sort(selectivities.begin(), selectivities.end());
+  double selectivity = 1;
+  double exponent = 1;
+  for (double s : selectivities) {
+    selectivity *= std::pow(s, exponent);
+    exponent /= 2;
+  }
+  return selectivity;
+}
+
+double CardinalityEstimator::EstimateRows(const LogicalOperator& plan) const {
+  double rows = 1;
+  switch (plan.kind()) {
+    case LogicalOperatorKind::kTableScan: {
+      const auto& scan = plan.As<TableScan>();
+      rows = TableRows(*scan.table);
+      if (scan.filter != nullptr) rows *= Selectivity(*scan.filter, plan);
+      break;
+    }
+    case LogicalOperatorKind::kFilter:
+      rows = EstimateRows(*plan.children[0]) * Selectivity(*plan.As<Filter>().predicate, *plan.children[0]);
+      break;
+    case LogicalOperatorKind::kProject:
+    case LogicalOperatorKind::kSort: rows = EstimateRows(*plan.children[0]); break;
+    case LogicalOperatorKind::kLimit: {
+      const auto& limit = plan.As<Limit>();
+      rows = std::max(EstimateRows(*plan.children[0]) - static_cast<double>(limit.offset), 1.0);
+      if (limit.limit.has_value()) rows = std::min(rows, static_cast<double>(*limit.limit));
+      break;
+    }
+    case LogicalOperatorKind::kDistinct: {
+      const double input = EstimateRows(*plan.children[0]);
+      double groups = 1;
+      for (int i = 0; i < plan.output_width(); ++i) {
+        groups *= DistinctValues(*MakeColumn(i, plan.output()[i].type), *plan.children[0]);
+        if (groups >= input) break;
+      }
+      rows = std::min(input, groups);
+      break;
+    }
+    case LogicalOperatorKind::kAggregate: {
+      const auto& aggregate = plan.As<Aggregate>();
+      if (aggregate.group_by.empty()) return 1;
+      const double input = EstimateRows(*plan.children[0]);
+      double groups = 1;
+      for (const auto& key : aggregate.group_by) {
+        groups *= DistinctValues(*key, *plan.children[0]);
+        if (groups >= input) break;
+      }
+      rows = std::min(input, groups);
+      break;
+    }
+    case LogicalOperatorKind::kJoin: {
+      const auto& join = plan.As<Join>();
+      const LogicalOperator& left = *plan.children[0];
+      const LogicalOperator& right = *plan.children[1];
+      const double left_rows = EstimateRows(left);
+      const double right_rows = EstimateRows(right);
+      std::vector<const BoundExpression*> left_keys;
+      std::vector<const BoundExpression*> right_keys;
+      for (size_t i = 0; i < join.left_keys.size(); ++i) {
+        left_keys.push_back(join.left_keys[i].get());
+        right_keys.push_back(join.right_keys[i].get());
+      }
+      const double key_selectivity = EquiJoinSelectivity(left_keys, left, right_keys, right);
+      const double residual_selectivity = join.residual == nullptr ? 1 : kRangeSelectivity;
+      const double inner = left_rows * right_rows * key_selectivity * residual_selectivity;
+      switch (join.join_type) {
+        case JoinType::kInner:
+        case JoinType::kCross: rows = inner; break;
+        case JoinType::kLeftOuter: rows = std::max(left_rows, inner); break;
+        case JoinType::kFullOuter: rows = std::max({left_rows, right_rows, inner}); break;
+        case JoinType::kSemi:
+        case JoinType::kAnti: {
+          double matched = residual_selectivity;
+          if (!left_keys.empty()) {
+            matched *= std::min(1.0, DistinctValues(*right_keys[0], right) / DistinctValues(*left_keys[0], left));
+          }
+          rows = left_rows * (join.join_type == JoinType::kSemi ? matched : std::max(0.1, 1 - matched));
+          break;
+        }
+      }
+      break;
+    }
+    case LogicalOperatorKind::kSetOperation: {
+      const auto& operation = plan.As<SetOperation>();
+      const double left = EstimateRows(*plan.children[0]);
+      const double right = EstimateRows(*plan.children[1]);
+      rows = operation.operation == SetOperationType::kUnion       ? left + right
+             : operation.operation == SetOperationType::kIntersect ? std::min(left, right)
+                                                                   : left;
+      break;
+    }
+    case LogicalOperatorKind::kValues: rows = static_cast<double>(plan.As<Values>().rows.size()); break;
+  }
+  return std::max(rows, 1.0);
+}
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,50 @@
+#pragma once
+// Statistics-based estimates over logical plans, used by the rules (join ordering) and, later, by the physical
+// planner (memory estimates for the resource map). Inputs are the table snapshots in the plan's TableScans: row
+// count, per-column min/max and distinct-count sketches (catalog/column_statistics.h).
+//
+// Conventions (the usual System R-style guesses where statistics say nothing):
+//   col = constant -> 1/ndv; col <> constant -> 1 - 1/ndv; range -> interpolated between min and max for
+//   numbers and dates, else 1/3; IN (n items) -> n/ndv; LIKE -> 0.1 (NOT LIKE 0.9); IS NULL -> null fraction;
+//   AND -> product; OR -> 1 - prod(1 - s); anything else 1/2.
+//   Equi-join: |L| * |R| / max(ndv(l), ndv(r)) per key pair, several pairs combined with exponential back-off
+//   (s1 * s2^(1/2) * s3^(1/4) ...), so that composite keys are not treated as independent.
+//   Tables without statistics (row count 0) count as 1000 rows with unique columns.
+//
+// Stateless; thread-safe.
+
+#include <optional>
+
+#include "catalog/catalog.h"
+#include "optimizer/logical_plan.h"
+
+namespace tessera::optimizer {
+
+// Where an output column of a plan comes from, if it is a base-table column passed through unchanged.
+struct ColumnOrigin {
+  const TableDescriptor* table = nullptr;
+  int column = -1;
+};
+std::optional<ColumnOrigin> FindColumnOrigin(const LogicalOperator& plan, int column);
+
+class CardinalityEstimator {
+ public:
+  // Estimated number of output rows (at least 1).
+  double EstimateRows(const LogicalOperator& plan) const;
+
+  // Fraction of `input`'s rows for which `predicate` (over input's output) is TRUE, in [0, 1].
+  double Selectivity(const BoundExpression& predicate, const LogicalOperator& input) const;
+
+  // Estimated distinct values of `expression` (over input's output), at least 1 and at most the input's rows.
+  double DistinctValues(const BoundExpression& expression, const LogicalOperator& input) const;
+
+  // Selectivity of an equi-join with these key pairs over the given inputs (keys over each side's output).
+  double EquiJoinSelectivity(const std::vector<const BoundExpression*>& left_keys, const LogicalOperator& left,
+                             const std::vector<const BoundExpression*>& right_keys,
+                             const LogicalOperator& right) const;
+
+ private:
+  double ComparisonSelectivity(const BoundExpression& comparison, const LogicalOperator& input) const;
+};
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,217 @@
+#pragma once
+// Binder internals (see binder.h for the contract). One QueryBinder binds one statement text: the statement, or
+// a view's stored query (views get their own QueryBinder, with the view's text for error positions). Its member
+// functions are split by topic:
+//   query_binder.cc       statements, set operations, ORDER BY / LIMIT, CTE environment
+//   from_binder.cc        FROM: tables, views, CTE references, derived tables, joins (ON / USING / NATURAL)
+//   select_binder.cc      one SELECT block: WHERE, GROUP BY, aggregates, HAVING, select list, DISTINCT
+//   subquery_binder.cc    EXISTS / IN / scalar subqueries and their decorrelation
+//   expression_binder.cc  scalar expressions and their typing
+// Single-threaded; lives for one BindQuery call.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "catalog/catalog.h"
+#include "optimizer/bind_scope.h"
+#include "optimizer/logical_plan.h"
+#include "parser/ast.h"
+
+namespace tessera::optimizer {
+
+// While a subquery block is decorrelated, a reference to column j of the enclosing block's scope is bound as a
+// kColumn with index kOuterColumnBase + j; the decorrelation re-indexes these before they reach a plan.
+inline constexpr int kOuterColumnBase = 1 << 24;
+
+// A bound query or FROM item: its plan and the names of its output columns.
+struct BoundRelation {
+  LogicalOperatorPtr plan;
+  std::vector<std::string> names;
+};
+
+// Correlated predicates of a subquery block: the WHERE conjuncts that reference the enclosing block (outer
+// columns encoded as above, inner columns as indexes into the block's input plan).
+struct Correlation {
+  const Scope* outer = nullptr;
+  std::vector<ExpressionPtr> conjuncts;
+};
+
+// The aggregation of one block, for binding expressions above the Aggregate (select list, HAVING, ORDER BY).
+struct AggregateBinding {
+  const Scope* scope = nullptr;              // names of the block's FROM clause
+  std::vector<ExpressionPtr> group_keys;     // over the pre-aggregation plan
+  std::vector<AggregateCall> calls;          // over the pre-aggregation plan
+  absl::flat_hash_map<const parser::ParsedExpr*, int> call_index;  // aggregate call node -> calls[i]
+};
+
+// How to bind an expression: the visible names, the input plan, and what is allowed.
+struct ExpressionContext {
+  const Scope* scope = nullptr;
+  // The plan the expression is evaluated over; subqueries are joined into it (widening it on the right).
+  // Null: subqueries are not allowed here.
+  LogicalOperatorPtr* plan = nullptr;
+  std::string clause;  // "WHERE", "GROUP BY", ... for messages
+  // Set above an Aggregate: aggregate calls and grouped expressions become references to its output.
+  AggregateBinding* aggregates = nullptr;
+  // Set for the WHERE clause of a subquery block being decorrelated: outer references are allowed.
+  Correlation* correlation = nullptr;
+  // The root of a WHERE conjunct: a comparison with a scalar subquery operand may use an inner join.
+  bool conjunct_root = false;
+};
+
+// A SELECT block's result: output columns are the select list followed by hidden ORDER BY columns.
+struct BoundSelectBlock {
+  LogicalOperatorPtr plan;
+  std::vector<std::string> names;  // visible columns only
+  std::vector<SortKey> sort_keys;  // over the plan's output; empty without ORDER BY
+  // Scalar-subquery decorrelation: the block's output starts with one column per correlation key, and
+  // outer_keys[i] (over the enclosing block's plan) must equal output column i.
+  std::vector<ExpressionPtr> outer_keys;
+  bool has_empty_group_marker = false;  // then the last output column is TRUE for every row (see subquery_binder)
+  ExpressionPtr empty_group_value;      // the value of the select item over an empty group, when not NULL
+};
+
+struct SelectBlockOptions {
+  const std::vector<parser::OrderByItem>* order_by = nullptr;
+  Correlation* correlation = nullptr;  // extract correlated WHERE conjuncts into it
+  bool group_by_correlation = false;   // scalar subquery: correlation equalities become leading GROUP BY keys
+};
+
+// A subquery prepared for a semi/anti join: its plan, correlated conjuncts and (for IN) its value.
+struct JoinableSubquery {
+  LogicalOperatorPtr plan;
+  std::vector<ExpressionPtr> correlated;  // over outer (encoded) ++ plan columns
+  ExpressionPtr value;                    // IN only: over the plan's columns
+};
+
+class QueryBinder {
+ public:
+  // `view_name` is empty for the user's statement; `view_depth` counts nested view expansions.
+  QueryBinder(const Catalog& catalog, std::string_view sql, std::string view_name, int view_depth,
+              std::vector<std::string> expanding_views);
+
+  // Binds a full statement (WITH, body, ORDER BY, LIMIT). `outer` is the enclosing block's scope (for error
+  // messages about unsupported correlation), or null.
+  absl::StatusOr<BoundRelation> BindStatement(const parser::SelectStatement& statement, const Scope* outer);
+
+  // ---- expression_binder.cc
+  absl::StatusOr<ExpressionPtr> BindExpression(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindBoolean(const parser::ParsedExpr& expr, ExpressionContext& context);
+  // Casts `expression` to `target` (folding constants; a failing constant cast is an error at `position`).
+  absl::StatusOr<ExpressionPtr> Coerce(ExpressionPtr expression, Type target, const parser::SourcePosition& position);
+  // Converts both sides of a comparison to their common type.
+  absl::Status CoerceComparison(ExpressionPtr* left, ExpressionPtr* right, const parser::ParsedExpr& where,
+                                std::string_view what);
+  // An error at `position` in this binder's text.
+  absl::Status ErrorAt(absl::StatusCode code, const parser::SourcePosition& position, std::string_view message) const;
+  absl::Status Rewrap(const absl::Status& status, const parser::SourcePosition& position) const;
+  // A constant non-negative integer (LIMIT / OFFSET).
+  absl::StatusOr<int64_t> BindCount(const parser::ParsedExpr& expr, std::string_view clause);
+
+  static bool IsAggregateName(const std::string& name);
+  static bool ContainsAggregate(const parser::ParsedExpr& expr);
+  static bool ContainsSubquery(const parser::ParsedExpr& expr);
+
+ private:
+  // ---- query_binder.cc
+  absl::StatusOr<BoundRelation> BindBody(const parser::QueryBody& body, const Scope* outer,
+                                         const std::vector<parser::OrderByItem>* order_by,
+                                         std::vector<SortKey>* sort_keys, int* visible);
+  absl::StatusOr<BoundRelation> BindSetOperation(const parser::QueryBody& body, const Scope* outer);
+  absl::StatusOr<std::vector<SortKey>> BindOutputOrderBy(const std::vector<parser::OrderByItem>& order_by,
+                                                         const BoundRelation& relation);
+
+  // ---- from_binder.cc
+  absl::StatusOr<BoundRelation> BindFrom(const std::vector<std::unique_ptr<parser::TableRef>>& from,
+                                         const Scope* outer, Scope* scope);
+  absl::StatusOr<BoundRelation> BindTableRef(const parser::TableRef& ref, const Scope* outer, Scope* scope);
+  absl::StatusOr<BoundRelation> BindNamedRelation(const parser::TableRef& ref, const Scope* outer, Scope* scope);
+  absl::StatusOr<BoundRelation> BindJoin(const parser::TableRef& ref, const Scope* outer, Scope* scope);
+  absl::StatusOr<BoundRelation> BindView(const parser::TableRef& ref, const ViewDescriptor& view);
+  // Makes `scope` the columns of `relation` under the name `alias`, renamed by `column_aliases`.
+  absl::Status ScopeForRelation(const parser::TableRef& ref, const std::string& alias,
+                                const std::vector<std::string>& column_aliases, BoundRelation* relation,
+                                Scope* scope);
+
+  // ---- select_binder.cc
+ public:
+  absl::StatusOr<BoundSelectBlock> BindSelectBlock(const parser::SelectCore& core, const Scope* outer,
+                                                   const SelectBlockOptions& options);
+  // FROM and WHERE of a block (for semi-join subqueries): the filtered input plan and its scope.
+  absl::StatusOr<LogicalOperatorPtr> BindFromWhere(const parser::SelectCore& core, const Scope* outer,
+                                                   Correlation* correlation, Scope* scope);
+
+ private:
+  absl::Status BindWhere(const parser::ParsedExpr& where, const Scope& scope, Correlation* correlation,
+                         LogicalOperatorPtr* plan);
+
+  // ---- subquery_binder.cc
+ public:
+  // EXISTS / NOT EXISTS / [NOT] IN (subquery) as a WHERE conjunct: joins the subquery into *plan.
+  absl::Status AttachSemiJoin(const parser::ParsedExpr& predicate, const Scope& scope, LogicalOperatorPtr* plan);
+  absl::StatusOr<ExpressionPtr> BindScalarSubquery(const parser::ParsedExpr& expr, ExpressionContext& context,
+                                                   bool null_rejecting);
+  absl::StatusOr<ExpressionPtr> BindSubqueryMark(const parser::ParsedExpr& expr, ExpressionContext& context);
+  static bool IsSemiJoinPredicate(const parser::ParsedExpr& expr);
+
+ private:
+  absl::StatusOr<JoinableSubquery> BindJoinableSubquery(const parser::ParsedExpr& expr, const Scope& outer,
+                                                        bool want_value);
+
+  // ---- expression_binder.cc helpers
+  absl::StatusOr<ExpressionPtr> BindColumnRef(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindAggregateMode(const parser::ParsedExpr& expr, ExpressionContext& context,
+                                                  bool* handled);
+  absl::StatusOr<ExpressionPtr> BindLiteral(const parser::ParsedExpr& expr);
+  absl::StatusOr<ExpressionPtr> BindUnary(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindBinary(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindArithmetic(const parser::ParsedExpr& expr, ArithmeticOp op, ExpressionPtr left,
+                                               ExpressionPtr right);
+  absl::StatusOr<ExpressionPtr> BindFunction(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindCase(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindCast(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindBetween(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindInList(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindLike(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindExtract(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindSubstring(const parser::ParsedExpr& expr, ExpressionContext& context);
+  // Brings `expressions` to one common type (CASE results, COALESCE, IN lists); `what` names the construct.
+  absl::Status UnifyTypes(std::vector<ExpressionPtr>* expressions,
+                          const std::vector<const parser::ParsedExpr*>& sources, std::string_view what);
+
+ public:
+  // The aggregate call for `call` (a COUNT/SUM/AVG/MIN/MAX node), its argument bound in `context`.
+  absl::StatusOr<AggregateCall> BindAggregateCall(const parser::ParsedExpr& call, ExpressionContext& context);
+
+  const Catalog& catalog() const { return catalog_; }
+  std::string_view sql() const { return sql_; }
+
+ private:
+  struct CteEntry {
+    const parser::CommonTableExpr* cte;
+    size_t visible;  // number of entries of ctes_ visible to its own query (those defined before it)
+  };
+  const CteEntry* FindCte(const std::string& name) const;
+
+  const Catalog& catalog_;
+  std::string_view sql_;
+  std::string view_name_;
+  int view_depth_;
+  std::vector<std::string> expanding_views_;  // views being expanded (cycle detection)
+  std::vector<CteEntry> ctes_;
+};
+
+// Splits nested ANDs of a parsed expression into its conjuncts.
+void SplitParsedConjuncts(const parser::ParsedExpr& expr, std::vector<const parser::ParsedExpr*>* conjuncts);
+
+// Folds constants bottom-up over a whole tree.
+ExpressionPtr FoldConstantsDeep(ExpressionPtr expression);
+
+// Name of an unaliased select item: the column name, or the expression's SQL text.
+std::string DerivedColumnName(const parser::ParsedExpr& expr);
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,256 @@
+#include "optimizer/rules/predicate_push_down.h"
+
+#include "optimizer/expression_analysis.h"
+#include "optimizer/join_condition.h"
+
+namespace tessera::optimizer {
+namespace {
+
+using Predicates = std::vector<ExpressionPtr>;
+
+LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates predicates);
+
+LogicalOperatorPtr WithFilter(LogicalOperatorPtr node, Predicates predicates) {
+  if (predicates.empty()) return node;
+  return MakeFilter(std::move(node), CombineConjuncts(std::move(predicates)));
+}
+
+// (A AND B) OR (A AND C) -> A, (B OR C); a branch left empty makes the OR true.
+void AddFactored(ExpressionPtr predicate, Predicates* out) {
+  if (predicate->kind != ExpressionKind::kOr) {
+    if (!IsBooleanConstant(*predicate, true)) out->push_back(std::move(predicate));
+    return;
+  }
+  std::vector<Predicates> branches;
+  for (auto& child : predicate->children) branches.push_back(SplitConjuncts(child->Clone()));
+  Predicates common;
+  for (ExpressionPtr& term : branches[0]) {
+    bool everywhere = true;
+    for (size_t b = 1; b < branches.size() && everywhere; ++b) {
+      bool found = false;
+      for (const ExpressionPtr& other : branches[b]) found |= ExpressionsEqual(*term, *other);
+      everywhere = found;
+    }
+    bool duplicate = false;
+    for (const ExpressionPtr& c : common) duplicate |= ExpressionsEqual(*c, *term);
+    if (everywhere && !duplicate) common.push_back(term->Clone());
+  }
+  if (common.empty()) {
+    out->push_back(std::move(predicate));
+    return;
+  }
+  Predicates remaining;
+  bool implied = false;
+  for (Predicates& branch : branches) {
+    Predicates rest;
+    for (ExpressionPtr& term : branch) {
+      bool is_common = false;
+      for (const ExpressionPtr& c : common) is_common |= ExpressionsEqual(*c, *term);
+      if (!is_common) rest.push_back(std::move(term));
+    }
+    if (rest.empty()) implied = true;
+    remaining.push_back(CombineConjuncts(std::move(rest)));
+  }
+  for (ExpressionPtr& c : common) out->push_back(std::move(c));
+  if (!implied) out->push_back(CombineDisjuncts(std::move(remaining)));
+}
+
+Predicates Normalize(Predicates predicates) {
+  Predicates out;
+  for (ExpressionPtr& predicate : predicates) {
+    for (ExpressionPtr& conjunct : SplitConjuncts(std::move(predicate))) AddFactored(std::move(conjunct), &out);
+  }
+  return out;
+}
+
+// Partial push-down: for an OR spanning both sides, the OR over each branch's conjuncts on [begin, end), if
+// every branch has some; null otherwise.
+ExpressionPtr DisjunctionPart(const BoundExpression& disjunction, int begin, int end) {
+  if (disjunction.kind != ExpressionKind::kOr) return nullptr;
+  Predicates branches;
+  for (const auto& branch : disjunction.children) {
+    Predicates part;
+    for (ExpressionPtr& term : SplitConjuncts(branch->Clone())) {
+      if (MaxColumnIndex(*term) >= 0 && ReferencesOnlyRange(*term, begin, end)) part.push_back(std::move(term));
+    }
+    if (part.empty()) return nullptr;
+    branches.push_back(CombineConjuncts(std::move(part)));
+  }
+  return CombineDisjuncts(std::move(branches));
+}
+
+bool StrictIn(const BoundExpression& e, int begin, int end) {
+  switch (e.kind) {
+    case ExpressionKind::kColumn: return e.column_index >= begin && e.column_index < end;
+    case ExpressionKind::kCast:
+    case ExpressionKind::kArithmetic:
+      for (const auto& child : e.children) {
+        if (StrictIn(*child, begin, end)) return true;
+      }
+      return false;
+    case ExpressionKind::kFunction:
+      if (e.function == FunctionId::kCoalesce || e.function == FunctionId::kNullIf) return false;
+      for (const auto& child : e.children) {
+        if (StrictIn(*child, begin, end)) return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+
+// True if the predicate is never TRUE when all columns in [begin, end) are NULL.
+bool RejectsNulls(const BoundExpression& e, int begin, int end) {
+  switch (e.kind) {
+    case ExpressionKind::kComparison: return StrictIn(*e.children[0], begin, end) || StrictIn(*e.children[1], begin, end);
+    case ExpressionKind::kLike:
+    case ExpressionKind::kInList: return StrictIn(*e.children[0], begin, end);
+    case ExpressionKind::kIsNull: return e.negated && StrictIn(*e.children[0], begin, end);
+    case ExpressionKind::kAnd:
+      for (const auto& child : e.children) {
+        if (RejectsNulls(*child, begin, end)) return true;
+      }
+      return false;
+    case ExpressionKind::kOr:
+      for (const auto& child : e.children) {
+        if (!RejectsNulls(*child, begin, end)) return false;
+      }
+      return true;
+    default: return false;
+  }
+}
+
+LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
+  const int left_width = join->children[0]->output_width();
+  const int total = left_width + join->children[1]->output_width();
+  Predicates left, right, above;
+  if (join->join_type == JoinType::kLeftOuter) {
+    for (const ExpressionPtr& predicate : predicates) {
+      if (RejectsNulls(*predicate, left_width, total)) join->join_type = JoinType::kInner;
+    }
+  }
+  switch (join->join_type) {
+    case JoinType::kInner:
+    case JoinType::kCross: {
+      Predicates all = std::move(predicates);
+      all.push_back(std::move(join->residual));
+      all = Normalize(std::move(all));
+      Predicates condition;
+      for (ExpressionPtr& predicate : all) {
+        if (ReferencesOnlyRange(*predicate, 0, left_width)) {
+          left.push_back(std::move(predicate));
+        } else if (ReferencesOnlyRange(*predicate, left_width, total)) {
+          ShiftColumns(predicate.get(), -left_width);
+          right.push_back(std::move(predicate));
+        } else {
+          if (ExpressionPtr part = DisjunctionPart(*predicate, 0, left_width); part != nullptr) {
+            left.push_back(std::move(part));
+          }
+          if (ExpressionPtr part = DisjunctionPart(*predicate, left_width, total); part != nullptr) {
+            ShiftColumns(part.get(), -left_width);
+            right.push_back(std::move(part));
+          }
+          condition.push_back(std::move(predicate));
+        }
+      }
+      if (!condition.empty()) AddJoinCondition(join.get(), CombineConjuncts(std::move(condition)));
+      break;
+    }
+    case JoinType::kLeftOuter:
+    case JoinType::kSemi:
+    case JoinType::kAnti: {
+      // Predicates above see left columns (and, for left outer joins, NULL-padded right columns).
+      for (ExpressionPtr& predicate : Normalize(std::move(predicates))) {
+        if (ReferencesOnlyRange(*predicate, 0, left_width)) {
+          left.push_back(std::move(predicate));
+        } else {
+          above.push_back(std::move(predicate));
+        }
+      }
+      // The join condition: conjuncts over the right side only restrict the right input.
+      Predicates residual;
+      for (ExpressionPtr& conjunct : Normalize(SplitConjuncts(std::move(join->residual)))) {
+        if (MaxColumnIndex(*conjunct) >= 0 && ReferencesOnlyRange(*conjunct, left_width, total)) {
+          ShiftColumns(conjunct.get(), -left_width);
+          right.push_back(std::move(conjunct));
+        } else if (join->join_type == JoinType::kSemi && ReferencesOnlyRange(*conjunct, 0, left_width)) {
+          left.push_back(std::move(conjunct));
+        } else {
+          residual.push_back(std::move(conjunct));
+        }
+      }
+      join->residual = CombineConjuncts(std::move(residual));
+      break;
+    }
+    case JoinType::kFullOuter: above = std::move(predicates); break;
+  }
+  join->children[0] = Push(std::move(join->children[0]), std::move(left));
+  join->children[1] = Push(std::move(join->children[1]), std::move(right));
+  join->RecomputeOutput();
+  return WithFilter(std::move(join), std::move(above));
+}
+
+LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates predicates) {
+  switch (node->kind()) {
+    case LogicalOperatorKind::kFilter: {
+      predicates.push_back(std::move(node->As<Filter>().predicate));
+      return Push(std::move(node->children[0]), std::move(predicates));
+    }
+    case LogicalOperatorKind::kTableScan: {
+      auto& scan = node->As<TableScan>();
+      predicates.push_back(std::move(scan.filter));
+      scan.filter = CombineConjuncts(Normalize(std::move(predicates)));
+      return node;
+    }
+    case LogicalOperatorKind::kProject: {
+      auto& project = node->As<Project>();
+      std::vector<const BoundExpression*> replacements;
+      for (const auto& expression : project.expressions) replacements.push_back(expression.get());
+      Predicates below;
+      for (const ExpressionPtr& predicate : predicates) below.push_back(SubstituteColumns(*predicate, replacements));
+      node->children[0] = Push(std::move(node->children[0]), std::move(below));
+      return node;
+    }
+    case LogicalOperatorKind::kSort:
+    case LogicalOperatorKind::kDistinct:
+      node->children[0] = Push(std::move(node->children[0]), std::move(predicates));
+      return node;
+    case LogicalOperatorKind::kAggregate: {
+      auto& aggregate = node->As<Aggregate>();
+      const int keys = static_cast<int>(aggregate.group_by.size());
+      std::vector<const BoundExpression*> replacements;
+      for (const auto& key : aggregate.group_by) replacements.push_back(key.get());
+      Predicates below, above;
+      for (ExpressionPtr& predicate : predicates) {
+        if (keys > 0 && ReferencesOnlyRange(*predicate, 0, keys)) {
+          below.push_back(SubstituteColumns(*predicate, replacements));
+        } else {
+          above.push_back(std::move(predicate));
+        }
+      }
+      node->children[0] = Push(std::move(node->children[0]), std::move(below));
+      return WithFilter(std::move(node), std::move(above));
+    }
+    case LogicalOperatorKind::kSetOperation: {
+      Predicates copies;
+      for (const ExpressionPtr& predicate : predicates) copies.push_back(predicate->Clone());
+      node->children[0] = Push(std::move(node->children[0]), std::move(predicates));
+      node->children[1] = Push(std::move(node->children[1]), std::move(copies));
+      return node;
+    }
+    case LogicalOperatorKind::kJoin: {
+      std::unique_ptr<Join> join(static_cast<Join*>(node.release()));
+      return PushJoin(std::move(join), std::move(predicates));
+    }
+    case LogicalOperatorKind::kLimit:
+    case LogicalOperatorKind::kValues:
+      for (auto& child : node->children) child = Push(std::move(child), {});
+      return WithFilter(std::move(node), Normalize(std::move(predicates)));
+  }
+  return WithFilter(std::move(node), std::move(predicates));
+}
+
+}  // namespace
+
+LogicalOperatorPtr PredicatePushDown::Apply(LogicalOperatorPtr plan) const { return Push(std::move(plan), {}); }
+
+}  // namespace tessera::optimizer

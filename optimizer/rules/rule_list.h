@@ -1,0 +1,23 @@
+#pragma once
+// The ordered list of rewrite rules that turns a bound plan into the plan execution uses:
+//   1. PredicatePushDown    filters into joins (equi-keys), join inputs and scans; common conjuncts of ORs factored
+//                           out; partial push-down of disjunctions (Quickstep D§2.5.1, TPC-H Q19/Q7)
+//   2. JoinOrdering         greedy join order by estimated cardinality; smaller input on the build (right) side
+//   3. ColumnPruning        scans read and joins carry only the columns used above them
+// Thread-safe (rules are stateless).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "optimizer/rules/rule.h"
+
+namespace tessera::optimizer {
+
+// The rules in the order they run.
+const std::vector<std::unique_ptr<Rule>>& RuleList();
+
+// Runs every rule of RuleList() in order.
+LogicalOperatorPtr RunRules(LogicalOperatorPtr plan);
+
+}  // namespace tessera::optimizer

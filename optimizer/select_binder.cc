@@ -1,0 +1,365 @@
+// One SELECT block: FROM and WHERE, GROUP BY, aggregates, HAVING, the select list, ORDER BY items, DISTINCT.
+//
+// Aggregation is bound in two phases. First the GROUP BY keys and every aggregate call of the select list,
+// HAVING and ORDER BY are bound against the FROM clause and become one Aggregate node. Then those clauses are
+// bound above it: an aggregate call becomes a reference to its output column, an expression equal to a
+// GROUP BY key a reference to the key, and any other column reference is an error.
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "optimizer/constant_folding.h"
+#include "optimizer/expression_analysis.h"
+#include "optimizer/expression_format.h"
+#include "optimizer/query_binder.h"
+#include "parser/parser.h"
+
+namespace tessera::optimizer {
+namespace {
+
+using parser::ExprKind;
+using parser::LiteralKind;
+using parser::ParsedExpr;
+
+void CollectAggregateCalls(const ParsedExpr& expr, std::vector<const ParsedExpr*>* calls) {
+  if (expr.kind == ExprKind::kFunctionCall && QueryBinder::IsAggregateName(expr.name)) {
+    calls->push_back(&expr);
+    return;
+  }
+  for (const auto& child : expr.children) CollectAggregateCalls(*child, calls);
+}
+
+bool IsOrdinal(const ParsedExpr& expr) {
+  return expr.kind == ExprKind::kLiteral && expr.literal_kind == LiteralKind::kInteger;
+}
+
+bool SameCall(const AggregateCall& a, const AggregateCall& b) {
+  if (a.function != b.function || a.distinct != b.distinct) return false;
+  if ((a.argument == nullptr) != (b.argument == nullptr)) return false;
+  return a.argument == nullptr || ExpressionsEqual(*a.argument, *b.argument);
+}
+
+}  // namespace
+
+void SplitParsedConjuncts(const ParsedExpr& expr, std::vector<const ParsedExpr*>* conjuncts) {
+  if (expr.kind == ExprKind::kBinary && expr.name == "AND") {
+    SplitParsedConjuncts(*expr.children[0], conjuncts);
+    SplitParsedConjuncts(*expr.children[1], conjuncts);
+    return;
+  }
+  conjuncts->push_back(&expr);
+}
+
+std::string DerivedColumnName(const ParsedExpr& expr) {
+  if (expr.kind == ExprKind::kColumnRef) return expr.name;
+  return parser::ToString(expr);
+}
+
+absl::StatusOr<LogicalOperatorPtr> QueryBinder::BindFromWhere(const parser::SelectCore& core, const Scope* outer,
+                                                              Correlation* correlation, Scope* scope) {
+  TESSERA_ASSIGN_OR_RETURN(BoundRelation from, BindFrom(core.from, outer, scope));
+  LogicalOperatorPtr plan = std::move(from.plan);
+  if (core.where != nullptr) TESSERA_RETURN_IF_ERROR(BindWhere(*core.where, *scope, correlation, &plan));
+  return plan;
+}
+
+absl::Status QueryBinder::BindWhere(const ParsedExpr& where, const Scope& scope, Correlation* correlation,
+                                    LogicalOperatorPtr* plan) {
+  std::vector<const ParsedExpr*> conjuncts;
+  SplitParsedConjuncts(where, &conjuncts);
+  std::vector<const ParsedExpr*> semi_joins;
+  std::vector<ExpressionPtr> filters;
+  for (const ParsedExpr* conjunct : conjuncts) {
+    if (IsSemiJoinPredicate(*conjunct)) {
+      semi_joins.push_back(conjunct);
+      continue;
+    }
+    ExpressionContext context;
+    context.scope = &scope;
+    context.plan = plan;
+    context.clause = "WHERE";
+    context.correlation = correlation;
+    context.conjunct_root = true;
+    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindBoolean(*conjunct, context));
+    if (IsBooleanConstant(*bound, true)) continue;
+    if (correlation != nullptr && MaxColumnIndex(*bound) >= kOuterColumnBase) {
+      correlation->conjuncts.push_back(std::move(bound));
+    } else {
+      filters.push_back(std::move(bound));
+    }
+  }
+  if (!filters.empty()) *plan = MakeFilter(std::move(*plan), CombineConjuncts(std::move(filters)));
+  for (const ParsedExpr* predicate : semi_joins) TESSERA_RETURN_IF_ERROR(AttachSemiJoin(*predicate, scope, plan));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::SelectCore& core, const Scope* outer,
+                                                              const SelectBlockOptions& options) {
+  Scope scope;
+  TESSERA_ASSIGN_OR_RETURN(LogicalOperatorPtr plan, BindFromWhere(core, outer, options.correlation, &scope));
+  BoundSelectBlock block;
+
+  // Scalar-subquery decorrelation: correlation equalities become leading grouping keys.
+  std::vector<ExpressionPtr> correlation_keys;
+  if (options.group_by_correlation && options.correlation != nullptr) {
+    for (ExpressionPtr& conjunct : options.correlation->conjuncts) {
+      bool ok = conjunct->kind == ExpressionKind::kComparison && conjunct->comparison == ComparisonOp::kEqual;
+      int outer_side = -1;
+      if (ok) {
+        for (int side = 0; side < 2; ++side) {
+          const BoundExpression& candidate = *conjunct->children[side];
+          const BoundExpression& other = *conjunct->children[1 - side];
+          if (ReferencesOnlyRange(candidate, kOuterColumnBase, 2 * kOuterColumnBase) &&
+              MaxColumnIndex(candidate) >= 0 && !ReferencesRange(other, kOuterColumnBase, 2 * kOuterColumnBase) &&
+              MaxColumnIndex(other) >= 0) {
+            outer_side = side;
+          }
+        }
+      }
+      if (outer_side < 0) {
+        return ErrorAt(absl::StatusCode::kUnimplemented, core.where->position,
+                       "a correlated scalar subquery may only correlate through equalities between an inner and "
+                       "an outer expression");
+      }
+      ExpressionPtr outer_key = std::move(conjunct->children[outer_side]);
+      ShiftColumns(outer_key.get(), -kOuterColumnBase);
+      correlation_keys.push_back(std::move(conjunct->children[1 - outer_side]));
+      block.outer_keys.push_back(std::move(outer_key));
+    }
+    options.correlation->conjuncts.clear();
+  }
+
+  // Is this an aggregate block?
+  std::vector<const ParsedExpr*> call_nodes;
+  for (const parser::SelectItem& item : core.items) CollectAggregateCalls(*item.expr, &call_nodes);
+  if (core.having != nullptr) CollectAggregateCalls(*core.having, &call_nodes);
+  if (options.order_by != nullptr) {
+    for (const parser::OrderByItem& item : *options.order_by) CollectAggregateCalls(*item.expr, &call_nodes);
+  }
+  const bool aggregate = !core.group_by.empty() || core.having != nullptr || !call_nodes.empty();
+  if (!correlation_keys.empty() && !aggregate) {
+    return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
+                   "a correlated scalar subquery must compute an aggregate");
+  }
+
+  ExpressionContext select_context;
+  select_context.scope = &scope;
+  select_context.plan = &plan;
+  select_context.clause = "SELECT";
+  AggregateBinding aggregation;
+  const int correlation_key_count = static_cast<int>(correlation_keys.size());
+  if (aggregate) {
+    aggregation.scope = &scope;
+    std::vector<std::string> group_names;
+    for (ExpressionPtr& key : correlation_keys) {
+      group_names.push_back(FormatExpression(*key, DisplayNames(plan->output())));
+      aggregation.group_keys.push_back(std::move(key));
+    }
+    for (const auto& group : core.group_by) {
+      const ParsedExpr* source = group.get();
+      std::string name = DerivedColumnName(*group);
+      if (IsOrdinal(*group)) {
+        int64_t ordinal = 0;
+        if (!absl::SimpleAtoi(group->literal_text, &ordinal) || ordinal < 1 ||
+            ordinal > static_cast<int64_t>(core.items.size())) {
+          return ErrorAt(absl::StatusCode::kInvalidArgument, group->position,
+                         absl::StrCat("GROUP BY position ", group->literal_text, " is not in select list"));
+        }
+        const parser::SelectItem& item = core.items[ordinal - 1];
+        if (item.expr->kind == ExprKind::kStar) {
+          return ErrorAt(absl::StatusCode::kInvalidArgument, group->position,
+                         "GROUP BY position refers to '*'");
+        }
+        source = item.expr.get();
+        name = item.alias.empty() ? DerivedColumnName(*item.expr) : item.alias;
+      } else if (group->kind == ExprKind::kColumnRef && group->qualifier.empty() &&
+                 !scope.Resolve("", group->name).ok()) {
+        // Not an input column: a select-list alias?
+        for (const parser::SelectItem& item : core.items) {
+          if (item.alias == group->name) {
+            source = item.expr.get();
+            break;
+          }
+        }
+      }
+      if (ContainsAggregate(*source)) {
+        return ErrorAt(absl::StatusCode::kInvalidArgument, group->position,
+                       "aggregate functions are not allowed in GROUP BY");
+      }
+      ExpressionContext group_context;
+      group_context.scope = &scope;
+      group_context.clause = "GROUP BY";
+      TESSERA_ASSIGN_OR_RETURN(ExpressionPtr key, BindExpression(*source, group_context));
+      bool duplicate = false;
+      for (const ExpressionPtr& existing : aggregation.group_keys) duplicate |= ExpressionsEqual(*existing, *key);
+      if (duplicate) continue;
+      aggregation.group_keys.push_back(std::move(key));
+      group_names.push_back(std::move(name));
+    }
+    ExpressionContext call_context;
+    call_context.scope = &scope;
+    call_context.plan = &plan;
+    call_context.clause = "aggregate function arguments";
+    for (const ParsedExpr* node : call_nodes) {
+      TESSERA_ASSIGN_OR_RETURN(AggregateCall call, BindAggregateCall(*node, call_context));
+      int index = -1;
+      for (size_t i = 0; i < aggregation.calls.size(); ++i) {
+        if (SameCall(aggregation.calls[i], call)) index = static_cast<int>(i);
+      }
+      if (index < 0) {
+        index = static_cast<int>(aggregation.calls.size());
+        aggregation.calls.push_back(std::move(call));
+      }
+      aggregation.call_index[node] = index;
+    }
+    auto node = std::make_unique<Aggregate>();
+    for (const ExpressionPtr& key : aggregation.group_keys) node->group_by.push_back(key->Clone());
+    node->group_names = std::move(group_names);
+    for (const AggregateCall& call : aggregation.calls) node->aggregates.push_back(call.Clone());
+    node->children.push_back(std::move(plan));
+    node->RecomputeOutput();
+    plan = std::move(node);
+    select_context.aggregates = &aggregation;
+
+    if (core.having != nullptr) {
+      ExpressionContext having_context = select_context;
+      having_context.clause = "HAVING";
+      TESSERA_ASSIGN_OR_RETURN(ExpressionPtr predicate, BindBoolean(*core.having, having_context));
+      if (!IsBooleanConstant(*predicate, true)) plan = MakeFilter(std::move(plan), std::move(predicate));
+    }
+  }
+
+  // The select list.
+  std::vector<ExpressionPtr> items;
+  std::vector<std::string> names;
+  for (int i = 0; i < correlation_key_count; ++i) {
+    items.push_back(MakeInputColumn(plan->output(), i));
+    names.push_back(plan->output()[i].name);
+  }
+  for (const parser::SelectItem& item : core.items) {
+    if (item.expr->kind != ExprKind::kStar) {
+      TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindExpression(*item.expr, select_context));
+      items.push_back(std::move(bound));
+      names.push_back(item.alias.empty() ? DerivedColumnName(*item.expr) : item.alias);
+      continue;
+    }
+    absl::StatusOr<std::vector<int>> columns = scope.ExpandStar(item.expr->qualifier);
+    if (!columns.ok()) return Rewrap(columns.status(), item.expr->position);
+    if (columns->empty()) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, item.expr->position,
+                     "SELECT * with no tables specified is not valid");
+    }
+    for (int column : *columns) {
+      const ScopeColumn& source = scope.columns()[column];
+      ExpressionPtr bound = MakeColumn(column, source.type);
+      if (aggregate) {
+        int key = -1;
+        for (size_t k = 0; k < aggregation.group_keys.size(); ++k) {
+          if (ExpressionsEqual(*aggregation.group_keys[k], *bound)) key = static_cast<int>(k);
+        }
+        if (key < 0) {
+          return ErrorAt(absl::StatusCode::kInvalidArgument, item.expr->position,
+                         absl::StrCat("column '", source.relation.empty() ? "" : source.relation + ".",
+                                      source.name,
+                                      "' must appear in the GROUP BY clause or be used in an aggregate function"));
+        }
+        bound = MakeInputColumn(plan->output(), key);
+      }
+      items.push_back(std::move(bound));
+      names.push_back(source.name);
+    }
+  }
+  const int visible = static_cast<int>(items.size());
+
+  // ORDER BY: output ordinals, output names, then expressions (hidden columns if not in the select list).
+  if (options.order_by != nullptr) {
+    for (const parser::OrderByItem& item : *options.order_by) {
+      const ParsedExpr& expr = *item.expr;
+      int index = -1;
+      if (IsOrdinal(expr)) {
+        int64_t ordinal = 0;
+        if (!absl::SimpleAtoi(expr.literal_text, &ordinal) || ordinal < 1 ||
+            ordinal > visible - correlation_key_count) {
+          return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
+                         absl::StrCat("ORDER BY position ", expr.literal_text, " is not in select list"));
+        }
+        index = correlation_key_count + static_cast<int>(ordinal) - 1;
+      } else if (expr.kind == ExprKind::kColumnRef && expr.qualifier.empty()) {
+        for (int i = correlation_key_count; i < visible; ++i) {
+          if (names[i] != expr.name) continue;
+          if (index >= 0 && !ExpressionsEqual(*items[index], *items[i])) {
+            return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
+                           absl::StrCat("ORDER BY '", expr.name, "' is ambiguous"));
+          }
+          if (index < 0) index = i;
+        }
+      }
+      if (index < 0) {
+        ExpressionContext order_context = select_context;
+        order_context.clause = "ORDER BY";
+        TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindExpression(expr, order_context));
+        for (int i = 0; i < static_cast<int>(items.size()) && index < 0; ++i) {
+          if (ExpressionsEqual(*items[i], *bound)) index = i;
+        }
+        if (index < 0) {
+          if (core.distinct) {
+            return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
+                           "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
+          }
+          index = static_cast<int>(items.size());
+          items.push_back(std::move(bound));
+          names.push_back(DerivedColumnName(expr));
+        }
+      }
+      SortKey key;
+      key.expression = MakeColumn(index, items[index]->result_type);
+      key.ascending = item.ascending;
+      key.nulls_first = item.nulls_first.value_or(!item.ascending);
+      block.sort_keys.push_back(std::move(key));
+    }
+  }
+
+  // The value of a correlated aggregate over no rows (COUNT gives 0, not NULL): see subquery_binder.cc.
+  if (correlation_key_count > 0) {
+    std::vector<ExpressionPtr> replacements;
+    const std::vector<OutputColumn>& output = plan->output();
+    for (int i = 0; i < static_cast<int>(output.size()); ++i) {
+      const int call = i - static_cast<int>(aggregation.group_keys.size());
+      if (call >= 0 && call < static_cast<int>(aggregation.calls.size()) &&
+          (aggregation.calls[call].function == AggregateFunction::kCount ||
+           aggregation.calls[call].function == AggregateFunction::kCountStar)) {
+        replacements.push_back(MakeConstant(Value::BigInt(0)));
+      } else {
+        replacements.push_back(MakeConstant(Value::Null(output[i].type)));
+      }
+    }
+    std::vector<const BoundExpression*> pointers;
+    for (const ExpressionPtr& replacement : replacements) pointers.push_back(replacement.get());
+    ExpressionPtr empty = FoldConstantsDeep(SubstituteColumns(*items[correlation_key_count], pointers));
+    if (empty->kind != ExpressionKind::kConstant) {
+      return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
+                     "a correlated scalar subquery whose value over no rows is not a constant is not supported");
+    }
+    if (!empty->constant.is_null()) {
+      block.has_empty_group_marker = true;
+      block.empty_group_value = std::move(empty);
+      items.push_back(MakeConstant(Value::Boolean(true)));
+      names.push_back("__matched");
+    }
+  }
+
+  std::vector<std::string> all_names = names;
+  plan = MakeProject(std::move(plan), std::move(items), std::move(all_names));
+  if (core.distinct) {
+    auto distinct = std::make_unique<Distinct>();
+    distinct->children.push_back(std::move(plan));
+    distinct->RecomputeOutput();
+    plan = std::move(distinct);
+  }
+  names.resize(visible);
+  block.names = std::move(names);
+  block.plan = std::move(plan);
+  return block;
+}
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,19 @@
+#include "query_execution/execution_dag.h"
+
+#include "glog/logging.h"
+
+namespace tessera {
+
+int ExecutionDag::AddOperator(std::unique_ptr<RelationalOperator> op) {
+  int index = static_cast<int>(operators_.size());
+  op->set_index(index);
+  operators_.push_back(std::move(op));
+  return index;
+}
+
+void ExecutionDag::AddEdge(int producer, int consumer, int consumer_input, bool pipelining) {
+  CHECK(producer >= 0 && producer < size() && consumer >= 0 && consumer < size() && producer != consumer);
+  edges_.push_back(DagEdge{producer, consumer, consumer_input, pipelining});
+}
+
+}  // namespace tessera

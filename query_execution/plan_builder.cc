@@ -1,0 +1,327 @@
+#include "query_execution/plan_builder.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "relational_operators/aggregation_operator.h"
+#include "relational_operators/hash_join_operator.h"
+#include "relational_operators/select_operator.h"
+#include "relational_operators/sort_operator.h"
+#include "relational_operators/values_operator.h"
+
+namespace tessera {
+namespace {
+
+namespace lp = optimizer;
+
+// The output of a logical subtree as its consumer sees it: blocks to read (a base table or an operator's
+// relation), which of their columns form the subtree's output columns, and a filter still to apply (over the
+// output columns). Fusing table scans and filters into the consumer avoids materializing them.
+struct Stream {
+  BlockInput input;
+  int producer = -1;  // operator writing `input`'s relation; -1 for base tables
+  std::vector<int> block_columns;
+  std::vector<Type> types;
+  std::vector<std::string> names;
+  std::unique_ptr<BoundExpression> filter;
+
+  ScanSpec TakeScanSpec() {
+    ScanSpec spec;
+    spec.block_columns = block_columns;
+    spec.types = types;
+    spec.filter = std::move(filter);
+    return spec;
+  }
+};
+
+std::unique_ptr<BoundExpression> AndTogether(std::unique_ptr<BoundExpression> a, std::unique_ptr<BoundExpression> b) {
+  if (a == nullptr) return b;
+  if (b == nullptr) return a;
+  std::vector<std::unique_ptr<BoundExpression>> terms;
+  terms.push_back(std::move(a));
+  terms.push_back(std::move(b));
+  return MakeConjunction(ExpressionKind::kAnd, std::move(terms));
+}
+
+class Builder {
+ public:
+  Builder(StorageManager* storage, BufferPool* pool) : storage_(storage), pool_(pool), dag_(std::make_unique<ExecutionDag>()) {}
+
+  absl::StatusOr<std::unique_ptr<ExecutionDag>> Build(const lp::LogicalOperator& plan) {
+    TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(plan));
+    // The result must be a materialized relation without a pending filter, in output column order.
+    TESSERA_ASSIGN_OR_RETURN(int result, Materialize(std::move(stream)));
+    dag_->set_result_operator(result);
+    return std::move(dag_);
+  }
+
+ private:
+  absl::StatusOr<Stream> Visit(const lp::LogicalOperator& node) {
+    switch (node.kind()) {
+      case lp::LogicalOperatorKind::kTableScan: return VisitTableScan(node.As<lp::TableScan>());
+      case lp::LogicalOperatorKind::kFilter: {
+        TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*node.children[0]));
+        child.filter = AndTogether(std::move(child.filter), node.As<lp::Filter>().predicate->Clone());
+        return child;
+      }
+      case lp::LogicalOperatorKind::kProject: return VisitProject(node.As<lp::Project>());
+      case lp::LogicalOperatorKind::kJoin: return VisitJoin(node.As<lp::Join>());
+      case lp::LogicalOperatorKind::kAggregate: return VisitAggregate(node.As<lp::Aggregate>());
+      case lp::LogicalOperatorKind::kSort: return VisitSort(&node.As<lp::Sort>(), nullptr);
+      case lp::LogicalOperatorKind::kLimit: {
+        const auto& limit = node.As<lp::Limit>();
+        if (node.children[0]->kind() == lp::LogicalOperatorKind::kSort) {
+          return VisitSort(&node.children[0]->As<lp::Sort>(), &limit);
+        }
+        return VisitSort(nullptr, &limit);
+      }
+      case lp::LogicalOperatorKind::kValues: {
+        const auto& values = node.As<lp::Values>();
+        std::vector<ColumnSchema> schema;
+        std::vector<std::string> names;
+        for (const lp::OutputColumn& column : values.output()) {
+          schema.push_back({column.name, column.type, false, {}});
+          names.push_back(column.name);
+        }
+        int index = dag_->AddOperator(std::make_unique<ValuesOperator>(std::move(schema), values.rows, pool_));
+        return FromOperator(index, names);
+      }
+      default:
+        return absl::UnimplementedError(absl::StrCat("the query engine cannot execute ", node.Describe(), " yet"));
+    }
+  }
+
+  Stream FromOperator(int index, std::vector<std::string> names) {
+    Stream stream;
+    std::shared_ptr<TemporaryRelation> relation = dag_->op(index)->output();
+    stream.input = BlockInput::FromRelation(relation);
+    stream.producer = index;
+    for (size_t c = 0; c < relation->schema().size(); ++c) {
+      stream.block_columns.push_back(static_cast<int>(c));
+      stream.types.push_back(relation->schema()[c].type);
+    }
+    stream.names = std::move(names);
+    return stream;
+  }
+
+  void Connect(const Stream& stream, int consumer, int input, bool pipelining) {
+    if (stream.producer >= 0) dag_->AddEdge(stream.producer, consumer, input, pipelining);
+  }
+
+  absl::StatusOr<Stream> VisitTableScan(const lp::TableScan& scan) {
+    Stream stream;
+    stream.input = BlockInput::FromTable(scan.table, storage_);
+    stream.block_columns = scan.columns;
+    for (int c : scan.columns) {
+      stream.types.push_back(scan.table->columns[c].type);
+      stream.names.push_back(scan.table->columns[c].name);
+    }
+    if (scan.filter) stream.filter = scan.filter->Clone();
+    return stream;
+  }
+
+  // A Select over `stream` with the given projections; returns the new operator's index.
+  int AddSelect(Stream stream, std::vector<std::unique_ptr<BoundExpression>> projections,
+                std::vector<std::string> names) {
+    ScanSpec spec = stream.TakeScanSpec();
+    auto op = std::make_unique<SelectOperator>(stream.input, std::move(spec), std::move(projections), names, pool_);
+    int index = dag_->AddOperator(std::move(op));
+    Connect(stream, index, 0, /*pipelining=*/true);
+    return index;
+  }
+
+  // Makes `stream` a plain relation (no pending filter, columns in order) and returns its producer.
+  absl::StatusOr<int> Materialize(Stream stream) {
+    bool plain = stream.producer >= 0 && stream.filter == nullptr;
+    for (size_t c = 0; plain && c < stream.block_columns.size(); ++c) plain = stream.block_columns[c] == static_cast<int>(c);
+    if (plain && stream.block_columns.size() == dag_->op(stream.producer)->output()->schema().size()) {
+      return stream.producer;
+    }
+    std::vector<std::unique_ptr<BoundExpression>> columns;
+    for (size_t c = 0; c < stream.types.size(); ++c) columns.push_back(MakeColumn(static_cast<int>(c), stream.types[c]));
+    std::vector<std::string> names = stream.names;
+    return AddSelect(std::move(stream), std::move(columns), std::move(names));
+  }
+
+  absl::StatusOr<Stream> VisitProject(const lp::Project& project) {
+    TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*project.children[0]));
+    // A projection of plain columns over a not-yet-materialized stream just narrows the stream.
+    bool only_columns = true;
+    for (const auto& e : project.expressions) only_columns &= e->kind == ExpressionKind::kColumn;
+    if (only_columns) {
+      Stream narrowed;
+      narrowed.input = child.input;
+      narrowed.producer = child.producer;
+      narrowed.filter = std::move(child.filter);
+      // The filter refers to the child's columns: keep them all loaded, and select through block_columns below.
+      if (narrowed.filter == nullptr) {
+        for (const auto& e : project.expressions) {
+          narrowed.block_columns.push_back(child.block_columns[e->column_index]);
+          narrowed.types.push_back(child.types[e->column_index]);
+        }
+        narrowed.names = project.names;
+        return narrowed;
+      }
+      child.filter = std::move(narrowed.filter);
+    }
+    std::vector<std::unique_ptr<BoundExpression>> projections;
+    for (const auto& e : project.expressions) projections.push_back(e->Clone());
+    int index = AddSelect(std::move(child), std::move(projections), project.names);
+    return FromOperator(index, project.names);
+  }
+
+  absl::StatusOr<Stream> VisitJoin(const lp::Join& join) {
+    HashJoinType type;
+    switch (join.join_type) {
+      case lp::JoinType::kInner: type = HashJoinType::kInner; break;
+      case lp::JoinType::kLeftOuter: type = HashJoinType::kLeftOuter; break;
+      case lp::JoinType::kSemi: type = HashJoinType::kSemi; break;
+      case lp::JoinType::kAnti: type = HashJoinType::kAnti; break;
+      default: return absl::UnimplementedError(absl::StrCat("the query engine cannot execute ", join.Describe(), " yet"));
+    }
+    if (join.left_keys.empty()) {
+      return absl::UnimplementedError(absl::StrCat("joins without an equality condition (", join.Describe(),
+                                                   ") are not supported yet"));
+    }
+    if (join.enforce_single_row) return absl::UnimplementedError("scalar subqueries without aggregation are not supported yet");
+    TESSERA_ASSIGN_OR_RETURN(Stream left, Visit(*join.children[0]));
+    TESSERA_ASSIGN_OR_RETURN(Stream right, Visit(*join.children[1]));
+    const size_t left_width = left.types.size();
+    const size_t right_width = right.types.size();
+
+    // Build side: a relation holding the right child's columns followed by its key values.
+    std::vector<std::unique_ptr<BoundExpression>> build_columns;
+    std::vector<std::string> build_names;
+    for (size_t c = 0; c < right_width; ++c) {
+      build_columns.push_back(MakeColumn(static_cast<int>(c), right.types[c]));
+      build_names.push_back(right.names[c]);
+    }
+    std::vector<int> key_columns;
+    for (const auto& key : join.right_keys) {
+      if (key->kind == ExpressionKind::kColumn) {
+        key_columns.push_back(key->column_index);
+      } else {
+        key_columns.push_back(static_cast<int>(build_columns.size()));
+        build_columns.push_back(key->Clone());
+        build_names.push_back("key");
+      }
+    }
+    int build_select = AddSelect(std::move(right), std::move(build_columns), build_names);
+    auto table = std::make_shared<JoinHashTable>(dag_->op(build_select)->output(), key_columns, pool_);
+    int build = dag_->AddOperator(std::make_unique<HashJoinBuildOperator>(table));
+    dag_->AddEdge(build_select, build, 0, /*pipelining=*/true);
+
+    HashJoinSpec spec;
+    spec.type = type;
+    spec.null_aware = join.null_aware;
+    for (const auto& key : join.left_keys) spec.probe_keys.push_back(key->Clone());
+    for (size_t c = 0; c < left_width; ++c) {
+      spec.probe_output.push_back(static_cast<int>(c));
+      spec.output_names.push_back(left.names[c]);
+    }
+    std::vector<std::string> names = left.names;
+    if (type == HashJoinType::kInner || type == HashJoinType::kLeftOuter) {
+      for (size_t c = 0; c < right_width; ++c) {
+        spec.build_output.push_back(static_cast<int>(c));
+        spec.output_names.push_back(build_names[c]);
+        names.push_back(build_names[c]);
+      }
+    }
+    // The residual is over left ++ right columns; the probe's pair layout is [left stream columns..., build
+    // relation columns...], and the build relation starts with the right columns, so indexes carry over.
+    if (join.residual) spec.residual = join.residual->Clone();
+    ScanSpec scan = left.TakeScanSpec();
+    auto probe = std::make_unique<HashJoinProbeOperator>(left.input, std::move(scan), table, std::move(spec), pool_);
+    int probe_index = dag_->AddOperator(std::move(probe));
+    Connect(left, probe_index, 0, /*pipelining=*/true);
+    dag_->AddEdge(build, probe_index, 1, /*pipelining=*/false);
+    return FromOperator(probe_index, names);
+  }
+
+  absl::StatusOr<Stream> VisitAggregate(const lp::Aggregate& aggregate) {
+    TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*aggregate.children[0]));
+    AggregationSpec spec;
+    for (const auto& g : aggregate.group_by) spec.group_by.push_back(g->Clone());
+    std::vector<std::string> names = aggregate.group_names;
+    for (const lp::AggregateCall& call : aggregate.aggregates) {
+      AggregationSpec::Call out;
+      switch (call.function) {
+        case lp::AggregateFunction::kCountStar: out.kind = AggregateKind::kCountStar; break;
+        case lp::AggregateFunction::kCount: out.kind = AggregateKind::kCount; break;
+        case lp::AggregateFunction::kSum: out.kind = AggregateKind::kSum; break;
+        case lp::AggregateFunction::kAvg: out.kind = AggregateKind::kAvg; break;
+        case lp::AggregateFunction::kMin: out.kind = AggregateKind::kMin; break;
+        case lp::AggregateFunction::kMax: out.kind = AggregateKind::kMax; break;
+      }
+      out.distinct = call.distinct;
+      if (call.argument) out.argument = call.argument->Clone();
+      out.result_type = call.result_type;
+      spec.calls.push_back(std::move(out));
+      names.push_back(call.name);
+    }
+    spec.output_names = names;
+    ScanSpec scan = child.TakeScanSpec();
+    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
+                             AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
+    int index = dag_->AddOperator(std::move(op));
+    Connect(child, index, 0, /*pipelining=*/true);
+    return FromOperator(index, names);
+  }
+
+  absl::StatusOr<Stream> VisitSort(const lp::Sort* sort, const lp::Limit* limit) {
+    const lp::LogicalOperator& below = sort != nullptr ? *sort->children[0] : *limit->children[0];
+    TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(below));
+    std::vector<std::string> names = child.names;
+    // Sort keys that are expressions are computed into extra columns first, and dropped after sorting.
+    std::vector<SortKey> keys;
+    const size_t width = child.types.size();
+    std::vector<std::unique_ptr<BoundExpression>> columns;
+    for (size_t c = 0; c < width; ++c) columns.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
+    std::vector<std::string> column_names = names;
+    if (sort != nullptr) {
+      for (const auto& key : sort->keys) {
+        int column;
+        if (key.expression->kind == ExpressionKind::kColumn) {
+          column = key.expression->column_index;
+        } else {
+          column = static_cast<int>(columns.size());
+          columns.push_back(key.expression->Clone());
+          column_names.push_back("sort_key");
+        }
+        keys.push_back(SortKey{column, key.ascending, key.nulls_first});
+      }
+    }
+    const bool extra = columns.size() > width;
+    int input;
+    if (extra) {
+      input = AddSelect(std::move(child), std::move(columns), column_names);
+    } else {
+      TESSERA_ASSIGN_OR_RETURN(input, Materialize(std::move(child)));
+    }
+    int64_t limit_rows = limit != nullptr && limit->limit.has_value() ? *limit->limit : -1;
+    int64_t offset = limit != nullptr ? limit->offset : 0;
+    auto op = std::make_unique<SortOperator>(dag_->op(input)->output(), std::move(keys), limit_rows, offset, pool_);
+    int index = dag_->AddOperator(std::move(op));
+    dag_->AddEdge(input, index, 0, /*pipelining=*/false);
+    Stream sorted = FromOperator(index, column_names);
+    if (extra) {  // drop the computed key columns
+      sorted.block_columns.resize(width);
+      sorted.types.resize(width);
+      sorted.names = names;
+    }
+    return sorted;
+  }
+
+  StorageManager* storage_;
+  BufferPool* pool_;
+  std::unique_ptr<ExecutionDag> dag_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
+                                                                 StorageManager* storage, BufferPool* pool) {
+  Builder builder(storage, pool);
+  return builder.Build(plan);
+}
+
+}  // namespace tessera

@@ -1,0 +1,147 @@
+#include "query_execution/query_manager.h"
+
+#include "glog/logging.h"
+
+namespace tessera {
+
+QueryManager::QueryManager(std::unique_ptr<ExecutionDag> dag) : dag_(std::move(dag)) {
+  operators_.resize(dag_->size());
+  for (int i = 0; i < dag_->size(); ++i) {
+    operators_[i].status.name = dag_->op(i)->name();
+    operators_[i].status.estimated_total = dag_->op(i)->EstimatedWorkOrders();
+  }
+  const auto& edges = dag_->edges();
+  for (int e = 0; e < static_cast<int>(edges.size()); ++e) {
+    operators_[edges[e].producer].out_edges.push_back(e);
+    operators_[edges[e].consumer].in_edges.push_back(e);
+  }
+  CHECK_GE(dag_->result_operator(), 0);
+  result_ = dag_->op(dag_->result_operator())->output();
+  ActivateReadyOperators();
+}
+
+void QueryManager::ActivateReadyOperators() {
+  for (int i = 0; i < dag_->size(); ++i) {
+    OperatorRuntime& runtime = operators_[i];
+    if (runtime.active || runtime.finished) continue;
+    bool ready = true;
+    for (int e : runtime.in_edges) {
+      const DagEdge& edge = dag_->edges()[e];
+      if (!edge.pipelining && !operators_[edge.producer].finished) ready = false;
+    }
+    if (!ready) continue;
+    runtime.active = true;
+    CollectWorkOrders(i);
+  }
+}
+
+void QueryManager::CollectWorkOrders(int index) {
+  OperatorRuntime& runtime = operators_[index];
+  if (cancelled_ || !runtime.active || runtime.done_generating) return;
+  std::vector<std::unique_ptr<WorkOrder>> work_orders;
+  runtime.done_generating = dag_->op(index)->GetWorkOrders(&work_orders);
+  runtime.status.issued += static_cast<int64_t>(work_orders.size());
+  for (auto& work_order : work_orders) ready_.push_back(std::move(work_order));
+  if (runtime.done_generating && runtime.status.issued == runtime.status.finished) FinishOperator(index);
+}
+
+std::unique_ptr<WorkOrder> QueryManager::NextWorkOrder() {
+  if (ready_.empty()) return nullptr;
+  std::unique_ptr<WorkOrder> work_order = std::move(ready_.front());
+  ready_.pop_front();
+  OperatorRuntime& runtime = operators_[work_order->operator_index()];
+  ++runtime.in_flight;
+  ++in_flight_;
+  runtime.status.state = OperatorStatus::State::kRunning;
+  return work_order;
+}
+
+void QueryManager::OnWorkOrderFinished(const WorkOrder& work_order, const absl::Status& status, int64_t elapsed_ns) {
+  const int index = work_order.operator_index();
+  OperatorRuntime& runtime = operators_[index];
+  --runtime.in_flight;
+  --in_flight_;
+  ++runtime.status.finished;
+  runtime.status.rows_in += work_order.rows_in();
+  runtime.status.rows_out += work_order.rows_out();
+  runtime.status.busy_ns += elapsed_ns;
+  if (!status.ok()) {
+    Cancel(status);
+    return;
+  }
+  if (cancelled_) return;
+  FeedNewBlocks(index, /*producer_finished=*/false);
+  CollectWorkOrders(index);
+  if (!runtime.finished && runtime.done_generating && runtime.status.issued == runtime.status.finished) {
+    FinishOperator(index);
+  }
+}
+
+void QueryManager::FeedNewBlocks(int producer, bool producer_finished) {
+  OperatorRuntime& runtime = operators_[producer];
+  std::shared_ptr<TemporaryRelation> output = dag_->op(producer)->output();
+  if (output == nullptr) return;
+  const uint32_t available = output->block_count();
+  for (int e : runtime.out_edges) {
+    const DagEdge& edge = dag_->edges()[e];
+    if (!edge.pipelining && !producer_finished) continue;
+    const uint32_t first = edge.pipelining ? runtime.fed_blocks_pipelined : 0;
+    RelationalOperator* consumer = dag_->op(edge.consumer);
+    for (uint32_t b = first; b < available; ++b) consumer->FeedInputBlock(edge.consumer_input, b);
+    if (producer_finished) consumer->DoneFeedingInput(edge.consumer_input);
+  }
+  runtime.fed_blocks_pipelined = available;
+  for (int e : runtime.out_edges) {
+    const DagEdge& edge = dag_->edges()[e];
+    if (edge.pipelining || producer_finished) CollectWorkOrders(edge.consumer);
+  }
+}
+
+void QueryManager::FinishOperator(int index) {
+  OperatorRuntime& runtime = operators_[index];
+  if (runtime.finished) return;
+  runtime.finished = true;
+  runtime.status.state = OperatorStatus::State::kDone;
+  ++finished_operators_;
+  dag_->op(index)->OnAllWorkOrdersFinished();
+  FeedNewBlocks(index, /*producer_finished=*/true);
+  ActivateReadyOperators();
+  for (int e : runtime.in_edges) ReleaseIfUnneeded(dag_->edges()[e].producer);
+  ReleaseIfUnneeded(index);
+}
+
+void QueryManager::ReleaseIfUnneeded(int index) {
+  if (index == dag_->result_operator() || dag_->owned(index) == nullptr || !operators_[index].finished) return;
+  for (int e : operators_[index].out_edges) {
+    if (!operators_[dag_->edges()[e].consumer].finished) return;
+  }
+  dag_->owned(index).reset();  // drops its output relation (and its references to its inputs)
+}
+
+void QueryManager::Cancel(absl::Status reason) {
+  if (status_.ok()) status_ = std::move(reason);
+  cancelled_ = true;
+  ready_.clear();
+}
+
+std::vector<OperatorStatus> QueryManager::Progress() const {
+  std::vector<OperatorStatus> progress;
+  for (const OperatorRuntime& runtime : operators_) progress.push_back(runtime.status);
+  return progress;
+}
+
+double QueryManager::FractionDone() const {
+  double total = 0;
+  for (const OperatorRuntime& runtime : operators_) {
+    if (runtime.finished) {
+      total += 1;
+    } else if (runtime.status.estimated_total > 0) {
+      total += std::min(1.0, static_cast<double>(runtime.status.finished) / runtime.status.estimated_total);
+    } else if (runtime.status.issued > 0) {
+      total += 0.5 * runtime.status.finished / runtime.status.issued;
+    }
+  }
+  return dag_->size() == 0 ? 1.0 : total / dag_->size();
+}
+
+}  // namespace tessera

@@ -1,0 +1,554 @@
+#include "relational_operators/aggregation_operator.h"
+
+#include <cstring>
+#include <string>
+#include <unordered_set>
+
+#include "absl/strings/str_cat.h"
+#include "catalog/text_conversion.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+#include "expressions/expression_evaluator.h"
+
+namespace tessera {
+
+namespace {
+
+constexpr size_t kSlotBytes = 32;  // per aggregate call: 16 bytes of value, 8 of count / flags, 8 spare
+
+struct Slot {
+  int128 value;   // SUM / AVG (integers and decimals), MIN / MAX raw value, or a string / set index
+  int64_t count;  // rows counted (COUNT, SUM/AVG non-NULL inputs, MIN/MAX: whether a value is set)
+  int64_t spare;
+};
+static_assert(sizeof(Slot) == kSlotBytes);
+
+double SlotDouble(const Slot& slot) {
+  double d;
+  std::memcpy(&d, &slot.value, sizeof(d));
+  return d;
+}
+void SetSlotDouble(Slot& slot, double d) { std::memcpy(&slot.value, &d, sizeof(d)); }
+
+// Widens a fixed-width physical value of an exact type to int128 (for SUM/AVG and ordering).
+int128 ExactValue(const ColumnVector& v, uint32_t row) {
+  const Type& type = v.type();
+  switch (type.id()) {
+    case TypeId::kInteger:
+    case TypeId::kDate: return v.values<int32_t>()[row];
+    case TypeId::kBigInt:
+    case TypeId::kTimestamp: return v.values<int64_t>()[row];
+    case TypeId::kBoolean: return v.values<uint8_t>()[row];
+    case TypeId::kDecimal: return type.IsWideDecimal() ? v.values<int128>()[row] : int128{v.values<int64_t>()[row]};
+    default: return 0;
+  }
+}
+
+bool IsExactOrderable(const Type& type) {
+  switch (type.id()) {
+    case TypeId::kInteger:
+    case TypeId::kDate:
+    case TypeId::kBigInt:
+    case TypeId::kTimestamp:
+    case TypeId::kBoolean:
+    case TypeId::kDecimal: return true;
+    default: return false;
+  }
+}
+
+Value ExactToValue(int128 v, const Type& type) {
+  switch (type.id()) {
+    case TypeId::kInteger: return Value::Integer(static_cast<int32_t>(v));
+    case TypeId::kDate: return Value::Date(static_cast<int32_t>(v));
+    case TypeId::kBigInt: return Value::BigInt(static_cast<int64_t>(v));
+    case TypeId::kTimestamp: return Value::Timestamp(static_cast<int64_t>(v));
+    case TypeId::kBoolean: return Value::Boolean(v != 0);
+    case TypeId::kDecimal: return Value::Decimal(v, type);
+    default: return Value::Null(type);
+  }
+}
+
+void AppendKeyPart(const ColumnVector& v, uint32_t row, std::string* key) {
+  if (v.IsNull(row)) {
+    key->push_back('\0');
+    return;
+  }
+  key->push_back('\1');
+  const Type& type = v.type();
+  if (type.IsString()) {
+    std::string_view s = v.strings()[row];
+    uint32_t size = static_cast<uint32_t>(s.size());
+    key->append(reinterpret_cast<const char*>(&size), sizeof(size));
+    key->append(s.data(), s.size());
+    return;
+  }
+  const int width = type.FixedWidth();
+  key->append(reinterpret_cast<const char*>(v.values<uint8_t>() + static_cast<size_t>(row) * width), width);
+}
+
+// Decodes one key column starting at `*p`.
+Value DecodeKeyPart(const char** p, const Type& type) {
+  const char flag = *(*p)++;
+  if (flag == '\0') return Value::Null(type);
+  if (type.IsString()) {
+    uint32_t size;
+    std::memcpy(&size, *p, sizeof(size));
+    *p += sizeof(size);
+    Value v = Value::String(std::string(*p, size), type);
+    *p += size;
+    return v;
+  }
+  const int width = type.FixedWidth();
+  uint8_t raw[16] = {0};
+  std::memcpy(raw, *p, width);
+  *p += width;
+  switch (type.id()) {
+    case TypeId::kBoolean: return Value::Boolean(raw[0] != 0);
+    case TypeId::kInteger: { int32_t v; std::memcpy(&v, raw, 4); return Value::Integer(v); }
+    case TypeId::kDate: { int32_t v; std::memcpy(&v, raw, 4); return Value::Date(v); }
+    case TypeId::kBigInt: { int64_t v; std::memcpy(&v, raw, 8); return Value::BigInt(v); }
+    case TypeId::kTimestamp: { int64_t v; std::memcpy(&v, raw, 8); return Value::Timestamp(v); }
+    case TypeId::kDouble: { double v; std::memcpy(&v, raw, 8); return Value::Double(v); }
+    case TypeId::kDecimal: {
+      if (type.IsWideDecimal()) { int128 v; std::memcpy(&v, raw, 16); return Value::Decimal(v, type); }
+      int64_t v; std::memcpy(&v, raw, 8); return Value::Decimal(v, type);
+    }
+    case TypeId::kInterval: { Interval v; std::memcpy(&v, raw, 16); return Value::IntervalValue(v); }
+    default: return Value::Null(type);
+  }
+}
+
+}  // namespace
+
+// Groups and their aggregate states for one worker (or the merged result). Not thread-safe.
+class AggregationTable {
+ public:
+  explicit AggregationTable(const AggregationSpec& spec) : spec_(spec), state_size_(spec.calls.size() * kSlotBytes) {
+    slots_.assign(1024, 0);
+  }
+
+  size_t group_count() const { return groups_.size(); }
+  Slot* state(uint32_t group) { return reinterpret_cast<Slot*>(states_.data() + group * state_size_); }
+  std::string_view key(uint32_t group) const {
+    return std::string_view(keys_.data() + groups_[group].key_offset, groups_[group].key_size);
+  }
+  std::vector<std::string>& strings() { return strings_; }
+  std::vector<std::unordered_set<std::string>>& sets() { return sets_; }
+
+  uint32_t FindOrInsert(std::string_view key, uint64_t hash) {
+    size_t mask = slots_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      uint32_t slot = slots_[i];
+      if (slot == 0) {
+        uint32_t group = static_cast<uint32_t>(groups_.size());
+        groups_.push_back(Group{hash, keys_.size(), static_cast<uint32_t>(key.size())});
+        keys_.append(key.data(), key.size());
+        states_.resize(states_.size() + state_size_);
+        InitializeState(group);
+        slots_[i] = group + 1;
+        if (groups_.size() * 2 > slots_.size()) Grow();
+        return group;
+      }
+      const Group& g = groups_[slot - 1];
+      if (g.hash == hash && this->key(slot - 1) == key) return slot - 1;
+    }
+  }
+
+  size_t MemoryBytes() const {
+    return slots_.size() * sizeof(uint32_t) + groups_.size() * sizeof(Group) + keys_.size() + states_.size();
+  }
+
+ private:
+  struct Group {
+    uint64_t hash;
+    size_t key_offset;
+    uint32_t key_size;
+  };
+
+  void InitializeState(uint32_t group) {
+    Slot* slots = state(group);
+    for (size_t c = 0; c < spec_.calls.size(); ++c) {
+      slots[c] = Slot{0, 0, 0};
+      if (spec_.calls[c].distinct) {
+        slots[c].value = static_cast<int128>(sets_.size());
+        sets_.emplace_back();
+      }
+    }
+  }
+
+  void Grow() {
+    std::vector<uint32_t> bigger(slots_.size() * 2, 0);
+    size_t mask = bigger.size() - 1;
+    for (uint32_t g = 0; g < groups_.size(); ++g) {
+      size_t i = groups_[g].hash & mask;
+      while (bigger[i] != 0) i = (i + 1) & mask;
+      bigger[i] = g + 1;
+    }
+    slots_.swap(bigger);
+  }
+
+  const AggregationSpec& spec_;
+  const size_t state_size_;
+  std::vector<uint32_t> slots_;
+  std::vector<Group> groups_;
+  std::string keys_;
+  std::vector<uint8_t> states_;
+  std::vector<std::string> strings_;  // MIN/MAX of strings: slot.value indexes here
+  std::vector<std::unordered_set<std::string>> sets_;  // DISTINCT: slot.value indexes here
+};
+
+namespace {
+
+// Folds row `row` of `argument` (non-NULL) into `slot` for `call`.
+void UpdateSlot(const AggregationSpec::Call& call, AggregationTable& table, Slot& slot, const ColumnVector& argument,
+                uint32_t row) {
+  const Type& type = argument.type();
+  if (call.distinct) {
+    std::string key;
+    AppendKeyPart(argument, row, &key);
+    table.sets()[static_cast<size_t>(slot.value)].insert(std::move(key));
+    return;
+  }
+  switch (call.kind) {
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount: ++slot.count; return;
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg:
+      if (type.id() == TypeId::kDouble) {
+        SetSlotDouble(slot, SlotDouble(slot) + argument.values<double>()[row]);
+      } else {
+        slot.value += ExactValue(argument, row);
+      }
+      ++slot.count;
+      return;
+    case AggregateKind::kMin:
+    case AggregateKind::kMax: {
+      const bool is_min = call.kind == AggregateKind::kMin;
+      if (type.IsString()) {
+        std::string_view s = argument.strings()[row];
+        if (slot.count == 0) {
+          slot.value = static_cast<int128>(table.strings().size());
+          table.strings().emplace_back(s);
+          slot.count = 1;
+        } else {
+          std::string& current = table.strings()[static_cast<size_t>(slot.value)];
+          if (is_min ? s < current : s > current) current.assign(s.data(), s.size());
+        }
+      } else if (type.id() == TypeId::kDouble) {
+        double d = argument.values<double>()[row];
+        if (slot.count == 0 || (is_min ? d < SlotDouble(slot) : d > SlotDouble(slot))) SetSlotDouble(slot, d);
+        slot.count = 1;
+      } else {
+        int128 v = ExactValue(argument, row);
+        if (slot.count == 0 || (is_min ? v < slot.value : v > slot.value)) slot.value = v;
+        slot.count = 1;
+      }
+      return;
+    }
+  }
+}
+
+void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, AggregationTable& into, Slot& target,
+               AggregationTable& from, const Slot& source) {
+  if (call.distinct) {
+    auto& target_set = into.sets()[static_cast<size_t>(target.value)];
+    for (const std::string& v : from.sets()[static_cast<size_t>(source.value)]) target_set.insert(v);
+    return;
+  }
+  switch (call.kind) {
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount: target.count += source.count; return;
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg:
+      if (argument_type.id() == TypeId::kDouble) {
+        SetSlotDouble(target, SlotDouble(target) + SlotDouble(source));
+      } else {
+        target.value += source.value;
+      }
+      target.count += source.count;
+      return;
+    case AggregateKind::kMin:
+    case AggregateKind::kMax: {
+      if (source.count == 0) return;
+      const bool is_min = call.kind == AggregateKind::kMin;
+      if (argument_type.IsString()) {
+        const std::string& s = from.strings()[static_cast<size_t>(source.value)];
+        if (target.count == 0) {
+          target.value = static_cast<int128>(into.strings().size());
+          into.strings().push_back(s);
+          target.count = 1;
+        } else {
+          std::string& current = into.strings()[static_cast<size_t>(target.value)];
+          if (is_min ? s < current : s > current) current = s;
+        }
+      } else if (argument_type.id() == TypeId::kDouble) {
+        double d = SlotDouble(source);
+        if (target.count == 0 || (is_min ? d < SlotDouble(target) : d > SlotDouble(target))) SetSlotDouble(target, d);
+        target.count = 1;
+      } else {
+        if (target.count == 0 || (is_min ? source.value < target.value : source.value > target.value)) {
+          target.value = source.value;
+        }
+        target.count = 1;
+      }
+      return;
+    }
+  }
+}
+
+absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type& argument_type,
+                                   AggregationTable& table, const Slot& slot) {
+  const Type& result = call.result_type;
+  if (call.distinct) {
+    // COUNT(DISTINCT x) (Create rejects other DISTINCT aggregates).
+    return Value::BigInt(static_cast<int64_t>(table.sets()[static_cast<size_t>(slot.value)].size()));
+  }
+  switch (call.kind) {
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount: return Value::BigInt(slot.count);
+    case AggregateKind::kSum:
+      if (slot.count == 0) return Value::Null(result);
+      if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot));
+      if (result.id() == TypeId::kBigInt) {
+        if (slot.value > INT64_MAX || slot.value < INT64_MIN) return absl::OutOfRangeError("SUM out of range for BIGINT");
+        return Value::BigInt(static_cast<int64_t>(slot.value));
+      }
+      if (result.id() == TypeId::kDecimal) {
+        int128 v = slot.value;
+        int scale_up = result.scale() - (argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0);
+        if (scale_up > 0) v *= PowerOfTen(scale_up);
+        return Value::Decimal(v, result);
+      }
+      return Value::Double(static_cast<double>(slot.value));
+    case AggregateKind::kAvg: {
+      if (slot.count == 0) return Value::Null(result);
+      if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot) / slot.count);
+      const int input_scale = argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0;
+      if (result.id() == TypeId::kDouble) {
+        return Value::Double(static_cast<double>(slot.value) / static_cast<double>(PowerOfTen(input_scale)) /
+                             static_cast<double>(slot.count));
+      }
+      // Exact: sum * 10^(result scale - input scale) / count, rounded half away from zero.
+      int128 numerator = slot.value * PowerOfTen(result.scale() - input_scale);
+      int128 quotient = numerator / slot.count;
+      int128 remainder = numerator % slot.count;
+      if (remainder != 0 && 2 * (remainder < 0 ? -remainder : remainder) >= slot.count) {
+        quotient += numerator < 0 ? -1 : 1;
+      }
+      return Value::Decimal(quotient, result);
+    }
+    case AggregateKind::kMin:
+    case AggregateKind::kMax:
+      if (slot.count == 0) return Value::Null(result);
+      if (argument_type.IsString()) return Value::String(table.strings()[static_cast<size_t>(slot.value)], result);
+      if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot));
+      return ExactToValue(slot.value, argument_type);
+  }
+  return Value::Null(result);
+}
+
+}  // namespace
+
+class AggregationOperator::UpdateWorkOrder : public WorkOrder {
+ public:
+  UpdateWorkOrder(AggregationOperator* op, uint32_t block, int node)
+      : WorkOrder(op->index(), node), op_(op), block_index_(block) {}
+
+  absl::Status Execute(const WorkOrderContext& context) override {
+    absl::Status status = Run(context);
+    op_->completed_.fetch_add(1);
+    return status;
+  }
+
+ private:
+  absl::Status Run(const WorkOrderContext& context) {
+    const AggregationSpec& spec = op_->spec_;
+    TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_index_));
+    rows_in_ = block.view.row_count();
+    BlockScanner scanner(op_->scan_);
+    if (scanner.CanSkip(block.view)) return absl::OkStatus();
+    AggregationTable& table = *op_->PartialTable(context.worker_index);
+    std::vector<std::unique_ptr<ExpressionEvaluator>> group_evaluators, argument_evaluators;
+    for (const auto& g : spec.group_by) group_evaluators.push_back(std::make_unique<ExpressionEvaluator>(*g));
+    for (const auto& call : spec.calls) {
+      argument_evaluators.push_back(call.argument ? std::make_unique<ExpressionEvaluator>(*call.argument) : nullptr);
+    }
+    std::vector<const ColumnVector*> keys(group_evaluators.size());
+    std::vector<const ColumnVector*> arguments(argument_evaluators.size());
+    std::vector<uint32_t> group_of_row(kVectorSize);
+    std::string key;
+    while (true) {
+      TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
+      if (!more) break;
+      const uint32_t selected = scanner.selected_count();
+      if (selected == 0) continue;
+      const Batch& batch = scanner.batch();
+      const SelectionVector* selection = scanner.selection();
+      for (size_t g = 0; g < keys.size(); ++g) {
+        TESSERA_ASSIGN_OR_RETURN(keys[g], group_evaluators[g]->Evaluate(batch, selection));
+      }
+      for (size_t a = 0; a < arguments.size(); ++a) {
+        if (argument_evaluators[a]) {
+          TESSERA_ASSIGN_OR_RETURN(arguments[a], argument_evaluators[a]->Evaluate(batch, selection));
+        }
+      }
+      // Pass 1: the group of every selected row (inserting groups may move states, so no pointers yet).
+      for (uint32_t s = 0; s < selected; ++s) {
+        const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+        key.clear();
+        for (const ColumnVector* k : keys) AppendKeyPart(*k, row, &key);
+        group_of_row[s] = table.FindOrInsert(key, HashBytes(key.data(), key.size()));
+      }
+      // Pass 2: fold the arguments in, one aggregate at a time.
+      for (size_t c = 0; c < spec.calls.size(); ++c) {
+        const AggregationSpec::Call& call = spec.calls[c];
+        for (uint32_t s = 0; s < selected; ++s) {
+          const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+          Slot& slot = table.state(group_of_row[s])[c];
+          if (call.kind == AggregateKind::kCountStar) {
+            ++slot.count;
+            continue;
+          }
+          if (arguments[c]->IsNull(row)) continue;
+          UpdateSlot(call, table, slot, *arguments[c], row);
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  AggregationOperator* op_;
+  uint32_t block_index_;
+};
+
+class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
+ public:
+  explicit FinalizeWorkOrder(AggregationOperator* op) : WorkOrder(op->index(), -1), op_(op) {}
+
+  absl::Status Execute(const WorkOrderContext&) override {
+    const AggregationSpec& spec = op_->spec_;
+    AggregationTable merged(spec);
+    std::vector<Type> argument_types;
+    for (const auto& call : spec.calls) argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
+    for (auto& partial : op_->partial_tables_) {
+      if (partial == nullptr) continue;
+      for (uint32_t g = 0; g < partial->group_count(); ++g) {
+        std::string_view key = partial->key(g);
+        uint32_t target = merged.FindOrInsert(key, HashBytes(key.data(), key.size()));
+        for (size_t c = 0; c < spec.calls.size(); ++c) {
+          MergeSlot(spec.calls[c], argument_types[c], merged, merged.state(target)[c], *partial,
+                    partial->state(g)[c]);
+        }
+      }
+      partial.reset();
+    }
+    if (spec.group_by.empty() && merged.group_count() == 0) merged.FindOrInsert("", HashBytes("", 0));
+    std::vector<Type> key_types;
+    for (const auto& g : spec.group_by) key_types.push_back(g->result_type);
+    TemporaryRelation& output = *op_->output_;
+    BlockBuilder builder(output.schema(), output.block_size_bytes());
+    std::vector<Value> row;
+    for (uint32_t g = 0; g < merged.group_count(); ++g) {
+      row.clear();
+      std::string_view key = merged.key(g);
+      const char* p = key.data();
+      for (const Type& type : key_types) row.push_back(DecodeKeyPart(&p, type));
+      for (size_t c = 0; c < spec.calls.size(); ++c) {
+        TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], merged, merged.state(g)[c]));
+        row.push_back(std::move(v));
+      }
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        for (size_t c = 0; c < row.size(); ++c) builder.AppendValue(static_cast<int>(c), row[c]);
+        if (builder.CommitRow()) break;
+        if (attempt == 1 || builder.empty()) return absl::ResourceExhaustedError("a result row is larger than a block");
+        TESSERA_RETURN_IF_ERROR(output.AppendBlock(builder).status());
+      }
+    }
+    if (!builder.empty()) TESSERA_RETURN_IF_ERROR(output.AppendBlock(builder).status());
+    rows_out_ = static_cast<int64_t>(merged.group_count());
+    return absl::OkStatus();
+  }
+
+ private:
+  AggregationOperator* op_;
+};
+
+AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, AggregationSpec spec, BufferPool* pool)
+    : RelationalOperator(spec.group_by.empty() ? "ScalarAggregate" : "HashAggregate"),
+      input_(std::move(input)),
+      scan_(std::move(scan)),
+      spec_(std::move(spec)),
+      pool_(pool) {
+  scan_.Prepare();
+  std::vector<ColumnSchema> schema;
+  size_t n = 0;
+  for (const auto& g : spec_.group_by) schema.push_back({spec_.output_names[n++], g->result_type, false, {}});
+  for (const auto& call : spec_.calls) schema.push_back({spec_.output_names[n++], call.result_type, false, {}});
+  output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
+}
+
+AggregationOperator::~AggregationOperator() = default;
+
+absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create(BlockInput input, ScanSpec scan,
+                                                                                 AggregationSpec spec,
+                                                                                 BufferPool* pool) {
+  for (const auto& call : spec.calls) {
+    if (call.distinct && call.kind != AggregateKind::kCount) {
+      return absl::UnimplementedError("only COUNT supports DISTINCT so far");
+    }
+    if (call.kind == AggregateKind::kCountStar || call.distinct) continue;
+    if (call.argument == nullptr) return absl::InvalidArgumentError("aggregate without an argument");
+    const Type& type = call.argument->result_type;
+    const bool numeric = type.id() == TypeId::kDouble || IsExactOrderable(type);
+    if ((call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg) &&
+        !(numeric && type.id() != TypeId::kDate && type.id() != TypeId::kTimestamp && type.id() != TypeId::kBoolean)) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot compute SUM/AVG of ", type.ToString()));
+    }
+    if ((call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) && !numeric && !type.IsString()) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot compute MIN/MAX of ", type.ToString()));
+    }
+  }
+  return std::unique_ptr<AggregationOperator>(
+      new AggregationOperator(std::move(input), std::move(scan), std::move(spec), pool));
+}
+
+AggregationTable* AggregationOperator::PartialTable(int worker_index) {
+  std::lock_guard<std::mutex> lock(tables_mutex_);
+  if (static_cast<size_t>(worker_index) >= partial_tables_.size()) partial_tables_.resize(worker_index + 1);
+  if (partial_tables_[worker_index] == nullptr) partial_tables_[worker_index] = std::make_unique<AggregationTable>(spec_);
+  return partial_tables_[worker_index].get();
+}
+
+int64_t AggregationOperator::EstimatedWorkOrders() const {
+  return input_.is_table() ? static_cast<int64_t>(input_.table_block_count()) + 1 : -1;
+}
+
+bool AggregationOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
+  if (input_.is_table()) {
+    if (!table_blocks_issued_) {
+      for (size_t i = 0; i < input_.table_block_count(); ++i) {
+        out->push_back(std::make_unique<UpdateWorkOrder>(this, static_cast<uint32_t>(i), input_.HomeNode(i)));
+        ++issued_;
+      }
+      table_blocks_issued_ = true;
+      input_done_ = true;
+    }
+  } else {
+    while (!pending_.empty()) {
+      out->push_back(std::make_unique<UpdateWorkOrder>(this, pending_.front(), -1));
+      pending_.pop_front();
+      ++issued_;
+    }
+  }
+  if (finalize_issued_) return true;
+  if (input_done_ && completed_.load() == issued_) {
+    out->push_back(std::make_unique<FinalizeWorkOrder>(this));
+    finalize_issued_ = true;
+    return true;
+  }
+  return false;
+}
+
+void AggregationOperator::OnAllWorkOrdersFinished() { partial_tables_.clear(); }
+
+}  // namespace tessera

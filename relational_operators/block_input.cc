@@ -1,0 +1,39 @@
+#include "relational_operators/block_input.h"
+
+namespace tessera {
+
+BlockInput BlockInput::FromTable(std::shared_ptr<const TableDescriptor> table, StorageManager* storage) {
+  BlockInput input;
+  input.storage_ = storage;
+  for (const SegmentDescriptor& segment : table->segments) {
+    for (uint32_t b = 0; b < segment.blocks.size(); ++b) input.table_blocks_.push_back(BlockId{segment.segment_id, b});
+  }
+  input.table_ = std::move(table);
+  return input;
+}
+
+BlockInput BlockInput::FromRelation(std::shared_ptr<TemporaryRelation> relation) {
+  BlockInput input;
+  input.relation_ = std::move(relation);
+  return input;
+}
+
+int BlockInput::HomeNode(size_t i) const {
+  if (!is_table() || storage_->topology().NumNodes() <= 1) return -1;
+  return storage_->HomeNode(table_blocks_[i]);
+}
+
+absl::StatusOr<PinnedBlock> BlockInput::Pin(size_t i) const {
+  PinnedBlock pinned;
+  if (is_table()) {
+    absl::StatusOr<BlockHandle> handle = storage_->PinBlock(table_blocks_[i]);
+    if (!handle.ok()) return handle.status();
+    pinned.view = handle->view();
+    pinned.pin = *std::move(handle);
+  } else {
+    pinned.view = relation_->block(static_cast<uint32_t>(i));
+  }
+  return pinned;
+}
+
+}  // namespace tessera

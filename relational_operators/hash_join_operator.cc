@@ -1,0 +1,262 @@
+#include "relational_operators/hash_join_operator.h"
+
+#include "common/status_macros.h"
+#include "relational_operators/key_hashing.h"
+#include "relational_operators/vector_block_writer.h"
+
+namespace tessera {
+
+// ---- build ----
+
+class HashJoinBuildOperator::AddBlockWorkOrder : public WorkOrder {
+ public:
+  AddBlockWorkOrder(HashJoinBuildOperator* op, uint32_t block) : WorkOrder(op->index(), -1), op_(op), block_(block) {}
+  absl::Status Execute(const WorkOrderContext&) override {
+    absl::Status status = op_->table_->AddBlock(block_);
+    op_->completed_.fetch_add(1);
+    return status;
+  }
+
+ private:
+  HashJoinBuildOperator* op_;
+  uint32_t block_;
+};
+
+class HashJoinBuildOperator::FinalizeWorkOrder : public WorkOrder {
+ public:
+  explicit FinalizeWorkOrder(HashJoinBuildOperator* op) : WorkOrder(op->index(), -1), op_(op) {}
+  absl::Status Execute(const WorkOrderContext&) override {
+    rows_out_ = op_->table_->indexed_rows();
+    return op_->table_->Finalize();
+  }
+
+ private:
+  HashJoinBuildOperator* op_;
+};
+
+bool HashJoinBuildOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
+  while (!pending_.empty()) {
+    out->push_back(std::make_unique<AddBlockWorkOrder>(this, pending_.front()));
+    pending_.pop_front();
+    ++issued_;
+  }
+  if (finalize_issued_) return true;
+  if (input_done_ && completed_.load() == issued_) {
+    out->push_back(std::make_unique<FinalizeWorkOrder>(this));
+    finalize_issued_ = true;
+    return true;
+  }
+  return false;
+}
+
+// ---- probe ----
+
+class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
+ public:
+  ProbeWorkOrder(HashJoinProbeOperator* op, uint32_t block, int node)
+      : WorkOrder(op->index(), node), op_(op), block_index_(block) {}
+
+  absl::Status Execute(const WorkOrderContext&) override {
+    const HashJoinSpec& spec = op_->spec_;
+    const JoinHashTable& table = *op_->table_;
+    TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->probe_.Pin(block_index_));
+    rows_in_ = block.view.row_count();
+    BlockScanner scanner(op_->scan_);
+    if (scanner.CanSkip(block.view)) return absl::OkStatus();
+    // NOT IN with a NULL on the build side: no row qualifies.
+    if (spec.type == HashJoinType::kAnti && spec.null_aware && table.rows_with_null_first_key() > 0) {
+      return absl::OkStatus();
+    }
+
+    std::vector<std::unique_ptr<ExpressionEvaluator>> key_evaluators;
+    for (const auto& key : spec.probe_keys) key_evaluators.push_back(std::make_unique<ExpressionEvaluator>(*key));
+    std::unique_ptr<ExpressionEvaluator> residual;
+    if (spec.residual) residual = std::make_unique<ExpressionEvaluator>(*spec.residual);
+
+    const size_t probe_width = op_->scan_.types.size();
+    pairs_.columns.resize(op_->pair_types_.size());
+    for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs_.columns[c].set_type(op_->pair_types_[c]);
+    VectorBlockWriter writer(op_->output_.get());
+    std::vector<const ColumnVector*> keys(key_evaluators.size());
+    std::vector<uint64_t> hashes(kVectorSize);
+    std::vector<uint8_t> matched(kVectorSize);
+    SelectionVector emit;
+    emit.rows.resize(kVectorSize);
+    SelectionVector passing;
+    passing.rows.resize(kVectorSize);
+    const bool gather_pairs = spec.type == HashJoinType::kInner || spec.type == HashJoinType::kLeftOuter ||
+                              spec.residual != nullptr;
+
+    while (true) {
+      TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
+      if (!more) break;
+      const Batch& batch = scanner.batch();
+      const SelectionVector* selection = scanner.selection();
+      const uint32_t selected = scanner.selected_count();
+      if (selected == 0) continue;
+      for (size_t k = 0; k < keys.size(); ++k) {
+        TESSERA_ASSIGN_OR_RETURN(keys[k], key_evaluators[k]->Evaluate(batch, selection));
+        HashVectorRows(*keys[k], batch.size, k == 0, hashes.data());
+      }
+      std::fill(matched.begin(), matched.begin() + batch.size, 0);
+      candidates_.clear();
+      for (uint32_t s = 0; s < selected; ++s) {
+        const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+        bool null_key = false;
+        for (const ColumnVector* key : keys) null_key |= key->IsNull(row);
+        if (null_key) continue;
+        const uint64_t hash = hashes[row];
+        for (uint32_t e = table.First(hash); e != JoinHashTable::kEnd; e = table.Next(e)) {
+          if (table.Hash(e) != hash) continue;
+          const BlockView& build_block = table.blocks()[table.Block(e)];
+          bool equal = true;
+          for (size_t k = 0; k < keys.size() && equal; ++k) {
+            equal = VectorValueEqualsBlockValue(*keys[k], row, build_block, table.key_columns()[k], table.Row(e));
+          }
+          if (!equal) continue;
+          if (!gather_pairs) {
+            matched[row] = 1;
+            break;
+          }
+          candidates_.push_back({row, e});
+          if (candidates_.size() == kVectorSize) {
+            TESSERA_RETURN_IF_ERROR(FlushCandidates(batch, probe_width, residual.get(), &passing, &matched, writer));
+          }
+        }
+      }
+      if (!candidates_.empty()) {
+        TESSERA_RETURN_IF_ERROR(FlushCandidates(batch, probe_width, residual.get(), &passing, &matched, writer));
+      }
+      // Rows decided by their match flag.
+      if (spec.type == HashJoinType::kInner) continue;
+      emit.count = 0;
+      for (uint32_t s = 0; s < selected; ++s) {
+        const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+        bool keep = spec.type == HashJoinType::kSemi ? matched[row] != 0 : matched[row] == 0;
+        if (keep && spec.type == HashJoinType::kAnti && spec.null_aware && keys[0]->IsNull(row) &&
+            table.total_build_rows() > 0) {
+          keep = false;  // NULL NOT IN (non-empty set) is not TRUE
+        }
+        if (keep) emit.rows[emit.count++] = row;
+      }
+      if (emit.count == 0) continue;
+      if (spec.type == HashJoinType::kLeftOuter) {
+        TESSERA_RETURN_IF_ERROR(WriteUnmatched(batch, emit, probe_width, writer));
+      } else {
+        std::vector<const ColumnVector*> columns;
+        for (int c : spec.probe_output) columns.push_back(&batch.columns[c]);
+        TESSERA_RETURN_IF_ERROR(writer.Append(columns, &emit, batch.size));
+      }
+    }
+    TESSERA_RETURN_IF_ERROR(writer.Flush());
+    rows_out_ = writer.rows_written();
+    return absl::OkStatus();
+  }
+
+ private:
+  struct Candidate {
+    uint32_t probe_row;
+    uint32_t entry;
+  };
+
+  // Gathers candidate pairs into `pairs_`, applies the residual, marks matches, and writes inner/outer matches.
+  absl::Status FlushCandidates(const Batch& batch, size_t probe_width, ExpressionEvaluator* residual,
+                               SelectionVector* passing, std::vector<uint8_t>* matched, VectorBlockWriter& writer) {
+    const HashJoinSpec& spec = op_->spec_;
+    const JoinHashTable& table = *op_->table_;
+    const uint32_t count = static_cast<uint32_t>(candidates_.size());
+    for (ColumnVector& column : pairs_.columns) column.ResetOwned(count);
+    pairs_.size = count;
+    for (uint32_t i = 0; i < count; ++i) {
+      const Candidate& candidate = candidates_[i];
+      for (size_t c = 0; c < probe_width; ++c) {
+        CopyVectorValue(batch.columns[c], candidate.probe_row, &pairs_.columns[c], i);
+      }
+      const BlockView& build_block = table.blocks()[table.Block(candidate.entry)];
+      for (size_t c = probe_width; c < pairs_.columns.size(); ++c) {
+        CopyBlockValueToVector(build_block, static_cast<int>(c - probe_width), table.Row(candidate.entry),
+                               &pairs_.columns[c], i);
+      }
+    }
+    const SelectionVector* selection = nullptr;
+    uint32_t passed = count;
+    if (residual != nullptr) {
+      TESSERA_RETURN_IF_ERROR(residual->Filter(pairs_, nullptr, passing));
+      selection = passing;
+      passed = passing->count;
+    }
+    for (uint32_t p = 0; p < passed; ++p) {
+      const uint32_t i = selection != nullptr ? selection->rows[p] : p;
+      (*matched)[candidates_[i].probe_row] = 1;
+    }
+    if (spec.type == HashJoinType::kInner || spec.type == HashJoinType::kLeftOuter) {
+      std::vector<const ColumnVector*> columns;
+      for (int c : spec.probe_output) columns.push_back(&pairs_.columns[c]);
+      for (int c : spec.build_output) columns.push_back(&pairs_.columns[probe_width + c]);
+      TESSERA_RETURN_IF_ERROR(writer.Append(columns, selection, count));
+    }
+    candidates_.clear();
+    return absl::OkStatus();
+  }
+
+  // Left outer join: probe rows without a match, with NULL build columns.
+  absl::Status WriteUnmatched(const Batch& batch, const SelectionVector& rows, size_t probe_width,
+                              VectorBlockWriter& writer) {
+    const HashJoinSpec& spec = op_->spec_;
+    for (ColumnVector& column : pairs_.columns) column.ResetOwned(rows.count);
+    pairs_.size = rows.count;
+    for (uint32_t i = 0; i < rows.count; ++i) {
+      for (size_t c = 0; c < probe_width; ++c) CopyVectorValue(batch.columns[c], rows.rows[i], &pairs_.columns[c], i);
+      for (size_t c = probe_width; c < pairs_.columns.size(); ++c) pairs_.columns[c].SetNull(i);
+    }
+    std::vector<const ColumnVector*> columns;
+    for (int c : spec.probe_output) columns.push_back(&pairs_.columns[c]);
+    for (int c : spec.build_output) columns.push_back(&pairs_.columns[probe_width + c]);
+    return writer.Append(columns, nullptr, rows.count);
+  }
+
+  HashJoinProbeOperator* op_;
+  uint32_t block_index_;
+  Batch pairs_;
+  std::vector<Candidate> candidates_;
+};
+
+HashJoinProbeOperator::HashJoinProbeOperator(BlockInput probe, ScanSpec scan, std::shared_ptr<JoinHashTable> table,
+                                             HashJoinSpec spec, BufferPool* pool)
+    : RelationalOperator("HashJoinProbe"), probe_(std::move(probe)), scan_(std::move(scan)),
+      table_(std::move(table)), spec_(std::move(spec)) {
+  scan_.Prepare();
+  pair_types_ = scan_.types;
+  const auto& build_schema = table_->build().schema();
+  for (const ColumnSchema& column : build_schema) pair_types_.push_back(column.type);
+  std::vector<ColumnSchema> schema;
+  size_t n = 0;
+  for (int c : spec_.probe_output) schema.push_back({spec_.output_names[n++], scan_.types[c], false, {}});
+  if (spec_.type == HashJoinType::kInner || spec_.type == HashJoinType::kLeftOuter) {
+    for (int c : spec_.build_output) schema.push_back({spec_.output_names[n++], build_schema[c].type, false, {}});
+  }
+  output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
+}
+
+int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {
+  return probe_.is_table() ? static_cast<int64_t>(probe_.table_block_count()) : -1;
+}
+
+bool HashJoinProbeOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
+  if (probe_.is_table()) {
+    if (!table_blocks_issued_) {
+      for (size_t i = 0; i < probe_.table_block_count(); ++i) {
+        out->push_back(std::make_unique<ProbeWorkOrder>(this, static_cast<uint32_t>(i), probe_.HomeNode(i)));
+      }
+      table_blocks_issued_ = true;
+    }
+    return true;
+  }
+  while (!pending_.empty()) {
+    out->push_back(std::make_unique<ProbeWorkOrder>(this, pending_.front(), -1));
+    pending_.pop_front();
+  }
+  return probe_done_;
+}
+
+}  // namespace tessera

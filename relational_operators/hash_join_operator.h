@@ -1,0 +1,89 @@
+#pragma once
+// Hash join in two operators that share one JoinHashTable:
+//   HashJoinBuildOperator indexes the build relation (one work order per build block, then one that links the
+//   buckets). It must reach the probe operator through a blocking edge (input 1 of the probe, which carries no
+//   blocks): probing starts only once the table is complete.
+//   HashJoinProbeOperator reads the probe side (a base table with an optional pushed-down filter, or an upstream
+//   relation), one work order per probe block, and emits matches vector at a time. Inner, left outer, semi and
+//   anti joins (with NOT IN's null-aware variant), each with an optional residual predicate.
+//
+// Output of inner / left outer: `probe_output` columns of the probe batch, then `build_output` columns of the
+// build relation. Semi / anti: `probe_output` only. The residual predicate is evaluated over the candidate
+// pair's columns laid out as [probe batch columns..., build relation columns...] (all of them, not only output).
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "expressions/bound_expression.h"
+#include "relational_operators/block_input.h"
+#include "relational_operators/block_scanner.h"
+#include "relational_operators/join_hash_table.h"
+#include "relational_operators/relational_operator.h"
+
+namespace tessera {
+
+enum class HashJoinType { kInner, kLeftOuter, kSemi, kAnti };
+
+class HashJoinBuildOperator : public RelationalOperator {
+ public:
+  HashJoinBuildOperator(std::shared_ptr<JoinHashTable> table) : RelationalOperator("HashJoinBuild"), table_(std::move(table)) {}
+
+  void FeedInputBlock(int input, uint32_t block_index) override { pending_.push_back(block_index); }
+  void DoneFeedingInput(int input) override { input_done_ = true; }
+  bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
+
+ private:
+  class AddBlockWorkOrder;
+  class FinalizeWorkOrder;
+
+  std::shared_ptr<JoinHashTable> table_;
+  std::deque<uint32_t> pending_;
+  bool input_done_ = false;
+  int64_t issued_ = 0;
+  std::atomic<int64_t> completed_{0};
+  bool finalize_issued_ = false;
+};
+
+struct HashJoinSpec {
+  HashJoinType type = HashJoinType::kInner;
+  std::vector<std::unique_ptr<BoundExpression>> probe_keys;  // over the probe batch; types match the build keys
+  std::vector<int> probe_output;                              // probe batch columns in the output
+  std::vector<int> build_output;                              // build relation columns in the output
+  std::vector<std::string> output_names;
+  std::unique_ptr<BoundExpression> residual;                  // optional, see the file comment
+  bool null_aware = false;                                    // kAnti for NOT IN
+};
+
+class HashJoinProbeOperator : public RelationalOperator {
+ public:
+  HashJoinProbeOperator(BlockInput probe, ScanSpec scan, std::shared_ptr<JoinHashTable> table, HashJoinSpec spec,
+                        BufferPool* pool);
+
+  void FeedInputBlock(int input, uint32_t block_index) override {
+    if (input == 0) pending_.push_back(block_index);
+  }
+  void DoneFeedingInput(int input) override {
+    if (input == 0) probe_done_ = true;
+  }
+  bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
+  std::shared_ptr<TemporaryRelation> output() const override { return output_; }
+  void OnAllWorkOrdersFinished() override { table_.reset(); }
+  int64_t EstimatedWorkOrders() const override;
+
+ private:
+  class ProbeWorkOrder;
+
+  const BlockInput probe_;
+  ScanSpec scan_;
+  std::shared_ptr<JoinHashTable> table_;
+  HashJoinSpec spec_;
+  std::shared_ptr<TemporaryRelation> output_;
+  std::vector<Type> pair_types_;  // types of [probe batch columns..., build columns...]
+  std::deque<uint32_t> pending_;
+  bool probe_done_ = false;
+  bool table_blocks_issued_ = false;
+};
+
+}  // namespace tessera

@@ -1,0 +1,75 @@
+#include "relational_operators/join_hash_table.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "relational_operators/key_hashing.h"
+
+namespace tessera {
+
+JoinHashTable::JoinHashTable(std::shared_ptr<TemporaryRelation> build, std::vector<int> key_columns,
+                             BufferPool* pool)
+    : build_(std::move(build)), key_columns_(std::move(key_columns)), pool_(pool) {}
+
+JoinHashTable::~JoinHashTable() {
+  if (reserved_bytes_ > 0) pool_->Release(MemoryKind::kBlob, reserved_bytes_);
+}
+
+absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
+  BlockView block = build_->block(block_index);
+  const uint32_t rows = block.row_count();
+  std::vector<Type> types;
+  for (int column : key_columns_) types.push_back(build_->schema()[column].type);
+  Batch batch;
+  std::vector<uint64_t> hashes(kVectorSize);
+  std::vector<Entry> entries;
+  entries.reserve(rows);
+  int64_t null_first = 0;
+  for (uint32_t first = 0; first < rows; first += kVectorSize) {
+    const uint32_t count = std::min(kVectorSize, rows - first);
+    LoadBatchFromBlock(block, types, key_columns_, first, count, &batch);
+    for (size_t k = 0; k < key_columns_.size(); ++k) HashVectorRows(batch.columns[k], count, k == 0, hashes.data());
+    for (uint32_t i = 0; i < count; ++i) {
+      bool has_null = false;
+      for (size_t k = 0; k < key_columns_.size(); ++k) has_null |= batch.columns[k].IsNull(i);
+      if (has_null) {
+        null_first += batch.columns[0].IsNull(i);
+        continue;
+      }
+      entries.push_back(Entry{hashes[i], block_index, first + i, kEnd});
+    }
+  }
+  null_first_key_rows_.fetch_add(null_first);
+  TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, entries.size() * sizeof(Entry)));
+  std::lock_guard<std::mutex> lock(mutex_);
+  reserved_bytes_ += entries.size() * sizeof(Entry);
+  parts_.push_back(std::move(entries));
+  return absl::OkStatus();
+}
+
+absl::Status JoinHashTable::Finalize() {
+  size_t total = 0;
+  for (const auto& part : parts_) total += part.size();
+  if (total >= kEnd) return absl::ResourceExhaustedError("hash join build side has too many rows");
+  uint64_t buckets = 16;
+  while (buckets < 2 * total) buckets <<= 1;
+  const size_t head_bytes = buckets * sizeof(uint32_t);
+  TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, head_bytes));
+  reserved_bytes_ += head_bytes;
+  entries_.reserve(total);
+  for (auto& part : parts_) {
+    entries_.insert(entries_.end(), part.begin(), part.end());
+    std::vector<Entry>().swap(part);
+  }
+  parts_.clear();
+  heads_.assign(buckets, kEnd);
+  mask_ = buckets - 1;
+  for (uint32_t e = 0; e < entries_.size(); ++e) {
+    uint32_t& head = heads_[entries_[e].hash & mask_];
+    entries_[e].next = head;
+    head = e;
+  }
+  for (uint32_t b = 0; b < build_->block_count(); ++b) blocks_.push_back(build_->block(b));
+  return absl::OkStatus();
+}
+
+}  // namespace tessera

@@ -1,0 +1,132 @@
+#include "relational_operators/key_hashing.h"
+
+#include <cstring>
+
+#include "common/hash.h"
+
+namespace tessera {
+namespace {
+
+template <typename T>
+uint64_t HashValue(const T& value) {
+  if constexpr (sizeof(T) == 16) {
+    uint64_t words[2];
+    std::memcpy(words, &value, 16);
+    return HashInt64(words[0] ^ HashInt64(words[1]));
+  } else if constexpr (std::is_same_v<T, double>) {
+    double normalized = value == 0.0 ? 0.0 : value;  // -0.0 equals 0.0
+    uint64_t bits;
+    std::memcpy(&bits, &normalized, 8);
+    return HashInt64(bits);
+  } else {
+    return HashInt64(static_cast<uint64_t>(static_cast<int64_t>(value)));
+  }
+}
+
+template <typename T>
+void HashTyped(const ColumnVector& vector, uint32_t size, bool first, uint64_t* hashes) {
+  const T* values = vector.values<T>();
+  for (uint32_t i = 0; i < size; ++i) {
+    uint64_t h = vector.IsNull(i) ? 0x5bd1e995ULL : HashValue(values[i]);
+    hashes[i] = first ? h : CombineHashes(hashes[i], h);
+  }
+}
+
+template <typename T>
+bool EqualTyped(const ColumnVector& vector, uint32_t row, const BlockView& block, int column, uint32_t block_row) {
+  T a = vector.values<T>()[row];
+  T b;
+  std::memcpy(&b, block.Values<uint8_t>(column) + static_cast<size_t>(block_row) * sizeof(T), sizeof(T));
+  return a == b;
+}
+
+}  // namespace
+
+void HashVectorRows(const ColumnVector& vector, uint32_t size, bool first, uint64_t* hashes) {
+  const Type& type = vector.type();
+  switch (type.id()) {
+    case TypeId::kBoolean: HashTyped<uint8_t>(vector, size, first, hashes); break;
+    case TypeId::kInteger:
+    case TypeId::kDate: HashTyped<int32_t>(vector, size, first, hashes); break;
+    case TypeId::kBigInt:
+    case TypeId::kTimestamp: HashTyped<int64_t>(vector, size, first, hashes); break;
+    case TypeId::kDouble: HashTyped<double>(vector, size, first, hashes); break;
+    case TypeId::kDecimal:
+      if (type.IsWideDecimal()) HashTyped<int128>(vector, size, first, hashes);
+      else HashTyped<int64_t>(vector, size, first, hashes);
+      break;
+    case TypeId::kInterval: HashTyped<int128>(vector, size, first, hashes); break;
+    case TypeId::kChar:
+    case TypeId::kVarchar: {
+      const std::string_view* strings = vector.strings();
+      for (uint32_t i = 0; i < size; ++i) {
+        uint64_t h = vector.IsNull(i) ? 0x5bd1e995ULL : HashString(strings[i]);
+        hashes[i] = first ? h : CombineHashes(hashes[i], h);
+      }
+      break;
+    }
+    case TypeId::kNull:
+      for (uint32_t i = 0; i < size; ++i) hashes[i] = first ? 0 : hashes[i];
+      break;
+  }
+}
+
+bool VectorValueEqualsBlockValue(const ColumnVector& vector, uint32_t row, const BlockView& block, int column,
+                                 uint32_t block_row) {
+  const Type& type = vector.type();
+  switch (type.id()) {
+    case TypeId::kBoolean: return EqualTyped<uint8_t>(vector, row, block, column, block_row);
+    case TypeId::kInteger:
+    case TypeId::kDate: return EqualTyped<int32_t>(vector, row, block, column, block_row);
+    case TypeId::kBigInt:
+    case TypeId::kTimestamp: return EqualTyped<int64_t>(vector, row, block, column, block_row);
+    case TypeId::kDouble: return EqualTyped<double>(vector, row, block, column, block_row);
+    case TypeId::kDecimal:
+      return type.IsWideDecimal() ? EqualTyped<int128>(vector, row, block, column, block_row)
+                                  : EqualTyped<int64_t>(vector, row, block, column, block_row);
+    case TypeId::kInterval: {
+      Interval a = vector.values<Interval>()[row];
+      Interval b;
+      std::memcpy(&b, block.Values<uint8_t>(column) + static_cast<size_t>(block_row) * sizeof(Interval),
+                  sizeof(Interval));
+      return a == b;
+    }
+    case TypeId::kChar:
+    case TypeId::kVarchar: return vector.strings()[row] == block.GetString(column, block_row);
+    case TypeId::kNull: return false;
+  }
+  return false;
+}
+
+void CopyBlockValueToVector(const BlockView& block, int column, uint32_t block_row, ColumnVector* vector,
+                            uint32_t row) {
+  if (block.IsNull(column, block_row)) {
+    vector->SetNull(row);
+    return;
+  }
+  const Type& type = vector->type();
+  if (type.IsString()) {
+    vector->mutable_strings()[row] = block.GetString(column, block_row);
+    return;
+  }
+  const int width = type.FixedWidth();
+  std::memcpy(vector->mutable_values<uint8_t>() + static_cast<size_t>(row) * width,
+              block.Values<uint8_t>(column) + static_cast<size_t>(block_row) * width, width);
+}
+
+void CopyVectorValue(const ColumnVector& from, uint32_t from_row, ColumnVector* to, uint32_t row) {
+  if (from.IsNull(from_row)) {
+    to->SetNull(row);
+    return;
+  }
+  const Type& type = to->type();
+  if (type.IsString()) {
+    to->mutable_strings()[row] = from.strings()[from_row];
+    return;
+  }
+  const int width = type.FixedWidth();
+  std::memcpy(to->mutable_values<uint8_t>() + static_cast<size_t>(row) * width,
+              from.values<uint8_t>() + static_cast<size_t>(from_row) * width, width);
+}
+
+}  // namespace tessera

@@ -1,0 +1,27 @@
+#pragma once
+// Hashing and equality of join / grouping keys held in column vectors (probe side) or in block columns (build
+// side). Both sides of a key pair have the same type (the binder guarantees it), so equal values hash equally.
+
+#include <cstdint>
+
+#include "expressions/column_vector.h"
+#include "storage/block_layout.h"
+
+namespace tessera {
+
+// hashes[i] = Combine(hashes[i], hash of row i) for every row i of the vector (all rows 0..size-1); when `first`,
+// hashes[i] = hash of row i. NULL rows hash to a fixed value (callers skip NULL keys anyway).
+void HashVectorRows(const ColumnVector& vector, uint32_t size, bool first, uint64_t* hashes);
+
+// Whether row `row` of `vector` equals row `block_row` of column `column` of `block` (both non-NULL).
+bool VectorValueEqualsBlockValue(const ColumnVector& vector, uint32_t row, const BlockView& block, int column,
+                                 uint32_t block_row);
+
+// Copies row `block_row` of block column `column` into row `row` of an owned vector of the same type (strings
+// are referenced, not copied: the block must outlive the vector's use). Sets NULL when the block value is NULL.
+void CopyBlockValueToVector(const BlockView& block, int column, uint32_t block_row, ColumnVector* vector,
+                            uint32_t row);
+// Copies row `from_row` of `from` into row `row` of owned vector `to` (same type; strings referenced).
+void CopyVectorValue(const ColumnVector& from, uint32_t from_row, ColumnVector* to, uint32_t row);
+
+}  // namespace tessera

@@ -1,0 +1,45 @@
+#pragma once
+// A relational operator produces work orders. The QueryManager (query_execution/) drives it:
+//   - FeedInputBlock(input, block): a new block is available on input edge `input` (pipelining edges feed each
+//     block as soon as its producer finished it; blocking edges feed all blocks once the producer is done);
+//   - DoneFeedingInput(input): no more blocks will arrive on that edge;
+//   - GetWorkOrders: hands out the work orders that are ready now; returns true once no more will ever come.
+// All of these run on the scheduler thread only; the work orders run on workers. Adding an operator: one header,
+// one source file, one test, and one line each in the physical planner and the plan builder.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relational_operators/temporary_relation.h"
+#include "relational_operators/work_order.h"
+
+namespace tessera {
+
+class RelationalOperator {
+ public:
+  explicit RelationalOperator(std::string name) : name_(std::move(name)) {}
+  virtual ~RelationalOperator() = default;
+
+  const std::string& name() const { return name_; }
+  int index() const { return index_; }
+  void set_index(int index) { index_ = index; }
+
+  virtual void FeedInputBlock(int input, uint32_t block_index) {}
+  virtual void DoneFeedingInput(int input) {}
+  // Appends the ready work orders to `out`. Returns true when the operator will generate no more work orders.
+  virtual bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) = 0;
+  // Called once every work order of this operator has finished executing.
+  virtual void OnAllWorkOrdersFinished() {}
+
+  // The relation this operator writes (null for operators without output).
+  virtual std::shared_ptr<TemporaryRelation> output() const { return nullptr; }
+  // Work orders this operator is expected to issue over its life, -1 if unknown (for progress).
+  virtual int64_t EstimatedWorkOrders() const { return -1; }
+
+ private:
+  const std::string name_;
+  int index_ = -1;
+};
+
+}  // namespace tessera

@@ -1,0 +1,80 @@
+#include "relational_operators/select_operator.h"
+
+#include "common/status_macros.h"
+#include "relational_operators/vector_block_writer.h"
+
+namespace tessera {
+
+class SelectOperator::SelectWorkOrder : public WorkOrder {
+ public:
+  SelectWorkOrder(SelectOperator* op, uint32_t block_index, int node)
+      : WorkOrder(op->index(), node), op_(op), block_index_(block_index) {}
+
+  absl::Status Execute(const WorkOrderContext& context) override {
+    TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_index_));
+    BlockScanner scanner(op_->scan_);
+    rows_in_ = block.view.row_count();
+    if (scanner.CanSkip(block.view)) {
+      op_->skipped_blocks_.fetch_add(1);
+      return absl::OkStatus();
+    }
+    std::vector<std::unique_ptr<ExpressionEvaluator>> evaluators;
+    for (const auto& projection : op_->projections_) {
+      evaluators.push_back(std::make_unique<ExpressionEvaluator>(*projection));
+    }
+    VectorBlockWriter writer(op_->output_.get());
+    std::vector<const ColumnVector*> columns(evaluators.size());
+    while (true) {
+      TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
+      if (!more) break;
+      if (scanner.selected_count() == 0) continue;
+      for (size_t p = 0; p < evaluators.size(); ++p) {
+        TESSERA_ASSIGN_OR_RETURN(columns[p], evaluators[p]->Evaluate(scanner.batch(), scanner.selection()));
+      }
+      TESSERA_RETURN_IF_ERROR(writer.Append(columns, scanner.selection(), scanner.batch().size));
+    }
+    TESSERA_RETURN_IF_ERROR(writer.Flush());
+    rows_out_ = writer.rows_written();
+    return absl::OkStatus();
+  }
+
+ private:
+  SelectOperator* op_;
+  uint32_t block_index_;
+};
+
+SelectOperator::SelectOperator(BlockInput input, ScanSpec scan,
+                               std::vector<std::unique_ptr<BoundExpression>> projections,
+                               std::vector<std::string> output_names, BufferPool* pool)
+    : RelationalOperator("Select"), input_(std::move(input)), scan_(std::move(scan)),
+      projections_(std::move(projections)) {
+  scan_.Prepare();
+  std::vector<ColumnSchema> schema;
+  for (size_t i = 0; i < projections_.size(); ++i) {
+    schema.push_back(ColumnSchema{output_names[i], projections_[i]->result_type, false, {}});
+  }
+  output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
+}
+
+int64_t SelectOperator::EstimatedWorkOrders() const {
+  return input_.is_table() ? static_cast<int64_t>(input_.table_block_count()) : -1;
+}
+
+bool SelectOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
+  if (input_.is_table()) {
+    if (!table_blocks_issued_) {
+      for (size_t i = 0; i < input_.table_block_count(); ++i) {
+        out->push_back(std::make_unique<SelectWorkOrder>(this, static_cast<uint32_t>(i), input_.HomeNode(i)));
+      }
+      table_blocks_issued_ = true;
+    }
+    return true;
+  }
+  while (!pending_.empty()) {
+    out->push_back(std::make_unique<SelectWorkOrder>(this, pending_.front(), -1));
+    pending_.pop_front();
+  }
+  return input_done_;
+}
+
+}  // namespace tessera

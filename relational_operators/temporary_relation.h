@@ -1,0 +1,53 @@
+#pragma once
+// A query intermediate: an append-only list of temporary blocks (buffer-pool memory of kind kTemporaryBlock),
+// freed when the relation is destroyed, i.e. as soon as its last consumer has finished.
+//
+// Thread-safe: work orders append concurrently; readers read blocks that were appended before they were told
+// about them (the QueryManager feeds a block to consumers only after AppendBlock returned its index).
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "catalog/schema.h"
+#include "storage/block_builder.h"
+#include "storage/block_layout.h"
+#include "storage/buffer_pool.h"
+
+namespace tessera {
+
+class TemporaryRelation {
+ public:
+  TemporaryRelation(std::vector<ColumnSchema> schema, BufferPool* pool, uint32_t block_size_bytes = 2u << 20)
+      : schema_(std::move(schema)), pool_(pool), block_size_bytes_(block_size_bytes) {}
+  ~TemporaryRelation();
+  TemporaryRelation(const TemporaryRelation&) = delete;
+  TemporaryRelation& operator=(const TemporaryRelation&) = delete;
+
+  const std::vector<ColumnSchema>& schema() const { return schema_; }
+  uint32_t block_size_bytes() const { return block_size_bytes_; }
+
+  // Finishes `builder` (non-empty) into a new temporary block; returns the block's index.
+  absl::StatusOr<uint32_t> AppendBlock(BlockBuilder& builder);
+
+  uint32_t block_count() const;
+  BlockView block(uint32_t index) const;
+  int64_t row_count() const;
+
+ private:
+  struct Entry {
+    void* data;
+    size_t bytes;
+  };
+  const std::vector<ColumnSchema> schema_;
+  BufferPool* const pool_;
+  const uint32_t block_size_bytes_;
+  mutable std::mutex mutex_;
+  std::vector<Entry> blocks_;
+  int64_t rows_ = 0;
+};
+
+}  // namespace tessera

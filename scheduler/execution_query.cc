@@ -1,0 +1,86 @@
+#include "scheduler/execution_query.h"
+
+#include "common/clock.h"
+
+namespace tessera {
+
+class ExecutionQuery::Task : public WorkOrderTask {
+ public:
+  Task(ExecutionQuery* query, std::unique_ptr<WorkOrder> work_order)
+      : WorkOrderTask(work_order->operator_index(), work_order->preferred_node()),
+        query_(query),
+        work_order_(std::move(work_order)) {}
+
+ protected:
+  int64_t Execute(const WorkerContext& context) override {
+    WorkOrderContext work_context{context.worker_id < 0 ? 0 : context.worker_id, 0};
+    int64_t start = MonotonicNanos();
+    absl::Status status = work_order_->Execute(work_context);
+    int64_t elapsed = MonotonicNanos() - start;
+    int64_t rows = work_order_->rows_out();
+    query_->Record(Outcome{std::move(work_order_), std::move(status), elapsed});
+    return rows;
+  }
+
+ private:
+  ExecutionQuery* query_;
+  std::unique_ptr<WorkOrder> work_order_;
+};
+
+ExecutionQuery::ExecutionQuery(QueryId id, int priority, std::unique_ptr<QueryManager> manager)
+    : id_(id), priority_(std::max(1, priority)), manager_(std::move(manager)) {}
+
+std::unique_ptr<WorkOrderTask> ExecutionQuery::NextWorkOrder() {
+  if (cancelled_) return nullptr;
+  std::unique_ptr<WorkOrder> work_order = manager_->NextWorkOrder();
+  if (work_order == nullptr) return nullptr;
+  return std::make_unique<Task>(this, std::move(work_order));
+}
+
+void ExecutionQuery::Record(Outcome outcome) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  finished_.push_back(std::move(outcome));
+}
+
+void ExecutionQuery::OnWorkOrderFinished(const WorkOrderCompletion&) {
+  Outcome outcome;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (finished_.empty()) return;
+    outcome = std::move(finished_.back());
+    finished_.pop_back();
+  }
+  manager_->OnWorkOrderFinished(*outcome.work_order, outcome.status, outcome.elapsed_ns);
+  // A failed work order cancels the query inside the QueryManager; stop issuing too.
+  if (!manager_->status().ok()) cancelled_ = true;
+}
+
+void ExecutionQuery::Cancel() {
+  cancelled_ = true;
+  manager_->Cancel(absl::CancelledError("query cancelled"));
+}
+
+QueryProgress ExecutionQuery::Progress() const {
+  QueryProgress progress;
+  progress.query_id = id_;
+  std::vector<OperatorStatus> operators = manager_->Progress();
+  for (size_t i = 0; i < operators.size(); ++i) {
+    OperatorProgress op;
+    op.operator_id = static_cast<int>(i);
+    op.name = operators[i].name;
+    op.state = operators[i].state == OperatorStatus::State::kDone      ? OperatorState::kDone
+               : operators[i].state == OperatorStatus::State::kRunning ? OperatorState::kRunning
+                                                                       : OperatorState::kWaiting;
+    op.issued = operators[i].issued;
+    op.finished = operators[i].finished;
+    op.estimated_total = operators[i].estimated_total;
+    progress.issued += op.issued;
+    progress.finished += op.finished;
+    progress.operators.push_back(std::move(op));
+  }
+  progress.fraction_done = manager_->FractionDone();
+  progress.cancelled = cancelled_;
+  return progress;
+}
+
+}  // namespace tessera

@@ -1,0 +1,471 @@
+#include "scheduler/foreman.h"
+
+#include <glog/logging.h>
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/clock.h"
+#include "common/status_macros.h"
+
+namespace tessera {
+namespace {
+
+// Work orders handed to one worker per queue push while a dispatch round is still filling it: lets a worker
+// start before a large round (e.g. the first one) is complete.
+constexpr size_t kSubmitEvery = 16;
+
+template <typename... Handlers>
+struct Overloaded : Handlers... {
+  using Handlers::operator()...;
+};
+template <typename... Handlers>
+Overloaded(Handlers...) -> Overloaded<Handlers...>;
+
+}  // namespace
+
+struct Foreman::QueryState {
+  std::shared_ptr<SchedulableQuery> query;
+  QueryId id = 0;
+  std::shared_ptr<QueryHandle::State> handle;
+  int slot = -1;  // PolicyEnforcer slot; -1 once the query no longer competes (cancelled, finishing)
+  LearningAgent::QueryHistory* history = nullptr;
+  std::atomic<bool> cancelled{false};  // read by workers: skip queued work orders
+  bool cancelling = false;
+  absl::Status cancel_status;
+  int64_t running = 0;  // dispatched, not yet reported back
+  int64_t submit_ns = 0;
+  int64_t first_dispatch_ns = -1;
+  int64_t executed = 0;
+  int64_t skipped = 0;
+  int64_t busy_ns = 0;
+};
+
+absl::StatusOr<std::unique_ptr<Foreman>> Foreman::Create(const ForemanOptions& options) {
+  if (options.min_pending_per_worker < 1 || options.max_pending_per_worker < options.min_pending_per_worker) {
+    return absl::InvalidArgumentError("need 1 <= min_pending_per_worker <= max_pending_per_worker");
+  }
+  if (options.pool.max_workers < 1) return absl::InvalidArgumentError("max_workers must be at least 1");
+  std::unique_ptr<Foreman> foreman(new Foreman(options));
+  TESSERA_RETURN_IF_ERROR(foreman->Start());
+  return foreman;
+}
+
+Foreman::Foreman(const ForemanOptions& options)
+    : options_(options),
+      enforcer_(options.policy, options.random_seed),
+      agent_(options.learning),
+      loads_(options.pool.max_workers) {}
+
+absl::Status Foreman::Start() {
+  if (!options_.work_order_log_path.empty()) {
+    TESSERA_ASSIGN_OR_RETURN(log_, WorkOrderLog::Open(options_.work_order_log_path));
+  }
+  TESSERA_ASSIGN_OR_RETURN(pool_, WorkerPool::Create(options_.pool, &inbox_));
+  for (const WorkerInfo& worker : pool_->Workers()) loads_.AddWorker(worker.worker_id, worker.node);
+  desired_workers_ = loads_.num_dispatchable();
+  outgoing_.resize(pool_->max_workers());
+  thread_ = std::thread([this] { Run(); });
+  return absl::OkStatus();
+}
+
+Foreman::~Foreman() { Stop(); }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Client side.
+
+bool Foreman::IsActive(QueryId query_id) {
+  std::lock_guard<std::mutex> lock(ids_mu_);
+  return active_ids_.contains(query_id);
+}
+
+absl::StatusOr<QueryHandle> Foreman::Submit(std::shared_ptr<SchedulableQuery> query) {
+  if (query == nullptr) return absl::InvalidArgumentError("null query");
+  const QueryId id = query->query_id();
+  {
+    std::lock_guard<std::mutex> lock(ids_mu_);
+    if (!active_ids_.insert(id).second) {
+      return absl::AlreadyExistsError(absl::StrCat("query ", id, " is already running"));
+    }
+  }
+  auto handle = std::make_shared<QueryHandle::State>();
+  if (!inbox_.Post(foreman_message::Submit{std::move(query), handle, MonotonicNanos()})) {
+    std::lock_guard<std::mutex> lock(ids_mu_);
+    active_ids_.erase(id);
+    return absl::FailedPreconditionError("the scheduler is stopped");
+  }
+  return QueryHandle(id, std::move(handle));
+}
+
+absl::Status Foreman::Cancel(QueryId query_id) {
+  if (!IsActive(query_id)) return absl::NotFoundError(absl::StrCat("no active query ", query_id));
+  if (!inbox_.Post(foreman_message::Cancel{query_id}))
+    return absl::FailedPreconditionError("scheduler stopped");
+  return absl::OkStatus();
+}
+
+absl::Status Foreman::SetPriority(QueryId query_id, int priority) {
+  if (priority < 1) return absl::InvalidArgumentError(absl::StrCat("priority must be >= 1, got ", priority));
+  if (!IsActive(query_id)) return absl::NotFoundError(absl::StrCat("no active query ", query_id));
+  if (!inbox_.Post(foreman_message::SetPriority{query_id, priority})) {
+    return absl::FailedPreconditionError("scheduler stopped");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Foreman::SetPolicy(const PolicyOptions& policy) {
+  if (!inbox_.Post(foreman_message::SetPolicy{policy}))
+    return absl::FailedPreconditionError("scheduler stopped");
+  return absl::OkStatus();
+}
+
+absl::Status Foreman::ResizePool(int num_workers) {
+  if (num_workers < 1 || num_workers > options_.pool.max_workers) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("worker count must be in [1, ", options_.pool.max_workers, "], got ", num_workers));
+  }
+  if (!inbox_.Post(foreman_message::ResizePool{num_workers})) {
+    return absl::FailedPreconditionError("scheduler stopped");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Foreman::Poke(QueryId query_id) {
+  if (!inbox_.Post(foreman_message::Poke{query_id}))
+    return absl::FailedPreconditionError("scheduler stopped");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<QueryProgress> Foreman::GetProgress(QueryId query_id) {
+  if (!IsActive(query_id)) return absl::NotFoundError(absl::StrCat("no active query ", query_id));
+  auto reply = std::make_shared<Reply<QueryProgress>>();
+  if (!inbox_.Post(foreman_message::GetProgress{query_id, reply})) {
+    return absl::FailedPreconditionError("scheduler stopped");
+  }
+  return reply->Get();
+}
+
+absl::StatusOr<ForemanStats> Foreman::GetStats() {
+  auto reply = std::make_shared<Reply<ForemanStats>>();
+  if (!inbox_.Post(foreman_message::GetStats{reply}))
+    return absl::FailedPreconditionError("scheduler stopped");
+  return reply->Get();
+}
+
+void Foreman::Stop() {
+  std::lock_guard<std::mutex> lock(stop_mu_);
+  if (!thread_.joinable()) return;
+  inbox_.Post(foreman_message::Shutdown{});
+  thread_.join();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Foreman thread.
+
+void Foreman::Run() {
+  pthread_setname_np(pthread_self(), "tessera-sched");
+  ForemanInbox::Batch batch;
+  while (true) {
+    inbox_.Drain(&batch);
+    // Completions before retire notices: a retired worker's last completions may be in the same batch.
+    for (TaskCompletion& completion : batch.completions) HandleCompletion(completion);
+    for (int worker_id : batch.retired_workers) HandleRetired(worker_id);
+    for (ControlMessage& message : batch.controls) HandleControl(message);
+    batch.clear();
+    if (stopping_) {
+      if (queries_.empty()) break;
+      continue;
+    }
+    Dispatch();
+  }
+  pool_->Shutdown();  // every queue is empty: no query has work in flight
+  for (ControlMessage& message : inbox_.Close()) {
+    std::visit(Overloaded{
+                   [&](foreman_message::Submit& submit) {
+                     QueryOutcome outcome;
+                     outcome.query_id = submit.query->query_id();
+                     outcome.status = absl::AbortedError("the scheduler stopped");
+                     {
+                       std::lock_guard<std::mutex> lock(ids_mu_);
+                       active_ids_.erase(outcome.query_id);
+                     }
+                     submit.handle->Complete(std::move(outcome));
+                   },
+                   [&](foreman_message::GetProgress& request) {
+                     request.reply->Set(absl::FailedPreconditionError("the scheduler stopped"));
+                   },
+                   [&](foreman_message::GetStats& request) {
+                     request.reply->Set(absl::FailedPreconditionError("the scheduler stopped"));
+                   },
+                   [](auto&) {},
+               },
+               message);
+  }
+  if (log_ != nullptr) {
+    absl::Status closed = log_->Close();
+    if (!closed.ok()) LOG(WARNING) << closed.message();
+  }
+}
+
+void Foreman::HandleCompletion(TaskCompletion& completion) {
+  auto* task = static_cast<WorkOrderTask*>(completion.task.get());
+  DCHECK(dynamic_cast<WorkOrderTask*>(completion.task.get()) != nullptr);
+  auto* state = static_cast<QueryState*>(task->dispatch_owner());
+  loads_.OnFinished(completion.worker_id);
+  --state->running;
+  if (task->skipped()) {
+    ++state->skipped;
+  } else {
+    const WorkOrderCompletion record{state->id,           task->operator_id(), completion.worker_id,
+                                     completion.start_ns, completion.end_ns,   task->rows()};
+    ++state->executed;
+    ++executed_;
+    state->busy_ns += record.end_ns - record.start_ns;
+    if (log_ != nullptr) log_->Append(record);
+    state->query->OnWorkOrderFinished(record);
+    if (!state->cancelling) {
+      agent_.Record(state->history, record.operator_id, record.end_ns - record.start_ns);
+      if (state->query->IsOperatorDone(record.operator_id)) {
+        agent_.RemoveOperator(state->history, record.operator_id);
+      }
+      RefreshCandidate(state);
+    }
+  }
+  completion.task.reset();  // destroyed on the thread that allocated it
+  MaybeFinish(state);
+}
+
+void Foreman::HandleRetired(int worker_id) {
+  if (!loads_.known(worker_id)) return;
+  loads_.RemoveWorker(worker_id);
+  ReconcilePoolSize();
+}
+
+void Foreman::HandleControl(ControlMessage& message) {
+  auto find = [&](QueryId id) -> QueryState* {
+    auto it = queries_.find(id);
+    return it == queries_.end() ? nullptr : it->second.get();
+  };
+  std::visit(
+      Overloaded{
+          [&](foreman_message::Submit& submit) { Admit(submit); },
+          [&](foreman_message::Cancel& cancel) {
+            if (QueryState* state = find(cancel.query_id)) {
+              BeginCancel(state, absl::CancelledError(absl::StrCat("query ", cancel.query_id, " cancelled")));
+            }
+          },
+          [&](foreman_message::SetPriority& change) {
+            QueryState* state = find(change.query_id);
+            if (state != nullptr && state->slot >= 0) {
+              enforcer_.mutable_candidate(state->slot).priority = change.priority;
+            }
+          },
+          [&](foreman_message::SetPolicy& change) {
+            enforcer_.SetPolicy(change.policy);
+            for (auto& [id, state] : queries_) RefreshCandidate(state.get());
+          },
+          [&](foreman_message::ResizePool& resize) {
+            desired_workers_ = resize.num_workers;
+            ReconcilePoolSize();
+          },
+          [&](foreman_message::Poke& poke) {
+            if (QueryState* state = find(poke.query_id)) RefreshCandidate(state);
+          },
+          [&](foreman_message::GetProgress& request) {
+            QueryState* state = find(request.query_id);
+            if (state == nullptr) {
+              request.reply->Set(absl::NotFoundError(absl::StrCat("no active query ", request.query_id)));
+            } else {
+              request.reply->Set(state->query->Progress());
+            }
+          },
+          [&](foreman_message::GetStats& request) { request.reply->Set(CollectStats()); },
+          [&](foreman_message::Shutdown&) {
+            stopping_ = true;
+            std::vector<QueryState*> active;
+            for (auto& [id, state] : queries_) active.push_back(state.get());
+            for (QueryState* state : active) BeginCancel(state, absl::AbortedError("the scheduler stopped"));
+          },
+      },
+      message);
+}
+
+void Foreman::Admit(foreman_message::Submit& submit) {
+  const QueryId id = submit.query->query_id();
+  if (stopping_) {
+    QueryOutcome outcome;
+    outcome.query_id = id;
+    outcome.status = absl::AbortedError("the scheduler stopped");
+    {
+      std::lock_guard<std::mutex> lock(ids_mu_);
+      active_ids_.erase(id);
+    }
+    submit.handle->Complete(std::move(outcome));
+    return;
+  }
+  auto state = std::make_unique<QueryState>();
+  state->query = std::move(submit.query);
+  state->id = id;
+  state->handle = std::move(submit.handle);
+  state->submit_ns = submit.submit_ns;
+  state->history = agent_.AddQuery();
+  PolicyCandidate candidate;
+  candidate.priority = std::max(1, state->query->priority());
+  candidate.arrival = next_arrival_++;
+  state->slot = enforcer_.Add(state.get(), candidate);
+  QueryState* raw = state.get();
+  queries_.emplace(id, std::move(state));
+  RefreshCandidate(raw);
+  MaybeFinish(raw);  // a query without any work order
+}
+
+void Foreman::RefreshCandidate(QueryState* state) {
+  if (state->slot < 0) return;
+  PolicyCandidate& candidate = enforcer_.mutable_candidate(state->slot);
+  const SchedulableQuery& query = *state->query;
+  candidate.ready = query.HasReadyWorkOrder();
+  double predicted = 0;
+  candidate.has_prediction = agent_.Predict(state->history, &predicted);
+  candidate.predicted_ns = predicted;
+  const int64_t remaining = query.EstimatedRemainingWorkOrders();
+  double per_work_order = candidate.has_prediction ? predicted : agent_.global_mean_ns();
+  if (per_work_order <= 0) per_work_order = 1e6;  // nothing learned yet anywhere: assume 1 ms
+  candidate.remaining_ns = remaining < 0 ? -1 : static_cast<double>(remaining) * per_work_order;
+  candidate.inelastic = query.InInelasticPhase();
+}
+
+void Foreman::BeginCancel(QueryState* state, absl::Status status) {
+  if (state->cancelling) return;
+  state->cancelling = true;
+  state->cancel_status = std::move(status);
+  state->cancelled.store(true, std::memory_order_relaxed);
+  state->query->Cancel();
+  if (state->slot >= 0) {
+    void* moved = enforcer_.Remove(state->slot);
+    if (moved != nullptr) static_cast<QueryState*>(moved)->slot = state->slot;
+    state->slot = -1;
+  }
+  MaybeFinish(state);
+}
+
+void Foreman::MaybeFinish(QueryState* state) {
+  if (state->running == 0 && (state->cancelling || state->query->IsFinished())) Finish(state);
+}
+
+void Foreman::Finish(QueryState* state) {
+  if (state->slot >= 0) {
+    void* moved = enforcer_.Remove(state->slot);
+    if (moved != nullptr) static_cast<QueryState*>(moved)->slot = state->slot;
+    state->slot = -1;
+  }
+  QueryOutcome outcome;
+  outcome.query_id = state->id;
+  outcome.status = state->cancelling ? state->cancel_status : absl::OkStatus();
+  outcome.submit_ns = state->submit_ns;
+  outcome.first_dispatch_ns = state->first_dispatch_ns;
+  outcome.finish_ns = MonotonicNanos();
+  outcome.work_orders_executed = state->executed;
+  outcome.work_orders_skipped = state->skipped;
+  outcome.busy_ns = state->busy_ns;
+  outcome.final_progress = state->query->Progress();
+  outcome.learning = agent_.stats(state->history);
+  agent_.RemoveQuery(state->history);
+  std::shared_ptr<QueryHandle::State> handle = std::move(state->handle);
+  state->query.reset();  // the Foreman is done with the query before anyone can see the outcome
+  {
+    std::lock_guard<std::mutex> lock(ids_mu_);
+    active_ids_.erase(state->id);
+  }
+  queries_.erase(state->id);
+  handle->Complete(std::move(outcome));
+}
+
+void Foreman::ReconcilePoolSize() {
+  const int live = loads_.num_dispatchable();
+  if (desired_workers_ < live) {
+    std::vector<int> ids = loads_.dispatchable_ids();
+    std::sort(ids.rbegin(), ids.rend());  // the most recently numbered go first
+    for (int i = 0; i < live - desired_workers_; ++i) {
+      loads_.DisableWorker(ids[i]);
+      absl::Status removed = pool_->RemoveWorker(ids[i]);
+      if (!removed.ok()) LOG(WARNING) << "removing worker " << ids[i] << ": " << removed.message();
+    }
+  } else if (desired_workers_ > live && loads_.num_disabled() == 0) {
+    // Growing waits until every removed worker has retired: the pool may then hand out a retired worker's id
+    // again, and no stale retire notice for that id can still be on its way.
+    for (int i = live; i < desired_workers_; ++i) {
+      absl::StatusOr<int> id = pool_->AddWorker();
+      if (!id.ok()) {
+        LOG(WARNING) << "cannot grow the worker pool: " << id.status().message();
+        desired_workers_ = i;
+        break;
+      }
+      int node = 0;
+      for (const WorkerInfo& worker : pool_->Workers()) {
+        if (worker.worker_id == *id) node = worker.node;
+      }
+      loads_.AddWorker(*id, node);
+    }
+  }
+}
+
+int Foreman::PendingTarget() const {
+  const double mean = agent_.global_mean_ns();
+  if (mean <= 0) return options_.min_pending_per_worker;
+  const double wanted = std::ceil(static_cast<double>(options_.target_pending_ns) / mean);
+  return static_cast<int>(std::clamp(wanted, static_cast<double>(options_.min_pending_per_worker),
+                                     static_cast<double>(options_.max_pending_per_worker)));
+}
+
+void Foreman::Dispatch() {
+  const int target = PendingTarget();
+  while (true) {
+    int worker = loads_.Choose(-1, target);
+    if (worker < 0) break;
+    auto* state = static_cast<QueryState*>(enforcer_.Pick());
+    if (state == nullptr) break;
+    std::unique_ptr<WorkOrderTask> work_order = state->query->NextWorkOrder();
+    if (work_order == nullptr) {
+      enforcer_.SetReady(state->slot, false);
+      continue;
+    }
+    if (work_order->preferred_node() >= 0) worker = loads_.Choose(work_order->preferred_node(), target);
+    work_order->BindForDispatch(state, &state->cancelled);
+    ++state->running;
+    ++dispatched_;
+    if (state->first_dispatch_ns < 0) state->first_dispatch_ns = MonotonicNanos();
+    loads_.OnDispatched(worker);
+    std::vector<std::unique_ptr<Task>>& out = outgoing_[worker];
+    if (out.empty()) touched_workers_.push_back(worker);
+    out.push_back(std::move(work_order));
+    if (out.size() >= kSubmitEvery) CHECK(pool_->Submit(worker, &out)) << "worker " << worker << " is gone";
+    enforcer_.SetReady(state->slot, state->query->HasReadyWorkOrder());
+  }
+  FlushOutgoing();
+}
+
+void Foreman::FlushOutgoing() {
+  for (int worker : touched_workers_) {
+    if (!outgoing_[worker].empty()) CHECK(pool_->Submit(worker, &outgoing_[worker])) << "worker " << worker;
+  }
+  touched_workers_.clear();
+}
+
+ForemanStats Foreman::CollectStats() const {
+  ForemanStats stats;
+  stats.policy = PolicyName(enforcer_.policy());
+  stats.workers = loads_.num_dispatchable();
+  stats.pending_target = PendingTarget();
+  stats.active_queries = static_cast<int>(queries_.size());
+  stats.dispatched = dispatched_;
+  stats.executed = executed_;
+  stats.mean_prediction_error = agent_.total_error(PredictorKind::kWindowMean);
+  stats.autoregression_prediction_error = agent_.total_error(PredictorKind::kAutoregression);
+  return stats;
+}
+
+}  // namespace tessera

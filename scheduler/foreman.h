@@ -1,0 +1,135 @@
+#pragma once
+// The Foreman: the one scheduler thread. It owns the worker pool, the PolicyEnforcer, the LearningAgent and
+// every active query, and makes every scheduling decision:
+//   pick a query with the PolicyEnforcer -> take its next work order -> send it to the least-loaded worker,
+//   preferring one on the work order's NUMA node.
+// It keeps each worker supplied with a small number of pending work orders (never empty while work exists);
+// the depth adapts to the work-order size: enough predicted work for `target_pending_ns`, clamped to
+// [min_pending_per_worker, max_pending_per_worker] (a fixed depth when both are equal). A deeper queue costs
+// policy responsiveness (a new high-priority query waits for what is already queued), a shallower one costs
+// idle workers between a completion and the refill.
+//
+// Messages in: query arrived (Submit), work order finished (from workers), cancel, priority changed, policy
+// changed, pool resize, progress/stats requests. On each wake-up the Foreman handles everything queued, then
+// refills the workers.
+//
+// Threading: all public methods may be called from any thread; they post a message and (for
+// GetProgress/GetStats) wait for the answer. SchedulableQuery methods are only ever called on the Foreman
+// thread.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "scheduler/foreman_inbox.h"
+#include "scheduler/learning_agent.h"
+#include "scheduler/policy_enforcer.h"
+#include "scheduler/query_handle.h"
+#include "scheduler/schedulable_query.h"
+#include "scheduler/work_order_log.h"
+#include "scheduler/worker_load_table.h"
+#include "threading/worker_pool.h"
+
+namespace tessera {
+
+struct ForemanOptions {
+  PolicyOptions policy;  // switchable later with SetPolicy
+  LearningAgentOptions learning;
+  WorkerPoolOptions pool;  // the Foreman creates and owns the pool; its sink is the Foreman's inbox
+  // Work orders kept queued per worker: ceil(target_pending_ns / mean work-order time) within [min, max].
+  int min_pending_per_worker = 2;
+  int max_pending_per_worker = 64;
+  int64_t target_pending_ns = 200'000;
+  // Seeds the PolicyEnforcer's draws (reproducible runs).
+  uint64_t random_seed = 42;
+  // Empty: no work-order log. Otherwise JSON lines, see work_order_log.h.
+  std::string work_order_log_path;
+};
+
+class Foreman {
+ public:
+  // Starts the worker pool and the scheduler thread.
+  static absl::StatusOr<std::unique_ptr<Foreman>> Create(const ForemanOptions& options);
+  // Stop().
+  ~Foreman();
+
+  Foreman(const Foreman&) = delete;
+  Foreman& operator=(const Foreman&) = delete;
+
+  // Hands a query to the scheduler. AlreadyExists if a query with the same id is still active;
+  // FailedPrecondition after Stop.
+  absl::StatusOr<QueryHandle> Submit(std::shared_ptr<SchedulableQuery> query);
+  // Stops dispatching the query's work orders; those already queued on workers are dropped unexecuted,
+  // running ones finish; then its handle reports Cancelled. Other queries are untouched. NotFound if not
+  // active.
+  absl::Status Cancel(QueryId query_id);
+  // Both take effect at the next scheduling decision. Priority must be >= 1.
+  absl::Status SetPriority(QueryId query_id, int priority);
+  absl::Status SetPolicy(const PolicyOptions& policy);
+  // Grows or shrinks the pool to `num_workers` (>= 1). Removed workers finish their queued work orders first.
+  absl::Status ResizePool(int num_workers);
+  // Asks the Foreman to look at the query's readiness again (see SchedulableQuery::HasReadyWorkOrder); an
+  // unknown id is ignored.
+  absl::Status Poke(QueryId query_id);
+  absl::StatusOr<QueryProgress> GetProgress(QueryId query_id);
+  absl::StatusOr<ForemanStats> GetStats();
+  // Cancels what is still active (handles report Aborted), waits for running work orders, stops the workers
+  // and the scheduler thread, and flushes the work-order log. Idempotent. Not from a SchedulableQuery method.
+  void Stop();
+
+ private:
+  struct QueryState;
+
+  explicit Foreman(const ForemanOptions& options);
+  absl::Status Start();
+  bool IsActive(QueryId query_id);
+
+  // Foreman thread.
+  void Run();
+  void HandleCompletion(TaskCompletion& completion);
+  void HandleRetired(int worker_id);
+  void HandleControl(ControlMessage& message);
+  void Admit(foreman_message::Submit& submit);
+  void BeginCancel(QueryState* state, absl::Status status);
+  void MaybeFinish(QueryState* state);
+  void Finish(QueryState* state);
+  void RefreshCandidate(QueryState* state);
+  void ReconcilePoolSize();
+  int PendingTarget() const;
+  void Dispatch();
+  void FlushOutgoing();
+  ForemanStats CollectStats() const;
+
+  const ForemanOptions options_;
+  ForemanInbox inbox_;
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<WorkOrderLog> log_;
+  std::thread thread_;
+  std::mutex stop_mu_;  // serializes Stop()
+
+  // Ids of submitted queries whose handle has not completed; guards duplicate submission from client threads.
+  std::mutex ids_mu_;
+  absl::flat_hash_set<QueryId> active_ids_;
+
+  // Foreman-thread state.
+  PolicyEnforcer enforcer_;
+  LearningAgent agent_;
+  WorkerLoadTable loads_;
+  absl::flat_hash_map<QueryId, std::unique_ptr<QueryState>> queries_;
+  std::vector<std::vector<std::unique_ptr<Task>>> outgoing_;  // by worker id
+  std::vector<int> touched_workers_;
+  uint64_t next_arrival_ = 0;
+  int desired_workers_ = 0;
+  bool stopping_ = false;
+  int64_t dispatched_ = 0;
+  int64_t executed_ = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,197 @@
+#include "scheduler/learning_agent.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tessera {
+namespace {
+
+constexpr int kMaxArWindow = 256;
+constexpr int kMaxOperatorId = 1 << 16;
+
+struct OperatorHistory {
+  bool active = false;
+  std::vector<int64_t> ring;  // the most recent durations; capacity max(mean_window, ar_window)
+  int64_t count = 0;          // records since activation
+  int head = 0;               // next write position
+  int64_t mean_sum = 0;       // sum of the last min(count, mean_window) durations
+  AutoregressionModel model;
+  int records_since_fit = 0;
+  double ar_prediction = 0;
+};
+
+}  // namespace
+
+class LearningAgent::QueryHistory {
+ public:
+  size_t index = 0;  // position in LearningAgent::queries_
+  std::vector<OperatorHistory> operators;
+  std::vector<int> active;  // ids of active operators
+  int64_t pooled_sum = 0;   // sum of mean_sum over active operators
+  int64_t pooled_count = 0;
+  bool has_prediction = false;
+  double cached_mean = 0;  // last prediction, kept while no operator is active
+  double cached_ar = 0;
+  QueryLearningStats stats;
+};
+
+const char* PredictorName(PredictorKind kind) {
+  return kind == PredictorKind::kWindowMean ? "window-mean" : "autoregression";
+}
+
+void PredictionError::Add(double predicted, double actual) {
+  const double error = std::fabs(predicted - actual);
+  ++count;
+  sum_absolute_ns += error;
+  sum_relative += actual > 0 ? error / actual : 0;
+}
+
+LearningAgent::LearningAgent(const LearningAgentOptions& options)
+    : options_([&] {
+        LearningAgentOptions o = options;
+        o.mean_window = std::max(1, o.mean_window);
+        o.ar_order = std::clamp(o.ar_order, 0, kMaxAutoregressionOrder);
+        o.ar_window = std::clamp(o.ar_window, 2 * o.ar_order + 1, kMaxArWindow);
+        o.ar_refit_interval = std::max(1, o.ar_refit_interval);
+        return o;
+      }()) {}
+
+LearningAgent::~LearningAgent() = default;
+
+LearningAgent::QueryHistory* LearningAgent::AddQuery() {
+  queries_.push_back(std::make_unique<QueryHistory>());
+  queries_.back()->index = queries_.size() - 1;
+  return queries_.back().get();
+}
+
+void LearningAgent::RemoveQuery(QueryHistory* query) {
+  const size_t index = query->index;
+  if (index + 1 != queries_.size()) {
+    queries_[index] = std::move(queries_.back());
+    queries_[index]->index = index;
+  }
+  queries_.pop_back();
+}
+
+bool LearningAgent::Predict(const QueryHistory* query, double* predicted_ns) const {
+  return PredictWith(options_.predictor, query, predicted_ns);
+}
+
+bool LearningAgent::PredictWith(PredictorKind kind, const QueryHistory* query, double* predicted_ns) const {
+  if (!query->has_prediction) return false;
+  if (kind == PredictorKind::kWindowMean) {
+    *predicted_ns = query->pooled_count > 0
+                        ? static_cast<double>(query->pooled_sum) / static_cast<double>(query->pooled_count)
+                        : query->cached_mean;
+    return true;
+  }
+  double weighted = 0;
+  double weight = 0;
+  for (int id : query->active) {
+    const OperatorHistory& op = query->operators[id];
+    const double n = static_cast<double>(std::min<int64_t>(op.count, options_.ar_window));
+    weighted += n * op.ar_prediction;
+    weight += n;
+  }
+  *predicted_ns = weight > 0 ? weighted / weight : query->cached_ar;
+  return true;
+}
+
+const QueryLearningStats& LearningAgent::stats(const QueryHistory* query) const { return query->stats; }
+
+void LearningAgent::Record(QueryHistory* query, int operator_id, int64_t duration_ns) {
+  CHECK_GE(operator_id, 0);
+  CHECK_LT(operator_id, kMaxOperatorId);
+  duration_ns = std::max<int64_t>(duration_ns, 1);
+  const double actual = static_cast<double>(duration_ns);
+  const bool evaluate_ar = EvaluatesAutoregression();
+
+  // Score what we would have predicted for this work order.
+  double predicted;
+  if (PredictWith(PredictorKind::kWindowMean, query, &predicted)) {
+    query->stats.mean_error.Add(predicted, actual);
+    total_mean_error_.Add(predicted, actual);
+  }
+  if (evaluate_ar && PredictWith(PredictorKind::kAutoregression, query, &predicted)) {
+    query->stats.autoregression_error.Add(predicted, actual);
+    total_autoregression_error_.Add(predicted, actual);
+  }
+
+  if (static_cast<size_t>(operator_id) >= query->operators.size()) query->operators.resize(operator_id + 1);
+  OperatorHistory& op = query->operators[operator_id];
+  if (!op.active) {
+    op.active = true;
+    op.ring.assign(std::max(options_.mean_window, options_.ar_window), 0);
+    query->active.push_back(operator_id);
+  }
+  const int capacity = static_cast<int>(op.ring.size());
+  if (options_.outlier_factor > 0 && op.count >= 3) {
+    const double bound = options_.outlier_factor * static_cast<double>(op.mean_sum) /
+                         static_cast<double>(std::min<int64_t>(op.count, options_.mean_window));
+    if (actual > bound) duration_ns = static_cast<int64_t>(bound) + 1;
+  }
+  if (op.count >= options_.mean_window) {
+    const int64_t leaving = op.ring[(op.head - options_.mean_window + capacity) % capacity];
+    op.mean_sum -= leaving;
+    query->pooled_sum -= leaving;
+  } else {
+    ++query->pooled_count;
+  }
+  op.mean_sum += duration_ns;
+  query->pooled_sum += duration_ns;
+  op.ring[op.head] = duration_ns;
+  op.head = (op.head + 1) % capacity;
+  ++op.count;
+
+  if (evaluate_ar) {
+    // Oldest first, the last min(count, ar_window) durations.
+    double window[kMaxArWindow];
+    const int n = static_cast<int>(std::min<int64_t>(op.count, options_.ar_window));
+    int64_t low = duration_ns;
+    int64_t high = duration_ns;
+    for (int i = 0; i < n; ++i) {
+      const int64_t value = op.ring[(op.head - n + i + capacity) % capacity];
+      window[i] = static_cast<double>(value);
+      low = std::min(low, value);
+      high = std::max(high, value);
+    }
+    std::span<const double> series(window, n);
+    if (++op.records_since_fit >= options_.ar_refit_interval || op.model.order < options_.ar_order) {
+      op.model = FitAutoregression(series, options_.ar_order);
+      op.records_since_fit = 0;
+    }
+    // An AR model may extrapolate; keep it within half a window range of what was seen.
+    const double range = static_cast<double>(high - low);
+    op.ar_prediction = std::clamp(PredictAutoregression(op.model, series), std::max(1.0, low - range / 2),
+                                  static_cast<double>(high) + range / 2);
+  }
+
+  query->has_prediction = true;
+  ++query->stats.records;
+  UpdateCachedPredictions(query);
+  const double recorded = static_cast<double>(duration_ns);
+  global_mean_ns_ = global_mean_ns_ == 0 ? recorded : global_mean_ns_ + (recorded - global_mean_ns_) / 64;
+}
+
+void LearningAgent::RemoveOperator(QueryHistory* query, int operator_id) {
+  if (operator_id < 0 || static_cast<size_t>(operator_id) >= query->operators.size()) return;
+  OperatorHistory& op = query->operators[operator_id];
+  if (!op.active) return;
+  UpdateCachedPredictions(query);  // what is kept if this was the last active operator
+  query->pooled_sum -= op.mean_sum;
+  query->pooled_count -= std::min<int64_t>(op.count, options_.mean_window);
+  op = OperatorHistory();
+  query->active.erase(std::find(query->active.begin(), query->active.end(), operator_id));
+  UpdateCachedPredictions(query);
+}
+
+void LearningAgent::UpdateCachedPredictions(QueryHistory* query) const {
+  if (!query->has_prediction || query->pooled_count == 0)
+    return;  // keep the last prediction between operators
+  PredictWith(PredictorKind::kWindowMean, query, &query->cached_mean);
+  if (EvaluatesAutoregression()) PredictWith(PredictorKind::kAutoregression, query, &query->cached_ar);
+}
+
+}  // namespace tessera

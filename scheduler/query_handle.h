@@ -1,0 +1,62 @@
+#pragma once
+// What Foreman::Submit returns: a handle to wait for a query's outcome.
+//
+// Threading: every method may be called from any thread, any number of times; copies share one state.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "absl/status/status.h"
+#include "scheduler/learning_agent.h"
+#include "scheduler/schedulable_query.h"
+
+namespace tessera {
+
+struct QueryOutcome {
+  QueryId query_id = 0;
+  // OK; Cancelled after Foreman::Cancel; Aborted when the Foreman stopped first.
+  absl::Status status;
+  int64_t submit_ns = 0;           // monotonic
+  int64_t first_dispatch_ns = -1;  // -1 if no work order was dispatched
+  int64_t finish_ns = 0;
+  int64_t work_orders_executed = 0;
+  int64_t work_orders_skipped = 0;  // dispatched but dropped unexecuted after cancellation
+  int64_t busy_ns = 0;              // sum of executed work-order durations (CPU time given to the query)
+  QueryProgress final_progress;
+  QueryLearningStats learning;  // prediction errors for this query
+};
+
+class QueryHandle {
+ public:
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    QueryOutcome outcome;
+
+    // Called once by the Foreman.
+    void Complete(QueryOutcome result);
+  };
+
+  QueryHandle() = default;
+  QueryHandle(QueryId query_id, std::shared_ptr<State> state)
+      : query_id_(query_id), state_(std::move(state)) {}
+
+  QueryId query_id() const { return query_id_; }
+  bool valid() const { return state_ != nullptr; }
+  bool done() const;
+  // Blocks until the query has finished, been cancelled or aborted. The reference stays valid while any copy
+  // of the handle lives.
+  const QueryOutcome& Wait() const;
+  // True if the outcome is available within `timeout`.
+  bool WaitFor(std::chrono::nanoseconds timeout) const;
+
+ private:
+  QueryId query_id_ = 0;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,149 @@
+#include "scheduler/learning_agent.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "scheduler/autoregression.h"
+
+namespace tessera {
+namespace {
+
+TEST(AutoregressionTest, ConstantWindowPredictsTheConstant) {
+  std::vector<double> series(20, 500.0);
+  AutoregressionModel model = FitAutoregression(series, 2);
+  EXPECT_NEAR(PredictAutoregression(model, series), 500.0, 1e-6);
+}
+
+TEST(AutoregressionTest, RecoversAnAr1Coefficient) {
+  // x_t - 100 = 0.8 (x_{t-1} - 100), started away from the mean, no noise.
+  std::vector<double> series;
+  double x = 200;
+  for (int i = 0; i < 30; ++i) {
+    series.push_back(x);
+    x = 100 + 0.8 * (x - 100);
+  }
+  AutoregressionModel model = FitAutoregression(series, 1);
+  ASSERT_EQ(model.order, 1);
+  // The fit centres on the window mean rather than 100, so it is close, not exact; still far better than the
+  // mean.
+  EXPECT_NEAR(model.coefficients[0], 0.8, 0.1);
+  EXPECT_LT(std::fabs(PredictAutoregression(model, series) - x), 0.3 * std::fabs(model.mean - x));
+}
+
+TEST(AutoregressionTest, Ar2ExtrapolatesALinearTrend) {
+  std::vector<double> series;
+  for (int i = 0; i < 32; ++i) series.push_back(1000 + 10 * i);
+  AutoregressionModel model = FitAutoregression(series, 2);
+  EXPECT_NEAR(PredictAutoregression(model, series), 1000 + 10 * 32, 1.0);
+}
+
+TEST(AutoregressionTest, TooFewValuesFitsTheMean) {
+  std::vector<double> series = {1, 2, 3};
+  AutoregressionModel model = FitAutoregression(series, 2);
+  EXPECT_EQ(model.order, 0);
+  EXPECT_DOUBLE_EQ(PredictAutoregression(model, series), 2.0);
+}
+
+TEST(LearningAgentTest, NoPredictionBeforeTheFirstRecord) {
+  LearningAgent agent(LearningAgentOptions{});
+  LearningAgent::QueryHistory* query = agent.AddQuery();
+  double predicted;
+  EXPECT_FALSE(agent.Predict(query, &predicted));
+  agent.Record(query, 0, 1000);
+  ASSERT_TRUE(agent.Predict(query, &predicted));
+  EXPECT_EQ(predicted, 1000);
+}
+
+TEST(LearningAgentTest, BothPredictorsConvergeOnConstantDurations) {
+  for (PredictorKind kind : {PredictorKind::kWindowMean, PredictorKind::kAutoregression}) {
+    LearningAgentOptions options;
+    options.predictor = kind;
+    LearningAgent agent(options);
+    LearningAgent::QueryHistory* query = agent.AddQuery();
+    // A noisy start, then constant: the window forgets the start.
+    for (int i = 0; i < 10; ++i) agent.Record(query, 0, 1000 + 500 * (i % 3));
+    for (int i = 0; i < 100; ++i) agent.Record(query, 0, 40'000);
+    double predicted;
+    ASSERT_TRUE(agent.Predict(query, &predicted));
+    EXPECT_NEAR(predicted, 40'000, 1.0) << PredictorName(kind);
+    EXPECT_GT(agent.stats(query).records, 0);
+  }
+}
+
+TEST(LearningAgentTest, WindowMeanPoolsTheLastTenOfEveryActiveOperator) {
+  LearningAgent agent(LearningAgentOptions{});
+  LearningAgent::QueryHistory* query = agent.AddQuery();
+  for (int i = 0; i < 25; ++i) agent.Record(query, 0, i < 15 ? 999'999 : 100);  // last 10 are 100
+  for (int i = 0; i < 5; ++i) agent.Record(query, 1, 400);
+  double predicted;
+  ASSERT_TRUE(agent.Predict(query, &predicted));
+  EXPECT_DOUBLE_EQ(predicted, (10 * 100.0 + 5 * 400.0) / 15);
+  // Operator 0 finished: its history goes (dissertation A.5).
+  agent.RemoveOperator(query, 0);
+  ASSERT_TRUE(agent.Predict(query, &predicted));
+  EXPECT_DOUBLE_EQ(predicted, 400);
+  // No active operator: the last prediction is kept.
+  agent.RemoveOperator(query, 1);
+  ASSERT_TRUE(agent.Predict(query, &predicted));
+  EXPECT_DOUBLE_EQ(predicted, 400);
+  // A new phase replaces it at once.
+  agent.Record(query, 2, 7);
+  ASSERT_TRUE(agent.Predict(query, &predicted));
+  EXPECT_DOUBLE_EQ(predicted, 7);
+}
+
+TEST(LearningAgentTest, QueriesAreIndependent) {
+  LearningAgent agent(LearningAgentOptions{});
+  LearningAgent::QueryHistory* a = agent.AddQuery();
+  LearningAgent::QueryHistory* b = agent.AddQuery();
+  agent.Record(a, 0, 100);
+  agent.Record(b, 0, 900);
+  agent.RemoveQuery(a);
+  double predicted;
+  ASSERT_TRUE(agent.Predict(b, &predicted));
+  EXPECT_EQ(predicted, 900);
+}
+
+TEST(LearningAgentTest, ReportsPredictionErrorAndAutoregressionWinsOnATrend) {
+  LearningAgentOptions options;
+  options.evaluate_both_predictors = true;
+  LearningAgent agent(options);
+  LearningAgent::QueryHistory* query = agent.AddQuery();
+  // Work orders that grow steadily (e.g. a probe whose hash table keeps growing).
+  for (int i = 0; i < 400; ++i) agent.Record(query, 0, 10'000 + 50 * i);
+  const QueryLearningStats& stats = agent.stats(query);
+  EXPECT_EQ(stats.mean_error.count, 399);  // every record but the first was predicted
+  EXPECT_EQ(stats.autoregression_error.count, 399);
+  // The window mean lags a trend by half its window (~5 steps of 50 ns); AR(2) follows it.
+  EXPECT_NEAR(stats.mean_error.MeanAbsoluteErrorNs(), 275, 30);
+  EXPECT_LT(stats.autoregression_error.MeanAbsoluteErrorNs(), 0.5 * stats.mean_error.MeanAbsoluteErrorNs());
+  EXPECT_EQ(agent.total_error(PredictorKind::kWindowMean).count, 399);
+  EXPECT_GT(stats.mean_error.MeanRelativeError(), 0);
+}
+
+TEST(LearningAgentTest, APreemptionSpikeIsClampedButAPhaseChangeIsLearned) {
+  LearningAgent agent(LearningAgentOptions{});  // outlier_factor 8
+  LearningAgent::QueryHistory* query = agent.AddQuery();
+  for (int i = 0; i < 20; ++i) agent.Record(query, 0, 1000);
+  agent.Record(query, 0, 5'000'000);  // one work order stretched by a preemption
+  double predicted;
+  ASSERT_TRUE(agent.Predict(query, &predicted));
+  EXPECT_LE(predicted, (9 * 1000.0 + 8 * 1000.0) / 10 + 1);
+  // The error statistics still see the real duration of what follows.
+  for (int i = 0; i < 30; ++i) agent.Record(query, 0, 50'000);  // a genuine 50x phase change
+  ASSERT_TRUE(agent.Predict(query, &predicted));
+  EXPECT_EQ(predicted, 50'000);
+}
+
+TEST(LearningAgentTest, GlobalMeanTracksAllRecords) {
+  LearningAgent agent(LearningAgentOptions{});
+  EXPECT_EQ(agent.global_mean_ns(), 0);
+  LearningAgent::QueryHistory* query = agent.AddQuery();
+  for (int i = 0; i < 1000; ++i) agent.Record(query, 0, 2000);
+  EXPECT_NEAR(agent.global_mean_ns(), 2000, 1e-6);
+}
+
+}  // namespace
+}  // namespace tessera
