@@ -6,6 +6,11 @@ namespace tessera {
 
 uint64_t HashBytes(const void* data, size_t length, uint64_t seed) {
   const auto* bytes = static_cast<const unsigned char*>(data);
+  if (length <= 8) {  // short keys (flags, codes, small names): one word, one mix
+    uint64_t word = 0;
+    std::memcpy(&word, bytes, length);
+    return HashInt64(word ^ seed ^ (length * 0x9e3779b97f4a7c15ULL));
+  }
   uint64_t h = seed ^ (length * 0x9e3779b97f4a7c15ULL);
   size_t i = 0;
   for (; i + 8 <= length; i += 8) {

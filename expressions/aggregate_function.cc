@@ -14,8 +14,8 @@
 
 namespace tessera {
 
-// __int128 that only needs 8-byte alignment, so every state is at most 8-byte aligned (GCC lets a typedef lower
-// alignment; loads and stores then avoid aligned 16-byte instructions).
+// __int128 that only needs 8-byte alignment, so every state is at most 8-byte aligned (GCC lets a typedef
+// lower alignment; loads and stores then avoid aligned 16-byte instructions).
 typedef __int128 Int128Align8 __attribute__((aligned(8)));
 
 struct AggregateFunction::Ops {
@@ -23,9 +23,10 @@ struct AggregateFunction::Ops {
   size_t alignment;
   bool needs_arena;
   void (*initialize)(uint8_t* state);
-  absl::Status (*update_scalar)(uint8_t* state, const ColumnVector& input, ActiveRows rows, StringArena* arena);
-  absl::Status (*update_grouped)(uint8_t* const* states, size_t offset, const ColumnVector& input, ActiveRows rows,
-                                 StringArena* arena);
+  absl::Status (*update_scalar)(uint8_t* state, const ColumnVector& input, ActiveRows rows,
+                                StringArena* arena);
+  absl::Status (*update_grouped)(uint8_t* const* states, size_t offset, const ColumnVector& input,
+                                 ActiveRows rows, StringArena* arena);
   absl::Status (*merge)(uint8_t* destination, const uint8_t* source, StringArena* arena);
   absl::StatusOr<Value> (*finalize)(const AggregateFunction& function, const uint8_t* state);
 };
@@ -35,7 +36,8 @@ namespace {
 absl::Status DecimalOverflow() { return absl::OutOfRangeError("DECIMAL overflow"); }
 
 ActiveRows RowsOf(const ColumnVector& input, const SelectionVector* selection) {
-  return selection != nullptr ? ActiveRows{selection->rows.data(), selection->count} : ActiveRows{nullptr, input.size()};
+  return selection != nullptr ? ActiveRows{selection->rows.data(), selection->count}
+                              : ActiveRows{nullptr, input.size()};
 }
 
 template <typename State>
@@ -58,8 +60,8 @@ struct CountStar {
     StateAt<CountState>(state).count += rows.count;
     return absl::OkStatus();
   }
-  static absl::Status UpdateGrouped(uint8_t* const* states, size_t offset, const ColumnVector&, ActiveRows rows,
-                                    StringArena*) {
+  static absl::Status UpdateGrouped(uint8_t* const* states, size_t offset, const ColumnVector&,
+                                    ActiveRows rows, StringArena*) {
     ForEachRow(rows, [&](uint32_t r) { ++StateAt<CountState>(states[r] + offset).count; });
     return absl::OkStatus();
   }
@@ -85,13 +87,14 @@ struct CountValues {
     StateAt<CountState>(state).count += count;
     return absl::OkStatus();
   }
-  static absl::Status UpdateGrouped(uint8_t* const* states, size_t offset, const ColumnVector& input, ActiveRows rows,
-                                    StringArena*) {
+  static absl::Status UpdateGrouped(uint8_t* const* states, size_t offset, const ColumnVector& input,
+                                    ActiveRows rows, StringArena*) {
     if (input.type().id() == TypeId::kNull) return absl::OkStatus();
     if (!input.has_nulls()) {
       ForEachRow(rows, [&](uint32_t r) { ++StateAt<CountState>(states[r] + offset).count; });
     } else {
-      ForEachRow(rows, [&](uint32_t r) { StateAt<CountState>(states[r] + offset).count += !input.IsNull(r); });
+      ForEachRow(rows,
+                 [&](uint32_t r) { StateAt<CountState>(states[r] + offset).count += !input.IsNull(r); });
     }
     return absl::OkStatus();
   }
@@ -124,7 +127,9 @@ absl::Status GroupedDriver(uint8_t* const* states, size_t offset, const ColumnVe
   const T* values = input.values<T>();
   bool overflow = false;
   if (!input.has_nulls()) {
-    ForEachRow(rows, [&](uint32_t r) { overflow |= Agg::Add(StateAt<State>(states[r] + offset), values[r], arena); });
+    ForEachRow(rows, [&](uint32_t r) {
+      overflow |= Agg::Add(StateAt<State>(states[r] + offset), values[r], arena);
+    });
   } else {
     ForEachRow(rows, [&](uint32_t r) {
       if (!input.IsNull(r)) overflow |= Agg::Add(StateAt<State>(states[r] + offset), values[r], arena);
@@ -143,7 +148,7 @@ template <typename Agg>
 absl::Status MergeDriver(uint8_t* destination, const uint8_t* source, StringArena* arena) {
   using State = typename Agg::State;
   return Agg::Merge(StateAt<State>(destination), StateAt<State>(source), arena) ? DecimalOverflow()
-                                                                                  : absl::OkStatus();
+                                                                                : absl::OkStatus();
 }
 
 template <typename Agg>
@@ -155,8 +160,8 @@ template <typename Agg, typename T>
 constexpr AggregateFunction::Ops MakeOps() {
   using State = typename Agg::State;
   static_assert(std::is_trivially_copyable_v<State> && alignof(State) <= 8);
-  return {sizeof(State),           alignof(State),           Agg::kNeedsArena,     &InitializeDriver<Agg>,
-          &ScalarDriver<Agg, T>,   &GroupedDriver<Agg, T>,   &MergeDriver<Agg>,    &FinalizeDriver<Agg>};
+  return {sizeof(State),         alignof(State),         Agg::kNeedsArena,  &InitializeDriver<Agg>,
+          &ScalarDriver<Agg, T>, &GroupedDriver<Agg, T>, &MergeDriver<Agg>, &FinalizeDriver<Agg>};
 }
 
 // ---- SUM / AVG over exact types (INTEGER, BIGINT, DECIMAL): 128-bit sum and a count ----
@@ -188,7 +193,8 @@ struct ExactSum {
   static bool Merge(State& d, const State& s, StringArena*) {
     d.count += s.count;
     int128 sum;
-    const bool overflow = __builtin_add_overflow(static_cast<int128>(d.sum), static_cast<int128>(s.sum), &sum);
+    const bool overflow =
+        __builtin_add_overflow(static_cast<int128>(d.sum), static_cast<int128>(s.sum), &sum);
     d.sum = sum;
     return overflow;
   }
@@ -218,7 +224,8 @@ struct ExactAverage : ExactSum<T> {
     }
     const int input_scale = function.input_type().scale();
     int128 average;
-    if (!ScaledDivide(s.sum, result.scale() - input_scale, s.count, PowerOfTen(result.precision()), &average)) {
+    if (!ScaledDivide(s.sum, result.scale() - input_scale, s.count, PowerOfTen(result.precision()),
+                      &average)) {
       return DecimalOverflow();
     }
     return Value::Decimal(average, result);
@@ -284,13 +291,20 @@ struct ExtremeState<int128> {
 
 Value ValueOf(int128 v, const Type& type) {
   switch (type.id()) {
-    case TypeId::kBoolean: return Value::Boolean(v != 0);
-    case TypeId::kInteger: return Value::Integer(static_cast<int32_t>(v));
-    case TypeId::kDate: return Value::Date(static_cast<int32_t>(v));
-    case TypeId::kBigInt: return Value::BigInt(static_cast<int64_t>(v));
-    case TypeId::kTimestamp: return Value::Timestamp(static_cast<int64_t>(v));
-    case TypeId::kDecimal: return Value::Decimal(v, type);
-    default: return Value::Null(type);
+    case TypeId::kBoolean:
+      return Value::Boolean(v != 0);
+    case TypeId::kInteger:
+      return Value::Integer(static_cast<int32_t>(v));
+    case TypeId::kDate:
+      return Value::Date(static_cast<int32_t>(v));
+    case TypeId::kBigInt:
+      return Value::BigInt(static_cast<int64_t>(v));
+    case TypeId::kTimestamp:
+      return Value::Timestamp(static_cast<int64_t>(v));
+    case TypeId::kDecimal:
+      return Value::Decimal(v, type);
+    default:
+      return Value::Null(type);
   }
 }
 
@@ -384,7 +398,8 @@ struct StringExtreme {
     return Value::String(std::string(s.view()), function.result_type());
   }
   // Scalar update: the batch's extreme is found among views first, so at most one copy per batch.
-  static absl::Status UpdateScalar(uint8_t* state, const ColumnVector& input, ActiveRows rows, StringArena* arena) {
+  static absl::Status UpdateScalar(uint8_t* state, const ColumnVector& input, ActiveRows rows,
+                                   StringArena* arena) {
     const std::string_view* values = input.strings();
     bool found = false;
     std::string_view best;
@@ -407,14 +422,14 @@ constexpr AggregateFunction::Ops MakeStringExtremeOps() {
   return ops;
 }
 
-constexpr AggregateFunction::Ops kCountStarOps = {sizeof(CountState),       alignof(CountState),
-                                                  false,                    &CountStar::Initialize,
-                                                  &CountStar::UpdateScalar, &CountStar::UpdateGrouped,
-                                                  &CountStar::Merge,        &CountStar::Finalize};
-constexpr AggregateFunction::Ops kCountOps = {sizeof(CountState),         alignof(CountState),
-                                              false,                      &CountStar::Initialize,
-                                              &CountValues::UpdateScalar, &CountValues::UpdateGrouped,
-                                              &CountStar::Merge,          &CountStar::Finalize};
+constexpr AggregateFunction::Ops kCountStarOps = {
+    sizeof(CountState),     alignof(CountState),      false,
+    &CountStar::Initialize, &CountStar::UpdateScalar, &CountStar::UpdateGrouped,
+    &CountStar::Merge,      &CountStar::Finalize};
+constexpr AggregateFunction::Ops kCountOps = {
+    sizeof(CountState),     alignof(CountState),        false,
+    &CountStar::Initialize, &CountValues::UpdateScalar, &CountValues::UpdateGrouped,
+    &CountStar::Merge,      &CountStar::Finalize};
 
 template <typename Agg, typename T>
 const AggregateFunction::Ops kOps = MakeOps<Agg, T>();
@@ -424,40 +439,53 @@ const AggregateFunction::Ops kStringExtremeOps = MakeStringExtremeOps<kMax>();
 template <bool kMax>
 const AggregateFunction::Ops* ExtremeOps(const Type& type) {
   switch (PhysicalTypeOf(type)) {
-    case PhysicalType::kBool: return &kOps<Extreme<uint8_t, kMax>, uint8_t>;
-    case PhysicalType::kInt32: return &kOps<Extreme<int32_t, kMax>, int32_t>;
-    case PhysicalType::kInt64: return &kOps<Extreme<int64_t, kMax>, int64_t>;
-    case PhysicalType::kInt128: return &kOps<Extreme<int128, kMax>, int128>;
-    case PhysicalType::kDouble: return &kOps<Extreme<double, kMax>, double>;
-    case PhysicalType::kString: return &kStringExtremeOps<kMax>;
-    default: return nullptr;
+    case PhysicalType::kBool:
+      return &kOps<Extreme<uint8_t, kMax>, uint8_t>;
+    case PhysicalType::kInt32:
+      return &kOps<Extreme<int32_t, kMax>, int32_t>;
+    case PhysicalType::kInt64:
+      return &kOps<Extreme<int64_t, kMax>, int64_t>;
+    case PhysicalType::kInt128:
+      return &kOps<Extreme<int128, kMax>, int128>;
+    case PhysicalType::kDouble:
+      return &kOps<Extreme<double, kMax>, double>;
+    case PhysicalType::kString:
+      return &kStringExtremeOps<kMax>;
+    default:
+      return nullptr;
   }
 }
 
-const char* KindName(AggregateKind kind) {
+const char* KindName(AggregateFunctionKind kind) {
   switch (kind) {
-    case AggregateKind::kCountStar:
-    case AggregateKind::kCount: return "COUNT";
-    case AggregateKind::kSum: return "SUM";
-    case AggregateKind::kAvg: return "AVG";
-    case AggregateKind::kMin: return "MIN";
-    case AggregateKind::kMax: return "MAX";
+    case AggregateFunctionKind::kCountStar:
+    case AggregateFunctionKind::kCount:
+      return "COUNT";
+    case AggregateFunctionKind::kSum:
+      return "SUM";
+    case AggregateFunctionKind::kAvg:
+      return "AVG";
+    case AggregateFunctionKind::kMin:
+      return "MIN";
+    case AggregateFunctionKind::kMax:
+      return "MAX";
   }
   return "?";
 }
 
 }  // namespace
 
-absl::StatusOr<AggregateFunction> AggregateFunction::Create(AggregateKind kind, const Type& input_type) {
+absl::StatusOr<AggregateFunction> AggregateFunction::Create(AggregateFunctionKind kind,
+                                                            const Type& input_type) {
   const TypeId id = input_type.id();
   const Ops* ops = nullptr;
   Type result = input_type;
   switch (kind) {
-    case AggregateKind::kCountStar:
+    case AggregateFunctionKind::kCountStar:
       return AggregateFunction(kind, Type::Null(), Type::BigInt(), &kCountStarOps);
-    case AggregateKind::kCount:
+    case AggregateFunctionKind::kCount:
       return AggregateFunction(kind, input_type, Type::BigInt(), &kCountOps);
-    case AggregateKind::kSum:
+    case AggregateFunctionKind::kSum:
       if (id == TypeId::kInteger) {
         ops = &kOps<ExactSum<int32_t>, int32_t>;
         result = Type::BigInt();
@@ -465,13 +493,14 @@ absl::StatusOr<AggregateFunction> AggregateFunction::Create(AggregateKind kind, 
         ops = &kOps<ExactSum<int64_t>, int64_t>;
         result = Type::Decimal(kMaxDecimalPrecision, 0);
       } else if (id == TypeId::kDecimal) {
-        ops = input_type.IsWideDecimal() ? &kOps<ExactSum<int128>, int128> : &kOps<ExactSum<int64_t>, int64_t>;
+        ops =
+            input_type.IsWideDecimal() ? &kOps<ExactSum<int128>, int128> : &kOps<ExactSum<int64_t>, int64_t>;
         result = Type::Decimal(kMaxDecimalPrecision, input_type.scale());
       } else if (id == TypeId::kDouble) {
         ops = &kOps<DoubleSum, double>;
       }
       break;
-    case AggregateKind::kAvg:
+    case AggregateFunctionKind::kAvg:
       if (id == TypeId::kInteger) {
         ops = &kOps<ExactAverage<int32_t>, int32_t>;
         result = Type::Double();
@@ -479,16 +508,17 @@ absl::StatusOr<AggregateFunction> AggregateFunction::Create(AggregateKind kind, 
         ops = &kOps<ExactAverage<int64_t>, int64_t>;
         result = Type::Double();
       } else if (id == TypeId::kDecimal) {
-        ops = input_type.IsWideDecimal() ? &kOps<ExactAverage<int128>, int128> : &kOps<ExactAverage<int64_t>, int64_t>;
+        ops = input_type.IsWideDecimal() ? &kOps<ExactAverage<int128>, int128>
+                                         : &kOps<ExactAverage<int64_t>, int64_t>;
         result = Type::Decimal(kMaxDecimalPrecision, std::max(input_type.scale(), 6));
       } else if (id == TypeId::kDouble) {
         ops = &kOps<DoubleAverage, double>;
       }
       break;
-    case AggregateKind::kMin:
+    case AggregateFunctionKind::kMin:
       if (id != TypeId::kInterval) ops = ExtremeOps<false>(input_type);
       break;
-    case AggregateKind::kMax:
+    case AggregateFunctionKind::kMax:
       if (id != TypeId::kInterval) ops = ExtremeOps<true>(input_type);
       break;
   }
@@ -504,7 +534,7 @@ size_t AggregateFunction::state_alignment() const { return ops_->alignment; }
 bool AggregateFunction::needs_arena() const { return ops_->needs_arena; }
 
 std::string AggregateFunction::ToString() const {
-  if (kind_ == AggregateKind::kCountStar) return "COUNT(*)";
+  if (kind_ == AggregateFunctionKind::kCountStar) return "COUNT(*)";
   return absl::StrCat(KindName(kind_), "(", input_type_.ToString(), ")");
 }
 
@@ -515,8 +545,9 @@ absl::Status AggregateFunction::UpdateScalar(uint8_t* state, const ColumnVector&
   return ops_->update_scalar(state, input, RowsOf(input, selection), arena);
 }
 
-absl::Status AggregateFunction::UpdateGrouped(uint8_t* const* states, size_t state_offset, const ColumnVector& input,
-                                              const SelectionVector* selection, StringArena* arena) const {
+absl::Status AggregateFunction::UpdateGrouped(uint8_t* const* states, size_t state_offset,
+                                              const ColumnVector& input, const SelectionVector* selection,
+                                              StringArena* arena) const {
   return ops_->update_grouped(states, state_offset, input, RowsOf(input, selection), arena);
 }
 
@@ -524,10 +555,12 @@ absl::Status AggregateFunction::Merge(uint8_t* destination, const uint8_t* sourc
   return ops_->merge(destination, source, arena);
 }
 
-absl::StatusOr<Value> AggregateFunction::Finalize(const uint8_t* state) const { return ops_->finalize(*this, state); }
+absl::StatusOr<Value> AggregateFunction::Finalize(const uint8_t* state) const {
+  return ops_->finalize(*this, state);
+}
 
-absl::Status AggregateFunction::FinalizeBatch(const uint8_t* const* states, size_t state_offset, uint32_t count,
-                                              ColumnVector* out) const {
+absl::Status AggregateFunction::FinalizeBatch(const uint8_t* const* states, size_t state_offset,
+                                              uint32_t count, ColumnVector* out) const {
   out->set_type(result_type_);
   out->ResetOwned(count);
   for (uint32_t i = 0; i < count; ++i) {

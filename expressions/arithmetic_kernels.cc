@@ -1,8 +1,9 @@
 // Arithmetic kernels: INTEGER/BIGINT with overflow checks, DOUBLE, exact DECIMAL (64- and 128-bit), and
 // DATE/TIMESTAMP/INTERVAL arithmetic; negation and ABS.
 //
-// Error checks never branch out of the hot loop: each loop ORs a "suspicious" flag, and only when it is set does
-// a second pass find the first non-NULL offending row (NULL rows may hold garbage that looks like an overflow).
+// Error checks never branch out of the hot loop: each loop ORs a "suspicious" flag, and only when it is set
+// does a second pass find the first non-NULL offending row (NULL rows may hold garbage that looks like an
+// overflow).
 
 #include <cmath>
 #include <limits>
@@ -37,9 +38,12 @@ template <typename T, ArithmeticOp kOp>
 inline bool IntegerOp(T x, T y, T* v, bool* zero) {
   constexpr T kMin = std::numeric_limits<T>::min();
   switch (kOp) {
-    case ArithmeticOp::kAdd: return __builtin_add_overflow(x, y, v);
-    case ArithmeticOp::kSubtract: return __builtin_sub_overflow(x, y, v);
-    case ArithmeticOp::kMultiply: return __builtin_mul_overflow(x, y, v);
+    case ArithmeticOp::kAdd:
+      return __builtin_add_overflow(x, y, v);
+    case ArithmeticOp::kSubtract:
+      return __builtin_sub_overflow(x, y, v);
+    case ArithmeticOp::kMultiply:
+      return __builtin_mul_overflow(x, y, v);
     case ArithmeticOp::kDivide: {
       const bool z = y == 0;
       const bool overflow = x == kMin && y == -1;
@@ -53,13 +57,14 @@ inline bool IntegerOp(T x, T y, T* v, bool* zero) {
       *v = (z | (y == -1)) ? T{0} : x % y;
       return false;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
 template <typename T, ArithmeticOp kOp>
-absl::Status IntegerArithmetic(const KernelContext& context, const ColumnVector& left, const ColumnVector& right,
-                               ActiveRows rows, ColumnVector* out) {
+absl::Status IntegerArithmetic(const KernelContext& context, const ColumnVector& left,
+                               const ColumnVector& right, ActiveRows rows, ColumnVector* out) {
   const T* a = left.values<T>();
   const T* b = right.values<T>();
   T* o = out->mutable_values<T>();
@@ -94,9 +99,15 @@ absl::Status DoubleArithmetic(const KernelContext&, const ColumnVector& left, co
   bool zero = false;
   ForEachRow(rows, [&](uint32_t r) {
     switch (kOp) {
-      case ArithmeticOp::kAdd: o[r] = a[r] + b[r]; break;
-      case ArithmeticOp::kSubtract: o[r] = a[r] - b[r]; break;
-      case ArithmeticOp::kMultiply: o[r] = a[r] * b[r]; break;
+      case ArithmeticOp::kAdd:
+        o[r] = a[r] + b[r];
+        break;
+      case ArithmeticOp::kSubtract:
+        o[r] = a[r] - b[r];
+        break;
+      case ArithmeticOp::kMultiply:
+        o[r] = a[r] * b[r];
+        break;
       case ArithmeticOp::kDivide:
         zero |= b[r] == 0;
         o[r] = a[r] / b[r];
@@ -105,11 +116,13 @@ absl::Status DoubleArithmetic(const KernelContext&, const ColumnVector& left, co
         zero |= b[r] == 0;
         o[r] = std::fmod(a[r], b[r]);
         break;
-      default: break;
+      default:
+        break;
     }
   });
   if (!zero) return absl::OkStatus();
-  return FirstError(*out, rows, [&](uint32_t r) { return b[r] == 0; }, [](uint32_t) { return DivisionByZero(); });
+  return FirstError(
+      *out, rows, [&](uint32_t r) { return b[r] == 0; }, [](uint32_t) { return DivisionByZero(); });
 }
 
 // ---- DECIMAL ----
@@ -124,10 +137,24 @@ DecimalParams MakeDecimalParams(const KernelContext& context) {
           PowerOfTen(context.result_type.precision())};
 }
 
+// a * b with overflow detection; products of two 64-bit values (the common case) need no check in 128 bits,
+// which avoids the slow generic 128-bit overflow multiplication.
+template <typename C>
+[[gnu::always_inline]] inline bool MultiplyChecked(C a, C b, C* out) {
+  if constexpr (sizeof(C) == 16) {
+    constexpr int128 kLow = std::numeric_limits<int64_t>::min(), kHigh = std::numeric_limits<int64_t>::max();
+    if (a >= kLow && a <= kHigh && b >= kLow && b <= kHigh) {
+      *out = static_cast<int128>(static_cast<int64_t>(a)) * static_cast<int64_t>(b);
+      return false;
+    }
+  }
+  return __builtin_mul_overflow(a, b, out);
+}
+
 // Adjusts `v` from scale `from` to `to` in place; true on overflow.
 template <typename C>
-inline bool AdjustScale(C* v, C up, C down) {
-  if (up != 1) return __builtin_mul_overflow(*v, up, v);
+[[gnu::always_inline]] inline bool AdjustScale(C* v, C up, C down) {
+  if (up != 1) return MultiplyChecked(*v, up, v);
   if (down != 1) {
     C q = *v / down;
     const C rem = *v % down;
@@ -138,69 +165,111 @@ inline bool AdjustScale(C* v, C up, C down) {
   return false;
 }
 
-template <typename L, typename R, typename O, typename C, ArithmeticOp kOp>
-absl::Status DecimalArithmetic(const KernelContext& context, const ColumnVector& left, const ColumnVector& right,
-                               ActiveRows rows, ColumnVector* out) {
-  const DecimalParams p = MakeDecimalParams(context);
-  const L* a = left.values<L>();
-  const R* b = right.values<R>();
-  O* o = out->mutable_values<O>();
-  // Operands are brought to a common scale (add, subtract, modulo) or multiplied as they are (scale s1 + s2);
-  // the result is then rescaled to the result type's scale.
-  int common = kOp == ArithmeticOp::kMultiply ? p.left_scale + p.right_scale : std::max(p.left_scale, p.right_scale);
-  const C left_factor = kOp == ArithmeticOp::kMultiply ? 1 : static_cast<C>(PowerOfTen(common - p.left_scale));
-  const C right_factor = kOp == ArithmeticOp::kMultiply ? 1 : static_cast<C>(PowerOfTen(common - p.right_scale));
-  const C up = p.result_scale > common ? static_cast<C>(PowerOfTen(p.result_scale - common)) : 1;
-  const C down = p.result_scale < common ? static_cast<C>(PowerOfTen(common - p.result_scale)) : 1;
-  const C bound = static_cast<C>(p.bound > static_cast<int128>(std::numeric_limits<C>::max())
-                                     ? static_cast<int128>(std::numeric_limits<C>::max())
-                                     : p.bound);
-  const bool check_bound = p.bound <= static_cast<int128>(std::numeric_limits<C>::max());
-  auto compute = [&](uint32_t r, C* v, bool* zero) -> bool {
-    C x = static_cast<C>(a[r]);
-    C y = static_cast<C>(b[r]);
-    bool overflow = false;
-    if (left_factor != 1) overflow |= __builtin_mul_overflow(x, left_factor, &x);
-    if (right_factor != 1) overflow |= __builtin_mul_overflow(y, right_factor, &y);
+// Per-batch constants of a decimal operation computed in C.
+template <typename C>
+struct DecimalConstants {
+  C left_factor, right_factor;  // bring the operands to the common scale (add, subtract, modulo)
+  C up, down;                   // then from the common scale to the result scale
+  C bound;                      // 10^result precision (capped at C's maximum)
+};
+
+// How a batch adjusts scales, chosen once per batch so the row loop has no such branches.
+enum class ScaleMode { kNone, kUp, kDown };
+
+template <typename C, ArithmeticOp kOp, bool kFactors, ScaleMode kMode, typename L, typename R>
+[[gnu::always_inline]] inline bool DecimalRow(L left, R right, const DecimalConstants<C>& k, C* v,
+                                              bool* zero) {
+  bool overflow = false;
+  if constexpr (kOp == ArithmeticOp::kMultiply && sizeof(C) == 16 && sizeof(L) == 8 && sizeof(R) == 8) {
+    *v = static_cast<int128>(left) * static_cast<int128>(right);  // exact: |product| < 2^126
+  } else {
+    C x = static_cast<C>(left);
+    C y = static_cast<C>(right);
+    if constexpr (kFactors) {
+      overflow |= MultiplyChecked(x, k.left_factor, &x);
+      overflow |= MultiplyChecked(y, k.right_factor, &y);
+    }
     switch (kOp) {
-      case ArithmeticOp::kAdd: overflow |= __builtin_add_overflow(x, y, v); break;
-      case ArithmeticOp::kSubtract: overflow |= __builtin_sub_overflow(x, y, v); break;
-      case ArithmeticOp::kMultiply: overflow |= __builtin_mul_overflow(x, y, v); break;
+      case ArithmeticOp::kAdd:
+        overflow |= __builtin_add_overflow(x, y, v);
+        break;
+      case ArithmeticOp::kSubtract:
+        overflow |= __builtin_sub_overflow(x, y, v);
+        break;
+      case ArithmeticOp::kMultiply:
+        overflow |= MultiplyChecked(x, y, v);
+        break;
       case ArithmeticOp::kModulo:
         *zero = y == 0;
         *v = (y == 0) | (y == -1) ? C{0} : x % y;  // x % -1 is 0 (and would trap for the minimum)
         break;
-      default: break;
+      default:
+        break;
     }
-    overflow |= AdjustScale<C>(v, up, down);
-    if (check_bound) overflow |= (*v >= bound) | (*v <= -bound);
-    return overflow;
-  };
+  }
+  if constexpr (kMode == ScaleMode::kUp) overflow |= MultiplyChecked(*v, k.up, v);
+  if constexpr (kMode == ScaleMode::kDown) AdjustScale<C>(v, 1, k.down);
+  overflow |= (*v >= k.bound) | (*v <= -k.bound);
+  return overflow;
+}
+
+template <typename L, typename R, typename O, typename C, ArithmeticOp kOp, bool kFactors, ScaleMode kMode>
+absl::Status DecimalLoop(const ColumnVector& left, const ColumnVector& right, ActiveRows rows,
+                         ColumnVector* out, const DecimalConstants<C>& k) {
+  const L* a = left.values<L>();
+  const R* b = right.values<R>();
+  O* o = out->mutable_values<O>();
   bool suspicious = false;
   ForEachRow(rows, [&](uint32_t r) {
     C v = 0;
     bool zero = false;
-    suspicious |= compute(r, &v, &zero) | zero;
+    suspicious |= DecimalRow<C, kOp, kFactors, kMode>(a[r], b[r], k, &v, &zero) | zero;
     o[r] = static_cast<O>(v);
   });
   if (!suspicious) return absl::OkStatus();
+  bool zero = false;
   return FirstError(
       *out, rows,
       [&](uint32_t r) {
         C v = 0;
-        bool zero = false;
-        return compute(r, &v, &zero) || zero;
+        zero = false;
+        return DecimalRow<C, kOp, kFactors, kMode>(a[r], b[r], k, &v, &zero) || zero;
       },
-      [&](uint32_t r) {
-        C v = 0;
-        bool zero = false;
-        compute(r, &v, &zero);
-        return zero ? DivisionByZero() : DecimalOverflow();
-      });
+      [&](uint32_t) { return zero ? DivisionByZero() : DecimalOverflow(); });
 }
 
-// Division: round(a * 10^(S + s2 - s1) / b), exact in 128 bits (long division when the scaled dividend does not
-// fit), rounded half away from zero.
+template <typename L, typename R, typename O, typename C, ArithmeticOp kOp, bool kFactors>
+absl::Status DecimalDispatchMode(const ColumnVector& left, const ColumnVector& right, ActiveRows rows,
+                                 ColumnVector* out, const DecimalConstants<C>& k) {
+  if (k.up != 1) return DecimalLoop<L, R, O, C, kOp, kFactors, ScaleMode::kUp>(left, right, rows, out, k);
+  if (k.down != 1) return DecimalLoop<L, R, O, C, kOp, kFactors, ScaleMode::kDown>(left, right, rows, out, k);
+  return DecimalLoop<L, R, O, C, kOp, kFactors, ScaleMode::kNone>(left, right, rows, out, k);
+}
+
+template <typename L, typename R, typename O, typename C, ArithmeticOp kOp>
+absl::Status DecimalArithmetic(const KernelContext& context, const ColumnVector& left,
+                               const ColumnVector& right, ActiveRows rows, ColumnVector* out) {
+  const DecimalParams p = MakeDecimalParams(context);
+  // Operands are brought to a common scale (add, subtract, modulo) or multiplied as they are (scale s1 + s2);
+  // the result is then rescaled to the result type's scale.
+  const int common =
+      kOp == ArithmeticOp::kMultiply ? p.left_scale + p.right_scale : std::max(p.left_scale, p.right_scale);
+  DecimalConstants<C> k;
+  k.left_factor = kOp == ArithmeticOp::kMultiply ? 1 : static_cast<C>(PowerOfTen(common - p.left_scale));
+  k.right_factor = kOp == ArithmeticOp::kMultiply ? 1 : static_cast<C>(PowerOfTen(common - p.right_scale));
+  k.up = p.result_scale > common ? static_cast<C>(PowerOfTen(p.result_scale - common)) : 1;
+  k.down = p.result_scale < common ? static_cast<C>(PowerOfTen(common - p.result_scale)) : 1;
+  k.bound = static_cast<C>(std::min(p.bound, static_cast<int128>(std::numeric_limits<C>::max())));
+  if constexpr (kOp != ArithmeticOp::kMultiply) {
+    if (k.left_factor != 1 || k.right_factor != 1) {
+      return DecimalDispatchMode<L, R, O, C, kOp, true>(left, right, rows, out, k);
+    }
+  }
+  return DecimalDispatchMode<L, R, O, C, kOp, false>(left, right, rows, out, k);
+}
+
+// Division: round(a * 10^(S + s2 - s1) / b), exact in 128 bits (long division when the scaled dividend does
+// not fit), rounded half away from zero.
 template <typename L, typename R, typename O>
 absl::Status DecimalDivide(const KernelContext& context, const ColumnVector& left, const ColumnVector& right,
                            ActiveRows rows, ColumnVector* out) {
@@ -228,37 +297,45 @@ absl::Status DecimalDivide(const KernelContext& context, const ColumnVector& lef
 template <typename L, typename R, typename O, typename C>
 absl::StatusOr<BinaryKernel> DecimalKernelFor(ArithmeticOp op) {
   switch (op) {
-    case ArithmeticOp::kAdd: return &DecimalArithmetic<L, R, O, C, ArithmeticOp::kAdd>;
-    case ArithmeticOp::kSubtract: return &DecimalArithmetic<L, R, O, C, ArithmeticOp::kSubtract>;
-    case ArithmeticOp::kMultiply: return &DecimalArithmetic<L, R, O, C, ArithmeticOp::kMultiply>;
-    case ArithmeticOp::kModulo: return &DecimalArithmetic<L, R, O, C, ArithmeticOp::kModulo>;
-    case ArithmeticOp::kDivide: return &DecimalDivide<L, R, O>;
-    default: return absl::InvalidArgumentError("unsupported DECIMAL operation");
+    case ArithmeticOp::kAdd:
+      return &DecimalArithmetic<L, R, O, C, ArithmeticOp::kAdd>;
+    case ArithmeticOp::kSubtract:
+      return &DecimalArithmetic<L, R, O, C, ArithmeticOp::kSubtract>;
+    case ArithmeticOp::kMultiply:
+      return &DecimalArithmetic<L, R, O, C, ArithmeticOp::kMultiply>;
+    case ArithmeticOp::kModulo:
+      return &DecimalArithmetic<L, R, O, C, ArithmeticOp::kModulo>;
+    case ArithmeticOp::kDivide:
+      return &DecimalDivide<L, R, O>;
+    default:
+      return absl::InvalidArgumentError("unsupported DECIMAL operation");
   }
 }
 
 template <typename L, typename R>
 absl::StatusOr<BinaryKernel> DecimalKernelForResult(ArithmeticOp op, const Type& left, const Type& right,
                                                     const Type& result) {
-  const int common = op == ArithmeticOp::kMultiply ? left.scale() + right.scale()
-                                                    : std::max(left.scale(), right.scale());
+  const int common =
+      op == ArithmeticOp::kMultiply ? left.scale() + right.scale() : std::max(left.scale(), right.scale());
   // 64-bit computation only when every factor and intermediate provably fits: narrow operands and result, and
   // scale adjustments of at most 18 digits (the bound check then catches every overflow).
-  const bool narrow = sizeof(L) == 8 && sizeof(R) == 8 && !result.IsWideDecimal() && common <= 18 &&
-                      result.scale() <= 18;
+  const bool narrow =
+      sizeof(L) == 8 && sizeof(R) == 8 && !result.IsWideDecimal() && common <= 18 && result.scale() <= 18;
   if (result.IsWideDecimal()) return DecimalKernelFor<L, R, int128, int128>(op);
   if (narrow) return DecimalKernelFor<L, R, int64_t, int64_t>(op);
   return DecimalKernelFor<L, R, int64_t, int128>(op);
 }
 
 // ---- DATE / TIMESTAMP / INTERVAL ----
-constexpr int64_t kMaxDateDays = 1000000000;   // ~2.7 million years: far beyond 1..9999, keeps month math exact
+constexpr int64_t kMaxDateDays =
+    1000000000;  // ~2.7 million years: far beyond 1..9999, keeps month math exact
 constexpr int32_t kMaxIntervalMonths = 120000;  // 10,000 years
 
 absl::Status DateOutOfRange() { return absl::OutOfRangeError("DATE out of range"); }
 absl::Status TimestampOutOfRange() { return absl::OutOfRangeError("TIMESTAMP out of range"); }
 
-// days + sign * interval for a DATE (the interval's time part counts whole days, floored); false if out of range.
+// days + sign * interval for a DATE (the interval's time part counts whole days, floored); false if out of
+// range.
 inline bool AddIntervalToDate(int32_t days, const Interval& interval, int sign, int32_t* out) {
   if (days > kMaxDateDays || days < -kMaxDateDays || interval.months > kMaxIntervalMonths ||
       interval.months < -kMaxIntervalMonths) {
@@ -266,8 +343,8 @@ inline bool AddIntervalToDate(int32_t days, const Interval& interval, int sign, 
   }
   int64_t result = days;
   if (interval.months != 0) result = AddMonthsToDate(days, sign * interval.months);
-  const int64_t micro_days =
-      interval.micros >= 0 ? interval.micros / kMicrosPerDay : -((-(interval.micros + 1)) / kMicrosPerDay) - 1;
+  const int64_t micro_days = interval.micros >= 0 ? interval.micros / kMicrosPerDay
+                                                  : -((-(interval.micros + 1)) / kMicrosPerDay) - 1;
   result += sign * (static_cast<int64_t>(interval.days) + micro_days);
   if (result > kMaxDateDays || result < -kMaxDateDays) return false;
   *out = static_cast<int32_t>(result);
@@ -310,8 +387,8 @@ absl::Status DateIntervalKernel(const KernelContext&, const ColumnVector& left, 
 }
 
 template <int kSign, bool kIntervalFirst>
-absl::Status TimestampIntervalKernel(const KernelContext&, const ColumnVector& left, const ColumnVector& right,
-                                     ActiveRows rows, ColumnVector* out) {
+absl::Status TimestampIntervalKernel(const KernelContext&, const ColumnVector& left,
+                                     const ColumnVector& right, ActiveRows rows, ColumnVector* out) {
   const ColumnVector& stamps = kIntervalFirst ? right : left;
   const ColumnVector& intervals = kIntervalFirst ? left : right;
   const int64_t* t = stamps.values<int64_t>();
@@ -343,7 +420,8 @@ absl::Status DateIntegerKernel(const KernelContext&, const ColumnVector& left, c
   bool suspicious = false;
   ForEachRow(rows, [&](uint32_t r) {
     int64_t v;
-    bool overflow = __builtin_add_overflow(static_cast<int64_t>(d[r]), kSign * static_cast<int64_t>(n[r]), &v);
+    bool overflow =
+        __builtin_add_overflow(static_cast<int64_t>(d[r]), kSign * static_cast<int64_t>(n[r]), &v);
     overflow |= v > kMaxDateDays || v < -kMaxDateDays;
     suspicious |= overflow;
     o[r] = static_cast<int32_t>(v);
@@ -420,13 +498,15 @@ absl::Status NegateOrAbsDouble(const KernelContext&, const ColumnVector& input, 
   return absl::OkStatus();
 }
 
-absl::Status NegateInterval(const KernelContext&, const ColumnVector& input, ActiveRows rows, ColumnVector* out) {
+absl::Status NegateInterval(const KernelContext&, const ColumnVector& input, ActiveRows rows,
+                            ColumnVector* out) {
   const Interval* a = input.values<Interval>();
   Interval* o = out->mutable_values<Interval>();
   bool suspicious = false;
   ForEachRow(rows, [&](uint32_t r) {
     const Interval& x = a[r];
-    suspicious |= x.months == std::numeric_limits<int32_t>::min() || x.days == std::numeric_limits<int32_t>::min() ||
+    suspicious |= x.months == std::numeric_limits<int32_t>::min() ||
+                  x.days == std::numeric_limits<int32_t>::min() ||
                   x.micros == std::numeric_limits<int64_t>::min();
     o[r] = Interval{static_cast<int32_t>(0u - static_cast<uint32_t>(x.months)),
                     static_cast<int32_t>(0u - static_cast<uint32_t>(x.days)),
@@ -437,7 +517,8 @@ absl::Status NegateInterval(const KernelContext&, const ColumnVector& input, Act
       *out, rows,
       [&](uint32_t r) {
         const Interval& x = a[r];
-        return x.months == std::numeric_limits<int32_t>::min() || x.days == std::numeric_limits<int32_t>::min() ||
+        return x.months == std::numeric_limits<int32_t>::min() ||
+               x.days == std::numeric_limits<int32_t>::min() ||
                x.micros == std::numeric_limits<int64_t>::min();
       },
       [](uint32_t) { return absl::OutOfRangeError("INTERVAL out of range"); });
@@ -446,15 +527,20 @@ absl::Status NegateInterval(const KernelContext&, const ColumnVector& input, Act
 template <bool kAbs>
 absl::StatusOr<UnaryKernel> PlanNegateOrAbs(const Type& type) {
   switch (type.id()) {
-    case TypeId::kInteger: return &NegateOrAbsInteger<int32_t, kAbs>;
-    case TypeId::kBigInt: return &NegateOrAbsInteger<int64_t, kAbs>;
-    case TypeId::kDouble: return &NegateOrAbsDouble<kAbs>;
+    case TypeId::kInteger:
+      return &NegateOrAbsInteger<int32_t, kAbs>;
+    case TypeId::kBigInt:
+      return &NegateOrAbsInteger<int64_t, kAbs>;
+    case TypeId::kDouble:
+      return &NegateOrAbsDouble<kAbs>;
     case TypeId::kDecimal:
-      return type.IsWideDecimal() ? &NegateOrAbsSymmetric<int128, kAbs> : &NegateOrAbsSymmetric<int64_t, kAbs>;
+      return type.IsWideDecimal() ? &NegateOrAbsSymmetric<int128, kAbs>
+                                  : &NegateOrAbsSymmetric<int64_t, kAbs>;
     case TypeId::kInterval:
       if (!kAbs) return &NegateInterval;
       break;
-    default: break;
+    default:
+      break;
   }
   return absl::InvalidArgumentError(
       absl::StrCat("cannot apply ", kAbs ? "ABS" : "unary minus", " to ", type.ToString()));
@@ -463,34 +549,52 @@ absl::StatusOr<UnaryKernel> PlanNegateOrAbs(const Type& type) {
 template <typename T>
 absl::StatusOr<BinaryKernel> IntegerKernelFor(ArithmeticOp op) {
   switch (op) {
-    case ArithmeticOp::kAdd: return &IntegerArithmetic<T, ArithmeticOp::kAdd>;
-    case ArithmeticOp::kSubtract: return &IntegerArithmetic<T, ArithmeticOp::kSubtract>;
-    case ArithmeticOp::kMultiply: return &IntegerArithmetic<T, ArithmeticOp::kMultiply>;
-    case ArithmeticOp::kDivide: return &IntegerArithmetic<T, ArithmeticOp::kDivide>;
-    case ArithmeticOp::kModulo: return &IntegerArithmetic<T, ArithmeticOp::kModulo>;
-    default: return absl::InvalidArgumentError("unsupported integer operation");
+    case ArithmeticOp::kAdd:
+      return &IntegerArithmetic<T, ArithmeticOp::kAdd>;
+    case ArithmeticOp::kSubtract:
+      return &IntegerArithmetic<T, ArithmeticOp::kSubtract>;
+    case ArithmeticOp::kMultiply:
+      return &IntegerArithmetic<T, ArithmeticOp::kMultiply>;
+    case ArithmeticOp::kDivide:
+      return &IntegerArithmetic<T, ArithmeticOp::kDivide>;
+    case ArithmeticOp::kModulo:
+      return &IntegerArithmetic<T, ArithmeticOp::kModulo>;
+    default:
+      return absl::InvalidArgumentError("unsupported integer operation");
   }
 }
 
 absl::StatusOr<BinaryKernel> DoubleKernelFor(ArithmeticOp op) {
   switch (op) {
-    case ArithmeticOp::kAdd: return &DoubleArithmetic<ArithmeticOp::kAdd>;
-    case ArithmeticOp::kSubtract: return &DoubleArithmetic<ArithmeticOp::kSubtract>;
-    case ArithmeticOp::kMultiply: return &DoubleArithmetic<ArithmeticOp::kMultiply>;
-    case ArithmeticOp::kDivide: return &DoubleArithmetic<ArithmeticOp::kDivide>;
-    case ArithmeticOp::kModulo: return &DoubleArithmetic<ArithmeticOp::kModulo>;
-    default: return absl::InvalidArgumentError("unsupported DOUBLE operation");
+    case ArithmeticOp::kAdd:
+      return &DoubleArithmetic<ArithmeticOp::kAdd>;
+    case ArithmeticOp::kSubtract:
+      return &DoubleArithmetic<ArithmeticOp::kSubtract>;
+    case ArithmeticOp::kMultiply:
+      return &DoubleArithmetic<ArithmeticOp::kMultiply>;
+    case ArithmeticOp::kDivide:
+      return &DoubleArithmetic<ArithmeticOp::kDivide>;
+    case ArithmeticOp::kModulo:
+      return &DoubleArithmetic<ArithmeticOp::kModulo>;
+    default:
+      return absl::InvalidArgumentError("unsupported DOUBLE operation");
   }
 }
 
 const char* OpSymbol(ArithmeticOp op) {
   switch (op) {
-    case ArithmeticOp::kAdd: return "+";
-    case ArithmeticOp::kSubtract: return "-";
-    case ArithmeticOp::kMultiply: return "*";
-    case ArithmeticOp::kDivide: return "/";
-    case ArithmeticOp::kModulo: return "%";
-    case ArithmeticOp::kNegate: return "-";
+    case ArithmeticOp::kAdd:
+      return "+";
+    case ArithmeticOp::kSubtract:
+      return "-";
+    case ArithmeticOp::kMultiply:
+      return "*";
+    case ArithmeticOp::kDivide:
+      return "/";
+    case ArithmeticOp::kModulo:
+      return "%";
+    case ArithmeticOp::kNegate:
+      return "-";
   }
   return "?";
 }
@@ -527,11 +631,12 @@ absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, c
     if (t == TypeId::kBigInt) return &DateDifference<int64_t>;
   }
   if (t == TypeId::kDecimal && l == TypeId::kDecimal && r == TypeId::kDecimal) {
-    const int common = op == ArithmeticOp::kMultiply ? left.scale() + right.scale()
-                                                      : std::max(left.scale(), right.scale());
+    const int common =
+        op == ArithmeticOp::kMultiply ? left.scale() + right.scale() : std::max(left.scale(), right.scale());
     if (common - result.scale() > kMaxDecimalPrecision || result.scale() - common > kMaxDecimalPrecision) {
       return absl::InvalidArgumentError(absl::StrCat("unsupported DECIMAL scales: ", left.ToString(), " ",
-                                                     OpSymbol(op), " ", right.ToString(), " -> ", result.ToString()));
+                                                     OpSymbol(op), " ", right.ToString(), " -> ",
+                                                     result.ToString()));
     }
     if (left.IsWideDecimal()) {
       return right.IsWideDecimal() ? DecimalKernelForResult<int128, int128>(op, left, right, result)
@@ -545,8 +650,9 @@ absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, c
     if (t == TypeId::kBigInt) return IntegerKernelFor<int64_t>(op);
     if (t == TypeId::kDouble) return DoubleKernelFor(op);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unsupported arithmetic: ", left.ToString(), " ", OpSymbol(op),
-                                                 " ", right.ToString(), " -> ", result.ToString()));
+  return absl::InvalidArgumentError(absl::StrCat("unsupported arithmetic: ", left.ToString(), " ",
+                                                 OpSymbol(op), " ", right.ToString(), " -> ",
+                                                 result.ToString()));
 }
 
 absl::StatusOr<UnaryKernel> PlanNegate(const Type& type) { return PlanNegateOrAbs<false>(type); }

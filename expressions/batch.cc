@@ -6,8 +6,9 @@
 
 namespace tessera {
 
-void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types, const std::vector<int>& block_columns,
-                        uint32_t first_row, uint32_t count, Batch* out) {
+void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types,
+                        const std::vector<int>& block_columns, uint32_t first_row, uint32_t count,
+                        Batch* out) {
   DCHECK_EQ(types.size(), block_columns.size());
   DCHECK_LE(count, kVectorSize);
   DCHECK_LE(first_row + count, block.row_count());
@@ -24,7 +25,8 @@ void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types, 
       std::string_view* strings = vector.mutable_strings();
       const uint32_t* offsets = block.StringOffsets(column) + first_row;
       const char* heap = block.StringHeap(column);
-      for (uint32_t r = 0; r < count; ++r) strings[r] = std::string_view(heap + offsets[r], offsets[r + 1] - offsets[r]);
+      for (uint32_t r = 0; r < count; ++r)
+        strings[r] = std::string_view(heap + offsets[r], offsets[r + 1] - offsets[r]);
       vector.BorrowValidity(validity, first_row);
       continue;
     }

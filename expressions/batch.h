@@ -1,6 +1,6 @@
 #pragma once
-// Batch: up to kVectorSize rows of several columns, the input of expression evaluation. Column i of a batch is
-// what BoundExpression column_index i refers to.
+// Batch: up to kVectorSize rows of several columns, the input of expression evaluation. Column i of a batch
+// is what BoundExpression column_index i refers to.
 //
 // LoadBatchFromBlock fills a batch from a block without copying fixed-width values: each column borrows the
 // block's value array and validity bitmap (so the batch is valid only while the block stays pinned and until
@@ -23,9 +23,10 @@ struct Batch {
 
 // Loads rows [first_row, first_row + count) of `block` into `out`: batch column i is block column
 // `block_columns[i]`, of type `types[i]` (the column's schema type). Precondition: count <= kVectorSize and
-// the rows exist. Allocates only the first time a string column (or a misaligned DECIMAL(p > 18) column, which
-// is copied to keep __int128 loads aligned) is loaded into `out`.
-void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types, const std::vector<int>& block_columns,
-                        uint32_t first_row, uint32_t count, Batch* out);
+// the rows exist. Allocates only the first time a string column (or a misaligned DECIMAL(p > 18) column,
+// which is copied to keep __int128 loads aligned) is loaded into `out`.
+void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types,
+                        const std::vector<int>& block_columns, uint32_t first_row, uint32_t count,
+                        Batch* out);
 
 }  // namespace tessera

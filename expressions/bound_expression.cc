@@ -9,40 +9,62 @@ namespace {
 
 const char* ArithmeticSymbol(ArithmeticOp op) {
   switch (op) {
-    case ArithmeticOp::kAdd: return "+";
-    case ArithmeticOp::kSubtract: return "-";
-    case ArithmeticOp::kMultiply: return "*";
-    case ArithmeticOp::kDivide: return "/";
-    case ArithmeticOp::kModulo: return "%";
-    case ArithmeticOp::kNegate: return "-";
+    case ArithmeticOp::kAdd:
+      return "+";
+    case ArithmeticOp::kSubtract:
+      return "-";
+    case ArithmeticOp::kMultiply:
+      return "*";
+    case ArithmeticOp::kDivide:
+      return "/";
+    case ArithmeticOp::kModulo:
+      return "%";
+    case ArithmeticOp::kNegate:
+      return "-";
   }
   return "?";
 }
 
 const char* ComparisonSymbol(ComparisonOp op) {
   switch (op) {
-    case ComparisonOp::kEqual: return "=";
-    case ComparisonOp::kNotEqual: return "<>";
-    case ComparisonOp::kLess: return "<";
-    case ComparisonOp::kLessEqual: return "<=";
-    case ComparisonOp::kGreater: return ">";
-    case ComparisonOp::kGreaterEqual: return ">=";
+    case ComparisonOp::kEqual:
+      return "=";
+    case ComparisonOp::kNotEqual:
+      return "<>";
+    case ComparisonOp::kLess:
+      return "<";
+    case ComparisonOp::kLessEqual:
+      return "<=";
+    case ComparisonOp::kGreater:
+      return ">";
+    case ComparisonOp::kGreaterEqual:
+      return ">=";
   }
   return "?";
 }
 
 const char* FunctionName(FunctionId function) {
   switch (function) {
-    case FunctionId::kExtractYear: return "YEAR";
-    case FunctionId::kExtractMonth: return "MONTH";
-    case FunctionId::kExtractDay: return "DAY";
-    case FunctionId::kSubstring: return "SUBSTRING";
-    case FunctionId::kCoalesce: return "COALESCE";
-    case FunctionId::kNullIf: return "NULLIF";
-    case FunctionId::kAbs: return "ABS";
-    case FunctionId::kUpper: return "UPPER";
-    case FunctionId::kLower: return "LOWER";
-    case FunctionId::kLength: return "LENGTH";
+    case FunctionId::kExtractYear:
+      return "YEAR";
+    case FunctionId::kExtractMonth:
+      return "MONTH";
+    case FunctionId::kExtractDay:
+      return "DAY";
+    case FunctionId::kSubstring:
+      return "SUBSTRING";
+    case FunctionId::kCoalesce:
+      return "COALESCE";
+    case FunctionId::kNullIf:
+      return "NULLIF";
+    case FunctionId::kAbs:
+      return "ABS";
+    case FunctionId::kUpper:
+      return "UPPER";
+    case FunctionId::kLower:
+      return "LOWER";
+    case FunctionId::kLength:
+      return "LENGTH";
   }
   return "?";
 }
@@ -62,10 +84,14 @@ std::string LiteralText(const Value& value) {
       quoted.push_back('\'');
       return quoted;
     }
-    case TypeId::kDate: return "DATE '" + text + "'";
-    case TypeId::kTimestamp: return "TIMESTAMP '" + text + "'";
-    case TypeId::kInterval: return "INTERVAL '" + text + "'";
-    default: return text;
+    case TypeId::kDate:
+      return "DATE '" + text + "'";
+    case TypeId::kTimestamp:
+      return "TIMESTAMP '" + text + "'";
+    case TypeId::kInterval:
+      return "INTERVAL '" + text + "'";
+    default:
+      return text;
   }
 }
 
@@ -275,7 +301,8 @@ std::unique_ptr<BoundExpression> MakeIsNull(std::unique_ptr<BoundExpression> inp
   return node;
 }
 
-std::unique_ptr<BoundExpression> MakeLike(std::unique_ptr<BoundExpression> input, Value pattern, bool negated) {
+std::unique_ptr<BoundExpression> MakeLike(std::unique_ptr<BoundExpression> input, Value pattern,
+                                          bool negated) {
   auto node = MakeNode(ExpressionKind::kLike, Type::Boolean());
   node->negated = negated;
   node->children.push_back(std::move(input));

@@ -4,10 +4,13 @@
 // evaluator never guesses. Immutable once built; shared freely between threads.
 //
 // Type rules the binder follows (and the evaluator relies on):
-//   - arithmetic operands are cast to a common type first, except DECIMAL * DECIMAL and DECIMAL / DECIMAL, whose
-//     result type the binder computes (p1+p2+1, s1+s2 for *; for / the result scale is max(6, s1 + p2 + 1) capped
-//     at 38 digits) and the evaluator computes exactly in 128-bit integers (overflow is a query error);
-//   - DATE + INTERVAL / DATE - INTERVAL yield DATE (month arithmetic clamps the day), DATE - DATE yields INTEGER days;
+//   - arithmetic operands are cast to a common type first, except DECIMAL * DECIMAL and DECIMAL / DECIMAL,
+//   whose
+//     result type the binder computes (p1+p2+1, s1+s2 for *; for / the result scale is max(6, s1 + p2 + 1)
+//     capped at 38 digits) and the evaluator computes exactly in 128-bit integers (overflow is a query
+//     error);
+//   - DATE + INTERVAL / DATE - INTERVAL yield DATE (month arithmetic clamps the day), DATE - DATE yields
+//   INTEGER days;
 //   - comparisons have operands of one common type (strings compare bytewise).
 
 #include <memory>
@@ -28,22 +31,26 @@ enum class ExpressionKind {
   kAnd,         // n-ary, SQL three-valued logic
   kOr,          // n-ary
   kNot,
-  kIsNull,      // negated = IS NOT NULL
-  kLike,        // children[0] LIKE constant pattern (children[1] is a kConstant string); negated = NOT LIKE
-  kInList,      // children[0] IN (children[1..]) all constants; negated = NOT IN (NULL semantics of SQL)
-  kCase,        // children: WHEN0, THEN0, WHEN1, THEN1, ..., [ELSE]; has_else says whether the last is ELSE
-  kFunction,    // function: see FunctionId; children are arguments
+  kIsNull,    // negated = IS NOT NULL
+  kLike,      // children[0] LIKE constant pattern (children[1] is a kConstant string); negated = NOT LIKE
+  kInList,    // children[0] IN (children[1..]) all constants; negated = NOT IN (NULL semantics of SQL)
+  kCase,      // children: WHEN0, THEN0, WHEN1, THEN1, ..., [ELSE]; has_else says whether the last is ELSE
+  kFunction,  // function: see FunctionId; children are arguments
 };
 
 enum class ArithmeticOp { kAdd, kSubtract, kMultiply, kDivide, kModulo, kNegate };
 enum class ComparisonOp { kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual };
 enum class FunctionId {
-  kExtractYear, kExtractMonth, kExtractDay,  // (DATE or TIMESTAMP) -> INTEGER
+  kExtractYear,
+  kExtractMonth,
+  kExtractDay,  // (DATE or TIMESTAMP) -> INTEGER
   kSubstring,   // (string, INTEGER start [, INTEGER length]) -> VARCHAR, 1-based, SQL semantics
   kCoalesce,    // n-ary, all arguments of result_type
   kNullIf,      // (a, b) of one type
   kAbs,
-  kUpper, kLower, kLength,
+  kUpper,
+  kLower,
+  kLength,
 };
 
 struct BoundExpression {

@@ -1,5 +1,5 @@
-// CAST kernels. Semantics match Value::CastTo exactly (catalog/value.h), which also produces the error message
-// of a failing row, so the vectorized and row-at-a-time paths agree on results and wording.
+// CAST kernels. Semantics match Value::CastTo exactly (catalog/value.h), which also produces the error
+// message of a failing row, so the vectorized and row-at-a-time paths agree on results and wording.
 
 #include <charconv>
 #include <cmath>
@@ -24,7 +24,8 @@ absl::Status RowCastError(const ColumnVector& input, uint32_t row, const Type& t
   const Value value = input.GetValue(row);
   absl::StatusOr<Value> cast = value.CastTo(to);
   if (!cast.ok()) return cast.status();
-  return absl::InvalidArgumentError(absl::StrCat("value ", value.ToString(), " is out of range for ", to.ToString()));
+  return absl::InvalidArgumentError(
+      absl::StrCat("value ", value.ToString(), " is out of range for ", to.ToString()));
 }
 
 int ScaleOf(const Type& type) { return type.id() == TypeId::kDecimal ? type.scale() : 0; }
@@ -114,7 +115,8 @@ absl::Status ExactToExact(const KernelContext& context, const ColumnVector& inpu
 }
 
 template <typename From>
-absl::Status ExactToBoolean(const KernelContext&, const ColumnVector& input, ActiveRows rows, ColumnVector* out) {
+absl::Status ExactToBoolean(const KernelContext&, const ColumnVector& input, ActiveRows rows,
+                            ColumnVector* out) {
   const From* in = input.values<From>();
   uint8_t* result = out->mutable_values<uint8_t>();
   ForEachRow(rows, [&](uint32_t r) { result[r] = in[r] != 0; });
@@ -227,12 +229,14 @@ absl::Status DateToTimestamp(const KernelContext& context, const ColumnVector& i
   return absl::OkStatus();
 }
 
-absl::Status TimestampToDate(const KernelContext&, const ColumnVector& input, ActiveRows rows, ColumnVector* out) {
+absl::Status TimestampToDate(const KernelContext&, const ColumnVector& input, ActiveRows rows,
+                             ColumnVector* out) {
   const int64_t* in = input.values<int64_t>();
   int32_t* result = out->mutable_values<int32_t>();
   ForEachRow(rows, [&](uint32_t r) {
     const int64_t micros = in[r];
-    result[r] = static_cast<int32_t>(micros >= 0 ? micros / kMicrosPerDay : -((-(micros + 1)) / kMicrosPerDay) - 1);
+    result[r] =
+        static_cast<int32_t>(micros >= 0 ? micros / kMicrosPerDay : -((-(micros + 1)) / kMicrosPerDay) - 1);
   });
   return absl::OkStatus();
 }
@@ -278,13 +282,25 @@ absl::Status StringToString(const KernelContext& context, const ColumnVector& in
 }
 
 std::string_view TrimSpaces(std::string_view s) {
-  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
   return s;
 }
 
-enum class ParseTarget { kBoolean, kInteger, kBigInt, kDouble, kDecimal64, kDecimal128, kDate, kTimestamp, kInterval };
+enum class ParseTarget {
+  kBoolean,
+  kInteger,
+  kBigInt,
+  kDouble,
+  kDecimal64,
+  kDecimal128,
+  kDate,
+  kTimestamp,
+  kInterval
+};
 
 template <ParseTarget kTarget>
 bool ParseText(std::string_view text, const Type& type, void* values, uint32_t row) {
@@ -316,8 +332,8 @@ bool ParseText(std::string_view text, const Type& type, void* values, uint32_t r
       if (ParseDate(text, static_cast<int32_t*>(values) + row)) return true;
       int64_t micros;
       if (!ParseTimestamp(text, &micros)) return false;
-      static_cast<int32_t*>(values)[row] = static_cast<int32_t>(
-          micros >= 0 ? micros / kMicrosPerDay : -((-(micros + 1)) / kMicrosPerDay) - 1);
+      static_cast<int32_t*>(values)[row] =
+          static_cast<int32_t>(micros >= 0 ? micros / kMicrosPerDay : -((-(micros + 1)) / kMicrosPerDay) - 1);
       return true;
     }
     case ParseTarget::kTimestamp:
@@ -343,7 +359,17 @@ absl::Status StringToValue(const KernelContext& context, const ColumnVector& inp
   return status;
 }
 
-enum class Format { kBoolean, kInt32, kInt64, kDecimal64, kDecimal128, kDouble, kDate, kTimestamp, kInterval };
+enum class Format {
+  kBoolean,
+  kInt32,
+  kInt64,
+  kDecimal64,
+  kDecimal128,
+  kDouble,
+  kDate,
+  kTimestamp,
+  kInterval
+};
 
 template <Format kFormat>
 void AppendText(const ColumnVector& input, uint32_t row, int scale, std::string* out) {
@@ -406,16 +432,19 @@ absl::Status ValueToString(const KernelContext& context, const ColumnVector& inp
 
 template <typename From>
 absl::StatusOr<CastPlan> PlanExactSource(const Type& from, const Type& to) {
-  const bool narrow_compute = sizeof(From) <= 8 && to.FixedWidth() <= 8 &&
-                              ScaleOf(to) - ScaleOf(from) <= kMaxInt64DecimalPrecision;
+  const bool narrow_compute =
+      sizeof(From) <= 8 && to.FixedWidth() <= 8 && ScaleOf(to) - ScaleOf(from) <= kMaxInt64DecimalPrecision;
   switch (to.id()) {
     case TypeId::kInteger:
-      return CastPlan{narrow_compute ? &ExactToExact<From, int32_t, int64_t> : &ExactToExact<From, int32_t, int128>};
+      return CastPlan{narrow_compute ? &ExactToExact<From, int32_t, int64_t>
+                                     : &ExactToExact<From, int32_t, int128>};
     case TypeId::kBigInt:
-      return CastPlan{narrow_compute ? &ExactToExact<From, int64_t, int64_t> : &ExactToExact<From, int64_t, int128>};
+      return CastPlan{narrow_compute ? &ExactToExact<From, int64_t, int64_t>
+                                     : &ExactToExact<From, int64_t, int128>};
     case TypeId::kDecimal:
       if (to.IsWideDecimal()) return CastPlan{&ExactToExact<From, int128, int128>};
-      return CastPlan{narrow_compute ? &ExactToExact<From, int64_t, int64_t> : &ExactToExact<From, int64_t, int128>};
+      return CastPlan{narrow_compute ? &ExactToExact<From, int64_t, int64_t>
+                                     : &ExactToExact<From, int64_t, int128>};
     case TypeId::kDouble:
       return CastPlan{&ExactToDouble<From>};
     default:
@@ -431,35 +460,53 @@ absl::StatusOr<CastPlan> PlanCast(const Type& from, const Type& to) {
   const TypeId t = to.id();
   if (to.IsString()) {
     if (from.IsString()) {
-      if (to.length() == 0 || (from.length() != 0 && from.length() <= to.length())) return CastPlan{nullptr, true};
+      if (to.length() == 0 || (from.length() != 0 && from.length() <= to.length()))
+        return CastPlan{nullptr, true};
       return CastPlan{&StringToString};
     }
     switch (f) {
-      case TypeId::kBoolean: return CastPlan{&ValueToString<Format::kBoolean>};
-      case TypeId::kInteger: return CastPlan{&ValueToString<Format::kInt32>};
-      case TypeId::kBigInt: return CastPlan{&ValueToString<Format::kInt64>};
+      case TypeId::kBoolean:
+        return CastPlan{&ValueToString<Format::kBoolean>};
+      case TypeId::kInteger:
+        return CastPlan{&ValueToString<Format::kInt32>};
+      case TypeId::kBigInt:
+        return CastPlan{&ValueToString<Format::kInt64>};
       case TypeId::kDecimal:
-        return CastPlan{from.IsWideDecimal() ? &ValueToString<Format::kDecimal128> : &ValueToString<Format::kDecimal64>};
-      case TypeId::kDouble: return CastPlan{&ValueToString<Format::kDouble>};
-      case TypeId::kDate: return CastPlan{&ValueToString<Format::kDate>};
-      case TypeId::kTimestamp: return CastPlan{&ValueToString<Format::kTimestamp>};
-      case TypeId::kInterval: return CastPlan{&ValueToString<Format::kInterval>};
-      default: return CannotCast(from, to);
+        return CastPlan{from.IsWideDecimal() ? &ValueToString<Format::kDecimal128>
+                                             : &ValueToString<Format::kDecimal64>};
+      case TypeId::kDouble:
+        return CastPlan{&ValueToString<Format::kDouble>};
+      case TypeId::kDate:
+        return CastPlan{&ValueToString<Format::kDate>};
+      case TypeId::kTimestamp:
+        return CastPlan{&ValueToString<Format::kTimestamp>};
+      case TypeId::kInterval:
+        return CastPlan{&ValueToString<Format::kInterval>};
+      default:
+        return CannotCast(from, to);
     }
   }
   if (from.IsString()) {
     switch (t) {
-      case TypeId::kBoolean: return CastPlan{&StringToValue<ParseTarget::kBoolean>};
-      case TypeId::kInteger: return CastPlan{&StringToValue<ParseTarget::kInteger>};
-      case TypeId::kBigInt: return CastPlan{&StringToValue<ParseTarget::kBigInt>};
-      case TypeId::kDouble: return CastPlan{&StringToValue<ParseTarget::kDouble>};
+      case TypeId::kBoolean:
+        return CastPlan{&StringToValue<ParseTarget::kBoolean>};
+      case TypeId::kInteger:
+        return CastPlan{&StringToValue<ParseTarget::kInteger>};
+      case TypeId::kBigInt:
+        return CastPlan{&StringToValue<ParseTarget::kBigInt>};
+      case TypeId::kDouble:
+        return CastPlan{&StringToValue<ParseTarget::kDouble>};
       case TypeId::kDecimal:
         return CastPlan{to.IsWideDecimal() ? &StringToValue<ParseTarget::kDecimal128>
                                            : &StringToValue<ParseTarget::kDecimal64>};
-      case TypeId::kDate: return CastPlan{&StringToValue<ParseTarget::kDate>};
-      case TypeId::kTimestamp: return CastPlan{&StringToValue<ParseTarget::kTimestamp>};
-      case TypeId::kInterval: return CastPlan{&StringToValue<ParseTarget::kInterval>};
-      default: return CannotCast(from, to);
+      case TypeId::kDate:
+        return CastPlan{&StringToValue<ParseTarget::kDate>};
+      case TypeId::kTimestamp:
+        return CastPlan{&StringToValue<ParseTarget::kTimestamp>};
+      case TypeId::kInterval:
+        return CastPlan{&StringToValue<ParseTarget::kInterval>};
+      default:
+        return CannotCast(from, to);
     }
   }
   switch (f) {
@@ -482,11 +529,14 @@ absl::StatusOr<CastPlan> PlanCast(const Type& from, const Type& to) {
       return PlanExactSource<int64_t>(from, to);
     case TypeId::kDouble:
       switch (t) {
-        case TypeId::kInteger: return CastPlan{&DoubleToInteger<int32_t>};
-        case TypeId::kBigInt: return CastPlan{&DoubleToInteger<int64_t>};
+        case TypeId::kInteger:
+          return CastPlan{&DoubleToInteger<int32_t>};
+        case TypeId::kBigInt:
+          return CastPlan{&DoubleToInteger<int64_t>};
         case TypeId::kDecimal:
           return CastPlan{to.IsWideDecimal() ? &DoubleToDecimal<int128> : &DoubleToDecimal<int64_t>};
-        default: return CannotCast(from, to);
+        default:
+          return CannotCast(from, to);
       }
     case TypeId::kDate:
       if (t == TypeId::kTimestamp) return CastPlan{&DateToTimestamp};

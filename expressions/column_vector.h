@@ -2,13 +2,14 @@
 // Column vectors and selection vectors: the unit of vectorized evaluation.
 //
 // A ColumnVector holds up to kVectorSize values of one type in its physical representation (catalog/types.h),
-// except strings, which are std::string_view (pointing into a block's heap or the vector's own arena). Values of
-// rows that are NULL are unspecified. A vector either borrows memory (zero-copy view of a block's column) or owns
-// a buffer it reuses across batches: evaluation allocates only when a vector first grows.
+// except strings, which are std::string_view (pointing into a block's heap or the vector's own arena). Values
+// of rows that are NULL are unspecified. A vector either borrows memory (zero-copy view of a block's column)
+// or owns a buffer it reuses across batches: evaluation allocates only when a vector first grows.
 //
-// Owned value buffers are 16-byte aligned (DECIMAL(p > 18) values are __int128). The validity of a vector can be
-// borrowed independently of its values (e.g. a cast result shares its input's NULLs); marking a row NULL in a
-// vector with borrowed validity first copies the bitmap (copy-on-write), so a borrowed bitmap is never written.
+// Owned value buffers are 16-byte aligned (DECIMAL(p > 18) values are __int128). The validity of a vector can
+// be borrowed independently of its values (e.g. a cast result shares its input's NULLs); marking a row NULL
+// in a vector with borrowed validity first copies the bitmap (copy-on-write), so a borrowed bitmap is never
+// written.
 //
 // A SelectionVector lists the active row positions (ascending) of a batch; a null SelectionVector* means all
 // rows 0..size-1 are active. Not thread-safe: one evaluator (and its vectors) per worker.
@@ -43,8 +44,8 @@ class ColumnVector {
   void set_type(Type type) { type_ = type; }
   uint32_t size() const { return size_; }
 
-  // Borrow: points at external values (e.g. a block column at row `offset`) without copying. `validity` may be
-  // null (no NULLs); `validity_bit_offset` is the bit of row 0 in it. For strings use BorrowStrings.
+  // Borrow: points at external values (e.g. a block column at row `offset`) without copying. `validity` may
+  // be null (no NULLs); `validity_bit_offset` is the bit of row 0 in it. For strings use BorrowStrings.
   void BorrowFixed(const void* values, const uint8_t* validity, uint32_t validity_bit_offset, uint32_t size);
   void BorrowStrings(const std::string_view* values, const uint8_t* validity, uint32_t validity_bit_offset,
                      uint32_t size) {
@@ -57,9 +58,13 @@ class ColumnVector {
   void Reserve(uint32_t capacity);
 
   template <typename T>
-  const T* values() const { return static_cast<const T*>(data_); }
+  const T* values() const {
+    return static_cast<const T*>(data_);
+  }
   template <typename T>
-  T* mutable_values() { return static_cast<T*>(owned_data()); }
+  T* mutable_values() {
+    return static_cast<T*>(owned_data());
+  }
   const std::string_view* strings() const { return static_cast<const std::string_view*>(data_); }
   std::string_view* mutable_strings() { return static_cast<std::string_view*>(owned_data()); }
   const void* raw_values() const { return data_; }
@@ -75,12 +80,14 @@ class ColumnVector {
 
   // Marks a row NULL in an owned vector (allocates the bitmap on first use).
   void SetNull(uint32_t row);
-  // Uses `validity` (bit `bit_offset` = row 0; null = no NULLs) as this vector's NULLs without copying it. The
-  // bitmap must outlive the vector's use; SetNull copies it first.
+  // Uses `validity` (bit `bit_offset` = row 0; null = no NULLs) as this vector's NULLs without copying it.
+  // The bitmap must outlive the vector's use; SetNull copies it first.
   void BorrowValidity(const uint8_t* validity, uint32_t bit_offset);
-  void BorrowValidityFrom(const ColumnVector& other) { BorrowValidity(other.validity_, other.validity_bit_offset_); }
-  // An owned, writable bitmap with bit offset 0 holding the current NULLs of rows 0..size-1 (all valid if there
-  // were none). Rows >= size are unspecified.
+  void BorrowValidityFrom(const ColumnVector& other) {
+    BorrowValidity(other.validity_, other.validity_bit_offset_);
+  }
+  // An owned, writable bitmap with bit offset 0 holding the current NULLs of rows 0..size-1 (all valid if
+  // there were none). Rows >= size are unspecified.
   uint8_t* MutableValidity();
 
   // Copies `text` into the vector's arena and returns a view that lives until the next ResetOwned.

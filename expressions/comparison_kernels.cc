@@ -1,6 +1,7 @@
-// Comparison kernels over one physical type: a boolean-vector form and a selection form (for filters), each for
-// vector-vector and vector-constant operands. Strings compare bytewise, doubles as IEEE (NaN is unordered),
-// intervals as PostgreSQL orders them (1 month = 30 days, 1 day = 24 hours; ties by months, then days).
+// Comparison kernels over one physical type: a boolean-vector form and a selection form (for filters), each
+// for vector-vector and vector-constant operands. Strings compare bytewise, doubles as IEEE (NaN is
+// unordered), intervals as PostgreSQL orders them (1 month = 30 days, 1 day = 24 hours; ties by months, then
+// days).
 
 #include <string_view>
 
@@ -12,7 +13,9 @@ namespace tessera {
 namespace {
 
 inline int CompareIntervals(const Interval& a, const Interval& b) {
-  auto total = [](const Interval& i) { return (static_cast<int128>(i.months) * 30 + i.days) * kMicrosPerDay + i.micros; };
+  auto total = [](const Interval& i) {
+    return (static_cast<int128>(i.months) * 30 + i.days) * kMicrosPerDay + i.micros;
+  };
   const int128 ta = total(a), tb = total(b);
   if (ta != tb) return ta < tb ? -1 : 1;
   if (a.months != b.months) return a.months < b.months ? -1 : 1;
@@ -25,22 +28,34 @@ inline bool Apply(const T& a, const T& b) {
   if constexpr (std::is_same_v<T, Interval>) {
     const int c = CompareIntervals(a, b);
     switch (kOp) {
-      case ComparisonOp::kEqual: return c == 0;
-      case ComparisonOp::kNotEqual: return c != 0;
-      case ComparisonOp::kLess: return c < 0;
-      case ComparisonOp::kLessEqual: return c <= 0;
-      case ComparisonOp::kGreater: return c > 0;
-      case ComparisonOp::kGreaterEqual: return c >= 0;
+      case ComparisonOp::kEqual:
+        return c == 0;
+      case ComparisonOp::kNotEqual:
+        return c != 0;
+      case ComparisonOp::kLess:
+        return c < 0;
+      case ComparisonOp::kLessEqual:
+        return c <= 0;
+      case ComparisonOp::kGreater:
+        return c > 0;
+      case ComparisonOp::kGreaterEqual:
+        return c >= 0;
     }
     return false;
   } else {
     switch (kOp) {
-      case ComparisonOp::kEqual: return a == b;
-      case ComparisonOp::kNotEqual: return a != b;
-      case ComparisonOp::kLess: return a < b;
-      case ComparisonOp::kLessEqual: return a <= b;
-      case ComparisonOp::kGreater: return a > b;
-      case ComparisonOp::kGreaterEqual: return a >= b;
+      case ComparisonOp::kEqual:
+        return a == b;
+      case ComparisonOp::kNotEqual:
+        return a != b;
+      case ComparisonOp::kLess:
+        return a < b;
+      case ComparisonOp::kLessEqual:
+        return a <= b;
+      case ComparisonOp::kGreater:
+        return a > b;
+      case ComparisonOp::kGreaterEqual:
+        return a >= b;
     }
     return false;
   }
@@ -106,12 +121,18 @@ ComparisonPlan PlanFor(bool constant) {
 template <typename T>
 ComparisonPlan PlanForType(ComparisonOp op, bool constant) {
   switch (op) {
-    case ComparisonOp::kEqual: return PlanFor<T, ComparisonOp::kEqual>(constant);
-    case ComparisonOp::kNotEqual: return PlanFor<T, ComparisonOp::kNotEqual>(constant);
-    case ComparisonOp::kLess: return PlanFor<T, ComparisonOp::kLess>(constant);
-    case ComparisonOp::kLessEqual: return PlanFor<T, ComparisonOp::kLessEqual>(constant);
-    case ComparisonOp::kGreater: return PlanFor<T, ComparisonOp::kGreater>(constant);
-    case ComparisonOp::kGreaterEqual: return PlanFor<T, ComparisonOp::kGreaterEqual>(constant);
+    case ComparisonOp::kEqual:
+      return PlanFor<T, ComparisonOp::kEqual>(constant);
+    case ComparisonOp::kNotEqual:
+      return PlanFor<T, ComparisonOp::kNotEqual>(constant);
+    case ComparisonOp::kLess:
+      return PlanFor<T, ComparisonOp::kLess>(constant);
+    case ComparisonOp::kLessEqual:
+      return PlanFor<T, ComparisonOp::kLessEqual>(constant);
+    case ComparisonOp::kGreater:
+      return PlanFor<T, ComparisonOp::kGreater>(constant);
+    case ComparisonOp::kGreaterEqual:
+      return PlanFor<T, ComparisonOp::kGreaterEqual>(constant);
   }
   return {};
 }
@@ -120,14 +141,22 @@ ComparisonPlan PlanForType(ComparisonOp op, bool constant) {
 
 absl::StatusOr<ComparisonPlan> PlanComparison(ComparisonOp op, const Type& type, bool right_is_constant) {
   switch (PhysicalTypeOf(type)) {
-    case PhysicalType::kBool: return PlanForType<uint8_t>(op, right_is_constant);
-    case PhysicalType::kInt32: return PlanForType<int32_t>(op, right_is_constant);
-    case PhysicalType::kInt64: return PlanForType<int64_t>(op, right_is_constant);
-    case PhysicalType::kInt128: return PlanForType<int128>(op, right_is_constant);
-    case PhysicalType::kDouble: return PlanForType<double>(op, right_is_constant);
-    case PhysicalType::kInterval: return PlanForType<Interval>(op, right_is_constant);
-    case PhysicalType::kString: return PlanForType<std::string_view>(op, right_is_constant);
-    case PhysicalType::kNone: break;
+    case PhysicalType::kBool:
+      return PlanForType<uint8_t>(op, right_is_constant);
+    case PhysicalType::kInt32:
+      return PlanForType<int32_t>(op, right_is_constant);
+    case PhysicalType::kInt64:
+      return PlanForType<int64_t>(op, right_is_constant);
+    case PhysicalType::kInt128:
+      return PlanForType<int128>(op, right_is_constant);
+    case PhysicalType::kDouble:
+      return PlanForType<double>(op, right_is_constant);
+    case PhysicalType::kInterval:
+      return PlanForType<Interval>(op, right_is_constant);
+    case PhysicalType::kString:
+      return PlanForType<std::string_view>(op, right_is_constant);
+    case PhysicalType::kNone:
+      break;
   }
   return absl::InvalidArgumentError(absl::StrCat("cannot compare values of type ", type.ToString()));
 }

@@ -17,7 +17,8 @@ bool ScaledDivide(int128 numerator, int exponent, int128 divisor, int128 bound, 
     }
   } else if (exponent < 0) {
     int128 scaled_divisor;
-    if (-exponent <= kMaxDecimalPrecision && !__builtin_mul_overflow(divisor, PowerOfTen(-exponent), &scaled_divisor)) {
+    if (-exponent <= kMaxDecimalPrecision &&
+        !__builtin_mul_overflow(divisor, PowerOfTen(-exponent), &scaled_divisor)) {
       const int128 q = DivideRoundHalfAway(numerator, scaled_divisor);
       if (q >= bound || q <= -bound) return false;
       *out = q;
@@ -27,8 +28,9 @@ bool ScaledDivide(int128 numerator, int exponent, int128 divisor, int128 bound, 
     *out = 0;
     return true;
   }
-  // Long division in base 10 on magnitudes: the remainder stays below |divisor| < 2^127, so remainder * 10 fits
-  // in 128 unsigned bits, and the quotient is checked against bound (<= 10^38) before every multiplication.
+  // Long division in base 10 on magnitudes: the remainder stays below |divisor| < 2^127, so remainder * 10
+  // fits in 128 unsigned bits, and the quotient is checked against bound (<= 10^38) before every
+  // multiplication.
   const bool negative = (numerator < 0) != (divisor < 0);
   const uint128 a = static_cast<uint128>(AbsoluteValue(numerator));
   const uint128 b = static_cast<uint128>(AbsoluteValue(divisor));
@@ -51,7 +53,8 @@ bool ScaledDivide(int128 numerator, int exponent, int128 divisor, int128 bound, 
 bool RescaleDecimal(int128 unscaled, int from, int to, int precision, int128* out) {
   int128 result = unscaled;
   if (to > from) {
-    if (to - from > kMaxDecimalPrecision || __builtin_mul_overflow(unscaled, PowerOfTen(to - from), &result)) {
+    if (to - from > kMaxDecimalPrecision ||
+        __builtin_mul_overflow(unscaled, PowerOfTen(to - from), &result)) {
       return false;
     }
   } else if (to < from) {

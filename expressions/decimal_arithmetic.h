@@ -1,7 +1,7 @@
 #pragma once
 // Exact decimal helpers shared by the expression kernels and the aggregate functions (internal to
-// expressions/). Unscaled values are __int128 holding value * 10^scale; every function is pure, allocation-free
-// and exact. Rounding is half away from zero everywhere (SQL CAST, PostgreSQL numeric).
+// expressions/). Unscaled values are __int128 holding value * 10^scale; every function is pure,
+// allocation-free and exact. Rounding is half away from zero everywhere (SQL CAST, PostgreSQL numeric).
 
 #include <cstdint>
 

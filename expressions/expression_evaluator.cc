@@ -17,8 +17,8 @@
 namespace tessera {
 namespace {
 
-// One compiled expression node. Nodes live in a flat array (children before parents); a node's result vector is
-// reused across batches.
+// One compiled expression node. Nodes live in a flat array (children before parents); a node's result vector
+// is reused across batches.
 struct Node {
   ExpressionKind kind = ExpressionKind::kConstant;
   Type type;
@@ -57,14 +57,20 @@ struct Node {
   }
 };
 
-bool IsBooleanValueTrue(const Value& value) { return !value.is_null() && value.type().id() == TypeId::kBoolean && value.AsBool(); }
+bool IsBooleanValueTrue(const Value& value) {
+  return !value.is_null() && value.type().id() == TypeId::kBoolean && value.AsBool();
+}
 
 int IntegerDigits(const Type& type) {
   switch (type.id()) {
-    case TypeId::kInteger: return 10;
-    case TypeId::kBigInt: return 19;
-    case TypeId::kDecimal: return type.precision() - type.scale();
-    default: return 0;
+    case TypeId::kInteger:
+      return 10;
+    case TypeId::kBigInt:
+      return 19;
+    case TypeId::kDecimal:
+      return type.precision() - type.scale();
+    default:
+      return 0;
   }
 }
 
@@ -77,8 +83,10 @@ absl::StatusOr<Type> CommonType(const Type& a, const Type& b) {
   if (a.IsNumeric() && b.IsNumeric()) {
     if (a.id() == TypeId::kDouble || b.id() == TypeId::kDouble) return Type::Double();
     if (a.id() == TypeId::kDecimal || b.id() == TypeId::kDecimal) {
-      const int scale = std::max(a.id() == TypeId::kDecimal ? a.scale() : 0, b.id() == TypeId::kDecimal ? b.scale() : 0);
-      const int precision = std::min(kMaxDecimalPrecision, std::max(IntegerDigits(a), IntegerDigits(b)) + scale);
+      const int scale =
+          std::max(a.id() == TypeId::kDecimal ? a.scale() : 0, b.id() == TypeId::kDecimal ? b.scale() : 0);
+      const int precision =
+          std::min(kMaxDecimalPrecision, std::max(IntegerDigits(a), IntegerDigits(b)) + scale);
       return Type::Decimal(precision, std::min(scale, precision));
     }
     return Type::BigInt();
@@ -100,11 +108,16 @@ bool SameRepresentation(const Type& from, const Type& to) {
 
 ComparisonOp Flip(ComparisonOp op) {
   switch (op) {
-    case ComparisonOp::kLess: return ComparisonOp::kGreater;
-    case ComparisonOp::kLessEqual: return ComparisonOp::kGreaterEqual;
-    case ComparisonOp::kGreater: return ComparisonOp::kLess;
-    case ComparisonOp::kGreaterEqual: return ComparisonOp::kLessEqual;
-    default: return op;
+    case ComparisonOp::kLess:
+      return ComparisonOp::kGreater;
+    case ComparisonOp::kLessEqual:
+      return ComparisonOp::kGreaterEqual;
+    case ComparisonOp::kGreater:
+      return ComparisonOp::kLess;
+    case ComparisonOp::kGreaterEqual:
+      return ComparisonOp::kLessEqual;
+    default:
+      return op;
   }
 }
 
@@ -151,7 +164,8 @@ class ExpressionEvaluator::Program {
     if (output->size() != input.size) {
       // A constant holds kVectorSize rows; callers (e.g. COUNT over the result) rely on size() == batch size.
       sized_view_.set_type(output->type());
-      sized_view_.BorrowFixed(output->raw_values(), output->validity(), output->validity_bit_offset(), input.size);
+      sized_view_.BorrowFixed(output->raw_values(), output->validity(), output->validity_bit_offset(),
+                              input.size);
       output = &sized_view_;
     }
     return output;
@@ -160,7 +174,8 @@ class ExpressionEvaluator::Program {
   absl::Status Filter(const Batch& input, const SelectionVector* in, SelectionVector* out) {
     TESSERA_RETURN_IF_ERROR(Begin(input));
     if (out->rows.size() < kVectorSize) out->rows.resize(kVectorSize);
-    const ActiveRows rows = in != nullptr ? ActiveRows{in->rows.data(), in->count} : ActiveRows{nullptr, input.size};
+    const ActiveRows rows =
+        in != nullptr ? ActiveRows{in->rows.data(), in->count} : ActiveRows{nullptr, input.size};
     uint32_t count = 0;
     TESSERA_RETURN_IF_ERROR(Select(root_, rows, out->rows.data(), &count));
     out->count = count;
@@ -213,8 +228,9 @@ class ExpressionEvaluator::Program {
 
   int AddNull(const Type& type) { return AddConstant(Value::Null(type), type); }
 
-  // Evaluates a node whose children are all constants once, and turns it into a constant. A failure (e.g. 1/0)
-  // leaves the node alone: the error then surfaces only if a row actually evaluates it (CASE may skip it).
+  // Evaluates a node whose children are all constants once, and turns it into a constant. A failure (e.g.
+  // 1/0) leaves the node alone: the error then surfaces only if a row actually evaluates it (CASE may skip
+  // it).
   void TryFold(int id) {
     Node& node = *nodes_[id];
     if (node.is_constant() || node.kind == ExpressionKind::kColumn || !status_.ok()) return;
@@ -328,8 +344,8 @@ class ExpressionEvaluator::Program {
 
   bool CheckArity(const BoundExpression& e, size_t min, size_t max) {
     if (e.children.size() >= min && e.children.size() <= max) return true;
-    Fail(absl::InvalidArgumentError(absl::StrCat("malformed expression ", e.ToString(), ": ", e.children.size(),
-                                                 " operands")));
+    Fail(absl::InvalidArgumentError(
+        absl::StrCat("malformed expression ", e.ToString(), ": ", e.children.size(), " operands")));
     return false;
   }
 
@@ -360,10 +376,12 @@ class ExpressionEvaluator::Program {
         nodes_[right]->type.id() == TypeId::kNull) {
       return AddNull(result);
     }
-    absl::StatusOr<BinaryKernel> kernel = PlanArithmetic(e.arithmetic, nodes_[left]->type, nodes_[right]->type, result);
+    absl::StatusOr<BinaryKernel> kernel =
+        PlanArithmetic(e.arithmetic, nodes_[left]->type, nodes_[right]->type, result);
     if (!kernel.ok()) {
-      // Implicit casts the binder may have left out: operands to the result type (integers to DECIMAL(10|19, 0)
-      // for a DECIMAL result, whose kernels handle any operand scales; DATE to TIMESTAMP for a TIMESTAMP result).
+      // Implicit casts the binder may have left out: operands to the result type (integers to DECIMAL(10|19,
+      // 0) for a DECIMAL result, whose kernels handle any operand scales; DATE to TIMESTAMP for a TIMESTAMP
+      // result).
       auto coerce = [&](int id) {
         const Type& have = nodes_[id]->type;
         if (result.id() == TypeId::kDecimal) {
@@ -412,7 +430,8 @@ class ExpressionEvaluator::Program {
     right = Coerce(right, *common);
     const bool left_constant = nodes_[left]->is_constant();
     const bool right_constant = nodes_[right]->is_constant();
-    if ((left_constant && nodes_[left]->constant.is_null()) || (right_constant && nodes_[right]->constant.is_null())) {
+    if ((left_constant && nodes_[left]->constant.is_null()) ||
+        (right_constant && nodes_[right]->constant.is_null())) {
       return AddNull(Type::Boolean());
     }
     if (left_constant && !right_constant) {
@@ -441,9 +460,11 @@ class ExpressionEvaluator::Program {
       Fail(absl::InvalidArgumentError("LIKE pattern must be a constant"));
       return AddNull(Type::Boolean());
     }
-    if (pattern_node.constant.is_null() || nodes_[input]->type.id() == TypeId::kNull) return AddNull(Type::Boolean());
+    if (pattern_node.constant.is_null() || nodes_[input]->type.id() == TypeId::kNull)
+      return AddNull(Type::Boolean());
     if (!pattern_node.type.IsString()) {
-      Fail(absl::InvalidArgumentError(absl::StrCat("LIKE pattern must be a string, not ", pattern_node.type.ToString())));
+      Fail(absl::InvalidArgumentError(
+          absl::StrCat("LIKE pattern must be a string, not ", pattern_node.type.ToString())));
       return AddNull(Type::Boolean());
     }
     const int id = NewNode(ExpressionKind::kLike, Type::Boolean());
@@ -472,7 +493,8 @@ class ExpressionEvaluator::Program {
         has_null = true;
         continue;
       }
-      absl::StatusOr<Value> cast = value.CastTo(type);
+      // Strings compare bytewise whatever their declared length, so a long item is no error (it matches nothing).
+      absl::StatusOr<Value> cast = value.CastTo(type.IsString() ? Type::Varchar() : type);
       if (!cast.ok()) {
         Fail(cast.status());
         return AddNull(Type::Boolean());
@@ -541,7 +563,8 @@ class ExpressionEvaluator::Program {
       case FunctionId::kSubstring:
         if (!CheckArity(e, 2, 3)) return AddNull(result);
         children.push_back(CompileAs(*e.children[0], Type::Varchar()));
-        for (size_t i = 1; i < e.children.size(); ++i) children.push_back(CompileAs(*e.children[i], Type::BigInt()));
+        for (size_t i = 1; i < e.children.size(); ++i)
+          children.push_back(CompileAs(*e.children[i], Type::BigInt()));
         break;
       case FunctionId::kCoalesce:
         if (!CheckArity(e, 1, SIZE_MAX)) return AddNull(result);
@@ -608,9 +631,9 @@ class ExpressionEvaluator::Program {
         return absl::OkStatus();
       case ExpressionKind::kColumn:
         if (batch_ == nullptr || n.column_index >= static_cast<int>(batch_->columns.size())) {
-          return absl::InvalidArgumentError(absl::StrCat("expression refers to column #", n.column_index,
-                                                         " but the batch has ",
-                                                         batch_ == nullptr ? 0 : batch_->columns.size(), " columns"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("expression refers to column #", n.column_index, " but the batch has ",
+                           batch_ == nullptr ? 0 : batch_->columns.size(), " columns"));
         }
         n.output = &batch_->columns[n.column_index];
         return absl::OkStatus();
@@ -697,7 +720,8 @@ class ExpressionEvaluator::Program {
         const bool negated = n.negated;
         ForEachRow(rows, [&](uint32_t r) { o[r] = (o[r] != 0) != negated; });
         if (n.list_has_null) {
-          // No match against a list holding NULL is NULL (x IN (1, NULL) with x = 2), for IN and NOT IN alike.
+          // No match against a list holding NULL is NULL (x IN (1, NULL) with x = 2), for IN and NOT IN
+          // alike.
           ForEachRow(rows, [&](uint32_t r) {
             if (!in.IsNull(r) && (o[r] != 0) == negated) out.SetNull(r);
           });
@@ -712,9 +736,9 @@ class ExpressionEvaluator::Program {
     return absl::InternalError("unknown expression kind");
   }
 
-  // AND / OR with three-valued logic. Each operand is evaluated only on the rows not yet decided (FALSE decides
-  // AND, TRUE decides OR); a NULL operand leaves the row undecided but remembers that it cannot become the
-  // neutral value.
+  // AND / OR with three-valued logic. Each operand is evaluated only on the rows not yet decided (FALSE
+  // decides AND, TRUE decides OR); a NULL operand leaves the row undecided but remembers that it cannot
+  // become the neutral value.
   absl::Status EvalConjunction(Node& n, ActiveRows rows) {
     const bool is_and = n.kind == ExpressionKind::kAnd;
     const uint8_t neutral = is_and ? 1 : 0;
@@ -959,7 +983,8 @@ class ExpressionEvaluator::Program {
   ColumnVector sized_view_;  // the root's result re-sized to the batch (constants)
 };
 
-ExpressionEvaluator::ExpressionEvaluator(const BoundExpression& expr) : program_(std::make_unique<Program>(expr)) {}
+ExpressionEvaluator::ExpressionEvaluator(const BoundExpression& expr)
+    : program_(std::make_unique<Program>(expr)) {}
 ExpressionEvaluator::~ExpressionEvaluator() = default;
 ExpressionEvaluator::ExpressionEvaluator(ExpressionEvaluator&&) noexcept = default;
 ExpressionEvaluator& ExpressionEvaluator::operator=(ExpressionEvaluator&&) noexcept = default;
@@ -972,7 +997,8 @@ absl::StatusOr<const ColumnVector*> ExpressionEvaluator::Evaluate(const Batch& i
   return program_->Evaluate(input, selection);
 }
 
-absl::Status ExpressionEvaluator::Filter(const Batch& input, const SelectionVector* in, SelectionVector* out) {
+absl::Status ExpressionEvaluator::Filter(const Batch& input, const SelectionVector* in,
+                                         SelectionVector* out) {
   return program_->Filter(input, in, out);
 }
 

@@ -31,9 +31,15 @@ absl::Status Extract(const KernelContext&, const ColumnVector& input, ActiveRows
     unsigned month, day;
     CivilFromDays(days, &year, &month, &day);
     switch (kField) {
-      case FunctionId::kExtractYear: o[r] = static_cast<Out>(year); break;
-      case FunctionId::kExtractMonth: o[r] = static_cast<Out>(month); break;
-      default: o[r] = static_cast<Out>(day); break;
+      case FunctionId::kExtractYear:
+        o[r] = static_cast<Out>(year);
+        break;
+      case FunctionId::kExtractMonth:
+        o[r] = static_cast<Out>(month);
+        break;
+      default:
+        o[r] = static_cast<Out>(day);
+        break;
     }
   });
   return absl::OkStatus();
@@ -42,10 +48,14 @@ absl::Status Extract(const KernelContext&, const ColumnVector& input, ActiveRows
 template <typename In, typename Out>
 absl::StatusOr<UnaryKernel> ExtractFor(FunctionId field) {
   switch (field) {
-    case FunctionId::kExtractYear: return &Extract<In, Out, FunctionId::kExtractYear>;
-    case FunctionId::kExtractMonth: return &Extract<In, Out, FunctionId::kExtractMonth>;
-    case FunctionId::kExtractDay: return &Extract<In, Out, FunctionId::kExtractDay>;
-    default: return absl::InvalidArgumentError("not an EXTRACT field");
+    case FunctionId::kExtractYear:
+      return &Extract<In, Out, FunctionId::kExtractYear>;
+    case FunctionId::kExtractMonth:
+      return &Extract<In, Out, FunctionId::kExtractMonth>;
+    case FunctionId::kExtractDay:
+      return &Extract<In, Out, FunctionId::kExtractDay>;
+    default:
+      return absl::InvalidArgumentError("not an EXTRACT field");
   }
 }
 
@@ -110,7 +120,8 @@ absl::StatusOr<UnaryKernel> PlanExtract(FunctionId field, const Type& input, con
   if (!wide_result && result.id() != TypeId::kInteger) {
     return absl::InvalidArgumentError(absl::StrCat("EXTRACT yields INTEGER, not ", result.ToString()));
   }
-  if (input.id() == TypeId::kDate) return wide_result ? ExtractFor<int32_t, int64_t>(field) : ExtractFor<int32_t, int32_t>(field);
+  if (input.id() == TypeId::kDate)
+    return wide_result ? ExtractFor<int32_t, int64_t>(field) : ExtractFor<int32_t, int32_t>(field);
   if (input.id() == TypeId::kTimestamp) {
     return wide_result ? ExtractFor<int64_t, int64_t>(field) : ExtractFor<int64_t, int32_t>(field);
   }
@@ -126,8 +137,8 @@ absl::StatusOr<UnaryKernel> PlanLength(const Type& result) {
   return absl::InvalidArgumentError(absl::StrCat("LENGTH yields INTEGER, not ", result.ToString()));
 }
 
-absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& start, const ColumnVector* length,
-                             ActiveRows rows, ColumnVector* out) {
+absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& start,
+                             const ColumnVector* length, ActiveRows rows, ColumnVector* out) {
   const std::string_view* in = string.strings();
   const int64_t* starts = start.values<int64_t>();
   const int64_t* lengths = length != nullptr ? length->values<int64_t>() : nullptr;
@@ -157,8 +168,9 @@ absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& sta
     }
     const size_t begin_byte = ByteOffsetOfCharacter(s, clipped_first - 1);
     const std::string_view rest = s.substr(begin_byte);
-    const size_t end_byte =
-        end == std::numeric_limits<int64_t>::max() ? rest.size() : ByteOffsetOfCharacter(rest, end - clipped_first);
+    const size_t end_byte = end == std::numeric_limits<int64_t>::max()
+                                ? rest.size()
+                                : ByteOffsetOfCharacter(rest, end - clipped_first);
     o[r] = rest.substr(0, end_byte);  // a view into the input
   });
   return status;

@@ -48,7 +48,8 @@ class SortedProbe final : public InListProbe {
 // Owns the bytes that the string_views of its SortedProbe point to.
 class StringProbe final : public InListProbe {
  public:
-  explicit StringProbe(std::vector<std::string> strings) : strings_(std::move(strings)), probe_(Views(strings_)) {}
+  explicit StringProbe(std::vector<std::string> strings)
+      : strings_(std::move(strings)), probe_(Views(strings_)) {}
   void Probe(const ColumnVector& input, ActiveRows rows, uint8_t* match) const override {
     probe_.Probe(input, rows, match);
   }
@@ -63,7 +64,8 @@ class StringProbe final : public InListProbe {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<InListProbe>> InListProbe::Make(const Type& type, const std::vector<Value>& values) {
+absl::StatusOr<std::unique_ptr<InListProbe>> InListProbe::Make(const Type& type,
+                                                               const std::vector<Value>& values) {
   switch (PhysicalTypeOf(type)) {
     case PhysicalType::kBool: {
       std::vector<uint8_t> v;
@@ -98,7 +100,8 @@ absl::StatusOr<std::unique_ptr<InListProbe>> InListProbe::Make(const Type& type,
       return std::unique_ptr<InListProbe>(new StringProbe(std::move(v)));
     }
     default:
-      return absl::InvalidArgumentError(absl::StrCat("IN lists of type ", type.ToString(), " are not supported"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("IN lists of type ", type.ToString(), " are not supported"));
   }
 }
 

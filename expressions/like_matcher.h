@@ -1,9 +1,10 @@
 #pragma once
 // LIKE pattern matching without a regex library (internal to expressions/). The pattern is analysed once:
-// 'abc' (exact), 'abc%' (prefix), '%abc' (suffix), '%abc%' (memmem), patterns with only '%' wildcards (ordered
-// segment search: anchored prefix/suffix, memmem for the middle segments), and a general backtracking matcher
-// when '_' occurs. '%' matches any sequence of bytes, '_' exactly one UTF-8 character. There is no escape
-// character (LIKE ... ESCAPE is not supported by the binder). Immutable after construction; thread-safe.
+// 'abc' (exact), 'abc%' (prefix), '%abc' (suffix), '%abc%' (memmem), patterns with only '%' wildcards
+// (ordered segment search: anchored prefix/suffix, memmem for the middle segments), and a general
+// backtracking matcher when '_' occurs. '%' matches any sequence of bytes, '_' exactly one UTF-8 character.
+// There is no escape character (LIKE ... ESCAPE is not supported by the binder). Immutable after
+// construction; thread-safe.
 
 #include <cstdint>
 #include <string>
@@ -40,8 +41,8 @@ class LikeMatcher {
 
   std::string pattern_;
   Kind kind_ = Kind::kGeneral;
-  std::string literal_;                 // exact / prefix / suffix / contains
-  std::vector<std::string> segments_;   // kSegments: the literal parts between '%'
+  std::string literal_;                // exact / prefix / suffix / contains
+  std::vector<std::string> segments_;  // kSegments: the literal parts between '%'
   bool anchored_start_ = false;
   bool anchored_end_ = false;
 };

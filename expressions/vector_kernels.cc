@@ -8,17 +8,25 @@ namespace tessera {
 
 PhysicalType PhysicalTypeOf(const Type& type) {
   switch (type.id()) {
-    case TypeId::kNull: return PhysicalType::kNone;
-    case TypeId::kBoolean: return PhysicalType::kBool;
+    case TypeId::kNull:
+      return PhysicalType::kNone;
+    case TypeId::kBoolean:
+      return PhysicalType::kBool;
     case TypeId::kInteger:
-    case TypeId::kDate: return PhysicalType::kInt32;
+    case TypeId::kDate:
+      return PhysicalType::kInt32;
     case TypeId::kBigInt:
-    case TypeId::kTimestamp: return PhysicalType::kInt64;
-    case TypeId::kDecimal: return type.IsWideDecimal() ? PhysicalType::kInt128 : PhysicalType::kInt64;
-    case TypeId::kDouble: return PhysicalType::kDouble;
-    case TypeId::kInterval: return PhysicalType::kInterval;
+    case TypeId::kTimestamp:
+      return PhysicalType::kInt64;
+    case TypeId::kDecimal:
+      return type.IsWideDecimal() ? PhysicalType::kInt128 : PhysicalType::kInt64;
+    case TypeId::kDouble:
+      return PhysicalType::kDouble;
+    case TypeId::kInterval:
+      return PhysicalType::kInterval;
     case TypeId::kChar:
-    case TypeId::kVarchar: return PhysicalType::kString;
+    case TypeId::kVarchar:
+      return PhysicalType::kString;
   }
   return PhysicalType::kNone;
 }
@@ -54,14 +62,29 @@ void CopyValues(const ColumnVector& from, ActiveRows rows, ColumnVector* to) {
 
 void CopyRows(const ColumnVector& from, ActiveRows rows, ColumnVector* to) {
   switch (PhysicalTypeOf(to->type())) {
-    case PhysicalType::kNone: break;
-    case PhysicalType::kBool: CopyValues<uint8_t>(from, rows, to); break;
-    case PhysicalType::kInt32: CopyValues<int32_t>(from, rows, to); break;
-    case PhysicalType::kInt64: CopyValues<int64_t>(from, rows, to); break;
-    case PhysicalType::kInt128: CopyValues<int128>(from, rows, to); break;
-    case PhysicalType::kDouble: CopyValues<double>(from, rows, to); break;
-    case PhysicalType::kInterval: CopyValues<Interval>(from, rows, to); break;
-    case PhysicalType::kString: CopyValues<std::string_view>(from, rows, to); break;
+    case PhysicalType::kNone:
+      break;
+    case PhysicalType::kBool:
+      CopyValues<uint8_t>(from, rows, to);
+      break;
+    case PhysicalType::kInt32:
+      CopyValues<int32_t>(from, rows, to);
+      break;
+    case PhysicalType::kInt64:
+      CopyValues<int64_t>(from, rows, to);
+      break;
+    case PhysicalType::kInt128:
+      CopyValues<int128>(from, rows, to);
+      break;
+    case PhysicalType::kDouble:
+      CopyValues<double>(from, rows, to);
+      break;
+    case PhysicalType::kInterval:
+      CopyValues<Interval>(from, rows, to);
+      break;
+    case PhysicalType::kString:
+      CopyValues<std::string_view>(from, rows, to);
+      break;
   }
   if (from.has_nulls() || from.type().id() == TypeId::kNull) {
     ForEachRow(rows, [&](uint32_t r) {
@@ -86,14 +109,29 @@ void SetRowValue(const Value& value, uint32_t row, ColumnVector* out) {
     return;
   }
   switch (PhysicalTypeOf(out->type())) {
-    case PhysicalType::kNone: break;
-    case PhysicalType::kBool: out->mutable_values<uint8_t>()[row] = value.AsBool() ? 1 : 0; break;
-    case PhysicalType::kInt32: out->mutable_values<int32_t>()[row] = static_cast<int32_t>(value.AsInt64()); break;
-    case PhysicalType::kInt64: out->mutable_values<int64_t>()[row] = static_cast<int64_t>(value.AsInt128()); break;
-    case PhysicalType::kInt128: out->mutable_values<int128>()[row] = value.AsInt128(); break;
-    case PhysicalType::kDouble: out->mutable_values<double>()[row] = value.AsDouble(); break;
-    case PhysicalType::kInterval: out->mutable_values<Interval>()[row] = value.AsInterval(); break;
-    case PhysicalType::kString: out->mutable_strings()[row] = out->AppendToArena(value.AsString()); break;
+    case PhysicalType::kNone:
+      break;
+    case PhysicalType::kBool:
+      out->mutable_values<uint8_t>()[row] = value.AsBool() ? 1 : 0;
+      break;
+    case PhysicalType::kInt32:
+      out->mutable_values<int32_t>()[row] = static_cast<int32_t>(value.AsInt64());
+      break;
+    case PhysicalType::kInt64:
+      out->mutable_values<int64_t>()[row] = static_cast<int64_t>(value.AsInt128());
+      break;
+    case PhysicalType::kInt128:
+      out->mutable_values<int128>()[row] = value.AsInt128();
+      break;
+    case PhysicalType::kDouble:
+      out->mutable_values<double>()[row] = value.AsDouble();
+      break;
+    case PhysicalType::kInterval:
+      out->mutable_values<Interval>()[row] = value.AsInterval();
+      break;
+    case PhysicalType::kString:
+      out->mutable_strings()[row] = out->AppendToArena(value.AsString());
+      break;
   }
 }
 
@@ -104,16 +142,29 @@ void FillConstant(const Value& value, uint32_t size, ColumnVector* out) {
     return;
   }
   switch (PhysicalTypeOf(type)) {
-    case PhysicalType::kNone: break;
-    case PhysicalType::kBool: Fill<uint8_t>(value.AsBool() ? 1 : 0, size, out); break;
-    case PhysicalType::kInt32: Fill<int32_t>(static_cast<int32_t>(value.AsInt64()), size, out); break;
+    case PhysicalType::kNone:
+      break;
+    case PhysicalType::kBool:
+      Fill<uint8_t>(value.AsBool() ? 1 : 0, size, out);
+      break;
+    case PhysicalType::kInt32:
+      Fill<int32_t>(static_cast<int32_t>(value.AsInt64()), size, out);
+      break;
     case PhysicalType::kInt64:
       Fill<int64_t>(static_cast<int64_t>(value.AsInt128()), size, out);
       break;
-    case PhysicalType::kInt128: Fill<int128>(value.AsInt128(), size, out); break;
-    case PhysicalType::kDouble: Fill<double>(value.AsDouble(), size, out); break;
-    case PhysicalType::kInterval: Fill<Interval>(value.AsInterval(), size, out); break;
-    case PhysicalType::kString: Fill<std::string_view>(out->AppendToArena(value.AsString()), size, out); break;
+    case PhysicalType::kInt128:
+      Fill<int128>(value.AsInt128(), size, out);
+      break;
+    case PhysicalType::kDouble:
+      Fill<double>(value.AsDouble(), size, out);
+      break;
+    case PhysicalType::kInterval:
+      Fill<Interval>(value.AsInterval(), size, out);
+      break;
+    case PhysicalType::kString:
+      Fill<std::string_view>(out->AppendToArena(value.AsString()), size, out);
+      break;
   }
 }
 

@@ -3,10 +3,11 @@
 // expression node by a Plan* function (the only place that switches on types) and then called once per batch
 // through a function pointer; the kernels are templates over physical types, instantiated in the .cc files.
 //
-// Kernel contract: the caller has set up `out` (ResetOwned(batch size) and its NULLs: the union of the inputs'
-// NULLs unless the kernel says otherwise). A kernel writes the values of the active rows only, never fails on
-// a NULL row (values of NULL rows are unspecified and may be garbage), never allocates except in `out`'s arena
-// and in KernelContext::text, and reports user errors (overflow, bad input) as InvalidArgument / OutOfRange.
+// Kernel contract: the caller has set up `out` (ResetOwned(batch size) and its NULLs: the union of the
+// inputs' NULLs unless the kernel says otherwise). A kernel writes the values of the active rows only, never
+// fails on a NULL row (values of NULL rows are unspecified and may be garbage), never allocates except in
+// `out`'s arena and in KernelContext::text, and reports user errors (overflow, bad input) as InvalidArgument
+// / OutOfRange.
 
 #include <cstdint>
 #include <string>
@@ -40,15 +41,16 @@ PhysicalType PhysicalTypeOf(const Type& type);
 
 // Per-node data a kernel may need besides its vectors.
 struct KernelContext {
-  Type left_type;    // input of a unary kernel, left operand of a binary one
+  Type left_type;  // input of a unary kernel, left operand of a binary one
   Type right_type;
   Type result_type;
   std::string* text = nullptr;  // scratch for formatting; grows once, then reused
 };
 
-using UnaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector& input, ActiveRows, ColumnVector* out);
-using BinaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector& left, const ColumnVector& right,
-                                      ActiveRows, ColumnVector* out);
+using UnaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector& input, ActiveRows,
+                                     ColumnVector* out);
+using BinaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector& left,
+                                      const ColumnVector& right, ActiveRows, ColumnVector* out);
 
 // Marks NULL in `out` every active row that is NULL in `a` or `b` (b may be null). Borrows a's or b's bitmap
 // when only one of them has NULLs.
@@ -78,7 +80,8 @@ struct ComparisonPlan {
   void (*values)(const ColumnVector& left, const ColumnVector& right, ActiveRows, uint8_t* out) = nullptr;
   // Writes the active rows where both sides are non-NULL and the comparison holds; returns their count.
   // `out` may alias rows.rows.
-  uint32_t (*select)(const ColumnVector& left, const ColumnVector& right, ActiveRows, uint32_t* out) = nullptr;
+  uint32_t (*select)(const ColumnVector& left, const ColumnVector& right, ActiveRows,
+                     uint32_t* out) = nullptr;
 };
 // Both operands of `type`. With `right_is_constant`, right row 0 is used for every row (a constant vector).
 absl::StatusOr<ComparisonPlan> PlanComparison(ComparisonOp op, const Type& type, bool right_is_constant);
@@ -89,18 +92,19 @@ UnaryKernel UpperKernel();
 UnaryKernel LowerKernel();
 absl::StatusOr<UnaryKernel> PlanLength(const Type& result);
 // SUBSTRING(string, start [, length]); `length` may be null. NULLs already propagated into `out`.
-absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& start, const ColumnVector* length,
-                             ActiveRows rows, ColumnVector* out);
+absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& start,
+                             const ColumnVector* length, ActiveRows rows, ColumnVector* out);
 
 // Copies the active rows' values and NULLs of `from` into owned `to` (same physical type). Rows of `to` that
-// were NULL and are copied from a non-NULL row must not occur (callers fill each row once, starting all valid).
+// were NULL and are copied from a non-NULL row must not occur (callers fill each row once, starting all
+// valid).
 void CopyRows(const ColumnVector& from, ActiveRows rows, ColumnVector* to);
 
 // Writes `value` (NULL or of out's type) to row `row` of owned `out` (strings are copied into out's arena).
 void SetRowValue(const Value& value, uint32_t row, ColumnVector* out);
 
-// Fills rows 0..size-1 of owned `out` (already ResetOwned(size)) with `value`, which has out's type or is NULL.
-// String bytes are copied into out's arena.
+// Fills rows 0..size-1 of owned `out` (already ResetOwned(size)) with `value`, which has out's type or is
+// NULL. String bytes are copied into out's arena.
 void FillConstant(const Value& value, uint32_t size, ColumnVector* out);
 
 }  // namespace tessera

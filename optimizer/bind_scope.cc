@@ -81,8 +81,9 @@ absl::StatusOr<Scope::Resolution> Scope::Resolve(const std::string& qualifier, c
     }
     if (!qualifier.empty()) {
       // The relation is here but has no such column.
+      const std::string closest = ClosestName(name, CandidateNames(qualifier));
       return absl::NotFoundError(absl::StrCat("column '", qualifier, ".", name, "' does not exist",
-                                              Hint(ClosestName(name, CandidateNames(qualifier)))));
+                                              Hint(closest.empty() ? "" : absl::StrCat(qualifier, ".", closest))));
     }
   }
   if (!qualifier.empty()) {

@@ -444,7 +444,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindArithmetic(const ParsedExpr& expr
   if ((op == ArithmeticOp::kAdd || op == ArithmeticOp::kSubtract) && left->result_type.id() == TypeId::kDate &&
       right->kind == ExpressionKind::kConstant &&
       (right->result_type.id() == TypeId::kInteger || right->result_type.id() == TypeId::kBigInt) &&
-      !right->constant.is_null()) {
+      !right->constant.is_null() && right->constant.AsInt64() >= INT32_MIN && right->constant.AsInt64() <= INT32_MAX) {
     right = MakeConstant(Value::IntervalValue(Interval{0, static_cast<int32_t>(right->constant.AsInt64()), 0}));
   }
   std::optional<ArithmeticTyping> typing = TypeArithmetic(op, left->result_type, right->result_type);

@@ -151,10 +151,15 @@ std::unique_ptr<LogicalOperator> Project::Clone() const {
 
 std::string Project::Describe() const {
   const std::vector<std::string> input_names = ChildNames(*this, 0);
+  const std::vector<OutputColumn>& input = children[0]->output();
   std::vector<std::string> items;
   for (size_t i = 0; i < expressions.size(); ++i) {
     std::string text = FormatExpression(*expressions[i], input_names);
-    items.push_back(text == names[i] ? text : absl::StrCat(names[i], " := ", text));
+    const BoundExpression& e = *expressions[i];
+    const bool passes_column_on = e.kind == ExpressionKind::kColumn && e.column_index >= 0 &&
+                                  e.column_index < static_cast<int>(input.size()) &&
+                                  input[e.column_index].name == names[i];
+    items.push_back(text == names[i] || passes_column_on ? text : absl::StrCat(names[i], " := ", text));
   }
   return absl::StrCat("Project [", absl::StrJoin(items, ", "), "]");
 }

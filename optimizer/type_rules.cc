@@ -70,6 +70,11 @@ std::optional<ArithmeticTyping> TypeArithmetic(ArithmeticOp op, Type left, Type 
     if (op == ArithmeticOp::kSubtract && l == TypeId::kDate && r == TypeId::kDate) {
       return ArithmeticTyping{left, right, Type::Integer()};
     }
+    // DATE +- integer days.
+    if (l == TypeId::kDate && IsIntegerType(right)) return ArithmeticTyping{left, right, left};
+    if (op == ArithmeticOp::kAdd && IsIntegerType(left) && r == TypeId::kDate) {
+      return ArithmeticTyping{right, left, right, /*swap_operands=*/true};
+    }
     if (l == TypeId::kInterval && r == TypeId::kInterval) return ArithmeticTyping{left, right, left};
   }
   if (!left.IsNumeric() || !right.IsNumeric()) return std::nullopt;
@@ -129,9 +134,7 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
     case AggregateFunction::kSum:
       switch (argument.id()) {
         case TypeId::kInteger: return Type::BigInt();
-        case TypeId::kBigInt:
-          *argument_type = Type::Decimal(19, 0);
-          return Type::Decimal(kMaxDecimalPrecision, 0);
+        case TypeId::kBigInt: return Type::Decimal(kMaxDecimalPrecision, 0);
         case TypeId::kDecimal: return Type::Decimal(kMaxDecimalPrecision, argument.scale());
         case TypeId::kDouble: return Type::Double();
         default: return std::nullopt;
@@ -146,7 +149,7 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
       }
     case AggregateFunction::kMin:
     case AggregateFunction::kMax:
-      if (argument.id() == TypeId::kNull) return std::nullopt;
+      if (argument.id() == TypeId::kNull || argument.id() == TypeId::kInterval) return std::nullopt;
       return argument;
   }
   return std::nullopt;

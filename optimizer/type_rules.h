@@ -13,9 +13,11 @@
 //   - DECIMAL * DECIMAL -> DECIMAL(p1+p2+1, s1+s2); DECIMAL / DECIMAL -> scale max(6, s1+p2+1), integer digits
 //     p1-s1+s2; both capped at 38 digits (the scale is reduced, to no less than 6, before integer digits are).
 //   - Anything with DOUBLE is DOUBLE.
-//   - Aggregates: COUNT -> BIGINT; SUM(INTEGER) -> BIGINT; SUM(BIGINT) -> DECIMAL(38,0) (its argument is cast
-//     to DECIMAL(19,0)); SUM(DECIMAL(p,s)) -> DECIMAL(38,s); AVG(INTEGER/BIGINT/DOUBLE) -> DOUBLE;
-//     AVG(DECIMAL(p,s)) -> DECIMAL(38, max(s,6)); MIN/MAX -> the argument's type.
+//   - DATE +- INTERVAL and DATE +- INTEGER (days) are DATE (constant days are folded as intervals); DATE - DATE
+//     is INTEGER.
+//   - Aggregates (as expressions/aggregate_function.h computes them): COUNT -> BIGINT; SUM(INTEGER) -> BIGINT;
+//     SUM(BIGINT) -> DECIMAL(38,0); SUM(DECIMAL(p,s)) -> DECIMAL(38,s); AVG(INTEGER/BIGINT/DOUBLE) -> DOUBLE;
+//     AVG(DECIMAL(p,s)) -> DECIMAL(38, max(s,6)); MIN/MAX -> the argument's type (not INTERVAL).
 
 #include <optional>
 

@@ -176,12 +176,11 @@ class Builder {
       case lp::JoinType::kLeftOuter: type = HashJoinType::kLeftOuter; break;
       case lp::JoinType::kSemi: type = HashJoinType::kSemi; break;
       case lp::JoinType::kAnti: type = HashJoinType::kAnti; break;
+      case lp::JoinType::kCross: type = HashJoinType::kInner; break;
       default: return absl::UnimplementedError(absl::StrCat("the query engine cannot execute ", join.Describe(), " yet"));
     }
-    if (join.left_keys.empty()) {
-      return absl::UnimplementedError(absl::StrCat("joins without an equality condition (", join.Describe(),
-                                                   ") are not supported yet"));
-    }
+    // Without equality keys the hash join degenerates into a nested-loop join (one chain holding every build
+    // row); the planner puts the small side (e.g. a scalar subquery's single row) on the build side.
     if (join.enforce_single_row) return absl::UnimplementedError("scalar subqueries without aggregation are not supported yet");
     TESSERA_ASSIGN_OR_RETURN(Stream left, Visit(*join.children[0]));
     TESSERA_ASSIGN_OR_RETURN(Stream right, Visit(*join.children[1]));

@@ -9,6 +9,7 @@
 #include "common/hash.h"
 #include "common/status_macros.h"
 #include "expressions/expression_evaluator.h"
+#include "relational_operators/key_hashing.h"
 
 namespace tessera {
 
@@ -349,6 +350,57 @@ absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type
 
 }  // namespace
 
+namespace {
+
+template <typename T, typename Accumulate>
+void FoldTyped(const ColumnVector& argument, const SelectionVector* selection, uint32_t selected,
+               const uint32_t* group_of_row, size_t call, AggregationTable& table, Accumulate accumulate) {
+  const T* values = argument.values<T>();
+  const bool nulls = argument.has_nulls();
+  for (uint32_t s = 0; s < selected; ++s) {
+    const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+    if (nulls && argument.IsNull(row)) continue;
+    Slot& slot = table.state(group_of_row[s])[call];
+    accumulate(slot, values[row]);
+    ++slot.count;
+  }
+}
+
+// COUNT(x), SUM(x) and AVG(x) over a whole vector.
+void FoldSums(AggregateKind kind, const ColumnVector& argument, const SelectionVector* selection, uint32_t selected,
+              const uint32_t* group_of_row, size_t call, AggregationTable& table) {
+  auto add_exact = [](Slot& slot, auto v) { slot.value += v; };
+  if (kind == AggregateKind::kCount) {
+    FoldTyped<uint8_t>(argument, selection, selected, group_of_row, call, table, [](Slot&, uint8_t) {});
+    return;
+  }
+  const Type& type = argument.type();
+  switch (type.id()) {
+    case TypeId::kDouble:
+      FoldTyped<double>(argument, selection, selected, group_of_row, call, table,
+                        [](Slot& slot, double v) { SetSlotDouble(slot, SlotDouble(slot) + v); });
+      return;
+    case TypeId::kInteger:
+      FoldTyped<int32_t>(argument, selection, selected, group_of_row, call, table, add_exact);
+      return;
+    case TypeId::kBigInt:
+      FoldTyped<int64_t>(argument, selection, selected, group_of_row, call, table, add_exact);
+      return;
+    case TypeId::kDecimal:
+      if (type.IsWideDecimal()) {
+        FoldTyped<int128>(argument, selection, selected, group_of_row, call, table, add_exact);
+      } else {
+        FoldTyped<int64_t>(argument, selection, selected, group_of_row, call, table, add_exact);
+      }
+      return;
+    default:
+      FoldTyped<uint8_t>(argument, selection, selected, group_of_row, call, table, [](Slot&, uint8_t) {});
+      return;
+  }
+}
+
+}  // namespace
+
 class AggregationOperator::UpdateWorkOrder : public WorkOrder {
  public:
   UpdateWorkOrder(AggregationOperator* op, uint32_t block, int node)
@@ -376,6 +428,7 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
     std::vector<const ColumnVector*> keys(group_evaluators.size());
     std::vector<const ColumnVector*> arguments(argument_evaluators.size());
     std::vector<uint32_t> group_of_row(kVectorSize);
+    std::vector<uint64_t> hashes(kVectorSize);
     std::string key;
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
@@ -393,24 +446,35 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
         }
       }
       // Pass 1: the group of every selected row (inserting groups may move states, so no pointers yet).
-      for (uint32_t s = 0; s < selected; ++s) {
-        const uint32_t row = selection != nullptr ? selection->rows[s] : s;
-        key.clear();
-        for (const ColumnVector* k : keys) AppendKeyPart(*k, row, &key);
-        group_of_row[s] = table.FindOrInsert(key, HashBytes(key.data(), key.size()));
-      }
-      // Pass 2: fold the arguments in, one aggregate at a time.
-      for (size_t c = 0; c < spec.calls.size(); ++c) {
-        const AggregationSpec::Call& call = spec.calls[c];
+      if (keys.empty()) {
+        if (table.group_count() == 0) table.FindOrInsert("", 0);
+        std::fill(group_of_row.begin(), group_of_row.begin() + selected, 0);
+      } else {
+        for (size_t g = 0; g < keys.size(); ++g) HashVectorRows(*keys[g], batch.size, g == 0, hashes.data());
         for (uint32_t s = 0; s < selected; ++s) {
           const uint32_t row = selection != nullptr ? selection->rows[s] : s;
-          Slot& slot = table.state(group_of_row[s])[c];
-          if (call.kind == AggregateKind::kCountStar) {
-            ++slot.count;
-            continue;
-          }
-          if (arguments[c]->IsNull(row)) continue;
-          UpdateSlot(call, table, slot, *arguments[c], row);
+          key.clear();
+          for (const ColumnVector* k : keys) AppendKeyPart(*k, row, &key);
+          group_of_row[s] = table.FindOrInsert(key, hashes[row]);
+        }
+      }
+      // Pass 2: fold the arguments in, one aggregate at a time, with the type dispatch outside the row loop.
+      for (size_t c = 0; c < spec.calls.size(); ++c) {
+        const AggregationSpec::Call& call = spec.calls[c];
+        if (call.kind == AggregateKind::kCountStar) {
+          for (uint32_t s = 0; s < selected; ++s) ++table.state(group_of_row[s])[c].count;
+          continue;
+        }
+        const ColumnVector& argument = *arguments[c];
+        if (!call.distinct && (call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg ||
+                               call.kind == AggregateKind::kCount)) {
+          FoldSums(call.kind, argument, selection, selected, group_of_row.data(), c, table);
+          continue;
+        }
+        for (uint32_t s = 0; s < selected; ++s) {
+          const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+          if (argument.IsNull(row)) continue;
+          UpdateSlot(call, table, table.state(group_of_row[s])[c], argument, row);
         }
       }
     }

@@ -98,6 +98,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         TESSERA_ASSIGN_OR_RETURN(keys[k], key_evaluators[k]->Evaluate(batch, selection));
         HashVectorRows(*keys[k], batch.size, k == 0, hashes.data());
       }
+      if (keys.empty()) std::fill(hashes.begin(), hashes.begin() + batch.size, 0);  // nested loop: every build row
       std::fill(matched.begin(), matched.begin() + batch.size, 0);
       candidates_.clear();
       for (uint32_t s = 0; s < selected; ++s) {
@@ -133,7 +134,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       for (uint32_t s = 0; s < selected; ++s) {
         const uint32_t row = selection != nullptr ? selection->rows[s] : s;
         bool keep = spec.type == HashJoinType::kSemi ? matched[row] != 0 : matched[row] == 0;
-        if (keep && spec.type == HashJoinType::kAnti && spec.null_aware && keys[0]->IsNull(row) &&
+        if (keep && spec.type == HashJoinType::kAnti && spec.null_aware && !keys.empty() && keys[0]->IsNull(row) &&
             table.total_build_rows() > 0) {
           keep = false;  // NULL NOT IN (non-empty set) is not TRUE
         }

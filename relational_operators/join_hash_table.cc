@@ -27,12 +27,13 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
   for (uint32_t first = 0; first < rows; first += kVectorSize) {
     const uint32_t count = std::min(kVectorSize, rows - first);
     LoadBatchFromBlock(block, types, key_columns_, first, count, &batch);
+    if (key_columns_.empty()) std::fill(hashes.begin(), hashes.begin() + count, 0);  // nested loop: one chain
     for (size_t k = 0; k < key_columns_.size(); ++k) HashVectorRows(batch.columns[k], count, k == 0, hashes.data());
     for (uint32_t i = 0; i < count; ++i) {
       bool has_null = false;
       for (size_t k = 0; k < key_columns_.size(); ++k) has_null |= batch.columns[k].IsNull(i);
       if (has_null) {
-        null_first += batch.columns[0].IsNull(i);
+        null_first += key_columns_.empty() ? 0 : batch.columns[0].IsNull(i);
         continue;
       }
       entries.push_back(Entry{hashes[i], block_index, first + i, kEnd});

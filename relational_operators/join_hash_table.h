@@ -4,7 +4,9 @@
 // order) links the entries into buckets. Probing is lock-free and read-only (concurrent probe work orders).
 //
 // Entries reference rows of the build relation (block, row), so the relation stays alive with the table. Rows
-// whose key has a NULL never match and are not indexed (they are counted for NOT IN semantics).
+// whose key has a NULL never match and are not indexed (they are counted for NOT IN semantics). Without key
+// columns every row lands in one chain, which turns the probe into a nested-loop join (for joins without an
+// equality, e.g. a comparison with an uncorrelated scalar subquery's single row).
 
 #include <atomic>
 #include <cstdint>

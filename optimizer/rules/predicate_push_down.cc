@@ -189,7 +189,11 @@ LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
   return WithFilter(std::move(join), std::move(above));
 }
 
-LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates predicates) {
+LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
+  Predicates predicates;
+  for (ExpressionPtr& predicate : incoming) {
+    for (ExpressionPtr& conjunct : SplitConjuncts(std::move(predicate))) predicates.push_back(std::move(conjunct));
+  }
   switch (node->kind()) {
     case LogicalOperatorKind::kFilter: {
       predicates.push_back(std::move(node->As<Filter>().predicate));
