@@ -493,7 +493,8 @@ class ExpressionEvaluator::Program {
         has_null = true;
         continue;
       }
-      // Strings compare bytewise whatever their declared length, so a long item is no error (it matches nothing).
+      // Strings compare bytewise whatever their declared length, so a long item is no error (it matches
+      // nothing).
       absl::StatusOr<Value> cast = value.CastTo(type.IsString() ? Type::Varchar() : type);
       if (!cast.ok()) {
         Fail(cast.status());

@@ -102,13 +102,10 @@ std::optional<ArithmeticTyping> TypeArithmetic(ArithmeticOp op, Type left, Type 
       const int precision = std::min(a.precision() + b.precision() + 1, kMaxDecimalPrecision);
       return ArithmeticTyping{a, b, Type::Decimal(std::max(precision, scale), scale)};
     }
-    case ArithmeticOp::kDivide: {
-      const Type a = ExactDecimal(left);
-      const Type b = ExactDecimal(right);
-      const int scale = std::max(6, a.scale() + b.precision() + 1);
-      const int integer_digits = a.precision() - a.scale() + b.scale();
-      return ArithmeticTyping{a, b, CappedDecimal(integer_digits, scale, 6)};
-    }
+    case ArithmeticOp::kDivide:
+      // DECIMAL / DECIMAL is DOUBLE, as in DuckDB: a quotient rarely has a natural scale, and a fixed one (e.g. 6
+      // digits) loses the relative precision that ratios such as TPC-H Q14's promo_revenue need.
+      return ArithmeticTyping{Type::Double(), Type::Double(), Type::Double()};
     case ArithmeticOp::kNegate: break;
   }
   return std::nullopt;
@@ -144,7 +141,7 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
         case TypeId::kInteger:
         case TypeId::kBigInt:
         case TypeId::kDouble: return Type::Double();
-        case TypeId::kDecimal: return Type::Decimal(kMaxDecimalPrecision, std::max(argument.scale(), 6));
+        case TypeId::kDecimal: return Type::Double();  // as DuckDB: exact to 1e-15 relative, not rounded to a scale
         default: return std::nullopt;
       }
     case AggregateFunction::kMin:

@@ -10,14 +10,14 @@
 //     digit (so the sum cannot overflow), which is also the result type. Common DECIMAL types keep the larger
 //     scale; beyond 38 digits they give up integer digits (an overflow error at run time), never fraction digits. Integers taking part in DECIMAL
 //     arithmetic are first widened to DECIMAL(10,0) (INTEGER) or DECIMAL(19,0) (BIGINT).
-//   - DECIMAL * DECIMAL -> DECIMAL(p1+p2+1, s1+s2); DECIMAL / DECIMAL -> scale max(6, s1+p2+1), integer digits
-//     p1-s1+s2; both capped at 38 digits (the scale is reduced, to no less than 6, before integer digits are).
+//   - DECIMAL * DECIMAL -> DECIMAL(p1+p2+1, s1+s2), capped at 38 digits; DECIMAL / DECIMAL -> DOUBLE (operands
+//     cast to DOUBLE), as in DuckDB, so that ratios keep their relative precision.
 //   - Anything with DOUBLE is DOUBLE.
 //   - DATE +- INTERVAL and DATE +- INTEGER (days) are DATE (constant days are folded as intervals); DATE - DATE
 //     is INTEGER.
 //   - Aggregates (as expressions/aggregate_function.h computes them): COUNT -> BIGINT; SUM(INTEGER) -> BIGINT;
 //     SUM(BIGINT) -> DECIMAL(38,0); SUM(DECIMAL(p,s)) -> DECIMAL(38,s); AVG(INTEGER/BIGINT/DOUBLE) -> DOUBLE;
-//     AVG(DECIMAL(p,s)) -> DECIMAL(38, max(s,6)); MIN/MAX -> the argument's type (not INTERVAL).
+//     AVG(DECIMAL(p,s)) -> DOUBLE (computed from the exact sum); MIN/MAX -> the argument's type (not INTERVAL).
 
 #include <optional>
 

@@ -326,8 +326,12 @@ absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type
       if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot) / slot.count);
       const int input_scale = argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0;
       if (result.id() == TypeId::kDouble) {
-        return Value::Double(static_cast<double>(slot.value) / static_cast<double>(PowerOfTen(input_scale)) /
-                             static_cast<double>(slot.count));
+        // Divide exactly first, so the only rounding is the final conversion: quotient + remainder / count.
+        const int128 quotient = slot.value / slot.count;
+        const int128 remainder = slot.value % slot.count;
+        const double average = static_cast<double>(quotient) +
+                               static_cast<double>(remainder) / static_cast<double>(slot.count);
+        return Value::Double(average / static_cast<double>(PowerOfTen(input_scale)));
       }
       // Exact: sum * 10^(result scale - input scale) / count, rounded half away from zero.
       int128 numerator = slot.value * PowerOfTen(result.scale() - input_scale);
