@@ -43,4 +43,37 @@ absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::Selec
   return result;
 }
 
+absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement) {
+  if (statement.statement == nullptr || statement.statement->kind != parser::StatementKind::kSelect) {
+    return absl::InvalidArgumentError("EXPLAIN supports SELECT statements");
+  }
+  if (statement.analyze) return absl::UnimplementedError("EXPLAIN ANALYZE is not supported yet");
+  if (statement.format != "TEXT") return absl::UnimplementedError("EXPLAIN (FORMAT DOT) is not supported yet");
+  const auto& select = static_cast<const parser::SelectQueryStatement&>(*statement.statement);
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
+                           optimizer::PlanQuery(*select.query, database.catalog(), select.text));
+  QueryResult result;
+  result.returns_rows = true;
+  result.columns.push_back({"plan", Type::Varchar()});
+  std::string text = plan->ToString();
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    result.rows.push_back({Value::String(text.substr(start, end - start))});
+    start = end + 1;
+  }
+  return result;
+}
+
+absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement) {
+  // Bind once now, so that a view that cannot be bound is rejected when it is created.
+  TESSERA_RETURN_IF_ERROR(optimizer::BindQuery(*statement.query, database.catalog(), statement.query_text).status());
+  ViewDescriptor view{statement.name, statement.column_names, statement.query_text};
+  TESSERA_RETURN_IF_ERROR(database.catalog().CreateView(std::move(view), statement.or_replace));
+  QueryResult result;
+  result.status_message = "CREATE VIEW";
+  return result;
+}
+
 }  // namespace tessera

@@ -73,11 +73,21 @@ absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
         break;
       }
       case StatementKind::kCreateView:
-      case StatementKind::kDropView:
+        result = ExecuteCreateView(*database_, static_cast<const parser::CreateViewStatement&>(*statement));
+        break;
+      case StatementKind::kDropView: {
+        const auto& drop = static_cast<const parser::DropStatement&>(*statement);
+        if (drop.if_exists && !database_->catalog().HasView(drop.name)) {
+          result = QueryResult{};
+        } else {
+          absl::Status status = database_->catalog().DropView(drop.name);
+          if (status.ok()) result = QueryResult{}; else result = status;
+        }
+        if (result.ok()) result->status_message = "DROP VIEW";
+        break;
+      }
       case StatementKind::kExplain:
-        result = absl::UnimplementedError(
-            absl::StrCat("'", statement->text.substr(0, 40), "...' is not supported yet: views and EXPLAIN arrive "
-                         "with the optimizer"));
+        result = ExecuteExplain(*database_, static_cast<const parser::ExplainStatement&>(*statement));
         break;
     }
     if (!result.ok()) return result.status();

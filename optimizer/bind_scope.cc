@@ -62,7 +62,8 @@ std::vector<std::string> Scope::CandidateNames(const std::string& qualifier) con
   return names;
 }
 
-absl::StatusOr<Scope::Resolution> Scope::Resolve(const std::string& qualifier, const std::string& name) const {
+absl::StatusOr<Scope::Resolution> Scope::Resolve(const std::string& qualifier,
+                                                 const std::string& name) const {
   int depth = 0;
   for (const Scope* scope = this; scope != nullptr; scope = scope->parent_, ++depth) {
     if (!qualifier.empty() && !scope->HasRelation(qualifier)) continue;
@@ -76,14 +77,15 @@ absl::StatusOr<Scope::Resolution> Scope::Resolve(const std::string& qualifier, c
     if (matches.size() > 1) {
       std::vector<std::string> options;
       for (int index : matches) options.push_back(Qualified(scope->columns_[index]));
-      return absl::InvalidArgumentError(absl::StrCat("column reference '", name, "' is ambiguous (it could be ",
-                                                     absl::StrJoin(options, " or "), ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "column reference '", name, "' is ambiguous (it could be ", absl::StrJoin(options, " or "), ")"));
     }
     if (!qualifier.empty()) {
       // The relation is here but has no such column.
       const std::string closest = ClosestName(name, CandidateNames(qualifier));
-      return absl::NotFoundError(absl::StrCat("column '", qualifier, ".", name, "' does not exist",
-                                              Hint(closest.empty() ? "" : absl::StrCat(qualifier, ".", closest))));
+      return absl::NotFoundError(
+          absl::StrCat("column '", qualifier, ".", name, "' does not exist",
+                       Hint(closest.empty() ? "" : absl::StrCat(qualifier, ".", closest))));
     }
   }
   if (!qualifier.empty()) {

@@ -51,7 +51,8 @@ class Scope {
   };
   // Resolves `qualifier.name` (empty qualifier: unqualified) here, then in the enclosing scopes.
   // Errors (no position; callers add it): NotFound "column 'x' does not exist; did you mean 'y'?",
-  // NotFound "missing FROM-clause entry for table 'q'", InvalidArgument "column reference 'x' is ambiguous ...".
+  // NotFound "missing FROM-clause entry for table 'q'", InvalidArgument "column reference 'x' is ambiguous
+  // ...".
   absl::StatusOr<Resolution> Resolve(const std::string& qualifier, const std::string& name) const;
 
   // The columns of `qualifier.*` (all of the relation's columns, merged ones included) or of `*`.

@@ -1,8 +1,8 @@
 #pragma once
-// The binder: turns a parsed SELECT statement into a logical plan against a catalog snapshot. It resolves names
-// (aliases, qualified and unqualified columns, USING/NATURAL joins, CTEs, views, derived tables), checks and
-// coerces types (explicit kCast nodes, see expressions/bound_expression.h), rewrites aggregates into
-// Aggregate + Project, and decorrelates subqueries:
+// The binder: turns a parsed SELECT statement into a logical plan against a catalog snapshot. It resolves
+// names (aliases, qualified and unqualified columns, USING/NATURAL joins, CTEs, views, derived tables),
+// checks and coerces types (explicit kCast nodes, see expressions/bound_expression.h), rewrites aggregates
+// into Aggregate + Project, and decorrelates subqueries:
 //   EXISTS / IN (subquery)            -> semi join (correlated equalities become keys, other correlated
 //                                        predicates the residual)
 //   NOT EXISTS / NOT IN (subquery)    -> anti join (NOT IN: null-aware when either side may be NULL)
@@ -16,8 +16,9 @@
 // order the joins; that is what execution should use.
 //
 // Errors are user errors with the position: InvalidArgument (type errors, misuse), NotFound (unknown table,
-// column or function, with a "did you mean" hint), Unimplemented (valid SQL this binder does not support yet).
-// Every message is formatted by parser::FormatErrorWithCaret (line, column and a caret under the offending text).
+// column or function, with a "did you mean" hint), Unimplemented (valid SQL this binder does not support
+// yet). Every message is formatted by parser::FormatErrorWithCaret (line, column and a caret under the
+// offending text).
 //
 // Thread-safe: no shared state; the catalog is only read (table snapshots are held by the plan).
 

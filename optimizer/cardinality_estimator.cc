@@ -28,17 +28,23 @@ std::optional<double> AsNumber(const Value& value) {
   if (value.is_null()) return std::nullopt;
   const Type type = value.type();
   if (type.IsNumeric()) return value.AsDouble();
-  if (type.id() == TypeId::kDate || type.id() == TypeId::kTimestamp) return static_cast<double>(value.AsInt64());
+  if (type.id() == TypeId::kDate || type.id() == TypeId::kTimestamp)
+    return static_cast<double>(value.AsInt64());
   return std::nullopt;
 }
 
 ComparisonOp Mirror(ComparisonOp op) {
   switch (op) {
-    case ComparisonOp::kLess: return ComparisonOp::kGreater;
-    case ComparisonOp::kLessEqual: return ComparisonOp::kGreaterEqual;
-    case ComparisonOp::kGreater: return ComparisonOp::kLess;
-    case ComparisonOp::kGreaterEqual: return ComparisonOp::kLessEqual;
-    default: return op;
+    case ComparisonOp::kLess:
+      return ComparisonOp::kGreater;
+    case ComparisonOp::kLessEqual:
+      return ComparisonOp::kGreaterEqual;
+    case ComparisonOp::kGreater:
+      return ComparisonOp::kLess;
+    case ComparisonOp::kGreaterEqual:
+      return ComparisonOp::kLessEqual;
+    default:
+      return op;
   }
 }
 
@@ -56,7 +62,8 @@ std::optional<ColumnOrigin> FindColumnOrigin(const LogicalOperator& plan, int co
     case LogicalOperatorKind::kFilter:
     case LogicalOperatorKind::kSort:
     case LogicalOperatorKind::kLimit:
-    case LogicalOperatorKind::kDistinct: return FindColumnOrigin(*plan.children[0], column);
+    case LogicalOperatorKind::kDistinct:
+      return FindColumnOrigin(*plan.children[0], column);
     case LogicalOperatorKind::kProject: {
       const BoundExpression* source = StripCasts(*plan.As<Project>().expressions[column]);
       if (source == nullptr) return std::nullopt;
@@ -74,14 +81,17 @@ std::optional<ColumnOrigin> FindColumnOrigin(const LogicalOperator& plan, int co
       if (column < left_width) return FindColumnOrigin(*plan.children[0], column);
       return FindColumnOrigin(*plan.children[1], column - left_width);
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
-double CardinalityEstimator::DistinctValues(const BoundExpression& expression, const LogicalOperator& input) const {
+double CardinalityEstimator::DistinctValues(const BoundExpression& expression,
+                                            const LogicalOperator& input) const {
   // A scan's own filter is estimated against the whole table (EstimateRows of the scan would recurse).
-  const double rows = input.kind() == LogicalOperatorKind::kTableScan ? TableRows(*input.As<TableScan>().table)
-                                                                      : EstimateRows(input);
+  const double rows = input.kind() == LogicalOperatorKind::kTableScan
+                          ? TableRows(*input.As<TableScan>().table)
+                          : EstimateRows(input);
   const BoundExpression* column = StripCasts(expression);
   if (column == nullptr) return rows;
   std::optional<ColumnOrigin> origin = FindColumnOrigin(input, column->column_index);
@@ -117,9 +127,12 @@ double CardinalityEstimator::ComparisonSelectivity(const BoundExpression& compar
     if (constant->constant.is_null()) return 0;
     const double distinct = DistinctValues(*column, input);
     switch (op) {
-      case ComparisonOp::kEqual: return 1.0 / distinct;
-      case ComparisonOp::kNotEqual: return 1.0 - 1.0 / distinct;
-      default: break;
+      case ComparisonOp::kEqual:
+        return 1.0 / distinct;
+      case ComparisonOp::kNotEqual:
+        return 1.0 - 1.0 / distinct;
+      default:
+        break;
     }
     std::optional<ColumnOrigin> origin = FindColumnOrigin(input, column->column_index);
     std::optional<double> value = AsNumber(constant->constant);
@@ -138,7 +151,8 @@ double CardinalityEstimator::ComparisonSelectivity(const BoundExpression& compar
   return op == ComparisonOp::kEqual ? kLikeSelectivity : kRangeSelectivity;
 }
 
-double CardinalityEstimator::Selectivity(const BoundExpression& predicate, const LogicalOperator& input) const {
+double CardinalityEstimator::Selectivity(const BoundExpression& predicate,
+                                         const LogicalOperator& input) const {
   switch (predicate.kind) {
     case ExpressionKind::kAnd: {
       double selectivity = 1;
@@ -150,14 +164,17 @@ double CardinalityEstimator::Selectivity(const BoundExpression& predicate, const
       for (const auto& child : predicate.children) none *= 1 - Selectivity(*child, input);
       return Clamp(1 - none);
     }
-    case ExpressionKind::kNot: return Clamp(1 - Selectivity(*predicate.children[0], input));
-    case ExpressionKind::kComparison: return Clamp(ComparisonSelectivity(predicate, input));
+    case ExpressionKind::kNot:
+      return Clamp(1 - Selectivity(*predicate.children[0], input));
+    case ExpressionKind::kComparison:
+      return Clamp(ComparisonSelectivity(predicate, input));
     case ExpressionKind::kInList: {
       const double items = static_cast<double>(predicate.children.size() - 1);
       const double selectivity = Clamp(items / DistinctValues(*predicate.children[0], input));
       return predicate.negated ? 1 - selectivity : selectivity;
     }
-    case ExpressionKind::kLike: return predicate.negated ? 1 - kLikeSelectivity : kLikeSelectivity;
+    case ExpressionKind::kLike:
+      return predicate.negated ? 1 - kLikeSelectivity : kLikeSelectivity;
     case ExpressionKind::kIsNull: {
       double fraction = 0.01;
       if (const BoundExpression* column = StripCasts(*predicate.children[0]); column != nullptr) {
@@ -173,7 +190,8 @@ double CardinalityEstimator::Selectivity(const BoundExpression& predicate, const
       if (predicate.constant.is_null()) return 0;
       if (predicate.constant.type().id() == TypeId::kBoolean) return predicate.constant.AsBool() ? 1 : 0;
       return kDefaultSelectivity;
-    default: return kDefaultSelectivity;
+    default:
+      return kDefaultSelectivity;
   }
 }
 
@@ -183,7 +201,8 @@ double CardinalityEstimator::EquiJoinSelectivity(const std::vector<const BoundEx
                                                  const LogicalOperator& right) const {
   std::vector<double> selectivities;
   for (size_t i = 0; i < left_keys.size(); ++i) {
-    selectivities.push_back(1.0 / std::max(DistinctValues(*left_keys[i], left), DistinctValues(*right_keys[i], right)));
+    selectivities.push_back(
+        1.0 / std::max(DistinctValues(*left_keys[i], left), DistinctValues(*right_keys[i], right)));
   }
   std::sort(selectivities.begin(), selectivities.end());
   double selectivity = 1;
@@ -208,7 +227,9 @@ double CardinalityEstimator::EstimateRows(const LogicalOperator& plan) const {
       rows = EstimateRows(*plan.children[0]) * Selectivity(*plan.As<Filter>().predicate, *plan.children[0]);
       break;
     case LogicalOperatorKind::kProject:
-    case LogicalOperatorKind::kSort: rows = EstimateRows(*plan.children[0]); break;
+    case LogicalOperatorKind::kSort:
+      rows = EstimateRows(*plan.children[0]);
+      break;
     case LogicalOperatorKind::kLimit: {
       const auto& limit = plan.As<Limit>();
       rows = std::max(EstimateRows(*plan.children[0]) - static_cast<double>(limit.offset), 1.0);
@@ -254,14 +275,21 @@ double CardinalityEstimator::EstimateRows(const LogicalOperator& plan) const {
       const double inner = left_rows * right_rows * key_selectivity * residual_selectivity;
       switch (join.join_type) {
         case JoinType::kInner:
-        case JoinType::kCross: rows = inner; break;
-        case JoinType::kLeftOuter: rows = std::max(left_rows, inner); break;
-        case JoinType::kFullOuter: rows = std::max({left_rows, right_rows, inner}); break;
+        case JoinType::kCross:
+          rows = inner;
+          break;
+        case JoinType::kLeftOuter:
+          rows = std::max(left_rows, inner);
+          break;
+        case JoinType::kFullOuter:
+          rows = std::max({left_rows, right_rows, inner});
+          break;
         case JoinType::kSemi:
         case JoinType::kAnti: {
           double matched = residual_selectivity;
           if (!left_keys.empty()) {
-            matched *= std::min(1.0, DistinctValues(*right_keys[0], right) / DistinctValues(*left_keys[0], left));
+            matched *=
+                std::min(1.0, DistinctValues(*right_keys[0], right) / DistinctValues(*left_keys[0], left));
           }
           rows = left_rows * (join.join_type == JoinType::kSemi ? matched : std::max(0.1, 1 - matched));
           break;
@@ -278,7 +306,9 @@ double CardinalityEstimator::EstimateRows(const LogicalOperator& plan) const {
                                                                    : left;
       break;
     }
-    case LogicalOperatorKind::kValues: rows = static_cast<double>(plan.As<Values>().rows.size()); break;
+    case LogicalOperatorKind::kValues:
+      rows = static_cast<double>(plan.As<Values>().rows.size());
+      break;
   }
   return std::max(rows, 1.0);
 }

@@ -1,7 +1,7 @@
 #pragma once
-// Statistics-based estimates over logical plans, used by the rules (join ordering) and, later, by the physical
-// planner (memory estimates for the resource map). Inputs are the table snapshots in the plan's TableScans: row
-// count, per-column min/max and distinct-count sketches (catalog/column_statistics.h).
+// Statistics-based estimates over logical plans, used by the rules (join ordering) and, later, by the
+// physical planner (memory estimates for the resource map). Inputs are the table snapshots in the plan's
+// TableScans: row count, per-column min/max and distinct-count sketches (catalog/column_statistics.h).
 //
 // Conventions (the usual System R-style guesses where statistics say nothing):
 //   col = constant -> 1/ndv; col <> constant -> 1 - 1/ndv; range -> interpolated between min and max for
@@ -39,7 +39,8 @@ class CardinalityEstimator {
   double DistinctValues(const BoundExpression& expression, const LogicalOperator& input) const;
 
   // Selectivity of an equi-join with these key pairs over the given inputs (keys over each side's output).
-  double EquiJoinSelectivity(const std::vector<const BoundExpression*>& left_keys, const LogicalOperator& left,
+  double EquiJoinSelectivity(const std::vector<const BoundExpression*>& left_keys,
+                             const LogicalOperator& left,
                              const std::vector<const BoundExpression*>& right_keys,
                              const LogicalOperator& right) const;
 

@@ -46,15 +46,19 @@ std::optional<Value> FoldIntegerArithmetic(ArithmeticOp op, int64_t a, int64_t b
   return Value::BigInt(result);
 }
 
-std::optional<Value> FoldDecimalArithmetic(ArithmeticOp op, const Value& a, const Value* b, Type result_type) {
+std::optional<Value> FoldDecimalArithmetic(ArithmeticOp op, const Value& a, const Value* b,
+                                           Type result_type) {
   int128 result = 0;
   const int128 x = a.AsInt128();
   switch (op) {
-    case ArithmeticOp::kNegate: result = -x; break;
+    case ArithmeticOp::kNegate:
+      result = -x;
+      break;
     case ArithmeticOp::kAdd:
     case ArithmeticOp::kSubtract:
       // Operands already have the result's type.
-      if (a.type().scale() != result_type.scale() || b->type().scale() != result_type.scale()) return std::nullopt;
+      if (a.type().scale() != result_type.scale() || b->type().scale() != result_type.scale())
+        return std::nullopt;
       if (op == ArithmeticOp::kAdd ? __builtin_add_overflow(x, b->AsInt128(), &result)
                                    : __builtin_sub_overflow(x, b->AsInt128(), &result)) {
         return std::nullopt;
@@ -64,7 +68,8 @@ std::optional<Value> FoldDecimalArithmetic(ArithmeticOp op, const Value& a, cons
       if (a.type().scale() + b->type().scale() != result_type.scale()) return std::nullopt;
       if (__builtin_mul_overflow(x, b->AsInt128(), &result)) return std::nullopt;
       break;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
   const int128 limit = MaxDecimalUnscaled(result_type.precision());
   if (result > limit || result < -limit) return std::nullopt;
@@ -88,16 +93,20 @@ std::optional<Value> FoldArithmetic(const BoundExpression& e) {
       const double x = a.AsDouble();
       const double y = b == nullptr ? 0 : b->AsDouble();
       switch (e.arithmetic) {
-        case ArithmeticOp::kAdd: return Value::Double(x + y);
-        case ArithmeticOp::kSubtract: return Value::Double(x - y);
-        case ArithmeticOp::kMultiply: return Value::Double(x * y);
+        case ArithmeticOp::kAdd:
+          return Value::Double(x + y);
+        case ArithmeticOp::kSubtract:
+          return Value::Double(x - y);
+        case ArithmeticOp::kMultiply:
+          return Value::Double(x * y);
         case ArithmeticOp::kDivide:
           if (y == 0) return std::nullopt;
           return Value::Double(x / y);
         case ArithmeticOp::kModulo:
           if (y == 0) return std::nullopt;
           return Value::Double(std::fmod(x, y));
-        case ArithmeticOp::kNegate: return Value::Double(-x);
+        case ArithmeticOp::kNegate:
+          return Value::Double(-x);
       }
       return std::nullopt;
     }
@@ -115,8 +124,9 @@ std::optional<Value> FoldArithmetic(const BoundExpression& e) {
       } else if (e.arithmetic != ArithmeticOp::kAdd) {
         return std::nullopt;
       }
-      const int64_t days = static_cast<int64_t>(AddMonthsToDate(static_cast<int32_t>(a.AsInt64()), interval.months)) +
-                           interval.days + interval.micros / kMicrosPerDay;
+      const int64_t days =
+          static_cast<int64_t>(AddMonthsToDate(static_cast<int32_t>(a.AsInt64()), interval.months)) +
+          interval.days + interval.micros / kMicrosPerDay;
       if (days < INT32_MIN || days > INT32_MAX) return std::nullopt;
       return Value::Date(static_cast<int32_t>(days));
     }
@@ -132,14 +142,19 @@ std::optional<Value> FoldArithmetic(const BoundExpression& e) {
     }
     case TypeId::kInterval: {
       const Interval x = a.AsInterval();
-      if (e.arithmetic == ArithmeticOp::kNegate) return Value::IntervalValue(Interval{-x.months, -x.days, -x.micros});
+      if (e.arithmetic == ArithmeticOp::kNegate)
+        return Value::IntervalValue(Interval{-x.months, -x.days, -x.micros});
       if (b == nullptr) return std::nullopt;
       const Interval y = b->AsInterval();
-      const int sign = e.arithmetic == ArithmeticOp::kAdd ? 1 : e.arithmetic == ArithmeticOp::kSubtract ? -1 : 0;
+      const int sign = e.arithmetic == ArithmeticOp::kAdd        ? 1
+                       : e.arithmetic == ArithmeticOp::kSubtract ? -1
+                                                                 : 0;
       if (sign == 0) return std::nullopt;
-      return Value::IntervalValue(Interval{x.months + sign * y.months, x.days + sign * y.days, x.micros + sign * y.micros});
+      return Value::IntervalValue(
+          Interval{x.months + sign * y.months, x.days + sign * y.days, x.micros + sign * y.micros});
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -150,12 +165,18 @@ std::optional<Value> FoldComparison(const BoundExpression& e) {
   if (!(a.type() == b.type())) return std::nullopt;
   const int c = a.Compare(b);
   switch (e.comparison) {
-    case ComparisonOp::kEqual: return Value::Boolean(c == 0);
-    case ComparisonOp::kNotEqual: return Value::Boolean(c != 0);
-    case ComparisonOp::kLess: return Value::Boolean(c < 0);
-    case ComparisonOp::kLessEqual: return Value::Boolean(c <= 0);
-    case ComparisonOp::kGreater: return Value::Boolean(c > 0);
-    case ComparisonOp::kGreaterEqual: return Value::Boolean(c >= 0);
+    case ComparisonOp::kEqual:
+      return Value::Boolean(c == 0);
+    case ComparisonOp::kNotEqual:
+      return Value::Boolean(c != 0);
+    case ComparisonOp::kLess:
+      return Value::Boolean(c < 0);
+    case ComparisonOp::kLessEqual:
+      return Value::Boolean(c <= 0);
+    case ComparisonOp::kGreater:
+      return Value::Boolean(c > 0);
+    case ComparisonOp::kGreaterEqual:
+      return Value::Boolean(c >= 0);
   }
   return std::nullopt;
 }
@@ -190,8 +211,12 @@ ExpressionPtr FoldConstant(ExpressionPtr e) {
       if (cast.ok()) folded = *std::move(cast);
       break;
     }
-    case ExpressionKind::kArithmetic: folded = FoldArithmetic(*e); break;
-    case ExpressionKind::kComparison: folded = FoldComparison(*e); break;
+    case ExpressionKind::kArithmetic:
+      folded = FoldArithmetic(*e);
+      break;
+    case ExpressionKind::kComparison:
+      folded = FoldComparison(*e);
+      break;
     case ExpressionKind::kNot: {
       const Value& a = e->children[0]->constant;
       folded = a.is_null() ? Value::Null(Type::Boolean()) : Value::Boolean(!a.AsBool());
@@ -200,7 +225,8 @@ ExpressionPtr FoldConstant(ExpressionPtr e) {
     case ExpressionKind::kIsNull:
       folded = Value::Boolean(e->children[0]->constant.is_null() != e->negated);
       break;
-    default: break;
+    default:
+      break;
   }
   if (!folded.has_value()) return e;
   if (folded->is_null()) folded = Value::Null(e->result_type);

@@ -32,7 +32,8 @@ bool ExpressionsEqual(const BoundExpression& a, const BoundExpression& b) {
     case ExpressionKind::kCase:
       if (a.has_else != b.has_else) return false;
       break;
-    default: break;
+    default:
+      break;
   }
   for (size_t i = 0; i < a.children.size(); ++i) {
     if (!ExpressionsEqual(*a.children[i], *b.children[i])) return false;
@@ -72,7 +73,8 @@ int MaxColumnIndex(const BoundExpression& expression) {
 }
 
 void RemapColumns(BoundExpression* expression, const std::function<int(int)>& mapping) {
-  if (expression->kind == ExpressionKind::kColumn) expression->column_index = mapping(expression->column_index);
+  if (expression->kind == ExpressionKind::kColumn)
+    expression->column_index = mapping(expression->column_index);
   for (auto& child : expression->children) RemapColumns(child.get(), mapping);
 }
 
@@ -98,7 +100,8 @@ ExpressionPtr SubstituteColumns(const BoundExpression& expression,
   copy->function = expression.function;
   copy->negated = expression.negated;
   copy->has_else = expression.has_else;
-  for (const auto& child : expression.children) copy->children.push_back(SubstituteColumns(*child, replacements));
+  for (const auto& child : expression.children)
+    copy->children.push_back(SubstituteColumns(*child, replacements));
   return copy;
 }
 
@@ -158,8 +161,10 @@ bool IsNullable(const BoundExpression& e, const std::vector<OutputColumn>& input
     case ExpressionKind::kColumn:
       return e.column_index < 0 || e.column_index >= static_cast<int>(input.size()) ||
              input[e.column_index].nullable;
-    case ExpressionKind::kConstant: return e.constant.is_null();
-    case ExpressionKind::kIsNull: return false;
+    case ExpressionKind::kConstant:
+      return e.constant.is_null();
+    case ExpressionKind::kIsNull:
+      return false;
     case ExpressionKind::kCase: {
       if (!e.has_else) return true;
       const size_t pairs = (e.children.size() - 1) / 2;
@@ -177,7 +182,8 @@ bool IsNullable(const BoundExpression& e, const std::vector<OutputColumn>& input
         return true;
       }
       return any_child(0);
-    default: return any_child(0);
+    default:
+      return any_child(0);
   }
 }
 

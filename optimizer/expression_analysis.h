@@ -28,7 +28,8 @@ void RemapColumns(BoundExpression* expression, const std::function<int(int)>& ma
 // Adds `delta` to every column index in place.
 void ShiftColumns(BoundExpression* expression, int delta);
 // A copy of `expression` in which column i is replaced by a copy of *replacements[i].
-ExpressionPtr SubstituteColumns(const BoundExpression& expression, const std::vector<const BoundExpression*>& replacements);
+ExpressionPtr SubstituteColumns(const BoundExpression& expression,
+                                const std::vector<const BoundExpression*>& replacements);
 
 // Splits nested ANDs into their terms (a NULL pointer yields nothing).
 std::vector<ExpressionPtr> SplitConjuncts(ExpressionPtr expression);

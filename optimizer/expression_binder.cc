@@ -54,9 +54,9 @@ std::optional<ArithmeticOp> ArithmeticFromName(const std::string& op) {
 }
 
 const std::vector<std::string>& KnownFunctions() {
-  static const auto* names = new std::vector<std::string>{
-      "count", "sum", "avg", "min", "max", "coalesce", "nullif", "abs", "upper", "lower", "length",
-      "char_length", "substring", "substr"};
+  static const auto* names =
+      new std::vector<std::string>{"count", "sum",   "avg",   "min",    "max",         "coalesce",  "nullif",
+                                   "abs",   "upper", "lower", "length", "char_length", "substring", "substr"};
   return *names;
 }
 
@@ -96,7 +96,7 @@ bool QueryBinder::ContainsSubquery(const ParsedExpr& expr) {
   return false;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------
 // Coercion
 
 absl::StatusOr<ExpressionPtr> QueryBinder::Coerce(ExpressionPtr expression, Type target,
@@ -105,16 +105,19 @@ absl::StatusOr<ExpressionPtr> QueryBinder::Coerce(ExpressionPtr expression, Type
   if (expression->kind == ExpressionKind::kConstant) {
     if (expression->constant.is_null()) return MakeConstant(Value::Null(target));
     if (!CanCast(expression->result_type, target)) {
-      return ErrorAt(absl::StatusCode::kInvalidArgument, position,
-                     absl::StrCat("cannot cast ", expression->result_type.ToString(), " to ", target.ToString()));
+      return ErrorAt(
+          absl::StatusCode::kInvalidArgument, position,
+          absl::StrCat("cannot cast ", expression->result_type.ToString(), " to ", target.ToString()));
     }
     absl::StatusOr<Value> cast = expression->constant.CastTo(target);
-    if (!cast.ok()) return ErrorAt(absl::StatusCode::kInvalidArgument, position, std::string(cast.status().message()));
+    if (!cast.ok())
+      return ErrorAt(absl::StatusCode::kInvalidArgument, position, std::string(cast.status().message()));
     return MakeConstant(*std::move(cast));
   }
   if (!CanCast(expression->result_type, target)) {
-    return ErrorAt(absl::StatusCode::kInvalidArgument, position,
-                   absl::StrCat("cannot cast ", expression->result_type.ToString(), " to ", target.ToString()));
+    return ErrorAt(
+        absl::StatusCode::kInvalidArgument, position,
+        absl::StrCat("cannot cast ", expression->result_type.ToString(), " to ", target.ToString()));
   }
   return MakeCast(std::move(expression), target);
 }
@@ -129,7 +132,8 @@ absl::Status QueryBinder::CoerceComparison(ExpressionPtr* left, ExpressionPtr* r
       TESSERA_ASSIGN_OR_RETURN(constant, Coerce(std::move(constant), other->result_type, where.position));
     }
   }
-  // A string literal compared with a string column takes the column's type when it fits (no cast on the column).
+  // A string literal compared with a string column takes the column's type when it fits (no cast on the
+  // column).
   if ((*left)->result_type.IsString() && (*right)->result_type.IsString() &&
       !((*left)->result_type == (*right)->result_type)) {
     for (int side = 0; side < 2; ++side) {
@@ -144,8 +148,8 @@ absl::Status QueryBinder::CoerceComparison(ExpressionPtr* left, ExpressionPtr* r
   std::optional<Type> common = CommonType((*left)->result_type, (*right)->result_type);
   if (!common.has_value()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, where.position,
-                   absl::StrCat(std::string(what), ": cannot compare ", (*left)->result_type.ToString(), " with ",
-                                (*right)->result_type.ToString()));
+                   absl::StrCat(std::string(what), ": cannot compare ", (*left)->result_type.ToString(),
+                                " with ", (*right)->result_type.ToString()));
   }
   TESSERA_ASSIGN_OR_RETURN(*left, Coerce(std::move(*left), *common, where.position));
   TESSERA_ASSIGN_OR_RETURN(*right, Coerce(std::move(*right), *common, where.position));
@@ -166,8 +170,8 @@ absl::Status QueryBinder::UnifyTypes(std::vector<ExpressionPtr>* expressions,
     std::optional<Type> common = CommonType(*target, e.result_type);
     if (!common.has_value()) {
       return ErrorAt(absl::StatusCode::kInvalidArgument, sources[i]->position,
-                     absl::StrCat(std::string(what), " types ", target->ToString(), " and ", e.result_type.ToString(),
-                                  " cannot be matched"));
+                     absl::StrCat(std::string(what), " types ", target->ToString(), " and ",
+                                  e.result_type.ToString(), " cannot be matched"));
     }
     target = common;
   }
@@ -183,12 +187,13 @@ absl::Status QueryBinder::UnifyTypes(std::vector<ExpressionPtr>* expressions,
   }
   if (!target.has_value()) target = Type::Varchar();  // all NULL
   for (size_t i = 0; i < expressions->size(); ++i) {
-    TESSERA_ASSIGN_OR_RETURN((*expressions)[i], Coerce(std::move((*expressions)[i]), *target, sources[i]->position));
+    TESSERA_ASSIGN_OR_RETURN((*expressions)[i],
+                             Coerce(std::move((*expressions)[i]), *target, sources[i]->position));
   }
   return absl::OkStatus();
 }
 
-// ---------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------
 // Dispatch
 
 absl::StatusOr<ExpressionPtr> QueryBinder::BindBoolean(const ParsedExpr& expr, ExpressionContext& context) {
@@ -202,7 +207,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBoolean(const ParsedExpr& expr, E
   return bound;
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindExpression(const ParsedExpr& expr, ExpressionContext& context) {
+absl::StatusOr<ExpressionPtr> QueryBinder::BindExpression(const ParsedExpr& expr,
+                                                          ExpressionContext& context) {
   if (context.aggregates != nullptr) {
     bool handled = false;
     absl::StatusOr<ExpressionPtr> result = BindAggregateMode(expr, context, &handled);
@@ -211,23 +217,32 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindExpression(const ParsedExpr& expr
   const bool conjunct_root = context.conjunct_root;
   context.conjunct_root = false;
   switch (expr.kind) {
-    case ExprKind::kLiteral: return BindLiteral(expr);
-    case ExprKind::kColumnRef: return BindColumnRef(expr, context);
+    case ExprKind::kLiteral:
+      return BindLiteral(expr);
+    case ExprKind::kColumnRef:
+      return BindColumnRef(expr, context);
     case ExprKind::kStar:
       return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position, "'*' is not allowed here");
-    case ExprKind::kUnary: return BindUnary(expr, context);
+    case ExprKind::kUnary:
+      return BindUnary(expr, context);
     case ExprKind::kBinary: {
       context.conjunct_root = conjunct_root;
       absl::StatusOr<ExpressionPtr> result = BindBinary(expr, context);
       context.conjunct_root = false;
       return result;
     }
-    case ExprKind::kFunctionCall: return BindFunction(expr, context);
-    case ExprKind::kCase: return BindCase(expr, context);
-    case ExprKind::kCast: return BindCast(expr, context);
-    case ExprKind::kBetween: return BindBetween(expr, context);
-    case ExprKind::kInList: return BindInList(expr, context);
-    case ExprKind::kLike: return BindLike(expr, context);
+    case ExprKind::kFunctionCall:
+      return BindFunction(expr, context);
+    case ExprKind::kCase:
+      return BindCase(expr, context);
+    case ExprKind::kCast:
+      return BindCast(expr, context);
+    case ExprKind::kBetween:
+      return BindBetween(expr, context);
+    case ExprKind::kInList:
+      return BindInList(expr, context);
+    case ExprKind::kLike:
+      return BindLike(expr, context);
     case ExprKind::kIsNull: {
       TESSERA_ASSIGN_OR_RETURN(ExpressionPtr operand, BindExpression(*expr.children[0], context));
       ExpressionPtr node = MakeNode(ExpressionKind::kIsNull, Type::Boolean());
@@ -235,17 +250,21 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindExpression(const ParsedExpr& expr
       node->children.push_back(std::move(operand));
       return FoldConstant(std::move(node));
     }
-    case ExprKind::kExtract: return BindExtract(expr, context);
-    case ExprKind::kSubstring: return BindSubstring(expr, context);
-    case ExprKind::kScalarSubquery: return BindScalarSubquery(expr, context, /*null_rejecting=*/false);
+    case ExprKind::kExtract:
+      return BindExtract(expr, context);
+    case ExprKind::kSubstring:
+      return BindSubstring(expr, context);
+    case ExprKind::kScalarSubquery:
+      return BindScalarSubquery(expr, context, /*null_rejecting=*/false);
     case ExprKind::kExists:
-    case ExprKind::kInSubquery: return BindSubqueryMark(expr, context);
+    case ExprKind::kInSubquery:
+      return BindSubqueryMark(expr, context);
   }
   return ErrorAt(absl::StatusCode::kInternal, expr.position, "unknown expression kind");
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& expr, ExpressionContext& context,
-                                                             bool* handled) {
+absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& expr,
+                                                             ExpressionContext& context, bool* handled) {
   AggregateBinding& aggregation = *context.aggregates;
   const int group_count = static_cast<int>(aggregation.group_keys.size());
   if (expr.kind == ExprKind::kFunctionCall && IsAggregateName(expr.name)) {
@@ -291,25 +310,29 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindColumnRef(const ParsedExpr& expr,
     const ScopeColumn& column = context.scope->parent()->columns()[resolved->index];
     return MakeColumn(kOuterColumnBase + resolved->index, column.type);
   }
-  return ErrorAt(absl::StatusCode::kUnimplemented, expr.position,
-                 absl::StrCat("correlated reference to '", expr.qualifier.empty() ? "" : expr.qualifier + ".",
-                              expr.name,
-                              "' is not supported here: only the WHERE clause of an EXISTS, IN or aggregate "
-                              "scalar subquery may refer to the immediately enclosing query"));
+  return ErrorAt(
+      absl::StatusCode::kUnimplemented, expr.position,
+      absl::StrCat("correlated reference to '", expr.qualifier.empty() ? "" : expr.qualifier + ".", expr.name,
+                   "' is not supported here: only the WHERE clause of an EXISTS, IN or aggregate "
+                   "scalar subquery may refer to the immediately enclosing query"));
 }
 
 absl::StatusOr<ExpressionPtr> QueryBinder::BindLiteral(const ParsedExpr& expr) {
   const std::string& text = expr.literal_text;
   auto invalid = [&](std::string_view what) {
-    return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position, absl::StrCat("invalid ", std::string(what), " literal '", text, "'"));
+    return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
+                   absl::StrCat("invalid ", std::string(what), " literal '", text, "'"));
   };
   switch (expr.literal_kind) {
-    case LiteralKind::kNull: return MakeConstant(Value::Null());
-    case LiteralKind::kBoolean: return MakeConstant(Value::Boolean(absl::AsciiStrToUpper(text) == "TRUE"));
+    case LiteralKind::kNull:
+      return MakeConstant(Value::Null());
+    case LiteralKind::kBoolean:
+      return MakeConstant(Value::Boolean(absl::AsciiStrToUpper(text) == "TRUE"));
     case LiteralKind::kInteger: {
       int64_t value = 0;
       if (ParseInt64(text, &value)) {
-        if (value >= INT32_MIN && value <= INT32_MAX) return MakeConstant(Value::Integer(static_cast<int32_t>(value)));
+        if (value >= INT32_MIN && value <= INT32_MAX)
+          return MakeConstant(Value::Integer(static_cast<int32_t>(value)));
         return MakeConstant(Value::BigInt(value));
       }
       int128 wide = 0;
@@ -339,7 +362,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindLiteral(const ParsedExpr& expr) {
       if (!ParseDecimal(text, precision, scale, &unscaled)) return invalid("numeric");
       return MakeConstant(Value::Decimal(unscaled, Type::Decimal(precision, scale)));
     }
-    case LiteralKind::kString: return MakeConstant(Value::String(text, Type::Varchar()));
+    case LiteralKind::kString:
+      return MakeConstant(Value::String(text, Type::Varchar()));
     case LiteralKind::kDate: {
       int32_t days = 0;
       if (!ParseDate(text, &days)) return invalid("DATE");
@@ -364,8 +388,9 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindUnary(const ParsedExpr& expr, Exp
     TESSERA_ASSIGN_OR_RETURN(ExpressionPtr operand, BindExpression(*expr.children[0], context));
     if (IsNullType(*operand)) operand = MakeConstant(Value::Null(Type::Boolean()));
     if (operand->result_type.id() != TypeId::kBoolean) {
-      return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                     absl::StrCat("argument of NOT must be type BOOLEAN, not type ", operand->result_type.ToString()));
+      return ErrorAt(
+          absl::StatusCode::kInvalidArgument, expr.position,
+          absl::StrCat("argument of NOT must be type BOOLEAN, not type ", operand->result_type.ToString()));
     }
     ExpressionPtr node = MakeNode(ExpressionKind::kNot, Type::Boolean());
     node->children.push_back(std::move(operand));
@@ -398,7 +423,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBinary(const ParsedExpr& expr, Ex
       }
       terms.push_back(std::move(term));
     }
-    ExpressionPtr combined = op == "AND" ? CombineConjuncts(std::move(terms)) : CombineDisjuncts(std::move(terms));
+    ExpressionPtr combined =
+        op == "AND" ? CombineConjuncts(std::move(terms)) : CombineDisjuncts(std::move(terms));
     return FoldConstant(std::move(combined));
   }
   if (std::optional<ComparisonOp> comparison = ComparisonFromName(op); comparison.has_value()) {
@@ -425,8 +451,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBinary(const ParsedExpr& expr, Ex
   return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position, absl::StrCat("unknown operator ", op));
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindArithmetic(const ParsedExpr& expr, ArithmeticOp op, ExpressionPtr left,
-                                                          ExpressionPtr right) {
+absl::StatusOr<ExpressionPtr> QueryBinder::BindArithmetic(const ParsedExpr& expr, ArithmeticOp op,
+                                                          ExpressionPtr left, ExpressionPtr right) {
   // Untyped operands take the other side's type: NULL, and string literals next to numbers or dates.
   for (int side = 0; side < 2; ++side) {
     ExpressionPtr& operand = side == 0 ? left : right;
@@ -441,17 +467,19 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindArithmetic(const ParsedExpr& expr
   }
   if (IsNullType(*left) && IsNullType(*right)) return MakeConstant(Value::Null(Type::Integer()));
   // DATE +- integer constant: that many days.
-  if ((op == ArithmeticOp::kAdd || op == ArithmeticOp::kSubtract) && left->result_type.id() == TypeId::kDate &&
-      right->kind == ExpressionKind::kConstant &&
+  if ((op == ArithmeticOp::kAdd || op == ArithmeticOp::kSubtract) &&
+      left->result_type.id() == TypeId::kDate && right->kind == ExpressionKind::kConstant &&
       (right->result_type.id() == TypeId::kInteger || right->result_type.id() == TypeId::kBigInt) &&
-      !right->constant.is_null() && right->constant.AsInt64() >= INT32_MIN && right->constant.AsInt64() <= INT32_MAX) {
-    right = MakeConstant(Value::IntervalValue(Interval{0, static_cast<int32_t>(right->constant.AsInt64()), 0}));
+      !right->constant.is_null() && right->constant.AsInt64() >= INT32_MIN &&
+      right->constant.AsInt64() <= INT32_MAX) {
+    right =
+        MakeConstant(Value::IntervalValue(Interval{0, static_cast<int32_t>(right->constant.AsInt64()), 0}));
   }
   std::optional<ArithmeticTyping> typing = TypeArithmetic(op, left->result_type, right->result_type);
   if (!typing.has_value()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   absl::StrCat("operator ", expr.name, " cannot be applied to ", left->result_type.ToString(),
-                                " and ", right->result_type.ToString()));
+                   absl::StrCat("operator ", expr.name, " cannot be applied to ",
+                                left->result_type.ToString(), " and ", right->result_type.ToString()));
   }
   if (typing->swap_operands) std::swap(left, right);
   TESSERA_ASSIGN_OR_RETURN(left, Coerce(std::move(left), typing->left, expr.position));
@@ -459,10 +487,11 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindArithmetic(const ParsedExpr& expr
   return FoldConstant(MakeArithmetic(op, std::move(left), std::move(right), typing->result));
 }
 
-// ---------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------
 // Functions
 
-absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& call, ExpressionContext& context) {
+absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& call,
+                                                             ExpressionContext& context) {
   AggregateCall result;
   result.distinct = call.distinct;
   result.name = parser::ToString(call);
@@ -490,10 +519,11 @@ absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& c
   std::optional<Type> type = AggregateResultType(result.function, argument->result_type, &argument_type);
   if (!type.has_value()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, call.position,
-                   absl::StrCat("function ", absl::AsciiStrToLower(name), "(", argument->result_type.ToString(),
-                                ") does not exist"));
+                   absl::StrCat("function ", absl::AsciiStrToLower(name), "(",
+                                argument->result_type.ToString(), ") does not exist"));
   }
-  TESSERA_ASSIGN_OR_RETURN(result.argument, Coerce(std::move(argument), argument_type, call.children[0]->position));
+  TESSERA_ASSIGN_OR_RETURN(result.argument,
+                           Coerce(std::move(argument), argument_type, call.children[0]->position));
   result.result_type = *type;
   return result;
 }
@@ -503,7 +533,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
   const std::string lower = absl::AsciiStrToLower(name);
   if (IsAggregateName(name)) {
     if (context.clause == "aggregate function arguments") {
-      return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position, "aggregate function calls cannot be nested");
+      return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
+                     "aggregate function calls cannot be nested");
     }
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                    absl::StrCat("aggregate functions are not allowed in ", context.clause));
@@ -512,7 +543,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                    absl::StrCat("DISTINCT specified, but ", lower, " is not an aggregate function"));
   }
-  const bool known = std::find(KnownFunctions().begin(), KnownFunctions().end(), lower) != KnownFunctions().end();
+  const bool known =
+      std::find(KnownFunctions().begin(), KnownFunctions().end(), lower) != KnownFunctions().end();
   if (!known) {
     const std::string hint = ClosestName(lower, KnownFunctions());
     return ErrorAt(absl::StatusCode::kNotFound, expr.position,
@@ -529,8 +561,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
   }
   auto arity_error = [&](std::string_view expected) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   absl::StrCat("function ", lower, " expects ", std::string(expected), " argument", expected == "1" ? "" : "s",
-                                ", got ", arguments.size()));
+                   absl::StrCat("function ", lower, " expects ", std::string(expected), " argument",
+                                expected == "1" ? "" : "s", ", got ", arguments.size()));
   };
   auto type_error = [&]() {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
@@ -582,10 +614,12 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubstring(const ParsedExpr& expr,
     } else {
       const TypeId id = argument->result_type.id();
       if (id != TypeId::kInteger && id != TypeId::kBigInt && id != TypeId::kNull) {
-        return ErrorAt(absl::StatusCode::kInvalidArgument, expr.children[i]->position,
-                       absl::StrCat("substring positions must be integers, not ", argument->result_type.ToString()));
+        return ErrorAt(
+            absl::StatusCode::kInvalidArgument, expr.children[i]->position,
+            absl::StrCat("substring positions must be integers, not ", argument->result_type.ToString()));
       }
-      TESSERA_ASSIGN_OR_RETURN(argument, Coerce(std::move(argument), Type::Integer(), expr.children[i]->position));
+      TESSERA_ASSIGN_OR_RETURN(argument,
+                               Coerce(std::move(argument), Type::Integer(), expr.children[i]->position));
     }
     node->children.push_back(std::move(argument));
   }
@@ -602,7 +636,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindExtract(const ParsedExpr& expr, E
     function = FunctionId::kExtractDay;
   } else {
     return ErrorAt(absl::StatusCode::kUnimplemented, expr.position,
-                   absl::StrCat("EXTRACT(", expr.name, " FROM ...) is not supported; supported fields: YEAR, MONTH, DAY"));
+                   absl::StrCat("EXTRACT(", expr.name,
+                                " FROM ...) is not supported; supported fields: YEAR, MONTH, DAY"));
   }
   TESSERA_ASSIGN_OR_RETURN(ExpressionPtr source, BindExpression(*expr.children[0], context));
   if (IsStringConstant(*source)) {
@@ -621,7 +656,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindExtract(const ParsedExpr& expr, E
   return node;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
+// ----------------------------------------------------------------------------------------------------
 // Conditional and predicate forms
 
 absl::StatusOr<ExpressionPtr> QueryBinder::BindCase(const ParsedExpr& expr, ExpressionContext& context) {
@@ -691,10 +726,12 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBetween(const ParsedExpr& expr, E
   }
   TESSERA_RETURN_IF_ERROR(UnifyTypes(&operands, sources, "BETWEEN"));
   // x BETWEEN a AND b  ->  x >= a AND x <= b;   NOT BETWEEN  ->  x < a OR x > b
-  ExpressionPtr low = FoldConstant(MakeComparison(expr.negated ? ComparisonOp::kLess : ComparisonOp::kGreaterEqual,
-                                                  operands[0]->Clone(), std::move(operands[1])));
-  ExpressionPtr high = FoldConstant(MakeComparison(expr.negated ? ComparisonOp::kGreater : ComparisonOp::kLessEqual,
-                                                   std::move(operands[0]), std::move(operands[2])));
+  ExpressionPtr low =
+      FoldConstant(MakeComparison(expr.negated ? ComparisonOp::kLess : ComparisonOp::kGreaterEqual,
+                                  operands[0]->Clone(), std::move(operands[1])));
+  ExpressionPtr high =
+      FoldConstant(MakeComparison(expr.negated ? ComparisonOp::kGreater : ComparisonOp::kLessEqual,
+                                  std::move(operands[0]), std::move(operands[2])));
   std::vector<ExpressionPtr> terms;
   terms.push_back(std::move(low));
   terms.push_back(std::move(high));

@@ -9,40 +9,62 @@ namespace {
 
 std::string ComparisonSymbol(ComparisonOp op) {
   switch (op) {
-    case ComparisonOp::kEqual: return "=";
-    case ComparisonOp::kNotEqual: return "<>";
-    case ComparisonOp::kLess: return "<";
-    case ComparisonOp::kLessEqual: return "<=";
-    case ComparisonOp::kGreater: return ">";
-    case ComparisonOp::kGreaterEqual: return ">=";
+    case ComparisonOp::kEqual:
+      return "=";
+    case ComparisonOp::kNotEqual:
+      return "<>";
+    case ComparisonOp::kLess:
+      return "<";
+    case ComparisonOp::kLessEqual:
+      return "<=";
+    case ComparisonOp::kGreater:
+      return ">";
+    case ComparisonOp::kGreaterEqual:
+      return ">=";
   }
   return "?";
 }
 
 std::string ArithmeticSymbol(ArithmeticOp op) {
   switch (op) {
-    case ArithmeticOp::kAdd: return "+";
-    case ArithmeticOp::kSubtract: return "-";
-    case ArithmeticOp::kMultiply: return "*";
-    case ArithmeticOp::kDivide: return "/";
-    case ArithmeticOp::kModulo: return "%";
-    case ArithmeticOp::kNegate: return "-";
+    case ArithmeticOp::kAdd:
+      return "+";
+    case ArithmeticOp::kSubtract:
+      return "-";
+    case ArithmeticOp::kMultiply:
+      return "*";
+    case ArithmeticOp::kDivide:
+      return "/";
+    case ArithmeticOp::kModulo:
+      return "%";
+    case ArithmeticOp::kNegate:
+      return "-";
   }
   return "?";
 }
 
 std::string FunctionName(FunctionId function) {
   switch (function) {
-    case FunctionId::kExtractYear: return "extract_year";
-    case FunctionId::kExtractMonth: return "extract_month";
-    case FunctionId::kExtractDay: return "extract_day";
-    case FunctionId::kSubstring: return "substring";
-    case FunctionId::kCoalesce: return "coalesce";
-    case FunctionId::kNullIf: return "nullif";
-    case FunctionId::kAbs: return "abs";
-    case FunctionId::kUpper: return "upper";
-    case FunctionId::kLower: return "lower";
-    case FunctionId::kLength: return "length";
+    case FunctionId::kExtractYear:
+      return "extract_year";
+    case FunctionId::kExtractMonth:
+      return "extract_month";
+    case FunctionId::kExtractDay:
+      return "extract_day";
+    case FunctionId::kSubstring:
+      return "substring";
+    case FunctionId::kCoalesce:
+      return "coalesce";
+    case FunctionId::kNullIf:
+      return "nullif";
+    case FunctionId::kAbs:
+      return "abs";
+    case FunctionId::kUpper:
+      return "upper";
+    case FunctionId::kLower:
+      return "lower";
+    case FunctionId::kLength:
+      return "length";
   }
   return "function";
 }
@@ -69,21 +91,27 @@ std::string JoinChildren(const BoundExpression& e, const std::vector<std::string
 std::string Format(const BoundExpression& e, const std::vector<std::string>& names) {
   switch (e.kind) {
     case ExpressionKind::kColumn:
-      if (e.column_index >= 0 && e.column_index < static_cast<int>(names.size())) return names[e.column_index];
+      if (e.column_index >= 0 && e.column_index < static_cast<int>(names.size()))
+        return names[e.column_index];
       return absl::StrCat("#", e.column_index);
-    case ExpressionKind::kConstant: return FormatConstant(e.constant);
+    case ExpressionKind::kConstant:
+      return FormatConstant(e.constant);
     case ExpressionKind::kCast:
       return absl::StrCat("CAST(", Format(*e.children[0], names), " AS ", e.result_type.ToString(), ")");
     case ExpressionKind::kArithmetic:
-      if (e.arithmetic == ArithmeticOp::kNegate) return absl::StrCat("(- ", Format(*e.children[0], names), ")");
+      if (e.arithmetic == ArithmeticOp::kNegate)
+        return absl::StrCat("(- ", Format(*e.children[0], names), ")");
       return absl::StrCat("(", Format(*e.children[0], names), " ", ArithmeticSymbol(e.arithmetic), " ",
                           Format(*e.children[1], names), ")");
     case ExpressionKind::kComparison:
       return absl::StrCat("(", Format(*e.children[0], names), " ", ComparisonSymbol(e.comparison), " ",
                           Format(*e.children[1], names), ")");
-    case ExpressionKind::kAnd: return absl::StrCat("(", JoinChildren(e, names, 0, " AND "), ")");
-    case ExpressionKind::kOr: return absl::StrCat("(", JoinChildren(e, names, 0, " OR "), ")");
-    case ExpressionKind::kNot: return absl::StrCat("(NOT ", Format(*e.children[0], names), ")");
+    case ExpressionKind::kAnd:
+      return absl::StrCat("(", JoinChildren(e, names, 0, " AND "), ")");
+    case ExpressionKind::kOr:
+      return absl::StrCat("(", JoinChildren(e, names, 0, " OR "), ")");
+    case ExpressionKind::kNot:
+      return absl::StrCat("(NOT ", Format(*e.children[0], names), ")");
     case ExpressionKind::kIsNull:
       return absl::StrCat("(", Format(*e.children[0], names), e.negated ? " IS NOT NULL)" : " IS NULL)");
     case ExpressionKind::kLike:
@@ -114,12 +142,18 @@ std::string FormatConstant(const Value& value) {
   if (value.is_null()) return "NULL";
   switch (value.type().id()) {
     case TypeId::kChar:
-    case TypeId::kVarchar: return QuoteString(value.AsString());
-    case TypeId::kDate: return absl::StrCat("DATE '", value.ToString(), "'");
-    case TypeId::kTimestamp: return absl::StrCat("TIMESTAMP '", value.ToString(), "'");
-    case TypeId::kInterval: return absl::StrCat("INTERVAL '", value.ToString(), "'");
-    case TypeId::kBoolean: return value.AsBool() ? "TRUE" : "FALSE";
-    default: return value.ToString();
+    case TypeId::kVarchar:
+      return QuoteString(value.AsString());
+    case TypeId::kDate:
+      return absl::StrCat("DATE '", value.ToString(), "'");
+    case TypeId::kTimestamp:
+      return absl::StrCat("TIMESTAMP '", value.ToString(), "'");
+    case TypeId::kInterval:
+      return absl::StrCat("INTERVAL '", value.ToString(), "'");
+    case TypeId::kBoolean:
+      return value.AsBool() ? "TRUE" : "FALSE";
+    default:
+      return value.ToString();
   }
 }
 
@@ -138,7 +172,8 @@ std::vector<std::string> DisplayNames(const std::vector<OutputColumn>& input) {
   return names;
 }
 
-std::string FormatExpression(const BoundExpression& expression, const std::vector<std::string>& column_names) {
+std::string FormatExpression(const BoundExpression& expression,
+                             const std::vector<std::string>& column_names) {
   return Format(expression, column_names);
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // SQL-like rendering of bound expressions for EXPLAIN and plan-shape tests, e.g.
 //   sum((l_extendedprice * (1 - l_discount)))   (l_shipdate <= DATE '1998-09-02')   p_type LIKE '%BRASS'
-// Column references print as the input column's name, qualified by its relation ("n1.n_name") when the name is
-// not unique in the input, and as "#i" when the index is outside the input. Implicit casts print as
-// CAST(x AS TYPE). The format is owned here (not by BoundExpression::ToString) so that EXPLAIN output is stable.
+// Column references print as the input column's name, qualified by its relation ("n1.n_name") when the name
+// is not unique in the input, and as "#i" when the index is outside the input. Implicit casts print as CAST(x
+// AS TYPE). The format is owned here (not by BoundExpression::ToString) so that EXPLAIN output is stable.
 // Pure functions; thread-safe.
 
 #include <string>

@@ -29,8 +29,8 @@ int FindUsingColumn(const Scope& scope, const std::string& name) {
 
 }  // namespace
 
-absl::StatusOr<BoundRelation> QueryBinder::BindFrom(const std::vector<std::unique_ptr<parser::TableRef>>& from,
-                                                    const Scope* outer, Scope* scope) {
+absl::StatusOr<BoundRelation> QueryBinder::BindFrom(
+    const std::vector<std::unique_ptr<parser::TableRef>>& from, const Scope* outer, Scope* scope) {
   BoundRelation result;
   if (from.empty()) {
     // SELECT without FROM reads one row with no columns.
@@ -61,7 +61,8 @@ absl::StatusOr<BoundRelation> QueryBinder::BindFrom(const std::vector<std::uniqu
 absl::StatusOr<BoundRelation> QueryBinder::BindTableRef(const parser::TableRef& ref, const Scope* outer,
                                                         Scope* scope) {
   switch (ref.kind) {
-    case parser::TableRefKind::kBaseTable: return BindNamedRelation(ref, outer, scope);
+    case parser::TableRefKind::kBaseTable:
+      return BindNamedRelation(ref, outer, scope);
     case parser::TableRefKind::kSubquery: {
       TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, BindStatement(*ref.subquery, outer));
       TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, ref.alias, ref.column_aliases, &relation, scope));
@@ -89,8 +90,8 @@ absl::Status QueryBinder::ScopeForRelation(const parser::TableRef& ref, const st
                    absl::StrCat("table '", alias.empty() ? ref.name : alias, "' has ", output.size(),
                                 " columns available but ", column_aliases.size(), " columns specified"));
   }
-  std::vector<std::string> names = relation->names.size() == output.size() ? relation->names
-                                                                           : relation->plan->OutputNames();
+  std::vector<std::string> names =
+      relation->names.size() == output.size() ? relation->names : relation->plan->OutputNames();
   for (size_t i = 0; i < column_aliases.size(); ++i) names[i] = column_aliases[i];
   bool rename = false;
   for (size_t i = 0; i < output.size(); ++i) {
@@ -125,12 +126,13 @@ absl::StatusOr<BoundRelation> QueryBinder::BindNamedRelation(const parser::Table
     if (!bound.ok()) return bound.status();
     BoundRelation relation = *std::move(bound);
     if (entry.cte->column_names.size() > relation.names.size()) {
-      return ErrorAt(absl::StatusCode::kInvalidArgument, entry.cte->position,
-                     absl::StrCat("WITH query '", entry.cte->name, "' has ", relation.names.size(),
-                                  " columns available but ", entry.cte->column_names.size(),
-                                  " columns specified"));
+      return ErrorAt(
+          absl::StatusCode::kInvalidArgument, entry.cte->position,
+          absl::StrCat("WITH query '", entry.cte->name, "' has ", relation.names.size(),
+                       " columns available but ", entry.cte->column_names.size(), " columns specified"));
     }
-    for (size_t i = 0; i < entry.cte->column_names.size(); ++i) relation.names[i] = entry.cte->column_names[i];
+    for (size_t i = 0; i < entry.cte->column_names.size(); ++i)
+      relation.names[i] = entry.cte->column_names[i];
     TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, alias, ref.column_aliases, &relation, scope));
     return relation;
   }
@@ -173,8 +175,9 @@ absl::StatusOr<BoundRelation> QueryBinder::BindView(const parser::TableRef& ref,
   }
   absl::StatusOr<std::unique_ptr<parser::Statement>> parsed = parser::ParseStatement(view.query_text);
   if (!parsed.ok()) {
-    return ErrorAt(absl::StatusCode::kInvalidArgument, ref.position,
-                   absl::StrCat("view '", view.name, "' cannot be parsed: ", std::string(parsed.status().message())));
+    return ErrorAt(
+        absl::StatusCode::kInvalidArgument, ref.position,
+        absl::StrCat("view '", view.name, "' cannot be parsed: ", std::string(parsed.status().message())));
   }
   if ((*parsed)->kind != parser::StatementKind::kSelect) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, ref.position,
@@ -191,7 +194,8 @@ absl::StatusOr<BoundRelation> QueryBinder::BindView(const parser::TableRef& ref,
   return relation;
 }
 
-absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref, const Scope* outer, Scope* scope) {
+absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref, const Scope* outer,
+                                                    Scope* scope) {
   Scope left_scope;
   Scope right_scope;
   TESSERA_ASSIGN_OR_RETURN(BoundRelation left, BindTableRef(*ref.left, outer, &left_scope));
@@ -253,19 +257,26 @@ absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref,
 
   JoinType type = JoinType::kInner;
   switch (ref.join_type) {
-    case parser::JoinType::kInner: type = JoinType::kInner; break;
-    case parser::JoinType::kCross: type = JoinType::kCross; break;
+    case parser::JoinType::kInner:
+      type = JoinType::kInner;
+      break;
+    case parser::JoinType::kCross:
+      type = JoinType::kCross;
+      break;
     case parser::JoinType::kLeft:
-    case parser::JoinType::kRight: type = JoinType::kLeftOuter; break;
-    case parser::JoinType::kFull: type = JoinType::kFullOuter; break;
+    case parser::JoinType::kRight:
+      type = JoinType::kLeftOuter;
+      break;
+    case parser::JoinType::kFull:
+      type = JoinType::kFullOuter;
+      break;
   }
   const bool right_join = ref.join_type == parser::JoinType::kRight;
   std::unique_ptr<Join> join = right_join ? MakeJoin(type, std::move(right.plan), std::move(left.plan))
                                           : MakeJoin(type, std::move(left.plan), std::move(right.plan));
   if (condition != nullptr) {
     if (right_join) {
-      RemapColumns(condition.get(),
-                   [&](int i) { return i < left_width ? i + right_width : i - left_width; });
+      RemapColumns(condition.get(), [&](int i) { return i < left_width ? i + right_width : i - left_width; });
     }
     AddJoinCondition(join.get(), std::move(condition));
   }

@@ -28,12 +28,18 @@ std::vector<std::string> ChildNames(const LogicalOperator& node, int child) {
 
 std::string JoinTypeName(JoinType type) {
   switch (type) {
-    case JoinType::kInner: return "INNER";
-    case JoinType::kLeftOuter: return "LEFT OUTER";
-    case JoinType::kFullOuter: return "FULL OUTER";
-    case JoinType::kSemi: return "SEMI";
-    case JoinType::kAnti: return "ANTI";
-    case JoinType::kCross: return "CROSS";
+    case JoinType::kInner:
+      return "INNER";
+    case JoinType::kLeftOuter:
+      return "LEFT OUTER";
+    case JoinType::kFullOuter:
+      return "FULL OUTER";
+    case JoinType::kSemi:
+      return "SEMI";
+    case JoinType::kAnti:
+      return "ANTI";
+    case JoinType::kCross:
+      return "CROSS";
   }
   return "?";
 }
@@ -41,11 +47,16 @@ std::string JoinTypeName(JoinType type) {
 std::string AggregateFunctionName(AggregateFunction function) {
   switch (function) {
     case AggregateFunction::kCountStar:
-    case AggregateFunction::kCount: return "count";
-    case AggregateFunction::kSum: return "sum";
-    case AggregateFunction::kAvg: return "avg";
-    case AggregateFunction::kMin: return "min";
-    case AggregateFunction::kMax: return "max";
+    case AggregateFunction::kCount:
+      return "count";
+    case AggregateFunction::kSum:
+      return "sum";
+    case AggregateFunction::kAvg:
+      return "avg";
+    case AggregateFunction::kMin:
+      return "min";
+    case AggregateFunction::kMax:
+      return "max";
   }
   return "?";
 }
@@ -229,13 +240,15 @@ void Aggregate::RecomputeOutput() {
   const std::vector<OutputColumn>& input = children[0]->output();
   for (size_t i = 0; i < group_by.size(); ++i) {
     OutputColumn column{group_names[i], group_by[i]->result_type, IsNullable(*group_by[i], input), ""};
-    if (group_by[i]->kind == ExpressionKind::kColumn && input[group_by[i]->column_index].name == group_names[i]) {
+    if (group_by[i]->kind == ExpressionKind::kColumn &&
+        input[group_by[i]->column_index].name == group_names[i]) {
       column.relation = input[group_by[i]->column_index].relation;
     }
     output_.push_back(std::move(column));
   }
   for (const AggregateCall& call : aggregates) {
-    const bool nullable = call.function != AggregateFunction::kCount && call.function != AggregateFunction::kCountStar;
+    const bool nullable =
+        call.function != AggregateFunction::kCount && call.function != AggregateFunction::kCountStar;
     output_.push_back({call.name, call.result_type, nullable, ""});
   }
 }
@@ -255,8 +268,7 @@ std::string Aggregate::Describe() const {
   for (const auto& expression : group_by) groups.push_back(FormatExpression(*expression, names));
   std::vector<std::string> calls;
   for (const AggregateCall& call : aggregates) {
-    std::string argument =
-        call.argument == nullptr ? "*" : FormatExpression(*call.argument, names);
+    std::string argument = call.argument == nullptr ? "*" : FormatExpression(*call.argument, names);
     calls.push_back(absl::StrCat(AggregateFunctionName(call.function), "(", call.distinct ? "DISTINCT " : "",
                                  argument, ")"));
   }
@@ -281,7 +293,8 @@ std::string Sort::Describe() const {
   const std::vector<std::string> names = ChildNames(*this, 0);
   std::vector<std::string> items;
   for (const SortKey& key : keys) {
-    std::string item = absl::StrCat(FormatExpression(*key.expression, names), key.ascending ? " ASC" : " DESC");
+    std::string item =
+        absl::StrCat(FormatExpression(*key.expression, names), key.ascending ? " ASC" : " DESC");
     const bool default_nulls_first = !key.ascending;
     if (key.nulls_first != default_nulls_first) item += key.nulls_first ? " NULLS FIRST" : " NULLS LAST";
     items.push_back(std::move(item));
@@ -352,7 +365,8 @@ std::string Values::Describe() const {
     for (const Value& value : row) values.push_back(FormatConstant(value));
     rendered.push_back(absl::StrCat("(", absl::StrJoin(values, ", "), ")"));
   }
-  return absl::StrCat("Values [", absl::StrJoin(DisplayNames(columns), ", "), "] ", absl::StrJoin(rendered, ", "));
+  return absl::StrCat("Values [", absl::StrJoin(DisplayNames(columns), ", "), "] ",
+                      absl::StrJoin(rendered, ", "));
 }
 
 // ---- Distinct

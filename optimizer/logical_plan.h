@@ -1,13 +1,14 @@
 #pragma once
 // The logical plan: a tree of relational operators that the binder produces from a query and the rules
-// (optimizer/rules/) rewrite. Every node has an output schema (names, types, nullability). Expressions in a node
-// are BoundExpressions whose kColumn indexes refer to the node's input, i.e. its child's output columns; for a
-// Join they refer to the left child's columns followed by the right child's (see Join for the key convention).
+// (optimizer/rules/) rewrite. Every node has an output schema (names, types, nullability). Expressions in a
+// node are BoundExpressions whose kColumn indexes refer to the node's input, i.e. its child's output columns;
+// for a Join they refer to the left child's columns followed by the right child's (see Join for the key
+// convention).
 //
-// Nodes are plain data with public fields so that rules can edit them in place. A node caches its output schema:
-// after changing a node's fields or children call RecomputeOutput() on it (and on every ancestor whose output
-// depends on it). Plans are owned through unique_ptr, are not thread-safe while being rewritten, and are
-// read-only (shareable between threads) once planning is done.
+// Nodes are plain data with public fields so that rules can edit them in place. A node caches its output
+// schema: after changing a node's fields or children call RecomputeOutput() on it (and on every ancestor
+// whose output depends on it). Plans are owned through unique_ptr, are not thread-safe while being rewritten,
+// and are read-only (shareable between threads) once planning is done.
 
 #include <cstdint>
 #include <memory>
@@ -26,8 +27,8 @@ struct OutputColumn {
   std::string name;
   Type type;
   bool nullable = true;
-  // The FROM item (table alias or name) the column comes from; "" for computed columns. Used by EXPLAIN to tell
-  // apart columns of the same name (n1.n_name vs n2.n_name).
+  // The FROM item (table alias or name) the column comes from; "" for computed columns. Used by EXPLAIN to
+  // tell apart columns of the same name (n1.n_name vs n2.n_name).
   std::string relation;
 };
 
@@ -91,8 +92,8 @@ class LogicalOperator {
 using LogicalOperatorPtr = std::unique_ptr<LogicalOperator>;
 using ExpressionPtr = std::unique_ptr<BoundExpression>;
 
-// Reads the columns `columns` (ordinals into table->columns, in output order) of a table snapshot; rows that fail
-// `filter` (over this scan's output columns; null = none) are dropped. No children.
+// Reads the columns `columns` (ordinals into table->columns, in output order) of a table snapshot; rows that
+// fail `filter` (over this scan's output columns; null = none) are dropped. No children.
 class TableScan final : public LogicalOperator {
  public:
   TableScan() : LogicalOperator(LogicalOperatorKind::kTableScan) {}
@@ -140,9 +141,9 @@ enum class JoinType {
 };
 
 // A join. children[0] = left (probe side by convention), children[1] = right (build side).
-//   left_keys[i] is over the left child's output, right_keys[i] over the right child's output (its own indices),
-//   and both have the same type; a pair matches when the values are equal and not NULL.
-//   residual is over left ++ right columns (also for semi/anti joins) and must be TRUE for a pair to match.
+//   left_keys[i] is over the left child's output, right_keys[i] over the right child's output (its own
+//   indices), and both have the same type; a pair matches when the values are equal and not NULL. residual is
+//   over left ++ right columns (also for semi/anti joins) and must be TRUE for a pair to match.
 // Output: left ++ right columns (right columns nullable for left/full outer), or left only for semi/anti.
 class Join final : public LogicalOperator {
  public:

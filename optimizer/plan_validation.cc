@@ -34,10 +34,13 @@ absl::Status CheckPredicate(const LogicalOperator& node, const BoundExpression& 
 size_t ExpectedChildren(LogicalOperatorKind kind) {
   switch (kind) {
     case LogicalOperatorKind::kTableScan:
-    case LogicalOperatorKind::kValues: return 0;
+    case LogicalOperatorKind::kValues:
+      return 0;
     case LogicalOperatorKind::kJoin:
-    case LogicalOperatorKind::kSetOperation: return 2;
-    default: return 1;
+    case LogicalOperatorKind::kSetOperation:
+      return 2;
+    default:
+      return 1;
   }
 }
 
@@ -61,10 +64,12 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
       if (scan.filter != nullptr) return CheckPredicate(node, *scan.filter, node.output_width(), "filter");
       return absl::OkStatus();
     }
-    case LogicalOperatorKind::kFilter: return CheckPredicate(node, *node.As<Filter>().predicate, input, "predicate");
+    case LogicalOperatorKind::kFilter:
+      return CheckPredicate(node, *node.As<Filter>().predicate, input, "predicate");
     case LogicalOperatorKind::kProject: {
       const auto& project = node.As<Project>();
-      if (project.names.size() != project.expressions.size()) return Invalid(node, "names do not match expressions");
+      if (project.names.size() != project.expressions.size())
+        return Invalid(node, "names do not match expressions");
       for (const auto& expression : project.expressions) {
         absl::Status status = CheckExpression(node, *expression, input, "expression");
         if (!status.ok()) return status;
@@ -83,8 +88,9 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
       }
       for (size_t i = 0; i < join.left_keys.size(); ++i) {
         if (!(join.left_keys[i]->result_type == join.right_keys[i]->result_type)) {
-          return Invalid(node, absl::StrCat("key pair ", i, " has types ", join.left_keys[i]->result_type.ToString(),
-                                            " and ", join.right_keys[i]->result_type.ToString()));
+          return Invalid(
+              node, absl::StrCat("key pair ", i, " has types ", join.left_keys[i]->result_type.ToString(),
+                                 " and ", join.right_keys[i]->result_type.ToString()));
         }
         absl::Status status = CheckExpression(node, *join.left_keys[i], input, "left key");
         if (status.ok()) status = CheckExpression(node, *join.right_keys[i], right, "right key");
@@ -95,7 +101,8 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
     }
     case LogicalOperatorKind::kAggregate: {
       const auto& aggregate = node.As<Aggregate>();
-      if (aggregate.group_names.size() != aggregate.group_by.size()) return Invalid(node, "group names missing");
+      if (aggregate.group_names.size() != aggregate.group_by.size())
+        return Invalid(node, "group names missing");
       for (const auto& key : aggregate.group_by) {
         absl::Status status = CheckExpression(node, *key, input, "group key");
         if (!status.ok()) return status;
@@ -122,7 +129,8 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
       const auto& right = node.children[1]->output();
       if (left.size() != right.size()) return Invalid(node, "inputs of different widths");
       for (size_t i = 0; i < left.size(); ++i) {
-        if (!(left[i].type == right[i].type)) return Invalid(node, absl::StrCat("column ", i, " types differ"));
+        if (!(left[i].type == right[i].type))
+          return Invalid(node, absl::StrCat("column ", i, " types differ"));
       }
       return absl::OkStatus();
     }
@@ -134,7 +142,8 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
       return absl::OkStatus();
     }
     case LogicalOperatorKind::kLimit:
-    case LogicalOperatorKind::kDistinct: return absl::OkStatus();
+    case LogicalOperatorKind::kDistinct:
+      return absl::OkStatus();
   }
   return absl::OkStatus();
 }

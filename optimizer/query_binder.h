@@ -1,7 +1,7 @@
 #pragma once
-// Binder internals (see binder.h for the contract). One QueryBinder binds one statement text: the statement, or
-// a view's stored query (views get their own QueryBinder, with the view's text for error positions). Its member
-// functions are split by topic:
+// Binder internals (see binder.h for the contract). One QueryBinder binds one statement text: the statement,
+// or a view's stored query (views get their own QueryBinder, with the view's text for error positions). Its
+// member functions are split by topic:
 //   query_binder.cc       statements, set operations, ORDER BY / LIMIT, CTE environment
 //   from_binder.cc        FROM: tables, views, CTE references, derived tables, joins (ON / USING / NATURAL)
 //   select_binder.cc      one SELECT block: WHERE, GROUP BY, aggregates, HAVING, select list, DISTINCT
@@ -23,8 +23,8 @@
 
 namespace tessera::optimizer {
 
-// While a subquery block is decorrelated, a reference to column j of the enclosing block's scope is bound as a
-// kColumn with index kOuterColumnBase + j; the decorrelation re-indexes these before they reach a plan.
+// While a subquery block is decorrelated, a reference to column j of the enclosing block's scope is bound as
+// a kColumn with index kOuterColumnBase + j; the decorrelation re-indexes these before they reach a plan.
 inline constexpr int kOuterColumnBase = 1 << 24;
 
 // A bound query or FROM item: its plan and the names of its output columns.
@@ -42,9 +42,9 @@ struct Correlation {
 
 // The aggregation of one block, for binding expressions above the Aggregate (select list, HAVING, ORDER BY).
 struct AggregateBinding {
-  const Scope* scope = nullptr;              // names of the block's FROM clause
-  std::vector<ExpressionPtr> group_keys;     // over the pre-aggregation plan
-  std::vector<AggregateCall> calls;          // over the pre-aggregation plan
+  const Scope* scope = nullptr;                                    // names of the block's FROM clause
+  std::vector<ExpressionPtr> group_keys;                           // over the pre-aggregation plan
+  std::vector<AggregateCall> calls;                                // over the pre-aggregation plan
   absl::flat_hash_map<const parser::ParsedExpr*, int> call_index;  // aggregate call node -> calls[i]
 };
 
@@ -71,8 +71,9 @@ struct BoundSelectBlock {
   // Scalar-subquery decorrelation: the block's output starts with one column per correlation key, and
   // outer_keys[i] (over the enclosing block's plan) must equal output column i.
   std::vector<ExpressionPtr> outer_keys;
-  bool has_empty_group_marker = false;  // then the last output column is TRUE for every row (see subquery_binder)
-  ExpressionPtr empty_group_value;      // the value of the select item over an empty group, when not NULL
+  bool has_empty_group_marker =
+      false;                        // then the last output column is TRUE for every row (see subquery_binder)
+  ExpressionPtr empty_group_value;  // the value of the select item over an empty group, when not NULL
 };
 
 struct SelectBlockOptions {
@@ -102,12 +103,14 @@ class QueryBinder {
   absl::StatusOr<ExpressionPtr> BindExpression(const parser::ParsedExpr& expr, ExpressionContext& context);
   absl::StatusOr<ExpressionPtr> BindBoolean(const parser::ParsedExpr& expr, ExpressionContext& context);
   // Casts `expression` to `target` (folding constants; a failing constant cast is an error at `position`).
-  absl::StatusOr<ExpressionPtr> Coerce(ExpressionPtr expression, Type target, const parser::SourcePosition& position);
+  absl::StatusOr<ExpressionPtr> Coerce(ExpressionPtr expression, Type target,
+                                       const parser::SourcePosition& position);
   // Converts both sides of a comparison to their common type.
   absl::Status CoerceComparison(ExpressionPtr* left, ExpressionPtr* right, const parser::ParsedExpr& where,
                                 std::string_view what);
   // An error at `position` in this binder's text.
-  absl::Status ErrorAt(absl::StatusCode code, const parser::SourcePosition& position, std::string_view message) const;
+  absl::Status ErrorAt(absl::StatusCode code, const parser::SourcePosition& position,
+                       std::string_view message) const;
   absl::Status Rewrap(const absl::Status& status, const parser::SourcePosition& position) const;
   // A constant non-negative integer (LIMIT / OFFSET).
   absl::StatusOr<int64_t> BindCount(const parser::ParsedExpr& expr, std::string_view clause);
@@ -129,7 +132,8 @@ class QueryBinder {
   absl::StatusOr<BoundRelation> BindFrom(const std::vector<std::unique_ptr<parser::TableRef>>& from,
                                          const Scope* outer, Scope* scope);
   absl::StatusOr<BoundRelation> BindTableRef(const parser::TableRef& ref, const Scope* outer, Scope* scope);
-  absl::StatusOr<BoundRelation> BindNamedRelation(const parser::TableRef& ref, const Scope* outer, Scope* scope);
+  absl::StatusOr<BoundRelation> BindNamedRelation(const parser::TableRef& ref, const Scope* outer,
+                                                  Scope* scope);
   absl::StatusOr<BoundRelation> BindJoin(const parser::TableRef& ref, const Scope* outer, Scope* scope);
   absl::StatusOr<BoundRelation> BindView(const parser::TableRef& ref, const ViewDescriptor& view);
   // Makes `scope` the columns of `relation` under the name `alias`, renamed by `column_aliases`.
@@ -152,7 +156,8 @@ class QueryBinder {
   // ---- subquery_binder.cc
  public:
   // EXISTS / NOT EXISTS / [NOT] IN (subquery) as a WHERE conjunct: joins the subquery into *plan.
-  absl::Status AttachSemiJoin(const parser::ParsedExpr& predicate, const Scope& scope, LogicalOperatorPtr* plan);
+  absl::Status AttachSemiJoin(const parser::ParsedExpr& predicate, const Scope& scope,
+                              LogicalOperatorPtr* plan);
   absl::StatusOr<ExpressionPtr> BindScalarSubquery(const parser::ParsedExpr& expr, ExpressionContext& context,
                                                    bool null_rejecting);
   absl::StatusOr<ExpressionPtr> BindSubqueryMark(const parser::ParsedExpr& expr, ExpressionContext& context);
@@ -169,8 +174,8 @@ class QueryBinder {
   absl::StatusOr<ExpressionPtr> BindLiteral(const parser::ParsedExpr& expr);
   absl::StatusOr<ExpressionPtr> BindUnary(const parser::ParsedExpr& expr, ExpressionContext& context);
   absl::StatusOr<ExpressionPtr> BindBinary(const parser::ParsedExpr& expr, ExpressionContext& context);
-  absl::StatusOr<ExpressionPtr> BindArithmetic(const parser::ParsedExpr& expr, ArithmeticOp op, ExpressionPtr left,
-                                               ExpressionPtr right);
+  absl::StatusOr<ExpressionPtr> BindArithmetic(const parser::ParsedExpr& expr, ArithmeticOp op,
+                                               ExpressionPtr left, ExpressionPtr right);
   absl::StatusOr<ExpressionPtr> BindFunction(const parser::ParsedExpr& expr, ExpressionContext& context);
   absl::StatusOr<ExpressionPtr> BindCase(const parser::ParsedExpr& expr, ExpressionContext& context);
   absl::StatusOr<ExpressionPtr> BindCast(const parser::ParsedExpr& expr, ExpressionContext& context);

@@ -55,8 +55,9 @@ std::string DerivedColumnName(const ParsedExpr& expr) {
   return parser::ToString(expr);
 }
 
-absl::StatusOr<LogicalOperatorPtr> QueryBinder::BindFromWhere(const parser::SelectCore& core, const Scope* outer,
-                                                              Correlation* correlation, Scope* scope) {
+absl::StatusOr<LogicalOperatorPtr> QueryBinder::BindFromWhere(const parser::SelectCore& core,
+                                                              const Scope* outer, Correlation* correlation,
+                                                              Scope* scope) {
   TESSERA_ASSIGN_OR_RETURN(BoundRelation from, BindFrom(core.from, outer, scope));
   LogicalOperatorPtr plan = std::move(from.plan);
   if (core.where != nullptr) TESSERA_RETURN_IF_ERROR(BindWhere(*core.where, *scope, correlation, &plan));
@@ -89,11 +90,13 @@ absl::Status QueryBinder::BindWhere(const ParsedExpr& where, const Scope& scope,
     }
   }
   if (!filters.empty()) *plan = MakeFilter(std::move(*plan), CombineConjuncts(std::move(filters)));
-  for (const ParsedExpr* predicate : semi_joins) TESSERA_RETURN_IF_ERROR(AttachSemiJoin(*predicate, scope, plan));
+  for (const ParsedExpr* predicate : semi_joins)
+    TESSERA_RETURN_IF_ERROR(AttachSemiJoin(*predicate, scope, plan));
   return absl::OkStatus();
 }
 
-absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::SelectCore& core, const Scope* outer,
+absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::SelectCore& core,
+                                                              const Scope* outer,
                                                               const SelectBlockOptions& options) {
   Scope scope;
   TESSERA_ASSIGN_OR_RETURN(LogicalOperatorPtr plan, BindFromWhere(core, outer, options.correlation, &scope));
@@ -110,16 +113,17 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
           const BoundExpression& candidate = *conjunct->children[side];
           const BoundExpression& other = *conjunct->children[1 - side];
           if (ReferencesOnlyRange(candidate, kOuterColumnBase, 2 * kOuterColumnBase) &&
-              MaxColumnIndex(candidate) >= 0 && !ReferencesRange(other, kOuterColumnBase, 2 * kOuterColumnBase) &&
-              MaxColumnIndex(other) >= 0) {
+              MaxColumnIndex(candidate) >= 0 &&
+              !ReferencesRange(other, kOuterColumnBase, 2 * kOuterColumnBase) && MaxColumnIndex(other) >= 0) {
             outer_side = side;
           }
         }
       }
       if (outer_side < 0) {
-        return ErrorAt(absl::StatusCode::kUnimplemented, core.where->position,
-                       "a correlated scalar subquery may only correlate through equalities between an inner and "
-                       "an outer expression");
+        return ErrorAt(
+            absl::StatusCode::kUnimplemented, core.where->position,
+            "a correlated scalar subquery may only correlate through equalities between an inner and "
+            "an outer expression");
       }
       ExpressionPtr outer_key = std::move(conjunct->children[outer_side]);
       ShiftColumns(outer_key.get(), -kOuterColumnBase);
@@ -191,7 +195,8 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
       group_context.clause = "GROUP BY";
       TESSERA_ASSIGN_OR_RETURN(ExpressionPtr key, BindExpression(*source, group_context));
       bool duplicate = false;
-      for (const ExpressionPtr& existing : aggregation.group_keys) duplicate |= ExpressionsEqual(*existing, *key);
+      for (const ExpressionPtr& existing : aggregation.group_keys)
+        duplicate |= ExpressionsEqual(*existing, *key);
       if (duplicate) continue;
       aggregation.group_keys.push_back(std::move(key));
       group_names.push_back(std::move(name));
@@ -258,10 +263,10 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
           if (ExpressionsEqual(*aggregation.group_keys[k], *bound)) key = static_cast<int>(k);
         }
         if (key < 0) {
-          return ErrorAt(absl::StatusCode::kInvalidArgument, item.expr->position,
-                         absl::StrCat("column '", source.relation.empty() ? "" : source.relation + ".",
-                                      source.name,
-                                      "' must appear in the GROUP BY clause or be used in an aggregate function"));
+          return ErrorAt(
+              absl::StatusCode::kInvalidArgument, item.expr->position,
+              absl::StrCat("column '", source.relation.empty() ? "" : source.relation + ".", source.name,
+                           "' must appear in the GROUP BY clause or be used in an aggregate function"));
         }
         bound = MakeInputColumn(plan->output(), key);
       }
@@ -337,8 +342,9 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
     for (const ExpressionPtr& replacement : replacements) pointers.push_back(replacement.get());
     ExpressionPtr empty = FoldConstantsDeep(SubstituteColumns(*items[correlation_key_count], pointers));
     if (empty->kind != ExpressionKind::kConstant) {
-      return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
-                     "a correlated scalar subquery whose value over no rows is not a constant is not supported");
+      return ErrorAt(
+          absl::StatusCode::kUnimplemented, core.position,
+          "a correlated scalar subquery whose value over no rows is not a constant is not supported");
     }
     if (!empty->constant.is_null()) {
       block.has_empty_group_marker = true;

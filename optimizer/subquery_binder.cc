@@ -1,17 +1,19 @@
 // Subqueries in expressions and their decorrelation into joins.
 //
 // A subquery block that may be correlated is bound with a Correlation: its WHERE conjuncts that mention the
-// enclosing block are set aside (outer columns encoded as kOuterColumnBase + index, see query_binder.h) instead of
-// filtering, and are turned into join conditions here:
-//   [NOT] EXISTS / [NOT] IN as a WHERE conjunct  -> semi / anti join of the enclosing plan with the subquery's
+// enclosing block are set aside (outer columns encoded as kOuterColumnBase + index, see query_binder.h)
+// instead of filtering, and are turned into join conditions here:
+//   [NOT] EXISTS / [NOT] IN as a WHERE conjunct  -> semi / anti join of the enclosing plan with the
+//   subquery's
 //       FROM + WHERE; equalities become keys, other correlated predicates the residual (TPC-H Q21's
-//       l2.l_suppkey <> l1.l_suppkey). Blocks with GROUP BY, aggregates, LIMIT, WITH or set operations are bound
-//       whole and must be uncorrelated.
+//       l2.l_suppkey <> l1.l_suppkey). Blocks with GROUP BY, aggregates, LIMIT, WITH or set operations are
+//       bound whole and must be uncorrelated.
 //   scalar subquery computing an aggregate       -> Aggregate grouped by the inner sides of the correlation
 //       equalities, joined back on the outer sides. Groups missing on the right mean "the aggregate over no
 //       rows": NULL, except COUNT's 0, for which the block adds a marker column and the value becomes
 //       CASE WHEN marker IS NULL THEN <value over no rows> ELSE value END.
-//   EXISTS / IN elsewhere (under OR, in CASE, ...) -> a left join that yields a match marker (see BindSubqueryMark).
+//   EXISTS / IN elsewhere (under OR, in CASE, ...) -> a left join that yields a match marker (see
+//   BindSubqueryMark).
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -54,26 +56,32 @@ const parser::SelectCore* AggregateValueBlock(const parser::SelectStatement& que
 // True when the plan yields exactly one row: an aggregate without grouping, under row-preserving nodes.
 bool YieldsExactlyOneRow(const LogicalOperator& plan) {
   switch (plan.kind()) {
-    case LogicalOperatorKind::kAggregate: return plan.As<Aggregate>().group_by.empty();
+    case LogicalOperatorKind::kAggregate:
+      return plan.As<Aggregate>().group_by.empty();
     case LogicalOperatorKind::kProject:
     case LogicalOperatorKind::kSort:
-    case LogicalOperatorKind::kDistinct: return YieldsExactlyOneRow(*plan.children[0]);
-    case LogicalOperatorKind::kValues: return plan.As<Values>().rows.size() == 1;
-    default: return false;
+    case LogicalOperatorKind::kDistinct:
+      return YieldsExactlyOneRow(*plan.children[0]);
+    case LogicalOperatorKind::kValues:
+      return plan.As<Values>().rows.size() == 1;
+    default:
+      return false;
   }
 }
 
-// Splits correlated conjuncts (outer encoded) into outer-side and inner-side equality keys; false if one is not
-// such an equality.
+// Splits correlated conjuncts (outer encoded) into outer-side and inner-side equality keys; false if one is
+// not such an equality.
 bool SplitCorrelationKeys(std::vector<ExpressionPtr>* conjuncts, std::vector<ExpressionPtr>* outer_keys,
                           std::vector<ExpressionPtr>* inner_keys) {
   for (ExpressionPtr& conjunct : *conjuncts) {
-    if (conjunct->kind != ExpressionKind::kComparison || conjunct->comparison != ComparisonOp::kEqual) return false;
+    if (conjunct->kind != ExpressionKind::kComparison || conjunct->comparison != ComparisonOp::kEqual)
+      return false;
     int outer_side = -1;
     for (int side = 0; side < 2; ++side) {
       const BoundExpression& candidate = *conjunct->children[side];
       const BoundExpression& other = *conjunct->children[1 - side];
-      if (MaxColumnIndex(candidate) >= 0 && ReferencesOnlyRange(candidate, kOuterColumnBase, 2 * kOuterColumnBase) &&
+      if (MaxColumnIndex(candidate) >= 0 &&
+          ReferencesOnlyRange(candidate, kOuterColumnBase, 2 * kOuterColumnBase) &&
           MaxColumnIndex(other) >= 0 && !ReferencesRange(other, kOuterColumnBase, 2 * kOuterColumnBase)) {
         outer_side = side;
       }
@@ -166,7 +174,8 @@ absl::StatusOr<JoinableSubquery> QueryBinder::BindJoinableSubquery(const ParsedE
   return result;
 }
 
-absl::Status QueryBinder::AttachSemiJoin(const ParsedExpr& predicate, const Scope& scope, LogicalOperatorPtr* plan) {
+absl::Status QueryBinder::AttachSemiJoin(const ParsedExpr& predicate, const Scope& scope,
+                                         LogicalOperatorPtr* plan) {
   const ParsedExpr* expr = &predicate;
   bool negated = false;
   if (expr->kind == ExprKind::kUnary) {
@@ -195,8 +204,9 @@ absl::Status QueryBinder::AttachSemiJoin(const ParsedExpr& predicate, const Scop
     join->right_keys.push_back(std::move(subquery.value));
   }
   for (ExpressionPtr& conjunct : subquery.correlated) {
-    RemapColumns(conjunct.get(),
-                 [left_width](int i) { return i >= kOuterColumnBase ? i - kOuterColumnBase : i + left_width; });
+    RemapColumns(conjunct.get(), [left_width](int i) {
+      return i >= kOuterColumnBase ? i - kOuterColumnBase : i + left_width;
+    });
     AddJoinCondition(join.get(), std::move(conjunct));
   }
   join->RecomputeOutput();
@@ -204,7 +214,8 @@ absl::Status QueryBinder::AttachSemiJoin(const ParsedExpr& predicate, const Scop
   return absl::OkStatus();
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarSubquery(const ParsedExpr& expr, ExpressionContext& context,
+absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarSubquery(const ParsedExpr& expr,
+                                                              ExpressionContext& context,
                                                               bool null_rejecting) {
   if (context.plan == nullptr) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
@@ -265,7 +276,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarSubquery(const ParsedExpr& 
   return MakeColumn(left_width, type);
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& expr, ExpressionContext& context) {
+absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& expr,
+                                                            ExpressionContext& context) {
   if (context.plan == nullptr) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                    absl::StrCat("subqueries are not allowed in ", context.clause));
@@ -279,9 +291,10 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
   TESSERA_ASSIGN_OR_RETURN(JoinableSubquery subquery, BindJoinableSubquery(expr, *context.scope, is_in));
   const bool correlated = !subquery.correlated.empty();
   if (correlated && (is_in || context.aggregates != nullptr)) {
-    return ErrorAt(absl::StatusCode::kUnimplemented, expr.position,
-                   is_in ? "a correlated IN (subquery) is only supported as a condition ANDed at the top of WHERE"
-                         : "a correlated EXISTS is not supported after GROUP BY");
+    return ErrorAt(
+        absl::StatusCode::kUnimplemented, expr.position,
+        is_in ? "a correlated IN (subquery) is only supported as a condition ANDed at the top of WHERE"
+              : "a correlated EXISTS is not supported after GROUP BY");
   }
   const int left_width = plan->output_width();
   ExpressionPtr result;
@@ -303,12 +316,14 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
       std::vector<ExpressionPtr> outer_keys;
       std::vector<ExpressionPtr> inner_keys;
       if (!SplitCorrelationKeys(&subquery.correlated, &outer_keys, &inner_keys)) {
-        return ErrorAt(absl::StatusCode::kUnimplemented, expr.position,
-                       "an EXISTS that is not ANDed at the top of WHERE may only correlate through equalities");
+        return ErrorAt(
+            absl::StatusCode::kUnimplemented, expr.position,
+            "an EXISTS that is not ANDed at the top of WHERE may only correlate through equalities");
       }
       const int key_count = static_cast<int>(inner_keys.size());
-      std::unique_ptr<Join> join = MakeJoin(JoinType::kLeftOuter, std::move(plan),
-                                            DistinctKeysWithMarker(std::move(subquery.plan), std::move(inner_keys)));
+      std::unique_ptr<Join> join =
+          MakeJoin(JoinType::kLeftOuter, std::move(plan),
+                   DistinctKeysWithMarker(std::move(subquery.plan), std::move(inner_keys)));
       const std::vector<OutputColumn>& right = join->children[1]->output();
       for (int i = 0; i < key_count; ++i) {
         join->left_keys.push_back(std::move(outer_keys[i]));
@@ -325,8 +340,9 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
     ExpressionPtr counted_value = subquery.value->Clone();
     std::vector<ExpressionPtr> keys;
     keys.push_back(std::move(subquery.value));
-    std::unique_ptr<Join> matches = MakeJoin(JoinType::kLeftOuter, std::move(plan),
-                                             DistinctKeysWithMarker(std::move(subquery.plan), std::move(keys)));
+    std::unique_ptr<Join> matches =
+        MakeJoin(JoinType::kLeftOuter, std::move(plan),
+                 DistinctKeysWithMarker(std::move(subquery.plan), std::move(keys)));
     matches->left_keys.push_back(outer_value->Clone());
     matches->right_keys.push_back(MakeInputColumn(matches->children[1]->output(), 0));
     matches->RecomputeOutput();

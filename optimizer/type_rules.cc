@@ -7,25 +7,14 @@ namespace {
 
 bool IsIntegerType(Type type) { return type.id() == TypeId::kInteger || type.id() == TypeId::kBigInt; }
 
-// A DECIMAL with `integer_digits` before and `scale` after the point, capped at 38 digits: the scale gives way
-// first, down to `min_scale` (or the requested scale if smaller), then the integer digits.
-Type CappedDecimal(int integer_digits, int scale, int min_scale = 0) {
-  integer_digits = std::max(integer_digits, 0);
-  if (integer_digits + scale > kMaxDecimalPrecision) {
-    const int floor = std::min(scale, min_scale);
-    scale = std::max(floor, kMaxDecimalPrecision - integer_digits);
-    integer_digits = std::min(integer_digits, kMaxDecimalPrecision - scale);
-  }
-  return Type::Decimal(std::max(integer_digits + scale, 1), scale);
-}
-
-// Both types' scales are kept: when the digits do not fit in 38, integer digits are given up (values that need
-// them fail the cast at run time with an overflow error, instead of silently losing fraction digits).
+// Both types' scales are kept: when the digits do not fit in 38, integer digits are given up (values that
+// need them fail the cast at run time with an overflow error, instead of silently losing fraction digits).
 Type DecimalCommon(Type a, Type b, int extra_integer_digits) {
   a = ExactDecimal(a);
   b = ExactDecimal(b);
   const int scale = std::max(a.scale(), b.scale());
-  const int integer_digits = std::max(a.precision() - a.scale(), b.precision() - b.scale()) + extra_integer_digits;
+  const int integer_digits =
+      std::max(a.precision() - a.scale(), b.precision() - b.scale()) + extra_integer_digits;
   return Type::Decimal(std::max(std::min(integer_digits + scale, kMaxDecimalPrecision), 1), scale);
 }
 
@@ -63,8 +52,8 @@ std::optional<ArithmeticTyping> TypeArithmetic(ArithmeticOp op, Type left, Type 
   if (op == ArithmeticOp::kAdd || op == ArithmeticOp::kSubtract) {
     const bool left_time = l == TypeId::kDate || l == TypeId::kTimestamp;
     if (left_time && r == TypeId::kInterval) return ArithmeticTyping{left, right, left};
-    if (op == ArithmeticOp::kAdd && r != TypeId::kInterval && (r == TypeId::kDate || r == TypeId::kTimestamp) &&
-        l == TypeId::kInterval) {
+    if (op == ArithmeticOp::kAdd && r != TypeId::kInterval &&
+        (r == TypeId::kDate || r == TypeId::kTimestamp) && l == TypeId::kInterval) {
       return ArithmeticTyping{right, left, right, /*swap_operands=*/true};
     }
     if (op == ArithmeticOp::kSubtract && l == TypeId::kDate && r == TypeId::kDate) {
@@ -103,10 +92,11 @@ std::optional<ArithmeticTyping> TypeArithmetic(ArithmeticOp op, Type left, Type 
       return ArithmeticTyping{a, b, Type::Decimal(std::max(precision, scale), scale)};
     }
     case ArithmeticOp::kDivide:
-      // DECIMAL / DECIMAL is DOUBLE, as in DuckDB: a quotient rarely has a natural scale, and a fixed one (e.g. 6
-      // digits) loses the relative precision that ratios such as TPC-H Q14's promo_revenue need.
+      // DECIMAL / DECIMAL is DOUBLE, as in DuckDB: a quotient rarely has a natural scale, and a fixed one
+      // (e.g. 6 digits) loses the relative precision that ratios such as TPC-H Q14's promo_revenue need.
       return ArithmeticTyping{Type::Double(), Type::Double(), Type::Double()};
-    case ArithmeticOp::kNegate: break;
+    case ArithmeticOp::kNegate:
+      break;
   }
   return std::nullopt;
 }
@@ -127,22 +117,31 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
   *argument_type = argument;
   switch (function) {
     case AggregateFunction::kCountStar:
-    case AggregateFunction::kCount: return Type::BigInt();
+    case AggregateFunction::kCount:
+      return Type::BigInt();
     case AggregateFunction::kSum:
       switch (argument.id()) {
-        case TypeId::kInteger: return Type::BigInt();
-        case TypeId::kBigInt: return Type::Decimal(kMaxDecimalPrecision, 0);
-        case TypeId::kDecimal: return Type::Decimal(kMaxDecimalPrecision, argument.scale());
-        case TypeId::kDouble: return Type::Double();
-        default: return std::nullopt;
+        case TypeId::kInteger:
+          return Type::BigInt();
+        case TypeId::kBigInt:
+          return Type::Decimal(kMaxDecimalPrecision, 0);
+        case TypeId::kDecimal:
+          return Type::Decimal(kMaxDecimalPrecision, argument.scale());
+        case TypeId::kDouble:
+          return Type::Double();
+        default:
+          return std::nullopt;
       }
     case AggregateFunction::kAvg:
       switch (argument.id()) {
         case TypeId::kInteger:
         case TypeId::kBigInt:
-        case TypeId::kDouble: return Type::Double();
-        case TypeId::kDecimal: return Type::Double();  // as DuckDB: exact to 1e-15 relative, not rounded to a scale
-        default: return std::nullopt;
+        case TypeId::kDouble:
+          return Type::Double();
+        case TypeId::kDecimal:
+          return Type::Double();  // as DuckDB: exact to 1e-15 relative, not rounded to a scale
+        default:
+          return std::nullopt;
       }
     case AggregateFunction::kMin:
     case AggregateFunction::kMax:

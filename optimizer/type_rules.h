@@ -1,23 +1,30 @@
 #pragma once
 // The typing rules of the binder (see the contract in expressions/bound_expression.h): common types for
-// comparisons, CASE, COALESCE, IN and set operations; result and operand types of arithmetic; which casts exist;
-// aggregate result types. Pure functions; thread-safe.
+// comparisons, CASE, COALESCE, IN and set operations; result and operand types of arithmetic; which casts
+// exist; aggregate result types. Pure functions; thread-safe.
 //
 // Decisions (also in optimizer/README.md):
-//   - INTEGER op INTEGER stays INTEGER and BIGINT op {INTEGER, BIGINT} is BIGINT for + - * / % (integer division
+//   - INTEGER op INTEGER stays INTEGER and BIGINT op {INTEGER, BIGINT} is BIGINT for + - * / % (integer
+//   division
 //     truncates, overflow is a query error), as in PostgreSQL.
-//   - DECIMAL + / - DECIMAL: both operands are cast to one DECIMAL with the larger scale and one extra integer
+//   - DECIMAL + / - DECIMAL: both operands are cast to one DECIMAL with the larger scale and one extra
+//   integer
 //     digit (so the sum cannot overflow), which is also the result type. Common DECIMAL types keep the larger
-//     scale; beyond 38 digits they give up integer digits (an overflow error at run time), never fraction digits. Integers taking part in DECIMAL
-//     arithmetic are first widened to DECIMAL(10,0) (INTEGER) or DECIMAL(19,0) (BIGINT).
-//   - DECIMAL * DECIMAL -> DECIMAL(p1+p2+1, s1+s2), capped at 38 digits; DECIMAL / DECIMAL -> DOUBLE (operands
+//     scale; beyond 38 digits they give up integer digits (an overflow error at run time), never fraction
+//     digits. Integers taking part in DECIMAL arithmetic are first widened to DECIMAL(10,0) (INTEGER) or
+//     DECIMAL(19,0) (BIGINT).
+//   - DECIMAL * DECIMAL -> DECIMAL(p1+p2+1, s1+s2), capped at 38 digits; DECIMAL / DECIMAL -> DOUBLE
+//   (operands
 //     cast to DOUBLE), as in DuckDB, so that ratios keep their relative precision.
 //   - Anything with DOUBLE is DOUBLE.
-//   - DATE +- INTERVAL and DATE +- INTEGER (days) are DATE (constant days are folded as intervals); DATE - DATE
+//   - DATE +- INTERVAL and DATE +- INTEGER (days) are DATE (constant days are folded as intervals); DATE -
+//   DATE
 //     is INTEGER.
-//   - Aggregates (as expressions/aggregate_function.h computes them): COUNT -> BIGINT; SUM(INTEGER) -> BIGINT;
+//   - Aggregates (as expressions/aggregate_function.h computes them): COUNT -> BIGINT; SUM(INTEGER) ->
+//   BIGINT;
 //     SUM(BIGINT) -> DECIMAL(38,0); SUM(DECIMAL(p,s)) -> DECIMAL(38,s); AVG(INTEGER/BIGINT/DOUBLE) -> DOUBLE;
-//     AVG(DECIMAL(p,s)) -> DOUBLE (computed from the exact sum); MIN/MAX -> the argument's type (not INTERVAL).
+//     AVG(DECIMAL(p,s)) -> DOUBLE (computed from the exact sum); MIN/MAX -> the argument's type (not
+//     INTERVAL).
 
 #include <optional>
 

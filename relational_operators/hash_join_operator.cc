@@ -1,5 +1,7 @@
 #include "relational_operators/hash_join_operator.h"
 
+#include <cstring>
+
 #include "common/status_macros.h"
 #include "relational_operators/key_hashing.h"
 #include "relational_operators/vector_block_writer.h"
@@ -99,6 +101,10 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         HashVectorRows(*keys[k], batch.size, k == 0, hashes.data());
       }
       if (keys.empty()) std::fill(hashes.begin(), hashes.begin() + batch.size, 0);  // nested loop: every build row
+      const Type key_type = keys.size() == 1 ? keys[0]->type() : Type::Null();
+      const int fast_width = keys.size() == 1 && !key_type.IsString() && key_type.id() != TypeId::kDouble
+                                 ? key_type.FixedWidth()
+                                 : 0;
       std::fill(matched.begin(), matched.begin() + batch.size, 0);
       candidates_.clear();
       for (uint32_t s = 0; s < selected; ++s) {
@@ -111,8 +117,15 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
           if (table.Hash(e) != hash) continue;
           const BlockView& build_block = table.blocks()[table.Block(e)];
           bool equal = true;
-          for (size_t k = 0; k < keys.size() && equal; ++k) {
-            equal = VectorValueEqualsBlockValue(*keys[k], row, build_block, table.key_columns()[k], table.Row(e));
+          if (fast_width > 0) {  // one integer-like key: compare the raw bytes
+            equal = std::memcmp(keys[0]->values<uint8_t>() + static_cast<size_t>(row) * fast_width,
+                                build_block.Values<uint8_t>(table.key_columns()[0]) +
+                                    static_cast<size_t>(table.Row(e)) * fast_width,
+                                fast_width) == 0;
+          } else {
+            for (size_t k = 0; k < keys.size() && equal; ++k) {
+              equal = VectorValueEqualsBlockValue(*keys[k], row, build_block, table.key_columns()[k], table.Row(e));
+            }
           }
           if (!equal) continue;
           if (!gather_pairs) {
@@ -168,16 +181,21 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     const uint32_t count = static_cast<uint32_t>(candidates_.size());
     for (ColumnVector& column : pairs_.columns) column.ResetOwned(count);
     pairs_.size = count;
+    // Column at a time, so the type dispatch happens once per column, not once per value.
+    probe_rows_.resize(count);
+    build_blocks_.resize(count);
+    build_rows_.resize(count);
     for (uint32_t i = 0; i < count; ++i) {
-      const Candidate& candidate = candidates_[i];
-      for (size_t c = 0; c < probe_width; ++c) {
-        CopyVectorValue(batch.columns[c], candidate.probe_row, &pairs_.columns[c], i);
-      }
-      const BlockView& build_block = table.blocks()[table.Block(candidate.entry)];
-      for (size_t c = probe_width; c < pairs_.columns.size(); ++c) {
-        CopyBlockValueToVector(build_block, static_cast<int>(c - probe_width), table.Row(candidate.entry),
-                               &pairs_.columns[c], i);
-      }
+      probe_rows_[i] = candidates_[i].probe_row;
+      build_blocks_[i] = &table.blocks()[table.Block(candidates_[i].entry)];
+      build_rows_[i] = table.Row(candidates_[i].entry);
+    }
+    for (size_t c = 0; c < probe_width; ++c) {
+      GatherVectorValues(batch.columns[c], probe_rows_.data(), count, &pairs_.columns[c]);
+    }
+    for (size_t c = probe_width; c < pairs_.columns.size(); ++c) {
+      GatherBlockValues(build_blocks_.data(), build_rows_.data(), count, static_cast<int>(c - probe_width),
+                        &pairs_.columns[c]);
     }
     const SelectionVector* selection = nullptr;
     uint32_t passed = count;
@@ -220,6 +238,9 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   uint32_t block_index_;
   Batch pairs_;
   std::vector<Candidate> candidates_;
+  std::vector<uint32_t> probe_rows_;
+  std::vector<const BlockView*> build_blocks_;
+  std::vector<uint32_t> build_rows_;
 };
 
 HashJoinProbeOperator::HashJoinProbeOperator(BlockInput probe, ScanSpec scan, std::shared_ptr<JoinHashTable> table,

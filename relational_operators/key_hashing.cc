@@ -129,4 +129,65 @@ void CopyVectorValue(const ColumnVector& from, uint32_t from_row, ColumnVector* 
               from.values<uint8_t>() + static_cast<size_t>(from_row) * width, width);
 }
 
+namespace {
+
+template <int kWidth>
+void GatherFixedFromVector(const ColumnVector& from, const uint32_t* rows, uint32_t count, ColumnVector* to) {
+  const uint8_t* source = from.values<uint8_t>();
+  uint8_t* target = to->mutable_values<uint8_t>();
+  for (uint32_t i = 0; i < count; ++i) std::memcpy(target + i * kWidth, source + rows[i] * kWidth, kWidth);
+}
+
+template <int kWidth>
+void GatherFixedFromBlocks(const BlockView* const* blocks, const uint32_t* block_rows, uint32_t count, int column,
+                           ColumnVector* to) {
+  uint8_t* target = to->mutable_values<uint8_t>();
+  for (uint32_t i = 0; i < count; ++i) {
+    std::memcpy(target + i * kWidth,
+                blocks[i]->Values<uint8_t>(column) + static_cast<size_t>(block_rows[i]) * kWidth, kWidth);
+  }
+}
+
+}  // namespace
+
+void GatherVectorValues(const ColumnVector& from, const uint32_t* rows, uint32_t count, ColumnVector* to) {
+  if (from.has_nulls()) {
+    for (uint32_t i = 0; i < count; ++i) {
+      if (from.IsNull(rows[i])) to->SetNull(i);
+    }
+  }
+  if (to->type().IsString()) {
+    const std::string_view* source = from.strings();
+    std::string_view* target = to->mutable_strings();
+    for (uint32_t i = 0; i < count; ++i) target[i] = source[rows[i]];
+    return;
+  }
+  switch (to->type().FixedWidth()) {
+    case 1: GatherFixedFromVector<1>(from, rows, count, to); break;
+    case 4: GatherFixedFromVector<4>(from, rows, count, to); break;
+    case 8: GatherFixedFromVector<8>(from, rows, count, to); break;
+    case 16: GatherFixedFromVector<16>(from, rows, count, to); break;
+    default: break;
+  }
+}
+
+void GatherBlockValues(const BlockView* const* blocks, const uint32_t* block_rows, uint32_t count, int column,
+                       ColumnVector* to) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (blocks[i]->IsNull(column, block_rows[i])) to->SetNull(i);
+  }
+  if (to->type().IsString()) {
+    std::string_view* target = to->mutable_strings();
+    for (uint32_t i = 0; i < count; ++i) target[i] = blocks[i]->GetString(column, block_rows[i]);
+    return;
+  }
+  switch (to->type().FixedWidth()) {
+    case 1: GatherFixedFromBlocks<1>(blocks, block_rows, count, column, to); break;
+    case 4: GatherFixedFromBlocks<4>(blocks, block_rows, count, column, to); break;
+    case 8: GatherFixedFromBlocks<8>(blocks, block_rows, count, column, to); break;
+    case 16: GatherFixedFromBlocks<16>(blocks, block_rows, count, column, to); break;
+    default: break;
+  }
+}
+
 }  // namespace tessera

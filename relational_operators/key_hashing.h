@@ -24,4 +24,10 @@ void CopyBlockValueToVector(const BlockView& block, int column, uint32_t block_r
 // Copies row `from_row` of `from` into row `row` of owned vector `to` (same type; strings referenced).
 void CopyVectorValue(const ColumnVector& from, uint32_t from_row, ColumnVector* to, uint32_t row);
 
+// Column-at-a-time versions for gathering many rows into an owned vector `to` (rows 0..count-1):
+// to[i] = from[rows[i]], and to[i] = column `column` of *blocks[i] at row block_rows[i].
+void GatherVectorValues(const ColumnVector& from, const uint32_t* rows, uint32_t count, ColumnVector* to);
+void GatherBlockValues(const BlockView* const* blocks, const uint32_t* block_rows, uint32_t count, int column,
+                       ColumnVector* to);
+
 }  // namespace tessera

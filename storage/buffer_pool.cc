@@ -270,7 +270,12 @@ void BufferPool::FreeSlot(void* address, size_t bytes) {
     const LiveSlot live = it->second;
     live_slots_.erase(it);
     if (live.huge) huge_page_bytes_ -= bytes;
-    if (cached_slot_bytes_ + bytes <= kMaxCachedSlotBytes) {
+    // Keep up to a sixteenth of the budget (at least kMaxCachedSlotBytes, at most 1 GiB) of freed slots mapped,
+    // so that the temporary blocks of one query reuse the pages of the previous one instead of faulting in and
+    // zeroing fresh ones.
+    const size_t cache_limit =
+        std::max(kMaxCachedSlotBytes, std::min<size_t>(budget_bytes_ / 16, size_t{1} << 30));
+    if (cached_slot_bytes_ + bytes <= cache_limit) {
       cached_slots_[CacheBucket(live.node)].push_back(CachedSlot{address, bytes, live.huge});
       cached_slot_bytes_ += bytes;
       return;

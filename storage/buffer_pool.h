@@ -10,7 +10,8 @@
 // advised to use transparent huge pages (MADV_HUGEPAGE) where the kernel allows. Smaller allocations come from
 // aligned operator new (64-byte alignment) and are charged at a 64-byte granularity.
 //
-// Slot cache: freed large slots are kept in a small per-node cache (at most kMaxCachedSlotBytes) and handed
+// Slot cache: freed large slots are kept in a per-node cache (kMaxCachedSlotBytes, or a sixteenth of the budget up
+// to 1 GiB when that is more) and handed
 // out again to allocations of the same size and node, so block churn does not hit mmap/munmap each time.
 // Cached slots are not charged to the budget.
 //
@@ -68,7 +69,7 @@ class BufferPool {
   static constexpr size_t kLargeAllocationBytes = 1 << 20;
   // Small allocations are charged and aligned at this granularity.
   static constexpr size_t kSmallGranularity = 64;
-  // Upper bound on freed slots kept for reuse, over all nodes.
+  // Freed slots kept for reuse, over all nodes: at least this much (more with a large budget, see FreeSlot).
   static constexpr size_t kMaxCachedSlotBytes = 64 << 20;
 
   // `topology` is not owned and must outlive the pool; null means one node and no memory binding.

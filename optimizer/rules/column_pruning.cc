@@ -19,14 +19,16 @@ void Mark(const BoundExpression& expression, int offset, Needed* needed) {
 }
 
 void EnsureOne(Needed* needed) {
-  if (!needed->empty() && std::find(needed->begin(), needed->end(), true) == needed->end()) (*needed)[0] = true;
+  if (!needed->empty() && std::find(needed->begin(), needed->end(), true) == needed->end())
+    (*needed)[0] = true;
 }
 
 void Apply(const std::vector<int>& mapping, BoundExpression* expression) {
   RemapColumns(expression, [&](int column) { return mapping[column]; });
 }
 
-// Prunes `node` to (at least) the `needed` output columns; mapping[i] = new index of old column i (-1 if gone).
+// Prunes `node` to (at least) the `needed` output columns; mapping[i] = new index of old column i (-1 if
+// gone).
 LogicalOperatorPtr Prune(LogicalOperatorPtr node, Needed needed, std::vector<int>* mapping);
 
 LogicalOperatorPtr PruneAll(LogicalOperatorPtr node) {
@@ -41,7 +43,8 @@ std::vector<int> Identity(int width) {
   return mapping;
 }
 
-// Merges a Project into a Project below it when every computed expression of the lower one is used at most once.
+// Merges a Project into a Project below it when every computed expression of the lower one is used at most
+// once.
 LogicalOperatorPtr MergeProjects(std::unique_ptr<Project> upper) {
   if (upper->children[0]->kind() != LogicalOperatorKind::kProject) return upper;
   auto& lower = upper->children[0]->As<Project>();
@@ -58,7 +61,8 @@ LogicalOperatorPtr MergeProjects(std::unique_ptr<Project> upper) {
   std::vector<const BoundExpression*> replacements;
   for (const auto& expression : lower.expressions) replacements.push_back(expression.get());
   std::vector<ExpressionPtr> merged;
-  for (const auto& expression : upper->expressions) merged.push_back(SubstituteColumns(*expression, replacements));
+  for (const auto& expression : upper->expressions)
+    merged.push_back(SubstituteColumns(*expression, replacements));
   upper->expressions = std::move(merged);
   if (upper->relations.empty()) {
     for (size_t i = 0; i < upper->expressions.size(); ++i) {

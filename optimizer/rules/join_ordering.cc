@@ -38,7 +38,8 @@ struct Component {
   double rows = 1;
 };
 
-void Flatten(LogicalOperatorPtr node, int base, std::vector<Input>* inputs, std::vector<ExpressionPtr>* conditions) {
+void Flatten(LogicalOperatorPtr node, int base, std::vector<Input>* inputs,
+             std::vector<ExpressionPtr>* conditions) {
   if (!IsInnerJoin(*node)) {
     Input input;
     input.offset = base;
@@ -71,7 +72,9 @@ int InputOf(const std::vector<Input>& inputs, int column) {
   return -1;
 }
 
-bool Contains(const std::vector<int>& set, int value) { return std::find(set.begin(), set.end(), value) != set.end(); }
+bool Contains(const std::vector<int>& set, int value) {
+  return std::find(set.begin(), set.end(), value) != set.end();
+}
 
 bool Covers(const Component& a, const Component& b, const Condition& condition) {
   bool in_a = false;
@@ -218,7 +221,8 @@ LogicalOperatorPtr ReorderTree(LogicalOperatorPtr root) {
     if (best_a < 0) {  // nothing connected: cross join the two smallest
       std::vector<int> order(components.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-      std::sort(order.begin(), order.end(), [&](int x, int y) { return components[x].rows < components[y].rows; });
+      std::sort(order.begin(), order.end(),
+                [&](int x, int y) { return components[x].rows < components[y].rows; });
       best_a = std::min(order[0], order[1]);
       best_b = std::max(order[0], order[1]);
     }

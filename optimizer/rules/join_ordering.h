@@ -2,12 +2,12 @@
 // Greedy join ordering by estimated cardinality (optimizer/cardinality_estimator.h).
 //
 // A maximal tree of inner and cross joins is flattened into its inputs and its conditions (keys and residual
-// conjuncts, over the tree's output columns). Starting from the inputs, the two partial results connected by an
-// equality whose join has the smallest estimated output are joined next (greedy operator ordering); only when
-// no two are connected are the two smallest cross-joined. Each join puts the input with fewer estimated rows on
-// the build (right) side, so plans come out as a large probe side joined with ever smaller build sides, the
-// shape LIP filters expect. A Project restores the tree's original column order. Inputs are reordered
-// recursively first.
+// conjuncts, over the tree's output columns). Starting from the inputs, the two partial results connected by
+// an equality whose join has the smallest estimated output are joined next (greedy operator ordering); only
+// when no two are connected are the two smallest cross-joined. Each join puts the input with fewer estimated
+// rows on the build (right) side, so plans come out as a large probe side joined with ever smaller build
+// sides, the shape LIP filters expect. A Project restores the tree's original column order. Inputs are
+// reordered recursively first.
 //
 // Run after PredicatePushDown (it relies on conditions sitting on the joins).
 

@@ -58,7 +58,8 @@ void AddFactored(ExpressionPtr predicate, Predicates* out) {
 Predicates Normalize(Predicates predicates) {
   Predicates out;
   for (ExpressionPtr& predicate : predicates) {
-    for (ExpressionPtr& conjunct : SplitConjuncts(std::move(predicate))) AddFactored(std::move(conjunct), &out);
+    for (ExpressionPtr& conjunct : SplitConjuncts(std::move(predicate)))
+      AddFactored(std::move(conjunct), &out);
   }
   return out;
 }
@@ -71,7 +72,8 @@ ExpressionPtr DisjunctionPart(const BoundExpression& disjunction, int begin, int
   for (const auto& branch : disjunction.children) {
     Predicates part;
     for (ExpressionPtr& term : SplitConjuncts(branch->Clone())) {
-      if (MaxColumnIndex(*term) >= 0 && ReferencesOnlyRange(*term, begin, end)) part.push_back(std::move(term));
+      if (MaxColumnIndex(*term) >= 0 && ReferencesOnlyRange(*term, begin, end))
+        part.push_back(std::move(term));
     }
     if (part.empty()) return nullptr;
     branches.push_back(CombineConjuncts(std::move(part)));
@@ -81,7 +83,8 @@ ExpressionPtr DisjunctionPart(const BoundExpression& disjunction, int begin, int
 
 bool StrictIn(const BoundExpression& e, int begin, int end) {
   switch (e.kind) {
-    case ExpressionKind::kColumn: return e.column_index >= begin && e.column_index < end;
+    case ExpressionKind::kColumn:
+      return e.column_index >= begin && e.column_index < end;
     case ExpressionKind::kCast:
     case ExpressionKind::kArithmetic:
       for (const auto& child : e.children) {
@@ -94,17 +97,21 @@ bool StrictIn(const BoundExpression& e, int begin, int end) {
         if (StrictIn(*child, begin, end)) return true;
       }
       return false;
-    default: return false;
+    default:
+      return false;
   }
 }
 
 // True if the predicate is never TRUE when all columns in [begin, end) are NULL.
 bool RejectsNulls(const BoundExpression& e, int begin, int end) {
   switch (e.kind) {
-    case ExpressionKind::kComparison: return StrictIn(*e.children[0], begin, end) || StrictIn(*e.children[1], begin, end);
+    case ExpressionKind::kComparison:
+      return StrictIn(*e.children[0], begin, end) || StrictIn(*e.children[1], begin, end);
     case ExpressionKind::kLike:
-    case ExpressionKind::kInList: return StrictIn(*e.children[0], begin, end);
-    case ExpressionKind::kIsNull: return e.negated && StrictIn(*e.children[0], begin, end);
+    case ExpressionKind::kInList:
+      return StrictIn(*e.children[0], begin, end);
+    case ExpressionKind::kIsNull:
+      return e.negated && StrictIn(*e.children[0], begin, end);
     case ExpressionKind::kAnd:
       for (const auto& child : e.children) {
         if (RejectsNulls(*child, begin, end)) return true;
@@ -115,7 +122,8 @@ bool RejectsNulls(const BoundExpression& e, int begin, int end) {
         if (!RejectsNulls(*child, begin, end)) return false;
       }
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -181,7 +189,9 @@ LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
       join->residual = CombineConjuncts(std::move(residual));
       break;
     }
-    case JoinType::kFullOuter: above = std::move(predicates); break;
+    case JoinType::kFullOuter:
+      above = std::move(predicates);
+      break;
   }
   join->children[0] = Push(std::move(join->children[0]), std::move(left));
   join->children[1] = Push(std::move(join->children[1]), std::move(right));
@@ -192,7 +202,8 @@ LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
 LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
   Predicates predicates;
   for (ExpressionPtr& predicate : incoming) {
-    for (ExpressionPtr& conjunct : SplitConjuncts(std::move(predicate))) predicates.push_back(std::move(conjunct));
+    for (ExpressionPtr& conjunct : SplitConjuncts(std::move(predicate)))
+      predicates.push_back(std::move(conjunct));
   }
   switch (node->kind()) {
     case LogicalOperatorKind::kFilter: {
@@ -210,7 +221,8 @@ LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
       std::vector<const BoundExpression*> replacements;
       for (const auto& expression : project.expressions) replacements.push_back(expression.get());
       Predicates below;
-      for (const ExpressionPtr& predicate : predicates) below.push_back(SubstituteColumns(*predicate, replacements));
+      for (const ExpressionPtr& predicate : predicates)
+        below.push_back(SubstituteColumns(*predicate, replacements));
       node->children[0] = Push(std::move(node->children[0]), std::move(below));
       return node;
     }
@@ -255,6 +267,8 @@ LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
 
 }  // namespace
 
-LogicalOperatorPtr PredicatePushDown::Apply(LogicalOperatorPtr plan) const { return Push(std::move(plan), {}); }
+LogicalOperatorPtr PredicatePushDown::Apply(LogicalOperatorPtr plan) const {
+  return Push(std::move(plan), {});
+}
 
 }  // namespace tessera::optimizer

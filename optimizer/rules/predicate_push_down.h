@@ -2,15 +2,19 @@
 // Moves filter predicates as close to the data as possible:
 //   - through Project (by substitution), Sort, Distinct, set operations (into both sides), and Aggregate (for
 //     predicates on GROUP BY keys only);
-//   - into inner joins: a conjunct over one side goes into that side, an equality between an expression of each
+//   - into inner joins: a conjunct over one side goes into that side, an equality between an expression of
+//   each
 //     side becomes a key pair, anything else the residual; a cross join that gets a condition becomes inner;
-//   - into the left side of left outer, semi and anti joins (and join conditions over the right side only into
-//     the right side); a left outer join below a predicate that rejects NULLs from its right side becomes inner;
+//   - into the left side of left outer, semi and anti joins (and join conditions over the right side only
+//   into
+//     the right side); a left outer join below a predicate that rejects NULLs from its right side becomes
+//     inner;
 //   - into TableScan::filter.
 // Disjunctions are normalized first: conjuncts common to every branch of an OR are factored out
-// ((A AND B) OR (A AND C) = A AND (B OR C)), which turns TPC-H Q19's OR into a join key. An OR over both sides of
-// an inner join whose every branch constrains one side is also pushed partially into that side as the OR of those
-// constraints, while the full predicate stays on the join (Quickstep's partial push-down, D§2.5.1; TPC-H Q7, Q19).
+// ((A AND B) OR (A AND C) = A AND (B OR C)), which turns TPC-H Q19's OR into a join key. An OR over both
+// sides of an inner join whose every branch constrains one side is also pushed partially into that side as
+// the OR of those constraints, while the full predicate stays on the join (Quickstep's partial push-down,
+// D§2.5.1; TPC-H Q7, Q19).
 
 #include "optimizer/rules/rule.h"
 

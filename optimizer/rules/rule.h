@@ -1,6 +1,6 @@
 #pragma once
-// A rewrite rule of the logical plan. Rules run in the fixed order of rule_list.cc; each takes the whole plan and
-// returns the rewritten plan (it may rebuild or edit nodes in place). A rule must keep the plan's result
+// A rewrite rule of the logical plan. Rules run in the fixed order of rule_list.cc; each takes the whole plan
+// and returns the rewritten plan (it may rebuild or edit nodes in place). A rule must keep the plan's result
 // (rows, column order, names and types of the root's output) unchanged.
 //
 // Rules hold no state between calls and may be used from any thread on distinct plans.

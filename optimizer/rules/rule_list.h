@@ -1,8 +1,10 @@
 #pragma once
 // The ordered list of rewrite rules that turns a bound plan into the plan execution uses:
-//   1. PredicatePushDown    filters into joins (equi-keys), join inputs and scans; common conjuncts of ORs factored
+//   1. PredicatePushDown    filters into joins (equi-keys), join inputs and scans; common conjuncts of ORs
+//   factored
 //                           out; partial push-down of disjunctions (Quickstep D§2.5.1, TPC-H Q19/Q7)
-//   2. JoinOrdering         greedy join order by estimated cardinality; smaller input on the build (right) side
+//   2. JoinOrdering         greedy join order by estimated cardinality; smaller input on the build (right)
+//   side
 //   3. ColumnPruning        scans read and joins carry only the columns used above them
 // Thread-safe (rules are stateless).
 

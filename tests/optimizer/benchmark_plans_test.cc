@@ -1,6 +1,6 @@
-// All 22 TPC-H and 13 SSB queries bind, validate, keep their result schema through the rules, and have the plan
-// shapes the binder and the rules promise (semi/anti joins for EXISTS/IN, decorrelated scalar subqueries, no
-// cartesian products where join predicates exist, filters in the scans).
+// All 22 TPC-H and 13 SSB queries bind, validate, keep their result schema through the rules, and have the
+// plan shapes the binder and the rules promise (semi/anti joins for EXISTS/IN, decorrelated scalar
+// subqueries, no cartesian products where join predicates exist, filters in the scans).
 
 #include <map>
 #include <string>
@@ -34,7 +34,8 @@ int CartesianProducts(const LogicalOperator& plan) {
   int count = 0;
   if (plan.kind() == LogicalOperatorKind::kJoin) {
     const auto& join = plan.As<Join>();
-    if (join.left_keys.empty() && (join.join_type == JoinType::kInner || join.join_type == JoinType::kCross) &&
+    if (join.left_keys.empty() &&
+        (join.join_type == JoinType::kInner || join.join_type == JoinType::kCross) &&
         !YieldsOneRow(*plan.children[1]) && !YieldsOneRow(*plan.children[0])) {
       ++count;
     }
@@ -117,13 +118,16 @@ TEST_F(BenchmarkPlansTest, TpchSubqueriesAreDecorrelated) {
   EXPECT_THAT(bound_["q18"], HasSubstr("Filter (sum(l_quantity) > 300.00)"));
   // Q20: nested IN -> semi joins; the correlated SUM is grouped by both correlation keys.
   EXPECT_EQ(Count(bound_["q20"], "Join SEMI"), 2);
-  EXPECT_THAT(bound_["q20"], HasSubstr("Aggregate groups=[l_partkey, l_suppkey] aggregates=[sum(l_quantity)]"));
+  EXPECT_THAT(bound_["q20"],
+              HasSubstr("Aggregate groups=[l_partkey, l_suppkey] aggregates=[sum(l_quantity)]"));
   EXPECT_THAT(bound_["q20"], HasSubstr("Join INNER keys=[ps_partkey = l_partkey, ps_suppkey = l_suppkey]"));
   // Q21: EXISTS and NOT EXISTS with a non-equality correlated predicate as the residual.
-  EXPECT_THAT(bound_["q21"],
-              HasSubstr("Join SEMI keys=[l1.l_orderkey = l2.l_orderkey] residual=(l2.l_suppkey <> l1.l_suppkey)"));
-  EXPECT_THAT(bound_["q21"],
-              HasSubstr("Join ANTI keys=[l1.l_orderkey = l3.l_orderkey] residual=(l3.l_suppkey <> l1.l_suppkey)"));
+  EXPECT_THAT(
+      bound_["q21"],
+      HasSubstr("Join SEMI keys=[l1.l_orderkey = l2.l_orderkey] residual=(l2.l_suppkey <> l1.l_suppkey)"));
+  EXPECT_THAT(
+      bound_["q21"],
+      HasSubstr("Join ANTI keys=[l1.l_orderkey = l3.l_orderkey] residual=(l3.l_suppkey <> l1.l_suppkey)"));
   // Q22: NOT EXISTS -> anti join; the uncorrelated AVG is cross joined.
   EXPECT_THAT(bound_["q22"], HasSubstr("Join ANTI keys=[c_custkey = o_custkey]"));
   EXPECT_THAT(bound_["q22"], HasSubstr("Aggregate groups=[] aggregates=[avg(c_acctbal)]"));
@@ -142,23 +146,30 @@ TEST_F(BenchmarkPlansTest, TpchRulesPushPredicatesAndOrderJoins) {
                         "l_linestatus, l_shipdate] filter=(l_shipdate <= DATE '1998-09-02')"));
   // Q3: the smallest input joins first: customer is the build side of orders.
   EXPECT_THAT(optimized_["q03"], HasSubstr("Join INNER keys=[o_custkey = c_custkey]"));
-  EXPECT_THAT(optimized_["q03"], HasSubstr("Join INNER keys=[l_orderkey = o_orderkey]\n            TableScan lineitem"));
+  EXPECT_THAT(optimized_["q03"],
+              HasSubstr("Join INNER keys=[l_orderkey = o_orderkey]\n            TableScan lineitem"));
   // Q7: partial push-down of the OR over n1 and n2 into each nation scan; the full OR stays on the join.
-  EXPECT_THAT(optimized_["q07"], HasSubstr("TableScan nation AS n1 [n_nationkey, n_name] filter=((n_name = 'FRANCE') "
-                                           "OR (n_name = 'GERMANY'))"));
+  EXPECT_THAT(optimized_["q07"],
+              HasSubstr("TableScan nation AS n1 [n_nationkey, n_name] filter=((n_name = 'FRANCE') "
+                        "OR (n_name = 'GERMANY'))"));
   EXPECT_THAT(optimized_["q07"], HasSubstr("TableScan nation AS n2 [n_nationkey, n_name] filter=((n_name = "
                                            "'GERMANY') OR (n_name = 'FRANCE'))"));
-  EXPECT_THAT(optimized_["q07"], HasSubstr("residual=(((n1.n_name = 'FRANCE') AND (n2.n_name = 'GERMANY')) OR"));
+  EXPECT_THAT(optimized_["q07"],
+              HasSubstr("residual=(((n1.n_name = 'FRANCE') AND (n2.n_name = 'GERMANY')) OR"));
   // Q19: the join key common to all branches is factored out of the OR; the rest is pushed down partially.
   EXPECT_THAT(optimized_["q19"], HasSubstr("Join INNER keys=[l_partkey = p_partkey]"));
-  EXPECT_THAT(optimized_["q19"],
-              HasSubstr("filter=((l_shipmode IN ('AIR', 'AIR REG')) AND (l_shipinstruct = 'DELIVER IN PERSON') AND "
-                        "(((l_quantity >= 1.00) AND (l_quantity <= 11.00)) OR"));
-  EXPECT_THAT(optimized_["q19"], HasSubstr("TableScan part [p_partkey, p_brand, p_size, p_container] filter=((p_size >= 1) AND"));
+  EXPECT_THAT(
+      optimized_["q19"],
+      HasSubstr("filter=((l_shipmode IN ('AIR', 'AIR REG')) AND (l_shipinstruct = 'DELIVER IN PERSON') AND "
+                "(((l_quantity >= 1.00) AND (l_quantity <= 11.00)) OR"));
+  EXPECT_THAT(
+      optimized_["q19"],
+      HasSubstr("TableScan part [p_partkey, p_brand, p_size, p_container] filter=((p_size >= 1) AND"));
   // Q17: the decorrelated aggregate meets the (selective) part filter before the big lineitem join.
   EXPECT_THAT(optimized_["q17"], HasSubstr("residual=(CAST(l_quantity AS DOUBLE) < 0.2 * avg(l_quantity))"));
   // Q21: the semi/anti joins keep their residuals; filters reach the scans below them.
-  EXPECT_THAT(optimized_["q21"], HasSubstr("TableScan nation [n_nationkey, n_name] filter=(n_name = 'SAUDI ARABIA')"));
+  EXPECT_THAT(optimized_["q21"],
+              HasSubstr("TableScan nation [n_nationkey, n_name] filter=(n_name = 'SAUDI ARABIA')"));
   EXPECT_THAT(optimized_["q21"], HasSubstr("TableScan lineitem AS l3 [l_orderkey, l_suppkey, l_commitdate, "
                                            "l_receiptdate] filter=(l_receiptdate > l_commitdate)"));
 }
@@ -167,7 +178,8 @@ TEST_F(BenchmarkPlansTest, SsbStarJoinsProbeTheFactTable) {
   BindAll("ssb");
   for (const auto& [query, plan] : optimized_) {
     EXPECT_THAT(plan, Not(HasSubstr("Join CROSS"))) << query;
-    EXPECT_EQ(Count(plan, "Join INNER keys="), Count(bound_[query], "TableScan") - 1) << query << "\n" << plan;
+    EXPECT_EQ(Count(plan, "Join INNER keys="), Count(bound_[query], "TableScan") - 1) << query << "\n"
+                                                                                      << plan;
   }
   // Q4.1: lineorder is probed by every dimension (it is the first scan, at the bottom left).
   const std::string& q41 = optimized_["q4.1"];
@@ -175,7 +187,9 @@ TEST_F(BenchmarkPlansTest, SsbStarJoinsProbeTheFactTable) {
   EXPECT_LT(q41.find("TableScan lineorder"), q41.find("TableScan customer"));
   EXPECT_LT(q41.find("TableScan lineorder"), q41.find("TableScan part"));
   EXPECT_LT(q41.find("TableScan lineorder"), q41.find("TableScan date"));
-  EXPECT_THAT(q41, HasSubstr("TableScan part [p_partkey, p_mfgr] filter=((p_mfgr = 'MFGR#1') OR (p_mfgr = 'MFGR#2'))"));
+  EXPECT_THAT(
+      q41,
+      HasSubstr("TableScan part [p_partkey, p_mfgr] filter=((p_mfgr = 'MFGR#1') OR (p_mfgr = 'MFGR#2'))"));
   EXPECT_THAT(optimized_["q1.1"],
               HasSubstr("TableScan lineorder [lo_orderdate, lo_quantity, lo_extendedprice, lo_discount] "
                         "filter=((lo_discount >= 1) AND (lo_discount <= 3) AND (lo_quantity < 25))"));

@@ -1,5 +1,5 @@
-// Binder errors: every user mistake gets a clear message with the line, column and a caret under the offending
-// text; unknown names suggest the closest known one; type errors name both types.
+// Binder errors: every user mistake gets a clear message with the line, column and a caret under the
+// offending text; unknown names suggest the closest known one; type errors name both types.
 
 #include <string>
 #include <vector>
@@ -41,12 +41,15 @@ TEST_F(BinderErrorTest, MessagesNameTheProblem) {
       // Unknown names, with suggestions.
       {"SELECT * FROM nosuch", "table 'nosuch' does not exist at line 1, column 15"},
       {"SELECT * FROM lineitems", "table 'lineitems' does not exist; did you mean 'lineitem'?"},
-      {"WITH totals AS (SELECT 1 AS x) SELECT * FROM total", "table 'total' does not exist; did you mean 'totals'?"},
+      {"WITH totals AS (SELECT 1 AS x) SELECT * FROM total",
+       "table 'total' does not exist; did you mean 'totals'?"},
       {"SELECT n_nme FROM nation", "column 'n_nme' does not exist; did you mean 'n_name'?"},
-      {"SELECT nation.n_nme FROM nation", "column 'nation.n_nme' does not exist; did you mean 'nation.n_name'?"},
+      {"SELECT nation.n_nme FROM nation",
+       "column 'nation.n_nme' does not exist; did you mean 'nation.n_name'?"},
       {"SELECT x.n_name FROM nation", "missing FROM-clause entry for table 'x'"},
       {"SELECT nation.n_name FROM nation n", "missing FROM-clause entry for table 'nation'"},
-      {"SELECT natoin.n_name FROM nation", "missing FROM-clause entry for table 'natoin'; did you mean 'nation'?"},
+      {"SELECT natoin.n_name FROM nation",
+       "missing FROM-clause entry for table 'natoin'; did you mean 'nation'?"},
       {"SELECT foo(1)", "function foo does not exist"},
       {"SELECT uper(n_name) FROM nation", "function uper does not exist; did you mean 'upper'?"},
       // Scoping.
@@ -59,15 +62,19 @@ TEST_F(BinderErrorTest, MessagesNameTheProblem) {
        "column 'x' specified in USING clause does not exist in left table"},
       {"SELECT * FROM nation JOIN region USING (n_name)",
        "column 'n_name' specified in USING clause does not exist in right table"},
-      {"WITH a AS (SELECT 1), a AS (SELECT 2) SELECT * FROM a", "WITH query name 'a' specified more than once"},
-      {"WITH a(x, y) AS (SELECT 1) SELECT * FROM a", "WITH query 'a' has 1 columns available but 2 columns specified"},
+      {"WITH a AS (SELECT 1), a AS (SELECT 2) SELECT * FROM a",
+       "WITH query name 'a' specified more than once"},
+      {"WITH a(x, y) AS (SELECT 1) SELECT * FROM a",
+       "WITH query 'a' has 1 columns available but 2 columns specified"},
       {"SELECT * FROM (SELECT 1) AS t(a, b)", "table 't' has 1 columns available but 2 columns specified"},
       {"SELECT *", "SELECT * with no tables specified is not valid"},
       // Types.
       {"SELECT * FROM nation WHERE n_name = 5", "cannot compare CHAR(25) with INTEGER"},
       {"SELECT * FROM nation WHERE n_nationkey", "argument of WHERE must be type BOOLEAN, not type INTEGER"},
-      {"SELECT * FROM nation WHERE NOT n_nationkey", "argument of NOT must be type BOOLEAN, not type INTEGER"},
-      {"SELECT count(*) FROM nation HAVING count(*)", "argument of HAVING must be type BOOLEAN, not type BIGINT"},
+      {"SELECT * FROM nation WHERE NOT n_nationkey",
+       "argument of NOT must be type BOOLEAN, not type INTEGER"},
+      {"SELECT count(*) FROM nation HAVING count(*)",
+       "argument of HAVING must be type BOOLEAN, not type BIGINT"},
       {"SELECT * FROM nation JOIN region ON n_name", "argument of JOIN condition must be type BOOLEAN"},
       {"SELECT o_orderdate * 2 FROM orders", "operator * cannot be applied to DATE and INTEGER"},
       {"SELECT n_name + 1 FROM nation", "operator + cannot be applied to CHAR(25) and INTEGER"},
@@ -80,11 +87,13 @@ TEST_F(BinderErrorTest, MessagesNameTheProblem) {
       {"SELECT * FROM nation WHERE n_name LIKE n_comment", "the pattern of LIKE must be a constant string"},
       {"SELECT EXTRACT(YEAR FROM n_name) FROM nation",
        "EXTRACT(YEAR FROM ...) requires a DATE or TIMESTAMP, not CHAR(25)"},
-      {"SELECT CASE WHEN TRUE THEN 1 ELSE DATE '2020-01-01' END", "CASE types INTEGER and DATE cannot be matched"},
+      {"SELECT CASE WHEN TRUE THEN 1 ELSE DATE '2020-01-01' END",
+       "CASE types INTEGER and DATE cannot be matched"},
       {"SELECT CASE WHEN n_name THEN 1 END FROM nation", "argument of CASE/WHEN must be type BOOLEAN"},
       {"SELECT * FROM nation WHERE n_nationkey IN (1, DATE '2020-01-01')",
        "IN types INTEGER and DATE cannot be matched"},
-      {"SELECT coalesce(n_nationkey, n_name) FROM nation", "COALESCE types INTEGER and CHAR(25) cannot be matched"},
+      {"SELECT coalesce(n_nationkey, n_name) FROM nation",
+       "COALESCE types INTEGER and CHAR(25) cannot be matched"},
       {"SELECT substring(n_name, 'a') FROM nation", "substring positions must be integers, not VARCHAR"},
       {"SELECT n_name FROM nation UNION SELECT n_nationkey FROM nation",
        "UNION types CHAR(25) and INTEGER cannot be matched (column 1)"},
@@ -92,10 +101,12 @@ TEST_F(BinderErrorTest, MessagesNameTheProblem) {
       {"SELECT * FROM orders WHERE o_orderdate < '1995-13-45'", "invalid input for DATE: '1995-13-45'"},
       {"SELECT DATE '2020-02-30'", "invalid DATE literal '2020-02-30'"},
       {"SELECT DATE '2020-01-01' + INTERVAL 'abc'", "invalid INTERVAL literal 'abc'"},
-      {"SELECT 123456789012345678901234567890123456789012", "numeric literal 1234567890123456789012345678901234567"},
+      {"SELECT 123456789012345678901234567890123456789012",
+       "numeric literal 1234567890123456789012345678901234567"},
       // Aggregates and grouping.
       {"SELECT * FROM nation WHERE sum(n_nationkey) > 1", "aggregate functions are not allowed in WHERE"},
-      {"SELECT * FROM nation JOIN region ON count(*) > 1", "aggregate functions are not allowed in JOIN condition"},
+      {"SELECT * FROM nation JOIN region ON count(*) > 1",
+       "aggregate functions are not allowed in JOIN condition"},
       {"SELECT sum(count(*)) FROM nation", "aggregate function calls cannot be nested"},
       {"SELECT n_name, count(*) FROM nation",
        "column 'n_name' must appear in the GROUP BY clause or be used in an aggregate function"},
@@ -103,12 +114,14 @@ TEST_F(BinderErrorTest, MessagesNameTheProblem) {
        "column 'n_name' must appear in the GROUP BY clause or be used in an aggregate function"},
       {"SELECT n_regionkey FROM nation GROUP BY n_regionkey HAVING n_name = 'x'",
        "column 'n_name' must appear in the GROUP BY clause"},
-      {"SELECT * FROM nation GROUP BY n_regionkey", "column 'nation.n_nationkey' must appear in the GROUP BY clause"},
+      {"SELECT * FROM nation GROUP BY n_regionkey",
+       "column 'nation.n_nationkey' must appear in the GROUP BY clause"},
       {"SELECT count(*) FROM nation GROUP BY count(*)", "aggregate functions are not allowed in GROUP BY"},
       {"SELECT n_name FROM nation GROUP BY 3", "GROUP BY position 3 is not in select list"},
       {"SELECT sum(1, 2)", "function sum takes exactly one argument"},
       {"SELECT nullif(1)", "function nullif expects 2 arguments, got 1"},
-      {"SELECT upper(DISTINCT n_name) FROM nation", "DISTINCT specified, but upper is not an aggregate function"},
+      {"SELECT upper(DISTINCT n_name) FROM nation",
+       "DISTINCT specified, but upper is not an aggregate function"},
       // ORDER BY, LIMIT, set operations.
       {"SELECT n_name FROM nation ORDER BY 5", "ORDER BY position 5 is not in select list"},
       {"SELECT n_name AS a, n_comment AS a FROM nation ORDER BY a", "ORDER BY 'a' is ambiguous"},
@@ -128,15 +141,18 @@ TEST_F(BinderErrorTest, MessagesNameTheProblem) {
       {"SELECT * FROM nation WHERE n_nationkey IN (SELECT r_regionkey, r_name FROM region)",
        "subquery has too many columns"},
       {"SELECT count(*) FROM nation GROUP BY (SELECT 1)", "subqueries are not allowed in GROUP BY"},
-      {"SELECT * FROM nation JOIN region ON n_regionkey = (SELECT 1)", "subqueries are not allowed in JOIN condition"},
+      {"SELECT * FROM nation JOIN region ON n_regionkey = (SELECT 1)",
+       "subqueries are not allowed in JOIN condition"},
       {"SELECT (SELECT n_name FROM nation WHERE n_nationkey = r_regionkey) FROM region",
        "correlated reference to 'r_regionkey' is not supported here"},
       {"SELECT (SELECT max(n_nationkey) FROM nation WHERE n_regionkey < r_regionkey) FROM region",
        "a correlated scalar subquery may only correlate through equalities between an inner and an outer "
        "expression"},
-      {"SELECT * FROM nation WHERE n_nationkey IN (SELECT count(*) FROM region WHERE r_regionkey = n_regionkey)",
+      {"SELECT * FROM nation WHERE n_nationkey IN (SELECT count(*) FROM region WHERE r_regionkey = "
+       "n_regionkey)",
        "correlated reference to 'n_regionkey' is not supported here"},
-      {"SELECT r_name FROM region WHERE r_regionkey IN (SELECT n_regionkey FROM nation WHERE n_name = r_name) "
+      {"SELECT r_name FROM region WHERE r_regionkey IN (SELECT n_regionkey FROM nation WHERE n_name = "
+       "r_name) "
        "OR r_regionkey = 0",
        "a correlated IN (subquery) is only supported as a condition ANDed at the top of WHERE"},
       // Views.

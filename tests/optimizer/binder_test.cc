@@ -1,5 +1,5 @@
-// The binder on small queries: name resolution and scoping, FROM forms, aggregation, ORDER BY, set operations,
-// typing and coercion, and subqueries. Plan shapes are checked with patterns on ToString().
+// The binder on small queries: name resolution and scoping, FROM forms, aggregation, ORDER BY, set
+// operations, typing and coercion, and subqueries. Plan shapes are checked with patterns on ToString().
 
 #include <string>
 
@@ -18,8 +18,9 @@ class BinderTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     catalog_ = new testing::TestCatalog("tpch");
-    catalog_->CreateTables("CREATE TABLE t (a INTEGER, b VARCHAR(10), c DECIMAL(10,2) NOT NULL, d DATE);"
-                           "CREATE TABLE u (a INTEGER NOT NULL, e BIGINT);");
+    catalog_->CreateTables(
+        "CREATE TABLE t (a INTEGER, b VARCHAR(10), c DECIMAL(10,2) NOT NULL, d DATE);"
+        "CREATE TABLE u (a INTEGER NOT NULL, e BIGINT);");
     catalog_->CreateView("european_nations",
                          "SELECT n_nationkey AS k, n_name FROM nation, region "
                          "WHERE n_regionkey = r_regionkey AND r_name = 'EUROPE'");
@@ -69,7 +70,8 @@ testing::TestCatalog* BinderTest::catalog_ = nullptr;
 // ---- names and scoping
 
 TEST_F(BinderTest, ResolvesQualifiedAndUnqualifiedNamesThroughAliases) {
-  const std::string plan = Bound("SELECT n.n_name, r_name FROM nation n, region AS r WHERE n.n_regionkey = r.r_regionkey");
+  const std::string plan =
+      Bound("SELECT n.n_name, r_name FROM nation n, region AS r WHERE n.n_regionkey = r.r_regionkey");
   EXPECT_THAT(plan, HasSubstr("TableScan nation AS n"));
   EXPECT_THAT(plan, HasSubstr("TableScan region AS r"));
   EXPECT_THAT(plan, HasSubstr("Filter (n_regionkey = r_regionkey)"));
@@ -148,7 +150,8 @@ TEST_F(BinderTest, CtesAreBoundAtEachUseAndSeeEarlierCtes) {
       "WITH a AS (SELECT n_nationkey AS k FROM nation), b AS (SELECT k + 1 AS k2 FROM a) "
       "SELECT * FROM a, b, a AS again WHERE a.k = b.k2");
   size_t scans = 0;
-  for (size_t at = plan.find("TableScan nation"); at != std::string::npos; at = plan.find("TableScan nation", at + 1)) {
+  for (size_t at = plan.find("TableScan nation"); at != std::string::npos;
+       at = plan.find("TableScan nation", at + 1)) {
     ++scans;
   }
   EXPECT_EQ(scans, 3u);
@@ -183,8 +186,9 @@ TEST_F(BinderTest, GroupByOrdinalAliasAndExpression) {
               HasSubstr("Aggregate groups=[n_regionkey]"));
   EXPECT_THAT(Bound("SELECT n_regionkey AS r, count(*) FROM nation GROUP BY r"),
               HasSubstr("Aggregate groups=[n_regionkey]"));
-  const std::string plan =
-      Bound("SELECT extract(year FROM o_orderdate) AS y, count(*) FROM orders GROUP BY extract(year FROM o_orderdate)");
+  const std::string plan = Bound(
+      "SELECT extract(year FROM o_orderdate) AS y, count(*) FROM orders GROUP BY extract(year FROM "
+      "o_orderdate)");
   EXPECT_THAT(plan, HasSubstr("Aggregate groups=[extract_year(o_orderdate)]"));
   EXPECT_THAT(plan, HasSubstr("Project [y := extract(year FROM o_orderdate)"));
 }
@@ -225,23 +229,29 @@ TEST_F(BinderTest, OrderByOrdinalAliasAndHiddenExpression) {
   std::string plan = Bound("SELECT n_name AS name, n_nationkey FROM nation ORDER BY 2 DESC, name");
   EXPECT_THAT(plan, HasSubstr("Sort [n_nationkey DESC, name ASC]"));
   plan = Bound("SELECT n_name FROM nation ORDER BY n_regionkey NULLS FIRST, n_nationkey + 1 DESC");
-  EXPECT_THAT(plan, HasSubstr("Project [n_name]\n  Sort [n_regionkey ASC NULLS FIRST, n_nationkey + 1 DESC]"));
+  EXPECT_THAT(plan,
+              HasSubstr("Project [n_name]\n  Sort [n_regionkey ASC NULLS FIRST, n_nationkey + 1 DESC]"));
   auto bound = BoundPlan("SELECT n_name FROM nation ORDER BY n_regionkey");
   EXPECT_EQ(Names(*bound), (std::vector<std::string>{"n_name"}));
 }
 
 TEST_F(BinderTest, OrderByAggregateNotInSelectList) {
-  const std::string plan = Bound("SELECT n_regionkey FROM nation GROUP BY n_regionkey ORDER BY count(*) DESC");
+  const std::string plan =
+      Bound("SELECT n_regionkey FROM nation GROUP BY n_regionkey ORDER BY count(*) DESC");
   EXPECT_THAT(plan, HasSubstr("Sort [count(*) DESC]"));
 }
 
 TEST_F(BinderTest, DistinctLimitOffset) {
-  const std::string plan = Bound("SELECT DISTINCT n_regionkey FROM nation ORDER BY n_regionkey LIMIT 3 OFFSET 1");
-  EXPECT_THAT(plan, HasSubstr("Limit 3 OFFSET 1\n  Sort [n_regionkey ASC]\n    Distinct\n      Project [n_regionkey]"));
+  const std::string plan =
+      Bound("SELECT DISTINCT n_regionkey FROM nation ORDER BY n_regionkey LIMIT 3 OFFSET 1");
+  EXPECT_THAT(
+      plan,
+      HasSubstr("Limit 3 OFFSET 1\n  Sort [n_regionkey ASC]\n    Distinct\n      Project [n_regionkey]"));
 }
 
 TEST_F(BinderTest, SetOperationsUnifyTypes) {
-  auto plan = BoundPlan("SELECT n_nationkey FROM nation UNION SELECT o_orderkey FROM orders ORDER BY 1 LIMIT 5");
+  auto plan =
+      BoundPlan("SELECT n_nationkey FROM nation UNION SELECT o_orderkey FROM orders ORDER BY 1 LIMIT 5");
   EXPECT_EQ(plan->output()[0].type, Type::BigInt());
   const std::string text = plan->ToString();
   EXPECT_THAT(text, HasSubstr("SetOperation UNION\n"));
@@ -258,7 +268,8 @@ TEST_F(BinderTest, SetOperationsUnifyTypes) {
 TEST_F(BinderTest, StringLiteralsBecomeDatesAndConstantsFold) {
   const std::string plan = Bound(
       "SELECT o_orderkey FROM orders WHERE o_orderdate >= '1995-01-01' AND "
-      "o_orderdate < DATE '1995-01-01' + INTERVAL '3' MONTH AND o_orderdate <= CAST('1995-06-30' AS DATE) - 1");
+      "o_orderdate < DATE '1995-01-01' + INTERVAL '3' MONTH AND o_orderdate <= CAST('1995-06-30' AS DATE) - "
+      "1");
   EXPECT_THAT(plan, HasSubstr("(o_orderdate >= DATE '1995-01-01')"));
   EXPECT_THAT(plan, HasSubstr("(o_orderdate < DATE '1995-04-01')"));
   EXPECT_THAT(plan, HasSubstr("(o_orderdate <= DATE '1995-06-29')"));
@@ -266,7 +277,8 @@ TEST_F(BinderTest, StringLiteralsBecomeDatesAndConstantsFold) {
 
 TEST_F(BinderTest, DateArithmetic) {
   auto plan = BoundPlan(
-      "SELECT o_orderdate + INTERVAL '1' DAY, INTERVAL '1' YEAR + o_orderdate, o_orderdate - o_orderdate FROM orders");
+      "SELECT o_orderdate + INTERVAL '1' DAY, INTERVAL '1' YEAR + o_orderdate, o_orderdate - o_orderdate "
+      "FROM orders");
   EXPECT_EQ(plan->output()[0].type, Type::Date());
   EXPECT_EQ(plan->output()[1].type, Type::Date());
   EXPECT_EQ(plan->output()[2].type, Type::Integer());
@@ -278,8 +290,8 @@ TEST_F(BinderTest, NumericPromotionAndDecimalRules) {
       "SELECT l_extendedprice * (1 - l_discount), l_extendedprice / l_quantity, l_linenumber + l_orderkey, "
       "l_linenumber / 2, l_quantity * 2.5e0, 7 / 2, l_quantity + 1 FROM lineitem");
   const auto& out = plan->output();
-  EXPECT_EQ(out[0].type, Type::Decimal(32, 4));   // (15,2) * (16,2)
-  EXPECT_EQ(out[1].type, Type::Double());  // DECIMAL / DECIMAL is DOUBLE
+  EXPECT_EQ(out[0].type, Type::Decimal(32, 4));  // (15,2) * (16,2)
+  EXPECT_EQ(out[1].type, Type::Double());        // DECIMAL / DECIMAL is DOUBLE
   EXPECT_EQ(out[2].type, Type::BigInt());
   EXPECT_EQ(out[3].type, Type::Integer());
   EXPECT_EQ(out[4].type, Type::Double());
@@ -293,7 +305,8 @@ TEST_F(BinderTest, NumericPromotionAndDecimalRules) {
 
 TEST_F(BinderTest, ComparisonsMeetInOneType) {
   const std::string plan = Bound(
-      "SELECT * FROM lineitem WHERE l_quantity < 24 AND l_discount BETWEEN 0.05 AND 0.07 AND l_linenumber = 2.5 "
+      "SELECT * FROM lineitem WHERE l_quantity < 24 AND l_discount BETWEEN 0.05 AND 0.07 AND l_linenumber = "
+      "2.5 "
       "AND l_shipmode = 'AIR' AND l_comment = 'a string longer than forty-four characters, much longer'");
   EXPECT_THAT(plan, HasSubstr("(l_quantity < 24.00)"));
   EXPECT_THAT(plan, HasSubstr("(l_discount >= 0.05) AND (l_discount <= 0.07)"));
@@ -304,14 +317,16 @@ TEST_F(BinderTest, ComparisonsMeetInOneType) {
 
 TEST_F(BinderTest, CaseCoalesceNullIfInListLike) {
   auto plan = BoundPlan(
-      "SELECT CASE n_regionkey WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE n_name END, coalesce(n_comment, 'none'), "
+      "SELECT CASE n_regionkey WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE n_name END, coalesce(n_comment, "
+      "'none'), "
       "nullif(n_regionkey, 0), CASE WHEN n_nationkey > 3 THEN 1.5 END FROM nation "
       "WHERE n_regionkey IN (1, 2) AND n_nationkey NOT IN (3, n_regionkey) AND n_name NOT LIKE 'A%'");
   const std::string text = plan->ToString();
   // String literals take the type of the other results when they fit.
   EXPECT_THAT(text, HasSubstr("CASE WHEN (n_regionkey = 1) THEN 'one' WHEN (n_regionkey = 2) THEN 'two' ELSE "
                               "n_name END"));
-  EXPECT_THAT(text, HasSubstr("(n_regionkey IN (1, 2)) AND (n_nationkey <> 3) AND (n_nationkey <> n_regionkey)"));
+  EXPECT_THAT(text,
+              HasSubstr("(n_regionkey IN (1, 2)) AND (n_nationkey <> 3) AND (n_nationkey <> n_regionkey)"));
   EXPECT_THAT(text, HasSubstr("(n_name NOT LIKE 'A%')"));
   EXPECT_EQ(plan->output()[0].type, Type::Char(25));
   EXPECT_EQ(plan->output()[1].type, Type::Varchar(152));
@@ -322,8 +337,9 @@ TEST_F(BinderTest, CaseCoalesceNullIfInListLike) {
 }
 
 TEST_F(BinderTest, ExtractAndSubstring) {
-  auto plan = BoundPlan("SELECT extract(month FROM o_orderdate), substring(o_clerk FROM 2 FOR 3), "
-                        "substr(o_comment, 4) FROM orders");
+  auto plan = BoundPlan(
+      "SELECT extract(month FROM o_orderdate), substring(o_clerk FROM 2 FOR 3), "
+      "substr(o_comment, 4) FROM orders");
   EXPECT_EQ(plan->output()[0].type, Type::Integer());
   EXPECT_EQ(plan->output()[1].type, Type::Varchar(15));
   EXPECT_THAT(plan->ToString(), HasSubstr("extract_month(o_orderdate)"));
@@ -350,7 +366,8 @@ TEST_F(BinderTest, NotInOverNullableColumnsIsNullAware) {
 }
 
 TEST_F(BinderTest, InSubqueryWithCorrelationAddsKeys) {
-  EXPECT_THAT(Bound("SELECT r_name FROM region WHERE r_name IN (SELECT n_name FROM nation WHERE n_regionkey = r_regionkey)"),
+  EXPECT_THAT(Bound("SELECT r_name FROM region WHERE r_name IN (SELECT n_name FROM nation WHERE n_regionkey "
+                    "= r_regionkey)"),
               HasSubstr("Join SEMI keys=[r_name = n_name, r_regionkey = n_regionkey]"));
 }
 
@@ -364,15 +381,17 @@ TEST_F(BinderTest, UncorrelatedScalarSubqueries) {
 }
 
 TEST_F(BinderTest, CorrelatedCountKeepsZeroForMissingGroups) {
-  const std::string plan = Bound("SELECT r_name, (SELECT count(*) FROM nation WHERE n_regionkey = r_regionkey) FROM region");
+  const std::string plan =
+      Bound("SELECT r_name, (SELECT count(*) FROM nation WHERE n_regionkey = r_regionkey) FROM region");
   EXPECT_THAT(plan, HasSubstr("Join LEFT OUTER keys=[r_regionkey = n_regionkey]"));
   EXPECT_THAT(plan, HasSubstr("CASE WHEN (__matched IS NULL) THEN 0 ELSE count(*) END"));
   EXPECT_THAT(plan, HasSubstr("Project [n_regionkey, count(*), __matched := TRUE]"));
 }
 
 TEST_F(BinderTest, CorrelatedScalarInSelectListUsesLeftJoin) {
-  EXPECT_THAT(Bound("SELECT r_name, (SELECT max(n_name) FROM nation WHERE n_regionkey = r_regionkey) FROM region"),
-              HasSubstr("Join LEFT OUTER keys=[r_regionkey = n_regionkey]"));
+  EXPECT_THAT(
+      Bound("SELECT r_name, (SELECT max(n_name) FROM nation WHERE n_regionkey = r_regionkey) FROM region"),
+      HasSubstr("Join LEFT OUTER keys=[r_regionkey = n_regionkey]"));
   // In a WHERE comparison, NULL rejects the row anyway: inner join.
   EXPECT_THAT(Bound("SELECT r_name FROM region WHERE r_regionkey < (SELECT max(n_nationkey) FROM nation "
                     "WHERE n_regionkey = r_regionkey)"),
@@ -381,10 +400,12 @@ TEST_F(BinderTest, CorrelatedScalarInSelectListUsesLeftJoin) {
 
 TEST_F(BinderTest, ExistsAndInUnderOrUseMatchMarkers) {
   std::string plan = Bound(
-      "SELECT r_name FROM region WHERE EXISTS (SELECT * FROM nation WHERE n_regionkey = r_regionkey) OR r_regionkey = 0");
+      "SELECT r_name FROM region WHERE EXISTS (SELECT * FROM nation WHERE n_regionkey = r_regionkey) OR "
+      "r_regionkey = 0");
   EXPECT_THAT(plan, HasSubstr("Filter ((__matched IS NOT NULL) OR (r_regionkey = 0))"));
   EXPECT_THAT(plan, HasSubstr("Join LEFT OUTER keys=[r_regionkey = key0]"));
-  plan = Bound("SELECT r_name FROM region WHERE r_regionkey IN (SELECT n_regionkey FROM nation) OR r_regionkey = 0");
+  plan = Bound(
+      "SELECT r_name FROM region WHERE r_regionkey IN (SELECT n_regionkey FROM nation) OR r_regionkey = 0");
   EXPECT_THAT(plan, HasSubstr("CASE WHEN (__matched IS NOT NULL) THEN TRUE WHEN (count(*) = 0) THEN FALSE"));
   plan = Bound("SELECT NOT EXISTS (SELECT 1 FROM region) FROM nation");
   EXPECT_THAT(plan, HasSubstr("(NOT (count(*) > 0))"));
@@ -401,8 +422,8 @@ TEST_F(BinderTest, SubqueriesInsideSubqueriesDecorrelateLevelByLevel) {
 // ---- the rules on small queries
 
 TEST_F(BinderTest, LeftJoinUnderNullRejectingFilterBecomesInner) {
-  const std::string plan =
-      Optimized("SELECT n_name FROM nation LEFT JOIN region ON n_regionkey = r_regionkey WHERE r_name = 'ASIA'");
+  const std::string plan = Optimized(
+      "SELECT n_name FROM nation LEFT JOIN region ON n_regionkey = r_regionkey WHERE r_name = 'ASIA'");
   EXPECT_THAT(plan, HasSubstr("Join INNER keys=[n_regionkey = r_regionkey]"));
   EXPECT_THAT(plan, HasSubstr("TableScan region [r_regionkey, r_name] filter=(r_name = 'ASIA')"));
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Test fixtures for the optimizer tests: a catalog in a temporary directory holding the TPC-H or SSB schema
-// (parsed from benchmarks/<name>/schema.sql), optionally with SF1-like statistics, and shortcuts to bind queries.
-// (optimizer_catalog_for_test.cc ends in _test.cc so that the tests/optimizer/*_test.cc glob compiles it.)
+// (parsed from benchmarks/<name>/schema.sql), optionally with SF1-like statistics, and shortcuts to bind
+// queries. (optimizer_catalog_for_test.cc ends in _test.cc so that the tests/optimizer/*_test.cc glob
+// compiles it.)
 
 #include <filesystem>
 #include <memory>

@@ -58,10 +58,13 @@ TEST_F(RulesTest, RuleListOrder) {
 
 TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {
   const std::string plan = Apply(
-      "SELECT n_name FROM nation, region WHERE n_regionkey = r_regionkey AND r_name = 'ASIA' AND n_nationkey > 3",
+      "SELECT n_name FROM nation, region WHERE n_regionkey = r_regionkey AND r_name = 'ASIA' AND n_nationkey "
+      "> 3",
       {&push_down_});
   EXPECT_THAT(plan, HasSubstr("Join INNER keys=[n_regionkey = r_regionkey]"));
-  EXPECT_THAT(plan, HasSubstr("TableScan nation [n_nationkey, n_name, n_regionkey, n_comment] filter=(n_nationkey > 3)"));
+  EXPECT_THAT(
+      plan,
+      HasSubstr("TableScan nation [n_nationkey, n_name, n_regionkey, n_comment] filter=(n_nationkey > 3)"));
   EXPECT_THAT(plan, HasSubstr("filter=(r_name = 'ASIA')"));
   EXPECT_THAT(plan, Not(HasSubstr("Filter")));
 }
@@ -78,7 +81,8 @@ TEST_F(RulesTest, PushDownFactorsCommonConjunctsOutOfDisjunctions) {
 TEST_F(RulesTest, PartialPushDownOfDisjunctions) {
   const std::string plan = Apply(
       "SELECT * FROM nation n1, nation n2 WHERE n1.n_regionkey = n2.n_regionkey AND "
-      "((n1.n_name = 'A' AND n2.n_name = 'B') OR (n1.n_name = 'C' AND n2.n_nationkey = 1) OR n1.n_nationkey = 7)",
+      "((n1.n_name = 'A' AND n2.n_name = 'B') OR (n1.n_name = 'C' AND n2.n_nationkey = 1) OR n1.n_nationkey "
+      "= 7)",
       {&push_down_});
   // n1 appears in every branch: the OR of its parts filters n1's scan.
   EXPECT_THAT(plan, HasSubstr("TableScan nation AS n1 [n_nationkey, n_name, n_regionkey, n_comment] "
@@ -93,7 +97,8 @@ TEST_F(RulesTest, PushDownRespectsOuterAndAntiJoins) {
   // A filter on the preserved side of a left join moves below it; the ON condition on the right side filters
   // the right input; the null-extended side stays above.
   std::string plan = Apply(
-      "SELECT * FROM nation LEFT JOIN region ON n_regionkey = r_regionkey AND r_name <> 'X' AND n_name <> 'Y' "
+      "SELECT * FROM nation LEFT JOIN region ON n_regionkey = r_regionkey AND r_name <> 'X' AND n_name <> "
+      "'Y' "
       "WHERE n_nationkey > 1 AND r_comment IS NULL",
       {&push_down_});
   EXPECT_THAT(plan, HasSubstr("Filter (r_comment IS NULL)\n"));
@@ -101,14 +106,16 @@ TEST_F(RulesTest, PushDownRespectsOuterAndAntiJoins) {
   EXPECT_THAT(plan, HasSubstr("filter=(n_nationkey > 1)"));
   EXPECT_THAT(plan, HasSubstr("filter=(r_name <> 'X')"));
   // Anti join: left-only conditions of the join stay (they decide which rows match).
-  plan = Apply("SELECT * FROM region WHERE NOT EXISTS (SELECT * FROM nation WHERE n_regionkey = r_regionkey "
-               "AND r_name = 'X')",
-               {&push_down_});
+  plan = Apply(
+      "SELECT * FROM region WHERE NOT EXISTS (SELECT * FROM nation WHERE n_regionkey = r_regionkey "
+      "AND r_name = 'X')",
+      {&push_down_});
   EXPECT_THAT(plan, HasSubstr("Join ANTI keys=[r_regionkey = n_regionkey] residual=(r_name = 'X')"));
   // Semi join: they filter the left input.
-  plan = Apply("SELECT * FROM region WHERE EXISTS (SELECT * FROM nation WHERE n_regionkey = r_regionkey "
-               "AND r_name = 'X')",
-               {&push_down_});
+  plan = Apply(
+      "SELECT * FROM region WHERE EXISTS (SELECT * FROM nation WHERE n_regionkey = r_regionkey "
+      "AND r_name = 'X')",
+      {&push_down_});
   EXPECT_THAT(plan, HasSubstr("TableScan region [r_regionkey, r_name, r_comment] filter=(r_name = 'X')"));
 }
 
@@ -141,7 +148,8 @@ TEST_F(RulesTest, JoinOrderingCrossJoinsOnlyUnconnectedInputs) {
 
 TEST_F(RulesTest, ColumnPruningNarrowsScansAndDropsUnusedAggregates) {
   const std::string plan = Apply(
-      "SELECT k FROM (SELECT n_regionkey AS k, count(*) AS c, max(n_name) AS m FROM nation GROUP BY n_regionkey) s",
+      "SELECT k FROM (SELECT n_regionkey AS k, count(*) AS c, max(n_name) AS m FROM nation GROUP BY "
+      "n_regionkey) s",
       {&push_down_, &column_pruning_});
   EXPECT_THAT(plan, HasSubstr("Aggregate groups=[n_regionkey] aggregates=[]"));
   EXPECT_THAT(plan, HasSubstr("TableScan nation [n_regionkey]\n"));
@@ -150,10 +158,12 @@ TEST_F(RulesTest, ColumnPruningNarrowsScansAndDropsUnusedAggregates) {
 }
 
 TEST_F(RulesTest, ColumnPruningKeepsFilterAndKeyColumns) {
-  const std::string plan = RunRules(Bound("SELECT n_name FROM nation JOIN region ON n_regionkey = r_regionkey "
-                                          "WHERE r_name = 'ASIA' AND n_comment LIKE '%x%'"))
-                               ->ToString();
-  EXPECT_THAT(plan, HasSubstr("TableScan nation [n_name, n_regionkey, n_comment] filter=(n_comment LIKE '%x%')"));
+  const std::string plan =
+      RunRules(Bound("SELECT n_name FROM nation JOIN region ON n_regionkey = r_regionkey "
+                     "WHERE r_name = 'ASIA' AND n_comment LIKE '%x%'"))
+          ->ToString();
+  EXPECT_THAT(plan,
+              HasSubstr("TableScan nation [n_name, n_regionkey, n_comment] filter=(n_comment LIKE '%x%')"));
   EXPECT_THAT(plan, HasSubstr("TableScan region [r_regionkey, r_name] filter=(r_name = 'ASIA')"));
 }
 
@@ -167,7 +177,8 @@ TEST_F(RulesTest, CardinalityEstimates) {
   EXPECT_NEAR(rows("SELECT * FROM nation WHERE n_name = 'FRANCE'"), 1, 0.5);
   EXPECT_NEAR(rows("SELECT * FROM part WHERE p_size IN (1, 2, 3, 4, 5)"), 20000, 2000);
   // A range is interpolated between min and max (o_orderdate spans about 6.6 years).
-  EXPECT_NEAR(rows("SELECT * FROM orders WHERE o_orderdate < DATE '1993-01-01'"), 1500000 * 366.0 / 2405, 20000);
+  EXPECT_NEAR(rows("SELECT * FROM orders WHERE o_orderdate < DATE '1993-01-01'"), 1500000 * 366.0 / 2405,
+              20000);
   // A foreign-key join keeps the fact side's cardinality.
   EXPECT_NEAR(rows("SELECT * FROM lineitem, orders WHERE l_orderkey = o_orderkey"), 6001215, 600000);
   EXPECT_NEAR(rows("SELECT n_regionkey, count(*) FROM nation GROUP BY n_regionkey"), 5, 0.5);

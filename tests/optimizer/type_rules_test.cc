@@ -89,7 +89,8 @@ TEST(TypeRulesTest, AggregateResultTypes) {
   EXPECT_EQ(AggregateResultType(AggregateFunction::kSum, Type::Integer(), &argument), Type::BigInt());
   EXPECT_EQ(AggregateResultType(AggregateFunction::kSum, Type::BigInt(), &argument), Type::Decimal(38, 0));
   EXPECT_EQ(argument, Type::BigInt());
-  EXPECT_EQ(AggregateResultType(AggregateFunction::kSum, Type::Decimal(15, 2), &argument), Type::Decimal(38, 2));
+  EXPECT_EQ(AggregateResultType(AggregateFunction::kSum, Type::Decimal(15, 2), &argument),
+            Type::Decimal(38, 2));
   EXPECT_EQ(AggregateResultType(AggregateFunction::kAvg, Type::Decimal(15, 2), &argument), Type::Double());
   EXPECT_EQ(AggregateResultType(AggregateFunction::kAvg, Type::Decimal(20, 8), &argument), Type::Double());
   EXPECT_EQ(AggregateResultType(AggregateFunction::kAvg, Type::Integer(), &argument), Type::Double());
@@ -104,7 +105,8 @@ ExpressionPtr Arithmetic(ArithmeticOp op, Value a, Value b, Type result) {
 }
 
 TEST(ConstantFoldingTest, FoldsExactArithmetic) {
-  ExpressionPtr folded = FoldConstant(Arithmetic(ArithmeticOp::kAdd, Value::Integer(1), Value::Integer(10), Type::Integer()));
+  ExpressionPtr folded =
+      FoldConstant(Arithmetic(ArithmeticOp::kAdd, Value::Integer(1), Value::Integer(10), Type::Integer()));
   ASSERT_EQ(folded->kind, ExpressionKind::kConstant);
   EXPECT_EQ(folded->constant, Value::Integer(11));
   // DECIMAL(3,2) 0.06 - 0.01 at the common type.
@@ -115,7 +117,8 @@ TEST(ConstantFoldingTest, FoldsExactArithmetic) {
   folded = FoldConstant(Arithmetic(ArithmeticOp::kMultiply, Value::Decimal(15, Type::Decimal(2, 1)),
                                    Value::Decimal(2, Type::Decimal(2, 0)), Type::Decimal(5, 1)));
   EXPECT_EQ(folded->constant, Value::Decimal(30, Type::Decimal(5, 1)));
-  folded = FoldConstant(Arithmetic(ArithmeticOp::kDivide, Value::Integer(7), Value::Integer(2), Type::Integer()));
+  folded =
+      FoldConstant(Arithmetic(ArithmeticOp::kDivide, Value::Integer(7), Value::Integer(2), Type::Integer()));
   EXPECT_EQ(folded->constant, Value::Integer(3));
 }
 
@@ -123,7 +126,8 @@ TEST(ConstantFoldingTest, LeavesErrorsToRunTime) {
   ExpressionPtr folded = FoldConstant(
       Arithmetic(ArithmeticOp::kAdd, Value::Integer(INT32_MAX), Value::Integer(1), Type::Integer()));
   EXPECT_EQ(folded->kind, ExpressionKind::kArithmetic);
-  folded = FoldConstant(Arithmetic(ArithmeticOp::kDivide, Value::Integer(1), Value::Integer(0), Type::Integer()));
+  folded =
+      FoldConstant(Arithmetic(ArithmeticOp::kDivide, Value::Integer(1), Value::Integer(0), Type::Integer()));
   EXPECT_EQ(folded->kind, ExpressionKind::kArithmetic);
   folded = FoldConstant(MakeCast(MakeConstant(Value::String("abc")), Type::Integer()));
   EXPECT_EQ(folded->kind, ExpressionKind::kCast);
@@ -136,17 +140,18 @@ TEST(ConstantFoldingTest, FoldsDatesCastsAndLogic) {
                                                  Value::IntervalValue(Interval{0, 90, 0}), Type::Date()));
   EXPECT_EQ(folded->constant.ToString(), "1998-09-02");
   ASSERT_TRUE(ParseDate("2024-01-31", &day));
-  folded = FoldConstant(Arithmetic(ArithmeticOp::kAdd, Value::Date(day), Value::IntervalValue(Interval{1, 0, 0}),
-                                   Type::Date()));
+  folded = FoldConstant(Arithmetic(ArithmeticOp::kAdd, Value::Date(day),
+                                   Value::IntervalValue(Interval{1, 0, 0}), Type::Date()));
   EXPECT_EQ(folded->constant.ToString(), "2024-02-29");
   folded = FoldConstant(MakeCast(MakeConstant(Value::String("1995-03-15")), Type::Date()));
   EXPECT_EQ(folded->constant.ToString(), "1995-03-15");
-  folded = FoldConstant(MakeComparison(ComparisonOp::kLess, MakeConstant(Value::Integer(1)),
-                                       MakeConstant(Value::Integer(2))));
+  folded = FoldConstant(
+      MakeComparison(ComparisonOp::kLess, MakeConstant(Value::Integer(1)), MakeConstant(Value::Integer(2))));
   EXPECT_EQ(folded->constant, Value::Boolean(true));
   std::vector<ExpressionPtr> terms;
   terms.push_back(MakeConstant(Value::Boolean(true)));
-  terms.push_back(MakeComparison(ComparisonOp::kEqual, MakeColumn(0, Type::Integer()), MakeConstant(Value::Integer(1))));
+  terms.push_back(
+      MakeComparison(ComparisonOp::kEqual, MakeColumn(0, Type::Integer()), MakeConstant(Value::Integer(1))));
   folded = FoldConstant(MakeConjunction(ExpressionKind::kAnd, std::move(terms)));
   EXPECT_EQ(folded->kind, ExpressionKind::kComparison);
   terms.clear();
