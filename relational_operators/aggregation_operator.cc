@@ -525,12 +525,7 @@ class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
         TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], merged, merged.state(g)[c]));
         row.push_back(std::move(v));
       }
-      for (int attempt = 0; attempt < 2; ++attempt) {
-        for (size_t c = 0; c < row.size(); ++c) builder.AppendValue(static_cast<int>(c), row[c]);
-        if (builder.CommitRow()) break;
-        if (attempt == 1 || builder.empty()) return absl::ResourceExhaustedError("a result row is larger than a block");
-        TESSERA_RETURN_IF_ERROR(output.AppendBlock(builder).status());
-      }
+      TESSERA_RETURN_IF_ERROR(output.AppendValueRow(builder, row));
     }
     if (!builder.empty()) TESSERA_RETURN_IF_ERROR(output.AppendBlock(builder).status());
     rows_out_ = static_cast<int64_t>(merged.group_count());

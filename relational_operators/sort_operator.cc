@@ -81,19 +81,13 @@ class SortOperator::SortWorkOrder : public WorkOrder {
       std::stable_sort(rows.begin(), rows.end(), less);
     }
     BlockBuilder builder(schema, op_->output_->block_size_bytes());
+    std::vector<Value> row(schema.size());
     for (size_t i = begin; i < end; ++i) {
       const BlockView& block = blocks[rows[i].block];
       for (size_t c = 0; c < schema.size(); ++c) {
-        builder.AppendValue(static_cast<int>(c), block.GetValue(static_cast<int>(c), rows[i].row, schema[c].type));
+        row[c] = block.GetValue(static_cast<int>(c), rows[i].row, schema[c].type);
       }
-      if (!builder.CommitRow()) {
-        TESSERA_RETURN_IF_ERROR(op_->output_->AppendBlock(builder).status());
-        for (size_t c = 0; c < schema.size(); ++c) {
-          builder.AppendValue(static_cast<int>(c),
-                              block.GetValue(static_cast<int>(c), rows[i].row, schema[c].type));
-        }
-        if (!builder.CommitRow()) return absl::ResourceExhaustedError("a result row is larger than a block");
-      }
+      TESSERA_RETURN_IF_ERROR(op_->output_->AppendValueRow(builder, row));
     }
     if (!builder.empty()) TESSERA_RETURN_IF_ERROR(op_->output_->AppendBlock(builder).status());
     rows_out_ = static_cast<int64_t>(end - begin);

@@ -18,6 +18,17 @@ absl::StatusOr<uint32_t> TemporaryRelation::AppendBlock(BlockBuilder& builder) {
   return static_cast<uint32_t>(blocks_.size() - 1);
 }
 
+absl::Status TemporaryRelation::AppendValueRow(BlockBuilder& builder, const std::vector<Value>& row) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    for (size_t c = 0; c < row.size(); ++c) builder.AppendValue(static_cast<int>(c), row[c]);
+    if (builder.CommitRow()) return absl::OkStatus();
+    if (attempt == 1 || builder.empty()) break;
+    absl::StatusOr<uint32_t> appended = AppendBlock(builder);
+    if (!appended.ok()) return appended.status();
+  }
+  return absl::ResourceExhaustedError("a result row is larger than a block");
+}
+
 uint32_t TemporaryRelation::block_count() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return static_cast<uint32_t>(blocks_.size());

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "catalog/schema.h"
+#include "catalog/value.h"
 #include "storage/block_builder.h"
 #include "storage/block_layout.h"
 #include "storage/buffer_pool.h"
@@ -32,6 +33,10 @@ class TemporaryRelation {
 
   // Finishes `builder` (non-empty) into a new temporary block; returns the block's index.
   absl::StatusOr<uint32_t> AppendBlock(BlockBuilder& builder);
+  // Appends one row of values (of the schema's types) to `builder`, first moving the builder's rows into a new
+  // block of this relation when the row does not fit. Row-at-a-time: for small results (aggregates, sorts,
+  // constants), not for bulk data.
+  absl::Status AppendValueRow(BlockBuilder& builder, const std::vector<Value>& row);
 
   uint32_t block_count() const;
   BlockView block(uint32_t index) const;

@@ -12,14 +12,7 @@ class ValuesOperator::ValuesWorkOrder : public WorkOrder {
   absl::Status Execute(const WorkOrderContext&) override {
     TemporaryRelation& output = *op_->output_;
     BlockBuilder builder(output.schema(), output.block_size_bytes());
-    for (const std::vector<Value>& row : op_->rows_) {
-      for (int attempt = 0; attempt < 2; ++attempt) {
-        for (size_t c = 0; c < row.size(); ++c) builder.AppendValue(static_cast<int>(c), row[c]);
-        if (builder.CommitRow()) break;
-        if (attempt == 1 || builder.empty()) return absl::ResourceExhaustedError("a row is larger than a block");
-        TESSERA_RETURN_IF_ERROR(output.AppendBlock(builder).status());
-      }
-    }
+    for (const std::vector<Value>& row : op_->rows_) TESSERA_RETURN_IF_ERROR(output.AppendValueRow(builder, row));
     if (!builder.empty()) TESSERA_RETURN_IF_ERROR(output.AppendBlock(builder).status());
     rows_out_ = static_cast<int64_t>(op_->rows_.size());
     return absl::OkStatus();
