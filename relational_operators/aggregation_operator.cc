@@ -15,7 +15,10 @@ namespace tessera {
 
 namespace {
 
-constexpr size_t kSlotBytes = 32;  // per aggregate call: 16 bytes of value, 8 of count / flags, 8 spare
+constexpr size_t kSlotBytes = 32;
+// Above this many groups (over all partial tables) the final merge runs as kMergePartitions work orders.
+constexpr size_t kParallelMergeGroups = 50000;
+constexpr uint32_t kMergePartitions = 16;  // per aggregate call: 16 bytes of value, 8 of count / flags, 8 spare
 
 struct Slot {
   int128 value;   // SUM / AVG (integers and decimals), MIN / MAX raw value, or a string / set index
@@ -130,6 +133,7 @@ class AggregationTable {
 
   size_t group_count() const { return groups_.size(); }
   Slot* state(uint32_t group) { return reinterpret_cast<Slot*>(states_.data() + group * state_size_); }
+  uint64_t hash(uint32_t group) const { return groups_[group].hash; }
   std::string_view key(uint32_t group) const {
     return std::string_view(keys_.data() + groups_[group].key_offset, groups_[group].key_size);
   }
@@ -489,28 +493,32 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
   uint32_t block_index_;
 };
 
+// Merges one hash partition of the partial tables (the groups whose hash falls into `partition` of
+// `partitions`) and writes its groups. Partitions are disjoint, so finalize work orders run in parallel; a group's
+// hash is the same in every partial table (it is computed from the key values), so partitioning is consistent.
 class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
  public:
-  explicit FinalizeWorkOrder(AggregationOperator* op) : WorkOrder(op->index(), -1), op_(op) {}
+  FinalizeWorkOrder(AggregationOperator* op, uint32_t partition, uint32_t partitions)
+      : WorkOrder(op->index(), -1), op_(op), partition_(partition), partitions_(partitions) {}
 
   absl::Status Execute(const WorkOrderContext&) override {
     const AggregationSpec& spec = op_->spec_;
     AggregationTable merged(spec);
     std::vector<Type> argument_types;
     for (const auto& call : spec.calls) argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
-    for (auto& partial : op_->partial_tables_) {
+    for (const auto& partial : op_->partial_tables_) {
       if (partial == nullptr) continue;
       for (uint32_t g = 0; g < partial->group_count(); ++g) {
-        std::string_view key = partial->key(g);
-        uint32_t target = merged.FindOrInsert(key, HashBytes(key.data(), key.size()));
+        const uint64_t hash = partial->hash(g);
+        if (partitions_ > 1 && (hash >> 40) % partitions_ != partition_) continue;
+        uint32_t target = merged.FindOrInsert(partial->key(g), hash);
         for (size_t c = 0; c < spec.calls.size(); ++c) {
           MergeSlot(spec.calls[c], argument_types[c], merged, merged.state(target)[c], *partial,
                     partial->state(g)[c]);
         }
       }
-      partial.reset();
     }
-    if (spec.group_by.empty() && merged.group_count() == 0) merged.FindOrInsert("", HashBytes("", 0));
+    if (spec.group_by.empty() && merged.group_count() == 0) merged.FindOrInsert("", 0);
     std::vector<Type> key_types;
     for (const auto& g : spec.group_by) key_types.push_back(g->result_type);
     TemporaryRelation& output = *op_->output_;
@@ -534,6 +542,8 @@ class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
 
  private:
   AggregationOperator* op_;
+  const uint32_t partition_;
+  const uint32_t partitions_;
 };
 
 AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, AggregationSpec spec, BufferPool* pool)
@@ -605,7 +615,12 @@ bool AggregationOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>*
   }
   if (finalize_issued_) return true;
   if (input_done_ && completed_.load() == issued_) {
-    out->push_back(std::make_unique<FinalizeWorkOrder>(this));
+    // Every update has finished (their completions were processed before this call), so the partial tables are
+    // complete and only read from now on. Many groups: merge in parallel hash partitions.
+    size_t groups = 0;
+    for (const auto& partial : partial_tables_) groups += partial == nullptr ? 0 : partial->group_count();
+    const uint32_t partitions = spec_.group_by.empty() || groups < kParallelMergeGroups ? 1 : kMergePartitions;
+    for (uint32_t p = 0; p < partitions; ++p) out->push_back(std::make_unique<FinalizeWorkOrder>(this, p, partitions));
     finalize_issued_ = true;
     return true;
   }
