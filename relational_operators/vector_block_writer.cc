@@ -8,37 +8,53 @@ namespace tessera {
 VectorBlockWriter::VectorBlockWriter(TemporaryRelation* relation)
     : relation_(relation), builder_(relation->schema(), relation->block_size_bytes()) {}
 
-void VectorBlockWriter::AppendRow(const std::vector<const ColumnVector*>& columns, uint32_t row) {
-  for (size_t c = 0; c < columns.size(); ++c) {
-    const ColumnVector& vector = *columns[c];
-    const int column = static_cast<int>(c);
-    if (vector.IsNull(row)) {
-      builder_.AppendNull(column);
-      continue;
-    }
-    const Type& type = vector.type();
-    if (type.IsString()) {
-      builder_.AppendString(column, vector.strings()[row]);
-      continue;
-    }
-    const int width = type.FixedWidth();
-    std::memcpy(builder_.AppendFixed(column), vector.values<uint8_t>() + static_cast<size_t>(row) * width, width);
-  }
-}
-
 absl::Status VectorBlockWriter::Append(const std::vector<const ColumnVector*>& columns,
                                        const SelectionVector* selection, uint32_t size) {
   const uint32_t count = selection != nullptr ? selection->count : size;
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint32_t row = selection != nullptr ? selection->rows[i] : i;
-    AppendRow(columns, row);
-    if (!builder_.CommitRow()) {
+  const uint32_t* rows = selection != nullptr ? selection->rows.data() : nullptr;
+  bool has_strings = false;
+  for (const ColumnVector* column : columns) has_strings |= column->type().IsString();
+  if (has_strings) {
+    string_bytes_.assign(count, 0);
+    for (const ColumnVector* column : columns) {
+      if (!column->type().IsString()) continue;
+      const std::string_view* strings = column->strings();
+      for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t row = rows != nullptr ? rows[i] : i;
+        if (!column->IsNull(row)) string_bytes_[i] += static_cast<uint32_t>(strings[row].size());
+      }
+    }
+  }
+  uint32_t done = 0;
+  while (done < count) {
+    const uint32_t fit =
+        builder_.RowsThatFit(count - done, has_strings ? string_bytes_.data() + done : nullptr);
+    if (fit == 0) {
       if (builder_.empty()) return absl::ResourceExhaustedError("a result row is larger than a block");
       TESSERA_RETURN_IF_ERROR(relation_->AppendBlock(builder_).status());
-      AppendRow(columns, row);
-      if (!builder_.CommitRow()) return absl::ResourceExhaustedError("a result row is larger than a block");
+      continue;
     }
-    ++rows_written_;
+    const uint32_t* chunk_rows = rows != nullptr ? rows + done : nullptr;
+    // Without a selection, rows done.. are contiguous: shift the sources instead of passing row numbers.
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const ColumnVector& vector = *columns[c];
+      const uint32_t offset = rows != nullptr ? 0 : done;
+      if (vector.type().IsString()) {
+        builder_.AppendStringColumn(static_cast<int>(c), vector.strings() + offset, chunk_rows, fit,
+                                    vector.validity(), vector.validity_bit_offset() + offset);
+      } else {
+        const int width = vector.type().FixedWidth();
+        builder_.AppendFixedColumn(static_cast<int>(c), vector.values<uint8_t>() + static_cast<size_t>(offset) * width,
+                                   chunk_rows, fit, vector.validity(), vector.validity_bit_offset() + offset);
+      }
+    }
+    size_t bytes = 0;
+    if (has_strings) {
+      for (uint32_t i = 0; i < fit; ++i) bytes += string_bytes_[done + i];
+    }
+    builder_.EndRows(fit, bytes);
+    done += fit;
+    rows_written_ += fit;
   }
   return absl::OkStatus();
 }

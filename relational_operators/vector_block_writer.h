@@ -1,7 +1,7 @@
 #pragma once
-// Writes rows held in column vectors into temporary blocks of a relation. One writer per work order (not
-// thread-safe); the relation itself is thread-safe. Full blocks go to the relation as they fill; Flush() writes
-// the last, partial one.
+// Writes rows held in column vectors into temporary blocks of a relation, column at a time. One writer per work
+// order (not thread-safe); the relation itself is thread-safe. Full blocks go to the relation as they fill;
+// Flush() writes the last, partial one.
 
 #include <cstdint>
 #include <vector>
@@ -25,11 +25,10 @@ class VectorBlockWriter {
   int64_t rows_written() const { return rows_written_; }
 
  private:
-  void AppendRow(const std::vector<const ColumnVector*>& columns, uint32_t row);
-
   TemporaryRelation* relation_;
   BlockBuilder builder_;
   int64_t rows_written_ = 0;
+  std::vector<uint32_t> string_bytes_;  // per row of the current Append: total string bytes
 };
 
 }  // namespace tessera

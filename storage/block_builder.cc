@@ -129,6 +129,78 @@ bool BlockBuilder::CommitRow() {
   return true;
 }
 
+uint32_t BlockBuilder::RowsThatFit(uint32_t count, const uint32_t* string_bytes) const {
+  if (string_bytes == nullptr) {
+    const size_t base = UpperBoundSize(row_count_, heap_bytes_);
+    if (base >= block_size_bytes_) return 0;
+    // Each row adds its fixed bytes plus at most one validity byte per column (a conservative bound).
+    const size_t per_row = fixed_bytes_per_row_ + columns_.size();
+    return static_cast<uint32_t>(std::min<size_t>(count, (block_size_bytes_ - base) / per_row));
+  }
+  size_t heap = heap_bytes_;
+  uint32_t n = 0;
+  while (n < count && UpperBoundSize(row_count_ + n + 1, heap + string_bytes[n]) <= block_size_bytes_) {
+    heap += string_bytes[n];
+    ++n;
+  }
+  return n;
+}
+
+void BlockBuilder::AppendFixedColumn(int column, const uint8_t* values, const uint32_t* rows, uint32_t count,
+                                     const uint8_t* validity, uint32_t validity_offset) {
+  ColumnStaging& staging = columns_[column];
+  const int width = staging.width;
+  const size_t old_size = staging.values_size;
+  staging.values_size += static_cast<size_t>(count) * width;
+  if (staging.values_size > staging.values.size()) {
+    staging.values.resize(std::max<size_t>(4096, 2 * staging.values_size));
+  }
+  uint8_t* out = staging.values.data() + old_size;
+  if (rows == nullptr) {
+    std::memcpy(out, values, static_cast<size_t>(count) * width);
+  } else {
+    for (uint32_t i = 0; i < count; ++i) std::memcpy(out + i * width, values + static_cast<size_t>(rows[i]) * width, width);
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t source = rows == nullptr ? i : rows[i];
+    if (validity != nullptr && !tessera::GetBit(validity, validity_offset + source)) {
+      SetBit(staging.validity, staging.rows);  // grow
+      staging.validity[staging.rows >> 3] &= static_cast<uint8_t>(~(1u << (staging.rows & 7)));
+      std::memset(out + i * width, 0, width);
+      ++staging.null_count;
+    } else {
+      SetBit(staging.validity, staging.rows);
+    }
+    ++staging.rows;
+  }
+}
+
+void BlockBuilder::AppendStringColumn(int column, const std::string_view* values, const uint32_t* rows,
+                                      uint32_t count, const uint8_t* validity, uint32_t validity_offset) {
+  ColumnStaging& staging = columns_[column];
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t source = rows == nullptr ? i : rows[i];
+    if (validity != nullptr && !tessera::GetBit(validity, validity_offset + source)) {
+      staging.offsets.push_back(static_cast<uint32_t>(staging.heap.size()));
+      SetBit(staging.validity, staging.rows);  // grow
+      staging.validity[staging.rows >> 3] &= static_cast<uint8_t>(~(1u << (staging.rows & 7)));
+      ++staging.null_count;
+    } else {
+      const std::string_view value = values[source];
+      staging.heap.append(value.data(), value.size());
+      staging.offsets.push_back(static_cast<uint32_t>(staging.heap.size()));
+      SetBit(staging.validity, staging.rows);
+    }
+    ++staging.rows;
+  }
+}
+
+void BlockBuilder::EndRows(uint32_t count, size_t string_bytes) {
+  row_count_ += count;
+  heap_bytes_ += string_bytes;
+  DCHECK_EQ(pending_heap_bytes_, 0u);
+}
+
 void BlockBuilder::RollBackRow() {
   for (ColumnStaging& staging : columns_) {
     if (staging.rows == row_count_) continue;  // this column was not appended to

@@ -49,6 +49,18 @@ class BlockBuilder {
 
   // See the class comment. Returns true if the row was kept.
   bool CommitRow();
+
+  // Column-wise bulk appends, for producers holding column vectors. RowsThatFit(n, string_bytes) says how many of
+  // the next n rows fit into this block (string_bytes[i]: the total string bytes of row i; null when the schema has
+  // no strings). Then call one Append*Column per column with the same rows, and EndRows(count). `rows` selects
+  // the source positions (null: 0..count-1); `validity` (null: no NULLs) is a bitmap starting at
+  // `validity_offset`.
+  uint32_t RowsThatFit(uint32_t count, const uint32_t* string_bytes) const;
+  void AppendFixedColumn(int column, const uint8_t* values, const uint32_t* rows, uint32_t count,
+                         const uint8_t* validity, uint32_t validity_offset);
+  void AppendStringColumn(int column, const std::string_view* values, const uint32_t* rows, uint32_t count,
+                          const uint8_t* validity, uint32_t validity_offset);
+  void EndRows(uint32_t count, size_t string_bytes);
   // Whether the row just rolled back by CommitRow() would fit into an empty block.
   bool RowFitsEmptyBlock() const { return last_rejected_row_bytes_ + FixedOverhead() <= block_size_bytes_; }
 
