@@ -33,7 +33,7 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& 
                            StorageManager::Open(options.data_directory, *database->catalog_,
                                                 database->buffer_pool_.get(), database->topology_.get(),
                                                 options.sync_writes));
-  ForemanOptions foreman_options;
+  ForemanOptions foreman_options = database->options_.scheduler;
   foreman_options.pool.num_workers = database->options_.worker_threads;
   const Topology* topology = database->topology_.get();
   foreman_options.pool.node_of_cpu = [topology](int cpu) { return cpu < 0 ? 0 : topology->NodeOfCpu(cpu); };

@@ -13,12 +13,13 @@
 
 namespace tessera {
 
-absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement) {
+absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
+                                         int priority) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
                            optimizer::PlanQuery(*statement.query, database.catalog(), statement.text));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
                            BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
-  auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), /*priority=*/1,
+  auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), priority,
                                                 std::make_unique<QueryManager>(std::move(dag)));
   TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query));
   const QueryOutcome& outcome = handle.Wait();

@@ -1,5 +1,6 @@
 #include "cli/session.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "catalog/catalog.h"
 #include "cli/constant_expression.h"
@@ -12,6 +13,13 @@ namespace tessera {
 Session::Session(Database* database) : database_(database) {}
 Session::~Session() = default;
 
+int Session::priority() const {
+  auto it = settings_.find("priority");
+  int value = 1;
+  if (it != settings_.end() && absl::SimpleAtoi(it->second, &value) && value >= 1) return value;
+  return 1;
+}
+
 absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
   TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> statements,
                            parser::ParseStatements(sql));
@@ -21,7 +29,8 @@ absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
     absl::StatusOr<QueryResult> result;
     switch (statement->kind) {
       case StatementKind::kSelect:
-        result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement));
+        result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement),
+                              priority());
         break;
       case StatementKind::kCreateTable:
         result = ExecuteCreateTable(*database_, static_cast<const parser::CreateTableStatement&>(*statement));
@@ -47,7 +56,14 @@ absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
         if (!value.ok()) {
           result = value.status();
         } else {
-          settings_[set.name] = value->type().IsString() ? value->AsString() : value->ToString();
+          std::string setting = value->type().IsString() ? value->AsString() : value->ToString();
+          int priority_value = 0;
+          if (set.name == "priority" && (!absl::SimpleAtoi(setting, &priority_value) || priority_value < 1)) {
+            result = absl::InvalidArgumentError(
+                absl::StrCat("priority must be a positive integer, not '", setting, "'"));
+            break;
+          }
+          settings_[set.name] = setting;
           result = QueryResult{};
           result->status_message = "SET";
         }

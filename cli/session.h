@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "cli/query_result.h"
+#include "scheduler/foreman.h"
 
 namespace tessera {
 
@@ -19,7 +20,6 @@ class Catalog;
 class StorageManager;
 class BufferPool;
 class Topology;
-class Foreman;
 
 struct DatabaseOptions {
   std::string data_directory;
@@ -29,6 +29,8 @@ struct DatabaseOptions {
   int worker_threads = 0;
   // fsync block files and the catalog at every commit.
   bool sync_writes = true;
+  // The scheduler: policy, learning agent, work-order log. Its worker count comes from worker_threads.
+  ForemanOptions scheduler;
 };
 
 class Database {
@@ -67,6 +69,8 @@ class Session {
   absl::StatusOr<QueryResult> Execute(std::string_view sql);
 
   Database& database() { return *database_; }
+  // The priority of this session's queries under the scheduler's policy (SET priority = N; default 1).
+  int priority() const;
 
  private:
   Database* database_;

@@ -16,7 +16,9 @@ absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::D
 absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement);
 absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement);
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
-absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement);
+// `priority` (>= 1) is the query's priority under the scheduler's policy (SET priority = N).
+absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
+                                         int priority);
 absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement);
 absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement);
 absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowStatement& statement);

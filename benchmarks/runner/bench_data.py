@@ -292,18 +292,17 @@ def ensure_loaded(bench: Benchmark, sf: str, tbl_dir: str, data_dir: str, tesser
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     rows: dict[str, int] = {}
     statement = 0
-    table_start = time.monotonic()
     last_line = ""
     for line in process.stdout:
         line = line.rstrip("\n")
-        if bench_results.TIME_LINE.match(line):
-            if statement >= schema_statements:
+        timing = bench_results.TIME_LINE.match(line)
+        if timing:
+            if schema_statements <= statement < schema_statements + len(bench.tables):
                 table = bench.tables[statement - schema_statements]
                 match = re.match(r"COPY (\d+)", last_line)
                 rows[table] = int(match.group(1)) if match else -1
-                progress(f"  {table:<10} {rows[table]:>12,} rows in {time.monotonic() - table_start:6.1f} s")
+                progress(f"  {table:<10} {rows[table]:>12,} rows in {float(timing.group(1)) / 1000:7.2f} s")
             statement += 1
-            table_start = time.monotonic()
         last_line = line
     stderr = process.stderr.read()
     if process.wait() != 0:
