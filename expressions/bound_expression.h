@@ -4,11 +4,10 @@
 // evaluator never guesses. Immutable once built; shared freely between threads.
 //
 // Type rules the binder follows (and the evaluator relies on):
-//   - arithmetic operands are cast to a common type first, except DECIMAL * DECIMAL and DECIMAL / DECIMAL,
-//   whose
-//     result type the binder computes (p1+p2+1, s1+s2 for *; for / the result scale is max(6, s1 + p2 + 1)
-//     capped at 38 digits) and the evaluator computes exactly in 128-bit integers (overflow is a query
-//     error);
+//   - arithmetic operands are cast to a common type first, except DECIMAL * DECIMAL, whose result type the
+//     binder computes (p1+p2+1, s1+s2, capped at 38 digits) and the evaluator computes exactly in 128-bit
+//     integers (overflow is a query error); DECIMAL / DECIMAL is DOUBLE (operands cast to DOUBLE), as in DuckDB.
+//     The evaluator still divides DECIMALs exactly when it is given such a node;
 //   - DATE + INTERVAL / DATE - INTERVAL yield DATE (month arithmetic clamps the day), DATE - DATE yields
 //   INTEGER days;
 //   - comparisons have operands of one common type (strings compare bytewise).

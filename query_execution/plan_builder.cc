@@ -74,6 +74,20 @@ class Builder {
         }
         return VisitSort(nullptr, &limit);
       }
+      case lp::LogicalOperatorKind::kDistinct: {
+        // DISTINCT is a hash aggregation grouping by every column, without aggregates.
+        TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*node.children[0]));
+        AggregationSpec spec;
+        for (size_t c = 0; c < child.types.size(); ++c) spec.group_by.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
+        spec.output_names = child.names;
+        std::vector<std::string> names = child.names;
+        ScanSpec scan = child.TakeScanSpec();
+        TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
+                                 AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
+        int index = dag_->AddOperator(std::move(op));
+        Connect(child, index, 0, /*pipelining=*/true);
+        return FromOperator(index, names);
+      }
       case lp::LogicalOperatorKind::kValues: {
         const auto& values = node.As<lp::Values>();
         std::vector<ColumnSchema> schema;

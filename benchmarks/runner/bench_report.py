@@ -133,12 +133,14 @@ def _fmt_tick(value: float) -> str:
 
 
 def bar_chart_svg(title: str, categories: list[str], series: list[tuple[str, str, list]], y_label: str,
-                  subtitle: str = "", markers: dict | None = None, log_scale: bool | None = None) -> str:
+                  subtitle: str = "", markers: dict | None = None, log_scale: bool | None = None,
+                  notes: list[str] | None = None) -> str:
     """A grouped bar chart as a standalone SVG document.
 
     series: (name, color, values) with one value per category, None where there is none.
     markers: {(series index, category index): (label, color)}, drawn in place of (or above) the bar, e.g. FAILED.
     log_scale: None picks a log axis when the values span more than 30x.
+    notes: a second, smaller label under each category (e.g. the tessera/duckdb ratio).
     """
     markers = markers or {}
     values = [v for _, _, vs in series for v in vs if v is not None and v > 0]
@@ -217,8 +219,12 @@ def bar_chart_svg(title: str, categories: list[str], series: list[tuple[str, str
                 out.append(f'<text x="{cx:.1f}" y="{baseline - 4:.1f}" font-size="10" fill="{mcolor}" '
                            f'transform="rotate(-90 {cx + 3:.1f} {baseline - 4:.1f})">'
                            f'<title>{escape(text)}</title>{escape(text.split(":")[0][:12])}</text>')
-        out.append(f'<text x="{left + c * group_w + group_w / 2:.1f}" y="{baseline + 16}" font-size="11" '
+        center = left + c * group_w + group_w / 2
+        out.append(f'<text x="{center:.1f}" y="{baseline + 16}" font-size="11" '
                    f'text-anchor="middle">{escape(category)}</text>')
+        if notes and c < len(notes) and notes[c]:
+            out.append(f'<text x="{center:.1f}" y="{baseline + 30}" font-size="9" fill="#555" '
+                       f'text-anchor="middle">{escape(notes[c])}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -241,8 +247,9 @@ def query_chart(report: dict) -> str:
                 f"{report.get('date', '')}")
     if summary.get("geomean_ratio"):
         subtitle += f"; tessera/duckdb geomean {summary['geomean_ratio']:.2f}x over {summary['ran_on_both']} queries"
+    notes = [fmt_ratio(r.get("ratio")) if r.get("ratio") else "" for r in rows]
     return bar_chart_svg(f"{report['title']} SF{report['sf']}: query times", categories, series, "ms",
-                         subtitle=subtitle, markers=markers)
+                         subtitle=subtitle, markers=markers, notes=notes if any(notes) else None)
 
 
 def throughput_chart(report: dict) -> str:

@@ -257,12 +257,21 @@ def _compare_cells(a: str, b: str) -> int:
     return -1 if a < b else 1
 
 
-def _short(row) -> str:
+def _short(row, limit: int = 80) -> str:
     text = "|".join(row)
-    return text if len(text) <= 120 else text[:117] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _multiset_difference(actual: list[list[str]], expected: list[list[str]]) -> str | None:
+def _cell_difference(actual: list[str], expected: list[str], header=None) -> str:
+    """'column: got X, expected Y' for the first differing cell of two rows of the same width."""
+    for c, (a, e) in enumerate(zip(actual, expected)):
+        if not values_equal(a, e):
+            name = header[c] if header and c < len(header) else f"column {c + 1}"
+            return f"{name} {a.rstrip() or 'NULL'!s}, expected {e.rstrip() or 'NULL'!s}"
+    return "rows differ"
+
+
+def _multiset_difference(actual: list[list[str]], expected: list[list[str]], header=None) -> str | None:
     """None when the rows are the same multiset (within tolerance), else a description of one difference."""
     a_sorted = sorted(actual, key=_sort_key)
     e_sorted = sorted(expected, key=_sort_key)
@@ -285,7 +294,7 @@ def _multiset_difference(actual: list[list[str]], expected: list[list[str]]) -> 
                 del candidates[i]
                 break
         else:
-            return f"row {_short(row)} differs from {_short(candidates[0])}"
+            return f"row ({_short(row)}): {_cell_difference(row, candidates[0], header)}"
     missing = next((rows[0] for rows in buckets.values() if rows), None)
     return f"missing row {_short(missing)}" if missing else None
 
@@ -334,15 +343,15 @@ def compare_results(actual: list[list[str]], expected: list[list[str]], order_ke
         if len(a) != len(e):
             return f"row {i + 1}: {len(a)} columns, expected {len(e)}"
     if not order_keys:
-        return _multiset_difference(actual, expected)
+        return _multiset_difference(actual, expected, header)
     for i, (a, e) in enumerate(zip(actual, expected)):
         if not rows_equal(a, e):
-            difference = f"row {i + 1}: {_short(a)} expected {_short(e)}"
+            difference = f"row {i + 1} ({_short(e, 40)}): {_cell_difference(a, e, header)}"
             break
     else:
         return None
     # Out of order, or different values. Equal as multisets and sorted by the keys means ties came in another order.
-    if _multiset_difference(actual, expected) is None:
+    if _multiset_difference(actual, expected, header) is None:
         columns = _key_columns(order_keys, header)
         if columns is not None and is_sorted(actual, columns):
             return None

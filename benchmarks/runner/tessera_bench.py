@@ -104,7 +104,33 @@ def base_report(args, bench, sf, threads) -> dict:
         "platform": platform.platform(),
         "python": platform.python_version(),
         "tessera": dict(bench_engines.tessera_version(args.tessera), git_commit=git_commit()),
+        "loadavg_start": _loadavg(),
     }
+
+
+def _loadavg():
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def machine_notes(report, args) -> list[str]:
+    """Lines that qualify the timings: a busy machine, a tessera binary replaced during the run."""
+    notes = []
+    report["loadavg_end"] = _loadavg()
+    cores = report["cpu_count"] or 1
+    start, end = report.get("loadavg_start"), report["loadavg_end"]
+    if start and end:
+        line = f"load average (1 min) at start {start[0]:.2f}, at end {end[0]:.2f}, on {cores} cores"
+        if max(start[0], end[0]) > 0.5 * cores:
+            line += ": the machine was busy, timings are noisy"
+        notes.append(line)
+    now = bench_engines.tessera_version(args.tessera)
+    if now.get("mtime") != report["tessera"].get("mtime") or now.get("bytes") != report["tessera"].get("bytes"):
+        notes.append(f"WARNING: {args.tessera} changed during the run (rebuilt?); results may mix two builds")
+        report["tessera_changed_during_run"] = True
+    return notes
 
 
 def reference_results(bench, query, sf, answers_dir, duck_run):
@@ -319,7 +345,8 @@ def format_throughput(report, threads) -> str:
              f"(TPC-H Appendix A order), one tessera process per stream, {threads} threads each"]
     if report["excluded"]:
         lines.append("excluded (FAILED): " + "; ".join(f"{q}: {e}" for q, e in report["excluded"].items()))
-    header = f"{'streams':>7}  {'Ts (s)':>9}  {'queries/hour':>13}  {'vs first':>8}  per-stream elapsed (s)"
+    relative = f"vs {report['throughput'][0]['streams']}" if report["throughput"] else "vs"
+    header = f"{'streams':>7}  {'Ts (s)':>9}  {'queries/hour':>13}  {relative:>8}  per-stream elapsed (s)"
     lines += [header, "-" * len(header)]
     for r in report["throughput"]:
         per_stream = ", ".join("-" if s["elapsed_s"] is None else f"{s['elapsed_s']:.2f}" for s in r["per_stream"])
@@ -382,7 +409,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("tessera-bench: interrupted", file=sys.stderr)
         return 130
+    notes = machine_notes(report, args)
+    report["notes"] = notes
     print(report["table"])
+    for note in notes:
+        print(note)
     if args.csv:
         (write_throughput_csv if args.throughput else bench_report.write_csv)(args.csv, report)
     if args.json:
