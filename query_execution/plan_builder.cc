@@ -6,6 +6,7 @@
 #include "relational_operators/hash_join_operator.h"
 #include "relational_operators/select_operator.h"
 #include "relational_operators/sort_operator.h"
+#include "relational_operators/union_all_operator.h"
 #include "relational_operators/values_operator.h"
 
 namespace tessera {
@@ -74,19 +75,10 @@ class Builder {
         }
         return VisitSort(nullptr, &limit);
       }
+      case lp::LogicalOperatorKind::kSetOperation: return VisitSetOperation(node.As<lp::SetOperation>());
       case lp::LogicalOperatorKind::kDistinct: {
-        // DISTINCT is a hash aggregation grouping by every column, without aggregates.
         TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*node.children[0]));
-        AggregationSpec spec;
-        for (size_t c = 0; c < child.types.size(); ++c) spec.group_by.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
-        spec.output_names = child.names;
-        std::vector<std::string> names = child.names;
-        ScanSpec scan = child.TakeScanSpec();
-        TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
-                                 AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
-        int index = dag_->AddOperator(std::move(op));
-        Connect(child, index, 0, /*pipelining=*/true);
-        return FromOperator(index, names);
+        return Distinct(std::move(child));
       }
       case lp::LogicalOperatorKind::kValues: {
         const auto& values = node.As<lp::Values>();
@@ -102,6 +94,43 @@ class Builder {
       default:
         return absl::UnimplementedError(absl::StrCat("the query engine cannot execute ", node.Describe(), " yet"));
     }
+  }
+
+  // DISTINCT is a hash aggregation grouping by every column, without aggregates.
+  absl::StatusOr<Stream> Distinct(Stream child) {
+    AggregationSpec spec;
+    for (size_t c = 0; c < child.types.size(); ++c) spec.group_by.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
+    spec.output_names = child.names;
+    std::vector<std::string> names = child.names;
+    ScanSpec scan = child.TakeScanSpec();
+    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
+                             AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
+    int index = dag_->AddOperator(std::move(op));
+    Connect(child, index, 0, /*pipelining=*/true);
+    return FromOperator(index, names);
+  }
+
+  absl::StatusOr<Stream> VisitSetOperation(const lp::SetOperation& set) {
+    if (set.operation != lp::SetOperationType::kUnion) {
+      return absl::UnimplementedError("INTERSECT and EXCEPT are not supported by the query engine yet");
+    }
+    std::vector<Stream> children;
+    for (const auto& child : set.children) {
+      TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(*child));
+      children.push_back(std::move(stream));
+    }
+    std::vector<BlockInput> inputs;
+    std::vector<ScanSpec> scans;
+    for (Stream& child : children) {
+      inputs.push_back(child.input);
+      scans.push_back(child.TakeScanSpec());
+    }
+    std::vector<std::string> names = children[0].names;
+    int index = dag_->AddOperator(std::make_unique<UnionAllOperator>(std::move(inputs), std::move(scans), names, pool_));
+    for (size_t i = 0; i < children.size(); ++i) Connect(children[i], index, static_cast<int>(i), /*pipelining=*/true);
+    Stream united = FromOperator(index, names);
+    if (set.all) return united;
+    return Distinct(std::move(united));
   }
 
   Stream FromOperator(int index, std::vector<std::string> names) {

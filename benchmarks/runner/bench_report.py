@@ -151,7 +151,8 @@ def bar_chart_svg(title: str, categories: list[str], series: list[tuple[str, str
     bar_w = 14 if n_series > 1 else 22
     group_w = n_series * bar_w + 14
     left, right, top, plot_h, bottom = 78, 24, 74, 300, 64
-    width = max(480, left + right + group_w * max(1, len(categories)))
+    text_width = max(len(subtitle) * 5.9, len(title) * 9.5)  # about the width of the title lines, in px
+    width = max(480, left + right + group_w * max(1, len(categories)), left + right + text_width)
     plot_w = width - left - right
     group_w = plot_w / max(1, len(categories))
     height = top + plot_h + bottom

@@ -607,3 +607,475 @@ int64_t Scaled(double ms) { return static_cast<int64_t>(ms * g_flags.scale); }
 const std::vector<std::string> kAllQueries = {"q1.1", "q1.2", "q1.3", "q2.1", "q2.2", "q2.3", "q3.1",
                                               "q3.2", "q3.3", "q3.4", "q4.1", "q4.2", "q4.3"};
 
+// One run of an experiment: a policy, its client streams and when to stop them; then what the log says.
+struct Run {
+  std::string policy;
+  std::vector<Stream> streams;
+  int64_t stop_after_ms = 0;    // streams with iterations == 0 stop this long after the start ...
+  int stop_after_stream = -1;   // ... or `linger_ms` after this stream finished
+  int64_t linger_ms = 0;
+  RunWindow window;
+  Attribution attribution;
+};
+
+// Opens a database whose Foreman logs to log-dir/ssb_<name>.jsonl, runs every SSB query of `labels` twice in
+// one session (warm buffer pool; per-query signatures and CPU time), lets `prepare` size the runs from that,
+// runs them one after the other (switching the policy at run time with Foreman::SetPolicy), closes the database
+// (which completes the log) and attributes every run's work orders to its streams.
+Calibrations RunExperiment(const std::string& name, const std::vector<std::string>& labels, std::vector<Run>& runs,
+                           const std::function<void(const Calibrations&, std::vector<Run>&)>& prepare) {
+  const std::string log = g_flags.log_dir + "/ssb_" + name + ".jsonl";
+  std::vector<WarmupExecution> warmups;
+  {
+    std::unique_ptr<Database> database = OpenDatabase(Policy(runs.front().policy), log);
+    warmups = WarmUp(database.get(), labels, 2);
+    // The log's writer thread writes what was appended at least every 100 ms.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const Calibrations early = Calibrate(ReadLog(log), warmups);
+    for (const std::string& label : labels) {
+      if (early.count(label) == 0 || early.at(label).signatures.empty()) Die("no warm-up work orders of " + label);
+    }
+    prepare(early, runs);
+    for (Run& run : runs) {
+      SwitchPolicy(database.get(), run.policy);
+      std::printf("  running under %s ...\n", run.policy.c_str());
+      std::fflush(stdout);
+      run.window = RunStreams(database.get(), run.streams, run.stop_after_ms, run.stop_after_stream, run.linger_ms);
+    }
+  }
+  std::vector<LogRecord> records = ReadLog(log);
+  Calibrations calibrations = Calibrate(records, warmups);
+  for (Run& run : runs) run.attribution = Attribute(records, run.window, run.streams, calibrations);
+  std::printf("  work-order log: %s (%zu work orders)\n", log.c_str(), records.size());
+  PrintCalibration(calibrations, labels);
+  return calibrations;
+}
+
+std::string Percent(double fraction) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.1f%%", 100 * fraction);
+  return buffer;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Experiment 1: fair, the 13 SSB queries concurrently; baseline static 1/N.
+
+struct SpreadSummary {
+  double mean = 0, median = 0, p90 = 0;
+  size_t windows = 0;
+};
+SpreadSummary Summarize(const std::vector<double>& spreads) {
+  return {Mean(spreads), Percentile(spreads, 0.5), Percentile(spreads, 0.9), spreads.size()};
+}
+
+void Experiment1() {
+  std::printf("\n=== Experiment 1: fair, the 13 SSB queries concurrently (baseline: static 1/N) ===\n");
+  std::vector<Run> runs(2);
+  runs[0].policy = "fair";
+  runs[1].policy = "static";
+  const double all_active_ms = static_cast<double>(Scaled(3000));
+  RunExperiment("exp1_fair13", kAllQueries, runs, [&](const Calibrations& c, std::vector<Run>& runs) {
+    // Stream i gets a CPU budget B (1 + 0.5 i / 12), B = all_active_ms x workers / 13: with equal shares all 13
+    // overlap for about all_active_ms, then finish one after the other.
+    const double budget = all_active_ms * g_flags.workers / static_cast<double>(kAllQueries.size());
+    for (Run& run : runs) {
+      for (size_t i = 0; i < kAllQueries.size(); ++i) {
+        Stream stream;
+        stream.label = kAllQueries[i];
+        const double stream_budget = budget * (1 + 0.5 * static_cast<double>(i) / 12);
+        stream.iterations =
+            std::max(1, static_cast<int>(std::lround(stream_budget / std::max(0.01, c.at(stream.label).busy_ms))));
+        run.streams.push_back(stream);
+      }
+      run.stop_after_ms = 600'000;  // every stream has a fixed number of iterations
+    }
+  });
+
+  const int n = static_cast<int>(kAllQueries.size());
+  const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
+  std::printf("\n  CPU share of each stream while all 13 were active (equal share = %.1f%%)\n", 100.0 / n);
+  std::printf("  %-6s %6s | %8s %8s %9s | %8s %8s %9s\n", "stream", "iters", "fair", "/equal", "done at s",
+              "static", "/equal", "done at s");
+  std::vector<std::vector<double>> shares;
+  for (const Run& run : runs) {
+    const RunWindow active = AllActive(run.streams, AllStreams(run.streams));
+    std::vector<double> busy = BusyBetween(run.attribution, n, active.begin_ns, active.end_ns);
+    const double total = std::max(1.0, std::accumulate(busy.begin(), busy.end(), 0.0));
+    for (double& b : busy) b /= total;
+    shares.push_back(busy);
+  }
+  for (int s = 0; s < n; ++s) {
+    std::printf("  %-6s %6zu | %8s %8.2f %9.2f | %8s %8.2f %9.2f\n", Display(kAllQueries[s]).c_str(),
+                runs[0].streams[s].executions.size(), Percent(shares[0][s]).c_str(), shares[0][s] * n,
+                Ms(runs[0].streams[s].last_return() - runs[0].window.begin_ns) / 1e3, Percent(shares[1][s]).c_str(),
+                shares[1][s] * n, Ms(runs[1].streams[s].last_return() - runs[1].window.begin_ns) / 1e3);
+  }
+  std::printf("\n  spread of the shares around the equal share (std-dev / equal share) while all 13 were active\n");
+  std::printf("  %-22s | %-30s | %-30s | %s\n", "window", "fair: mean / median / p90", "static: mean / median / p90",
+              "goal");
+  for (double ms : {g_flags.window_ms, 100.0, 500.0}) {
+    std::string cells[2];
+    for (int r = 0; r < 2; ++r) {
+      SpreadSummary summary =
+          Summarize(WindowSpreads(runs[r].attribution, runs[r].streams, static_cast<int64_t>(ms * 1e6)));
+      char buffer[96];
+      std::snprintf(buffer, sizeof(buffer), "%5.1f%% / %5.1f%% / %5.1f%% (%zu)", 100 * summary.mean,
+                    100 * summary.median, 100 * summary.p90, summary.windows);
+      cells[r] = buffer;
+    }
+    char label[32];
+    std::snprintf(label, sizeof(label), "%g ms windows", ms);
+    std::printf("  %-22s | %-30s | %-30s | %s\n", label, cells[0].c_str(), cells[1].c_str(), "<= 10% (diss.: ~0)");
+  }
+  std::printf("  %-22s | %-30s | %-30s | %s\n", "whole all-active span", Percent(RelativeSpread(shares[0])).c_str(),
+              Percent(RelativeSpread(shares[1])).c_str(), "<= 10%");
+
+  // Redistribution: between consecutive stream completions, the CPU each remaining stream gets.
+  for (const Run& run : runs) {
+    std::printf("\n  [%s] phases between stream completions: CPU per remaining stream (of %d workers)\n",
+                run.policy.c_str(), g_flags.workers);
+    PrintAttribution(run.attribution);
+    std::printf("  %6s %8s %8s %7s %13s %13s %8s %s\n", "active", "from s", "to s", "util", "CPU/stream",
+                "(util/active)", "spread", "finished at the end of the phase");
+    std::vector<int> order = AllStreams(run.streams);
+    std::sort(order.begin(), order.end(),
+              [&](int a, int b) { return run.streams[a].last_return() < run.streams[b].last_return(); });
+    int64_t from = AllActive(run.streams, AllStreams(run.streams)).begin_ns;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const int64_t to = run.streams[order[k]].last_return();
+      std::vector<int> members(order.begin() + static_cast<std::ptrdiff_t>(k), order.end());
+      if (to - from >= 2 * window_ns) {
+        std::vector<double> busy = BusyBetween(run.attribution, n, from, to);
+        double total = 0;
+        std::vector<double> member_shares;
+        for (int s : members) total += busy[s];
+        for (int s : members) member_shares.push_back(busy[s] / std::max(1.0, total));
+        const double capacity = static_cast<double>(to - from) * g_flags.workers;
+        std::printf("  %6zu %8.2f %8.2f %7s %13s %13s %8s %s\n", members.size(), Ms(from - run.window.begin_ns) / 1e3,
+                    Ms(to - run.window.begin_ns) / 1e3, Percent(total / capacity).c_str(),
+                    Percent(total / capacity / static_cast<double>(members.size())).c_str(),
+                    Percent(1.0 / static_cast<double>(members.size())).c_str(),
+                    Percent(RelativeSpread(member_shares)).c_str(), Display(run.streams[order[k]].label).c_str());
+      } else {
+        std::printf("  %6zu %8.2f %8.2f %7s %13s %13s %8s %s\n", members.size(), Ms(from - run.window.begin_ns) / 1e3,
+                    Ms(to - run.window.begin_ns) / 1e3, "-", "-", "-", "-",
+                    Display(run.streams[order[k]].label).c_str());
+      }
+      from = std::max(from, to);
+    }
+    WriteStreamLogAndPlot("exp1_" + run.policy, "Exp 1: 13 SSB streams, " + run.policy, run.attribution, run.streams);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Experiment 2: Q1.1 and Q4.1 streams, fair with the learning agent vs static 1/N.
+
+void Experiment2() {
+  std::printf("\n=== Experiment 2: Q1.1 and Q4.1 streams, fair (learning) vs static 1/N ===\n");
+  std::vector<Run> runs(2);
+  runs[0].policy = "fair";
+  runs[1].policy = "static";
+  for (Run& run : runs) {
+    run.streams.resize(2);
+    run.streams[0].label = "q1.1";
+    run.streams[1].label = "q4.1";
+    run.stop_after_ms = Scaled(4000);
+  }
+  Calibrations calibrations = RunExperiment("exp2_learning", {"q1.1", "q4.1"}, runs, [](auto&, auto&) {});
+  const Calibration& q11 = calibrations.at("q1.1");
+  const Calibration& q41 = calibrations.at("q4.1");
+  const double wo11 = q11.busy_ms / std::max<int64_t>(1, q11.work_orders);
+  const double wo41 = q41.busy_ms / std::max<int64_t>(1, q41.work_orders);
+  std::printf("\n  mean work-order time alone: Q1.1 %.3f ms, Q4.1 %.3f ms (ratio %.2f: what static 1/N gives when "
+              "both always have ready work)\n", wo11, wo41, wo41 / wo11);
+  std::printf("  %-8s %14s %16s %10s %10s %11s %11s %s\n", "policy", "CPU Q4.1/Q1.1", "median per win",
+              "Q1.1 q/s", "Q4.1 q/s", "Q1.1 share", "Q4.1 share", "goal / dissertation");
+  const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
+  for (const Run& run : runs) {
+    const RunWindow active = AllActive(run.streams, AllStreams(run.streams));
+    std::vector<double> busy = BusyBetween(run.attribution, 2, active.begin_ns, active.end_ns);
+    const double total = std::max(1.0, busy[0] + busy[1]);
+    Timeline t = BuildTimeline(run.attribution, 2, active.begin_ns, active.end_ns, window_ns);
+    std::vector<double> ratios;
+    for (int w : WindowsInside(t, active)) {
+      if (t.busy[0][w] > 0) ratios.push_back(t.busy[1][w] / t.busy[0][w]);
+    }
+    double qps[2];
+    for (int s = 0; s < 2; ++s) {
+      const Stream& stream = run.streams[s];
+      qps[s] = stream.executions.empty()
+                   ? 0
+                   : static_cast<double>(stream.executions.size()) / (Ms(stream.last_return() - stream.first_call()) / 1e3);
+    }
+    std::printf("  %-8s %14.2f %16.2f %10.1f %10.1f %11s %11s %s\n", run.policy.c_str(), busy[1] / std::max(1.0, busy[0]),
+                Percentile(ratios, 0.5), qps[0], qps[1], Percent(busy[0] / total).c_str(),
+                Percent(busy[1] / total).c_str(),
+                run.policy == "fair" ? "0.8-1.25 / ~1" : "(baseline) / ~2");
+  }
+  for (const Run& run : runs) {
+    PrintAttribution(run.attribution);
+    WriteStreamLogAndPlot("exp2_" + run.policy, "Exp 2: Q1.1 + Q4.1 streams, " + run.policy, run.attribution,
+                          run.streams);
+  }
+  std::printf("  throughput gain of fair over static: Q1.1 x%.2f, Q4.1 x%.2f (dissertation: Q1.1 up to x3, Q4.1 ~x1)\n",
+              [&] {
+                auto q = [&](const Run& r, int s) {
+                  const Stream& st = r.streams[s];
+                  return st.executions.size() / std::max(1e-9, Ms(st.last_return() - st.first_call()) / 1e3);
+                };
+                return q(runs[0], 0) / std::max(1e-9, q(runs[1], 0));
+              }(),
+              [&] {
+                auto q = [&](const Run& r, int s) {
+                  const Stream& st = r.streams[s];
+                  return st.executions.size() / std::max(1e-9, Ms(st.last_return() - st.first_call()) / 1e3);
+                };
+                return q(runs[0], 1) / std::max(1e-9, q(runs[1], 1));
+              }());
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Experiment 3: hpf, a priority-10 query arrives while priority-1 streams run; baseline fair.
+
+const std::vector<std::string> kLowPriorityQueries = {"q1.1", "q2.1", "q3.1"};
+const std::string kHighPriorityQuery = "q4.1";
+
+void Experiment3() {
+  std::printf("\n=== Experiment 3: hpf, a priority-10 %s arrives while %zu priority-1 streams run (baseline: fair) ===\n",
+              Display(kHighPriorityQuery).c_str(), kLowPriorityQueries.size());
+  std::vector<Run> runs(2);
+  runs[0].policy = "hpf";
+  runs[1].policy = "fair";
+  const int hp = static_cast<int>(kLowPriorityQueries.size());
+  for (Run& run : runs) {
+    for (const std::string& label : kLowPriorityQueries) {
+      Stream stream;
+      stream.label = label;
+      run.streams.push_back(stream);
+    }
+    Stream high;
+    high.label = kHighPriorityQuery;
+    high.priority = 10;
+    high.iterations = 1;
+    high.start_after_ms = Scaled(1000);
+    run.streams.push_back(high);
+    run.stop_after_stream = hp;
+    run.linger_ms = Scaled(1000);
+  }
+  std::vector<std::string> labels = kLowPriorityQueries;
+  labels.push_back(kHighPriorityQuery);
+  RunExperiment("exp3_hpf", labels, runs, [](auto&, auto&) {});
+
+  const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
+  const int n = hp + 1;
+  struct Figures {
+    double dispatch_delay_ms = 0, duration_ms = 0, reach90_ms = -1, share_after_100ms = 0, share_first_100ms = 0;
+    double low_before = 0, low_during = 0, low_after = 0;
+    std::vector<double> window_shares;
+  };
+  std::vector<Figures> figures;
+  for (const Run& run : runs) {
+    Figures f;
+    const Stream& high = run.streams[hp];
+    if (high.executions.empty()) Die("the high-priority query did not run");
+    const int64_t arrival = high.first_call();
+    const int64_t finish = high.last_return();
+    int64_t first_start = INT64_MAX;
+    for (const StreamWorkOrder& wo : run.attribution.work_orders) {
+      if (wo.stream == hp) first_start = std::min(first_start, wo.record.start_ns);
+    }
+    f.dispatch_delay_ms = Ms(first_start - arrival);
+    f.duration_ms = Ms(finish - arrival);
+    Timeline t = BuildTimeline(run.attribution, n, arrival, finish, window_ns);
+    for (int w = 0; w < t.count; ++w) {
+      const double share = t.Share(hp, w);
+      f.window_shares.push_back(share);
+      if (f.reach90_ms < 0 && share >= 0.9) f.reach90_ms = Ms(t.WindowEnd(w) - arrival);
+    }
+    auto share_between = [&](int64_t from, int64_t to) {
+      std::vector<double> busy = BusyBetween(run.attribution, n, from, to);
+      const double total = std::accumulate(busy.begin(), busy.end(), 0.0);
+      return total > 0 ? busy[hp] / total : 0.0;
+    };
+    f.share_first_100ms = share_between(arrival, std::min(finish, arrival + 100'000'000));
+    f.share_after_100ms = finish > arrival + 100'000'000 ? share_between(arrival + 100'000'000, finish) : -1;
+    auto low_utilization = [&](int64_t from, int64_t to) {
+      std::vector<double> busy = BusyBetween(run.attribution, n, from, to);
+      double low = 0;
+      for (int s = 0; s < hp; ++s) low += busy[s];
+      return to > from ? low / (static_cast<double>(to - from) * g_flags.workers) : 0.0;
+    };
+    const int64_t low_begin = AllActive(run.streams, {0, 1, 2}).begin_ns;
+    int64_t low_end = INT64_MAX;
+    for (int s = 0; s < hp; ++s) low_end = std::min(low_end, run.streams[s].last_return());
+    f.low_before = low_utilization(low_begin, arrival);
+    f.low_during = low_utilization(arrival, finish);
+    f.low_after = low_utilization(finish, low_end);
+    figures.push_back(f);
+  }
+  std::printf("\n  %-44s | %14s | %14s | %s\n", "", runs[0].policy.c_str(), runs[1].policy.c_str(), "goal");
+  auto row = [&](const char* name, double a, double b, const char* goal, bool percent) {
+    auto cell = [&](double v) {
+      char buffer[32];
+      if (v < 0) return std::string("-");
+      if (percent) return Percent(v);
+      std::snprintf(buffer, sizeof(buffer), "%.1f", v);
+      return std::string(buffer);
+    };
+    std::printf("  %-44s | %14s | %14s | %s\n", name, cell(a).c_str(), cell(b).c_str(), goal);
+  };
+  row("arrival -> its first work order (ms)", figures[0].dispatch_delay_ms, figures[1].dispatch_delay_ms, "", false);
+  row("arrival -> its result (ms)", figures[0].duration_ms, figures[1].duration_ms, "", false);
+  row("arrival -> first window with share >= 90% (ms)", figures[0].reach90_ms, figures[1].reach90_ms, "<= 100",
+      false);
+  row("its CPU share, first 100 ms", figures[0].share_first_100ms, figures[1].share_first_100ms, "", true);
+  row("its CPU share, from 100 ms to its end", figures[0].share_after_100ms, figures[1].share_after_100ms,
+      ">= 90% (diss.: ~100%)", true);
+  row("priority-1 streams' CPU (of capacity), before", figures[0].low_before, figures[1].low_before, "", true);
+  row("priority-1 streams' CPU (of capacity), during", figures[0].low_during, figures[1].low_during, "~0 (hpf)",
+      true);
+  row("priority-1 streams' CPU (of capacity), after", figures[0].low_after, figures[1].low_after,
+      "resume (~100%)", true);
+  std::printf("\n  its share per %g ms window after arrival:\n", g_flags.window_ms);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    std::printf("  %-6s", runs[r].policy.c_str());
+    for (size_t w = 0; w < figures[r].window_shares.size() && w < 20; ++w) {
+      std::printf(" %3.0f", 100 * figures[r].window_shares[w]);
+    }
+    std::printf("%s\n", figures[r].window_shares.size() > 20 ? " ..." : "");
+  }
+  for (const Run& run : runs) {
+    PrintAttribution(run.attribution);
+    WriteStreamLogAndPlot("exp3_" + run.policy, "Exp 3: priority-10 query into priority-1 streams, " + run.policy,
+                          run.attribution, run.streams);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Experiment 4: proportional priority, streams at priorities 1, 2, 4; baseline fair.
+
+const std::vector<std::pair<std::string, int>> kPriorityStreams = {{"q2.1", 1}, {"q3.1", 2}, {"q4.1", 4}};
+
+void Experiment4() {
+  std::printf("\n=== Experiment 4: pp, streams at priorities 1, 2, 4 (baseline: fair) ===\n");
+  std::vector<Run> runs(2);
+  runs[0].policy = "pp";
+  runs[1].policy = "fair";
+  std::vector<std::string> labels;
+  for (auto& [label, priority] : kPriorityStreams) labels.push_back(label);
+  for (Run& run : runs) {
+    for (auto& [label, priority] : kPriorityStreams) {
+      Stream stream;
+      stream.label = label;
+      stream.priority = priority;
+      run.streams.push_back(stream);
+    }
+    run.stop_after_ms = Scaled(4000);
+  }
+  RunExperiment("exp4_pp", labels, runs, [](auto&, auto&) {});
+  const int n = static_cast<int>(kPriorityStreams.size());
+  double priority_sum = 0;
+  for (auto& [label, priority] : kPriorityStreams) priority_sum += priority;
+  std::vector<std::vector<double>> shares;
+  std::vector<std::vector<double>> window_medians;
+  const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
+  for (const Run& run : runs) {
+    const RunWindow active = AllActive(run.streams, AllStreams(run.streams));
+    std::vector<double> busy = BusyBetween(run.attribution, n, active.begin_ns, active.end_ns);
+    const double total = std::max(1.0, std::accumulate(busy.begin(), busy.end(), 0.0));
+    for (double& b : busy) b /= total;
+    shares.push_back(busy);
+    Timeline t = BuildTimeline(run.attribution, n, active.begin_ns, active.end_ns, window_ns);
+    std::vector<double> medians;
+    std::vector<int> windows = WindowsInside(t, active);
+    for (int s = 0; s < n; ++s) {
+      std::vector<double> per_window;
+      for (int w : windows) per_window.push_back(t.Share(s, w));
+      medians.push_back(Percentile(per_window, 0.5));
+    }
+    window_medians.push_back(medians);
+  }
+  std::printf("\n  CPU share while all three streams were active\n");
+  std::printf("  %-6s %8s %9s | %8s %10s %13s %8s | %8s | %s\n", "stream", "priority", "expected", "pp", "pp/expect",
+              "median/window", "queries", "fair", "goal");
+  for (int s = 0; s < n; ++s) {
+    const double expected = kPriorityStreams[s].second / priority_sum;
+    std::printf("  %-6s %8d %9s | %8s %10.2f %13s %8zu | %8s | %s\n", Display(kPriorityStreams[s].first).c_str(),
+                kPriorityStreams[s].second, Percent(expected).c_str(), Percent(shares[0][s]).c_str(),
+                shares[0][s] / expected, Percent(window_medians[0][s]).c_str(), runs[0].streams[s].executions.size(),
+                Percent(shares[1][s]).c_str(), "0.85-1.15 x expected");
+  }
+  for (const Run& run : runs) {
+    PrintAttribution(run.attribution);
+    WriteStreamLogAndPlot("exp4_" + run.policy, "Exp 4: priorities 1, 2, 4, " + run.policy, run.attribution,
+                          run.streams);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+void ParseFlags(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    const size_t eq = arg.find('=');
+    auto next = [&]() -> std::string {
+      if (eq != std::string::npos) return arg.substr(eq + 1);
+      if (i + 1 >= argc) Die("missing value for " + arg);
+      return argv[++i];
+    };
+    const std::string name = arg.substr(0, eq);
+    if (name == "--data") {
+      g_flags.data_dir = next();
+    } else if (name == "--sf") {
+      g_flags.sf = std::atof(next().c_str());
+    } else if (name == "--workers") {
+      g_flags.workers = std::atoi(next().c_str());
+    } else if (name == "--log-dir") {
+      g_flags.log_dir = next();
+    } else if (name == "--window-ms") {
+      g_flags.window_ms = std::atof(next().c_str());
+    } else if (name == "--plot-window-ms") {
+      g_flags.plot_window_ms = std::atof(next().c_str());
+    } else if (name == "--scale") {
+      g_flags.scale = std::atof(next().c_str());
+    } else if (name == "--memory-mb") {
+      g_flags.memory_mb = static_cast<size_t>(std::atoll(next().c_str()));
+    } else if (name == "--experiments") {
+      g_flags.experiments.clear();
+      std::stringstream list(next());
+      for (std::string item; std::getline(list, item, ',');) g_flags.experiments.insert(std::atoi(item.c_str()));
+    } else if (name == "--keep-tbl") {
+      g_flags.keep_tbl = true;
+    } else if (name == "--ssb-dir") {
+      g_flags.ssb_dir = next();
+    } else if (name == "--plot-script") {
+      g_flags.plot_script = next();
+    } else {
+      Die("unknown argument " + arg +
+          "\nusage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms 20] "
+          "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]");
+    }
+  }
+  if (g_flags.data_dir.empty()) Die("--data DIR is required");
+  if (g_flags.sf <= 0 || g_flags.workers < 1 || g_flags.window_ms <= 0 || g_flags.scale <= 0) Die("bad flag value");
+  if (g_flags.log_dir.empty()) g_flags.log_dir = g_flags.data_dir + "/scheduler-logs";
+  fs::create_directories(g_flags.data_dir);
+  fs::create_directories(g_flags.log_dir);
+}
+
+}  // namespace
+}  // namespace tessera
+
+int main(int argc, char** argv) {
+  using namespace tessera;
+  ParseFlags(argc, argv);
+  std::printf("SSB scheduling-policy experiments: SF %s, %d workers, %g ms windows, logs in %s\n", SfName().c_str(),
+              g_flags.workers, g_flags.window_ms, g_flags.log_dir.c_str());
+  PrepareData();
+  if (g_flags.experiments.count(1)) Experiment1();
+  if (g_flags.experiments.count(2)) Experiment2();
+  if (g_flags.experiments.count(3)) Experiment3();
+  if (g_flags.experiments.count(4)) Experiment4();
+  return 0;
+}
