@@ -210,9 +210,19 @@ absl::Status Catalog::PersistLocked() {
 }
 
 absl::Status Catalog::NotFoundWithHint(const std::string& kind, const std::string& name) const {
+  if (kind == "table" && views_.contains(name)) {
+    return absl::InvalidArgumentError(absl::StrCat("'", name, "' is a view, not a table"));
+  }
+  if (kind == "view" && tables_.contains(name)) {
+    return absl::InvalidArgumentError(absl::StrCat("'", name, "' is a table, not a view"));
+  }
   std::vector<std::string> candidates;
-  for (const auto& [table_name, table] : tables_) candidates.push_back(table_name);
-  for (const auto& [view_name, view] : views_) candidates.push_back(view_name);
+  for (const auto& [table_name, table] : tables_) {
+    if (table_name != name) candidates.push_back(table_name);
+  }
+  for (const auto& [view_name, view] : views_) {
+    if (view_name != name) candidates.push_back(view_name);
+  }
   std::string hint = ClosestName(name, candidates);
   return absl::NotFoundError(absl::StrCat(kind, " '", name, "' does not exist",
                                           hint.empty() ? "" : absl::StrCat("; did you mean '", hint, "'?")));

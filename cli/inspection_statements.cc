@@ -19,14 +19,22 @@ void AddColumn(QueryResult& result, std::string name, Type type) {
 }  // namespace
 
 absl::StatusOr<QueryResult> ExecuteDescribe(Database& database, const parser::DescribeStatement& statement) {
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
-                           database.catalog().GetTable(statement.table));
   QueryResult result;
   result.returns_rows = true;
   AddColumn(result, "column_name", Type::Varchar());
   AddColumn(result, "column_type", Type::Varchar());
   AddColumn(result, "null", Type::Varchar());
   AddColumn(result, "default", Type::Varchar());
+  if (database.catalog().HasView(statement.table)) {
+    TESSERA_ASSIGN_OR_RETURN(std::vector<ResultColumn> columns, DescribeView(database, statement.table));
+    for (const ResultColumn& column : columns) {
+      result.rows.push_back({Value::String(column.name), Value::String(column.type.ToString()), Value::String("YES"),
+                             Value::Null(Type::Varchar())});
+    }
+    return result;
+  }
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
+                           database.catalog().GetTable(statement.table));
   for (const ColumnSchema& column : table->columns) {
     result.rows.push_back({Value::String(column.name), Value::String(column.type.ToString()),
                            Value::String(column.not_null ? "NO" : "YES"),

@@ -1,7 +1,9 @@
 // SELECT through the query engine: bind and optimize (optimizer/), build the operator DAG (query_execution/),
 // run its work orders, and collect the result relation's rows.
 
+#include "absl/strings/str_cat.h"
 #include "catalog/catalog.h"
+#include "parser/parser.h"
 #include "cli/statement_handlers.h"
 #include "common/status_macros.h"
 #include "optimizer/binder.h"
@@ -65,6 +67,17 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
     start = end + 1;
   }
   return result;
+}
+
+absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name) {
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<parser::Statement> statement,
+                           parser::ParseStatement(absl::StrCat("SELECT * FROM ", name)));
+  const auto& select = static_cast<const parser::SelectQueryStatement&>(*statement);
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
+                           optimizer::BindQuery(*select.query, database.catalog(), select.text));
+  std::vector<ResultColumn> columns;
+  for (const optimizer::OutputColumn& column : plan->output()) columns.push_back({column.name, column.type});
+  return columns;
 }
 
 absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement) {

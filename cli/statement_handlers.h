@@ -20,6 +20,8 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
                                          int priority);
 absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement);
+// The output columns of view `name` (its query bound against the current catalog).
+absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name);
 absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement);
 absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowStatement& statement);
 absl::StatusOr<QueryResult> ExecuteDescribe(Database& database, const parser::DescribeStatement& statement);

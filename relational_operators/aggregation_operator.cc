@@ -86,6 +86,11 @@ void AppendKeyPart(const ColumnVector& v, uint32_t row, std::string* key) {
     key->append(s.data(), s.size());
     return;
   }
+  if (type.id() == TypeId::kDouble) {  // -0.0 and 0.0 are one value (and one group)
+    const double d = v.values<double>()[row] == 0.0 ? 0.0 : v.values<double>()[row];
+    key->append(reinterpret_cast<const char*>(&d), sizeof(d));
+    return;
+  }
   const int width = type.FixedWidth();
   key->append(reinterpret_cast<const char*>(v.values<uint8_t>() + static_cast<size_t>(row) * width), width);
 }

@@ -260,5 +260,7 @@ def throughput_chart(report: dict) -> str:
     markers = {(0, c): (f"FAILED: {r['error']}", FAILED_COLOR) for c, r in enumerate(results) if r.get("error")}
     subtitle = (f"{report['title']} SF{report['sf']}, {len(report['stream_queries'])} queries per stream, "
                 f"{report['threads']} threads per stream process, {report.get('date', '')}")
+    notes = [f"Ts {r['elapsed_s']:.1f} s, {fmt_ratio(r.get('scaling'))}" if r.get("elapsed_s") else ""
+             for r in results]
     return bar_chart_svg("tessera throughput by stream count", categories, series, "queries per hour",
-                         subtitle=subtitle, markers=markers, log_scale=False)
+                         subtitle=subtitle, markers=markers, log_scale=False, notes=notes)

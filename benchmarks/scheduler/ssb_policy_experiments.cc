@@ -390,8 +390,15 @@ struct StreamWorkOrder {
   LogRecord record;
 };
 
+struct Interval {
+  int64_t begin_ns;
+  int64_t end_ns;
+};
+
 struct Attribution {
   std::vector<StreamWorkOrder> work_orders;  // of the run, attributed
+  // Per stream, each attributed query's span from its first work order's start to its last one's end.
+  std::vector<std::vector<Interval>> query_spans;
   int64_t queries = 0;
   int64_t unattributed_queries = 0;
   int64_t by_signature = 0;  // queries whose stream the time alone did not decide
@@ -432,11 +439,23 @@ Attribution Attribute(const std::vector<LogRecord>& records, const RunWindow& ru
         }
       }
     }
+    if (getenv("SSB_DEBUG")) {
+      std::fprintf(stderr, "q%lld span %lld..%lld ops %zu cands", (long long)query, (long long)span.first_start, (long long)span.last_end, span.signature.size());
+      for (int c : candidates) std::fprintf(stderr, " %s", streams[c].label.c_str());
+      std::fprintf(stderr, " -> %s\n", chosen >= 0 ? streams[chosen].label.c_str() : "-");
+    }
     if (chosen < 0) {
       ++out.unattributed_queries;
     } else {
       stream_of[query] = chosen;
     }
+  }
+  out.query_spans.resize(streams.size());
+  for (const auto& [query, stream] : stream_of) {
+    out.query_spans[stream].push_back({spans[query].first_start, spans[query].last_end});
+  }
+  for (auto& list : out.query_spans) {
+    std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) { return a.begin_ns < b.begin_ns; });
   }
   for (const LogRecord& r : in_run) {
     auto it = stream_of.find(r.query);
@@ -585,10 +604,62 @@ std::string WriteStreamLogAndPlot(const std::string& name, const std::string& ti
   return svg;
 }
 
-void PrintAttribution(const Attribution& a) {
-  std::printf("  attribution: %lld queries in the log, %lld decided by signature, %lld unattributed\n",
+// Self-check of the attribution: every stream must have exactly as many queries in the log as it executed.
+void PrintAttribution(const Attribution& a, const std::vector<Stream>& streams) {
+  std::string mismatches;
+  for (size_t s = 0; s < streams.size(); ++s) {
+    if (a.query_spans[s].size() != streams[s].executions.size()) {
+      mismatches += " " + Display(streams[s].label) + ":" + std::to_string(a.query_spans[s].size()) + "/" +
+                    std::to_string(streams[s].executions.size());
+    }
+  }
+  std::printf("  attribution: %lld queries in the log, %lld by signature, %lld unattributed, per-stream counts %s\n",
               static_cast<long long>(a.queries), static_cast<long long>(a.by_signature),
-              static_cast<long long>(a.unattributed_queries));
+              static_cast<long long>(a.unattributed_queries),
+              mismatches.empty() ? "all match the executions" : ("MISMATCH (log/executed)" + mismatches).c_str());
+}
+
+// The intervals in which every stream of `members` had a query in flight (from its first work order's start
+// to its last one's end), i.e. leaving out the client-side gaps (parse, plan, submit, result rows, loop).
+std::vector<Interval> AllInFlight(const Attribution& a, const std::vector<int>& members) {
+  std::vector<Interval> current = {{0, INT64_MAX}};
+  for (int s : members) {
+    std::vector<Interval> next;
+    size_t i = 0, j = 0;
+    const std::vector<Interval>& other = a.query_spans[s];
+    while (i < current.size() && j < other.size()) {
+      const int64_t lo = std::max(current[i].begin_ns, other[j].begin_ns);
+      const int64_t hi = std::min(current[i].end_ns, other[j].end_ns);
+      if (lo < hi) next.push_back({lo, hi});
+      if (current[i].end_ns < other[j].end_ns) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+    current = std::move(next);
+  }
+  return current;
+}
+
+// Busy time per stream inside `intervals` (sorted, disjoint).
+std::vector<double> BusyOver(const Attribution& a, int streams, const std::vector<Interval>& intervals) {
+  std::vector<double> busy(streams, 0);
+  for (const StreamWorkOrder& wo : a.work_orders) {
+    auto it = std::upper_bound(intervals.begin(), intervals.end(), wo.record.start_ns,
+                               [](int64_t t, const Interval& i) { return t < i.end_ns; });
+    for (; it != intervals.end() && it->begin_ns < wo.record.end_ns; ++it) {
+      const int64_t overlap = std::min(wo.record.end_ns, it->end_ns) - std::max(wo.record.start_ns, it->begin_ns);
+      if (overlap > 0) busy[wo.stream] += static_cast<double>(overlap);
+    }
+  }
+  return busy;
+}
+
+int64_t TotalLength(const std::vector<Interval>& intervals) {
+  int64_t total = 0;
+  for (const Interval& i : intervals) total += i.end_ns - i.begin_ns;
+  return total;
 }
 
 PolicyOptions Policy(const std::string& name) {
@@ -734,7 +805,7 @@ void Experiment1() {
   for (const Run& run : runs) {
     std::printf("\n  [%s] phases between stream completions: CPU per remaining stream (of %d workers)\n",
                 run.policy.c_str(), g_flags.workers);
-    PrintAttribution(run.attribution);
+    PrintAttribution(run.attribution, run.streams);
     std::printf("  %6s %8s %8s %7s %13s %13s %8s %s\n", "active", "from s", "to s", "util", "CPU/stream",
                 "(util/active)", "spread", "finished at the end of the phase");
     std::vector<int> order = AllStreams(run.streams);
@@ -767,6 +838,12 @@ void Experiment1() {
   }
 }
 
+// Completed queries per second over the stream's active span.
+double Throughput(const Stream& stream) {
+  if (stream.executions.empty()) return 0;
+  return static_cast<double>(stream.executions.size()) / (Ms(stream.last_return() - stream.first_call()) / 1e3);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Experiment 2: Q1.1 and Q4.1 streams, fair with the learning agent vs static 1/N.
 
@@ -788,50 +865,41 @@ void Experiment2() {
   const double wo41 = q41.busy_ms / std::max<int64_t>(1, q41.work_orders);
   std::printf("\n  mean work-order time alone: Q1.1 %.3f ms, Q4.1 %.3f ms (ratio %.2f: what static 1/N gives when "
               "both always have ready work)\n", wo11, wo41, wo41 / wo11);
-  std::printf("  %-8s %14s %16s %10s %10s %11s %11s %s\n", "policy", "CPU Q4.1/Q1.1", "median per win",
-              "Q1.1 q/s", "Q4.1 q/s", "Q1.1 share", "Q4.1 share", "goal / dissertation");
+  std::printf("  %-8s %13s %13s %12s %9s %9s %11s %11s %s\n", "policy", "CPU Q4.1/Q1.1", "both in flight",
+              "median/window", "Q1.1 q/s", "Q4.1 q/s", "Q1.1 share", "Q4.1 share", "goal / dissertation");
   const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
+  std::vector<double> in_flight_fraction;
   for (const Run& run : runs) {
     const RunWindow active = AllActive(run.streams, AllStreams(run.streams));
     std::vector<double> busy = BusyBetween(run.attribution, 2, active.begin_ns, active.end_ns);
     const double total = std::max(1.0, busy[0] + busy[1]);
+    const std::vector<Interval> both = AllInFlight(run.attribution, {0, 1});
+    std::vector<double> busy_both = BusyOver(run.attribution, 2, both);
+    in_flight_fraction.push_back(static_cast<double>(TotalLength(both)) /
+                                 static_cast<double>(std::max<int64_t>(1, active.end_ns - active.begin_ns)));
     Timeline t = BuildTimeline(run.attribution, 2, active.begin_ns, active.end_ns, window_ns);
     std::vector<double> ratios;
     for (int w : WindowsInside(t, active)) {
       if (t.busy[0][w] > 0) ratios.push_back(t.busy[1][w] / t.busy[0][w]);
     }
-    double qps[2];
-    for (int s = 0; s < 2; ++s) {
-      const Stream& stream = run.streams[s];
-      qps[s] = stream.executions.empty()
-                   ? 0
-                   : static_cast<double>(stream.executions.size()) / (Ms(stream.last_return() - stream.first_call()) / 1e3);
-    }
-    std::printf("  %-8s %14.2f %16.2f %10.1f %10.1f %11s %11s %s\n", run.policy.c_str(), busy[1] / std::max(1.0, busy[0]),
+    const double qps[2] = {Throughput(run.streams[0]), Throughput(run.streams[1])};
+    std::printf("  %-8s %13.2f %13.2f %12.2f %9.1f %9.1f %11s %11s %s\n", run.policy.c_str(),
+                busy[1] / std::max(1.0, busy[0]), busy_both[1] / std::max(1.0, busy_both[0]),
                 Percentile(ratios, 0.5), qps[0], qps[1], Percent(busy[0] / total).c_str(),
-                Percent(busy[1] / total).c_str(),
-                run.policy == "fair" ? "0.8-1.25 / ~1" : "(baseline) / ~2");
+                Percent(busy[1] / total).c_str(), run.policy == "fair" ? "0.8-1.25 / ~1" : "(baseline) / ~2");
   }
+  std::printf("  (both in flight: only the time in which each stream had a query with work started and not done: "
+              "%s of the span under %s, %s under %s)\n",
+              Percent(in_flight_fraction[0]).c_str(), runs[0].policy.c_str(), Percent(in_flight_fraction[1]).c_str(),
+              runs[1].policy.c_str());
   for (const Run& run : runs) {
-    PrintAttribution(run.attribution);
+    PrintAttribution(run.attribution, run.streams);
     WriteStreamLogAndPlot("exp2_" + run.policy, "Exp 2: Q1.1 + Q4.1 streams, " + run.policy, run.attribution,
                           run.streams);
   }
-  std::printf("  throughput gain of fair over static: Q1.1 x%.2f, Q4.1 x%.2f (dissertation: Q1.1 up to x3, Q4.1 ~x1)\n",
-              [&] {
-                auto q = [&](const Run& r, int s) {
-                  const Stream& st = r.streams[s];
-                  return st.executions.size() / std::max(1e-9, Ms(st.last_return() - st.first_call()) / 1e3);
-                };
-                return q(runs[0], 0) / std::max(1e-9, q(runs[1], 0));
-              }(),
-              [&] {
-                auto q = [&](const Run& r, int s) {
-                  const Stream& st = r.streams[s];
-                  return st.executions.size() / std::max(1e-9, Ms(st.last_return() - st.first_call()) / 1e3);
-                };
-                return q(runs[0], 1) / std::max(1e-9, q(runs[1], 1));
-              }());
+  std::printf("  throughput of fair / static: Q1.1 x%.2f, Q4.1 x%.2f (dissertation: Q1.1 up to x3, Q4.1 about x1)\n",
+              Throughput(runs[0].streams[0]) / std::max(1e-9, Throughput(runs[1].streams[0])),
+              Throughput(runs[0].streams[1]) / std::max(1e-9, Throughput(runs[1].streams[1])));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -945,7 +1013,7 @@ void Experiment3() {
     std::printf("%s\n", figures[r].window_shares.size() > 20 ? " ..." : "");
   }
   for (const Run& run : runs) {
-    PrintAttribution(run.attribution);
+    PrintAttribution(run.attribution, run.streams);
     WriteStreamLogAndPlot("exp3_" + run.policy, "Exp 3: priority-10 query into priority-1 streams, " + run.policy,
                           run.attribution, run.streams);
   }
@@ -1006,7 +1074,7 @@ void Experiment4() {
                 Percent(shares[1][s]).c_str(), "0.85-1.15 x expected");
   }
   for (const Run& run : runs) {
-    PrintAttribution(run.attribution);
+    PrintAttribution(run.attribution, run.streams);
     WriteStreamLogAndPlot("exp4_" + run.policy, "Exp 4: priorities 1, 2, 4, " + run.policy, run.attribution,
                           run.streams);
   }
