@@ -235,8 +235,8 @@ RunWindow RunStreams(Database* database, std::vector<Stream>& streams, int64_t s
       done_marker.fetch_add(1);
     });
   }
+  window.begin_ns = MonotonicNanos();  // before the streams can start
   ready.arrive_and_wait();
-  window.begin_ns = MonotonicNanos();
   if (stop_after_stream >= 0) {
     while (!finished[stop_after_stream].load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     std::this_thread::sleep_for(std::chrono::milliseconds(linger_ms));
