@@ -2,17 +2,27 @@
 // threads, each with its own Session, submit queries to the database's one Foreman while its work-order log
 // records every work order; the CPU share of every client stream is computed from that log afterwards.
 //
-//   1. fair, the 13 SSB queries concurrently (baseline: static 1/N): spread of the CPU shares, and how the CPU
-//      is redistributed as streams finish.
+//   1. fair, the 13 SSB queries concurrently (baseline: static 1/N): spread of the CPU shares, and how the
+//      CPU is redistributed as streams finish.
 //   2. Q1.1 and Q4.1 streams under fair (learning agent) and under static 1/N: CPU ratio and throughput.
 //   3. hpf: priority-1 streams, then a priority-10 query mid-run (baseline: fair).
 //   4. pp: streams at priorities 1, 2, 4 (baseline: fair).
 //
-// CPU share of a stream in a window = Σ of the durations of its work orders inside the window / total busy time
-// of all streams in the window. A stream is active from its first Execute call to its last return; the summary
-// figures use only windows in which every stream of the run is active. Work orders are attributed to streams by
-// time (the query's first and last work order must lie inside one of the stream's Execute calls) and, where that
-// is ambiguous, by the query's signature (work orders and rows per operator) learned from a sequential warm-up.
+// CPU share of a stream in a window = Σ of the durations of its work orders inside the window / total busy
+// time of all streams in the window. A stream is active from its first Execute call to its last return; the
+// summary figures use only windows in which every stream of the run is active. Work orders are attributed to
+// streams by time (the query's first and last work order must lie inside one of the stream's Execute calls)
+// and, where that is ambiguous, by the query's signature (work orders and rows per operator) learned from a
+// sequential warm-up.
+//
+// Next to the shares it prints what explains a deviation: the bias of the LearningAgent's predictions (the
+// log replayed through a LearningAgent), how long each stream had no work order running or no query in
+// flight, the longest work orders, the operator phases of a query, and the spread an ideal lottery (perfect
+// predictions, random draws) would show with the same work orders.
+//
+// Files in --log-dir: ssb_expN_<name>.jsonl (the Foreman's work-order log: warm-up and every run),
+// ssb_expN_<policy>.streams.jsonl (one run, the stream number as the query) and the matching .svg
+// from plot_cpu_share.py (one line per stream).
 //
 // This is a benchmark: it prints figures next to the goals and baselines and never asserts timings.
 //
@@ -32,6 +42,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -42,6 +53,7 @@
 #include "benchmarks/ssb_generator/ssb_generator.h"
 #include "cli/session.h"
 #include "common/clock.h"
+#include "scheduler/learning_agent.h"
 #include "scheduler/policy.h"
 
 #ifndef TESSERA_SSB_DIR
@@ -151,8 +163,9 @@ void PrepareData() {
     Session session(database.get());
     ExecuteOrDie(session, ReadFile(g_flags.ssb_dir + "/schema.sql"));
     for (const std::string& table : tables) {
-      QueryResult result = ExecuteOrDie(session, "COPY " + table + " FROM '" + fs::absolute(TblDir()).string() +
-                                                     "/" + table + ".tbl' (DELIMITER '|')");
+      QueryResult result =
+          ExecuteOrDie(session, "COPY " + table + " FROM '" + fs::absolute(TblDir()).string() + "/" + table +
+                                    ".tbl' (DELIMITER '|')");
       std::printf("data:   %-10s %s\n", table.c_str(), result.status_message.c_str());
     }
   }
@@ -173,7 +186,7 @@ struct Execution {
 struct Stream {
   std::string label;  // "q1.1"
   int priority = 1;
-  int iterations = 0;         // > 0: exactly this many; 0: until the run is stopped
+  int iterations = 0;          // > 0: exactly this many; 0: until the run is stopped
   int64_t start_after_ms = 0;  // from the start of the run
   // Filled by the run.
   std::vector<Execution> executions;
@@ -186,7 +199,8 @@ struct Stream {
 std::string QuerySql(const std::string& label) {
   static std::map<std::string, std::string> cache;
   auto it = cache.find(label);
-  if (it == cache.end()) it = cache.emplace(label, ReadFile(g_flags.ssb_dir + "/queries/" + label + ".sql")).first;
+  if (it == cache.end())
+    it = cache.emplace(label, ReadFile(g_flags.ssb_dir + "/queries/" + label + ".sql")).first;
   return it->second;
 }
 
@@ -202,8 +216,8 @@ struct RunWindow {
 };
 
 // Runs every stream in its own thread with its own Session. Streams with iterations == 0 loop until
-// `stop_after_ms` from the start, or (when `stop_after_stream` >= 0) until `linger_ms` after that stream's last
-// query returned.
+// `stop_after_ms` from the start, or (when `stop_after_stream` >= 0) until `linger_ms` after that stream's
+// last query returned.
 RunWindow RunStreams(Database* database, std::vector<Stream>& streams, int64_t stop_after_ms,
                      int stop_after_stream = -1, int64_t linger_ms = 0) {
   std::atomic<bool> stop{false};
@@ -220,7 +234,8 @@ RunWindow RunStreams(Database* database, std::vector<Stream>& streams, int64_t s
       const std::string sql = QuerySql(stream.label);
       ExecuteOrDie(session, priority_prefix + std::to_string(stream.priority));
       ready.arrive_and_wait();
-      if (stream.start_after_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(stream.start_after_ms));
+      if (stream.start_after_ms > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(stream.start_after_ms));
       for (int i = 0; stream.iterations == 0 ? !stop.load() : i < stream.iterations; ++i) {
         const int64_t call = MonotonicNanos();
         absl::StatusOr<QueryResult> result = session.Execute(sql);
@@ -250,7 +265,8 @@ RunWindow RunStreams(Database* database, std::vector<Stream>& streams, int64_t s
   for (std::thread& thread : threads) thread.join();
   window.end_ns = MonotonicNanos();
   for (const Stream& stream : streams) {
-    if (!stream.error.empty()) std::printf("  !! stream %s failed: %s\n", stream.label.c_str(), stream.error.c_str());
+    if (!stream.error.empty())
+      std::printf("  !! stream %s failed: %s\n", stream.label.c_str(), stream.error.c_str());
   }
   return window;
 }
@@ -292,7 +308,8 @@ double SignatureDistance(const Signature& a, const Signature& b) {
   double distance = 0;
   for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
     if (ia->first != ib->first) return 1e9;
-    distance += std::abs(static_cast<double>(ia->second.first - ib->second.first));
+    distance += std::abs(static_cast<double>(ia->second.first - ib->second.first)) /
+                std::max<double>(1, std::max(ia->second.first, ib->second.first));
     distance += std::abs(static_cast<double>(ia->second.second - ib->second.second)) /
                 std::max<double>(1, std::max(ia->second.second, ib->second.second));
   }
@@ -439,11 +456,6 @@ Attribution Attribute(const std::vector<LogRecord>& records, const RunWindow& ru
         }
       }
     }
-    if (getenv("SSB_DEBUG")) {
-      std::fprintf(stderr, "q%lld span %lld..%lld ops %zu cands", (long long)query, (long long)span.first_start, (long long)span.last_end, span.signature.size());
-      for (int c : candidates) std::fprintf(stderr, " %s", streams[c].label.c_str());
-      std::fprintf(stderr, " -> %s\n", chosen >= 0 ? streams[chosen].label.c_str() : "-");
-    }
     if (chosen < 0) {
       ++out.unattributed_queries;
     } else {
@@ -455,7 +467,8 @@ Attribution Attribute(const std::vector<LogRecord>& records, const RunWindow& ru
     out.query_spans[stream].push_back({spans[query].first_start, spans[query].last_end});
   }
   for (auto& list : out.query_spans) {
-    std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) { return a.begin_ns < b.begin_ns; });
+    std::sort(list.begin(), list.end(),
+              [](const Interval& a, const Interval& b) { return a.begin_ns < b.begin_ns; });
   }
   for (const LogRecord& r : in_run) {
     auto it = stream_of.find(r.query);
@@ -477,7 +490,6 @@ struct Timeline {
   int64_t WindowStart(int w) const { return origin_ns + static_cast<int64_t>(w) * window_ns; }
   int64_t WindowEnd(int w) const { return WindowStart(w + 1); }
   double Share(int stream, int w) const { return total[w] > 0 ? busy[stream][w] / total[w] : 0; }
-  double Utilization(int w) const { return total[w] / (static_cast<double>(window_ns) * g_flags.workers); }
 };
 
 Timeline BuildTimeline(const Attribution& attribution, int streams, int64_t origin_ns, int64_t end_ns,
@@ -573,11 +585,177 @@ std::vector<double> WindowSpreads(const Attribution& attribution, const std::vec
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Logs for plot_cpu_share.py: the run's work orders with the stream number (1-based) as the query, so that the
-// plot shows one line per client stream instead of one per executed query.
+// Why shares deviate: prediction bias, idle streams, and the sampling noise of random draws.
 
-std::string WriteStreamLogAndPlot(const std::string& name, const std::string& title, const Attribution& attribution,
-                                  const std::vector<Stream>& streams) {
+// Replays the run's work orders (in the order the Foreman handled them, which is the log's order) through the
+// scheduler's own LearningAgent with default options and compares, per stream, the prediction in force before
+// each work order with its actual duration. Fair picks query j with probability ∝ 1/t̂_j, so a stream whose
+// work orders are under-predicted by x% is picked x% too often. (An operator counts as done after its last
+// work order in the log; the Foreman learns that slightly earlier.)
+struct PredictionBias {
+  int64_t work_orders = 0;
+  double actual_ns = 0;
+  double predicted_ns = 0;
+  double ActualOverPredicted() const { return predicted_ns > 0 ? actual_ns / predicted_ns : 0; }
+};
+
+std::vector<PredictionBias> ReplayPredictor(const Attribution& a, int streams) {
+  std::map<std::pair<int64_t, int>, size_t> last_of_operator;
+  std::map<int64_t, size_t> last_of_query;
+  for (size_t i = 0; i < a.work_orders.size(); ++i) {
+    last_of_operator[{a.work_orders[i].record.query, a.work_orders[i].record.op}] = i;
+    last_of_query[a.work_orders[i].record.query] = i;
+  }
+  LearningAgent agent{LearningAgentOptions{}};
+  std::map<int64_t, LearningAgent::QueryHistory*> histories;
+  std::vector<PredictionBias> bias(streams);
+  for (size_t i = 0; i < a.work_orders.size(); ++i) {
+    const StreamWorkOrder& wo = a.work_orders[i];
+    LearningAgent::QueryHistory*& history = histories[wo.record.query];
+    if (history == nullptr) history = agent.AddQuery();
+    const int64_t duration = std::max<int64_t>(1, wo.record.end_ns - wo.record.start_ns);
+    double predicted;
+    if (agent.Predict(history, &predicted)) {
+      PredictionBias& b = bias[wo.stream];
+      ++b.work_orders;
+      b.actual_ns += static_cast<double>(duration);
+      b.predicted_ns += predicted;
+    }
+    agent.Record(history, wo.record.op, duration);
+    if (last_of_operator[{wo.record.query, wo.record.op}] == i) agent.RemoveOperator(history, wo.record.op);
+    if (last_of_query[wo.record.query] == i) {
+      agent.RemoveQuery(history);
+      histories.erase(wo.record.query);
+    }
+  }
+  return bias;
+}
+
+// Per stream: fraction of `span` in which it had no work order running, and in which it had no query in
+// flight at all (between its queries: result rows, client loop, parse, plan, submit, first dispatch).
+struct Idleness {
+  double no_work_order = 0;
+  double between_queries = 0;
+};
+
+std::vector<Idleness> IdlenessOf(const Attribution& a, int streams, const RunWindow& span) {
+  std::vector<Idleness> out(streams);
+  const double length = static_cast<double>(std::max<int64_t>(1, span.end_ns - span.begin_ns));
+  for (int s = 0; s < streams; ++s) {
+    std::vector<Interval> running;
+    for (const StreamWorkOrder& wo : a.work_orders) {
+      if (wo.stream != s) continue;
+      const int64_t lo = std::max(wo.record.start_ns, span.begin_ns);
+      const int64_t hi = std::min(wo.record.end_ns, span.end_ns);
+      if (lo < hi) running.push_back({lo, hi});
+    }
+    std::sort(running.begin(), running.end(),
+              [](const Interval& x, const Interval& y) { return x.begin_ns < y.begin_ns; });
+    int64_t covered = 0, reach = span.begin_ns;
+    for (const Interval& i : running) {
+      if (i.end_ns <= reach) continue;
+      covered += i.end_ns - std::max(i.begin_ns, reach);
+      reach = i.end_ns;
+    }
+    int64_t in_flight = 0;
+    for (const Interval& q : a.query_spans[s]) {
+      const int64_t lo = std::max(q.begin_ns, span.begin_ns);
+      const int64_t hi = std::min(q.end_ns, span.end_ns);
+      if (lo < hi) in_flight += hi - lo;
+    }
+    out[s].no_work_order = 1 - static_cast<double>(covered) / length;
+    out[s].between_queries = 1 - static_cast<double>(in_flight) / length;
+  }
+  return out;
+}
+
+// The spread an ideal lottery scheduler would show with these work orders: in every window, draw work orders
+// (stream j with probability ∝ 1 / its mean work-order time, durations resampled from its own work orders in
+// `span`) until the window's measured busy time is used, and take the same std-dev / equal share. Perfect
+// predictions and always-ready streams: what is left is the sampling noise of random draws at this work-order
+// granularity, the floor for any probabilistic policy.
+double LotteryFloor(const Attribution& a, int streams, const RunWindow& span, int64_t window_ns) {
+  std::vector<std::vector<double>> durations(streams);
+  for (const StreamWorkOrder& wo : a.work_orders) {
+    if (wo.record.start_ns >= span.begin_ns && wo.record.end_ns <= span.end_ns) {
+      durations[wo.stream].push_back(static_cast<double>(wo.record.end_ns - wo.record.start_ns));
+    }
+  }
+  std::vector<double> weights;
+  for (const auto& d : durations) {
+    if (d.empty()) return 0;
+    weights.push_back(static_cast<double>(d.size()) / std::accumulate(d.begin(), d.end(), 0.0));
+  }
+  std::mt19937_64 random(42);
+  std::discrete_distribution<int> pick(weights.begin(), weights.end());
+  Timeline t = BuildTimeline(a, streams, span.begin_ns, span.end_ns, window_ns);
+  std::vector<double> spreads;
+  constexpr int kTrials = 10;
+  for (int w : WindowsInside(t, span)) {
+    for (int trial = 0; trial < kTrials; ++trial) {
+      std::vector<double> busy(streams, 0);
+      double used = 0;
+      while (used < t.total[w]) {
+        const int s = pick(random);
+        const double d =
+            durations[s][std::uniform_int_distribution<size_t>(0, durations[s].size() - 1)(random)];
+        const double take = std::min(d, t.total[w] - used);
+        busy[s] += take;
+        used += take;
+      }
+      for (double& b : busy) b /= used;
+      spreads.push_back(RelativeSpread(busy));
+    }
+  }
+  return Mean(spreads);
+}
+
+// The operators of the stream's median query (by span): how many work orders, how long, and how long the
+// operator's phase took on the clock. A phase whose CPU is far below its wall time could not use a fair
+// share.
+void PrintOperatorPhases(const Attribution& a, int stream, const std::string& label) {
+  std::map<int64_t, std::vector<const LogRecord*>> by_query;
+  for (const StreamWorkOrder& wo : a.work_orders) {
+    if (wo.stream == stream) by_query[wo.record.query].push_back(&wo.record);
+  }
+  if (by_query.empty()) return;
+  std::vector<std::pair<int64_t, int64_t>> spans;  // (span, query)
+  for (const auto& [query, records] : by_query) {
+    int64_t lo = INT64_MAX, hi = 0;
+    for (const LogRecord* r : records) lo = std::min(lo, r->start_ns), hi = std::max(hi, r->end_ns);
+    spans.push_back({hi - lo, query});
+  }
+  std::sort(spans.begin(), spans.end());
+  const std::vector<const LogRecord*>& records = by_query[spans[spans.size() / 2].second];
+  int64_t origin = INT64_MAX;
+  for (const LogRecord* r : records) origin = std::min(origin, r->start_ns);
+  struct Phase {
+    int64_t work_orders = 0, busy_ns = 0, first = INT64_MAX, last = 0;
+  };
+  std::map<int, Phase> phases;
+  for (const LogRecord* r : records) {
+    Phase& p = phases[r->op];
+    ++p.work_orders;
+    p.busy_ns += r->end_ns - r->start_ns;
+    p.first = std::min(p.first, r->start_ns);
+    p.last = std::max(p.last, r->end_ns);
+  }
+  std::printf("  %s, median query (%.1f ms from first to last work order): operator phases\n", label.c_str(),
+              Ms(spans[spans.size() / 2].first));
+  std::printf("  %8s %6s %10s %8s %16s\n", "operator", "WOs", "mean WO us", "CPU ms", "wall ms (from-to)");
+  for (const auto& [op, p] : phases) {
+    std::printf("  %8d %6lld %10.1f %8.2f %7.1f - %6.1f\n", op, static_cast<long long>(p.work_orders),
+                static_cast<double>(p.busy_ns) / static_cast<double>(p.work_orders) / 1e3, Ms(p.busy_ns),
+                Ms(p.first - origin), Ms(p.last - origin));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Logs for plot_cpu_share.py: the run's work orders with the stream number (1-based) as the query, so that
+// the plot shows one line per client stream instead of one per executed query.
+
+std::string WriteStreamLogAndPlot(const std::string& name, const std::string& title,
+                                  const Attribution& attribution, const std::vector<Stream>& streams) {
   const std::string log = g_flags.log_dir + "/ssb_" + name + ".streams.jsonl";
   const std::string svg = g_flags.log_dir + "/ssb_" + name + ".svg";
   {
@@ -588,14 +766,21 @@ std::string WriteStreamLogAndPlot(const std::string& name, const std::string& ti
           << ",\"end_ns\":" << wo.record.end_ns << ",\"rows\":" << wo.record.rows << "}\n";
     }
   }
+  auto name_of = [&](size_t s) {
+    std::string name = std::to_string(s + 1) + "=" + Display(streams[s].label);
+    if (streams[s].priority != 1) name += "/p" + std::to_string(streams[s].priority);
+    return name;
+  };
   std::string legend;
-  for (size_t s = 0; s < streams.size(); ++s) {
-    legend += (s ? ", " : "") + std::to_string(s + 1) + "=" + Display(streams[s].label);
-    if (streams[s].priority != 1) legend += "/p" + std::to_string(streams[s].priority);
+  if (streams.size() > 5) {  // keep the title on the chart
+    legend = name_of(0) + ", " + name_of(1) + " ... " + name_of(streams.size() - 1) + " in SSB order";
+  } else {
+    for (size_t s = 0; s < streams.size(); ++s) legend += (s ? ", " : "") + name_of(s);
   }
   std::string command = "python3 '" + g_flags.plot_script + "' '" + log + "' -o '" + svg + "' --window-ms " +
-                        std::to_string(g_flags.plot_window_ms) + " --workers " + std::to_string(g_flags.workers) +
-                        " --title '" + title + " (query N = stream N: " + legend + ")' > /dev/null";
+                        std::to_string(g_flags.plot_window_ms) + " --workers " +
+                        std::to_string(g_flags.workers) + " --title '" + title +
+                        " (query N = stream N: " + legend + ")' > /dev/null";
   if (std::system(command.c_str()) != 0) {
     std::printf("  (plot failed: %s)\n", command.c_str());
     return "";
@@ -613,10 +798,11 @@ void PrintAttribution(const Attribution& a, const std::vector<Stream>& streams) 
                     std::to_string(streams[s].executions.size());
     }
   }
-  std::printf("  attribution: %lld queries in the log, %lld by signature, %lld unattributed, per-stream counts %s\n",
-              static_cast<long long>(a.queries), static_cast<long long>(a.by_signature),
-              static_cast<long long>(a.unattributed_queries),
-              mismatches.empty() ? "all match the executions" : ("MISMATCH (log/executed)" + mismatches).c_str());
+  std::printf(
+      "  attribution: %lld queries in the log, %lld by signature, %lld unattributed, per-stream counts %s\n",
+      static_cast<long long>(a.queries), static_cast<long long>(a.by_signature),
+      static_cast<long long>(a.unattributed_queries),
+      mismatches.empty() ? "all match the executions" : ("MISMATCH (log/executed)" + mismatches).c_str());
 }
 
 // The intervals in which every stream of `members` had a query in flight (from its first work order's start
@@ -649,7 +835,8 @@ std::vector<double> BusyOver(const Attribution& a, int streams, const std::vecto
     auto it = std::upper_bound(intervals.begin(), intervals.end(), wo.record.start_ns,
                                [](int64_t t, const Interval& i) { return t < i.end_ns; });
     for (; it != intervals.end() && it->begin_ns < wo.record.end_ns; ++it) {
-      const int64_t overlap = std::min(wo.record.end_ns, it->end_ns) - std::max(wo.record.start_ns, it->begin_ns);
+      const int64_t overlap =
+          std::min(wo.record.end_ns, it->end_ns) - std::max(wo.record.start_ns, it->begin_ns);
       if (overlap > 0) busy[wo.stream] += static_cast<double>(overlap);
     }
   }
@@ -682,8 +869,8 @@ const std::vector<std::string> kAllQueries = {"q1.1", "q1.2", "q1.3", "q2.1", "q
 struct Run {
   std::string policy;
   std::vector<Stream> streams;
-  int64_t stop_after_ms = 0;    // streams with iterations == 0 stop this long after the start ...
-  int stop_after_stream = -1;   // ... or `linger_ms` after this stream finished
+  int64_t stop_after_ms = 0;   // streams with iterations == 0 stop this long after the start ...
+  int stop_after_stream = -1;  // ... or `linger_ms` after this stream finished
   int64_t linger_ms = 0;
   RunWindow window;
   Attribution attribution;
@@ -691,9 +878,10 @@ struct Run {
 
 // Opens a database whose Foreman logs to log-dir/ssb_<name>.jsonl, runs every SSB query of `labels` twice in
 // one session (warm buffer pool; per-query signatures and CPU time), lets `prepare` size the runs from that,
-// runs them one after the other (switching the policy at run time with Foreman::SetPolicy), closes the database
-// (which completes the log) and attributes every run's work orders to its streams.
-Calibrations RunExperiment(const std::string& name, const std::vector<std::string>& labels, std::vector<Run>& runs,
+// runs them one after the other (switching the policy at run time with Foreman::SetPolicy), closes the
+// database (which completes the log) and attributes every run's work orders to its streams.
+Calibrations RunExperiment(const std::string& name, const std::vector<std::string>& labels,
+                           std::vector<Run>& runs,
                            const std::function<void(const Calibrations&, std::vector<Run>&)>& prepare) {
   const std::string log = g_flags.log_dir + "/ssb_" + name + ".jsonl";
   std::vector<WarmupExecution> warmups;
@@ -704,14 +892,16 @@ Calibrations RunExperiment(const std::string& name, const std::vector<std::strin
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     const Calibrations early = Calibrate(ReadLog(log), warmups);
     for (const std::string& label : labels) {
-      if (early.count(label) == 0 || early.at(label).signatures.empty()) Die("no warm-up work orders of " + label);
+      if (early.count(label) == 0 || early.at(label).signatures.empty())
+        Die("no warm-up work orders of " + label);
     }
     prepare(early, runs);
     for (Run& run : runs) {
       SwitchPolicy(database.get(), run.policy);
       std::printf("  running under %s ...\n", run.policy.c_str());
       std::fflush(stdout);
-      run.window = RunStreams(database.get(), run.streams, run.stop_after_ms, run.stop_after_stream, run.linger_ms);
+      run.window =
+          RunStreams(database.get(), run.streams, run.stop_after_ms, run.stop_after_stream, run.linger_ms);
     }
   }
   std::vector<LogRecord> records = ReadLog(log);
@@ -744,18 +934,18 @@ void Experiment1() {
   std::vector<Run> runs(2);
   runs[0].policy = "fair";
   runs[1].policy = "static";
-  const double all_active_ms = static_cast<double>(Scaled(3000));
+  const double all_active_ms = static_cast<double>(Scaled(4000));
   RunExperiment("exp1_fair13", kAllQueries, runs, [&](const Calibrations& c, std::vector<Run>& runs) {
-    // Stream i gets a CPU budget B (1 + 0.5 i / 12), B = all_active_ms x workers / 13: with equal shares all 13
-    // overlap for about all_active_ms, then finish one after the other.
+    // Stream i gets a CPU budget B (1 + i / 12) of iterations, B = all_active_ms x workers / 13: with equal
+    // shares all 13 overlap for about all_active_ms, then finish one after the other.
     const double budget = all_active_ms * g_flags.workers / static_cast<double>(kAllQueries.size());
     for (Run& run : runs) {
       for (size_t i = 0; i < kAllQueries.size(); ++i) {
         Stream stream;
         stream.label = kAllQueries[i];
-        const double stream_budget = budget * (1 + 0.5 * static_cast<double>(i) / 12);
-        stream.iterations =
-            std::max(1, static_cast<int>(std::lround(stream_budget / std::max(0.01, c.at(stream.label).busy_ms))));
+        const double stream_budget = budget * (1 + static_cast<double>(i) / 12);
+        stream.iterations = std::max(
+            1, static_cast<int>(std::lround(stream_budget / std::max(0.01, c.at(stream.label).busy_ms))));
         run.streams.push_back(stream);
       }
       run.stop_after_ms = 600'000;  // every stream has a fixed number of iterations
@@ -764,26 +954,56 @@ void Experiment1() {
 
   const int n = static_cast<int>(kAllQueries.size());
   const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
-  std::printf("\n  CPU share of each stream while all 13 were active (equal share = %.1f%%)\n", 100.0 / n);
-  std::printf("  %-6s %6s | %8s %8s %9s | %8s %8s %9s\n", "stream", "iters", "fair", "/equal", "done at s",
-              "static", "/equal", "done at s");
+  std::printf(
+      "\n  CPU share of each stream while all 13 were active (equal share = %.1f%%); actual/predicted = mean "
+      "work-order time over the LearningAgent's prediction (replayed); idle = no work order running\n",
+      100.0 / n);
+  std::printf("  %-6s %5s | %7s %6s %9s %9s %6s %9s %9s | %7s %6s %9s\n", "stream", "iters", "fair", "/equal",
+              "act/pred", "idle", "WO ms", "max WO ms", "done at s", "static", "/equal", "done at s");
   std::vector<std::vector<double>> shares;
+  std::vector<PredictionBias> bias;
+  std::vector<Idleness> idle;
   for (const Run& run : runs) {
     const RunWindow active = AllActive(run.streams, AllStreams(run.streams));
     std::vector<double> busy = BusyBetween(run.attribution, n, active.begin_ns, active.end_ns);
     const double total = std::max(1.0, std::accumulate(busy.begin(), busy.end(), 0.0));
     for (double& b : busy) b /= total;
     shares.push_back(busy);
+    if (bias.empty()) {
+      bias = ReplayPredictor(run.attribution, n);
+      idle = IdlenessOf(run.attribution, n, active);
+    }
+  }
+  // Long work orders (in the fair run, while all were active): one of them alone decides a window's shares.
+  const RunWindow fair_active = AllActive(runs[0].streams, AllStreams(runs[0].streams));
+  std::vector<int64_t> longest(n, 0);
+  int64_t longer_than_half_window = 0, counted = 0;
+  for (const StreamWorkOrder& wo : runs[0].attribution.work_orders) {
+    if (wo.record.start_ns < fair_active.begin_ns || wo.record.end_ns > fair_active.end_ns) continue;
+    const int64_t d = wo.record.end_ns - wo.record.start_ns;
+    longest[wo.stream] = std::max(longest[wo.stream], d);
+    ++counted;
+    if (2 * d > window_ns) ++longer_than_half_window;
   }
   for (int s = 0; s < n; ++s) {
-    std::printf("  %-6s %6zu | %8s %8.2f %9.2f | %8s %8.2f %9.2f\n", Display(kAllQueries[s]).c_str(),
-                runs[0].streams[s].executions.size(), Percent(shares[0][s]).c_str(), shares[0][s] * n,
-                Ms(runs[0].streams[s].last_return() - runs[0].window.begin_ns) / 1e3, Percent(shares[1][s]).c_str(),
-                shares[1][s] * n, Ms(runs[1].streams[s].last_return() - runs[1].window.begin_ns) / 1e3);
+    std::printf(
+        "  %-6s %5zu | %7s %6.2f %9.2f %9s %6.3f %9.1f %9.2f | %7s %6.2f %9.2f\n",
+        Display(kAllQueries[s]).c_str(), runs[0].streams[s].executions.size(), Percent(shares[0][s]).c_str(),
+        shares[0][s] * n, bias[s].ActualOverPredicted(), Percent(idle[s].no_work_order).c_str(),
+        bias[s].work_orders ? bias[s].actual_ns / static_cast<double>(bias[s].work_orders) / 1e6 : 0.0,
+        Ms(longest[s]), Ms(runs[0].streams[s].last_return() - runs[0].window.begin_ns) / 1e3,
+        Percent(shares[1][s]).c_str(), shares[1][s] * n,
+        Ms(runs[1].streams[s].last_return() - runs[1].window.begin_ns) / 1e3);
   }
-  std::printf("\n  spread of the shares around the equal share (std-dev / equal share) while all 13 were active\n");
-  std::printf("  %-22s | %-30s | %-30s | %s\n", "window", "fair: mean / median / p90", "static: mean / median / p90",
-              "goal");
+  std::printf("  fair: %lld of %lld work orders ran longer than half a %g ms window\n",
+              static_cast<long long>(longer_than_half_window), static_cast<long long>(counted),
+              g_flags.window_ms);
+  std::printf(
+      "\n  spread of the shares around the equal share (std-dev / equal share) while all 13 were active;\n"
+      "  ideal lottery = the same for random draws with perfect predictions at this work-order "
+      "granularity\n");
+  std::printf("  %-22s | %-30s | %-30s | %-13s | %s\n", "window", "fair: mean / median / p90",
+              "static: mean / median / p90", "ideal lottery", "goal");
   for (double ms : {g_flags.window_ms, 100.0, 500.0}) {
     std::string cells[2];
     for (int r = 0; r < 2; ++r) {
@@ -796,10 +1016,15 @@ void Experiment1() {
     }
     char label[32];
     std::snprintf(label, sizeof(label), "%g ms windows", ms);
-    std::printf("  %-22s | %-30s | %-30s | %s\n", label, cells[0].c_str(), cells[1].c_str(), "<= 10% (diss.: ~0)");
+    const double floor =
+        LotteryFloor(runs[0].attribution, n, AllActive(runs[0].streams, AllStreams(runs[0].streams)),
+                     static_cast<int64_t>(ms * 1e6));
+    std::printf("  %-22s | %-30s | %-30s | %-13s | %s\n", label, cells[0].c_str(), cells[1].c_str(),
+                Percent(floor).c_str(), "<= 10% (diss.: ~0)");
   }
-  std::printf("  %-22s | %-30s | %-30s | %s\n", "whole all-active span", Percent(RelativeSpread(shares[0])).c_str(),
-              Percent(RelativeSpread(shares[1])).c_str(), "<= 10%");
+  std::printf("  %-22s | %-30s | %-30s | %-13s | %s\n", "whole all-active span",
+              Percent(RelativeSpread(shares[0])).c_str(), Percent(RelativeSpread(shares[1])).c_str(), "",
+              "<= 10%");
 
   // Redistribution: between consecutive stream completions, the CPU each remaining stream gets.
   for (const Run& run : runs) {
@@ -822,26 +1047,29 @@ void Experiment1() {
         for (int s : members) total += busy[s];
         for (int s : members) member_shares.push_back(busy[s] / std::max(1.0, total));
         const double capacity = static_cast<double>(to - from) * g_flags.workers;
-        std::printf("  %6zu %8.2f %8.2f %7s %13s %13s %8s %s\n", members.size(), Ms(from - run.window.begin_ns) / 1e3,
-                    Ms(to - run.window.begin_ns) / 1e3, Percent(total / capacity).c_str(),
-                    Percent(total / capacity / static_cast<double>(members.size())).c_str(),
-                    Percent(1.0 / static_cast<double>(members.size())).c_str(),
-                    Percent(RelativeSpread(member_shares)).c_str(), Display(run.streams[order[k]].label).c_str());
+        std::printf(
+            "  %6zu %8.2f %8.2f %7s %13s %13s %8s %s\n", members.size(), Ms(from - run.window.begin_ns) / 1e3,
+            Ms(to - run.window.begin_ns) / 1e3, Percent(total / capacity).c_str(),
+            Percent(total / capacity / static_cast<double>(members.size())).c_str(),
+            Percent(1.0 / static_cast<double>(members.size())).c_str(),
+            Percent(RelativeSpread(member_shares)).c_str(), Display(run.streams[order[k]].label).c_str());
       } else {
-        std::printf("  %6zu %8.2f %8.2f %7s %13s %13s %8s %s\n", members.size(), Ms(from - run.window.begin_ns) / 1e3,
-                    Ms(to - run.window.begin_ns) / 1e3, "-", "-", "-", "-",
-                    Display(run.streams[order[k]].label).c_str());
+        std::printf("  %6zu %8.2f %8.2f %7s %13s %13s %8s %s\n", members.size(),
+                    Ms(from - run.window.begin_ns) / 1e3, Ms(to - run.window.begin_ns) / 1e3, "-", "-", "-",
+                    "-", Display(run.streams[order[k]].label).c_str());
       }
       from = std::max(from, to);
     }
-    WriteStreamLogAndPlot("exp1_" + run.policy, "Exp 1: 13 SSB streams, " + run.policy, run.attribution, run.streams);
+    WriteStreamLogAndPlot("exp1_" + run.policy, "Exp 1: 13 SSB streams, " + run.policy, run.attribution,
+                          run.streams);
   }
 }
 
 // Completed queries per second over the stream's active span.
 double Throughput(const Stream& stream) {
   if (stream.executions.empty()) return 0;
-  return static_cast<double>(stream.executions.size()) / (Ms(stream.last_return() - stream.first_call()) / 1e3);
+  return static_cast<double>(stream.executions.size()) /
+         (Ms(stream.last_return() - stream.first_call()) / 1e3);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -863,8 +1091,10 @@ void Experiment2() {
   const Calibration& q41 = calibrations.at("q4.1");
   const double wo11 = q11.busy_ms / std::max<int64_t>(1, q11.work_orders);
   const double wo41 = q41.busy_ms / std::max<int64_t>(1, q41.work_orders);
-  std::printf("\n  mean work-order time alone: Q1.1 %.3f ms, Q4.1 %.3f ms (ratio %.2f: what static 1/N gives when "
-              "both always have ready work)\n", wo11, wo41, wo41 / wo11);
+  std::printf(
+      "\n  mean work-order time alone: Q1.1 %.3f ms, Q4.1 %.3f ms (ratio %.2f: what static 1/N gives when "
+      "both always have ready work)\n",
+      wo11, wo41, wo41 / wo11);
   std::printf("  %-8s %13s %13s %12s %9s %9s %11s %11s %s\n", "policy", "CPU Q4.1/Q1.1", "both in flight",
               "median/window", "Q1.1 q/s", "Q4.1 q/s", "Q1.1 share", "Q4.1 share", "goal / dissertation");
   const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
@@ -888,18 +1118,45 @@ void Experiment2() {
                 Percentile(ratios, 0.5), qps[0], qps[1], Percent(busy[0] / total).c_str(),
                 Percent(busy[1] / total).c_str(), run.policy == "fair" ? "0.8-1.25 / ~1" : "(baseline) / ~2");
   }
-  std::printf("  (both in flight: only the time in which each stream had a query with work started and not done: "
-              "%s of the span under %s, %s under %s)\n",
-              Percent(in_flight_fraction[0]).c_str(), runs[0].policy.c_str(), Percent(in_flight_fraction[1]).c_str(),
-              runs[1].policy.c_str());
+  std::printf(
+      "  (both in flight: only the time in which each stream had a query with work started and not done: "
+      "%s of the span under %s, %s under %s)\n",
+      Percent(in_flight_fraction[0]).c_str(), runs[0].policy.c_str(), Percent(in_flight_fraction[1]).c_str(),
+      runs[1].policy.c_str());
+  std::printf(
+      "\n  why (while both streams were active): per stream work orders, mean work-order time, the replayed\n"
+      "  LearningAgent's bias (actual/predicted), time with no work order running, time with no query in "
+      "flight\n");
+  std::printf("  %-8s %-6s %8s %8s %9s %9s %10s\n", "policy", "stream", "WOs", "WO us", "act/pred", "idle",
+              "no query");
+  for (const Run& run : runs) {
+    const RunWindow active = AllActive(run.streams, AllStreams(run.streams));
+    std::vector<PredictionBias> bias = ReplayPredictor(run.attribution, 2);
+    std::vector<Idleness> idle = IdlenessOf(run.attribution, 2, active);
+    for (int s = 0; s < 2; ++s) {
+      std::printf(
+          "  %-8s %-6s %8lld %8.0f %9.2f %9s %10s\n", run.policy.c_str(),
+          Display(run.streams[s].label).c_str(), static_cast<long long>(bias[s].work_orders),
+          bias[s].work_orders ? bias[s].actual_ns / static_cast<double>(bias[s].work_orders) / 1e3 : 0.0,
+          bias[s].ActualOverPredicted(), Percent(idle[s].no_work_order).c_str(),
+          Percent(idle[s].between_queries).c_str());
+    }
+    if (run.policy == "fair") {
+      std::printf("  %-8s prediction bias alone gives fair a Q4.1/Q1.1 CPU ratio of %.2f\n", "",
+                  bias[1].ActualOverPredicted() / std::max(1e-9, bias[0].ActualOverPredicted()));
+    }
+  }
+  std::printf("\n");
+  PrintOperatorPhases(runs[0].attribution, 0, "fair, Q1.1");
   for (const Run& run : runs) {
     PrintAttribution(run.attribution, run.streams);
     WriteStreamLogAndPlot("exp2_" + run.policy, "Exp 2: Q1.1 + Q4.1 streams, " + run.policy, run.attribution,
                           run.streams);
   }
-  std::printf("  throughput of fair / static: Q1.1 x%.2f, Q4.1 x%.2f (dissertation: Q1.1 up to x3, Q4.1 about x1)\n",
-              Throughput(runs[0].streams[0]) / std::max(1e-9, Throughput(runs[1].streams[0])),
-              Throughput(runs[0].streams[1]) / std::max(1e-9, Throughput(runs[1].streams[1])));
+  std::printf(
+      "  throughput of fair / static: Q1.1 x%.2f, Q4.1 x%.2f (dissertation: Q1.1 up to x3, Q4.1 about x1)\n",
+      Throughput(runs[0].streams[0]) / std::max(1e-9, Throughput(runs[1].streams[0])),
+      Throughput(runs[0].streams[1]) / std::max(1e-9, Throughput(runs[1].streams[1])));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -909,8 +1166,10 @@ const std::vector<std::string> kLowPriorityQueries = {"q1.1", "q2.1", "q3.1"};
 const std::string kHighPriorityQuery = "q4.1";
 
 void Experiment3() {
-  std::printf("\n=== Experiment 3: hpf, a priority-10 %s arrives while %zu priority-1 streams run (baseline: fair) ===\n",
-              Display(kHighPriorityQuery).c_str(), kLowPriorityQueries.size());
+  std::printf(
+      "\n=== Experiment 3: hpf, a priority-10 %s arrives while %zu priority-1 streams run (baseline: fair) "
+      "===\n",
+      Display(kHighPriorityQuery).c_str(), kLowPriorityQueries.size());
   std::vector<Run> runs(2);
   runs[0].policy = "hpf";
   runs[1].policy = "fair";
@@ -937,7 +1196,8 @@ void Experiment3() {
   const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
   const int n = hp + 1;
   struct Figures {
-    double dispatch_delay_ms = 0, duration_ms = 0, reach90_ms = -1, share_after_100ms = 0, share_first_100ms = 0;
+    double dispatch_delay_ms = 0, duration_ms = 0, reach90_ms = -1, share_after_100ms = 0,
+           share_first_100ms = 0;
     double low_before = 0, low_during = 0, low_after = 0;
     std::vector<double> window_shares;
   };
@@ -992,16 +1252,18 @@ void Experiment3() {
     };
     std::printf("  %-44s | %14s | %14s | %s\n", name, cell(a).c_str(), cell(b).c_str(), goal);
   };
-  row("arrival -> its first work order (ms)", figures[0].dispatch_delay_ms, figures[1].dispatch_delay_ms, "", false);
-  row("arrival -> its result (ms)", figures[0].duration_ms, figures[1].duration_ms, "", false);
-  row("arrival -> first window with share >= 90% (ms)", figures[0].reach90_ms, figures[1].reach90_ms, "<= 100",
+  row("arrival -> its first work order (ms)", figures[0].dispatch_delay_ms, figures[1].dispatch_delay_ms, "",
       false);
+  row("arrival -> its result (ms)", figures[0].duration_ms, figures[1].duration_ms, "", false);
+  row("arrival -> first window with share >= 90% (ms)", figures[0].reach90_ms, figures[1].reach90_ms,
+      "<= 100", false);
   row("its CPU share, first 100 ms", figures[0].share_first_100ms, figures[1].share_first_100ms, "", true);
   row("its CPU share, from 100 ms to its end", figures[0].share_after_100ms, figures[1].share_after_100ms,
       ">= 90% (diss.: ~100%)", true);
-  row("priority-1 streams' CPU (of capacity), before", figures[0].low_before, figures[1].low_before, "", true);
-  row("priority-1 streams' CPU (of capacity), during", figures[0].low_during, figures[1].low_during, "~0 (hpf)",
+  row("priority-1 streams' CPU (of capacity), before", figures[0].low_before, figures[1].low_before, "",
       true);
+  row("priority-1 streams' CPU (of capacity), during", figures[0].low_during, figures[1].low_during,
+      "~0 (hpf)", true);
   row("priority-1 streams' CPU (of capacity), after", figures[0].low_after, figures[1].low_after,
       "resume (~100%)", true);
   std::printf("\n  its share per %g ms window after arrival:\n", g_flags.window_ms);
@@ -1014,8 +1276,9 @@ void Experiment3() {
   }
   for (const Run& run : runs) {
     PrintAttribution(run.attribution, run.streams);
-    WriteStreamLogAndPlot("exp3_" + run.policy, "Exp 3: priority-10 query into priority-1 streams, " + run.policy,
-                          run.attribution, run.streams);
+    WriteStreamLogAndPlot("exp3_" + run.policy,
+                          "Exp 3: priority-10 query into priority-1 streams, " + run.policy, run.attribution,
+                          run.streams);
   }
 }
 
@@ -1063,14 +1326,21 @@ void Experiment4() {
     }
     window_medians.push_back(medians);
   }
-  std::printf("\n  CPU share while all three streams were active\n");
-  std::printf("  %-6s %8s %9s | %8s %10s %13s %8s | %8s | %s\n", "stream", "priority", "expected", "pp", "pp/expect",
-              "median/window", "queries", "fair", "goal");
+  std::vector<PredictionBias> pp_bias = ReplayPredictor(runs[0].attribution, n);
+  std::vector<Idleness> pp_idle =
+      IdlenessOf(runs[0].attribution, n, AllActive(runs[0].streams, AllStreams(runs[0].streams)));
+  std::printf(
+      "\n  CPU share while all three streams were active (pp act/pred: replayed LearningAgent bias; idle: no "
+      "work order running)\n");
+  std::printf("  %-6s %8s %9s | %8s %10s %13s %8s %8s %6s | %8s | %s\n", "stream", "priority", "expected",
+              "pp", "pp/expect", "median/window", "queries", "act/pred", "idle", "fair", "goal");
   for (int s = 0; s < n; ++s) {
     const double expected = kPriorityStreams[s].second / priority_sum;
-    std::printf("  %-6s %8d %9s | %8s %10.2f %13s %8zu | %8s | %s\n", Display(kPriorityStreams[s].first).c_str(),
-                kPriorityStreams[s].second, Percent(expected).c_str(), Percent(shares[0][s]).c_str(),
-                shares[0][s] / expected, Percent(window_medians[0][s]).c_str(), runs[0].streams[s].executions.size(),
+    std::printf("  %-6s %8d %9s | %8s %10.2f %13s %8zu %8.2f %6s | %8s | %s\n",
+                Display(kPriorityStreams[s].first).c_str(), kPriorityStreams[s].second,
+                Percent(expected).c_str(), Percent(shares[0][s]).c_str(), shares[0][s] / expected,
+                Percent(window_medians[0][s]).c_str(), runs[0].streams[s].executions.size(),
+                pp_bias[s].ActualOverPredicted(), Percent(pp_idle[s].no_work_order).c_str(),
                 Percent(shares[1][s]).c_str(), "0.85-1.15 x expected");
   }
   for (const Run& run : runs) {
@@ -1112,7 +1382,8 @@ void ParseFlags(int argc, char** argv) {
     } else if (name == "--experiments") {
       g_flags.experiments.clear();
       std::stringstream list(next());
-      for (std::string item; std::getline(list, item, ',');) g_flags.experiments.insert(std::atoi(item.c_str()));
+      for (std::string item; std::getline(list, item, ',');)
+        g_flags.experiments.insert(std::atoi(item.c_str()));
     } else if (name == "--keep-tbl") {
       g_flags.keep_tbl = true;
     } else if (name == "--ssb-dir") {
@@ -1121,12 +1392,14 @@ void ParseFlags(int argc, char** argv) {
       g_flags.plot_script = next();
     } else {
       Die("unknown argument " + arg +
-          "\nusage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms 20] "
+          "\nusage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms "
+          "20] "
           "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]");
     }
   }
   if (g_flags.data_dir.empty()) Die("--data DIR is required");
-  if (g_flags.sf <= 0 || g_flags.workers < 1 || g_flags.window_ms <= 0 || g_flags.scale <= 0) Die("bad flag value");
+  if (g_flags.sf <= 0 || g_flags.workers < 1 || g_flags.window_ms <= 0 || g_flags.scale <= 0)
+    Die("bad flag value");
   if (g_flags.log_dir.empty()) g_flags.log_dir = g_flags.data_dir + "/scheduler-logs";
   fs::create_directories(g_flags.data_dir);
   fs::create_directories(g_flags.log_dir);
@@ -1138,8 +1411,8 @@ void ParseFlags(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace tessera;
   ParseFlags(argc, argv);
-  std::printf("SSB scheduling-policy experiments: SF %s, %d workers, %g ms windows, logs in %s\n", SfName().c_str(),
-              g_flags.workers, g_flags.window_ms, g_flags.log_dir.c_str());
+  std::printf("SSB scheduling-policy experiments: SF %s, %d workers, %g ms windows, logs in %s\n",
+              SfName().c_str(), g_flags.workers, g_flags.window_ms, g_flags.log_dir.c_str());
   PrepareData();
   if (g_flags.experiments.count(1)) Experiment1();
   if (g_flags.experiments.count(2)) Experiment2();
