@@ -137,8 +137,8 @@ absl::StatusOr<Value> EvaluateConstant(const ParsedExpr& expr, std::string_view 
   return absl::UnimplementedError(parser::FormatErrorWithCaret(
       sql, expr.position,
       absl::StrCat("expression '", parser::ToString(expr),
-                   "' is not supported here yet: only constants (literals, unary minus, CAST) can be evaluated "
-                   "until the query engine lands")));
+                   "' is not allowed here: VALUES rows, DEFAULT clauses and statement options take constants "
+                   "(literals, unary minus, CAST); use INSERT ... SELECT for computed rows once it is supported")));
 }
 
 }  // namespace tessera

@@ -1,9 +1,9 @@
 #pragma once
 // Evaluates constant expressions (literals, unary minus, CAST) to values: INSERT ... VALUES rows, DEFAULT
-// clauses, COPY and SET options, and SELECT without FROM. Errors carry the expression's position with a caret.
+// clauses, COPY and SET options. Errors carry the expression's position with a caret.
 //
 // This is the session's row-at-a-time path for utility statements; queries over tables use the vectorized
-// evaluator of expressions/ once the execution engine is in.
+// evaluator of expressions/ (relational_operators/).
 
 #include <string_view>
 
