@@ -69,9 +69,24 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
   return result;
 }
 
+namespace {
+
+// "name" with embedded quotes doubled, so any view name parses back as itself.
+std::string QuoteIdentifier(const std::string& name) {
+  std::string quoted = "\"";
+  for (char c : name) {
+    if (c == '"') quoted.push_back('"');
+    quoted.push_back(c);
+  }
+  quoted.push_back('"');
+  return quoted;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<parser::Statement> statement,
-                           parser::ParseStatement(absl::StrCat("SELECT * FROM ", name)));
+                           parser::ParseStatement(absl::StrCat("SELECT * FROM ", QuoteIdentifier(name))));
   const auto& select = static_cast<const parser::SelectQueryStatement&>(*statement);
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
                            optimizer::BindQuery(*select.query, database.catalog(), select.text));

@@ -144,6 +144,8 @@ class AggregationTable {
   }
   std::vector<std::string>& strings() { return strings_; }
   std::vector<std::unordered_set<std::string>>& sets() { return sets_; }
+  // A reusable buffer for serializing one value (DISTINCT), so the hot loop does not allocate.
+  std::string& scratch() { return scratch_; }
 
   uint32_t FindOrInsert(std::string_view key, uint64_t hash) {
     size_t mask = slots_.size() - 1;
@@ -205,6 +207,7 @@ class AggregationTable {
   std::vector<uint8_t> states_;
   std::vector<std::string> strings_;  // MIN/MAX of strings: slot.value indexes here
   std::vector<std::unordered_set<std::string>> sets_;  // DISTINCT: slot.value indexes here
+  std::string scratch_;
 };
 
 namespace {
@@ -214,9 +217,11 @@ void UpdateSlot(const AggregationSpec::Call& call, AggregationTable& table, Slot
                 uint32_t row) {
   const Type& type = argument.type();
   if (call.distinct) {
-    std::string key;
+    std::string& key = table.scratch();
+    key.clear();
     AppendKeyPart(argument, row, &key);
-    table.sets()[static_cast<size_t>(slot.value)].insert(std::move(key));
+    auto& set = table.sets()[static_cast<size_t>(slot.value)];
+    if (set.find(key) == set.end()) set.insert(key);  // copies only values not seen before
     return;
   }
   switch (call.kind) {

@@ -224,9 +224,11 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     const HashJoinSpec& spec = op_->spec_;
     for (ColumnVector& column : pairs_.columns) column.ResetOwned(rows.count);
     pairs_.size = rows.count;
-    for (uint32_t i = 0; i < rows.count; ++i) {
-      for (size_t c = 0; c < probe_width; ++c) CopyVectorValue(batch.columns[c], rows.rows[i], &pairs_.columns[c], i);
-      for (size_t c = probe_width; c < pairs_.columns.size(); ++c) pairs_.columns[c].SetNull(i);
+    for (size_t c = 0; c < probe_width; ++c) {
+      GatherVectorValues(batch.columns[c], rows.rows.data(), rows.count, &pairs_.columns[c]);
+    }
+    for (size_t c = probe_width; c < pairs_.columns.size(); ++c) {
+      for (uint32_t i = 0; i < rows.count; ++i) pairs_.columns[c].SetNull(i);
     }
     std::vector<const ColumnVector*> columns;
     for (int c : spec.probe_output) columns.push_back(&pairs_.columns[c]);

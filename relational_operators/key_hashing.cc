@@ -98,37 +98,6 @@ bool VectorValueEqualsBlockValue(const ColumnVector& vector, uint32_t row, const
   return false;
 }
 
-void CopyBlockValueToVector(const BlockView& block, int column, uint32_t block_row, ColumnVector* vector,
-                            uint32_t row) {
-  if (block.IsNull(column, block_row)) {
-    vector->SetNull(row);
-    return;
-  }
-  const Type& type = vector->type();
-  if (type.IsString()) {
-    vector->mutable_strings()[row] = block.GetString(column, block_row);
-    return;
-  }
-  const int width = type.FixedWidth();
-  std::memcpy(vector->mutable_values<uint8_t>() + static_cast<size_t>(row) * width,
-              block.Values<uint8_t>(column) + static_cast<size_t>(block_row) * width, width);
-}
-
-void CopyVectorValue(const ColumnVector& from, uint32_t from_row, ColumnVector* to, uint32_t row) {
-  if (from.IsNull(from_row)) {
-    to->SetNull(row);
-    return;
-  }
-  const Type& type = to->type();
-  if (type.IsString()) {
-    to->mutable_strings()[row] = from.strings()[from_row];
-    return;
-  }
-  const int width = type.FixedWidth();
-  std::memcpy(to->mutable_values<uint8_t>() + static_cast<size_t>(row) * width,
-              from.values<uint8_t>() + static_cast<size_t>(from_row) * width, width);
-}
-
 namespace {
 
 template <int kWidth>

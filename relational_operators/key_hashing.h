@@ -17,14 +17,8 @@ void HashVectorRows(const ColumnVector& vector, uint32_t size, bool first, uint6
 bool VectorValueEqualsBlockValue(const ColumnVector& vector, uint32_t row, const BlockView& block, int column,
                                  uint32_t block_row);
 
-// Copies row `block_row` of block column `column` into row `row` of an owned vector of the same type (strings
-// are referenced, not copied: the block must outlive the vector's use). Sets NULL when the block value is NULL.
-void CopyBlockValueToVector(const BlockView& block, int column, uint32_t block_row, ColumnVector* vector,
-                            uint32_t row);
-// Copies row `from_row` of `from` into row `row` of owned vector `to` (same type; strings referenced).
-void CopyVectorValue(const ColumnVector& from, uint32_t from_row, ColumnVector* to, uint32_t row);
-
-// Column-at-a-time versions for gathering many rows into an owned vector `to` (rows 0..count-1):
+// Gathers rows into an owned vector `to` of the same type (rows 0..count-1; strings are referenced, not copied,
+// so the sources must outlive the vector's use; NULLs stay NULL):
 // to[i] = from[rows[i]], and to[i] = column `column` of *blocks[i] at row block_rows[i].
 void GatherVectorValues(const ColumnVector& from, const uint32_t* rows, uint32_t count, ColumnVector* to);
 void GatherBlockValues(const BlockView* const* blocks, const uint32_t* block_rows, uint32_t count, int column,
