@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "catalog/catalog.h"
 #include "optimizer/logical_plan.h"
+#include "optimizer/optimizer_options.h"
 #include "parser/ast.h"
 
 namespace tessera::optimizer {
@@ -36,8 +37,11 @@ namespace tessera::optimizer {
 absl::StatusOr<std::unique_ptr<LogicalOperator>> BindQuery(const parser::SelectStatement& query,
                                                            const Catalog& catalog, std::string_view sql_text);
 
-// BindQuery followed by the rule list of optimizer/rules/rule_list.h.
+// BindQuery followed by the rule list of optimizer/rules/rule_list.h, without the rules `options` disables.
+// With a `report`, records the binding time and each rule's time.
 absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQuery(const parser::SelectStatement& query,
-                                                           const Catalog& catalog, std::string_view sql_text);
+                                                           const Catalog& catalog, std::string_view sql_text,
+                                                           const OptimizerOptions& options = {},
+                                                           OptimizerReport* report = nullptr);
 
 }  // namespace tessera::optimizer

@@ -4,6 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "common/status_macros.h"
 #include "optimizer/binder.h"
 #include "optimizer/constant_folding.h"
@@ -55,9 +56,13 @@ absl::StatusOr<std::unique_ptr<LogicalOperator>> BindQuery(const parser::SelectS
 
 absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQuery(const parser::SelectStatement& query,
                                                            const Catalog& catalog,
-                                                           std::string_view sql_text) {
+                                                           std::string_view sql_text,
+                                                           const OptimizerOptions& options,
+                                                           OptimizerReport* report) {
+  const int64_t start = MonotonicNanos();
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<LogicalOperator> plan, BindQuery(query, catalog, sql_text));
-  return RunRules(std::move(plan));
+  if (report != nullptr) report->bind_ns = MonotonicNanos() - start;
+  return RunRules(std::move(plan), options, report);
 }
 
 QueryBinder::QueryBinder(const Catalog& catalog, std::string_view sql, std::string view_name, int view_depth,

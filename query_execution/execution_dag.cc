@@ -4,10 +4,12 @@
 
 namespace tessera {
 
-int ExecutionDag::AddOperator(std::unique_ptr<RelationalOperator> op) {
+int ExecutionDag::AddOperator(std::unique_ptr<RelationalOperator> op, std::string detail) {
   int index = static_cast<int>(operators_.size());
   op->set_index(index);
   operators_.push_back(std::move(op));
+  details_.push_back(std::move(detail));
+  estimates_.emplace_back();
   return index;
 }
 

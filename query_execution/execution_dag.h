@@ -3,8 +3,14 @@
 // each pipelining (the consumer gets every block as soon as the producer wrote it) or blocking (the consumer
 // starts only after the producer finished executing). Built once by the plan builder; then owned by the
 // QueryManager.
+//
+// The plan builder also attaches, per operator, a short description for EXPLAIN and what it expects the operator to
+// hold in memory (from the optimizer's cardinality estimates), and for the whole query the memory estimate of
+// query_execution/memory_estimate.h, which the scheduler's load controller can read before admitting the query.
 
+#include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "relational_operators/relational_operator.h"
@@ -18,10 +24,32 @@ struct DagEdge {
   bool pipelining = true;
 };
 
+// What the plan builder expects of one operator, from the optimizer's cardinality estimates.
+struct OperatorEstimate {
+  // The memory the operator holds until its last consumer has finished: its own structure, if any, plus the
+  // relation it writes.
+  enum class Structure { kNone, kHashTable, kAggregationTable, kSortBuffer };
+  Structure structure = Structure::kNone;
+  double output_rows = 0;
+  int64_t structure_bytes = 0;
+  int64_t output_bytes = 0;
+  // The operator keeps its producers' relations alive as long as itself (a hash table references its build rows).
+  bool retains_inputs = false;
+
+  int64_t bytes() const { return structure_bytes + output_bytes; }
+};
+
+// The memory a query needs, in bytes (model in memory_estimate.h). min <= max.
+struct QueryMemoryEstimate {
+  int64_t min_bytes = 0;  // the largest set of structures that must be resident together (one pipeline's)
+  int64_t max_bytes = 0;  // every structure and intermediate result at once
+};
+
 class ExecutionDag {
  public:
-  // Returns the operator's index (also stored in the operator).
-  int AddOperator(std::unique_ptr<RelationalOperator> op);
+  // Returns the operator's index (also stored in the operator). `detail` is a few words for EXPLAIN (the table
+  // it scans, the join type, ...).
+  int AddOperator(std::unique_ptr<RelationalOperator> op, std::string detail = "");
   void AddEdge(int producer, int consumer, int consumer_input, bool pipelining);
   // The operator whose output relation is the query's result.
   void set_result_operator(int index) { result_operator_ = index; }
@@ -32,8 +60,17 @@ class ExecutionDag {
   const std::vector<DagEdge>& edges() const { return edges_; }
   int result_operator() const { return result_operator_; }
 
+  const std::string& detail(int index) const { return details_[index]; }
+  void set_estimate(int index, OperatorEstimate estimate) { estimates_[index] = estimate; }
+  const OperatorEstimate& estimate(int index) const { return estimates_[index]; }
+  void set_memory_estimate(QueryMemoryEstimate estimate) { memory_estimate_ = estimate; }
+  const QueryMemoryEstimate& memory_estimate() const { return memory_estimate_; }
+
  private:
   std::vector<std::unique_ptr<RelationalOperator>> operators_;
+  std::vector<std::string> details_;
+  std::vector<OperatorEstimate> estimates_;
+  QueryMemoryEstimate memory_estimate_;
   std::vector<DagEdge> edges_;
   int result_operator_ = -1;
 };

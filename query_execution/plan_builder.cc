@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "optimizer/cardinality_estimator.h"
+#include "query_execution/memory_estimate.h"
 #include "relational_operators/aggregation_operator.h"
 #include "relational_operators/hash_join_operator.h"
 #include "relational_operators/select_operator.h"
@@ -24,6 +26,15 @@ struct Stream {
   std::vector<Type> types;
   std::vector<std::string> names;
   std::unique_ptr<BoundExpression> filter;
+  double rows = 0;    // estimated rows of the logical subtree
+  std::string table;  // the base table's name when producer == -1
+
+  // For EXPLAIN: what the consuming operator reads directly ("scan lineitem, filter"), "" for a plain relation.
+  std::string ScanDetail() const {
+    std::string detail = producer < 0 ? absl::StrCat("scan ", table) : "";
+    if (filter != nullptr) absl::StrAppend(&detail, detail.empty() ? "" : ", ", "filter");
+    return detail;
+  }
 
   ScanSpec TakeScanSpec() {
     ScanSpec spec;
@@ -52,11 +63,35 @@ class Builder {
     // The result must be a materialized relation without a pending filter, in output column order.
     TESSERA_ASSIGN_OR_RETURN(int result, Materialize(std::move(stream)));
     dag_->set_result_operator(result);
+    dag_->set_memory_estimate(EstimateQueryMemory(*dag_));
     return std::move(dag_);
   }
 
  private:
   absl::StatusOr<Stream> Visit(const lp::LogicalOperator& node) {
+    TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitNode(node));
+    stream.rows = estimator_.EstimateRows(node);
+    return stream;
+  }
+
+  // Records what operator `index` is expected to hold (memory_estimate.h); its output relation's row width comes
+  // from the relation's schema.
+  void Estimate(int index, double output_rows, OperatorEstimate::Structure structure = OperatorEstimate::Structure::kNone,
+                int64_t structure_bytes = 0, bool retains_inputs = false) {
+    OperatorEstimate estimate;
+    estimate.structure = structure;
+    estimate.output_rows = output_rows;
+    estimate.structure_bytes = structure_bytes;
+    estimate.retains_inputs = retains_inputs;
+    if (std::shared_ptr<TemporaryRelation> output = dag_->op(index)->output(); output != nullptr) {
+      std::vector<Type> types;
+      for (const ColumnSchema& column : output->schema()) types.push_back(column.type);
+      estimate.output_bytes = EstimatedBytes(output_rows, EstimatedRowBytes(types));
+    }
+    dag_->set_estimate(index, estimate);
+  }
+
+  absl::StatusOr<Stream> VisitNode(const lp::LogicalOperator& node) {
     switch (node.kind()) {
       case lp::LogicalOperatorKind::kTableScan: return VisitTableScan(node.As<lp::TableScan>());
       case lp::LogicalOperatorKind::kFilter: {
@@ -78,7 +113,7 @@ class Builder {
       case lp::LogicalOperatorKind::kSetOperation: return VisitSetOperation(node.As<lp::SetOperation>());
       case lp::LogicalOperatorKind::kDistinct: {
         TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*node.children[0]));
-        return Distinct(std::move(child));
+        return Distinct(std::move(child), estimator_.EstimateRows(node));
       }
       case lp::LogicalOperatorKind::kValues: {
         const auto& values = node.As<lp::Values>();
@@ -88,7 +123,9 @@ class Builder {
           schema.push_back({column.name, column.type, false, {}});
           names.push_back(column.name);
         }
-        int index = dag_->AddOperator(std::make_unique<ValuesOperator>(std::move(schema), values.rows, pool_));
+        int index = dag_->AddOperator(std::make_unique<ValuesOperator>(std::move(schema), values.rows, pool_),
+                                      absl::StrCat(values.rows.size(), " rows"));
+        Estimate(index, static_cast<double>(values.rows.size()));
         return FromOperator(index, names);
       }
       default:
@@ -96,18 +133,29 @@ class Builder {
     }
   }
 
-  // DISTINCT is a hash aggregation grouping by every column, without aggregates.
-  absl::StatusOr<Stream> Distinct(Stream child) {
+  // DISTINCT is a hash aggregation grouping by every column, without aggregates; `groups` its estimated output.
+  absl::StatusOr<Stream> Distinct(Stream child, double groups) {
     AggregationSpec spec;
     for (size_t c = 0; c < child.types.size(); ++c) spec.group_by.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
     spec.output_names = child.names;
     std::vector<std::string> names = child.names;
+    std::string detail = JoinDetails({"distinct", child.ScanDetail()});
+    const int64_t group_bytes = EstimatedRowBytes(child.types) + kAggregationEntryOverheadBytes;
     ScanSpec scan = child.TakeScanSpec();
     TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
                              AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
-    int index = dag_->AddOperator(std::move(op));
+    int index = dag_->AddOperator(std::move(op), std::move(detail));
+    Estimate(index, groups, OperatorEstimate::Structure::kAggregationTable, EstimatedBytes(groups, group_bytes));
     Connect(child, index, 0, /*pipelining=*/true);
     return FromOperator(index, names);
+  }
+
+  static std::string JoinDetails(std::initializer_list<std::string> parts) {
+    std::string joined;
+    for (const std::string& part : parts) {
+      if (!part.empty()) absl::StrAppend(&joined, joined.empty() ? "" : ", ", part);
+    }
+    return joined;
   }
 
   absl::StatusOr<Stream> VisitSetOperation(const lp::SetOperation& set) {
@@ -121,16 +169,23 @@ class Builder {
     }
     std::vector<BlockInput> inputs;
     std::vector<ScanSpec> scans;
+    double rows = 0;
+    std::string detail;
     for (Stream& child : children) {
+      rows += child.rows;
+      detail = JoinDetails({detail, child.ScanDetail()});
       inputs.push_back(child.input);
       scans.push_back(child.TakeScanSpec());
     }
     std::vector<std::string> names = children[0].names;
-    int index = dag_->AddOperator(std::make_unique<UnionAllOperator>(std::move(inputs), std::move(scans), names, pool_));
+    int index = dag_->AddOperator(std::make_unique<UnionAllOperator>(std::move(inputs), std::move(scans), names, pool_),
+                                  std::move(detail));
+    Estimate(index, rows);
     for (size_t i = 0; i < children.size(); ++i) Connect(children[i], index, static_cast<int>(i), /*pipelining=*/true);
     Stream united = FromOperator(index, names);
+    united.rows = rows;
     if (set.all) return united;
-    return Distinct(std::move(united));
+    return Distinct(std::move(united), estimator_.EstimateRows(set));
   }
 
   Stream FromOperator(int index, std::vector<std::string> names) {
@@ -153,6 +208,7 @@ class Builder {
   absl::StatusOr<Stream> VisitTableScan(const lp::TableScan& scan) {
     Stream stream;
     stream.input = BlockInput::FromTable(scan.table, storage_);
+    stream.table = scan.table->name;
     stream.block_columns = scan.columns;
     for (int c : scan.columns) {
       stream.types.push_back(scan.table->columns[c].type);
@@ -165,9 +221,11 @@ class Builder {
   // A Select over `stream` with the given projections; returns the new operator's index.
   int AddSelect(Stream stream, std::vector<std::unique_ptr<BoundExpression>> projections,
                 std::vector<std::string> names) {
+    std::string detail = stream.ScanDetail();
     ScanSpec spec = stream.TakeScanSpec();
     auto op = std::make_unique<SelectOperator>(stream.input, std::move(spec), std::move(projections), names, pool_);
-    int index = dag_->AddOperator(std::move(op));
+    int index = dag_->AddOperator(std::move(op), std::move(detail));
+    Estimate(index, stream.rows);
     Connect(stream, index, 0, /*pipelining=*/true);
     return index;
   }
@@ -194,6 +252,8 @@ class Builder {
       Stream narrowed;
       narrowed.input = child.input;
       narrowed.producer = child.producer;
+      narrowed.table = child.table;
+      narrowed.rows = child.rows;
       narrowed.filter = std::move(child.filter);
       // The filter refers to the child's columns: keep them all loaded, and select through block_columns below.
       if (narrowed.filter == nullptr) {
@@ -208,6 +268,7 @@ class Builder {
     }
     std::vector<std::unique_ptr<BoundExpression>> projections;
     for (const auto& e : project.expressions) projections.push_back(e->Clone());
+    child.rows = estimator_.EstimateRows(project);
     int index = AddSelect(std::move(child), std::move(projections), project.names);
     return FromOperator(index, project.names);
   }
@@ -247,9 +308,13 @@ class Builder {
         build_names.push_back("key");
       }
     }
+    const double build_rows = right.rows;
     int build_select = AddSelect(std::move(right), std::move(build_columns), build_names);
     auto table = std::make_shared<JoinHashTable>(dag_->op(build_select)->output(), key_columns, pool_);
-    int build = dag_->AddOperator(std::make_unique<HashJoinBuildOperator>(table));
+    int build = dag_->AddOperator(std::make_unique<HashJoinBuildOperator>(table),
+                                  absl::StrCat(key_columns.size(), key_columns.size() == 1 ? " key" : " keys"));
+    Estimate(build, build_rows, OperatorEstimate::Structure::kHashTable, EstimatedBytes(build_rows, kHashEntryBytes),
+             /*retains_inputs=*/true);
     dag_->AddEdge(build_select, build, 0, /*pipelining=*/true);
 
     HashJoinSpec spec;
@@ -271,9 +336,11 @@ class Builder {
     // The residual is over left ++ right columns; the probe's pair layout is [left stream columns..., build
     // relation columns...], and the build relation starts with the right columns, so indexes carry over.
     if (join.residual) spec.residual = join.residual->Clone();
+    std::string detail = JoinDetails({lp::JoinTypeName(join.join_type), left.ScanDetail()});
     ScanSpec scan = left.TakeScanSpec();
     auto probe = std::make_unique<HashJoinProbeOperator>(left.input, std::move(scan), table, std::move(spec), pool_);
-    int probe_index = dag_->AddOperator(std::move(probe));
+    int probe_index = dag_->AddOperator(std::move(probe), std::move(detail));
+    Estimate(probe_index, estimator_.EstimateRows(join));
     Connect(left, probe_index, 0, /*pipelining=*/true);
     dag_->AddEdge(build, probe_index, 1, /*pipelining=*/false);
     return FromOperator(probe_index, names);
@@ -301,10 +368,17 @@ class Builder {
       names.push_back(call.name);
     }
     spec.output_names = names;
+    std::string detail = JoinDetails({aggregate.group_by.empty() ? "scalar" : absl::StrCat("group by ", aggregate.group_by.size()),
+                                      absl::StrCat(aggregate.aggregates.size(), " aggregates"), child.ScanDetail()});
+    const double groups = estimator_.EstimateRows(aggregate);
+    std::vector<Type> group_types;
+    for (const lp::OutputColumn& column : aggregate.output()) group_types.push_back(column.type);
+    const int64_t group_bytes = EstimatedRowBytes(group_types) + kAggregationEntryOverheadBytes;
     ScanSpec scan = child.TakeScanSpec();
     TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
                              AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
-    int index = dag_->AddOperator(std::move(op));
+    int index = dag_->AddOperator(std::move(op), std::move(detail));
+    Estimate(index, groups, OperatorEstimate::Structure::kAggregationTable, EstimatedBytes(groups, group_bytes));
     Connect(child, index, 0, /*pipelining=*/true);
     return FromOperator(index, names);
   }
@@ -333,6 +407,7 @@ class Builder {
       }
     }
     const bool extra = columns.size() > width;
+    const double input_rows = child.rows;
     int input;
     if (extra) {
       input = AddSelect(std::move(child), std::move(columns), column_names);
@@ -341,8 +416,14 @@ class Builder {
     }
     int64_t limit_rows = limit != nullptr && limit->limit.has_value() ? *limit->limit : -1;
     int64_t offset = limit != nullptr ? limit->offset : 0;
+    std::string detail = JoinDetails({sort != nullptr ? absl::StrCat(keys.size(), keys.size() == 1 ? " key" : " keys") : "",
+                                      limit_rows >= 0 ? absl::StrCat("limit ", limit_rows) : "",
+                                      offset > 0 ? absl::StrCat("offset ", offset) : ""});
     auto op = std::make_unique<SortOperator>(dag_->op(input)->output(), std::move(keys), limit_rows, offset, pool_);
-    int index = dag_->AddOperator(std::move(op));
+    int index = dag_->AddOperator(std::move(op), std::move(detail));
+    const lp::LogicalOperator& top = limit != nullptr ? static_cast<const lp::LogicalOperator&>(*limit) : *sort;
+    Estimate(index, estimator_.EstimateRows(top), OperatorEstimate::Structure::kSortBuffer,
+             EstimatedBytes(input_rows, kSortEntryBytes));
     dag_->AddEdge(input, index, 0, /*pipelining=*/false);
     Stream sorted = FromOperator(index, column_names);
     if (extra) {  // drop the computed key columns
@@ -356,6 +437,7 @@ class Builder {
   StorageManager* storage_;
   BufferPool* pool_;
   std::unique_ptr<ExecutionDag> dag_;
+  optimizer::CardinalityEstimator estimator_;
 };
 
 }  // namespace

@@ -48,7 +48,10 @@ class QueryManager {
   const absl::Status& status() const { return status_; }
   // The result relation; valid once IsFinished() and status().ok().
   std::shared_ptr<TemporaryRelation> result() const { return result_; }
+  // Per operator, indexed like the DAG's operators.
   std::vector<OperatorStatus> Progress() const;
+  // The DAG being run (its operators, edges and estimates); valid for the manager's life.
+  const ExecutionDag& dag() const { return *dag_; }
   double FractionDone() const;
 
  private:

@@ -1,5 +1,6 @@
 #include "optimizer/rules/rule_list.h"
 
+#include "common/clock.h"
 #include "optimizer/rules/column_pruning.h"
 #include "optimizer/rules/join_ordering.h"
 #include "optimizer/rules/predicate_push_down.h"
@@ -17,8 +18,17 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
   return *rules;
 }
 
-LogicalOperatorPtr RunRules(LogicalOperatorPtr plan) {
-  for (const auto& rule : RuleList()) plan = rule->Apply(std::move(plan));
+LogicalOperatorPtr RunRules(LogicalOperatorPtr plan, const OptimizerOptions& options, OptimizerReport* report) {
+  for (const auto& rule : RuleList()) {
+    RuleRun run{RuleSettingName(rule->name())};
+    run.disabled = options.disabled_rules.contains(run.name);
+    if (!run.disabled) {
+      const int64_t start = MonotonicNanos();
+      plan = rule->Apply(std::move(plan));
+      run.elapsed_ns = MonotonicNanos() - start;
+    }
+    if (report != nullptr) report->rules.push_back(std::move(run));
+  }
   return plan;
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "optimizer/optimizer_options.h"
 #include "optimizer/rules/rule.h"
 
 namespace tessera::optimizer {
@@ -19,7 +20,9 @@ namespace tessera::optimizer {
 // The rules in the order they run.
 const std::vector<std::unique_ptr<Rule>>& RuleList();
 
-// Runs every rule of RuleList() in order.
-LogicalOperatorPtr RunRules(LogicalOperatorPtr plan);
+// Runs every rule of RuleList() in order, except those `options` disables. With a `report`, appends one
+// RuleRun per rule (elapsed time of each rule that ran).
+LogicalOperatorPtr RunRules(LogicalOperatorPtr plan, const OptimizerOptions& options = {},
+                            OptimizerReport* report = nullptr);
 
 }  // namespace tessera::optimizer

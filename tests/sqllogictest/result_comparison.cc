@@ -58,6 +58,37 @@ ComparisonOutcome Mismatch(std::string what, const RenderedRows* expected, const
   return outcome;
 }
 
+constexpr absl::string_view kRegexPrefix = "<REGEX>:";
+constexpr absl::string_view kNotRegexPrefix = "<!REGEX>:";
+
+bool IsPatternLine(const std::string& line) {
+  return absl::StartsWith(line, kRegexPrefix) || absl::StartsWith(line, kNotRegexPrefix);
+}
+
+// Every expected line is a pattern: each must match (<REGEX>:) or not match (<!REGEX>:) the whole result text.
+ComparisonOutcome ComparePatterns(const std::vector<std::string>& expected_lines, const RenderedResult& actual) {
+  const std::string text = absl::StrJoin(RowsToLines(actual.rows), "\n");
+  for (const std::string& line : expected_lines) {
+    if (!IsPatternLine(line)) {
+      return Mismatch(absl::StrCat("expected lines mix <REGEX>: patterns with values: '", line, "'"), nullptr,
+                      actual.rows);
+    }
+    const bool negated = absl::StartsWith(line, kNotRegexPrefix);
+    const std::string pattern = line.substr(negated ? kNotRegexPrefix.size() : kRegexPrefix.size());
+    bool found = false;
+    try {
+      found = std::regex_search(text, std::regex(pattern, std::regex::ECMAScript));
+    } catch (const std::regex_error& error) {
+      return Mismatch(absl::StrCat("regex '", pattern, "' failed: ", error.what()), nullptr, actual.rows);
+    }
+    if (found == negated) {
+      return Mismatch(absl::StrCat("the result ", negated ? "matches" : "does not match", " regex '", pattern, "'"),
+                      nullptr, actual.rows);
+    }
+  }
+  return ComparisonOutcome();
+}
+
 }  // namespace
 
 absl::StatusOr<RenderedRows> SplitExpectedRows(const std::vector<std::string>& expected_lines,
@@ -97,6 +128,7 @@ absl::StatusOr<RenderedRows> SplitExpectedRows(const std::vector<std::string>& e
 ComparisonOutcome CompareQueryResult(std::string_view column_types, SortMode sort_mode,
                                      const std::vector<std::string>& expected_lines,
                                      const RenderedResult& actual) {
+  if (!expected_lines.empty() && IsPatternLine(expected_lines[0])) return ComparePatterns(expected_lines, actual);
   RenderedRows actual_rows = actual.rows;
   if (actual.column_names.size() != column_types.size()) {
     return Mismatch(

@@ -14,6 +14,11 @@
 //     by a cent. Text that does not parse as a number (NULL, (empty), words) must match exactly. Under
 //     valuesort the tolerance applies only when every column is 'R' (values no longer belong to a column).
 //   - Every other column compares as exact text.
+//   - Patterns instead of values (DuckDB's form, for EXPLAIN output and other text that is only partly fixed):
+//     when the first expected line starts with "<REGEX>:", every expected line must be "<REGEX>:pattern" (the
+//     result must match) or "<!REGEX>:pattern" (it must not); patterns are std::regex_search, ECMAScript, over
+//     the whole result: rows joined by newlines, values by tabs, in the engine's order ('.' stops at a newline;
+//     use [\s\S] to cross lines).
 // All functions are pure and thread-safe.
 
 #include <string>

@@ -118,6 +118,19 @@ TEST(CompareQueryResultTest, RealColumnsUseTolerance) {
   EXPECT_FALSE(CompareQueryResult("TT", SortMode::kNoSort, {"12345.68\ta", "0.3\tb"}, actual).matched);
 }
 
+TEST(CompareQueryResultTest, RegexPatternsMatchTheWholeResult) {
+  RenderedResult actual = Result({"plan"}, {{"#0 Select (scan t)"}, {"#1 Sort <- #0 blocking"}});
+  EXPECT_TRUE(CompareQueryResult("T", SortMode::kNoSort, {"<REGEX>:Select", "<REGEX>:#0 blocking$"}, actual).matched);
+  EXPECT_TRUE(CompareQueryResult("T", SortMode::kNoSort, {"<REGEX>:scan t\\)\n#1"}, actual).matched);
+  EXPECT_TRUE(CompareQueryResult("T", SortMode::kNoSort, {"<REGEX>:Sort", "<!REGEX>:HashJoin"}, actual).matched);
+  ComparisonOutcome outcome = CompareQueryResult("T", SortMode::kNoSort, {"<REGEX>:HashJoin"}, actual);
+  EXPECT_FALSE(outcome.matched);
+  EXPECT_THAT(outcome.explanation, HasSubstr("does not match regex 'HashJoin'"));
+  EXPECT_FALSE(CompareQueryResult("T", SortMode::kNoSort, {"<!REGEX>:Sort"}, actual).matched);
+  EXPECT_FALSE(CompareQueryResult("T", SortMode::kNoSort, {"<REGEX>:Sort", "#0 Select (scan t)"}, actual).matched);
+  EXPECT_FALSE(CompareQueryResult("T", SortMode::kNoSort, {"<REGEX>:(unclosed"}, actual).matched);
+}
+
 TEST(CompareQueryResultTest, NullAndEmptyAreDistinct) {
   RenderedResult actual = Result({"a"}, {{"NULL"}, {"(empty)"}});
   EXPECT_TRUE(CompareQueryResult("T", SortMode::kNoSort, {"NULL", "(empty)"}, actual).matched);

@@ -1,0 +1,41 @@
+#pragma once
+// What the optimizer is asked to do (which rules run) and what it reports back (how long binding and each rule
+// took), for SET disabled_rules and EXPLAIN ANALYZE.
+//
+// Rules are named in settings by the snake_case form of Rule::name() ("JoinOrdering" -> "join_ordering").
+// Plain data; thread-compatible.
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace tessera::optimizer {
+
+struct OptimizerOptions {
+  // Setting names of rules that are skipped. Only names of RuleList() rules (ParseDisabledRules checks them).
+  std::set<std::string> disabled_rules;
+};
+
+struct RuleRun {
+  std::string name;  // setting name
+  bool disabled = false;
+  int64_t elapsed_ns = 0;  // 0 when disabled
+};
+
+struct OptimizerReport {
+  int64_t bind_ns = 0;
+  std::vector<RuleRun> rules;  // in the order of RuleList()
+};
+
+// "PredicatePushDown" -> "predicate_push_down".
+std::string RuleSettingName(std::string_view rule_name);
+
+// Parses a comma-separated list of rule setting names (case-insensitive, spaces around names ignored, "" = none).
+// InvalidArgument naming the unknown rule and listing the valid names otherwise.
+absl::StatusOr<OptimizerOptions> ParseDisabledRules(std::string_view list);
+
+}  // namespace tessera::optimizer
