@@ -2,11 +2,15 @@
 // run its work orders, and collect the result relation's rows.
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "catalog/catalog.h"
 #include "parser/parser.h"
 #include "cli/statement_handlers.h"
+#include "common/clock.h"
 #include "common/status_macros.h"
 #include "optimizer/binder.h"
+#include "query_execution/dag_printer.h"
 #include "query_execution/plan_builder.h"
 #include "query_execution/query_manager.h"
 #include "scheduler/execution_query.h"
@@ -16,9 +20,10 @@
 namespace tessera {
 
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
-                                         int priority) {
+                                         int priority, const optimizer::OptimizerOptions& optimizer_options) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
-                           optimizer::PlanQuery(*statement.query, database.catalog(), statement.text));
+                           optimizer::PlanQuery(*statement.query, database.catalog(), statement.text,
+                                                optimizer_options));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
                            BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
   auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), priority,
@@ -46,19 +51,13 @@ absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::Selec
   return result;
 }
 
-absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement) {
-  if (statement.statement == nullptr || statement.statement->kind != parser::StatementKind::kSelect) {
-    return absl::InvalidArgumentError("EXPLAIN supports SELECT statements");
-  }
-  if (statement.analyze) return absl::UnimplementedError("EXPLAIN ANALYZE is not supported yet");
-  if (statement.format != "TEXT") return absl::UnimplementedError("EXPLAIN (FORMAT DOT) is not supported yet");
-  const auto& select = static_cast<const parser::SelectQueryStatement&>(*statement.statement);
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
-                           optimizer::PlanQuery(*select.query, database.catalog(), select.text));
+namespace {
+
+// One row of the single `plan` column per line of `text`.
+QueryResult PlanRows(const std::string& text) {
   QueryResult result;
   result.returns_rows = true;
   result.columns.push_back({"plan", Type::Varchar()});
-  std::string text = plan->ToString();
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
@@ -67,6 +66,59 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
     start = end + 1;
   }
   return result;
+}
+
+std::string Milliseconds(int64_t nanos) { return absl::StrFormat("%.3f ms", static_cast<double>(nanos) / 1e6); }
+
+// The optimizer's part of EXPLAIN ANALYZE: binding and each rule's time.
+std::string OptimizerTimings(const optimizer::OptimizerReport& report) {
+  std::string text = absl::StrCat("bind: ", Milliseconds(report.bind_ns), "\n");
+  for (const optimizer::RuleRun& rule : report.rules) {
+    absl::StrAppend(&text, "rule ", rule.name, ": ", rule.disabled ? "disabled" : Milliseconds(rule.elapsed_ns), "\n");
+  }
+  return text;
+}
+
+}  // namespace
+
+absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement,
+                                           const optimizer::OptimizerOptions& options, int priority) {
+  if (statement.statement == nullptr || statement.statement->kind != parser::StatementKind::kSelect) {
+    return absl::InvalidArgumentError("EXPLAIN supports SELECT statements");
+  }
+  const auto& select = static_cast<const parser::SelectQueryStatement&>(*statement.statement);
+  const bool dot = statement.format == "DOT";
+  const int64_t planning_start = MonotonicNanos();
+  optimizer::OptimizerReport report;
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
+                           optimizer::PlanQuery(*select.query, database.catalog(), select.text, options, &report));
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
+                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
+  const int64_t planning_ns = MonotonicNanos() - planning_start;
+  std::string text;
+  if (!dot) text = absl::StrCat("== logical plan ==\n", plan->ToString(), "== operator DAG ==\n");
+  if (!options.disabled_rules.empty() && !statement.analyze && !dot) {
+    text.insert(0, absl::StrCat("disabled rules: ", absl::StrJoin(options.disabled_rules, ", "), "\n"));
+  }
+  if (!statement.analyze) {
+    absl::StrAppend(&text, dot ? DagToDot(*dag) : DagToText(*dag));
+    return PlanRows(text);
+  }
+
+  // ANALYZE: run the query like ExecuteQuery does, then report what each operator did.
+  const int64_t execution_start = MonotonicNanos();
+  auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), priority,
+                                                std::make_unique<QueryManager>(std::move(dag)));
+  TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query));
+  const QueryOutcome& outcome = handle.Wait();
+  TESSERA_RETURN_IF_ERROR(query->manager().status());
+  TESSERA_RETURN_IF_ERROR(outcome.status);
+  const int64_t execution_ns = MonotonicNanos() - execution_start;
+  const std::vector<OperatorStatus> progress = query->manager().Progress();
+  if (dot) return PlanRows(DagToDot(query->manager().dag(), &progress));
+  absl::StrAppend(&text, DagToText(query->manager().dag(), &progress), "== timing ==\n", OptimizerTimings(report),
+                  "planning: ", Milliseconds(planning_ns), "\nexecution: ", Milliseconds(execution_ns), "\n");
+  return PlanRows(text);
 }
 
 namespace {

@@ -10,6 +10,17 @@
 
 namespace tessera {
 
+namespace {
+
+// The optimizer options of SET disabled_rules (validated when it was set).
+optimizer::OptimizerOptions OptimizerOptionsFrom(const std::map<std::string, std::string>& settings) {
+  auto it = settings.find("disabled_rules");
+  if (it == settings.end()) return {};
+  return optimizer::ParseDisabledRules(it->second).value_or(optimizer::OptimizerOptions{});
+}
+
+}  // namespace
+
 Session::Session(Database* database) : database_(database) {}
 Session::~Session() = default;
 
@@ -30,7 +41,7 @@ absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
     switch (statement->kind) {
       case StatementKind::kSelect:
         result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement),
-                              priority());
+                              priority(), OptimizerOptionsFrom(settings_));
         break;
       case StatementKind::kCreateTable:
         result = ExecuteCreateTable(*database_, static_cast<const parser::CreateTableStatement&>(*statement));
@@ -62,6 +73,12 @@ absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
             result = absl::InvalidArgumentError(
                 absl::StrCat("priority must be a positive integer, not '", setting, "'"));
             break;
+          }
+          if (set.name == "disabled_rules") {
+            if (absl::Status valid = optimizer::ParseDisabledRules(setting).status(); !valid.ok()) {
+              result = valid;
+              break;
+            }
           }
           settings_[set.name] = setting;
           result = QueryResult{};
@@ -103,7 +120,8 @@ absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
         break;
       }
       case StatementKind::kExplain:
-        result = ExecuteExplain(*database_, static_cast<const parser::ExplainStatement&>(*statement));
+        result = ExecuteExplain(*database_, static_cast<const parser::ExplainStatement&>(*statement),
+                                OptimizerOptionsFrom(settings_), priority());
         break;
     }
     if (!result.ok()) return result.status();

@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "cli/query_result.h"
 #include "cli/session.h"
+#include "optimizer/optimizer_options.h"
 #include "parser/ast.h"
 
 namespace tessera {
@@ -18,8 +19,12 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
 // `priority` (>= 1) is the query's priority under the scheduler's policy (SET priority = N).
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
-                                         int priority);
-absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement);
+                                         int priority, const optimizer::OptimizerOptions& optimizer_options = {});
+// EXPLAIN [ANALYZE] [(FORMAT DOT)] SELECT: the logical plan, the operator DAG and its memory estimate; ANALYZE
+// runs the query (at `priority`) and adds per-operator work orders, rows and busy time, and the optimizer's
+// per-rule times. One row per line in the single column `plan`.
+absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement,
+                                           const optimizer::OptimizerOptions& options, int priority);
 // The output columns of view `name` (its query bound against the current catalog).
 absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name);
 absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement);

@@ -9,7 +9,7 @@ namespace tessera {
 namespace {
 
 std::string OperatorTitle(const ExecutionDag& dag, int index) {
-  std::string title = absl::StrCat("#", index, " ", dag.op(index)->name());
+  std::string title = absl::StrCat("#", index, " ", dag.name(index));
   if (!dag.detail(index).empty()) absl::StrAppend(&title, " (", dag.detail(index), ")");
   return title;
 }
@@ -20,7 +20,7 @@ std::string EstimateText(const OperatorEstimate& estimate) {
 }
 
 std::string ActualText(const OperatorStatus& status) {
-  return absl::StrFormat("%d work orders, rows in %d, rows out %d, busy %.3f ms", status.finished, status.rows_in,
+  return absl::StrFormat("work orders %d, rows in %d, rows out %d, busy %.3f ms", status.finished, status.rows_in,
                          status.rows_out, static_cast<double>(status.busy_ns) / 1e6);
 }
 

@@ -7,6 +7,7 @@ namespace tessera {
 int ExecutionDag::AddOperator(std::unique_ptr<RelationalOperator> op, std::string detail) {
   int index = static_cast<int>(operators_.size());
   op->set_index(index);
+  names_.push_back(op->name());
   operators_.push_back(std::move(op));
   details_.push_back(std::move(detail));
   estimates_.emplace_back();

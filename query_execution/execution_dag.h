@@ -60,6 +60,8 @@ class ExecutionDag {
   const std::vector<DagEdge>& edges() const { return edges_; }
   int result_operator() const { return result_operator_; }
 
+  // The operator's name, kept after the QueryManager released the operator itself.
+  const std::string& name(int index) const { return names_[index]; }
   const std::string& detail(int index) const { return details_[index]; }
   void set_estimate(int index, OperatorEstimate estimate) { estimates_[index] = estimate; }
   const OperatorEstimate& estimate(int index) const { return estimates_[index]; }
@@ -68,6 +70,7 @@ class ExecutionDag {
 
  private:
   std::vector<std::unique_ptr<RelationalOperator>> operators_;
+  std::vector<std::string> names_;
   std::vector<std::string> details_;
   std::vector<OperatorEstimate> estimates_;
   QueryMemoryEstimate memory_estimate_;

@@ -124,7 +124,7 @@ class Builder {
           names.push_back(column.name);
         }
         int index = dag_->AddOperator(std::make_unique<ValuesOperator>(std::move(schema), values.rows, pool_),
-                                      absl::StrCat(values.rows.size(), " rows"));
+                                      Counted(values.rows.size(), "row"));
         Estimate(index, static_cast<double>(values.rows.size()));
         return FromOperator(index, names);
       }
@@ -148,6 +148,11 @@ class Builder {
     Estimate(index, groups, OperatorEstimate::Structure::kAggregationTable, EstimatedBytes(groups, group_bytes));
     Connect(child, index, 0, /*pipelining=*/true);
     return FromOperator(index, names);
+  }
+
+  // "1 key", "2 keys".
+  static std::string Counted(size_t count, std::string_view noun) {
+    return absl::StrCat(count, " ", std::string(noun), count == 1 ? "" : "s");
   }
 
   static std::string JoinDetails(std::initializer_list<std::string> parts) {
@@ -312,7 +317,7 @@ class Builder {
     int build_select = AddSelect(std::move(right), std::move(build_columns), build_names);
     auto table = std::make_shared<JoinHashTable>(dag_->op(build_select)->output(), key_columns, pool_);
     int build = dag_->AddOperator(std::make_unique<HashJoinBuildOperator>(table),
-                                  absl::StrCat(key_columns.size(), key_columns.size() == 1 ? " key" : " keys"));
+                                  Counted(key_columns.size(), "key"));
     Estimate(build, build_rows, OperatorEstimate::Structure::kHashTable, EstimatedBytes(build_rows, kHashEntryBytes),
              /*retains_inputs=*/true);
     dag_->AddEdge(build_select, build, 0, /*pipelining=*/true);
@@ -368,8 +373,8 @@ class Builder {
       names.push_back(call.name);
     }
     spec.output_names = names;
-    std::string detail = JoinDetails({aggregate.group_by.empty() ? "scalar" : absl::StrCat("group by ", aggregate.group_by.size()),
-                                      absl::StrCat(aggregate.aggregates.size(), " aggregates"), child.ScanDetail()});
+    std::string detail = JoinDetails({Counted(aggregate.group_by.size(), "group key"),
+                                      Counted(aggregate.aggregates.size(), "aggregate"), child.ScanDetail()});
     const double groups = estimator_.EstimateRows(aggregate);
     std::vector<Type> group_types;
     for (const lp::OutputColumn& column : aggregate.output()) group_types.push_back(column.type);
@@ -416,7 +421,7 @@ class Builder {
     }
     int64_t limit_rows = limit != nullptr && limit->limit.has_value() ? *limit->limit : -1;
     int64_t offset = limit != nullptr ? limit->offset : 0;
-    std::string detail = JoinDetails({sort != nullptr ? absl::StrCat(keys.size(), keys.size() == 1 ? " key" : " keys") : "",
+    std::string detail = JoinDetails({sort != nullptr ? Counted(keys.size(), "key") : "",
                                       limit_rows >= 0 ? absl::StrCat("limit ", limit_rows) : "",
                                       offset > 0 ? absl::StrCat("offset ", offset) : ""});
     auto op = std::make_unique<SortOperator>(dag_->op(input)->output(), std::move(keys), limit_rows, offset, pool_);
