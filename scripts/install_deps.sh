@@ -27,11 +27,16 @@ if ((${#missing[@]})); then
 fi
 
 # Python tools: tpchgen-cli generates TPC-H data in dbgen's exact format; duckdb is the reference engine.
+# (Debian's python3-grpcio serves only /usr/bin/python3 and its python3-grpc-tools is too old, hence pip.)
 PYTHON=${PYTHON:-python3}
 py_missing=()
 "$PYTHON" -c "import duckdb" 2>/dev/null || py_missing+=(duckdb)
 command -v tpchgen-cli >/dev/null 2>&1 || py_missing+=(tpchgen-cli)
 "$PYTHON" -c "import pytest" 2>/dev/null || py_missing+=(pytest)
+"$PYTHON" -c "import pexpect" 2>/dev/null || py_missing+=(pexpect)  # the shell's terminal tests
+# The Python client of tessera-server (cli/python) and its tests: grpcio, and grpcio-tools to generate the stubs.
+"$PYTHON" -c "import grpc" 2>/dev/null || py_missing+=(grpcio)
+"$PYTHON" -c "import grpc_tools.protoc" 2>/dev/null || py_missing+=(grpcio-tools)
 if ((${#py_missing[@]})); then
   echo "[install_deps] installing Python packages: ${py_missing[*]}"
   "$PYTHON" -m pip install -q "${py_missing[@]}" 2>/dev/null ||

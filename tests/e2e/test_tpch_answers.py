@@ -58,6 +58,13 @@ def test_query_matches_reference(database, query):
     assert result.returncode == 0, result.stderr
     # A one-column NULL prints as an empty line, which csv reads as no fields.
     actual = [row if row else [""] for row in list(csv.reader(io.StringIO(result.stdout)))[1:]]
+    assert_matches_reference(query, actual)
+
+
+def assert_matches_reference(query, actual):
+    """Checks TPC-H query `query`'s rows against the reference answer. `actual`: rows as lists of strings, as the
+    shell prints them in CSV (NULL as ''). Also used by the server tests (test_server.py)."""
+    sql_file = os.path.join(QUERIES, f"q{query:02d}.sql")
     with open(os.path.join(ANSWERS, f"q{query:02d}.csv")) as f:
         expected = [line.rstrip("\n").split("|") for line in f.readlines()[1:]]
     assert len(actual) == len(expected), f"{len(actual)} rows, expected {len(expected)}"

@@ -1,0 +1,219 @@
+#include "cli/remote_connection.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "cli/tessera.grpc.pb.h"
+#include "cli/wire_format.h"
+#include "grpcpp/grpcpp.h"
+
+namespace tessera {
+namespace {
+
+// Short control calls (Cancel, Progress, CloseSession) must not hang a shell when the server is gone.
+constexpr int kControlDeadlineMs = 5'000;
+
+std::chrono::system_clock::time_point DeadlineIn(int milliseconds) {
+  return std::chrono::system_clock::now() + std::chrono::milliseconds(milliseconds);
+}
+
+}  // namespace
+
+struct RemoteConnection::Impl {
+  ClientOptions options;
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<v1::Tessera::Stub> stub;
+  std::string session_id;
+
+  // Every call: the token, and a deadline for the short control calls (0 = none, for Execute and the catalog).
+  void Prepare(grpc::ClientContext* context, int deadline_ms = 0) const {
+    if (!options.token.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", options.token));
+    if (deadline_ms > 0) context->set_deadline(DeadlineIn(deadline_ms));
+  }
+};
+
+absl::StatusOr<std::unique_ptr<RemoteConnection>> RemoteConnection::Connect(const std::string& host_port,
+                                                                             const ClientOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(-1);  // the server bounds its batches
+  arguments.SetMaxSendMessageSize(-1);     // the server bounds statements, with a clear error
+  if (options.use_tls) {
+    grpc::SslCredentialsOptions ssl;
+    if (!options.tls_root_certs_path.empty()) {
+      std::ifstream file(options.tls_root_certs_path);
+      if (!file) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("cannot read the TLS root certificates '", options.tls_root_certs_path, "'"));
+      }
+      std::stringstream contents;
+      contents << file.rdbuf();
+      ssl.pem_root_certs = contents.str();
+    }
+    credentials = grpc::SslCredentials(ssl);
+    if (!options.tls_server_name.empty()) {
+      arguments.SetSslTargetNameOverride(options.tls_server_name);
+    }
+  } else {
+    credentials = grpc::InsecureChannelCredentials();
+  }
+  impl->channel = grpc::CreateCustomChannel(host_port, credentials, arguments);
+  impl->stub = v1::Tessera::NewStub(impl->channel);
+
+  grpc::ClientContext context;
+  impl->Prepare(&context, options.connect_timeout_ms);
+  context.set_wait_for_ready(true);  // wait for the connection within the deadline rather than fail at once
+  v1::OpenSessionRequest request;
+  request.set_priority(options.priority);
+  v1::OpenSessionResponse response;
+  grpc::Status status = impl->stub->OpenSession(&context, request, &response);
+  if (!status.ok()) {
+    absl::Status error = FromGrpcStatus(status);
+    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+      error = absl::UnavailableError(absl::StrCat("cannot reach a tessera-server at ", host_port, " within ",
+                                                  options.connect_timeout_ms, " ms: ", status.error_message()));
+    }
+    return error;
+  }
+  impl->session_id = response.session_id();
+  return std::unique_ptr<RemoteConnection>(new RemoteConnection(std::move(impl)));
+}
+
+RemoteConnection::RemoteConnection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+RemoteConnection::~RemoteConnection() {
+  grpc::ClientContext context;
+  impl_->Prepare(&context, kControlDeadlineMs);
+  v1::CloseSessionRequest request;
+  request.set_session_id(impl_->session_id);
+  v1::CloseSessionResponse response;
+  impl_->stub->CloseSession(&context, request, &response);  // best effort: idle sessions also expire
+}
+
+absl::StatusOr<QueryResult> RemoteConnection::Execute(std::string_view sql) {
+  grpc::ClientContext context;
+  impl_->Prepare(&context);
+  v1::ExecuteRequest request;
+  request.set_session_id(impl_->session_id);
+  request.set_sql(std::string(sql));
+  request.set_max_batch_rows(impl_->options.max_batch_rows);
+  std::unique_ptr<grpc::ClientReader<v1::ExecuteResponse>> reader = impl_->stub->Execute(&context, request);
+  QueryResult result;
+  absl::Status decode_error;
+  v1::ExecuteResponse response;
+  while (reader->Read(&response)) {
+    if (!decode_error.ok()) continue;  // drain the stream so Finish returns
+    switch (response.payload_case()) {
+      case v1::ExecuteResponse::kHeader: {
+        absl::StatusOr<std::vector<ResultColumn>> columns = HeaderFromProto(response.header());
+        if (columns.ok()) {
+          result.columns = *std::move(columns);
+          result.returns_rows = true;
+        } else {
+          decode_error = columns.status();
+        }
+        break;
+      }
+      case v1::ExecuteResponse::kBatch:
+        decode_error = AppendBatchRows(response.batch(), result.columns, &result.rows);
+        break;
+      case v1::ExecuteResponse::kSummary:
+        result.status_message = response.summary().status_message();
+        result.rows_affected = response.summary().rows_affected();
+        result.returns_rows = response.summary().returns_rows();
+        break;
+      case v1::ExecuteResponse::PAYLOAD_NOT_SET: break;
+    }
+  }
+  grpc::Status status = reader->Finish();
+  if (!status.ok()) return FromGrpcStatus(status);
+  if (!decode_error.ok()) {
+    return absl::InternalError(absl::StrCat("malformed response from the server: ", decode_error.message()));
+  }
+  return result;
+}
+
+void RemoteConnection::Cancel() {
+  grpc::ClientContext context;
+  impl_->Prepare(&context, kControlDeadlineMs);
+  v1::CancelRequest request;
+  request.set_session_id(impl_->session_id);
+  v1::CancelResponse response;
+  impl_->stub->Cancel(&context, request, &response);  // a no-op when idle; errors leave nothing to do
+}
+
+absl::StatusOr<QueryProgress> RemoteConnection::Progress() {
+  grpc::ClientContext context;
+  impl_->Prepare(&context, kControlDeadlineMs);
+  v1::ProgressRequest request;
+  request.set_session_id(impl_->session_id);
+  v1::ProgressResponse response;
+  grpc::Status status = impl_->stub->GetProgress(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return ProgressFromProto(response);
+}
+
+absl::Status RemoteConnection::SetPriority(int priority) {
+  if (priority < 1) return absl::InvalidArgumentError("priority must be a positive integer");
+  grpc::ClientContext context;
+  impl_->Prepare(&context, kControlDeadlineMs);
+  v1::UpdateSessionRequest request;
+  request.set_session_id(impl_->session_id);
+  request.set_priority(priority);
+  v1::SessionSettings response;
+  return FromGrpcStatus(impl_->stub->UpdateSession(&context, request, &response));
+}
+
+absl::StatusOr<std::vector<RemoteTableInfo>> RemoteConnection::ListTables() {
+  grpc::ClientContext context;
+  impl_->Prepare(&context);
+  v1::ListTablesResponse response;
+  grpc::Status status = impl_->stub->ListTables(&context, v1::ListTablesRequest(), &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  std::vector<RemoteTableInfo> tables;
+  for (const v1::TableInfo& table : response.tables()) {
+    tables.push_back(RemoteTableInfo{table.name(), table.is_view(), table.row_count(), table.block_count()});
+  }
+  return tables;
+}
+
+absl::StatusOr<std::vector<RemoteColumnInfo>> RemoteConnection::DescribeTable(const std::string& name) {
+  grpc::ClientContext context;
+  impl_->Prepare(&context);
+  v1::DescribeTableRequest request;
+  request.set_name(name);
+  v1::DescribeTableResponse response;
+  grpc::Status status = impl_->stub->DescribeTable(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  std::vector<RemoteColumnInfo> columns;
+  for (const v1::ColumnInfo& column : response.columns()) {
+    absl::StatusOr<Type> type = TypeFromProto(column.type());
+    if (!type.ok()) return type.status();
+    columns.push_back(RemoteColumnInfo{column.name(), *type, column.nullable(), column.default_value()});
+  }
+  return columns;
+}
+
+absl::StatusOr<ServerHealth> RemoteConnection::Health() {
+  grpc::ClientContext context;
+  context.set_deadline(DeadlineIn(kControlDeadlineMs));
+  v1::HealthResponse response;
+  grpc::Status status = impl_->stub->Health(&context, v1::HealthRequest(), &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return ServerHealth{response.serving(), response.version(), response.uptime_ms(), response.open_sessions(),
+                      response.running_queries()};
+}
+
+const std::string& RemoteConnection::session_id() const { return impl_->session_id; }
+
+absl::StatusOr<std::unique_ptr<Connection>> ConnectRemote(const std::string& host_port, const ClientOptions& options) {
+  absl::StatusOr<std::unique_ptr<RemoteConnection>> connection = RemoteConnection::Connect(host_port, options);
+  if (!connection.ok()) return connection.status();
+  return std::unique_ptr<Connection>(std::move(*connection));
+}
+
+}  // namespace tessera

@@ -1,0 +1,496 @@
+#include "cli/tessera_server.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "catalog/catalog.h"
+#include "cli/server_sessions.h"
+#include "cli/session.h"
+#include "cli/statement_handlers.h"
+#include "cli/tessera.grpc.pb.h"
+#include "cli/wire_format.h"
+#include "common/clock.h"
+#include "glog/logging.h"
+#include "grpcpp/grpcpp.h"
+#include "grpcpp/resource_quota.h"
+
+namespace tessera {
+namespace {
+
+constexpr char kVersion[] = "tessera 0.1 (tessera.v1)";
+constexpr int64_t kMonitorPeriodMs = 20;
+constexpr int64_t kSessionBusyWaitMs = 2'000;
+// Room for the rest of an ExecuteRequest beside the statement, so that the statement limit, not gRPC's, speaks
+// first.
+constexpr int64_t kRequestMargin = 64 << 10;
+
+absl::StatusOr<std::string> ReadFile(const std::string& path, const char* what) {
+  std::ifstream file(path);
+  if (!file) return absl::InvalidArgumentError(absl::StrCat("cannot read the ", what, " file '", path, "'"));
+  std::stringstream contents;
+  contents << file.rdbuf();
+  return contents.str();
+}
+
+// Constant-time comparison, so the token cannot be found byte by byte from response times.
+bool SecretEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char difference = 0;
+  for (size_t i = 0; i < a.size(); ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return difference == 0;
+}
+
+bool IsSettingName(std::string_view name) {
+  if (name.empty() || !(absl::ascii_isalpha(name[0]) || name[0] == '_')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return absl::ascii_isalnum(c) || c == '_'; });
+}
+
+std::string SqlStringLiteral(absl::string_view value) {
+  return absl::StrCat("'", absl::StrReplaceAll(value, {{"'", "''"}}), "'");
+}
+
+// Rough wire size of one row, to bound batches by bytes as well as rows.
+int64_t EstimatedRowBytes(const std::vector<Value>& row) {
+  int64_t bytes = 0;
+  for (const Value& value : row) {
+    bytes += (!value.is_null() && value.type().IsString()) ? static_cast<int64_t>(value.AsString().size()) + 2 : 9;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+class TesseraServer::Service final : public v1::Tessera::Service {
+ public:
+  Service(Database* database, const ServerOptions& options)
+      : database_(database), options_(options), sessions_(database, options.max_sessions),
+        start_ns_(MonotonicNanos()) {}
+
+  absl::Status Start() {
+    if (options_.max_statement_bytes < 1 || options_.default_batch_rows < 1 || options_.max_batch_rows < 1 ||
+        options_.max_sessions < 1) {
+      return absl::InvalidArgumentError("server limits must be positive");
+    }
+    std::shared_ptr<grpc::ServerCredentials> credentials;
+    if (options_.tls_cert_path.empty() != options_.tls_key_path.empty()) {
+      return absl::InvalidArgumentError("TLS needs both --tls-cert and --tls-key");
+    }
+    if (!options_.tls_cert_path.empty()) {
+      grpc::SslServerCredentialsOptions ssl;
+      absl::StatusOr<std::string> cert = ReadFile(options_.tls_cert_path, "TLS certificate");
+      if (!cert.ok()) return cert.status();
+      absl::StatusOr<std::string> key = ReadFile(options_.tls_key_path, "TLS key");
+      if (!key.ok()) return key.status();
+      ssl.pem_key_cert_pairs.push_back({*key, *cert});
+      credentials = grpc::SslServerCredentials(ssl);
+    } else {
+      credentials = grpc::InsecureServerCredentials();
+    }
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort(options_.listen_address, credentials, &port_);
+    builder.RegisterService(this);
+    builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<int64_t>(
+        options_.max_statement_bytes + kRequestMargin, std::numeric_limits<int>::max())));
+    builder.SetMaxSendMessageSize(static_cast<int>(std::max<int64_t>(64 << 20, 4 * options_.max_batch_bytes)));
+    // Detect peers that vanished without closing the connection.
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 30'000);
+    builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 10'000);
+    // One handler thread per call in flight; Execute holds its thread for the whole query.
+    grpc::ResourceQuota quota("tessera-server");
+    quota.SetMaxThreads(options_.max_sessions + 64);
+    builder.SetResourceQuota(quota);
+    server_ = builder.BuildAndStart();
+    if (server_ == nullptr || port_ == 0) {
+      return absl::UnavailableError(absl::StrCat("cannot listen on ", options_.listen_address));
+    }
+    monitor_ = std::thread([this] { Monitor(); });
+    return absl::OkStatus();
+  }
+
+  int port() const { return port_; }
+
+  void Shutdown() {
+    std::lock_guard<std::mutex> lock(shutdown_mutex_);
+    if (server_ == nullptr) return;
+    shutting_down_.store(true);
+    for (const std::shared_ptr<ServerSession>& session : sessions_.All()) session->RequestCancel();
+    // Waits for the handlers; cancels the calls still running at the deadline. The monitor keeps re-issuing the
+    // cancels meanwhile.
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(options_.shutdown_grace_ms));
+    {
+      std::lock_guard<std::mutex> monitor_lock(monitor_mutex_);
+      stop_monitor_ = true;
+    }
+    monitor_wakeup_.notify_all();
+    monitor_.join();
+    sessions_.CloseAll();
+    server_.reset();
+  }
+
+  grpc::Status Health(grpc::ServerContext*, const v1::HealthRequest*, v1::HealthResponse* response) override {
+    response->set_serving(!shutting_down_.load());
+    response->set_version(kVersion);
+    response->set_uptime_ms((MonotonicNanos() - start_ns_) / 1'000'000);
+    response->set_open_sessions(static_cast<int64_t>(sessions_.size()));
+    int64_t running = 0;
+    for (const std::shared_ptr<ServerSession>& session : sessions_.All()) running += session->running() ? 1 : 0;
+    response->set_running_queries(running);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status OpenSession(grpc::ServerContext* context, const v1::OpenSessionRequest* request,
+                           v1::OpenSessionResponse* response) override {
+    if (grpc::Status status = Admit(context); !status.ok()) return status;
+    absl::StatusOr<std::shared_ptr<ServerSession>> session = sessions_.Open();
+    if (!session.ok()) return ToGrpcStatus(session.status());
+    std::lock_guard<std::timed_mutex> lock((*session)->execute_mutex());
+    absl::Status applied = ApplySettings(**session, request->settings(), request->priority());
+    if (applied.ok()) applied = ReadSettings(**session, response->mutable_settings());
+    if (!applied.ok()) {
+      sessions_.Close((*session)->id()).IgnoreError();
+      return ToGrpcStatus(applied);
+    }
+    response->set_session_id((*session)->id());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status CloseSession(grpc::ServerContext* context, const v1::CloseSessionRequest* request,
+                            v1::CloseSessionResponse*) override {
+    if (grpc::Status status = Authorize(context); !status.ok()) return status;
+    return ToGrpcStatus(sessions_.Close(request->session_id()));
+  }
+
+  grpc::Status UpdateSession(grpc::ServerContext* context, const v1::UpdateSessionRequest* request,
+                             v1::SessionSettings* response) override {
+    if (grpc::Status status = Admit(context); !status.ok()) return status;
+    absl::StatusOr<std::shared_ptr<ServerSession>> session = sessions_.Find(request->session_id());
+    if (!session.ok()) return ToGrpcStatus(session.status());
+    std::unique_lock<std::timed_mutex> lock((*session)->execute_mutex(), std::try_to_lock);
+    if (lock.owns_lock()) {
+      absl::Status applied = ApplySettings(**session, request->settings(), request->priority());
+      if (applied.ok()) applied = ReadSettings(**session, response);
+      return ToGrpcStatus(applied);
+    }
+    // A query runs: only the priority can change now (the Session's settings belong to the executing thread).
+    if (!request->settings().empty()) {
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          "the session is running a query; only its priority can change now");
+    }
+    if (request->priority() < 0) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "priority must be a positive integer");
+    }
+    if (request->priority() > 0) {
+      (*session)->SetPendingPriority(request->priority());
+      QueryId running = (*session)->session().running_query();
+      // NotFound when the statement finished meanwhile; the pending priority still applies to the next one.
+      if (running != 0) database_->foreman().SetPriority(running, request->priority()).IgnoreError();
+    }
+    response->set_priority(request->priority());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Execute(grpc::ServerContext* context, const v1::ExecuteRequest* request,
+                       grpc::ServerWriter<v1::ExecuteResponse>* writer) override {
+    const int64_t arrival_ns = MonotonicNanos();
+    if (grpc::Status status = Admit(context); !status.ok()) return status;
+    if (static_cast<int64_t>(request->sql().size()) > options_.max_statement_bytes) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          absl::StrCat("statement is ", request->sql().size(), " bytes; the limit is ",
+                                       options_.max_statement_bytes, " (the server's --max-statement-bytes)"));
+    }
+    if (request->priority() < 0 || request->max_batch_rows() < 0) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "priority and max_batch_rows must not be negative");
+    }
+    absl::StatusOr<std::shared_ptr<ServerSession>> found = sessions_.Find(request->session_id());
+    if (!found.ok()) return ToGrpcStatus(found.status());
+    ServerSession& session = **found;
+    // A short wait covers a client that abandoned its previous call and sends the next before the server has
+    // finished cancelling it; a truly concurrent Execute on one session fails.
+    std::unique_lock<std::timed_mutex> lock(session.execute_mutex(), std::defer_lock);
+    if (!lock.try_lock_for(std::chrono::milliseconds(kSessionBusyWaitMs))) {
+      std::optional<RunningExecution> running = session.running();
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          absl::StrCat("session '", session.id(), "' is already running a query",
+                                       running ? absl::StrCat(" (id ", running->query_id, ")") : std::string(),
+                                       "; a session runs one query at a time"));
+    }
+    if (std::optional<int> pending = session.TakePendingPriority()) {
+      session.session().Execute(absl::StrCat("SET priority = ", *pending)).IgnoreError();
+    }
+    const int session_priority = session.session().priority();
+    const bool override_priority = request->priority() > 0 && request->priority() != session_priority;
+    if (override_priority) {
+      absl::StatusOr<QueryResult> set = session.session().Execute(absl::StrCat("SET priority = ", request->priority()));
+      if (!set.ok()) return ToGrpcStatus(set.status());
+    }
+
+    RunningExecution execution;
+    execution.query_id = sessions_.NextQueryId();
+    execution.session_id = session.id();
+    execution.sql_prefix = request->sql().substr(0, 200);
+    execution.start_ns = MonotonicNanos();
+    execution.priority = override_priority ? request->priority() : session_priority;
+    session.BeginExecution(execution, context);
+    if (shutting_down_.load()) session.RequestCancel();
+    context->AddInitialMetadata("tessera-query-id", absl::StrCat(execution.query_id));
+    writer->SendInitialMetadata();
+    absl::StatusOr<QueryResult> result = session.session().Execute(request->sql());
+    const int64_t execution_us = (MonotonicNanos() - execution.start_ns) / 1000;
+    session.EndExecution();
+    if (override_priority) {
+      session.session().Execute(absl::StrCat("SET priority = ", session_priority)).IgnoreError();
+    }
+    lock.unlock();
+    if (!result.ok()) return ToGrpcStatus(result.status());
+    if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+
+    v1::ExecuteResponse response;
+    if (result->returns_rows) {
+      HeaderToProto(result->columns, response.mutable_header());
+      if (!writer->Write(response)) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+    }
+    const size_t batch_rows = request->max_batch_rows() > 0
+                                  ? std::min(request->max_batch_rows(), options_.max_batch_rows)
+                                  : options_.default_batch_rows;
+    for (size_t begin = 0; begin < result->rows.size();) {
+      size_t end = begin;
+      int64_t bytes = 0;
+      while (end < result->rows.size() && end - begin < batch_rows && bytes < options_.max_batch_bytes) {
+        bytes += EstimatedRowBytes(result->rows[end++]);
+      }
+      response.Clear();
+      RowsToBatch(*result, begin, end, response.mutable_batch());
+      if (!writer->Write(response)) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+      begin = end;
+    }
+    response.Clear();
+    v1::ExecuteSummary* summary = response.mutable_summary();
+    summary->set_query_id(execution.query_id);
+    summary->set_row_count(static_cast<int64_t>(result->rows.size()));
+    summary->set_rows_affected(result->rows_affected);
+    summary->set_status_message(result->status_message);
+    summary->set_returns_rows(result->returns_rows);
+    summary->set_execution_us(execution_us);
+    summary->set_total_us((MonotonicNanos() - arrival_ns) / 1000);
+    if (!writer->Write(response)) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+    session.Touch();
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Cancel(grpc::ServerContext* context, const v1::CancelRequest* request,
+                      v1::CancelResponse* response) override {
+    if (grpc::Status status = Authorize(context); !status.ok()) return status;
+    absl::StatusOr<std::shared_ptr<ServerSession>> session = FindTarget(request->target_case() ==
+                                                                            v1::CancelRequest::kQueryId,
+                                                                        request->session_id(), request->query_id());
+    if (!session.ok()) return ToGrpcStatus(session.status());
+    response->set_cancelled((*session)->RequestCancel());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetProgress(grpc::ServerContext* context, const v1::ProgressRequest* request,
+                           v1::ProgressResponse* response) override {
+    if (grpc::Status status = Authorize(context); !status.ok()) return status;
+    absl::StatusOr<std::shared_ptr<ServerSession>> session = FindTarget(request->target_case() ==
+                                                                            v1::ProgressRequest::kQueryId,
+                                                                        request->session_id(), request->query_id());
+    if (!session.ok()) return ToGrpcStatus(session.status());
+    std::optional<RunningExecution> running = (*session)->running();
+    if (!running) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no query is running in this session");
+    // Between statements, or in a statement that does not run under the scheduler (COPY, DDL), there is no
+    // per-operator progress: the answer then has the ids and the elapsed time only.
+    absl::StatusOr<QueryProgress> progress = (*session)->session().RunningQueryProgress();
+    if (progress.ok()) ProgressToProto(*progress, response);
+    response->set_query_id(running->query_id);
+    response->set_session_id(running->session_id);
+    response->set_elapsed_us((MonotonicNanos() - running->start_ns) / 1000);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListQueries(grpc::ServerContext* context, const v1::ListQueriesRequest*,
+                           v1::ListQueriesResponse* response) override {
+    if (grpc::Status status = Authorize(context); !status.ok()) return status;
+    const int64_t now = MonotonicNanos();
+    for (const std::shared_ptr<ServerSession>& session : sessions_.All()) {
+      std::optional<RunningExecution> running = session->running();
+      if (!running) continue;
+      v1::RunningQuery* query = response->add_queries();
+      query->set_query_id(running->query_id);
+      query->set_session_id(running->session_id);
+      query->set_sql(running->sql_prefix);
+      query->set_elapsed_us((now - running->start_ns) / 1000);
+      query->set_priority(running->priority);
+    }
+    std::sort(response->mutable_queries()->begin(), response->mutable_queries()->end(),
+              [](const v1::RunningQuery& a, const v1::RunningQuery& b) { return a.query_id() < b.query_id(); });
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListTables(grpc::ServerContext* context, const v1::ListTablesRequest*,
+                          v1::ListTablesResponse* response) override {
+    if (grpc::Status status = Authorize(context); !status.ok()) return status;
+    for (const auto& table : database_->catalog().ListTables()) {
+      v1::TableInfo* info = response->add_tables();
+      info->set_name(table->name);
+      info->set_row_count(table->row_count);
+      info->set_block_count(table->BlockCount());
+    }
+    for (const auto& view : database_->catalog().ListViews()) {
+      v1::TableInfo* info = response->add_tables();
+      info->set_name(view->name);
+      info->set_is_view(true);
+      info->set_row_count(-1);
+      info->set_block_count(-1);
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status DescribeTable(grpc::ServerContext* context, const v1::DescribeTableRequest* request,
+                             v1::DescribeTableResponse* response) override {
+    if (grpc::Status status = Authorize(context); !status.ok()) return status;
+    response->set_name(request->name());
+    if (database_->catalog().HasView(request->name())) {
+      absl::StatusOr<std::vector<ResultColumn>> columns = DescribeView(*database_, request->name());
+      if (!columns.ok()) return ToGrpcStatus(columns.status());
+      response->set_is_view(true);
+      response->set_row_count(-1);
+      for (const ResultColumn& column : *columns) {
+        v1::ColumnInfo* info = response->add_columns();
+        info->set_name(column.name);
+        TypeToProto(column.type, info->mutable_type());
+        info->set_nullable(true);
+      }
+      return grpc::Status::OK;
+    }
+    absl::StatusOr<std::shared_ptr<const TableDescriptor>> table = database_->catalog().GetTable(request->name());
+    if (!table.ok()) return ToGrpcStatus(table.status());
+    response->set_row_count((*table)->row_count);
+    for (const ColumnSchema& column : (*table)->columns) {
+      v1::ColumnInfo* info = response->add_columns();
+      info->set_name(column.name);
+      TypeToProto(column.type, info->mutable_type());
+      info->set_nullable(!column.not_null);
+      if (column.default_value) info->set_default_value(column.default_value->ToString());
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  grpc::Status Authorize(grpc::ServerContext* context) const {
+    if (options_.token.empty()) return grpc::Status::OK;
+    const auto& metadata = context->client_metadata();
+    auto it = metadata.find("authorization");
+    if (it == metadata.end()) {
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                          "this server needs a token: send metadata 'authorization: Bearer <token>'");
+    }
+    std::string_view value(it->second.data(), it->second.size());
+    constexpr std::string_view kBearer = "Bearer ";
+    if (value.substr(0, kBearer.size()) != kBearer || !SecretEquals(value.substr(kBearer.size()), options_.token)) {
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "invalid token");
+    }
+    return grpc::Status::OK;
+  }
+
+  // Authorize, and refuse new work while shutting down.
+  grpc::Status Admit(grpc::ServerContext* context) const {
+    if (grpc::Status status = Authorize(context); !status.ok()) return status;
+    if (shutting_down_.load()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
+    return grpc::Status::OK;
+  }
+
+  absl::StatusOr<std::shared_ptr<ServerSession>> FindTarget(bool by_query, const std::string& session_id,
+                                                            int64_t query_id) const {
+    if (by_query) return sessions_.FindByQuery(query_id);
+    return sessions_.Find(session_id);
+  }
+
+  // Under the session's execute mutex: SET name = 'value' for each setting, then the priority (> 0).
+  static absl::Status ApplySettings(ServerSession& session, const google::protobuf::Map<std::string, std::string>& settings,
+                                    int priority) {
+    if (priority < 0) return absl::InvalidArgumentError("priority must be a positive integer");
+    std::vector<std::pair<std::string, std::string>> sorted(settings.begin(), settings.end());
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& [name, value] : sorted) {
+      if (!IsSettingName(name)) return absl::InvalidArgumentError(absl::StrCat("invalid setting name '", name, "'"));
+      absl::StatusOr<QueryResult> set =
+          session.session().Execute(absl::StrCat("SET ", name, " = ", SqlStringLiteral(value)));
+      if (!set.ok()) return set.status();
+    }
+    if (priority > 0) {
+      absl::StatusOr<QueryResult> set = session.session().Execute(absl::StrCat("SET priority = ", priority));
+      if (!set.ok()) return set.status();
+    }
+    return absl::OkStatus();
+  }
+
+  // Under the session's execute mutex.
+  static absl::Status ReadSettings(ServerSession& session, v1::SessionSettings* out) {
+    absl::StatusOr<QueryResult> all = session.session().Execute("SHOW ALL");
+    if (!all.ok()) return all.status();
+    for (const std::vector<Value>& row : all->rows) {
+      if (row.size() == 2) (*out->mutable_settings())[row[0].ToString()] = row[1].ToString();
+    }
+    out->set_priority(session.session().priority());
+    return absl::OkStatus();
+  }
+
+  void Monitor() {
+    int64_t last_idle_check_ns = MonotonicNanos();
+    std::unique_lock<std::mutex> lock(monitor_mutex_);
+    while (!stop_monitor_) {
+      monitor_wakeup_.wait_for(lock, std::chrono::milliseconds(kMonitorPeriodMs));
+      if (stop_monitor_) break;
+      lock.unlock();
+      for (const std::shared_ptr<ServerSession>& session : sessions_.All()) session->Watch();
+      const int64_t now = MonotonicNanos();
+      if (options_.session_idle_timeout_ms > 0 && now - last_idle_check_ns > 1'000'000'000) {
+        last_idle_check_ns = now;
+        int closed = sessions_.CloseIdle(options_.session_idle_timeout_ms * 1'000'000);
+        if (closed > 0) LOG(INFO) << "closed " << closed << " idle session(s)";
+      }
+      lock.lock();
+    }
+  }
+
+  Database* const database_;
+  const ServerOptions options_;
+  SessionRegistry sessions_;
+  const int64_t start_ns_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::atomic<bool> shutting_down_{false};
+  std::mutex shutdown_mutex_;
+
+  std::thread monitor_;
+  std::mutex monitor_mutex_;
+  std::condition_variable monitor_wakeup_;
+  bool stop_monitor_ = false;
+};
+
+absl::StatusOr<std::unique_ptr<TesseraServer>> TesseraServer::Start(Database* database, const ServerOptions& options) {
+  std::unique_ptr<TesseraServer> server(new TesseraServer());
+  server->service_ = std::make_unique<Service>(database, options);
+  absl::Status started = server->service_->Start();
+  if (!started.ok()) return started;
+  return server;
+}
+
+TesseraServer::~TesseraServer() {
+  if (service_ != nullptr) service_->Shutdown();
+}
+
+int TesseraServer::port() const { return service_->port(); }
+
+void TesseraServer::Shutdown() { service_->Shutdown(); }
+
+}  // namespace tessera

@@ -1,0 +1,166 @@
+// tessera-server: serves one data directory over gRPC (cli/tessera.proto).
+//
+//   tessera-server --data DIR [--listen HOST:PORT] [--token TOKEN | --token-file FILE] [--tls-cert PEM --tls-key PEM]
+//                  [--memory-limit BYTES] [--threads N] [--max-statement-bytes N] [--max-sessions N]
+//                  [--session-idle-timeout SECONDS] [--no-sync]
+//
+// --listen defaults to 127.0.0.1:7482 (a port of 0 picks a free one). Once it serves, it prints one line
+// "tessera-server listening on HOST:PORT" to standard output. SIGTERM or SIGINT shut it down gracefully: running
+// queries are cancelled, calls end, the database is closed, and the process exits with 0.
+
+#include <signal.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "cli/remote_connection.h"
+#include "cli/session.h"
+#include "cli/tessera_server.h"
+#include "glog/logging.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: tessera-server --data DIR [--listen HOST:PORT] [--token TOKEN | --token-file FILE]\n"
+    "                      [--tls-cert PEM --tls-key PEM] [--memory-limit BYTES] [--threads N]\n"
+    "                      [--max-statement-bytes N] [--max-sessions N] [--session-idle-timeout SECONDS] "
+    "[--no-sync]\n";
+
+struct Options {
+  tessera::DatabaseOptions database;
+  tessera::ServerOptions server;
+};
+
+bool ParseArguments(int argc, char** argv, Options* options, std::string* error) {
+  options->server.listen_address = absl::StrCat("127.0.0.1:", tessera::kDefaultServerPort);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    auto next = [&]() {
+      if (i + 1 >= argc) {
+        *error = absl::StrCat("option ", arg, " needs a value");
+        return false;
+      }
+      value = argv[++i];
+      return true;
+    };
+    auto next_int = [&](int64_t* out, int64_t minimum) {
+      if (!next()) return false;
+      if (!absl::SimpleAtoi(value, out) || *out < minimum) {
+        *error = absl::StrCat("invalid ", arg, " '", value, "'");
+        return false;
+      }
+      return true;
+    };
+    int64_t number = 0;
+    if (arg == "--data") {
+      if (!next()) return false;
+      options->database.data_directory = value;
+    } else if (arg == "--listen") {
+      if (!next()) return false;
+      // A bare port, or HOST:PORT.
+      int64_t port = 0;
+      options->server.listen_address = absl::SimpleAtoi(value, &port) ? absl::StrCat("127.0.0.1:", port) : value;
+    } else if (arg == "--token") {
+      if (!next()) return false;
+      options->server.token = value;
+    } else if (arg == "--token-file") {
+      if (!next()) return false;
+      std::ifstream file(value);
+      std::stringstream contents;
+      contents << file.rdbuf();
+      if (!file) {
+        *error = absl::StrCat("cannot read --token-file '", value, "'");
+        return false;
+      }
+      options->server.token = std::string(absl::StripAsciiWhitespace(contents.str()));
+    } else if (arg == "--tls-cert") {
+      if (!next()) return false;
+      options->server.tls_cert_path = value;
+    } else if (arg == "--tls-key") {
+      if (!next()) return false;
+      options->server.tls_key_path = value;
+    } else if (arg == "--memory-limit") {
+      if (!next_int(&number, 0)) return false;
+      options->database.memory_budget_bytes = static_cast<size_t>(number);
+    } else if (arg == "--threads") {
+      if (!next_int(&number, 1)) return false;
+      options->database.worker_threads = static_cast<int>(number);
+    } else if (arg == "--max-statement-bytes") {
+      if (!next_int(&options->server.max_statement_bytes, 1)) return false;
+    } else if (arg == "--max-sessions") {
+      if (!next_int(&number, 1)) return false;
+      options->server.max_sessions = static_cast<int>(number);
+    } else if (arg == "--session-idle-timeout") {
+      if (!next_int(&number, 0)) return false;
+      options->server.session_idle_timeout_ms = number * 1000;
+    } else if (arg == "--no-sync") {
+      options->database.sync_writes = false;
+    } else if (arg == "-h" || arg == "--help") {
+      *error = "";
+      return false;
+    } else {
+      *error = absl::StrCat("unknown argument ", arg);
+      return false;
+    }
+  }
+  if (options->database.data_directory.empty()) {
+    *error = "no data directory given (--data DIR)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  google::InitGoogleLogging(argv[0]);
+  FLAGS_logtostderr = true;
+  FLAGS_minloglevel = 1;  // warnings and errors only
+  Options options;
+  std::string error;
+  if (!ParseArguments(argc, argv, &options, &error)) {
+    if (!error.empty()) std::cerr << "tessera-server: " << error << "\n";
+    std::cerr << kUsage;
+    return error.empty() ? 0 : 2;
+  }
+  // Block the shutdown signals in every thread (the ones started from here inherit the mask); this thread waits
+  // for them with sigwait below.
+  sigset_t shutdown_signals;
+  sigemptyset(&shutdown_signals);
+  sigaddset(&shutdown_signals, SIGTERM);
+  sigaddset(&shutdown_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  absl::StatusOr<std::unique_ptr<tessera::Database>> database = tessera::Database::Open(options.database);
+  if (!database.ok()) {
+    std::cerr << "tessera-server: cannot open " << options.database.data_directory << ": "
+              << database.status().message() << std::endl;
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<tessera::TesseraServer>> server =
+      tessera::TesseraServer::Start(database->get(), options.server);
+  if (!server.ok()) {
+    std::cerr << "tessera-server: " << server.status().message() << std::endl;
+    return 1;
+  }
+  std::string host = options.server.listen_address.substr(0, options.server.listen_address.rfind(':'));
+  std::cout << "tessera-server listening on " << host << ":" << (*server)->port() << std::endl;
+
+  int signal_number = 0;
+  sigwait(&shutdown_signals, &signal_number);
+  std::cerr << "tessera-server: " << (signal_number == SIGTERM ? "SIGTERM" : "SIGINT") << ", shutting down"
+            << std::endl;
+  (*server)->Shutdown();
+  server->reset();
+  database->reset();
+  std::cerr << "tessera-server: stopped" << std::endl;
+  return 0;
+}
