@@ -102,6 +102,7 @@ std::unique_ptr<LogicalOperator> TableScan::Clone() const {
   copy->alias = alias;
   copy->columns = columns;
   copy->filter = CloneOrNull(filter);
+  copy->lip_filters = lip_filters;
   CloneChildrenInto(*copy);
   return copy;
 }
@@ -112,6 +113,15 @@ std::string TableScan::Describe() const {
   std::vector<std::string> names = DisplayNames(output_);
   absl::StrAppend(&out, " [", absl::StrJoin(names, ", "), "]");
   if (filter != nullptr) absl::StrAppend(&out, " filter=", FormatExpression(*filter, names));
+  if (!lip_filters.empty()) {
+    std::vector<std::string> uses;
+    for (const LipFilterUse& use : lip_filters) {
+      std::vector<std::string> keys;
+      for (int column : use.key_columns) keys.push_back(names[column]);
+      uses.push_back(absl::StrCat(absl::StrJoin(keys, ", "), " IN bloom(", use.build_keys, ")"));
+    }
+    absl::StrAppend(&out, " LIP filters: [", absl::StrJoin(uses, ", "), "]");
+  }
   return out;
 }
 
@@ -198,6 +208,8 @@ std::unique_ptr<LogicalOperator> Join::Clone() const {
   copy->residual = CloneOrNull(residual);
   copy->null_aware = null_aware;
   copy->enforce_single_row = enforce_single_row;
+  copy->exact_filter = exact_filter;
+  copy->lip_filter_id = lip_filter_id;
   CloneChildrenInto(*copy);
   return copy;
 }
@@ -205,6 +217,10 @@ std::unique_ptr<LogicalOperator> Join::Clone() const {
 std::string Join::Describe() const {
   std::string out = absl::StrCat("Join ", JoinTypeName(join_type));
   if (null_aware) out += " NULL-AWARE";
+  if (exact_filter.has_value()) {
+    absl::StrAppend(&out, " exact filter [", exact_filter->min, ", ", exact_filter->max, "]",
+                    exact_filter->from_inner_join ? " (from inner join)" : "");
+  }
   std::vector<OutputColumn> both = children[0]->output();
   for (const OutputColumn& column : children[1]->output()) both.push_back(column);
   const std::vector<std::string> names = DisplayNames(both);
@@ -220,6 +236,7 @@ std::string Join::Describe() const {
   }
   if (residual != nullptr) absl::StrAppend(&out, " residual=", FormatExpression(*residual, names));
   if (enforce_single_row) out += " single-row";
+  if (lip_filter_id >= 0) absl::StrAppend(&out, " publishes LIP filter #", lip_filter_id);
   return out;
 }
 

@@ -101,6 +101,15 @@ class TableScan final : public LogicalOperator {
   std::string alias;  // the name the query used for the table (alias or table name)
   std::vector<int> columns;
   ExpressionPtr filter;
+  // Set by the LipFilters rule: Bloom filters published by hash joins above this scan (Join::lip_filter_id)
+  // that the scan's reader applies before any hash probe. key_columns are this scan's output columns, one per
+  // key pair of the join; build_keys names the build side's keys for EXPLAIN.
+  struct LipFilterUse {
+    int filter_id = -1;
+    std::vector<int> key_columns;
+    std::string build_keys;
+  };
+  std::vector<LipFilterUse> lip_filters;
 
   void RecomputeOutput() override;
   std::unique_ptr<LogicalOperator> Clone() const override;
@@ -159,6 +168,20 @@ class Join final : public LogicalOperator {
   // The right input must yield at most one row (uncorrelated scalar subquery that is not an aggregate); the
   // executor reports "more than one row returned by a subquery used as an expression" otherwise.
   bool enforce_single_row = false;
+  // Set by the ExactFilterSemiJoin rule on a semi / anti join with one integer key pair (plain columns): the
+  // build side is a bit vector over [min, max] (catalog statistics of the build key) instead of a hash table
+  // (relational_operators/exact_filter.h). from_inner_join: the join was an inner join whose build side
+  // contributed no columns and whose key the statistics call unique; execution then still repeats probe rows
+  // for build keys that turn out to occur more than once.
+  struct ExactFilterRange {
+    int64_t min = 0;
+    int64_t max = 0;
+    bool from_inner_join = false;
+  };
+  std::optional<ExactFilterRange> exact_filter;
+  // Set by the LipFilters rule: this join's hash build publishes Bloom filter `lip_filter_id` (-1: none), which
+  // a scan below lists in TableScan::lip_filters.
+  int lip_filter_id = -1;
 
   void RecomputeOutput() override;
   std::unique_ptr<LogicalOperator> Clone() const override;

@@ -18,6 +18,10 @@
 namespace tessera {
 
 struct DagEdge {
+  // consumer_input of a blocking edge that only orders the two operators (the consumer starts after the
+  // producer finished, e.g. a scan applying a filter the producer builds) and feeds the consumer nothing.
+  static constexpr int kOrderingOnly = -1;
+
   int producer = -1;
   int consumer = -1;
   int consumer_input = 0;  // the consumer's input index this edge feeds

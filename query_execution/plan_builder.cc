@@ -1,10 +1,16 @@
 #include "query_execution/plan_builder.h"
 
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "optimizer/cardinality_estimator.h"
+#include "optimizer/expression_analysis.h"
 #include "query_execution/memory_estimate.h"
 #include "relational_operators/aggregation_operator.h"
+#include "relational_operators/bloom_filter.h"
+#include "relational_operators/exact_filter_build_operator.h"
 #include "relational_operators/hash_join_operator.h"
 #include "relational_operators/select_operator.h"
 #include "relational_operators/sort_operator.h"
@@ -28,11 +34,31 @@ struct Stream {
   std::unique_ptr<BoundExpression> filter;
   double rows = 0;    // estimated rows of the logical subtree
   std::string table;  // the base table's name when producer == -1
+  // Runtime filters still to apply (LIP Bloom filters, exact semi / anti join filters): the consumer's scan
+  // applies them. Their keys are block columns of `input`, loaded as extra batch columns after the stream's
+  // own when the stream does not carry them (so projections may drop a key column).
+  struct PendingRuntimeFilter {
+    RuntimeFilterProbe probe;
+    std::vector<int> key_block_columns;
+    std::vector<Type> key_types;
+  };
+  std::vector<PendingRuntimeFilter> runtime_filters;
+  std::vector<int> filter_builders;  // operators building those filters: the consumer must start after them
+  std::vector<int> lip_filter_ids;   // LIP filters among them, whose builders may not exist yet
+
+  void MovePendingFiltersTo(Stream* other) {
+    other->runtime_filters = std::move(runtime_filters);
+    other->filter_builders = std::move(filter_builders);
+    other->lip_filter_ids = std::move(lip_filter_ids);
+  }
 
   // For EXPLAIN: what the consuming operator reads directly ("scan lineitem, filter"), "" for a plain relation.
   std::string ScanDetail() const {
     std::string detail = producer < 0 ? absl::StrCat("scan ", table) : "";
     if (filter != nullptr) absl::StrAppend(&detail, detail.empty() ? "" : ", ", "filter");
+    if (!runtime_filters.empty()) {
+      absl::StrAppend(&detail, detail.empty() ? "" : ", ", runtime_filters.size(), " runtime filters");
+    }
     return detail;
   }
 
@@ -41,6 +67,19 @@ struct Stream {
     spec.block_columns = block_columns;
     spec.types = types;
     spec.filter = std::move(filter);
+    for (PendingRuntimeFilter& pending : runtime_filters) {
+      for (size_t k = 0; k < pending.key_block_columns.size(); ++k) {
+        auto loaded = std::find(spec.block_columns.begin(), spec.block_columns.end(), pending.key_block_columns[k]);
+        if (loaded == spec.block_columns.end()) {
+          spec.block_columns.push_back(pending.key_block_columns[k]);
+          spec.types.push_back(pending.key_types[k]);
+          loaded = spec.block_columns.end() - 1;
+        }
+        pending.probe.key_columns.push_back(static_cast<int>(loaded - spec.block_columns.begin()));
+      }
+      spec.runtime_filters.push_back(std::move(pending.probe));
+    }
+    runtime_filters.clear();
     return spec;
   }
 };
@@ -63,6 +102,9 @@ class Builder {
     // The result must be a materialized relation without a pending filter, in output column order.
     TESSERA_ASSIGN_OR_RETURN(int result, Materialize(std::move(stream)));
     dag_->set_result_operator(result);
+    for (const auto& [id, slot] : lip_filters_) {
+      if (slot.builder < 0) return absl::InternalError(absl::StrCat("LIP filter #", id, " has no hash join building it"));
+    }
     dag_->set_memory_estimate(EstimateQueryMemory(*dag_));
     return std::move(dag_);
   }
@@ -208,6 +250,28 @@ class Builder {
 
   void Connect(const Stream& stream, int consumer, int input, bool pipelining) {
     if (stream.producer >= 0) dag_->AddEdge(stream.producer, consumer, input, pipelining);
+    for (int builder : stream.filter_builders) dag_->AddEdge(builder, consumer, DagEdge::kOrderingOnly, false);
+    for (int id : stream.lip_filter_ids) {
+      LipFilterSlot& slot = lip_filters_[id];
+      if (slot.builder >= 0) {
+        dag_->AddEdge(slot.builder, consumer, DagEdge::kOrderingOnly, false);
+      } else {
+        slot.waiting_readers.push_back(consumer);
+      }
+    }
+  }
+
+  // A LIP filter (logical plan ids: Join::lip_filter_id, TableScan::lip_filters): the scans that read it are
+  // planned before the join that builds it, so readers wait here until the builder exists.
+  struct LipFilterSlot {
+    std::shared_ptr<LipFilter> filter;
+    int builder = -1;
+    std::vector<int> waiting_readers;
+  };
+  LipFilterSlot& LipSlot(int id, const std::string& description) {
+    LipFilterSlot& slot = lip_filters_[id];
+    if (slot.filter == nullptr) slot.filter = std::make_shared<LipFilter>(description);
+    return slot;
   }
 
   absl::StatusOr<Stream> VisitTableScan(const lp::TableScan& scan) {
@@ -220,6 +284,16 @@ class Builder {
       stream.names.push_back(scan.table->columns[c].name);
     }
     if (scan.filter) stream.filter = scan.filter->Clone();
+    for (const lp::TableScan::LipFilterUse& use : scan.lip_filters) {
+      Stream::PendingRuntimeFilter pending;
+      pending.probe.filter = LipSlot(use.filter_id, use.build_keys).filter;
+      for (int column : use.key_columns) {
+        pending.key_block_columns.push_back(scan.columns[column]);
+        pending.key_types.push_back(scan.table->columns[scan.columns[column]].type);
+      }
+      stream.runtime_filters.push_back(std::move(pending));
+      stream.lip_filter_ids.push_back(use.filter_id);
+    }
     return stream;
   }
 
@@ -237,7 +311,7 @@ class Builder {
 
   // Makes `stream` a plain relation (no pending filter, columns in order) and returns its producer.
   absl::StatusOr<int> Materialize(Stream stream) {
-    bool plain = stream.producer >= 0 && stream.filter == nullptr;
+    bool plain = stream.producer >= 0 && stream.filter == nullptr && stream.runtime_filters.empty();
     for (size_t c = 0; plain && c < stream.block_columns.size(); ++c) plain = stream.block_columns[c] == static_cast<int>(c);
     if (plain && stream.block_columns.size() == dag_->op(stream.producer)->output()->schema().size()) {
       return stream.producer;
@@ -260,6 +334,7 @@ class Builder {
       narrowed.table = child.table;
       narrowed.rows = child.rows;
       narrowed.filter = std::move(child.filter);
+      child.MovePendingFiltersTo(&narrowed);
       // The filter refers to the child's columns: keep them all loaded, and select through block_columns below.
       if (narrowed.filter == nullptr) {
         for (const auto& e : project.expressions) {
@@ -270,6 +345,7 @@ class Builder {
         return narrowed;
       }
       child.filter = std::move(narrowed.filter);
+      narrowed.MovePendingFiltersTo(&child);
     }
     std::vector<std::unique_ptr<BoundExpression>> projections;
     for (const auto& e : project.expressions) projections.push_back(e->Clone());
@@ -293,6 +369,7 @@ class Builder {
     if (join.enforce_single_row) return absl::UnimplementedError("scalar subqueries without aggregation are not supported yet");
     TESSERA_ASSIGN_OR_RETURN(Stream left, Visit(*join.children[0]));
     TESSERA_ASSIGN_OR_RETURN(Stream right, Visit(*join.children[1]));
+    if (join.exact_filter.has_value()) return ExactFilterJoin(join, std::move(left), std::move(right));
     const size_t left_width = left.types.size();
     const size_t right_width = right.types.size();
 
@@ -321,6 +398,13 @@ class Builder {
     Estimate(build, build_rows, OperatorEstimate::Structure::kHashTable, EstimatedBytes(build_rows, kHashEntryBytes),
              /*retains_inputs=*/true);
     dag_->AddEdge(build_select, build, 0, /*pipelining=*/true);
+    if (join.lip_filter_id >= 0) {  // publish the LIP filter; scans planned earlier wait for this build
+      LipFilterSlot& slot = LipSlot(join.lip_filter_id, "");
+      table->PublishLipFilter(slot.filter);
+      slot.builder = build;
+      for (int reader : slot.waiting_readers) dag_->AddEdge(build, reader, DagEdge::kOrderingOnly, false);
+      slot.waiting_readers.clear();
+    }
 
     HashJoinSpec spec;
     spec.type = type;
@@ -343,12 +427,45 @@ class Builder {
     if (join.residual) spec.residual = join.residual->Clone();
     std::string detail = JoinDetails({lp::JoinTypeName(join.join_type), left.ScanDetail()});
     ScanSpec scan = left.TakeScanSpec();
+    if (const int hidden = static_cast<int>(scan.types.size() - left_width); hidden > 0 && spec.residual) {
+      // Runtime-filter keys loaded after the left columns shift the build columns of the pair layout.
+      optimizer::RemapColumns(spec.residual.get(), [&](int c) { return c >= static_cast<int>(left_width) ? c + hidden : c; });
+    }
     auto probe = std::make_unique<HashJoinProbeOperator>(left.input, std::move(scan), table, std::move(spec), pool_);
     int probe_index = dag_->AddOperator(std::move(probe), std::move(detail));
     Estimate(probe_index, estimator_.EstimateRows(join));
+    std::erase(left.lip_filter_ids, join.lip_filter_id);  // the probe waits for its own build anyway
     Connect(left, probe_index, 0, /*pipelining=*/true);
     dag_->AddEdge(build, probe_index, 1, /*pipelining=*/false);
     return FromOperator(probe_index, names);
+  }
+
+  // A semi / anti join with an exact filter (Join::exact_filter): an ExactFilterBuild operator sets the bits from
+  // the build side, and the join becomes a runtime filter of the probe-side stream (no hash table, no probe
+  // operator): whatever consumes the stream applies it in its scan, after the build has finished.
+  absl::StatusOr<Stream> ExactFilterJoin(const lp::Join& join, Stream left, Stream right) {
+    const lp::Join::ExactFilterRange& range = *join.exact_filter;
+    const BoundExpression& left_key = *join.left_keys[0];
+    const BoundExpression& right_key = *join.right_keys[0];
+    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExactFilter> created,
+                             ExactFilter::Create(right_key.result_type, range.min, range.max, range.from_inner_join, pool_));
+    std::shared_ptr<ExactFilter> filter = std::move(created);
+    std::string detail = JoinDetails({absl::StrCat("exact filter [", range.min, ", ", range.max, "]"), right.ScanDetail()});
+    const double build_rows = right.rows;
+    ScanSpec scan = right.TakeScanSpec();
+    int build = dag_->AddOperator(
+        std::make_unique<ExactFilterBuildOperator>(right.input, std::move(scan), right_key.column_index, filter),
+        std::move(detail));
+    Estimate(build, build_rows, OperatorEstimate::Structure::kNone, static_cast<int64_t>(filter->size_bytes()));
+    Connect(right, build, 0, /*pipelining=*/true);
+    Stream::PendingRuntimeFilter pending;
+    pending.probe.filter = std::move(filter);
+    pending.probe.member = join.join_type == lp::JoinType::kSemi;
+    pending.key_block_columns.push_back(left.block_columns[left_key.column_index]);
+    pending.key_types.push_back(left.types[left_key.column_index]);
+    left.runtime_filters.push_back(std::move(pending));
+    left.filter_builders.push_back(build);
+    return left;
   }
 
   absl::StatusOr<Stream> VisitAggregate(const lp::Aggregate& aggregate) {
@@ -442,6 +559,7 @@ class Builder {
   StorageManager* storage_;
   BufferPool* pool_;
   std::unique_ptr<ExecutionDag> dag_;
+  absl::flat_hash_map<int, LipFilterSlot> lip_filters_;
   optimizer::CardinalityEstimator estimator_;
 };
 

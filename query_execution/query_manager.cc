@@ -85,6 +85,7 @@ void QueryManager::FeedNewBlocks(int producer, bool producer_finished) {
   for (int e : runtime.out_edges) {
     const DagEdge& edge = dag_->edges()[e];
     if (!edge.pipelining && !producer_finished) continue;
+    if (edge.consumer_input == DagEdge::kOrderingOnly) continue;
     const uint32_t first = edge.pipelining ? runtime.fed_blocks_pipelined : 0;
     RelationalOperator* consumer = dag_->op(edge.consumer);
     for (uint32_t b = first; b < available; ++b) consumer->FeedInputBlock(edge.consumer_input, b);

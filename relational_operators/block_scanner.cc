@@ -1,5 +1,10 @@
 #include "relational_operators/block_scanner.h"
 
+#include <algorithm>
+#include <numeric>
+
+#include "relational_operators/key_hashing.h"
+
 namespace tessera {
 namespace {
 
@@ -35,9 +40,39 @@ void ScanSpec::Prepare() {
   if (filter != nullptr) CollectRangeTerms(*filter, &range_terms);
 }
 
-BlockScanner::BlockScanner(const ScanSpec& spec) : spec_(spec), has_filter_(spec.filter != nullptr) {
-  if (has_filter_) filter_ = std::make_unique<ExpressionEvaluator>(*spec.filter);
+BlockScanner::BlockScanner(const ScanSpec& spec)
+    : spec_(spec), has_filter_(spec.filter != nullptr || !spec.runtime_filters.empty()) {
+  if (spec.filter != nullptr) filter_ = std::make_unique<ExpressionEvaluator>(*spec.filter);
   selection_.rows.resize(kVectorSize);
+  const size_t filters = spec.runtime_filters.size();
+  if (filters == 0) return;
+  scratch_.rows.resize(kVectorSize);
+  rows_in_.assign(filters, 0);
+  rows_out_.assign(filters, 0);
+  // The observed pass rate of each filter so far; filters not yet measured count as passing half their rows.
+  std::vector<double> pass_rate(filters);
+  for (size_t f = 0; f < filters; ++f) {
+    const RuntimeFilterCounters& counters = *spec.runtime_filters[f].counters;
+    const int64_t in = counters.rows_in.load(std::memory_order_relaxed);
+    pass_rate[f] = in > 0 ? static_cast<double>(counters.rows_out.load(std::memory_order_relaxed)) / in : 0.5;
+    if (spec.runtime_filters[f].filter->expands_rows()) expanding_filters_.push_back(static_cast<int>(f));
+  }
+  filter_order_.resize(filters);
+  std::iota(filter_order_.begin(), filter_order_.end(), 0);
+  std::stable_sort(filter_order_.begin(), filter_order_.end(),
+                   [&](int a, int b) { return pass_rate[a] < pass_rate[b]; });
+  size_t max_keys = 0;
+  for (const RuntimeFilterProbe& probe : spec.runtime_filters) max_keys = std::max(max_keys, probe.key_columns.size());
+  keys_.reserve(max_keys);
+}
+
+BlockScanner::~BlockScanner() {
+  for (size_t f = 0; f < rows_in_.size(); ++f) {
+    if (rows_in_[f] == 0) continue;
+    RuntimeFilterCounters& counters = *spec_.runtime_filters[f].counters;
+    counters.rows_in.fetch_add(rows_in_[f], std::memory_order_relaxed);
+    counters.rows_out.fetch_add(rows_out_[f], std::memory_order_relaxed);
+  }
 }
 
 bool BlockScanner::CanSkip(const BlockView& block) const {
@@ -74,15 +109,79 @@ bool BlockScanner::CanSkip(const BlockView& block) const {
 }
 
 absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
+  if (expanding_ && NextExpandedChunk()) return true;
   const uint32_t rows = block.row_count();
   if (next_row_ >= rows) return false;
   const uint32_t count = std::min(kVectorSize, rows - next_row_);
   LoadBatchFromBlock(block, spec_.types, spec_.block_columns, next_row_, count, &batch_);
   next_row_ += count;
-  if (has_filter_) {
+  if (filter_ != nullptr) {
     absl::Status status = filter_->Filter(batch_, nullptr, &selection_);
     if (!status.ok()) return status;
   }
+  if (!filter_order_.empty()) ApplyRuntimeFilters();
+  if (!expanding_filters_.empty()) {
+    StartExpansion();
+    if (expanding_ && NextExpandedChunk()) return true;
+  }
+  return true;
+}
+
+void BlockScanner::ApplyRuntimeFilters() {
+  const SelectionVector* in = filter_ != nullptr ? &selection_ : nullptr;
+  uint32_t count = in != nullptr ? in->count : batch_.size;
+  for (int f : filter_order_) {
+    if (count == 0) break;
+    const RuntimeFilterProbe& probe = spec_.runtime_filters[f];
+    keys_.clear();
+    for (int column : probe.key_columns) keys_.push_back(&batch_.columns[column]);
+    if (probe.member) {
+      probe.filter->KeepMembers(keys_, in, batch_.size, &scratch_);
+    } else {
+      probe.filter->KeepNonMembers(keys_, in, batch_.size, &scratch_);
+    }
+    rows_in_[f] += count;
+    rows_out_[f] += scratch_.count;
+    std::swap(selection_, scratch_);
+    in = &selection_;
+    count = selection_.count;
+  }
+}
+
+void BlockScanner::StartExpansion() {
+  expansion_rows_.clear();
+  expansion_next_ = 0;
+  bool repeated = false;
+  for (uint32_t s = 0; s < selection_.count; ++s) {
+    const uint32_t row = selection_.rows[s];
+    uint32_t multiplicity = 1;
+    for (int f : expanding_filters_) {
+      const RuntimeFilterProbe& probe = spec_.runtime_filters[f];
+      keys_.clear();
+      for (int column : probe.key_columns) keys_.push_back(&batch_.columns[column]);
+      multiplicity *= probe.filter->Multiplicity(keys_, row);
+    }
+    repeated |= multiplicity > 1;
+    expansion_rows_.insert(expansion_rows_.end(), multiplicity, row);
+  }
+  expanding_ = repeated;
+}
+
+bool BlockScanner::NextExpandedChunk() {
+  if (expansion_next_ >= expansion_rows_.size()) {
+    expanding_ = false;
+    return false;
+  }
+  const uint32_t count =
+      static_cast<uint32_t>(std::min<size_t>(kVectorSize, expansion_rows_.size() - expansion_next_));
+  expanded_.columns.resize(batch_.columns.size());
+  for (size_t c = 0; c < batch_.columns.size(); ++c) {
+    expanded_.columns[c].set_type(batch_.columns[c].type());
+    expanded_.columns[c].ResetOwned(count);
+    GatherVectorValues(batch_.columns[c], expansion_rows_.data() + expansion_next_, count, &expanded_.columns[c]);
+  }
+  expanded_.size = count;
+  expansion_next_ += count;
   return true;
 }
 

@@ -1,6 +1,12 @@
 #pragma once
 // The front end shared by operators that read blocks: loads a block's needed columns a vector at a time, skips
-// whole blocks whose zone maps rule out the filter, and applies the filter. One scanner per work order.
+// whole blocks whose zone maps rule out the filter, and applies the filter and the runtime filters (LIP Bloom
+// filters, exact semi / anti join filters: runtime_filter.h). One scanner per work order.
+//
+// Runtime filters run after the filter, in the order of the pass rates that earlier work orders of the same
+// scan observed (most selective first; each scanner publishes its counts when it is destroyed, so the order
+// adapts block by block). When a filter expands rows (ExactFilter::Multiplicity > 1), the scanner hands out
+// batches of gathered rows in which each row appears as often as its multiplicity says.
 
 #include <memory>
 #include <vector>
@@ -9,6 +15,7 @@
 #include "expressions/batch.h"
 #include "expressions/bound_expression.h"
 #include "expressions/expression_evaluator.h"
+#include "relational_operators/runtime_filter.h"
 #include "storage/block_layout.h"
 
 namespace tessera {
@@ -19,6 +26,9 @@ struct ScanSpec {
   std::vector<int> block_columns;
   std::vector<Type> types;
   std::unique_ptr<BoundExpression> filter;
+  // Applied after `filter`; their key columns are batch columns. The filters must be complete before any work
+  // order using this spec runs.
+  std::vector<RuntimeFilterProbe> runtime_filters;
 
   // Conjuncts of `filter` of the form column <op> constant, for zone-map skipping. Filled by Prepare().
   struct RangeTerm {
@@ -33,6 +43,9 @@ struct ScanSpec {
 class BlockScanner {
  public:
   explicit BlockScanner(const ScanSpec& spec);
+  ~BlockScanner();
+  BlockScanner(const BlockScanner&) = delete;
+  BlockScanner& operator=(const BlockScanner&) = delete;
 
   // True if the block's zone maps prove that no row passes the filter.
   bool CanSkip(const BlockView& block) const;
@@ -40,19 +53,44 @@ class BlockScanner {
   // Iterates over the block a vector at a time. Returns false when the block is exhausted. On true, `batch()`
   // holds the next vector of rows and `selection()` the rows passing the filter (null: all rows pass).
   absl::StatusOr<bool> Next(const BlockView& block);
-  void Reset() { next_row_ = 0; }
+  void Reset() {
+    next_row_ = 0;
+    expanding_ = false;
+  }
 
-  const Batch& batch() const { return batch_; }
-  const SelectionVector* selection() const { return has_filter_ ? &selection_ : nullptr; }
-  uint32_t selected_count() const { return has_filter_ ? selection_.count : batch_.size; }
+  const Batch& batch() const { return expanding_ ? expanded_ : batch_; }
+  const SelectionVector* selection() const { return has_filter_ && !expanding_ ? &selection_ : nullptr; }
+  uint32_t selected_count() const {
+    return expanding_ ? expanded_.size : has_filter_ ? selection_.count : batch_.size;
+  }
 
  private:
+  void ApplyRuntimeFilters();
+  // Starts handing out the selected rows of batch_ repeated by their multiplicities, if any is above 1.
+  void StartExpansion();
+  // Fills expanded_ with the next up to kVectorSize rows of the expansion; false when it is exhausted.
+  bool NextExpandedChunk();
+
   const ScanSpec& spec_;
   bool has_filter_;
   std::unique_ptr<ExpressionEvaluator> filter_;
   Batch batch_;
   SelectionVector selection_;
+  SelectionVector scratch_;
   uint32_t next_row_ = 0;
+
+  // Runtime filters: application order, per-filter rows in / out of this work order, key column pointers.
+  std::vector<int> filter_order_;
+  std::vector<int64_t> rows_in_;
+  std::vector<int64_t> rows_out_;
+  std::vector<const ColumnVector*> keys_;
+  std::vector<int> expanding_filters_;  // filters whose kept rows may repeat
+
+  // Expansion state: source rows of batch_ (each repeated), the next one to emit, and the gathered batch.
+  bool expanding_ = false;
+  std::vector<uint32_t> expansion_rows_;
+  size_t expansion_next_ = 0;
+  Batch expanded_;
 };
 
 }  // namespace tessera

@@ -70,6 +70,10 @@ absl::Status JoinHashTable::Finalize() {
     head = e;
   }
   for (uint32_t b = 0; b < build_->block_count(); ++b) blocks_.push_back(build_->block(b));
+  if (lip_filter_ != nullptr) {
+    TESSERA_RETURN_IF_ERROR(lip_filter_->Build(static_cast<int64_t>(entries_.size()), pool_));
+    for (const Entry& entry : entries_) lip_filter_->Insert(entry.hash);
+  }
   return absl::OkStatus();
 }
 

@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "expressions/batch.h"
+#include "relational_operators/bloom_filter.h"
 #include "relational_operators/temporary_relation.h"
 #include "storage/buffer_pool.h"
 
@@ -29,8 +30,12 @@ class JoinHashTable {
 
   // Indexes the rows of build block `block`. Thread-safe.
   absl::Status AddBlock(uint32_t block);
-  // Links all entries; call once after every AddBlock finished.
+  // Links all entries; call once after every AddBlock finished. Also fills the LIP filter, if one was given.
   absl::Status Finalize();
+
+  // Finalize also inserts every indexed key's hash into `filter` (sized for the indexed rows), so that scans
+  // on the probe side can drop rows that cannot match (bloom_filter.h). Call before building.
+  void PublishLipFilter(std::shared_ptr<LipFilter> filter) { lip_filter_ = std::move(filter); }
 
   static constexpr uint32_t kEnd = UINT32_MAX;
   // The first entry whose hash equals `hash`'s bucket, then Next() along the chain (kEnd at the end). Callers
@@ -67,6 +72,7 @@ class JoinHashTable {
   std::vector<Entry> entries_;
   std::vector<uint32_t> heads_;
   std::vector<BlockView> blocks_;
+  std::shared_ptr<LipFilter> lip_filter_;
   uint64_t mask_ = 0;
   size_t reserved_bytes_ = 0;
 };

@@ -2,7 +2,9 @@
 
 #include "common/clock.h"
 #include "optimizer/rules/column_pruning.h"
+#include "optimizer/rules/exact_filter_semi_join.h"
 #include "optimizer/rules/join_ordering.h"
+#include "optimizer/rules/lip_filters.h"
 #include "optimizer/rules/predicate_push_down.h"
 
 namespace tessera::optimizer {
@@ -13,6 +15,8 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
     list->push_back(std::make_unique<PredicatePushDown>());
     list->push_back(std::make_unique<JoinOrdering>());
     list->push_back(std::make_unique<ColumnPruning>());
+    list->push_back(std::make_unique<ExactFilterSemiJoin>());
+    list->push_back(std::make_unique<LipFilters>());
     return list;
   }();
   return *rules;

@@ -144,8 +144,10 @@ TEST_F(BenchmarkPlansTest, TpchRulesPushPredicatesAndOrderJoins) {
   EXPECT_THAT(optimized_["q01"],
               HasSubstr("TableScan lineitem [l_quantity, l_extendedprice, l_discount, l_tax, l_returnflag, "
                         "l_linestatus, l_shipdate] filter=(l_shipdate <= DATE '1998-09-02')"));
-  // Q3: the smallest input joins first: customer is the build side of orders.
-  EXPECT_THAT(optimized_["q03"], HasSubstr("Join INNER keys=[o_custkey = c_custkey]"));
+  // Q3: the smallest input joins first: customer is the build side of orders (an exact-filter semi join: it
+  // contributes no column and c_custkey is dense).
+  EXPECT_THAT(optimized_["q03"],
+              HasSubstr("Join SEMI exact filter [1, 150000] (from inner join) keys=[o_custkey = c_custkey]"));
   EXPECT_THAT(optimized_["q03"],
               HasSubstr("Join INNER keys=[l_orderkey = o_orderkey]\n            TableScan lineitem"));
   // Q7: partial push-down of the OR over n1 and n2 into each nation scan; the full OR stays on the join.
@@ -178,9 +180,21 @@ TEST_F(BenchmarkPlansTest, SsbStarJoinsProbeTheFactTable) {
   BindAll("ssb");
   for (const auto& [query, plan] : optimized_) {
     EXPECT_THAT(plan, Not(HasSubstr("Join CROSS"))) << query;
-    EXPECT_EQ(Count(plan, "Join INNER keys="), Count(bound_[query], "TableScan") - 1) << query << "\n"
-                                                                                      << plan;
+    // Every dimension is joined by key: a hash join, or an exact-filter semi join for a dense dimension key
+    // that contributes no column.
+    EXPECT_EQ(Count(plan, "Join INNER keys=") + Count(plan, "Join SEMI exact filter"),
+              Count(bound_[query], "TableScan") - 1)
+        << query << "\n"
+        << plan;
   }
+  // Q4.1: part and supplier contribute no column: exact-filter semi joins right on the lineorder scan, which
+  // also applies the LIP Bloom filters of the customer and date hash joins.
+  EXPECT_THAT(optimized_["q4.1"], HasSubstr("Join SEMI exact filter [1, 200000] (from inner join) keys=[lo_partkey = p_partkey]"));
+  EXPECT_THAT(optimized_["q4.1"], HasSubstr("Join SEMI exact filter [1, 2000] (from inner join) keys=[lo_suppkey = s_suppkey]"));
+  EXPECT_THAT(optimized_["q4.1"], ContainsRegex("TableScan lineorder [^\n]* LIP filters: \\[lo_orderdate IN "
+                                                "bloom\\(d_datekey\\), lo_custkey IN bloom\\(c_custkey\\)\\]"));
+  // d_datekey (yyyymmdd) is not dense: date stays a hash join.
+  for (const auto& [query, plan] : optimized_) EXPECT_THAT(plan, Not(ContainsRegex("exact filter[^\n]*d_datekey"))) << query;
   // Q4.1: lineorder is probed by every dimension (it is the first scan, at the bottom left).
   const std::string& q41 = optimized_["q4.1"];
   EXPECT_LT(q41.find("TableScan lineorder"), q41.find("TableScan supplier"));

@@ -53,7 +53,8 @@ testing::TestCatalog* RulesTest::catalog_ = nullptr;
 TEST_F(RulesTest, RuleListOrder) {
   std::vector<std::string> names;
   for (const auto& rule : RuleList()) names.push_back(rule->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "JoinOrdering", "ColumnPruning"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "JoinOrdering", "ColumnPruning",
+                                             "ExactFilterSemiJoin", "LipFilters"}));
 }
 
 TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {

@@ -1,0 +1,29 @@
+#pragma once
+// LIP filters (Quickstep D§2.5.3, lookahead information passing). When several joins probe with rows that
+// come from one table scan (a star join: SSB's lineorder against date, part, supplier, customer), each of
+// those hash joins publishes a Bloom filter over its build keys (Join::lip_filter_id) and the scan applies all
+// of them (TableScan::lip_filters) before the first hash probe, so a row that some join would drop later is
+// dropped at once. Execution orders the filters adaptively by their observed pass rates.
+//
+// A join publishes a filter when it is an inner or semi join with equality keys (no exact filter: that one is
+// applied at the scan anyway), and each of its probe keys is a column that passes unchanged from the scan
+// (through the left inputs of joins, filters, sorts, limits and column projections). Dropping a scan row
+// whose key is not among the build keys is safe whatever lies between: every row derived from it carries
+// the key and fails the join. Filters are placed only on scans that at least kMinJoinsPerScan joins probe with
+// (counting exact-filter joins), so a lone join keeps its plain hash probe.
+//
+// Runs after ExactFilterSemiJoin.
+
+#include "optimizer/rules/rule.h"
+
+namespace tessera::optimizer {
+
+class LipFilters final : public Rule {
+ public:
+  static constexpr int kMinJoinsPerScan = 2;
+
+  std::string name() const override { return "LipFilters"; }
+  LogicalOperatorPtr Apply(LogicalOperatorPtr plan) const override;
+};
+
+}  // namespace tessera::optimizer

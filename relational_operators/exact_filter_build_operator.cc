@@ -1,0 +1,61 @@
+#include "relational_operators/exact_filter_build_operator.h"
+
+#include "common/status_macros.h"
+
+namespace tessera {
+
+class ExactFilterBuildOperator::InsertWorkOrder : public WorkOrder {
+ public:
+  InsertWorkOrder(ExactFilterBuildOperator* op, uint32_t block_index, int node)
+      : WorkOrder(op->index(), node), op_(op), block_index_(block_index) {}
+
+  absl::Status Execute(const WorkOrderContext&) override {
+    TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_index_));
+    rows_in_ = block.view.row_count();
+    BlockScanner scanner(op_->scan_);
+    if (scanner.CanSkip(block.view)) return absl::OkStatus();
+    while (true) {
+      TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
+      if (!more) break;
+      if (scanner.selected_count() == 0) continue;
+      TESSERA_RETURN_IF_ERROR(op_->filter_->InsertKeys(scanner.batch().columns[op_->key_column_],
+                                                       scanner.selection(), scanner.batch().size));
+      rows_out_ += scanner.selected_count();
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ExactFilterBuildOperator* op_;
+  uint32_t block_index_;
+};
+
+ExactFilterBuildOperator::ExactFilterBuildOperator(BlockInput input, ScanSpec scan, int key_column,
+                                                   std::shared_ptr<ExactFilter> filter)
+    : RelationalOperator("ExactFilterBuild"), input_(std::move(input)), scan_(std::move(scan)),
+      key_column_(key_column), filter_(std::move(filter)) {
+  scan_.Prepare();
+}
+
+int64_t ExactFilterBuildOperator::EstimatedWorkOrders() const {
+  return input_.is_table() ? static_cast<int64_t>(input_.table_block_count()) : -1;
+}
+
+bool ExactFilterBuildOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
+  if (input_.is_table()) {
+    if (!table_blocks_issued_) {
+      for (size_t i = 0; i < input_.table_block_count(); ++i) {
+        out->push_back(std::make_unique<InsertWorkOrder>(this, static_cast<uint32_t>(i), input_.HomeNode(i)));
+      }
+      table_blocks_issued_ = true;
+    }
+    return true;
+  }
+  while (!pending_.empty()) {
+    out->push_back(std::make_unique<InsertWorkOrder>(this, pending_.front(), -1));
+    pending_.pop_front();
+  }
+  return input_done_;
+}
+
+}  // namespace tessera

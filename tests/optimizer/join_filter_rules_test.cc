@@ -1,0 +1,146 @@
+// The ExactFilterSemiJoin and LipFilters rules (optimizer/rules/): when joins get exact filters (dense unique
+// keys from statistics, build side not read), where the exact-filter joins end up, which scans get LIP
+// filters, and that nothing changes without statistics.
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "optimizer/plan_validation.h"
+#include "tests/optimizer/optimizer_catalog_for_test.h"
+
+namespace tessera::optimizer {
+namespace {
+
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class JoinFilterRulesTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    tpch_ = new testing::TestCatalog("tpch", /*statistics=*/true);
+    ssb_ = new testing::TestCatalog("ssb", /*statistics=*/true);
+    ssb_without_statistics_ = new testing::TestCatalog("ssb", /*statistics=*/false);
+  }
+  static void TearDownTestSuite() {
+    delete tpch_;
+    delete ssb_;
+    delete ssb_without_statistics_;
+  }
+
+  // The optimized plan's EXPLAIN text; the plan must validate.
+  static std::string Optimized(testing::TestCatalog* catalog, const std::string& sql) {
+    auto plan = testing::Plan(catalog->catalog(), sql, /*optimize=*/true);
+    EXPECT_TRUE(plan.ok()) << plan.status().message();
+    if (!plan.ok()) return "";
+    absl::Status valid = ValidatePlan(**plan);
+    EXPECT_TRUE(valid.ok()) << valid.message() << "\n" << (*plan)->ToString();
+    return (*plan)->ToString();
+  }
+
+  static testing::TestCatalog* tpch_;
+  static testing::TestCatalog* ssb_;
+  static testing::TestCatalog* ssb_without_statistics_;
+};
+
+testing::TestCatalog* JoinFilterRulesTest::tpch_ = nullptr;
+testing::TestCatalog* JoinFilterRulesTest::ssb_ = nullptr;
+testing::TestCatalog* JoinFilterRulesTest::ssb_without_statistics_ = nullptr;
+
+TEST_F(JoinFilterRulesTest, InnerJoinOnADenseUniqueKeyWhoseBuildSideIsNotReadBecomesASemiJoin) {
+  const std::string plan = Optimized(ssb_, "SELECT sum(lo_revenue) FROM lineorder, part WHERE lo_partkey = p_partkey "
+                                           "AND p_mfgr = 'MFGR#1'");
+  EXPECT_THAT(plan, HasSubstr("Join SEMI exact filter [1, 200000] (from inner join) keys=[lo_partkey = p_partkey]"));
+  EXPECT_THAT(plan, Not(HasSubstr("Join INNER")));
+  // The build columns are gone again (ColumnPruning after the rewrite): no NULL placeholders are left.
+  EXPECT_THAT(plan, Not(HasSubstr("NULL")));
+}
+
+TEST_F(JoinFilterRulesTest, BuildSideReadAboveTheJoinKeepsTheHashJoin) {
+  const std::string plan = Optimized(ssb_, "SELECT p_brand1, sum(lo_revenue) FROM lineorder, part "
+                                           "WHERE lo_partkey = p_partkey GROUP BY p_brand1");
+  EXPECT_THAT(plan, HasSubstr("Join INNER keys=[lo_partkey = p_partkey]"));
+  EXPECT_THAT(plan, Not(HasSubstr("exact filter")));
+}
+
+TEST_F(JoinFilterRulesTest, SparseKeysKeepTheHashJoin) {
+  // d_datekey runs from 19920101 to 19981230 over 2,556 rows.
+  const std::string plan = Optimized(ssb_, "SELECT sum(lo_revenue) FROM lineorder, date WHERE lo_orderdate = "
+                                           "d_datekey AND d_year = 1993");
+  EXPECT_THAT(plan, HasSubstr("Join INNER keys=[lo_orderdate = d_datekey]"));
+  EXPECT_THAT(plan, Not(HasSubstr("exact filter")));
+}
+
+TEST_F(JoinFilterRulesTest, KeysThatAreNotUniqueKeepTheInnerJoin) {
+  // The filtered lineitem is the smaller input, so it is the build side; l_orderkey has 1.5M distinct values
+  // over 6M rows: an inner join on it repeats orders rows, a semi join would not.
+  const std::string plan = Optimized(tpch_, "SELECT count(*) FROM orders, lineitem WHERE o_orderkey = l_orderkey "
+                                            "AND l_shipdate = DATE '1995-01-01'");
+  EXPECT_THAT(plan, HasSubstr("Join INNER keys=[o_orderkey = l_orderkey]"));
+  EXPECT_THAT(plan, Not(HasSubstr("exact filter")));
+  // The other way round o_orderkey is unique: the join becomes a semi join; count(*) keeps the probe key.
+  const std::string semi = Optimized(tpch_, "SELECT count(*) FROM orders, lineitem WHERE o_orderkey = l_orderkey "
+                                            "AND o_orderdate = DATE '1995-01-01'");
+  EXPECT_THAT(semi, HasSubstr("Join SEMI exact filter [1, 6000000] (from inner join) keys=[l_orderkey = o_orderkey]"));
+  EXPECT_THAT(semi, Not(HasSubstr("NULL")));
+}
+
+TEST_F(JoinFilterRulesTest, SemiAndAntiJoinsNeedNoUniqueKey) {
+  const std::string semi = Optimized(tpch_,
+                                     "SELECT count(*) FROM orders WHERE EXISTS (SELECT * FROM lineitem WHERE "
+                                     "l_orderkey = o_orderkey AND l_commitdate < l_receiptdate)");
+  EXPECT_THAT(semi, HasSubstr("Join SEMI exact filter [1, 6000000] keys=[o_orderkey = l_orderkey]"));
+  const std::string anti = Optimized(tpch_,
+                                     "SELECT count(*) FROM customer WHERE NOT EXISTS (SELECT * FROM orders WHERE "
+                                     "o_custkey = c_custkey)");
+  EXPECT_THAT(anti, HasSubstr("Join ANTI exact filter [1, 149999] keys=[c_custkey = o_custkey]"));
+}
+
+TEST_F(JoinFilterRulesTest, ResidualsAndCompositeKeysKeepTheHashJoin) {
+  const std::string plan =
+      Optimized(tpch_, "SELECT count(*) FROM orders WHERE EXISTS (SELECT * FROM lineitem WHERE l_orderkey = "
+                       "o_orderkey AND l_suppkey <> o_custkey)");
+  EXPECT_THAT(plan, Not(HasSubstr("exact filter")));
+}
+
+TEST_F(JoinFilterRulesTest, ExactFilterJoinsMoveDownOntoTheScanTheyFilter) {
+  const std::string plan = Optimized(ssb_, "SELECT d_year, sum(lo_revenue) FROM lineorder, date, supplier "
+                                           "WHERE lo_orderdate = d_datekey AND lo_suppkey = s_suppkey AND "
+                                           "s_region = 'ASIA' GROUP BY d_year");
+  EXPECT_THAT(plan, ContainsRegex("Join SEMI exact filter [^\n]*keys=\\[lo_suppkey = s_suppkey\\]\n *TableScan lineorder"));
+}
+
+TEST_F(JoinFilterRulesTest, WithoutStatisticsNoJoinGetsAnExactFilter) {
+  const std::string plan =
+      Optimized(ssb_without_statistics_,
+                "SELECT d_year, c_nation, sum(lo_revenue - lo_supplycost) AS profit FROM date, customer, supplier, "
+                "part, lineorder WHERE lo_custkey = c_custkey AND lo_suppkey = s_suppkey AND lo_partkey = p_partkey "
+                "AND lo_orderdate = d_datekey AND c_region = 'AMERICA' AND s_region = 'AMERICA' AND (p_mfgr = "
+                "'MFGR#1' OR p_mfgr = 'MFGR#2') GROUP BY d_year, c_nation ORDER BY d_year, c_nation");
+  EXPECT_THAT(plan, HasSubstr("Join INNER keys=[p_partkey = lo_partkey]"));
+  EXPECT_THAT(plan, Not(HasSubstr("exact filter")));
+}
+
+TEST_F(JoinFilterRulesTest, ScansProbedByTwoJoinsOrMoreGetLipFilters) {
+  const std::string star = Optimized(ssb_, "SELECT d_year, p_brand1, sum(lo_revenue) FROM lineorder, date, part "
+                                           "WHERE lo_orderdate = d_datekey AND lo_partkey = p_partkey AND "
+                                           "p_category = 'MFGR#12' GROUP BY d_year, p_brand1");
+  EXPECT_THAT(star, ContainsRegex("TableScan lineorder [^\n]*LIP filters: \\[lo_[a-z]+ IN bloom\\([dp]_[a-z]+\\), "
+                                  "lo_[a-z]+ IN bloom\\([dp]_[a-z]+\\)\\]"));
+  EXPECT_EQ(star.find("publishes LIP filter #0") == std::string::npos, false);
+  EXPECT_THAT(star, HasSubstr("publishes LIP filter #1"));
+
+  const std::string single = Optimized(ssb_, "SELECT d_year, sum(lo_revenue) FROM lineorder, date WHERE "
+                                             "lo_orderdate = d_datekey GROUP BY d_year");
+  EXPECT_THAT(single, Not(HasSubstr("LIP")));
+}
+
+TEST_F(JoinFilterRulesTest, OuterAndAntiJoinsPublishNoLipFilter) {
+  const std::string plan = Optimized(ssb_, "SELECT count(*) FROM lineorder LEFT JOIN date ON lo_orderdate = "
+                                           "d_datekey LEFT JOIN customer ON lo_custkey = c_custkey");
+  EXPECT_THAT(plan, Not(HasSubstr("LIP")));
+}
+
+}  // namespace
+}  // namespace tessera::optimizer

@@ -1,0 +1,192 @@
+// The run-time join filters of relational_operators/: the blocked Bloom filter (no false negatives, bounded
+// false-positive rate, memory from the buffer pool), LipFilter and ExactFilter probing of column vectors
+// (NULLs, selections, ranges), duplicate counting of the exact filter, and a BlockScanner applying them.
+
+#include <optional>
+#include <random>
+#include <thread>
+#include <unordered_set>
+
+#include "common/hash.h"
+#include "gtest/gtest.h"
+#include "relational_operators/block_scanner.h"
+#include "relational_operators/bloom_filter.h"
+#include "relational_operators/exact_filter.h"
+#include "relational_operators/key_hashing.h"
+
+namespace tessera {
+namespace {
+
+// An owned INTEGER vector; nullopt entries are NULL.
+ColumnVector IntegerVector(const std::vector<std::optional<int32_t>>& values) {
+  ColumnVector vector(Type::Integer());
+  vector.ResetOwned(static_cast<uint32_t>(values.size()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].has_value()) {
+      vector.mutable_values<int32_t>()[i] = *values[i];
+    } else {
+      vector.SetNull(static_cast<uint32_t>(i));
+    }
+  }
+  return vector;
+}
+
+SelectionVector EmptySelection() {
+  SelectionVector selection;
+  selection.rows.resize(kVectorSize);
+  return selection;
+}
+
+std::vector<uint32_t> Rows(const SelectionVector& selection) {
+  return std::vector<uint32_t>(selection.rows.begin(), selection.rows.begin() + selection.count);
+}
+
+TEST(BlockedBloomFilterTest, NoFalseNegativesAndFewFalsePositives) {
+  BufferPool pool(64 << 20, nullptr);
+  constexpr int64_t kKeys = 100000;
+  auto bloom = BlockedBloomFilter::Create(kKeys, &pool);
+  ASSERT_TRUE(bloom.ok()) << bloom.status();
+  EXPECT_GE(pool.Usage().by_kind[static_cast<int>(MemoryKind::kBlob)], (*bloom)->size_bytes());
+  EXPECT_GE((*bloom)->size_bytes() * 8, static_cast<size_t>(kKeys * BlockedBloomFilter::kBitsPerKey));
+  for (int64_t key = 0; key < kKeys; ++key) (*bloom)->Insert(HashInt64(static_cast<uint64_t>(key * 7)));
+  for (int64_t key = 0; key < kKeys; ++key) {
+    ASSERT_TRUE((*bloom)->MayContain(HashInt64(static_cast<uint64_t>(key * 7)))) << key;
+  }
+  int64_t false_positives = 0;
+  constexpr int64_t kProbes = 200000;
+  for (int64_t i = 0; i < kProbes; ++i) {
+    false_positives += (*bloom)->MayContain(HashInt64(static_cast<uint64_t>(kKeys * 7 + i * 7 + 3)));
+  }
+  const double rate = static_cast<double>(false_positives) / kProbes;
+  EXPECT_LT(rate, 0.05) << "false-positive rate at " << BlockedBloomFilter::kBitsPerKey << " bits per key";
+  bloom->reset();
+  EXPECT_EQ(pool.Usage().by_kind[static_cast<int>(MemoryKind::kBlob)], 0u);
+}
+
+TEST(BlockedBloomFilterTest, FailsWhenThePoolIsExhausted) {
+  BufferPool pool(1 << 20, nullptr);
+  EXPECT_EQ(BlockedBloomFilter::Create(int64_t{1} << 24, &pool).status().code(),
+            absl::StatusCode::kResourceExhausted);
+}
+
+TEST(LipFilterTest, KeepsRowsWhoseKeyWasInsertedAndDropsNullKeys) {
+  BufferPool pool(64 << 20, nullptr);
+  LipFilter filter("k");
+  ASSERT_TRUE(filter.Build(3, &pool).ok());
+  ColumnVector build = IntegerVector({10, 20, 30});
+  uint64_t hashes[3];
+  HashVectorRows(build, 3, true, hashes);
+  for (uint64_t hash : hashes) filter.Insert(hash);
+
+  ColumnVector probe = IntegerVector({20, std::nullopt, 10, 30, 20});
+  SelectionVector out = EmptySelection();
+  filter.KeepMembers({&probe}, nullptr, 5, &out);
+  // Rows 0, 2, 3, 4 must pass (no false negatives); the NULL row never does.
+  std::vector<uint32_t> kept = Rows(out);
+  EXPECT_EQ(kept, (std::vector<uint32_t>{0, 2, 3, 4}));
+
+  SelectionVector in = EmptySelection();
+  in.rows[0] = 1;
+  in.rows[1] = 3;
+  in.count = 2;
+  filter.KeepMembers({&probe}, &in, 5, &out);
+  EXPECT_EQ(Rows(out), (std::vector<uint32_t>{3}));
+}
+
+TEST(LipFilterTest, MultiColumnKeysHashLikeTheJoinHashTable) {
+  BufferPool pool(64 << 20, nullptr);
+  LipFilter filter("a, b");
+  ASSERT_TRUE(filter.Build(2, &pool).ok());
+  ColumnVector a = IntegerVector({1, 2});
+  ColumnVector b = IntegerVector({5, 6});
+  uint64_t hashes[2];
+  HashVectorRows(a, 2, true, hashes);
+  HashVectorRows(b, 2, false, hashes);
+  for (uint64_t hash : hashes) filter.Insert(hash);
+  ColumnVector pa = IntegerVector({1, 2, 1});
+  ColumnVector pb = IntegerVector({5, 6, std::nullopt});
+  SelectionVector out = EmptySelection();
+  filter.KeepMembers({&pa, &pb}, nullptr, 3, &out);
+  EXPECT_EQ(Rows(out), (std::vector<uint32_t>{0, 1}));
+}
+
+TEST(ExactFilterTest, MembershipOverTheRangeWithNullsAndOutOfRangeProbes) {
+  BufferPool pool(64 << 20, nullptr);
+  auto filter = ExactFilter::Create(Type::Integer(), 100, 199, /*counts_duplicates=*/false, &pool);
+  ASSERT_TRUE(filter.ok()) << filter.status();
+  EXPECT_EQ(pool.Usage().by_kind[static_cast<int>(MemoryKind::kBlob)], 64u);  // 100 bits -> 2 words, 64-byte grain
+  ColumnVector build = IntegerVector({100, 150, std::nullopt, 199, 150});
+  ASSERT_TRUE((*filter)->InsertKeys(build, nullptr, 5).ok());
+  EXPECT_EQ((*filter)->duplicate_keys(), 1);
+  EXPECT_FALSE((*filter)->expands_rows());  // duplicates only matter for filters made from inner joins
+
+  ColumnVector probe = IntegerVector({99, 100, 101, 150, std::nullopt, 199, 200, -5});
+  SelectionVector out = EmptySelection();
+  (*filter)->KeepMembers({&probe}, nullptr, 8, &out);
+  EXPECT_EQ(Rows(out), (std::vector<uint32_t>{1, 3, 5}));
+  (*filter)->KeepNonMembers({&probe}, nullptr, 8, &out);
+  EXPECT_EQ(Rows(out), (std::vector<uint32_t>{0, 2, 4, 6, 7}));  // a NULL key is never a member
+}
+
+TEST(ExactFilterTest, BigIntKeysAndBuildKeysOutsideTheRange) {
+  BufferPool pool(64 << 20, nullptr);
+  auto filter = ExactFilter::Create(Type::BigInt(), int64_t{1} << 40, (int64_t{1} << 40) + 9, false, &pool);
+  ASSERT_TRUE(filter.ok());
+  ColumnVector build(Type::BigInt());
+  build.ResetOwned(2);
+  build.mutable_values<int64_t>()[0] = (int64_t{1} << 40) + 3;
+  build.mutable_values<int64_t>()[1] = (int64_t{1} << 40) + 10;  // outside
+  SelectionVector first = EmptySelection();
+  first.rows[0] = 0;
+  first.count = 1;
+  ASSERT_TRUE((*filter)->InsertKeys(build, &first, 2).ok());
+  EXPECT_TRUE((*filter)->Contains((int64_t{1} << 40) + 3));
+  EXPECT_FALSE((*filter)->Contains((int64_t{1} << 40) + 4));
+  EXPECT_EQ((*filter)->InsertKeys(build, nullptr, 2).code(), absl::StatusCode::kInternal);
+}
+
+TEST(ExactFilterTest, RejectsUnsupportedTypesAndHugeRanges) {
+  BufferPool pool(64 << 20, nullptr);
+  EXPECT_FALSE(ExactFilter::Create(Type::Double(), 0, 10, false, &pool).ok());
+  EXPECT_FALSE(ExactFilter::Create(Type::BigInt(), 0, ExactFilter::kMaxBits, false, &pool).ok());
+  EXPECT_FALSE(ExactFilter::Create(Type::Integer(), 5, 4, false, &pool).ok());
+}
+
+TEST(ExactFilterTest, CountsMultiplicitiesForFiltersMadeFromInnerJoins) {
+  BufferPool pool(64 << 20, nullptr);
+  auto filter = ExactFilter::Create(Type::Integer(), 1, 10, /*counts_duplicates=*/true, &pool);
+  ASSERT_TRUE(filter.ok());
+  ColumnVector build = IntegerVector({1, 2, 2, 3, 3, 3});
+  ASSERT_TRUE((*filter)->InsertKeys(build, nullptr, 6).ok());
+  EXPECT_TRUE((*filter)->expands_rows());
+  EXPECT_EQ((*filter)->duplicate_keys(), 3);
+  ColumnVector probe = IntegerVector({1, 2, 3});
+  EXPECT_EQ((*filter)->Multiplicity({&probe}, 0), 1u);
+  EXPECT_EQ((*filter)->Multiplicity({&probe}, 1), 2u);
+  EXPECT_EQ((*filter)->Multiplicity({&probe}, 2), 3u);
+}
+
+TEST(ExactFilterTest, ConcurrentInsertsSetEveryBit) {
+  BufferPool pool(64 << 20, nullptr);
+  auto filter = ExactFilter::Create(Type::Integer(), 0, 99999, false, &pool);
+  ASSERT_TRUE(filter.ok());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<std::optional<int32_t>> keys;
+      for (int32_t k = t; k < 100000; k += 4) keys.push_back(k);
+      for (size_t first = 0; first < keys.size(); first += kVectorSize) {
+        std::vector<std::optional<int32_t>> part(keys.begin() + first,
+                                                 keys.begin() + std::min(keys.size(), first + kVectorSize));
+        ColumnVector vector = IntegerVector(part);
+        ASSERT_TRUE((*filter)->InsertKeys(vector, nullptr, static_cast<uint32_t>(part.size())).ok());
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int32_t k = 0; k < 100000; ++k) ASSERT_TRUE((*filter)->Contains(k)) << k;
+  EXPECT_EQ((*filter)->duplicate_keys(), 0);
+}
+
+}  // namespace
+}  // namespace tessera
