@@ -1,0 +1,236 @@
+// The C++ client library (RemoteConnection) against an in-process TesseraServer: results identical to the
+// in-process path for every type, error codes and messages kept, Cancel and Progress from another thread, session
+// priority, catalog calls, token authentication and an unreachable server.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "cli/connection.h"
+#include "cli/remote_connection.h"
+#include "cli/session.h"
+#include "cli/tessera_server.h"
+#include "gtest/gtest.h"
+
+namespace tessera {
+namespace {
+
+// 10^9 row pairs in 20 probe work orders (see session_cancel_test.cc): long enough to cancel while it runs.
+constexpr char kLongQuery[] = "SELECT count(*) FROM probe, build WHERE probe.x + build.x = 17";
+
+class RemoteConnectionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = std::filesystem::temp_directory_path() / absl::StrCat("remote_connection_test_", getpid());
+    std::filesystem::remove_all(directory_);
+    std::filesystem::create_directories(directory_);
+    {
+      std::ofstream numbers(directory_ / "numbers.csv");
+      for (int i = 0; i < 5000; ++i) numbers << i << "\n";
+    }
+    DatabaseOptions options;
+    options.data_directory = (directory_ / "db").string();
+    options.sync_writes = false;
+    options.worker_threads = 2;
+    absl::StatusOr<std::unique_ptr<Database>> database = Database::Open(options);
+    ASSERT_TRUE(database.ok()) << database.status();
+    database_ = *std::move(database);
+    const std::string numbers = (directory_ / "numbers.csv").string();
+    std::string load = absl::StrCat(
+        "CREATE TABLE typed (i INTEGER, b BIGINT, d DOUBLE, n DECIMAL(12,2), w DECIMAL(30,5), s VARCHAR(20), "
+        "c CHAR(3), dt DATE, ts TIMESTAMP, f BOOLEAN);"
+        "INSERT INTO typed VALUES (1, 10000000000, 0.25, 1234.50, 123456789012345678901.12345, 'héllo', 'ab', "
+        "'2024-02-29', '2024-02-29 12:34:56.5', true), (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),"
+        "(-7, -1, -1e300, -0.01, -0.00001, '', 'xyz', '1970-01-01', '1969-12-31 23:59:59', false);"
+        "CREATE TABLE build (x BIGINT); CREATE TABLE probe (x BIGINT);",
+        "COPY build FROM '", numbers, "'; COPY build FROM '", numbers, "';");
+    for (int i = 0; i < 20; ++i) absl::StrAppend(&load, "COPY probe FROM '", numbers, "';");
+    Session session(database_.get());
+    absl::StatusOr<QueryResult> loaded = session.Execute(load);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    StartServer("");
+  }
+
+  void TearDown() override {
+    server_.reset();
+    database_.reset();
+    std::filesystem::remove_all(directory_);
+  }
+
+  void StartServer(const std::string& token) {
+    server_.reset();
+    ServerOptions options;
+    options.listen_address = "127.0.0.1:0";
+    options.token = token;
+    absl::StatusOr<std::unique_ptr<TesseraServer>> server = TesseraServer::Start(database_.get(), options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    address_ = absl::StrCat("127.0.0.1:", server_->port());
+  }
+
+  std::unique_ptr<RemoteConnection> Connect(ClientOptions options = {}) {
+    absl::StatusOr<std::unique_ptr<RemoteConnection>> connection = RemoteConnection::Connect(address_, options);
+    EXPECT_TRUE(connection.ok()) << connection.status();
+    return connection.ok() ? *std::move(connection) : nullptr;
+  }
+
+  std::filesystem::path directory_;
+  std::unique_ptr<Database> database_;
+  std::unique_ptr<TesseraServer> server_;
+  std::string address_;
+};
+
+void ExpectSameResult(const QueryResult& remote, const QueryResult& local) {
+  ASSERT_EQ(remote.columns.size(), local.columns.size());
+  for (size_t c = 0; c < local.columns.size(); ++c) {
+    EXPECT_EQ(remote.columns[c].name, local.columns[c].name);
+    EXPECT_EQ(remote.columns[c].type, local.columns[c].type) << local.columns[c].type.ToString();
+  }
+  ASSERT_EQ(remote.rows.size(), local.rows.size());
+  for (size_t r = 0; r < local.rows.size(); ++r) {
+    for (size_t c = 0; c < local.columns.size(); ++c) {
+      const Value& a = remote.rows[r][c];
+      const Value& b = local.rows[r][c];
+      EXPECT_EQ(a.is_null(), b.is_null()) << "row " << r << " column " << c;
+      if (!a.is_null() && !b.is_null()) {
+        EXPECT_EQ(a.Compare(b), 0) << "row " << r << " column " << c << ": " << a.ToString() << " vs " << b.ToString();
+        EXPECT_EQ(a.ToString(), b.ToString());
+      }
+    }
+  }
+  EXPECT_EQ(remote.returns_rows, local.returns_rows);
+  EXPECT_EQ(remote.status_message, local.status_message);
+  EXPECT_EQ(remote.rows_affected, local.rows_affected);
+}
+
+TEST_F(RemoteConnectionTest, ResultsMatchTheInProcessPath) {
+  std::unique_ptr<RemoteConnection> remote = Connect(ClientOptions{.max_batch_rows = 2});
+  ASSERT_NE(remote, nullptr);
+  InProcessConnection local(database_.get());
+  for (const char* sql : {"SELECT * FROM typed ORDER BY i", "SELECT x, x * 2 AS y FROM build ORDER BY x LIMIT 3000",
+                          "SELECT i + 1, n * 2, w, upper(s) FROM typed", "SELECT NULL AS nothing",
+                          "SHOW TABLES", "DESCRIBE typed", "CREATE TABLE empty_one (x INTEGER)",
+                          "INSERT INTO empty_one VALUES (1), (2)", "SELECT * FROM empty_one WHERE x > 5"}) {
+    SCOPED_TRACE(sql);
+    absl::StatusOr<QueryResult> remote_result = remote->Execute(sql);
+    ASSERT_TRUE(remote_result.ok()) << remote_result.status();
+    if (absl::string_view(sql).substr(0, 6) == "CREATE" || absl::string_view(sql).substr(0, 6) == "INSERT") {
+      EXPECT_FALSE(remote_result->returns_rows);
+      EXPECT_FALSE(remote_result->status_message.empty());
+      continue;  // not repeatable in-process
+    }
+    absl::StatusOr<QueryResult> local_result = local.Execute(sql);
+    ASSERT_TRUE(local_result.ok()) << local_result.status();
+    ExpectSameResult(*remote_result, *local_result);
+  }
+}
+
+TEST_F(RemoteConnectionTest, ErrorsKeepTheirCodeAndMessage) {
+  std::unique_ptr<Connection> remote = *ConnectRemote(address_, ClientOptions{});
+  InProcessConnection local(database_.get());
+  for (const char* sql : {"SELECT FROM WHERE", "SELECT * FROM missing_table", "SELECT 1/0 FROM typed",
+                          "SET priority = 0", "CREATE TABLE typed (x INTEGER)"}) {
+    SCOPED_TRACE(sql);
+    absl::StatusOr<QueryResult> remote_result = remote->Execute(sql);
+    absl::StatusOr<QueryResult> local_result = local.Execute(sql);
+    EXPECT_EQ(remote_result.status(), local_result.status());
+  }
+  absl::StatusOr<QueryResult> syntax = remote->Execute("SELECT FROM WHERE");
+  EXPECT_EQ(syntax.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(syntax.status().message().find('^'), absl::string_view::npos);
+  EXPECT_EQ(remote->Progress().status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(RemoteConnectionTest, CancelAndProgressFromAnotherThread) {
+  std::unique_ptr<RemoteConnection> remote = Connect();
+  ASSERT_NE(remote, nullptr);
+  absl::StatusOr<QueryResult> result;
+  std::thread runner([&] { result = remote->Execute(kLongQuery); });
+  bool saw_progress = false;
+  for (int i = 0; i < 6000 && !saw_progress; ++i) {
+    absl::StatusOr<QueryProgress> progress = remote->Progress();
+    saw_progress = progress.ok() && !progress->operators.empty();
+    if (saw_progress) {
+      EXPECT_GE(progress->fraction_done, 0);
+      EXPECT_LE(progress->fraction_done, 1);
+    }
+    if (!saw_progress) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(saw_progress);
+  remote->Cancel();
+  runner.join();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled) << result.status();
+  // The session serves the next statement.
+  absl::StatusOr<QueryResult> after = remote->Execute("SELECT count(*) FROM build");
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(after->rows[0][0].AsInt64(), 10000);
+}
+
+TEST_F(RemoteConnectionTest, PriorityCatalogAndHealth) {
+  std::unique_ptr<RemoteConnection> remote = Connect(ClientOptions{.priority = 4});
+  ASSERT_NE(remote, nullptr);
+  absl::StatusOr<QueryResult> shown = remote->Execute("SHOW priority");
+  ASSERT_TRUE(shown.ok()) << shown.status();
+  EXPECT_EQ(shown->rows[0][1].AsString(), "4");
+  ASSERT_TRUE(remote->SetPriority(9).ok());
+  EXPECT_EQ(remote->Execute("SHOW priority")->rows[0][1].AsString(), "9");
+  EXPECT_EQ(remote->SetPriority(0).code(), absl::StatusCode::kInvalidArgument);
+
+  absl::StatusOr<std::vector<RemoteTableInfo>> tables = remote->ListTables();
+  ASSERT_TRUE(tables.ok()) << tables.status();
+  ASSERT_EQ(tables->size(), 3u);
+  EXPECT_EQ((*tables)[0].name, "build");
+  EXPECT_EQ((*tables)[0].row_count, 10000);
+  absl::StatusOr<std::vector<RemoteColumnInfo>> columns = remote->DescribeTable("typed");
+  ASSERT_TRUE(columns.ok()) << columns.status();
+  ASSERT_EQ(columns->size(), 10u);
+  EXPECT_EQ((*columns)[4].type, Type::Decimal(30, 5));
+  EXPECT_EQ(remote->DescribeTable("nope").status().code(), absl::StatusCode::kNotFound);
+
+  absl::StatusOr<ServerHealth> health = remote->Health();
+  ASSERT_TRUE(health.ok()) << health.status();
+  EXPECT_TRUE(health->serving);
+  EXPECT_EQ(health->open_sessions, 1);
+  EXPECT_FALSE(remote->session_id().empty());
+}
+
+TEST_F(RemoteConnectionTest, TokenAuthentication) {
+  StartServer("let-me-in");
+  for (const char* token : {"", "wrong"}) {
+    absl::StatusOr<std::unique_ptr<Connection>> rejected = ConnectRemote(address_, ClientOptions{.token = token});
+    EXPECT_EQ(rejected.status().code(), absl::StatusCode::kUnauthenticated) << rejected.status();
+  }
+  std::unique_ptr<RemoteConnection> remote = Connect(ClientOptions{.token = "let-me-in"});
+  ASSERT_NE(remote, nullptr);
+  EXPECT_TRUE(remote->Execute("SELECT 1").ok());
+}
+
+TEST_F(RemoteConnectionTest, UnreachableServerIsUnavailable) {
+  const int port = server_->port();
+  server_.reset();
+  absl::StatusOr<std::unique_ptr<Connection>> connection =
+      ConnectRemote(absl::StrCat("127.0.0.1:", port), ClientOptions{.connect_timeout_ms = 300});
+  EXPECT_EQ(connection.status().code(), absl::StatusCode::kUnavailable) << connection.status();
+}
+
+TEST_F(RemoteConnectionTest, ServerShutdownCancelsRunningQueries) {
+  std::unique_ptr<RemoteConnection> remote = Connect();
+  ASSERT_NE(remote, nullptr);
+  absl::StatusOr<QueryResult> result;
+  std::thread runner([&] { result = remote->Execute(kLongQuery); });
+  for (int i = 0; i < 6000 && !remote->Progress().ok(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  server_->Shutdown();
+  runner.join();
+  EXPECT_FALSE(result.ok());
+  EXPECT_TRUE(result.status().code() == absl::StatusCode::kCancelled ||
+              result.status().code() == absl::StatusCode::kUnavailable)
+      << result.status();
+}
+
+}  // namespace
+}  // namespace tessera
