@@ -84,7 +84,11 @@ std::string OptimizerTimings(const optimizer::OptimizerReport& report) {
 absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement,
                                            const optimizer::OptimizerOptions& options, int priority) {
   if (statement.statement == nullptr || statement.statement->kind != parser::StatementKind::kSelect) {
-    return absl::InvalidArgumentError("EXPLAIN supports SELECT statements");
+    // Point at the explained statement; statement.text starts at the EXPLAIN.
+    parser::SourcePosition explained = statement.statement != nullptr ? statement.statement->position : statement.position;
+    explained.offset -= statement.position.offset;
+    return absl::InvalidArgumentError(
+        parser::FormatErrorWithCaret(statement.text, explained, "EXPLAIN supports SELECT statements"));
   }
   const auto& select = static_cast<const parser::SelectQueryStatement&>(*statement.statement);
   const bool dot = statement.format == "DOT";
@@ -149,7 +153,17 @@ absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const
 
 absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement) {
   // Bind once now, so that a view that cannot be bound is rejected when it is created.
-  TESSERA_RETURN_IF_ERROR(optimizer::BindQuery(*statement.query, database.catalog(), statement.query_text).status());
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
+                           optimizer::BindQuery(*statement.query, database.catalog(), statement.query_text));
+  if (statement.column_names.size() > plan->output().size()) {
+    parser::SourcePosition start = statement.position;
+    start.offset = 0;  // into statement.text, which starts at the statement
+    return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+        statement.text, start,
+        absl::StrCat("CREATE VIEW ", statement.name, " specifies ", statement.column_names.size(),
+                     " column names but its query returns ", plan->output().size(),
+                     plan->output().size() == 1 ? " column" : " columns")));
+  }
   ViewDescriptor view{statement.name, statement.column_names, statement.query_text};
   TESSERA_RETURN_IF_ERROR(database.catalog().CreateView(std::move(view), statement.or_replace));
   QueryResult result;

@@ -124,7 +124,7 @@ absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
                                 OptimizerOptionsFrom(settings_), priority());
         break;
     }
-    if (!result.ok()) return result.status();
+    if (!result.ok()) return parser::WithPositionIfMissing(result.status(), sql, statement->position);
     last = *std::move(result);
   }
   return last;

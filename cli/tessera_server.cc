@@ -253,14 +253,21 @@ class TesseraServer::Service final : public v1::Tessera::Service {
     if (!result.ok()) return ToGrpcStatus(result.status());
     if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
 
-    v1::ExecuteResponse response;
-    if (result->returns_rows) {
-      HeaderToProto(result->columns, response.mutable_header());
-      if (!writer->Write(response)) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
-    }
+    // A result of one batch goes out with the summary and the status in one flush (buffer hints, then WriteLast);
+    // larger results flush batch by batch so the client sees rows early.
     const size_t batch_rows = request->max_batch_rows() > 0
                                   ? std::min(request->max_batch_rows(), options_.max_batch_rows)
                                   : options_.default_batch_rows;
+    const bool single_batch = result->rows.size() <= batch_rows;
+    grpc::WriteOptions write_options;
+    if (single_batch) write_options.set_buffer_hint();
+    v1::ExecuteResponse response;
+    if (result->returns_rows) {
+      HeaderToProto(result->columns, response.mutable_header());
+      if (!writer->Write(response, write_options)) {
+        return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+      }
+    }
     for (size_t begin = 0; begin < result->rows.size();) {
       size_t end = begin;
       int64_t bytes = 0;
@@ -269,7 +276,9 @@ class TesseraServer::Service final : public v1::Tessera::Service {
       }
       response.Clear();
       RowsToBatch(*result, begin, end, response.mutable_batch());
-      if (!writer->Write(response)) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+      if (!writer->Write(response, write_options)) {
+        return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+      }
       begin = end;
     }
     response.Clear();
@@ -281,8 +290,8 @@ class TesseraServer::Service final : public v1::Tessera::Service {
     summary->set_returns_rows(result->returns_rows);
     summary->set_execution_us(execution_us);
     summary->set_total_us((MonotonicNanos() - arrival_ns) / 1000);
-    if (!writer->Write(response)) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
     session.Touch();
+    writer->WriteLast(response, grpc::WriteOptions());
     return grpc::Status::OK;
   }
 

@@ -146,7 +146,14 @@ absl::StatusOr<int64_t> QueryBinder::BindCount(const ParsedExpr& expr, std::stri
   ExpressionContext context;
   context.scope = &empty;
   context.clause = std::string(clause);
-  TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindExpression(expr, context));
+  absl::StatusOr<ExpressionPtr> bound_or = BindExpression(expr, context);
+  // LIMIT sees no columns: say what is expected rather than that the column does not exist.
+  if (!bound_or.ok() && bound_or.status().code() == absl::StatusCode::kNotFound &&
+      expr.kind == parser::ExprKind::kColumnRef) {
+    return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
+                   absl::StrCat(std::string(clause), " must be a non-negative integer constant, not a column"));
+  }
+  TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, std::move(bound_or));
   bound = FoldConstantsDeep(std::move(bound));
   const bool integer =
       bound->result_type.id() == TypeId::kInteger || bound->result_type.id() == TypeId::kBigInt;

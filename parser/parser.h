@@ -30,4 +30,9 @@ absl::StatusOr<std::unique_ptr<Statement>> ParseStatement(std::string_view sql);
 //   "<message> at line L, column C\n  <source line>\n  <spaces>^"
 std::string FormatErrorWithCaret(std::string_view sql, const SourcePosition& position, std::string_view message);
 
+// For errors raised after parsing without a position of their own (a DDL statement naming a missing table, a
+// runtime error): `status` with FormatErrorWithCaret(sql, position, message) as its message, same code. OK
+// statuses and messages that already name a position (" at line ") are returned unchanged.
+absl::Status WithPositionIfMissing(const absl::Status& status, std::string_view sql, const SourcePosition& position);
+
 }  // namespace tessera::parser

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "parser/parser.h"
 
@@ -77,6 +78,11 @@ std::string FormatErrorWithCaret(std::string_view sql, const SourcePosition& pos
                                  std::string_view message) {
   return absl::StrCat(std::string(message), " at line ", position.line, ", column ", position.column,
                       RenderCaretLines(sql, position));
+}
+
+absl::Status WithPositionIfMissing(const absl::Status& status, std::string_view sql, const SourcePosition& position) {
+  if (status.ok() || absl::StrContains(status.message(), " at line ")) return status;
+  return absl::Status(status.code(), FormatErrorWithCaret(sql, position, std::string(status.message())));
 }
 
 }  // namespace tessera::parser
