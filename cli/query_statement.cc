@@ -20,7 +20,9 @@
 namespace tessera {
 
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
-                                         int priority, const optimizer::OptimizerOptions& optimizer_options) {
+                                         int priority, std::atomic<QueryId>* running_query,
+                                         const std::atomic<bool>* cancel_requested,
+                                         const optimizer::OptimizerOptions& optimizer_options) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
                            optimizer::PlanQuery(*statement.query, database.catalog(), statement.text,
                                                 optimizer_options));
@@ -29,7 +31,11 @@ absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::Selec
   auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), priority,
                                                 std::make_unique<QueryManager>(std::move(dag)));
   TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query));
+  running_query->store(query->query_id());
+  // A Cancel() that came before the id was published found nothing to cancel; cancel on its behalf.
+  if (cancel_requested->load()) database.foreman().Cancel(query->query_id()).IgnoreError();
   const QueryOutcome& outcome = handle.Wait();
+  running_query->store(0);
   TESSERA_RETURN_IF_ERROR(query->manager().status());
   TESSERA_RETURN_IF_ERROR(outcome.status);
 

@@ -31,17 +31,40 @@ int Session::priority() const {
   return 1;
 }
 
+void Session::Cancel() {
+  if (!executing_.load()) return;
+  cancel_requested_.store(true);
+  QueryId running = running_query_.load();
+  // NotFound when the query finished meanwhile: nothing left to cancel.
+  if (running != 0) database_->foreman().Cancel(running).IgnoreError();
+}
+
+absl::StatusOr<QueryProgress> Session::RunningQueryProgress() {
+  QueryId running = running_query_.load();
+  if (running == 0) return absl::NotFoundError("no query is running in this session");
+  return database_->foreman().GetProgress(running);
+}
+
 absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
+  cancel_requested_.store(false);
+  executing_.store(true);
+  absl::StatusOr<QueryResult> result = ExecuteStatements(sql);
+  executing_.store(false);
+  return result;
+}
+
+absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
   TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> statements,
                            parser::ParseStatements(sql));
   QueryResult last;
   for (const auto& statement : statements) {
+    if (cancel_requested_.load()) return absl::CancelledError("cancelled by the client");
     using parser::StatementKind;
     absl::StatusOr<QueryResult> result;
     switch (statement->kind) {
       case StatementKind::kSelect:
         result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement),
-                              priority(), OptimizerOptionsFrom(settings_));
+                              priority(), &running_query_, &cancel_requested_, OptimizerOptionsFrom(settings_));
         break;
       case StatementKind::kCreateTable:
         result = ExecuteCreateTable(*database_, static_cast<const parser::CreateTableStatement&>(*statement));

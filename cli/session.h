@@ -65,17 +65,33 @@ class Session {
   ~Session();
 
   // Executes every ';'-separated statement in `sql` in order and returns the result of the last one. Stops at the
-  // first error, whose message names the statement position (parser errors carry a caret).
+  // first error, whose message names the statement position (parser errors carry a caret). After Cancel() it
+  // returns Cancelled and runs no further statement.
   absl::StatusOr<QueryResult> Execute(std::string_view sql);
+
+  // Thread-safe (any thread, e.g. a Ctrl-C watcher or an RPC): cancels the query Execute is running now and the
+  // statements after it in the same call. A no-op when Execute is not running.
+  void Cancel();
+  // Thread-safe: progress of the query Execute is running now; NotFound when no query is running.
+  absl::StatusOr<QueryProgress> RunningQueryProgress();
+  // Thread-safe: the scheduler id of the query Execute is running now, 0 when none.
+  QueryId running_query() const { return running_query_.load(); }
 
   Database& database() { return *database_; }
   // The priority of this session's queries under the scheduler's policy (SET priority = N; default 1).
   int priority() const;
 
  private:
+  absl::StatusOr<QueryResult> ExecuteStatements(std::string_view sql);
+
   Database* database_;
   // Session settings from SET (names lower-cased), shown by SHOW name / SHOW ALL.
   std::map<std::string, std::string> settings_;
+  // Set by ExecuteQuery while a query runs under the scheduler; read by Cancel/RunningQueryProgress.
+  std::atomic<QueryId> running_query_{0};
+  // Whether Execute is running, and whether Cancel was called during this Execute.
+  std::atomic<bool> executing_{false};
+  std::atomic<bool> cancel_requested_{false};
 };
 
 }  // namespace tessera

@@ -2,6 +2,7 @@
 // Execution of statements for the session: DDL, COPY, INSERT, SHOW/DESCRIBE run directly; SELECT goes through the
 // query engine. Internal to cli/.
 
+#include <atomic>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -18,8 +19,13 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
 absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement);
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
 // `priority` (>= 1) is the query's priority under the scheduler's policy (SET priority = N).
+// `running_query` holds the query's scheduler id while it runs (0 before and after), so that another thread can
+// cancel it or read its progress; `cancel_requested` is checked once the id is published, so a cancel that
+// arrives just before submission is not lost.
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
-                                         int priority, const optimizer::OptimizerOptions& optimizer_options = {});
+                                         int priority, std::atomic<QueryId>* running_query,
+                                         const std::atomic<bool>* cancel_requested,
+                                         const optimizer::OptimizerOptions& optimizer_options = {});
 // EXPLAIN [ANALYZE] [(FORMAT DOT)] SELECT: the logical plan, the operator DAG and its memory estimate; ANALYZE
 // runs the query (at `priority`) and adds per-operator work orders, rows and busy time, and the optimizer's
 // per-rule times. One row per line in the single column `plan`.

@@ -1,45 +1,55 @@
-// tessera: the SQL shell.
-//
-//   tessera DATA_DIR [-c SQL]... [-f FILE]... [--csv|--tsv] [--memory-limit BYTES] [--threads N]
-//
-// With -c/-f it runs the statements in order and exits non-zero on the first error. Without them it reads
-// statements from standard input: interactively (a prompt; statements end with ';') on a terminal, otherwise as
-// a script.
+// tessera: the SQL shell. See kUsage, and cli/shell.h for how input is read and output written.
 
 #include <unistd.h>
 
-#include <cstdio>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
-#include "absl/strings/strip.h"
-#include "cli/result_format.h"
+#include "cli/connection.h"
+#include "cli/remote_connection.h"
 #include "cli/session.h"
-#include "common/clock.h"
-#include "parser/parser.h"
+#include "cli/shell.h"
+#include "cli/statement_monitor.h"
 #include "glog/logging.h"
 
 namespace {
 
 constexpr char kUsage[] =
-    "usage: tessera DATA_DIR [-c SQL]... [-f FILE]... [--csv|--tsv] [--timing] [--memory-limit BYTES] "
-    "[--threads N] [--no-sync]\n";
+    "usage: tessera [DATA_DIR | --connect HOST:PORT] [options]\n"
+    "Opens DATA_DIR (created if missing; without one, a temporary directory deleted at exit) or connects to a\n"
+    "tessera-server, and runs the -c and -f arguments in order, or else standard input: interactively on a\n"
+    "terminal, as a script otherwise. Scripts stop at the first error and exit with status 1.\n"
+    "  -c SQL               run SQL (statements, or one \\meta-command); repeatable\n"
+    "  -f FILE              run the statements and meta-commands in FILE ('-' = standard input); repeatable\n"
+    "  --csv | --tsv | --json   output format (default: an aligned table)\n"
+    "  --timing             print 'Time: <ms> ms' after each statement\n"
+    "  --no-progress        no progress bar (it is drawn only when standard error is a terminal)\n"
+    "  --connect HOST:PORT  talk to a tessera-server instead of opening a data directory\n"
+    "  --token TOKEN        the server's bearer token (default: $TESSERA_TOKEN)\n"
+    "  --tls-ca FILE        connect with TLS, trusting the certificate(s) in FILE\n"
+    "  --tls-server-name NAME  the name the server certificate is checked against\n"
+    "  --memory-limit BYTES buffer-pool budget\n"
+    "  --threads N          worker threads (default: one per core)\n"
+    "  --no-sync            do not fsync writes\n";
 
-struct ShellOptions {
+struct Arguments {
   tessera::DatabaseOptions database;
   std::vector<std::pair<char, std::string>> commands;  // ('c', sql) or ('f', path)
-  tessera::OutputFormat format = tessera::OutputFormat::kAligned;
-  bool timing = false;
+  tessera::ShellSettings shell;
+  std::string connect;  // HOST:PORT of a server; empty = in process
+  tessera::ClientOptions client;
 };
 
-bool ParseArguments(int argc, char** argv, ShellOptions* options, std::string* error) {
+bool ParseArguments(int argc, char** argv, Arguments* arguments, std::string* error) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&](std::string* value) {
@@ -53,15 +63,28 @@ bool ParseArguments(int argc, char** argv, ShellOptions* options, std::string* e
     std::string value;
     if (arg == "-c" || arg == "-f") {
       if (!next(&value)) return false;
-      options->commands.emplace_back(arg[1], value);
+      arguments->commands.emplace_back(arg[1], value);
     } else if (arg == "--csv") {
-      options->format = tessera::OutputFormat::kCsv;
+      arguments->shell.format = tessera::OutputFormat::kCsv;
     } else if (arg == "--tsv") {
-      options->format = tessera::OutputFormat::kTsv;
+      arguments->shell.format = tessera::OutputFormat::kTsv;
+    } else if (arg == "--json") {
+      arguments->shell.format = tessera::OutputFormat::kJson;
     } else if (arg == "--timing") {
-      options->timing = true;
+      arguments->shell.timing = true;
+    } else if (arg == "--no-progress") {
+      arguments->shell.progress = false;
+    } else if (arg == "--connect") {
+      if (!next(&arguments->connect)) return false;
+    } else if (arg == "--token") {
+      if (!next(&arguments->client.token)) return false;
+    } else if (arg == "--tls-ca") {
+      if (!next(&arguments->client.tls_root_certs_path)) return false;
+      arguments->client.use_tls = true;
+    } else if (arg == "--tls-server-name") {
+      if (!next(&arguments->client.tls_server_name)) return false;
     } else if (arg == "--no-sync") {
-      options->database.sync_writes = false;
+      arguments->database.sync_writes = false;
     } else if (arg == "--memory-limit") {
       if (!next(&value)) return false;
       uint64_t bytes;
@@ -69,10 +92,10 @@ bool ParseArguments(int argc, char** argv, ShellOptions* options, std::string* e
         *error = absl::StrCat("invalid --memory-limit '", value, "' (bytes)");
         return false;
       }
-      options->database.memory_budget_bytes = bytes;
+      arguments->database.memory_budget_bytes = bytes;
     } else if (arg == "--threads") {
       if (!next(&value)) return false;
-      if (!absl::SimpleAtoi(value, &options->database.worker_threads) || options->database.worker_threads < 1) {
+      if (!absl::SimpleAtoi(value, &arguments->database.worker_threads) || arguments->database.worker_threads < 1) {
         *error = absl::StrCat("invalid --threads '", value, "'");
         return false;
       }
@@ -82,113 +105,67 @@ bool ParseArguments(int argc, char** argv, ShellOptions* options, std::string* e
     } else if (!arg.empty() && arg[0] == '-') {
       *error = absl::StrCat("unknown option ", arg);
       return false;
-    } else if (options->database.data_directory.empty()) {
-      options->database.data_directory = arg;
+    } else if (arguments->database.data_directory.empty()) {
+      arguments->database.data_directory = arg;
     } else {
       *error = absl::StrCat("unexpected argument ", arg);
       return false;
     }
   }
-  if (options->database.data_directory.empty()) {
-    *error = "no data directory given";
+  if (!arguments->connect.empty() && !arguments->database.data_directory.empty()) {
+    *error = "give a data directory or --connect, not both";
+    return false;
+  }
+  if (arguments->connect.empty() && (!arguments->client.token.empty() || arguments->client.use_tls)) {
+    *error = "--token and --tls-ca need --connect";
     return false;
   }
   return true;
 }
 
-bool RunStatement(tessera::Session& session, const std::string& sql, const ShellOptions& options) {
-  int64_t start = tessera::MonotonicNanos();
-  absl::StatusOr<tessera::QueryResult> result = session.Execute(sql);
-  if (!result.ok()) {
-    std::cerr << "Error: " << result.status().message() << std::endl;
-    return false;
+// The history file: $TESSERA_HISTORY, else ~/.tessera_history; none without a home directory.
+std::string HistoryPath() {
+  if (const char* path = std::getenv("TESSERA_HISTORY")) return path;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return absl::StrCat(home, "/.tessera_history");
   }
-  std::cout << tessera::FormatResult(*result, options.format);
-  if (options.timing) {
-    std::cout << absl::StrCat("Time: ", (tessera::MonotonicNanos() - start) / 1e6, " ms") << std::endl;
+  return "";
+}
+
+// Runs the -c/-f arguments in order; false on the first error.
+bool RunCommands(tessera::Shell& shell, const std::vector<std::pair<char, std::string>>& commands) {
+  for (const auto& [kind, text] : commands) {
+    if (shell.quit_requested()) break;
+    if (kind == 'c') {
+      if (!shell.RunCommand(text)) return false;
+      continue;
+    }
+    if (text == "-") {
+      if (!shell.RunScript(std::cin)) return false;
+      continue;
+    }
+    std::ifstream file(text);
+    if (!file) {
+      std::cerr << "tessera: cannot read " << text << ": " << std::strerror(errno) << std::endl;
+      return false;
+    }
+    if (!shell.RunScript(file)) return false;
   }
-  std::cout.flush();
   return true;
 }
 
-// Runs every statement of `sql` in order, printing each result; stops at the first error.
-bool RunSql(tessera::Session& session, const std::string& sql, const ShellOptions& options) {
-  absl::StatusOr<std::vector<std::unique_ptr<tessera::parser::Statement>>> statements =
-      tessera::parser::ParseStatements(sql);
-  if (!statements.ok()) {
-    std::cerr << "Error: " << statements.status().message() << std::endl;
-    return false;
-  }
-  for (const auto& statement : *statements) {
-    if (!RunStatement(session, statement->text, options)) return false;
-  }
-  return true;
-}
-
-// True when `buffer` holds a complete statement: ends with ';' outside quotes and comments.
-bool StatementComplete(const std::string& buffer) {
-  bool in_string = false, in_identifier = false, in_block_comment = false, in_line_comment = false;
-  char last = 0;
-  for (size_t i = 0; i < buffer.size(); ++i) {
-    char c = buffer[i];
-    if (in_line_comment) {
-      if (c == '\n') in_line_comment = false;
-      continue;
-    }
-    if (in_block_comment) {
-      if (c == '*' && i + 1 < buffer.size() && buffer[i + 1] == '/') in_block_comment = false, ++i;
-      continue;
-    }
-    if (in_string) {
-      if (c == '\'') in_string = false;
-      continue;
-    }
-    if (in_identifier) {
-      if (c == '"') in_identifier = false;
-      continue;
-    }
-    if (c == '\'') in_string = true;
-    else if (c == '"') in_identifier = true;
-    else if (c == '-' && i + 1 < buffer.size() && buffer[i + 1] == '-') in_line_comment = true;
-    else if (c == '/' && i + 1 < buffer.size() && buffer[i + 1] == '*') in_block_comment = true;
-    if (!isspace(static_cast<unsigned char>(c)) && !in_line_comment && !in_block_comment) last = c;
-  }
-  return last == ';' && !in_string && !in_identifier && !in_block_comment;
-}
-
-int Interactive(tessera::Session& session, ShellOptions& options) {
-  bool tty = isatty(STDIN_FILENO);
-  if (!tty) {
-    std::stringstream script;
-    script << std::cin.rdbuf();
-    return RunSql(session, script.str(), options) ? 0 : 1;
-  }
-  std::cout << "Tessera shell on " << options.database.data_directory
-            << ". Statements end with ';'. \\dt lists tables, \\d TABLE describes one, \\timing toggles timing, "
-               "\\q quits.\n";
-  std::string buffer, line;
-  while (true) {
-    std::cout << (buffer.empty() ? "tessera> " : "     ..> ") << std::flush;
-    if (!std::getline(std::cin, line)) break;
-    absl::string_view trimmed = absl::StripAsciiWhitespace(line);
-    if (buffer.empty() && !trimmed.empty() && trimmed[0] == '\\') {
-      if (trimmed == "\\q") break;
-      if (trimmed == "\\dt" || trimmed == "\\d") RunSql(session, "SHOW TABLES", options);
-      else if (absl::StartsWith(trimmed, "\\d ")) RunSql(session, absl::StrCat("DESCRIBE ", trimmed.substr(3)), options);
-      else if (trimmed == "\\timing") {
-        options.timing = !options.timing;
-        std::cout << "Timing is " << (options.timing ? "on." : "off.") << std::endl;
-      } else std::cout << "unknown command " << trimmed << " (\\dt, \\d TABLE, \\timing, \\q)" << std::endl;
-      continue;
-    }
-    buffer += line;
-    buffer += '\n';
-    if (StatementComplete(buffer)) {
-      RunSql(session, buffer, options);
-      buffer.clear();
-    }
-  }
-  return 0;
+// The shell on `connection`: interactive, or the -c/-f arguments, or standard input as a script. The exit status.
+int RunShell(tessera::Connection* connection, Arguments& arguments, const std::string& description) {
+  const bool interactive = arguments.commands.empty() && isatty(STDIN_FILENO);
+  // Interactive: Ctrl-C cancels the statement and at the prompt clears the line. Scripts: Ctrl-C cancels the
+  // running statement (the script then fails) and otherwise ends the process.
+  tessera::InterruptSignal::Install(/*exit_when_idle=*/!interactive);
+  arguments.shell.target_description = description;
+  if (interactive) arguments.shell.history_path = HistoryPath();
+  tessera::Shell shell(connection, arguments.shell);
+  if (interactive) return shell.RunInteractive();
+  if (arguments.commands.empty()) return shell.RunScript(std::cin) ? 0 : 1;
+  return RunCommands(shell, arguments.commands) ? 0 : 1;
 }
 
 }  // namespace
@@ -197,34 +174,56 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = false;
   FLAGS_minloglevel = 1;  // warnings and errors only
-  ShellOptions options;
+  Arguments arguments;
   std::string error;
-  if (!ParseArguments(argc, argv, &options, &error)) {
+  if (!ParseArguments(argc, argv, &arguments, &error)) {
     if (!error.empty()) std::cerr << "tessera: " << error << "\n";
     std::cerr << kUsage;
     return error.empty() ? 0 : 2;
   }
-  absl::StatusOr<std::unique_ptr<tessera::Database>> database = tessera::Database::Open(options.database);
-  if (!database.ok()) {
-    std::cerr << "tessera: cannot open " << options.database.data_directory << ": " << database.status().message()
-              << std::endl;
-    return 1;
-  }
-  tessera::Session session(database->get());
-  if (options.commands.empty()) return Interactive(session, options);
-  for (const auto& [kind, text] : options.commands) {
-    std::string sql = text;
-    if (kind == 'f') {
-      std::ifstream file(text);
-      if (!file) {
-        std::cerr << "tessera: cannot read " << text << ": " << std::strerror(errno) << std::endl;
-        return 1;
-      }
-      std::stringstream contents;
-      contents << file.rdbuf();
-      sql = contents.str();
+
+  if (!arguments.connect.empty()) {
+    if (arguments.client.token.empty()) {
+      if (const char* token = std::getenv("TESSERA_TOKEN")) arguments.client.token = token;
     }
-    if (!RunSql(session, sql, options)) return 1;
+    absl::StatusOr<std::unique_ptr<tessera::Connection>> connection =
+        tessera::ConnectRemote(arguments.connect, arguments.client);
+    if (!connection.ok()) {
+      std::cerr << "tessera: cannot connect to " << arguments.connect << ": " << connection.status().message()
+                << std::endl;
+      return 1;
+    }
+    return RunShell(connection->get(), arguments, absl::StrCat("the server at ", arguments.connect));
   }
-  return 0;
+
+  // Without a data directory: a temporary one, deleted at exit.
+  std::string temporary_directory;
+  if (arguments.database.data_directory.empty()) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "tessera-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      std::cerr << "tessera: cannot create a temporary data directory: " << std::strerror(errno) << std::endl;
+      return 1;
+    }
+    temporary_directory = arguments.database.data_directory = pattern;
+  }
+  const std::string description =
+      temporary_directory.empty() ? arguments.database.data_directory
+                                  : absl::StrCat("a temporary data directory (", temporary_directory,
+                                                 ", deleted at exit)");
+  int status = 0;
+  {
+    absl::StatusOr<std::unique_ptr<tessera::Database>> database = tessera::Database::Open(arguments.database);
+    if (!database.ok()) {
+      std::cerr << "tessera: cannot open " << arguments.database.data_directory << ": "
+                << database.status().message() << std::endl;
+      return 1;
+    }
+    tessera::InProcessConnection connection(database->get());
+    status = RunShell(&connection, arguments, description);
+  }
+  if (!temporary_directory.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(temporary_directory, ignored);
+  }
+  return status;
 }

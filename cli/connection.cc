@@ -1,0 +1,16 @@
+#include "cli/connection.h"
+
+#include "cli/session.h"
+
+namespace tessera {
+
+InProcessConnection::InProcessConnection(Database* database) : session_(std::make_unique<Session>(database)) {}
+InProcessConnection::~InProcessConnection() = default;
+
+absl::StatusOr<QueryResult> InProcessConnection::Execute(std::string_view sql) { return session_->Execute(sql); }
+
+void InProcessConnection::Cancel() { session_->Cancel(); }
+
+absl::StatusOr<QueryProgress> InProcessConnection::Progress() { return session_->RunningQueryProgress(); }
+
+}  // namespace tessera
