@@ -1,14 +1,25 @@
 #include "cli/line_editor.h"
 
 #include <histedit.h>
+#include <langinfo.h>
 
 #include <cerrno>
+#include <clocale>
 #include <cstdio>
+#include <cstring>
 
 namespace tessera {
 namespace {
 
 constexpr int kHistorySize = 2000;
+
+// libedit reads multibyte characters only under a UTF-8 LC_CTYPE; in the "C" locale it drops them. Takes the
+// environment's, or C.UTF-8 when that is not UTF-8. (Only LC_CTYPE: number formatting stays as it is.)
+void UseUtf8CharacterType() {
+  std::setlocale(LC_CTYPE, "");
+  const char* codeset = nl_langinfo(CODESET);
+  if (codeset == nullptr || std::strcmp(codeset, "UTF-8") != 0) std::setlocale(LC_CTYPE, "C.UTF-8");
+}
 
 }  // namespace
 
@@ -27,6 +38,7 @@ struct LineEditor::Impl {
 };
 
 LineEditor::LineEditor(std::string history_path) : impl_(std::make_unique<Impl>()) {
+  UseUtf8CharacterType();
   impl_->history_path = std::move(history_path);
   impl_->history = history_init();
   history(impl_->history, &impl_->event, H_SETSIZE, kHistorySize);
@@ -47,6 +59,7 @@ LineEditor::~LineEditor() {
 
 LineEditor::ReadResult LineEditor::ReadLine(const std::string& prompt, std::string* line) {
   impl_->prompt = prompt;
+  el_resize(impl_->editor);  // the terminal may have changed size since the last line
   int count = 0;
   errno = 0;
   const char* text = el_gets(impl_->editor, &count);

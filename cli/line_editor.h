@@ -1,6 +1,6 @@
 #pragma once
 // Line editing and history for the interactive shell, on libedit (emacs key bindings; ~/.editrc is read).
-// For a terminal on standard input and output only.
+// For a terminal on standard input and output only. Sets LC_CTYPE to a UTF-8 locale (see line_editor.cc).
 
 #include <memory>
 #include <string>

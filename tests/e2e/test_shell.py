@@ -64,7 +64,8 @@ def data_dir():
 
 def spawn_shell(args, home):
     """An interactive shell on a 200x50 terminal, with its own home directory (history file)."""
-    env = dict(os.environ, HOME=str(home), TERM="xterm")
+    # The "C" locale on purpose: the shell must still read and show UTF-8 (it switches LC_CTYPE to C.UTF-8).
+    env = dict(os.environ, HOME=str(home), TERM="xterm", LC_ALL="C")
     env.pop("TESSERA_HISTORY", None)
     child = pexpect.spawn(TESSERA, args, env=env, encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 200),
                           cwd=str(home))
@@ -144,6 +145,11 @@ def test_multi_line_statement_with_continuation_prompts(shell):
     shell.sendline("open' AS s;")
     shell.expect_exact("(1 row)")
     assert "left;\\nopen" in shell.before
+    shell.expect_exact(PROMPT)
+    # Non-ASCII text typed at the prompt arrives intact.
+    shell.sendline("SELECT 'é✓' AS s;")
+    shell.expect_exact("(1 row)")
+    assert "\n é✓" in shell.before.replace("\r", "")
     shell.expect_exact(PROMPT)
     quit_shell(shell)
 
