@@ -103,8 +103,8 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
                            optimizer::PlanQuery(*select.query, database.catalog(), select.text, options, &report));
   const int64_t dag_start = MonotonicNanos();
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
+  absl::StatusOr<std::unique_ptr<ExecutionDag>> built =
+      BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool());
   const int64_t dag_ns = MonotonicNanos() - dag_start;
   const int64_t planning_ns = MonotonicNanos() - planning_start;
   std::string text;
@@ -112,6 +112,13 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
   if (!options.disabled_rules.empty() && !statement.analyze && !dot) {
     text.insert(0, absl::StrCat("disabled rules: ", absl::StrJoin(options.disabled_rules, ", "), "\n"));
   }
+  // A plan the engine cannot execute yet (INTERSECT, ...) still has a logical plan to show.
+  if (!built.ok() && built.status().code() == absl::StatusCode::kUnimplemented && !statement.analyze && !dot) {
+    absl::StrAppend(&text, "not executable: ", built.status().message(), "\n");
+    return PlanRows(text);
+  }
+  TESSERA_RETURN_IF_ERROR(built.status());
+  std::unique_ptr<ExecutionDag> dag = *std::move(built);
   if (!statement.analyze) {
     absl::StrAppend(&text, dot ? DagToDot(*dag) : DagToText(*dag));
     return PlanRows(text);

@@ -40,7 +40,11 @@ struct OperatorEstimate {
   // The operator keeps its producers' relations alive as long as itself (a hash table references its build rows).
   bool retains_inputs = false;
 
-  int64_t bytes() const { return structure_bytes + output_bytes; }
+  // Saturates like EstimatedBytes (memory_estimate.h) rather than overflowing.
+  int64_t bytes() const {
+    return structure_bytes > kMaxEstimateBytes - output_bytes ? kMaxEstimateBytes : structure_bytes + output_bytes;
+  }
+  static constexpr int64_t kMaxEstimateBytes = 9'000'000'000'000'000'000;
 };
 
 // The memory a query needs, in bytes (model in memory_estimate.h). min <= max.

@@ -9,6 +9,9 @@ namespace tessera {
 namespace {
 
 constexpr int64_t kAssumedStringBytes = 32;
+constexpr int64_t kMaxBytes = OperatorEstimate::kMaxEstimateBytes;  // estimates saturate here instead of overflowing
+
+int64_t SaturatingAdd(int64_t a, int64_t b) { return a > kMaxBytes - b ? kMaxBytes : a + b; }
 constexpr int64_t kStringOffsetBytes = 4;
 
 int Find(std::vector<int>& parent, int x) {
@@ -38,13 +41,13 @@ int64_t EstimatedRowBytes(const std::vector<Type>& types) {
 int64_t EstimatedBytes(double rows, int64_t row_bytes) {
   if (!(rows > 0) || row_bytes <= 0) return 0;
   const double bytes = std::ceil(rows) * static_cast<double>(row_bytes);
-  return bytes >= 9e18 ? int64_t{9'000'000'000'000'000'000} : static_cast<int64_t>(bytes);
+  return bytes >= static_cast<double>(kMaxBytes) ? kMaxBytes : static_cast<int64_t>(bytes);
 }
 
 QueryMemoryEstimate EstimateQueryMemory(const ExecutionDag& dag) {
   const int n = dag.size();
   QueryMemoryEstimate result;
-  for (int i = 0; i < n; ++i) result.max_bytes += dag.estimate(i).bytes();
+  for (int i = 0; i < n; ++i) result.max_bytes = SaturatingAdd(result.max_bytes, dag.estimate(i).bytes());
 
   // Pipelines: connected components over pipelining edges.
   std::vector<int> parent(n);
@@ -69,7 +72,7 @@ QueryMemoryEstimate EstimateQueryMemory(const ExecutionDag& dag) {
   }
   for (const std::set<int>& needed : resident) {
     int64_t bytes = 0;
-    for (int i : needed) bytes += dag.estimate(i).bytes();
+    for (int i : needed) bytes = SaturatingAdd(bytes, dag.estimate(i).bytes());
     result.min_bytes = std::max(result.min_bytes, bytes);
   }
   return result;

@@ -79,6 +79,18 @@ TEST(MemoryEstimateTest, AllPipelinedOperatorsCountTogether) {
   EXPECT_EQ(memory.max_bytes, 60);
 }
 
+TEST(MemoryEstimateTest, HugeEstimatesSaturateInsteadOfOverflowing) {
+  ExecutionDag dag;
+  for (int i = 0; i < 3; ++i) {
+    dag.AddOperator(std::make_unique<PlaceholderOperator>("Select"));
+    dag.set_estimate(i, Estimate(Structure::kSortBuffer, EstimatedBytes(1e30, 8), EstimatedBytes(1e30, 8)));
+  }
+  dag.AddEdge(0, 1, 0, true);
+  QueryMemoryEstimate memory = EstimateQueryMemory(dag);
+  EXPECT_EQ(memory.max_bytes, OperatorEstimate::kMaxEstimateBytes);
+  EXPECT_EQ(memory.min_bytes, OperatorEstimate::kMaxEstimateBytes);
+}
+
 std::shared_ptr<const TableDescriptor> Table(const std::string& name, int64_t rows,
                                              std::vector<ColumnSchema> columns) {
   auto table = std::make_shared<TableDescriptor>();
