@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -25,9 +26,36 @@ struct RemoteConnection::Impl {
   ClientOptions options;
   std::shared_ptr<grpc::Channel> channel;
   std::unique_ptr<v1::Tessera::Stub> stub;
+  std::string host_port;
+  // Replaced when Execute reopens an expired session, possibly while another thread calls Cancel or Progress.
+  mutable std::mutex session_mutex;
   std::string session_id;
 
+  std::string SessionId() const {
+    std::lock_guard<std::mutex> lock(session_mutex);
+    return session_id;
+  }
+
   // Every call: the token, and a deadline for the short control calls (0 = none, for Execute and the catalog).
+  // Opens a session on the server (waiting up to connect_timeout_ms for it) and keeps its id.
+  absl::Status OpenSession() {
+    grpc::ClientContext context;
+    Prepare(&context, options.connect_timeout_ms);
+    context.set_wait_for_ready(true);  // wait for the connection within the deadline rather than fail at once
+    v1::OpenSessionRequest request;
+    request.set_priority(options.priority);
+    v1::OpenSessionResponse response;
+    grpc::Status status = stub->OpenSession(&context, request, &response);
+    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+      return absl::UnavailableError(absl::StrCat("cannot reach a tessera-server at ", host_port, " within ",
+                                                 options.connect_timeout_ms, " ms: ", status.error_message()));
+    }
+    if (!status.ok()) return FromGrpcStatus(status);
+    std::lock_guard<std::mutex> lock(session_mutex);
+    session_id = response.session_id();
+    return absl::OkStatus();
+  }
+
   void Prepare(grpc::ClientContext* context, int deadline_ms = 0) const {
     if (!options.token.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", options.token));
     if (deadline_ms > 0) context->set_deadline(DeadlineIn(deadline_ms));
@@ -38,6 +66,7 @@ absl::StatusOr<std::unique_ptr<RemoteConnection>> RemoteConnection::Connect(cons
                                                                              const ClientOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  impl->host_port = host_port;
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(-1);  // the server bounds its batches
@@ -64,22 +93,8 @@ absl::StatusOr<std::unique_ptr<RemoteConnection>> RemoteConnection::Connect(cons
   impl->channel = grpc::CreateCustomChannel(host_port, credentials, arguments);
   impl->stub = v1::Tessera::NewStub(impl->channel);
 
-  grpc::ClientContext context;
-  impl->Prepare(&context, options.connect_timeout_ms);
-  context.set_wait_for_ready(true);  // wait for the connection within the deadline rather than fail at once
-  v1::OpenSessionRequest request;
-  request.set_priority(options.priority);
-  v1::OpenSessionResponse response;
-  grpc::Status status = impl->stub->OpenSession(&context, request, &response);
-  if (!status.ok()) {
-    absl::Status error = FromGrpcStatus(status);
-    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-      error = absl::UnavailableError(absl::StrCat("cannot reach a tessera-server at ", host_port, " within ",
-                                                  options.connect_timeout_ms, " ms: ", status.error_message()));
-    }
-    return error;
-  }
-  impl->session_id = response.session_id();
+  absl::Status opened = impl->OpenSession();
+  if (!opened.ok()) return opened;
   return std::unique_ptr<RemoteConnection>(new RemoteConnection(std::move(impl)));
 }
 
@@ -89,16 +104,27 @@ RemoteConnection::~RemoteConnection() {
   grpc::ClientContext context;
   impl_->Prepare(&context, kControlDeadlineMs);
   v1::CloseSessionRequest request;
-  request.set_session_id(impl_->session_id);
+  request.set_session_id(impl_->SessionId());
   v1::CloseSessionResponse response;
   impl_->stub->CloseSession(&context, request, &response);  // best effort: idle sessions also expire
 }
 
 absl::StatusOr<QueryResult> RemoteConnection::Execute(std::string_view sql) {
+  bool session_expired = false;
+  absl::StatusOr<QueryResult> result = ExecuteOnce(sql, &session_expired);
+  if (!session_expired) return result;
+  // The server forgot the session (idle timeout, restart) before running anything: open a new one, whose
+  // settings are the connection's options again, and send the statement once more.
+  absl::Status reopened = impl_->OpenSession();
+  if (!reopened.ok()) return reopened;
+  return ExecuteOnce(sql, &session_expired);
+}
+
+absl::StatusOr<QueryResult> RemoteConnection::ExecuteOnce(std::string_view sql, bool* session_expired) {
   grpc::ClientContext context;
   impl_->Prepare(&context);
   v1::ExecuteRequest request;
-  request.set_session_id(impl_->session_id);
+  request.set_session_id(impl_->SessionId());
   request.set_sql(std::string(sql));
   request.set_max_batch_rows(impl_->options.max_batch_rows);
   std::unique_ptr<grpc::ClientReader<v1::ExecuteResponse>> reader = impl_->stub->Execute(&context, request);
@@ -130,6 +156,8 @@ absl::StatusOr<QueryResult> RemoteConnection::Execute(std::string_view sql) {
     }
   }
   grpc::Status status = reader->Finish();
+  *session_expired = status.error_code() == grpc::StatusCode::NOT_FOUND &&
+                     context.GetServerTrailingMetadata().count("tessera-unknown-session") > 0;
   if (!status.ok()) return FromGrpcStatus(status);
   if (!decode_error.ok()) {
     return absl::InternalError(absl::StrCat("malformed response from the server: ", decode_error.message()));
@@ -141,7 +169,7 @@ void RemoteConnection::Cancel() {
   grpc::ClientContext context;
   impl_->Prepare(&context, kControlDeadlineMs);
   v1::CancelRequest request;
-  request.set_session_id(impl_->session_id);
+  request.set_session_id(impl_->SessionId());
   v1::CancelResponse response;
   impl_->stub->Cancel(&context, request, &response);  // a no-op when idle; errors leave nothing to do
 }
@@ -150,7 +178,7 @@ absl::StatusOr<QueryProgress> RemoteConnection::Progress() {
   grpc::ClientContext context;
   impl_->Prepare(&context, kControlDeadlineMs);
   v1::ProgressRequest request;
-  request.set_session_id(impl_->session_id);
+  request.set_session_id(impl_->SessionId());
   v1::ProgressResponse response;
   grpc::Status status = impl_->stub->GetProgress(&context, request, &response);
   if (!status.ok()) return FromGrpcStatus(status);
@@ -162,7 +190,7 @@ absl::Status RemoteConnection::SetPriority(int priority) {
   grpc::ClientContext context;
   impl_->Prepare(&context, kControlDeadlineMs);
   v1::UpdateSessionRequest request;
-  request.set_session_id(impl_->session_id);
+  request.set_session_id(impl_->SessionId());
   request.set_priority(priority);
   v1::SessionSettings response;
   return FromGrpcStatus(impl_->stub->UpdateSession(&context, request, &response));
@@ -208,7 +236,7 @@ absl::StatusOr<ServerHealth> RemoteConnection::Health() {
                       response.running_queries()};
 }
 
-const std::string& RemoteConnection::session_id() const { return impl_->session_id; }
+std::string RemoteConnection::session_id() const { return impl_->SessionId(); }
 
 absl::StatusOr<std::unique_ptr<Connection>> ConnectRemote(const std::string& host_port, const ClientOptions& options) {
   absl::StatusOr<std::unique_ptr<RemoteConnection>> connection = RemoteConnection::Connect(host_port, options);

@@ -75,7 +75,10 @@ class RemoteConnection : public Connection {
   // Closes the session on the server (cancelling what still runs there).
   ~RemoteConnection() override;
 
-  // Connection. Execute streams the result and materializes it; Cancel and Progress act on this session.
+  // Connection. Execute streams the result and materializes it; Cancel and Progress act on this session. When the
+  // server has forgotten the session (closed after --session-idle-timeout, or restarted), Execute opens a new one
+  // with the options' settings and sends the statement again (the server had run nothing); settings made with SET
+  // since are lost then.
   absl::StatusOr<QueryResult> Execute(std::string_view sql) override;
   void Cancel() override;
   absl::StatusOr<QueryProgress> Progress() override;
@@ -85,12 +88,14 @@ class RemoteConnection : public Connection {
   absl::StatusOr<std::vector<RemoteTableInfo>> ListTables();
   absl::StatusOr<std::vector<RemoteColumnInfo>> DescribeTable(const std::string& name);
   absl::StatusOr<ServerHealth> Health();
-  // The server's id of this session.
-  const std::string& session_id() const;
+  // The server's id of this session (a new one after Execute reopened an expired session).
+  std::string session_id() const;
 
  private:
   struct Impl;
   explicit RemoteConnection(std::unique_ptr<Impl> impl);
+  // One Execute call; `session_expired` tells that the server did not know the session (nothing ran).
+  absl::StatusOr<QueryResult> ExecuteOnce(std::string_view sql, bool* session_expired);
   std::unique_ptr<Impl> impl_;
 };
 

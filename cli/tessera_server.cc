@@ -29,6 +29,7 @@ namespace {
 constexpr char kVersion[] = "tessera 0.1 (tessera.v1)";
 constexpr int64_t kMonitorPeriodMs = 20;
 constexpr int64_t kSessionBusyWaitMs = 2'000;
+constexpr char kUnknownSessionKey[] = "tessera-unknown-session";
 // Room for the rest of an ExecuteRequest beside the statement, so that the statement limit, not gRPC's, speaks
 // first.
 constexpr int64_t kRequestMargin = 64 << 10;
@@ -211,7 +212,11 @@ class TesseraServer::Service final : public v1::Tessera::Service {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "priority and max_batch_rows must not be negative");
     }
     absl::StatusOr<std::shared_ptr<ServerSession>> found = sessions_.Find(request->session_id());
-    if (!found.ok()) return ToGrpcStatus(found.status());
+    if (!found.ok()) {
+      // Marks the error as "nothing ran", so a client may open a new session and send the statement again.
+      context->AddTrailingMetadata(kUnknownSessionKey, "1");
+      return ToGrpcStatus(found.status());
+    }
     ServerSession& session = **found;
     // A short wait covers a client that abandoned its previous call and sends the next before the server has
     // finished cancelling it; a truly concurrent Execute on one session fails.

@@ -6,15 +6,18 @@
 //
 // --listen defaults to 127.0.0.1:7482 (a port of 0 picks a free one). Once it serves, it prints one line
 // "tessera-server listening on HOST:PORT" to standard output. SIGTERM or SIGINT shut it down gracefully: running
-// queries are cancelled, calls end, the database is closed, and the process exits with 0.
+// queries are cancelled, calls end, the database is closed, and the process exits with 0; a second signal during
+// that exits at once with 1.
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -156,8 +159,16 @@ int main(int argc, char** argv) {
 
   int signal_number = 0;
   sigwait(&shutdown_signals, &signal_number);
-  std::cerr << "tessera-server: " << (signal_number == SIGTERM ? "SIGTERM" : "SIGINT") << ", shutting down"
-            << std::endl;
+  std::cerr << "tessera-server: " << (signal_number == SIGTERM ? "SIGTERM" : "SIGINT")
+            << ", shutting down (a second signal exits at once)" << std::endl;
+  // A statement that does not stop when cancelled (a long COPY) delays the shutdown; a second signal ends the
+  // process without waiting (a COPY not yet committed leaves the table as it was).
+  std::thread([&shutdown_signals] {
+    int second = 0;
+    sigwait(&shutdown_signals, &second);
+    std::cerr << "tessera-server: second signal, exiting now" << std::endl;
+    _exit(1);
+  }).detach();
   (*server)->Shutdown();
   server->reset();
   database->reset();

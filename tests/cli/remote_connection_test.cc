@@ -62,11 +62,12 @@ class RemoteConnectionTest : public ::testing::Test {
     std::filesystem::remove_all(directory_);
   }
 
-  void StartServer(const std::string& token) {
+  void StartServer(const std::string& token, int64_t session_idle_timeout_ms = 3'600'000) {
     server_.reset();
     ServerOptions options;
     options.listen_address = "127.0.0.1:0";
     options.token = token;
+    options.session_idle_timeout_ms = session_idle_timeout_ms;
     absl::StatusOr<std::unique_ptr<TesseraServer>> server = TesseraServer::Start(database_.get(), options);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
@@ -208,6 +209,22 @@ TEST_F(RemoteConnectionTest, TokenAuthentication) {
   std::unique_ptr<RemoteConnection> remote = Connect(ClientOptions{.token = "let-me-in"});
   ASSERT_NE(remote, nullptr);
   EXPECT_TRUE(remote->Execute("SELECT 1").ok());
+}
+
+TEST_F(RemoteConnectionTest, ExpiredSessionIsReopened) {
+  StartServer("", /*session_idle_timeout_ms=*/200);
+  std::unique_ptr<RemoteConnection> remote = Connect(ClientOptions{.priority = 6});
+  ASSERT_NE(remote, nullptr);
+  const std::string first_session = remote->session_id();
+  // The server closes idle sessions once a second at most; wait (bounded) until it has closed this one.
+  for (int i = 0; i < 100 && remote->Health()->open_sessions != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(remote->Health()->open_sessions, 0);
+  absl::StatusOr<QueryResult> result = remote->Execute("SHOW priority");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->rows[0][1].AsString(), "6");  // the options' settings again
+  EXPECT_NE(remote->session_id(), first_session);
 }
 
 TEST_F(RemoteConnectionTest, UnreachableServerIsUnavailable) {
