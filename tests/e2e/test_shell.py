@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 
 import pexpect
 import pytest
@@ -333,6 +334,25 @@ def test_exit_codes_of_scripts(data_dir, tmp_path):
     # \q in a script stops it, successfully.
     result = run(data_dir, "--csv", stdin="SELECT 1 AS a;\n\\q\nSELECT nope;\n")
     assert result.returncode == 0 and "nope" not in result.stderr
+
+
+def test_ctrl_c_in_a_script_cancels_the_statement_and_the_script_fails(data_dir):
+    process = subprocess.Popen([TESSERA, data_dir, "--no-sync", "--csv", "-c", "SELECT 1 AS started",
+                                "-c", LONG_QUERY, "-c", "SELECT 1 AS after"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], TIMEOUT)
+        assert ready and process.stdout.readline() == "started\n"
+        time.sleep(0.5)  # into the long query (it runs for tens of seconds)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 1
+    assert "Error: cancelled (Ctrl-C)" in err
+    assert "after" not in out
 
 
 def test_without_a_data_directory_a_temporary_one_is_used():
