@@ -2,11 +2,15 @@
 
 #include <histedit.h>
 #include <langinfo.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <clocale>
 #include <cstdio>
 #include <cstring>
+
+#include "cli/completion.h"
 
 namespace tessera {
 namespace {
@@ -29,11 +33,48 @@ struct LineEditor::Impl {
   HistEvent event;
   std::string history_path;
   std::string prompt;
+  std::function<std::vector<std::string>()> completion_words;
 
-  static char* Prompt(EditLine* editor) {
+  static Impl* Of(EditLine* editor) {
     Impl* impl = nullptr;
     el_get(editor, EL_CLIENTDATA, &impl);
-    return impl->prompt.data();
+    return impl;
+  }
+
+  static char* Prompt(EditLine* editor) { return Of(editor)->prompt.data(); }
+
+  // Tab: inserts the completion, or lists the candidates under the line and redraws it.
+  static unsigned char Complete(EditLine* editor, int) {
+    Impl* impl = Of(editor);
+    const LineInfo* line = el_line(editor);
+    if (!impl->completion_words) return CC_ERROR;
+    Completion completion = CompleteWord(std::string_view(line->buffer, line->cursor - line->buffer),
+                                         impl->completion_words());
+    if (!completion.insert.empty()) {
+      el_insertstr(editor, completion.insert.c_str());
+      return CC_REFRESH;
+    }
+    if (completion.candidates.empty()) return CC_REFRESH_BEEP;
+    winsize size{};
+    const size_t width = ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 80;
+    std::string listing = "\n";
+    size_t column = 0;
+    for (const std::string& candidate : completion.candidates) {
+      if (column > 0 && column + 2 + candidate.size() > width) {
+        listing += "\n";
+        column = 0;
+      }
+      if (column > 0) {
+        listing += "  ";
+        column += 2;
+      }
+      listing += candidate;
+      column += candidate.size();
+    }
+    listing += "\n";
+    std::fwrite(listing.data(), 1, listing.size(), stdout);
+    std::fflush(stdout);
+    return CC_REDISPLAY;
   }
 };
 
@@ -49,6 +90,8 @@ LineEditor::LineEditor(std::string history_path) : impl_(std::make_unique<Impl>(
   el_set(impl_->editor, EL_PROMPT, &Impl::Prompt);
   el_set(impl_->editor, EL_EDITOR, "emacs");
   el_set(impl_->editor, EL_HIST, history, impl_->history);
+  el_set(impl_->editor, EL_ADDFN, "tessera-complete", "complete a keyword or name", &Impl::Complete);
+  el_set(impl_->editor, EL_BIND, "^I", "tessera-complete", nullptr);
   el_source(impl_->editor, nullptr);  // ~/.editrc
 }
 
@@ -73,6 +116,10 @@ LineEditor::ReadResult LineEditor::ReadLine(const std::string& prompt, std::stri
   line->assign(text, count);
   if (!line->empty() && line->back() == '\n') line->pop_back();
   return ReadResult::kLine;
+}
+
+void LineEditor::SetCompletionWords(std::function<std::vector<std::string>()> words) {
+  impl_->completion_words = std::move(words);
 }
 
 void LineEditor::AddHistory(const std::string& entry) {

@@ -2,8 +2,10 @@
 // Line editing and history for the interactive shell, on libedit (emacs key bindings; ~/.editrc is read).
 // For a terminal on standard input and output only. Sets LC_CTYPE to a UTF-8 locale (see line_editor.cc).
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tessera {
 
@@ -20,6 +22,8 @@ class LineEditor {
   // Shows `prompt` and reads one line (without its newline) into `line`. kInterrupted: Ctrl-C (the line typed so
   // far is dropped); kEndOfInput: Ctrl-D on an empty line.
   ReadResult ReadLine(const std::string& prompt, std::string* line);
+  // Tab completes the word before the cursor from these words (cli/completion.h); `words` is called on each Tab.
+  void SetCompletionWords(std::function<std::vector<std::string>()> words);
   // Adds an entry (a statement or a meta-command) to the history and saves the history file.
   void AddHistory(const std::string& entry);
 

@@ -14,6 +14,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "cli/completion.h"
 #include "cli/line_editor.h"
 #include "cli/statement_monitor.h"
 #include "cli/statement_splitter.h"
@@ -25,6 +27,8 @@ namespace {
 constexpr char kPrompt[] = "tessera> ";
 // \i files that include files: deeper than this is taken for a file that includes itself.
 constexpr int kMaxIncludeDepth = 16;
+// Tab completes column names of every table and view when there are at most this many (one DESCRIBE each).
+constexpr size_t kMaxRelationsForColumnCompletion = 64;
 
 constexpr char kHelp[] =
     "Statements end with ';' and may span lines. Meta-commands (one per line):\n"
@@ -118,6 +122,7 @@ bool Shell::RunScript(std::istream& in) {
 
 int Shell::RunInteractive() {
   LineEditor editor(settings_.history_path);
+  editor.SetCompletionWords([this] { return CompletionWords(); });
   Write(stdout, absl::StrCat("Tessera shell on ", settings_.target_description,
                              ".\nStatements end with ';'. \\? for help, \\q or Ctrl-D to quit.\n"));
   std::fflush(stdout);
@@ -331,6 +336,34 @@ Shell::Outcome Shell::RunMetaCommand(std::string_view line) {
   }
   PrintError(absl::StrCat("unknown meta-command \\", name, " (\\? lists them)"));
   return Outcome::kError;
+}
+
+std::vector<std::string> Shell::CompletionWords() {
+  std::vector<std::string> words = CompletionKeywords();
+  // The names in the database now (asked at each Tab, so that new tables count); errors leave them out.
+  auto column_values = [&](const std::string& sql, const std::string& column_name) {
+    std::vector<std::string> values;
+    absl::StatusOr<QueryResult> result = connection_->Execute(sql);
+    if (!result.ok()) return values;
+    for (size_t c = 0; c < result->columns.size(); ++c) {
+      if (result->columns[c].name != column_name) continue;
+      for (const std::vector<Value>& row : result->rows) {
+        if (!row[c].is_null()) values.push_back(row[c].ToString());
+      }
+    }
+    return values;
+  };
+  std::vector<std::string> relations = column_values("SHOW TABLES", "name");
+  for (const std::string& relation : relations) {
+    words.push_back(relation);
+    if (relations.size() <= kMaxRelationsForColumnCompletion) {
+      const std::string quoted = absl::StrCat("\"", absl::StrReplaceAll(relation, {{"\"", "\"\""}}), "\"");
+      for (std::string& column : column_values(absl::StrCat("DESCRIBE ", quoted), "column_name")) {
+        words.push_back(std::move(column));
+      }
+    }
+  }
+  return words;
 }
 
 Shell::Outcome Shell::ListRelations(bool tables_only) {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/connection.h"
 #include "cli/result_format.h"
@@ -67,6 +68,8 @@ class Shell {
   Outcome RunMetaCommand(std::string_view line);
   // Runs SHOW TABLES; with `tables_only`, keeps the rows whose kind is 'table'.
   Outcome ListRelations(bool tables_only);
+  // The words Tab completes: SQL keywords and the database's table, view and column names.
+  std::vector<std::string> CompletionWords();
   // Prints a result the way the current settings say.
   void PrintResult(const QueryResult& result);
   void PrintError(const std::string& message);

@@ -206,6 +206,28 @@ def test_ctrl_c_cancels_the_running_query_and_the_shell_goes_on(shell):
     expect_clean_exit(shell)
 
 
+def test_tab_completes_keywords_and_names(shell):
+    shell.sendline("CREATE TABLE completion_test (long_column_name INT);")
+    shell.expect_exact(PROMPT)
+    shell.send("sel\t")  # a keyword, in the case typed
+    shell.send("long_c\t")  # a column name
+    shell.send("FROM completion_t\t")  # a table name
+    shell.sendline(";")
+    shell.expect_exact("(0 rows)")
+    assert re.search(r" long_column_name\s+INTEGER", shell.before)
+    shell.expect_exact(PROMPT)
+    # Several matches: Tab lists them and redraws the line.
+    shell.send("SELECT 1 AS a FROM build WHERE 1 IN\t")
+    shell.expect_exact("INNER  INSERT  INTEGER  INTERVAL  INTO")
+    shell.expect_exact("WHERE 1 IN")
+    shell.sendline(" (1);")
+    shell.expect_exact("(10000 rows, 40 shown)")
+    shell.expect_exact(PROMPT)
+    shell.sendline("DROP TABLE completion_test;")
+    shell.expect_exact("DROP TABLE")
+    quit_shell(shell)
+
+
 def test_describe_meta_commands(shell):
     shell.sendline("\\d")
     shell.expect_exact("(4 rows)")
