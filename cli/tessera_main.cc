@@ -1,5 +1,6 @@
 // tessera: the SQL shell. See kUsage, and cli/shell.h for how input is read and output written.
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -156,6 +157,10 @@ bool RunCommands(tessera::Shell& shell, const std::vector<std::pair<char, std::s
 
 // The shell on `connection`: interactive, or the -c/-f arguments, or standard input as a script. The exit status.
 int RunShell(tessera::Connection* connection, Arguments& arguments, const std::string& description) {
+  sigset_t interrupt;
+  sigemptyset(&interrupt);
+  sigaddset(&interrupt, SIGINT);
+  pthread_sigmask(SIG_UNBLOCK, &interrupt, nullptr);
   const bool interactive = arguments.commands.empty() && isatty(STDIN_FILENO);
   // Interactive: Ctrl-C cancels the statement and at the prompt clears the line. Scripts: Ctrl-C cancels the
   // running statement (the script then fails) and otherwise ends the process.
@@ -181,6 +186,14 @@ int main(int argc, char** argv) {
     std::cerr << kUsage;
     return error.empty() ? 0 : 2;
   }
+
+  // Ctrl-C must reach this thread (to end a read at the prompt) rather than one of the engine's or the client
+  // library's threads: those are started with SIGINT blocked (they inherit this mask), and the shell unblocks it
+  // for itself once the connection is open.
+  sigset_t interrupt;
+  sigemptyset(&interrupt);
+  sigaddset(&interrupt, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &interrupt, nullptr);
 
   if (!arguments.connect.empty()) {
     if (arguments.client.token.empty()) {
