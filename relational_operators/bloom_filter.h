@@ -3,11 +3,12 @@
 // filter over its build keys, and the probe-side table scan drops rows whose key is not in it before any hash
 // probe (together with the filters of the other joins that probe rows of the same scan).
 //
-// BlockedBloomFilter: a cache-blocked Bloom filter (one 256-bit block per key, 8 bits set in it, one per 32-bit
-// word, as in Impala/Kudu): a probe touches one cache line. Sized at kBitsPerKey bits per key, which gives a
-// false-positive rate of about 3%. It works on the 64-bit key hashes of key_hashing.h (the join hash table's
-// hashes): the block comes from the high 32 bits, the bit positions from the low 32 bits. Its memory is a blob
-// of the buffer pool. Insert is single-threaded; MayContain is read-only and thread-safe.
+// BlockedBloomFilter: a register-blocked Bloom filter: each key owns one 64-bit word and sets kBitsSet bits in
+// it, so a probe is one load and one mask test (the LIP filters are probed for every row of the scan; their
+// cost is what decides whether they pay). kBitsPerKey bits per key give a false-positive rate of about 2%. It
+// works on the 64-bit key hashes of key_hashing.h (the join hash table's hashes): the word comes from the high
+// 32 bits, the bit positions from 6-bit fields of the low 32 bits. Its memory is a blob of the buffer pool.
+// Insert is single-threaded; MayContain is read-only and thread-safe.
 //
 // LipFilter: the RuntimeFilter a probe-side scan holds. Empty until the hash join build's Finalize fills it
 // (JoinHashTable::Finalize calls Build with the number of keys, then Insert for each); the scan reads it only
@@ -25,7 +26,8 @@ namespace tessera {
 
 class BlockedBloomFilter {
  public:
-  static constexpr int kBitsPerKey = 8;
+  static constexpr int kBitsPerKey = 10;
+  static constexpr int kBitsSet = 4;
 
   // A zeroed filter for about `expected_keys` keys, allocated from `pool` (kind blob).
   static absl::StatusOr<std::unique_ptr<BlockedBloomFilter>> Create(int64_t expected_keys, BufferPool* pool);
@@ -33,33 +35,25 @@ class BlockedBloomFilter {
   BlockedBloomFilter(const BlockedBloomFilter&) = delete;
   BlockedBloomFilter& operator=(const BlockedBloomFilter&) = delete;
 
-  void Insert(uint64_t hash) {
-    uint32_t* block = BlockOf(hash);
-    const uint32_t low = static_cast<uint32_t>(hash);
-    for (int i = 0; i < kWordsPerBlock; ++i) block[i] |= uint32_t{1} << ((low * kSalts[i]) >> 27);
-  }
+  void Insert(uint64_t hash) { words_[WordOf(hash)] |= Mask(hash); }
   bool MayContain(uint64_t hash) const {
-    const uint32_t* block = BlockOf(hash);
-    const uint32_t low = static_cast<uint32_t>(hash);
-    bool all = true;
-    for (int i = 0; i < kWordsPerBlock; ++i) all &= (block[i] >> ((low * kSalts[i]) >> 27)) & 1;
-    return all;
+    const uint64_t mask = Mask(hash);
+    return (words_[WordOf(hash)] & mask) == mask;
   }
   size_t size_bytes() const { return bytes_; }
 
  private:
-  static constexpr int kWordsPerBlock = 8;
-  static constexpr uint32_t kSalts[kWordsPerBlock] = {0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU,
-                                                      0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U};
-
-  BlockedBloomFilter(uint32_t* words, uint64_t blocks, size_t bytes, BufferPool* pool)
-      : words_(words), blocks_(blocks), bytes_(bytes), pool_(pool) {}
-  uint32_t* BlockOf(uint64_t hash) const {
-    return words_ + ((hash >> 32) * blocks_ >> 32) * kWordsPerBlock;  // fast range reduction of the high half
+  BlockedBloomFilter(uint64_t* words, uint64_t word_count, size_t bytes, BufferPool* pool)
+      : words_(words), word_count_(word_count), bytes_(bytes), pool_(pool) {}
+  uint64_t WordOf(uint64_t hash) const { return (hash >> 32) * word_count_ >> 32; }  // fast range reduction
+  static uint64_t Mask(uint64_t hash) {
+    uint64_t mask = 0;
+    for (int i = 0; i < kBitsSet; ++i) mask |= uint64_t{1} << ((hash >> (6 * i)) & 63);
+    return mask;
   }
 
-  uint32_t* words_;
-  uint64_t blocks_;
+  uint64_t* words_;
+  uint64_t word_count_;
   size_t bytes_;
   BufferPool* pool_;
 };
@@ -83,6 +77,10 @@ class LipFilter final : public RuntimeFilter {
   const BlockedBloomFilter* bloom() const { return bloom_.get(); }
 
  private:
+  template <typename T>
+  void KeepIntegerMembers(const ColumnVector& key, const SelectionVector* in, uint32_t size,
+                          SelectionVector* out) const;
+
   const std::string description_;
   std::unique_ptr<BlockedBloomFilter> bloom_;
 };

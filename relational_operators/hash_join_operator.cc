@@ -98,7 +98,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       if (selected == 0) continue;
       for (size_t k = 0; k < keys.size(); ++k) {
         TESSERA_ASSIGN_OR_RETURN(keys[k], key_evaluators[k]->Evaluate(batch, selection));
-        HashVectorRows(*keys[k], batch.size, k == 0, hashes.data());
+        HashSelectedRows(*keys[k], selection, batch.size, k == 0, hashes.data());
       }
       if (keys.empty()) std::fill(hashes.begin(), hashes.begin() + batch.size, 0);  // nested loop: every build row
       const Type key_type = keys.size() == 1 ? keys[0]->type() : Type::Null();

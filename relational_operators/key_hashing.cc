@@ -9,7 +9,9 @@ namespace {
 
 template <typename T>
 uint64_t HashValue(const T& value) {
-  if constexpr (sizeof(T) == 16) {
+  if constexpr (std::is_same_v<T, std::string_view>) {
+    return HashString(value);
+  } else if constexpr (sizeof(T) == 16) {
     uint64_t words[2];
     std::memcpy(words, &value, 16);
     return HashInt64(words[0] ^ HashInt64(words[1]));
@@ -19,16 +21,22 @@ uint64_t HashValue(const T& value) {
     std::memcpy(&bits, &normalized, 8);
     return HashInt64(bits);
   } else {
-    return HashInt64(static_cast<uint64_t>(static_cast<int64_t>(value)));
+    return HashIntegerKey(static_cast<int64_t>(value));
   }
 }
 
 template <typename T>
-void HashTyped(const ColumnVector& vector, uint32_t size, bool first, uint64_t* hashes) {
+void HashTyped(const ColumnVector& vector, const SelectionVector* selection, uint32_t size, bool first,
+               uint64_t* hashes) {
   const T* values = vector.values<T>();
-  for (uint32_t i = 0; i < size; ++i) {
+  auto hash_row = [&](uint32_t i) {
     uint64_t h = vector.IsNull(i) ? 0x5bd1e995ULL : HashValue(values[i]);
     hashes[i] = first ? h : CombineHashes(hashes[i], h);
+  };
+  if (selection == nullptr) {
+    for (uint32_t i = 0; i < size; ++i) hash_row(i);
+  } else {
+    for (uint32_t s = 0; s < selection->count; ++s) hash_row(selection->rows[s]);
   }
 }
 
@@ -43,31 +51,31 @@ bool EqualTyped(const ColumnVector& vector, uint32_t row, const BlockView& block
 }  // namespace
 
 void HashVectorRows(const ColumnVector& vector, uint32_t size, bool first, uint64_t* hashes) {
+  HashSelectedRows(vector, nullptr, size, first, hashes);
+}
+
+void HashSelectedRows(const ColumnVector& vector, const SelectionVector* selection, uint32_t size, bool first,
+                      uint64_t* hashes) {
   const Type& type = vector.type();
   switch (type.id()) {
-    case TypeId::kBoolean: HashTyped<uint8_t>(vector, size, first, hashes); break;
+    case TypeId::kBoolean: HashTyped<uint8_t>(vector, selection, size, first, hashes); break;
     case TypeId::kInteger:
-    case TypeId::kDate: HashTyped<int32_t>(vector, size, first, hashes); break;
+    case TypeId::kDate: HashTyped<int32_t>(vector, selection, size, first, hashes); break;
     case TypeId::kBigInt:
-    case TypeId::kTimestamp: HashTyped<int64_t>(vector, size, first, hashes); break;
-    case TypeId::kDouble: HashTyped<double>(vector, size, first, hashes); break;
+    case TypeId::kTimestamp: HashTyped<int64_t>(vector, selection, size, first, hashes); break;
+    case TypeId::kDouble: HashTyped<double>(vector, selection, size, first, hashes); break;
     case TypeId::kDecimal:
-      if (type.IsWideDecimal()) HashTyped<int128>(vector, size, first, hashes);
-      else HashTyped<int64_t>(vector, size, first, hashes);
+      if (type.IsWideDecimal()) HashTyped<int128>(vector, selection, size, first, hashes);
+      else HashTyped<int64_t>(vector, selection, size, first, hashes);
       break;
-    case TypeId::kInterval: HashTyped<int128>(vector, size, first, hashes); break;
+    case TypeId::kInterval: HashTyped<int128>(vector, selection, size, first, hashes); break;
     case TypeId::kChar:
-    case TypeId::kVarchar: {
-      const std::string_view* strings = vector.strings();
-      for (uint32_t i = 0; i < size; ++i) {
-        uint64_t h = vector.IsNull(i) ? 0x5bd1e995ULL : HashString(strings[i]);
-        hashes[i] = first ? h : CombineHashes(hashes[i], h);
-      }
+    case TypeId::kVarchar: HashTyped<std::string_view>(vector, selection, size, first, hashes); break;
+    case TypeId::kNull: {
+      const uint32_t rows = selection != nullptr ? selection->count : size;
+      for (uint32_t s = 0; s < rows && first; ++s) hashes[selection != nullptr ? selection->rows[s] : s] = 0;
       break;
     }
-    case TypeId::kNull:
-      for (uint32_t i = 0; i < size; ++i) hashes[i] = first ? 0 : hashes[i];
-      break;
   }
 }
 

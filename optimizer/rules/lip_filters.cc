@@ -11,7 +11,8 @@ namespace tessera::optimizer {
 namespace {
 
 // The table scan below `node` that output column `column` passes unchanged from, and the scan's column.
-bool TraceToScan(LogicalOperator* node, int column, TableScan** scan, int* scan_column) {
+// *hash_joins counts the hash joins (joins without exact filter) on the way.
+bool TraceToScan(LogicalOperator* node, int column, TableScan** scan, int* scan_column, int* hash_joins) {
   while (true) {
     switch (node->kind()) {
       case LogicalOperatorKind::kTableScan:
@@ -32,6 +33,7 @@ bool TraceToScan(LogicalOperator* node, int column, TableScan** scan, int* scan_
       }
       case LogicalOperatorKind::kJoin:
         if (column >= node->children[0]->output_width()) return false;
+        *hash_joins += node->As<Join>().exact_filter.has_value() ? 0 : 1;
         node = node->children[0].get();
         break;
       default:
@@ -40,8 +42,12 @@ bool TraceToScan(LogicalOperator* node, int column, TableScan** scan, int* scan_
   }
 }
 
+// A join probing with rows of a scan. It publishes a filter unless it is an exact-filter join (applied at the
+// scan anyway) or the scan's direct prober (no hash join in between: its own hash probe runs right after the
+// scan's filters, in the same loop, so a Bloom filter of its keys would only repeat it).
 struct Candidate {
-  Join* join;  // null for an exact-filter join (counted, publishes nothing)
+  Join* join;
+  bool publishes;
   std::vector<int> scan_columns;
 };
 
@@ -55,10 +61,13 @@ void Collect(LogicalOperator* node, CandidatesByScan* candidates) {
     if (filtering && !join.left_keys.empty() && !join.enforce_single_row && join.lip_filter_id < 0) {
       TableScan* scan = nullptr;
       std::vector<int> columns;
+      int hash_joins = 0;
       for (const auto& key : join.left_keys) {
         TableScan* key_scan = nullptr;
         int column = -1;
-        if (!IsColumn(*key) || !TraceToScan(join.children[0].get(), key->column_index, &key_scan, &column) ||
+        hash_joins = 0;
+        if (!IsColumn(*key) ||
+            !TraceToScan(join.children[0].get(), key->column_index, &key_scan, &column, &hash_joins) ||
             (scan != nullptr && key_scan != scan)) {
           scan = nullptr;
           break;
@@ -70,7 +79,8 @@ void Collect(LogicalOperator* node, CandidatesByScan* candidates) {
         auto entry = std::find_if(candidates->begin(), candidates->end(),
                                   [&](const auto& scan_candidates) { return scan_candidates.first == scan; });
         if (entry == candidates->end()) entry = candidates->insert(candidates->end(), {scan, {}});
-        entry->second.push_back({join.exact_filter.has_value() ? nullptr : &join, std::move(columns)});
+        const bool publishes = !join.exact_filter.has_value() && hash_joins > 0;
+        entry->second.push_back({&join, publishes, std::move(columns)});
       }
     }
   }
@@ -86,8 +96,8 @@ LogicalOperatorPtr LipFilters::Apply(LogicalOperatorPtr plan) const {
   for (auto& [scan, joins] : candidates) {
     if (static_cast<int>(joins.size()) < kMinJoinsPerScan) continue;
     for (Candidate& candidate : joins) {
+      if (!candidate.publishes) continue;
       Join* join = candidate.join;
-      if (join == nullptr) continue;
       join->lip_filter_id = next_id++;
       const std::vector<std::string> build_names = DisplayNames(join->children[1]->output());
       std::vector<std::string> keys;

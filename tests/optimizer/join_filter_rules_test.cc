@@ -122,14 +122,27 @@ TEST_F(JoinFilterRulesTest, WithoutStatisticsNoJoinGetsAnExactFilter) {
   EXPECT_THAT(plan, Not(HasSubstr("exact filter")));
 }
 
-TEST_F(JoinFilterRulesTest, ScansProbedByTwoJoinsOrMoreGetLipFilters) {
-  const std::string star = Optimized(ssb_, "SELECT d_year, p_brand1, sum(lo_revenue) FROM lineorder, date, part "
-                                           "WHERE lo_orderdate = d_datekey AND lo_partkey = p_partkey AND "
-                                           "p_category = 'MFGR#12' GROUP BY d_year, p_brand1");
-  EXPECT_THAT(star, ContainsRegex("TableScan lineorder [^\n]*LIP filters: \\[lo_[a-z]+ IN bloom\\([dp]_[a-z]+\\), "
-                                  "lo_[a-z]+ IN bloom\\([dp]_[a-z]+\\)\\]"));
-  EXPECT_EQ(star.find("publishes LIP filter #0") == std::string::npos, false);
+TEST_F(JoinFilterRulesTest, JoinsAboveTheScansDirectProberPublishLipFilters) {
+  const std::string star =
+      Optimized(ssb_, "SELECT d_year, p_brand1, s_city, sum(lo_revenue) FROM lineorder, date, part, supplier "
+                      "WHERE lo_orderdate = d_datekey AND lo_partkey = p_partkey AND lo_suppkey = s_suppkey AND "
+                      "p_category = 'MFGR#12' AND s_nation = 'PERU' GROUP BY d_year, p_brand1, s_city");
+  // Three hash joins probe with lineorder rows: the lowest one probes the scan itself and publishes nothing,
+  // the two above it publish Bloom filters that the scan applies.
+  EXPECT_THAT(star, ContainsRegex("TableScan lineorder [^\n]*LIP filters: \\[lo_[a-z]+ IN bloom\\([dps]_[a-z]+\\), "
+                                  "lo_[a-z]+ IN bloom\\([dps]_[a-z]+\\)\\]"));
+  EXPECT_THAT(star, HasSubstr("publishes LIP filter #0"));
   EXPECT_THAT(star, HasSubstr("publishes LIP filter #1"));
+  EXPECT_THAT(star, Not(HasSubstr("publishes LIP filter #2")));
+  EXPECT_THAT(star, ContainsRegex("Join INNER keys=\\[[a-z_]+ = [a-z_]+\\]\n *TableScan lineorder"));
+
+  // One hash join and one exact filter: the exact filter is applied at the scan anyway, and the hash join is
+  // the direct prober.
+  const std::string two = Optimized(ssb_, "SELECT d_year, sum(lo_revenue) FROM lineorder, date, supplier WHERE "
+                                          "lo_orderdate = d_datekey AND lo_suppkey = s_suppkey AND s_region = "
+                                          "'ASIA' GROUP BY d_year");
+  EXPECT_THAT(two, HasSubstr("exact filter"));
+  EXPECT_THAT(two, Not(HasSubstr("LIP")));
 
   const std::string single = Optimized(ssb_, "SELECT d_year, sum(lo_revenue) FROM lineorder, date WHERE "
                                              "lo_orderdate = d_datekey GROUP BY d_year");

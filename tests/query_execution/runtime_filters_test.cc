@@ -93,6 +93,34 @@ TEST(LipFilterTest, KeepsRowsWhoseKeyWasInsertedAndDropsNullKeys) {
   EXPECT_EQ(Rows(out), (std::vector<uint32_t>{3}));
 }
 
+TEST(LipFilterTest, IntegerKeysWithoutNullsTakeTheInlineHashAndMissNothing) {
+  BufferPool pool(64 << 20, nullptr);
+  LipFilter filter("k");
+  ASSERT_TRUE(filter.Build(1000, &pool).ok());
+  std::vector<std::optional<int32_t>> build_keys;
+  for (int32_t k = 0; k < 1000; ++k) build_keys.push_back(k * 3);
+  ColumnVector build = IntegerVector(build_keys);
+  uint64_t hashes[1000];
+  HashVectorRows(build, 1000, true, hashes);
+  for (uint64_t hash : hashes) filter.Insert(hash);
+  std::vector<std::optional<int32_t>> probe_keys;
+  for (int32_t k = 0; k < static_cast<int32_t>(kVectorSize); ++k) probe_keys.push_back(k);
+  ColumnVector probe = IntegerVector(probe_keys);
+  ASSERT_FALSE(probe.has_nulls());
+  SelectionVector out = EmptySelection();
+  filter.KeepMembers({&probe}, nullptr, kVectorSize, &out);
+  std::unordered_set<uint32_t> kept(out.rows.begin(), out.rows.begin() + out.count);
+  int false_positives = 0;
+  for (uint32_t k = 0; k < kVectorSize; ++k) {
+    if (k % 3 == 0 && k < 3000) {
+      EXPECT_TRUE(kept.contains(k)) << k;
+    } else {
+      false_positives += kept.contains(k);
+    }
+  }
+  EXPECT_LT(false_positives, 100);  // of about 1,365 non-members
+}
+
 TEST(LipFilterTest, MultiColumnKeysHashLikeTheJoinHashTable) {
   BufferPool pool(64 << 20, nullptr);
   LipFilter filter("a, b");
