@@ -211,6 +211,12 @@ double CardinalityEstimator::EquiJoinSelectivity(const std::vector<const BoundEx
     selectivity *= std::pow(s, exponent);
     exponent /= 2;
   }
+  // A side has at most as many distinct composite keys as rows, so under the containment assumption the
+  // selectivity is at least 1 / max(rows): without this floor, lineitem JOIN partsupp ON both keys (TPC-H Q9)
+  // looks 25 times smaller than it is and is joined before the selective part filter.
+  if (left_keys.size() > 1) {
+    selectivity = std::max(selectivity, 1.0 / std::max(EstimateRows(left), EstimateRows(right)));
+  }
   return selectivity;
 }
 
@@ -288,8 +294,9 @@ double CardinalityEstimator::EstimateRows(const LogicalOperator& plan) const {
         case JoinType::kAnti: {
           double matched = residual_selectivity;
           if (!left_keys.empty()) {
-            matched *=
-                std::min(1.0, DistinctValues(*right_keys[0], right) / DistinctValues(*left_keys[0], left));
+            // A filtered scan's DistinctValues is its table's: the right side cannot have more keys than rows.
+            const double right_keys_found = std::min(DistinctValues(*right_keys[0], right), right_rows);
+            matched *= std::min(1.0, right_keys_found / DistinctValues(*left_keys[0], left));
           }
           rows = left_rows * (join.join_type == JoinType::kSemi ? matched : std::max(0.1, 1 - matched));
           break;

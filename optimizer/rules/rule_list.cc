@@ -1,11 +1,13 @@
 #include "optimizer/rules/rule_list.h"
 
 #include "common/clock.h"
+#include "optimizer/rules/aggregate_semi_join_reduction.h"
 #include "optimizer/rules/column_pruning.h"
 #include "optimizer/rules/exact_filter_semi_join.h"
 #include "optimizer/rules/join_ordering.h"
 #include "optimizer/rules/lip_filters.h"
 #include "optimizer/rules/predicate_push_down.h"
+#include "optimizer/rules/semi_join_push_down.h"
 
 namespace tessera::optimizer {
 
@@ -14,6 +16,8 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
     auto* list = new std::vector<std::unique_ptr<Rule>>();
     list->push_back(std::make_unique<PredicatePushDown>());
     list->push_back(std::make_unique<JoinOrdering>());
+    list->push_back(std::make_unique<SemiJoinPushDown>());
+    list->push_back(std::make_unique<AggregateSemiJoinReduction>());
     list->push_back(std::make_unique<ColumnPruning>());
     list->push_back(std::make_unique<ExactFilterSemiJoin>());
     list->push_back(std::make_unique<LipFilters>());

@@ -5,7 +5,12 @@
 //                           out; partial push-down of disjunctions (Quickstep D§2.5.1, TPC-H Q19/Q7)
 //   2. JoinOrdering         greedy join order by estimated cardinality; smaller input on the build (right)
 //   side
-//   3. ColumnPruning        scans read and joins carry only the columns used above them
+//   3. SemiJoinPushDown     selective semi/anti joins move down to the join input that holds their keys
+//   4. AggregateSemiJoinReduction  a grouped aggregate joined on its key first keeps only the keys a filtered
+//                           scan on the other side can match (decorrelated subqueries: Q2, Q17, Q20)
+//   5. ColumnPruning        scans read and joins carry only the columns used above them
+//   6. ExactFilterSemiJoin  joins whose build side only filters, on a dense unique key, probe a bit vector
+//   7. LipFilters           Bloom filters from every build side applied in the probe-side scan (D§2.5.3)
 // Thread-safe (rules are stateless).
 
 #include <memory>

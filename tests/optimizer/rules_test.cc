@@ -6,10 +6,12 @@
 #include "gtest/gtest.h"
 #include "optimizer/cardinality_estimator.h"
 #include "optimizer/plan_validation.h"
+#include "optimizer/rules/aggregate_semi_join_reduction.h"
 #include "optimizer/rules/column_pruning.h"
 #include "optimizer/rules/join_ordering.h"
 #include "optimizer/rules/predicate_push_down.h"
 #include "optimizer/rules/rule_list.h"
+#include "optimizer/rules/semi_join_push_down.h"
 #include "tests/optimizer/optimizer_catalog_for_test.h"
 
 namespace tessera::optimizer {
@@ -46,6 +48,8 @@ class RulesTest : public ::testing::Test {
   PredicatePushDown push_down_;
   JoinOrdering join_ordering_;
   ColumnPruning column_pruning_;
+  SemiJoinPushDown semi_join_push_down_;
+  AggregateSemiJoinReduction aggregate_reduction_;
 };
 
 testing::TestCatalog* RulesTest::catalog_ = nullptr;
@@ -53,8 +57,9 @@ testing::TestCatalog* RulesTest::catalog_ = nullptr;
 TEST_F(RulesTest, RuleListOrder) {
   std::vector<std::string> names;
   for (const auto& rule : RuleList()) names.push_back(rule->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "JoinOrdering", "ColumnPruning",
-                                             "ExactFilterSemiJoin", "LipFilters"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "JoinOrdering", "SemiJoinPushDown",
+                                             "AggregateSemiJoinReduction", "ColumnPruning", "ExactFilterSemiJoin",
+                                             "LipFilters"}));
 }
 
 TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {
@@ -191,6 +196,71 @@ TEST_F(RulesTest, CardinalityEstimates) {
   ASSERT_TRUE(origin.has_value());
   EXPECT_EQ(origin->table->name, "region");
   EXPECT_EQ(origin->column, 1);
+}
+
+}  // namespace
+}  // namespace tessera::optimizer
+
+namespace tessera::optimizer {
+namespace {
+
+// Part filtered to ~200 of 200,000 rows against lineitem grouped by l_partkey (200,000 groups).
+constexpr char kSelectiveParts[] = "p_brand = 'Brand#23' AND p_container = 'MED BOX'";
+
+TEST_F(RulesTest, AggregateReductionTrimsGroupsThatCannotJoin) {
+  const std::vector<const Rule*> rules = {&push_down_, &join_ordering_, &aggregate_reduction_};
+  // The aggregate on the build side of an inner join, and on the right of a left join.
+  for (const char* join : {"JOIN", "LEFT JOIN"}) {
+    SCOPED_TRACE(join);
+    const std::string plan = Apply(std::string("SELECT p_partkey, q FROM part ") + join +
+                                       " (SELECT l_partkey, sum(l_quantity) AS q FROM lineitem GROUP BY l_partkey) a"
+                                       " ON a.l_partkey = p_partkey WHERE " + kSelectiveParts,
+                                   rules);
+    EXPECT_THAT(plan, ::testing::ContainsRegex("Aggregate groups=\\[l_partkey\\].*\n *Join SEMI keys=\\[l_partkey = "
+                                               "p_partkey\\]\n *TableScan lineitem.*\n *TableScan part .*filter="));
+  }
+  // NOT EXISTS: groups without a partner are irrelevant to an anti join too.
+  EXPECT_THAT(Apply(std::string("SELECT p_partkey FROM part WHERE ") + kSelectiveParts +
+                        " AND NOT EXISTS (SELECT 1 FROM (SELECT l_partkey, sum(l_quantity) AS q FROM lineitem"
+                        " GROUP BY l_partkey) a WHERE a.l_partkey = p_partkey AND q > 300)",
+                    rules),
+              HasSubstr("Join SEMI"));
+}
+
+TEST_F(RulesTest, AggregateReductionKeepsGroupsThatMatter) {
+  const std::vector<const Rule*> rules = {&push_down_, &join_ordering_, &aggregate_reduction_};
+  // Every group survives on the preserved side of a left join.
+  EXPECT_THAT(Apply(std::string("SELECT a.l_partkey, q FROM (SELECT l_partkey, sum(l_quantity) AS q FROM lineitem"
+                                " GROUP BY l_partkey) a LEFT JOIN part ON a.l_partkey = p_partkey AND ") +
+                        kSelectiveParts,
+                    rules),
+              Not(HasSubstr("Join SEMI")));
+  // (NOT IN with NULL keys, where no key may be dropped, is in tests/sql/queries/semi_join_reduction.test: the TPC-H
+  // keys here are NOT NULL, which makes NOT IN a plain anti join.)
+  // A source as large as the groups is not worth a second scan.
+  EXPECT_THAT(Apply("SELECT p_partkey, q FROM part JOIN (SELECT l_partkey, sum(l_quantity) AS q FROM lineitem"
+                    " GROUP BY l_partkey) a ON a.l_partkey = p_partkey",
+                    rules),
+              Not(HasSubstr("Join SEMI")));
+}
+
+TEST_F(RulesTest, SemiJoinPushDownMovesSelectiveInToItsKeys) {
+  const std::vector<const Rule*> rules = {&push_down_, &join_ordering_, &semi_join_push_down_};
+  const std::string in_parts = std::string("(SELECT p_partkey FROM part WHERE ") + kSelectiveParts + ")";
+  // Below the inner join, onto the lineitem side that holds l_partkey.
+  EXPECT_THAT(Apply("SELECT o_orderdate FROM orders, lineitem WHERE o_orderkey = l_orderkey AND l_partkey IN " +
+                        in_parts,
+                    rules),
+              ::testing::ContainsRegex("Join SEMI keys=\\[l_partkey = p_partkey\\]\n *TableScan lineitem"));
+  // Not onto the NULL-padded side of a left join, and not when it keeps most rows.
+  EXPECT_THAT(Apply("SELECT o_orderdate FROM orders LEFT JOIN lineitem ON o_orderkey = l_orderkey WHERE l_partkey IN " +
+                        in_parts,
+                    rules),
+              ::testing::ContainsRegex("Join SEMI keys=\\[l_partkey = p_partkey\\]\n *Join LEFT OUTER"));
+  EXPECT_THAT(Apply("SELECT o_orderdate FROM orders, lineitem WHERE o_orderkey = l_orderkey AND l_partkey IN "
+                    "(SELECT p_partkey FROM part)",
+                    rules),
+              ::testing::ContainsRegex("Join SEMI keys=\\[l_partkey = p_partkey\\]\n *Project .*\n *Join INNER"));
 }
 
 }  // namespace

@@ -1,0 +1,21 @@
+#pragma once
+// Moves selective semi joins (and anti joins that are not null-aware) below the inner joins, left joins,
+// filters and projections under them, to the input that holds their keys, so that they shrink that input
+// before it is joined (TPC-H Q20: `ps_partkey IN (SELECT p_partkey ...)` is bound above the join of partsupp
+// with the decorrelated lineitem aggregate, and belongs on partsupp). A join with a residual stays where it is,
+// and so does one whose keys come from both sides of the join below. Only joins estimated to keep at most half
+// of their input move: probing a larger input earlier is no gain otherwise.
+//
+// Run after JoinOrdering (which treats semi joins as leaves) and before AggregateSemiJoinReduction, which finds
+// its sources through the moved semi joins.
+#include "optimizer/rules/rule.h"
+
+namespace tessera::optimizer {
+
+class SemiJoinPushDown final : public Rule {
+ public:
+  std::string name() const override { return "SemiJoinPushDown"; }
+  LogicalOperatorPtr Apply(LogicalOperatorPtr plan) const override;
+};
+
+}  // namespace tessera::optimizer
