@@ -172,15 +172,15 @@ TEST_F(BenchmarkPlansTest, TpchRulesPushPredicatesAndOrderJoins) {
   // Q17, Q20, Q2: the decorrelated aggregate first keeps only the keys of the selective part scan
   // (AggregateSemiJoinReduction); in Q20 the IN over part has moved down to partsupp (SemiJoinPushDown).
   EXPECT_THAT(optimized_["q17"], ContainsRegex("Aggregate groups=\\[l_partkey\\] aggregates=\\[avg\\(l_quantity\\)\\]\n"
-                                               " *Join SEMI keys=\\[l_partkey = p_partkey\\]\n"
+                                               " *Join SEMI[^\n]* keys=\\[l_partkey = p_partkey\\]\n"
                                                " *TableScan lineitem"));
   EXPECT_THAT(optimized_["q20"], ContainsRegex("Aggregate groups=\\[l_partkey, l_suppkey\\].*\n"
-                                               " *Join SEMI keys=\\[l_partkey = p_partkey\\]"));
-  EXPECT_THAT(optimized_["q20"], ContainsRegex("Join SEMI keys=\\[ps_partkey = p_partkey\\]\n *TableScan partsupp"));
-  EXPECT_THAT(optimized_["q02"], ContainsRegex("Aggregate groups=\\[ps_partkey\\].*\n *Join SEMI keys=\\[ps_partkey = p_partkey\\]"));
+                                               " *Join SEMI[^\n]* keys=\\[l_partkey = p_partkey\\]"));
+  EXPECT_THAT(optimized_["q20"], ContainsRegex("Join SEMI[^\n]* keys=\\[ps_partkey = p_partkey\\]\n *TableScan partsupp"));
+  EXPECT_THAT(optimized_["q02"], ContainsRegex("Aggregate groups=\\[ps_partkey\\].*\n(.*\n)* *Join SEMI[^\n]* keys=\\[ps_partkey = p_partkey\\]"));
   // Q9: lineitem meets the part filter before partsupp (a composite key does not make lineitem JOIN partsupp
   // look smaller than either input).
-  EXPECT_THAT(optimized_["q09"], ContainsRegex("Join INNER keys=\\[l_partkey = p_partkey\\]\n *TableScan lineitem"));
+  EXPECT_THAT(optimized_["q09"], ContainsRegex("Join (INNER|SEMI[^\n]*) keys=\\[l_partkey = p_partkey\\]\n *TableScan lineitem"));
   // Q21: the semi/anti joins keep their residuals; filters reach the scans below them.
   EXPECT_THAT(optimized_["q21"],
               HasSubstr("TableScan nation [n_nationkey, n_name] filter=(n_name = 'SAUDI ARABIA')"));

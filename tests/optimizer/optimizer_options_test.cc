@@ -34,7 +34,8 @@ TEST(OptimizerOptionsTest, UnknownOrEmptyNamesListTheValidOnes) {
   ASSERT_FALSE(options.ok());
   EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(options.status().message(), HasSubstr("unknown optimizer rule 'no_such_rule'"));
-  EXPECT_THAT(options.status().message(), HasSubstr("valid rules: predicate_push_down, join_ordering, column_pruning"));
+  EXPECT_THAT(options.status().message(), HasSubstr("valid rules: predicate_push_down, join_ordering, semi_join_push_down, "
+                                                          "aggregate_semi_join_reduction, column_pruning"));
   EXPECT_FALSE(ParseDisabledRules("join_ordering,,column_pruning").ok());
 }
 
