@@ -105,6 +105,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       const int fast_width = keys.size() == 1 && !key_type.IsString() && key_type.id() != TypeId::kDouble
                                  ? key_type.FixedWidth()
                                  : 0;
+      const bool hash_determines_key = table.HashDeterminesKey();
       std::fill(matched.begin(), matched.begin() + batch.size, 0);
       candidates_.clear();
       for (uint32_t s = 0; s < selected; ++s) {
@@ -113,16 +114,20 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         for (const ColumnVector* key : keys) null_key |= key->IsNull(row);
         if (null_key) continue;
         const uint64_t hash = hashes[row];
-        for (uint32_t e = table.First(hash); e != JoinHashTable::kEnd; e = table.Next(e)) {
+        const JoinHashTable::EntryRange bucket = table.Bucket(hash);
+        for (uint32_t e = bucket.begin; e < bucket.end; ++e) {
           if (table.Hash(e) != hash) continue;
-          const BlockView& build_block = table.blocks()[table.Block(e)];
           bool equal = true;
-          if (fast_width > 0) {  // one integer-like key: compare the raw bytes
+          if (hash_determines_key) {
+            // Equal hashes of one integer-like key are equal keys.
+          } else if (fast_width > 0) {  // one fixed-width key: compare the raw bytes
+            const BlockView& build_block = table.blocks()[table.Block(e)];
             equal = std::memcmp(keys[0]->values<uint8_t>() + static_cast<size_t>(row) * fast_width,
                                 build_block.Values<uint8_t>(table.key_columns()[0]) +
                                     static_cast<size_t>(table.Row(e)) * fast_width,
                                 fast_width) == 0;
           } else {
+            const BlockView& build_block = table.blocks()[table.Block(e)];
             for (size_t k = 0; k < keys.size() && equal; ++k) {
               equal = VectorValueEqualsBlockValue(*keys[k], row, build_block, table.key_columns()[k], table.Row(e));
             }

@@ -8,7 +8,25 @@ namespace tessera {
 
 JoinHashTable::JoinHashTable(std::shared_ptr<TemporaryRelation> build, std::vector<int> key_columns,
                              BufferPool* pool)
-    : build_(std::move(build)), key_columns_(std::move(key_columns)), pool_(pool) {}
+    : build_(std::move(build)), key_columns_(std::move(key_columns)), pool_(pool) {
+  if (key_columns_.size() == 1) {
+    const Type& type = build_->schema()[key_columns_[0]].type;
+    switch (type.id()) {
+      case TypeId::kBoolean:
+      case TypeId::kInteger:
+      case TypeId::kDate:
+      case TypeId::kBigInt:
+      case TypeId::kTimestamp:
+        hash_determines_key_ = true;
+        break;
+      case TypeId::kDecimal:
+        hash_determines_key_ = !type.IsWideDecimal();
+        break;
+      default:
+        break;
+    }
+  }
+}
 
 JoinHashTable::~JoinHashTable() {
   if (reserved_bytes_ > 0) pool_->Release(MemoryKind::kBlob, reserved_bytes_);
@@ -36,7 +54,7 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
         null_first += key_columns_.empty() ? 0 : batch.columns[0].IsNull(i);
         continue;
       }
-      entries.push_back(Entry{hashes[i], block_index, first + i, kEnd});
+      entries.push_back(Entry{hashes[i], block_index, first + i});
     }
   }
   null_first_key_rows_.fetch_add(null_first);
@@ -50,25 +68,27 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
 absl::Status JoinHashTable::Finalize() {
   size_t total = 0;
   for (const auto& part : parts_) total += part.size();
-  if (total >= kEnd) return absl::ResourceExhaustedError("hash join build side has too many rows");
+  if (total >= UINT32_MAX) return absl::ResourceExhaustedError("hash join build side has too many rows");
   uint64_t buckets = 16;
   while (buckets < 2 * total) buckets <<= 1;
-  const size_t head_bytes = buckets * sizeof(uint32_t);
-  TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, head_bytes));
-  reserved_bytes_ += head_bytes;
-  entries_.reserve(total);
+  const size_t start_bytes = (buckets + 1) * sizeof(uint32_t);
+  TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, start_bytes));
+  reserved_bytes_ += start_bytes;
+  mask_ = buckets - 1;
+  // Counting sort by bucket, in place of the offsets: count, turn counts into bucket ends (inclusive prefix
+  // sum), then place each entry at --end of its bucket, which leaves every offset at its bucket's start.
+  bucket_starts_.assign(buckets + 1, 0);
+  for (const auto& part : parts_) {
+    for (const Entry& entry : part) ++bucket_starts_[entry.hash & mask_];
+  }
+  for (uint64_t b = 1; b < buckets; ++b) bucket_starts_[b] += bucket_starts_[b - 1];
+  bucket_starts_[buckets] = static_cast<uint32_t>(total);
+  entries_.resize(total);
   for (auto& part : parts_) {
-    entries_.insert(entries_.end(), part.begin(), part.end());
+    for (const Entry& entry : part) entries_[--bucket_starts_[entry.hash & mask_]] = entry;
     std::vector<Entry>().swap(part);
   }
   parts_.clear();
-  heads_.assign(buckets, kEnd);
-  mask_ = buckets - 1;
-  for (uint32_t e = 0; e < entries_.size(); ++e) {
-    uint32_t& head = heads_[entries_[e].hash & mask_];
-    entries_[e].next = head;
-    head = e;
-  }
   for (uint32_t b = 0; b < build_->block_count(); ++b) blocks_.push_back(build_->block(b));
   if (lip_filter_ != nullptr) {
     TESSERA_RETURN_IF_ERROR(lip_filter_->Build(static_cast<int64_t>(entries_.size()), pool_));

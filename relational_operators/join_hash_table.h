@@ -1,7 +1,13 @@
 #pragma once
 // The hash table of a hash join: an index over the rows of the build side's temporary relation. Built in two
 // phases: AddBlock (one work order per build block, concurrent) computes each row's key hash; Finalize (one work
-// order) links the entries into buckets. Probing is lock-free and read-only (concurrent probe work orders).
+// order) sorts the entries by bucket (a counting sort), so that a bucket's entries lie next to each other and a
+// probe reads one contiguous range instead of chasing a chain through memory. Probing is lock-free and read-only
+// (concurrent probe work orders).
+//
+// For a single integer-like key (BOOLEAN, INTEGER, DATE, BIGINT, TIMESTAMP, DECIMAL up to 18 digits) the hash is
+// a bijection of the value (HashIntegerKey), so equal hashes mean equal keys and probes need not read the build
+// row's key at all (HashDeterminesKey).
 //
 // Entries reference rows of the build relation (block, row), so the relation stays alive with the table. Rows
 // whose key has a NULL never match and are not indexed (they are counted for NOT IN semantics). Without key
@@ -37,11 +43,19 @@ class JoinHashTable {
   // on the probe side can drop rows that cannot match (bloom_filter.h). Call before building.
   void PublishLipFilter(std::shared_ptr<LipFilter> filter) { lip_filter_ = std::move(filter); }
 
-  static constexpr uint32_t kEnd = UINT32_MAX;
-  // The first entry whose hash equals `hash`'s bucket, then Next() along the chain (kEnd at the end). Callers
-  // compare the stored hash and the keys.
-  uint32_t First(uint64_t hash) const { return heads_.empty() ? kEnd : heads_[hash & mask_]; }
-  uint32_t Next(uint32_t entry) const { return entries_[entry].next; }
+  // The entries [begin, end) of `hash`'s bucket. Callers compare the stored hash and (unless
+  // HashDeterminesKey()) the keys.
+  struct EntryRange {
+    uint32_t begin;
+    uint32_t end;
+  };
+  EntryRange Bucket(uint64_t hash) const {
+    if (bucket_starts_.empty()) return {0, 0};
+    const uint64_t bucket = hash & mask_;
+    return {bucket_starts_[bucket], bucket_starts_[bucket + 1]};
+  }
+  // Whether equal hashes imply equal keys (a single integer-like key column).
+  bool HashDeterminesKey() const { return hash_determines_key_; }
   uint64_t Hash(uint32_t entry) const { return entries_[entry].hash; }
   uint32_t Block(uint32_t entry) const { return entries_[entry].block; }
   uint32_t Row(uint32_t entry) const { return entries_[entry].row; }
@@ -60,7 +74,6 @@ class JoinHashTable {
     uint64_t hash;
     uint32_t block;
     uint32_t row;
-    uint32_t next;
   };
 
   std::shared_ptr<TemporaryRelation> build_;
@@ -70,7 +83,9 @@ class JoinHashTable {
   std::vector<std::vector<Entry>> parts_;
   std::atomic<int64_t> null_first_key_rows_{0};
   std::vector<Entry> entries_;
-  std::vector<uint32_t> heads_;
+  // Entries of bucket b are entries_[bucket_starts_[b], bucket_starts_[b + 1]).
+  std::vector<uint32_t> bucket_starts_;
+  bool hash_determines_key_ = false;
   std::vector<BlockView> blocks_;
   std::shared_ptr<LipFilter> lip_filter_;
   uint64_t mask_ = 0;
