@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -62,9 +63,12 @@ class RemoteConnectionTest : public ::testing::Test {
     std::filesystem::remove_all(directory_);
   }
 
-  void StartServer(const std::string& token, int64_t session_idle_timeout_ms = 3'600'000) {
+  void StartServer(const std::string& token, int64_t session_idle_timeout_ms = 3'600'000,
+                   const std::string& tls_cert = "", const std::string& tls_key = "") {
     server_.reset();
     ServerOptions options;
+    options.tls_cert_path = tls_cert;
+    options.tls_key_path = tls_key;
     options.listen_address = "127.0.0.1:0";
     options.token = token;
     options.session_idle_timeout_ms = session_idle_timeout_ms;
@@ -225,6 +229,29 @@ TEST_F(RemoteConnectionTest, ExpiredSessionIsReopened) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->rows[0][1].AsString(), "6");  // the options' settings again
   EXPECT_NE(remote->session_id(), first_session);
+}
+
+TEST_F(RemoteConnectionTest, Tls) {
+  const std::string cert = (directory_ / "cert.pem").string();
+  const std::string key = (directory_ / "key.pem").string();
+  const std::string command = absl::StrCat(
+      "openssl req -x509 -newkey rsa:2048 -nodes -keyout ", key, " -out ", cert,
+      " -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 >/dev/null 2>&1");
+  if (std::system(command.c_str()) != 0) GTEST_SKIP() << "openssl cannot make a self-signed certificate here";
+  StartServer("", 3'600'000, cert, key);
+  std::unique_ptr<RemoteConnection> remote =
+      Connect(ClientOptions{.use_tls = true, .tls_root_certs_path = cert, .tls_server_name = "localhost"});
+  ASSERT_NE(remote, nullptr);
+  absl::StatusOr<QueryResult> result = remote->Execute("SELECT count(*) FROM build");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->rows[0][0].AsInt64(), 10000);
+  // Plaintext to a TLS server, and TLS without trusting its certificate, cannot connect.
+  EXPECT_FALSE(ConnectRemote(address_, ClientOptions{.connect_timeout_ms = 500}).ok());
+  EXPECT_FALSE(ConnectRemote(address_, ClientOptions{.use_tls = true, .connect_timeout_ms = 500}).ok());
+  EXPECT_EQ(ConnectRemote(address_, ClientOptions{.use_tls = true, .tls_root_certs_path = "/nonexistent.pem"})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(RemoteConnectionTest, UnreachableServerIsUnavailable) {

@@ -353,6 +353,32 @@ def test_token_authentication(empty_dir):
         assert server.stop() == 0
 
 
+def test_session_limit_and_bad_arguments(empty_dir):
+    server = Server(os.path.join(empty_dir, "limits"), "--max-sessions", "2", "--max-statement-bytes", "100")
+    try:
+        first, second = tessera_client.connect(server.target), tessera_client.connect(server.target)
+        with pytest.raises(tessera_client.TesseraError) as error:
+            tessera_client.connect(server.target)
+        assert error.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED and "max-sessions" in error.value.message
+        first.close()
+        third = tessera_client.connect(server.target)
+        with pytest.raises(tessera_client.TesseraError) as error:
+            third.execute("SELECT 1 -- " + "x" * 100)
+        assert error.value.code == grpc.StatusCode.INVALID_ARGUMENT and "limit is 100" in error.value.message
+        assert third.execute("SELECT 1").rows == [(1,)]
+        second.close()
+        third.close()
+        # Another server cannot take the same port; bad arguments are refused with the usage.
+        taken = subprocess.run([SERVER, "--data", os.path.join(empty_dir, "other"), "--listen", server.target],
+                               capture_output=True, text=True, timeout=BOUND_S)
+        assert taken.returncode == 1 and "cannot listen" in taken.stderr
+    finally:
+        assert server.stop() == 0
+    for args in ([], ["--data"], ["--data", empty_dir, "--threads", "0"], ["--data", empty_dir, "--bogus"]):
+        refused = subprocess.run([SERVER, *args], capture_output=True, text=True, timeout=BOUND_S)
+        assert refused.returncode == 2 and "usage: tessera-server" in refused.stderr, args
+
+
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
 def test_tls(empty_dir):
     cert, key = os.path.join(empty_dir, "cert.pem"), os.path.join(empty_dir, "key.pem")
