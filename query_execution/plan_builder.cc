@@ -20,6 +20,9 @@
 namespace tessera {
 namespace {
 
+// A left join builds on its preserved (left) side when that side is estimated this many times smaller.
+constexpr double kBuildPreservedSideRatio = 2.0;
+
 namespace lp = optimizer;
 
 // The output of a logical subtree as its consumer sees it: blocks to read (a base table or an operator's
@@ -359,6 +362,7 @@ class Builder {
     switch (join.join_type) {
       case lp::JoinType::kInner: type = HashJoinType::kInner; break;
       case lp::JoinType::kLeftOuter: type = HashJoinType::kLeftOuter; break;
+      case lp::JoinType::kFullOuter: type = HashJoinType::kFullOuter; break;
       case lp::JoinType::kSemi: type = HashJoinType::kSemi; break;
       case lp::JoinType::kAnti: type = HashJoinType::kAnti; break;
       case lp::JoinType::kCross: type = HashJoinType::kInner; break;
@@ -371,17 +375,32 @@ class Builder {
     TESSERA_ASSIGN_OR_RETURN(Stream right, Visit(*join.children[1]));
     if (join.exact_filter.has_value()) return ExactFilterJoin(join, std::move(left), std::move(right));
     const size_t left_width = left.types.size();
-    const size_t right_width = right.types.size();
+    // Output (and output_names) order: left columns, then right columns unless the join outputs left only.
+    std::vector<std::string> names = left.names;
+    if (EmitsBuildColumns(type)) names.insert(names.end(), right.names.begin(), right.names.end());
+    // A left join whose preserved (left) side is the smaller one builds on it and keeps its unmatched rows from
+    // the hash table (a right outer hash join), so the large side streams through the probe (TPC-H Q13:
+    // customer LEFT JOIN orders builds on customer).
+    const bool swap = type == HashJoinType::kLeftOuter && !join.left_keys.empty() &&
+                      estimator_.EstimateRows(*join.children[0]) * kBuildPreservedSideRatio <
+                          estimator_.EstimateRows(*join.children[1]);
+    if (swap) type = HashJoinType::kRightOuter;
+    Stream& probe_stream = swap ? right : left;
+    Stream& build_stream = swap ? left : right;
+    const auto& probe_keys = swap ? join.right_keys : join.left_keys;
+    const auto& build_keys = swap ? join.left_keys : join.right_keys;
+    const size_t probe_width = probe_stream.types.size();
+    const size_t build_width = build_stream.types.size();
 
-    // Build side: a relation holding the right child's columns followed by its key values.
+    // Build side: a relation holding the build child's columns followed by its key values.
     std::vector<std::unique_ptr<BoundExpression>> build_columns;
     std::vector<std::string> build_names;
-    for (size_t c = 0; c < right_width; ++c) {
-      build_columns.push_back(MakeColumn(static_cast<int>(c), right.types[c]));
-      build_names.push_back(right.names[c]);
+    for (size_t c = 0; c < build_width; ++c) {
+      build_columns.push_back(MakeColumn(static_cast<int>(c), build_stream.types[c]));
+      build_names.push_back(build_stream.names[c]);
     }
     std::vector<int> key_columns;
-    for (const auto& key : join.right_keys) {
+    for (const auto& key : build_keys) {
       if (key->kind == ExpressionKind::kColumn) {
         key_columns.push_back(key->column_index);
       } else {
@@ -390,8 +409,8 @@ class Builder {
         build_names.push_back("key");
       }
     }
-    const double build_rows = right.rows;
-    int build_select = AddSelect(std::move(right), std::move(build_columns), build_names);
+    const double build_rows = build_stream.rows;
+    int build_select = AddSelect(std::move(build_stream), std::move(build_columns), build_names);
     auto table = std::make_shared<JoinHashTable>(dag_->op(build_select)->output(), key_columns, pool_);
     int build = dag_->AddOperator(std::make_unique<HashJoinBuildOperator>(table),
                                   Counted(key_columns.size(), "key"));
@@ -409,33 +428,34 @@ class Builder {
     HashJoinSpec spec;
     spec.type = type;
     spec.null_aware = join.null_aware;
-    for (const auto& key : join.left_keys) spec.probe_keys.push_back(key->Clone());
-    for (size_t c = 0; c < left_width; ++c) {
-      spec.probe_output.push_back(static_cast<int>(c));
-      spec.output_names.push_back(left.names[c]);
+    spec.build_columns_first = swap;
+    for (const auto& key : probe_keys) spec.probe_keys.push_back(key->Clone());
+    for (size_t c = 0; c < probe_width; ++c) spec.probe_output.push_back(static_cast<int>(c));
+    if (EmitsBuildColumns(type)) {
+      for (size_t c = 0; c < build_width; ++c) spec.build_output.push_back(static_cast<int>(c));
     }
-    std::vector<std::string> names = left.names;
-    if (type == HashJoinType::kInner || type == HashJoinType::kLeftOuter) {
-      for (size_t c = 0; c < right_width; ++c) {
-        spec.build_output.push_back(static_cast<int>(c));
-        spec.output_names.push_back(build_names[c]);
-        names.push_back(build_names[c]);
-      }
+    spec.output_names = names;
+    std::string detail = JoinDetails({swap ? "RIGHT OUTER (left side built)" : lp::JoinTypeName(join.join_type),
+                                      probe_stream.ScanDetail()});
+    ScanSpec scan = probe_stream.TakeScanSpec();
+    // The residual is over left ++ right columns; the probe's pair layout is [probe scan columns (the probe
+    // stream's, then runtime-filter keys loaded after them)..., build relation columns (the build stream's
+    // first)...].
+    if (join.residual) {
+      spec.residual = join.residual->Clone();
+      const int scan_width = static_cast<int>(scan.types.size());
+      const int lw = static_cast<int>(left_width);
+      optimizer::RemapColumns(spec.residual.get(), [&](int c) {
+        if (swap) return c < lw ? scan_width + c : c - lw;
+        return c >= lw ? c - lw + scan_width : c;
+      });
     }
-    // The residual is over left ++ right columns; the probe's pair layout is [left stream columns..., build
-    // relation columns...], and the build relation starts with the right columns, so indexes carry over.
-    if (join.residual) spec.residual = join.residual->Clone();
-    std::string detail = JoinDetails({lp::JoinTypeName(join.join_type), left.ScanDetail()});
-    ScanSpec scan = left.TakeScanSpec();
-    if (const int hidden = static_cast<int>(scan.types.size() - left_width); hidden > 0 && spec.residual) {
-      // Runtime-filter keys loaded after the left columns shift the build columns of the pair layout.
-      optimizer::RemapColumns(spec.residual.get(), [&](int c) { return c >= static_cast<int>(left_width) ? c + hidden : c; });
-    }
-    auto probe = std::make_unique<HashJoinProbeOperator>(left.input, std::move(scan), table, std::move(spec), pool_);
+    auto probe = std::make_unique<HashJoinProbeOperator>(probe_stream.input, std::move(scan), table, std::move(spec),
+                                                         pool_);
     int probe_index = dag_->AddOperator(std::move(probe), std::move(detail));
     Estimate(probe_index, estimator_.EstimateRows(join));
-    std::erase(left.lip_filter_ids, join.lip_filter_id);  // the probe waits for its own build anyway
-    Connect(left, probe_index, 0, /*pipelining=*/true);
+    std::erase(probe_stream.lip_filter_ids, join.lip_filter_id);  // the probe waits for its own build anyway
+    Connect(probe_stream, probe_index, 0, /*pipelining=*/true);
     dag_->AddEdge(build, probe_index, 1, /*pipelining=*/false);
     return FromOperator(probe_index, names);
   }

@@ -8,6 +8,17 @@
 
 namespace tessera {
 
+bool EmitsBuildColumns(HashJoinType type) {
+  return type == HashJoinType::kInner || type == HashJoinType::kLeftOuter || type == HashJoinType::kRightOuter ||
+         type == HashJoinType::kFullOuter;
+}
+bool KeepsUnmatchedProbeRows(HashJoinType type) {
+  return type == HashJoinType::kLeftOuter || type == HashJoinType::kFullOuter;
+}
+bool KeepsUnmatchedBuildRows(HashJoinType type) {
+  return type == HashJoinType::kRightOuter || type == HashJoinType::kFullOuter;
+}
+
 // ---- build ----
 
 class HashJoinBuildOperator::AddBlockWorkOrder : public WorkOrder {
@@ -59,6 +70,18 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       : WorkOrder(op->index(), node), op_(op), block_index_(block) {}
 
   absl::Status Execute(const WorkOrderContext&) override {
+    absl::Status status = Probe();
+    op_->probes_finished_.fetch_add(1);
+    return status;
+  }
+
+ private:
+  struct Candidate {
+    uint32_t probe_row;
+    uint32_t entry;
+  };
+
+  absl::Status Probe() {
     const HashJoinSpec& spec = op_->spec_;
     const JoinHashTable& table = *op_->table_;
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->probe_.Pin(block_index_));
@@ -86,8 +109,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     emit.rows.resize(kVectorSize);
     SelectionVector passing;
     passing.rows.resize(kVectorSize);
-    const bool gather_pairs = spec.type == HashJoinType::kInner || spec.type == HashJoinType::kLeftOuter ||
-                              spec.residual != nullptr;
+    const bool gather_pairs = EmitsBuildColumns(spec.type) || spec.residual != nullptr;
 
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
@@ -108,13 +130,20 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       const bool hash_determines_key = table.HashDeterminesKey();
       std::fill(matched.begin(), matched.begin() + batch.size, 0);
       candidates_.clear();
+      // Look up every row's bucket in two prefetched passes before walking any, so that the cache misses of a
+      // batch overlap instead of stalling one row at a time.
+      for (uint32_t s = 0; s < selected; ++s) table.PrefetchBucket(hashes[selection != nullptr ? selection->rows[s] : s]);
+      for (uint32_t s = 0; s < selected; ++s) {
+        buckets_[s] = table.Bucket(hashes[selection != nullptr ? selection->rows[s] : s]);
+        if (buckets_[s].begin < buckets_[s].end) table.PrefetchEntry(buckets_[s].begin);
+      }
       for (uint32_t s = 0; s < selected; ++s) {
         const uint32_t row = selection != nullptr ? selection->rows[s] : s;
         bool null_key = false;
         for (const ColumnVector* key : keys) null_key |= key->IsNull(row);
         if (null_key) continue;
         const uint64_t hash = hashes[row];
-        const JoinHashTable::EntryRange bucket = table.Bucket(hash);
+        const JoinHashTable::EntryRange bucket = buckets_[s];
         for (uint32_t e = bucket.begin; e < bucket.end; ++e) {
           if (table.Hash(e) != hash) continue;
           bool equal = true;
@@ -147,7 +176,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         TESSERA_RETURN_IF_ERROR(FlushCandidates(batch, probe_width, residual.get(), &passing, &matched, writer));
       }
       // Rows decided by their match flag.
-      if (spec.type == HashJoinType::kInner) continue;
+      if (spec.type == HashJoinType::kInner || spec.type == HashJoinType::kRightOuter) continue;
       emit.count = 0;
       for (uint32_t s = 0; s < selected; ++s) {
         const uint32_t row = selection != nullptr ? selection->rows[s] : s;
@@ -159,7 +188,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         if (keep) emit.rows[emit.count++] = row;
       }
       if (emit.count == 0) continue;
-      if (spec.type == HashJoinType::kLeftOuter) {
+      if (KeepsUnmatchedProbeRows(spec.type)) {
         TESSERA_RETURN_IF_ERROR(WriteUnmatched(batch, emit, probe_width, writer));
       } else {
         std::vector<const ColumnVector*> columns;
@@ -171,12 +200,6 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     rows_out_ = writer.rows_written();
     return absl::OkStatus();
   }
-
- private:
-  struct Candidate {
-    uint32_t probe_row;
-    uint32_t entry;
-  };
 
   // Gathers candidate pairs into `pairs_`, applies the residual, marks matches, and writes inner/outer matches.
   absl::Status FlushCandidates(const Batch& batch, size_t probe_width, ExpressionEvaluator* residual,
@@ -209,24 +232,22 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       selection = passing;
       passed = passing->count;
     }
+    const bool mark_build = KeepsUnmatchedBuildRows(spec.type);
     for (uint32_t p = 0; p < passed; ++p) {
       const uint32_t i = selection != nullptr ? selection->rows[p] : p;
       (*matched)[candidates_[i].probe_row] = 1;
+      if (mark_build) table.MarkMatched(candidates_[i].entry);
     }
-    if (spec.type == HashJoinType::kInner || spec.type == HashJoinType::kLeftOuter) {
-      std::vector<const ColumnVector*> columns;
-      for (int c : spec.probe_output) columns.push_back(&pairs_.columns[c]);
-      for (int c : spec.build_output) columns.push_back(&pairs_.columns[probe_width + c]);
-      TESSERA_RETURN_IF_ERROR(writer.Append(columns, selection, count));
+    if (EmitsBuildColumns(spec.type)) {
+      TESSERA_RETURN_IF_ERROR(writer.Append(op_->OutputColumns(pairs_, probe_width), selection, count));
     }
     candidates_.clear();
     return absl::OkStatus();
   }
 
-  // Left outer join: probe rows without a match, with NULL build columns.
+  // Left / full outer join: probe rows without a match, with NULL build columns.
   absl::Status WriteUnmatched(const Batch& batch, const SelectionVector& rows, size_t probe_width,
                               VectorBlockWriter& writer) {
-    const HashJoinSpec& spec = op_->spec_;
     for (ColumnVector& column : pairs_.columns) column.ResetOwned(rows.count);
     pairs_.size = rows.count;
     for (size_t c = 0; c < probe_width; ++c) {
@@ -235,20 +256,80 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     for (size_t c = probe_width; c < pairs_.columns.size(); ++c) {
       for (uint32_t i = 0; i < rows.count; ++i) pairs_.columns[c].SetNull(i);
     }
-    std::vector<const ColumnVector*> columns;
-    for (int c : spec.probe_output) columns.push_back(&pairs_.columns[c]);
-    for (int c : spec.build_output) columns.push_back(&pairs_.columns[probe_width + c]);
-    return writer.Append(columns, nullptr, rows.count);
+    return writer.Append(op_->OutputColumns(pairs_, probe_width), nullptr, rows.count);
   }
 
   HashJoinProbeOperator* op_;
   uint32_t block_index_;
   Batch pairs_;
   std::vector<Candidate> candidates_;
+  std::vector<JoinHashTable::EntryRange> buckets_ = std::vector<JoinHashTable::EntryRange>(kVectorSize);
   std::vector<uint32_t> probe_rows_;
   std::vector<const BlockView*> build_blocks_;
   std::vector<uint32_t> build_rows_;
 };
+
+// Right / full outer join: the build rows of one build block that no probe row matched, with NULL probe columns.
+class HashJoinProbeOperator::UnmatchedBuildRowsWorkOrder : public WorkOrder {
+ public:
+  UnmatchedBuildRowsWorkOrder(HashJoinProbeOperator* op, uint32_t block) : WorkOrder(op->index(), -1), op_(op), block_(block) {}
+
+  absl::Status Execute(const WorkOrderContext&) override {
+    const JoinHashTable& table = *op_->table_;
+    const BlockView& block = table.blocks()[block_];
+    const size_t probe_width = op_->scan_.types.size();
+    Batch pairs;
+    pairs.columns.resize(op_->pair_types_.size());
+    for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs.columns[c].set_type(op_->pair_types_[c]);
+    VectorBlockWriter writer(op_->output_.get());
+    std::vector<uint32_t> rows(kVectorSize);
+    const std::vector<const BlockView*> blocks(kVectorSize, &block);
+    const uint32_t row_count = block.row_count();
+    for (uint32_t first = 0; first < row_count; first += kVectorSize) {
+      const uint32_t end = std::min(row_count, first + kVectorSize);
+      uint32_t count = 0;
+      for (uint32_t r = first; r < end; ++r) {
+        if (!table.IsMatched(block_, r)) rows[count++] = r;
+      }
+      if (count == 0) continue;
+      for (ColumnVector& column : pairs.columns) column.ResetOwned(count);
+      pairs.size = count;
+      for (size_t c = 0; c < probe_width; ++c) {
+        for (uint32_t i = 0; i < count; ++i) pairs.columns[c].SetNull(i);
+      }
+      for (size_t c = probe_width; c < pairs.columns.size(); ++c) {
+        GatherBlockValues(blocks.data(), rows.data(), count, static_cast<int>(c - probe_width), &pairs.columns[c]);
+      }
+      TESSERA_RETURN_IF_ERROR(writer.Append(op_->OutputColumns(pairs, probe_width), nullptr, count));
+      rows_in_ += count;
+    }
+    TESSERA_RETURN_IF_ERROR(writer.Flush());
+    rows_out_ = writer.rows_written();
+    return absl::OkStatus();
+  }
+
+ private:
+  HashJoinProbeOperator* op_;
+  uint32_t block_;
+};
+
+std::vector<const ColumnVector*> HashJoinProbeOperator::OutputColumns(const Batch& pairs, size_t probe_width) const {
+  std::vector<const ColumnVector*> columns;
+  auto add_probe = [&] {
+    for (int c : spec_.probe_output) columns.push_back(&pairs.columns[c]);
+  };
+  auto add_build = [&] {
+    for (int c : spec_.build_output) columns.push_back(&pairs.columns[probe_width + c]);
+  };
+  if (spec_.build_columns_first) {
+    add_build();
+    add_probe();
+  } else {
+    add_probe();
+    add_build();
+  }
+  return columns;
+}
 
 HashJoinProbeOperator::HashJoinProbeOperator(BlockInput probe, ScanSpec scan, std::shared_ptr<JoinHashTable> table,
                                              HashJoinSpec spec, BufferPool* pool)
@@ -258,13 +339,25 @@ HashJoinProbeOperator::HashJoinProbeOperator(BlockInput probe, ScanSpec scan, st
   pair_types_ = scan_.types;
   const auto& build_schema = table_->build().schema();
   for (const ColumnSchema& column : build_schema) pair_types_.push_back(column.type);
+  // output_names follow the output order.
   std::vector<ColumnSchema> schema;
   size_t n = 0;
-  for (int c : spec_.probe_output) schema.push_back({spec_.output_names[n++], scan_.types[c], false, {}});
-  if (spec_.type == HashJoinType::kInner || spec_.type == HashJoinType::kLeftOuter) {
+  auto add_probe = [&] {
+    for (int c : spec_.probe_output) schema.push_back({spec_.output_names[n++], scan_.types[c], false, {}});
+  };
+  auto add_build = [&] {
+    if (!EmitsBuildColumns(spec_.type)) return;
     for (int c : spec_.build_output) schema.push_back({spec_.output_names[n++], build_schema[c].type, false, {}});
+  };
+  if (spec_.build_columns_first) {
+    add_build();
+    add_probe();
+  } else {
+    add_probe();
+    add_build();
   }
   output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
+  if (KeepsUnmatchedBuildRows(spec_.type)) table_->TrackMatches();
 }
 
 int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {
@@ -272,20 +365,32 @@ int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {
 }
 
 bool HashJoinProbeOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
+  bool probes_done;
   if (probe_.is_table()) {
     if (!table_blocks_issued_) {
       for (size_t i = 0; i < probe_.table_block_count(); ++i) {
         out->push_back(std::make_unique<ProbeWorkOrder>(this, static_cast<uint32_t>(i), probe_.HomeNode(i)));
+        ++probes_issued_;
       }
       table_blocks_issued_ = true;
     }
-    return true;
+    probes_done = true;
+  } else {
+    while (!pending_.empty()) {
+      out->push_back(std::make_unique<ProbeWorkOrder>(this, pending_.front(), -1));
+      pending_.pop_front();
+      ++probes_issued_;
+    }
+    probes_done = probe_done_;
   }
-  while (!pending_.empty()) {
-    out->push_back(std::make_unique<ProbeWorkOrder>(this, pending_.front(), -1));
-    pending_.pop_front();
+  if (!KeepsUnmatchedBuildRows(spec_.type) || unmatched_issued_) return probes_done;
+  // The unmatched build rows are known only once every probe has finished.
+  if (!probes_done || probes_finished_.load() != probes_issued_) return false;
+  for (uint32_t b = 0; b < table_->blocks().size(); ++b) {
+    out->push_back(std::make_unique<UnmatchedBuildRowsWorkOrder>(this, b));
   }
-  return probe_done_;
+  unmatched_issued_ = true;
+  return true;
 }
 
 }  // namespace tessera

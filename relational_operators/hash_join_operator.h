@@ -4,12 +4,16 @@
 //   buckets). It must reach the probe operator through a blocking edge (input 1 of the probe, which carries no
 //   blocks): probing starts only once the table is complete.
 //   HashJoinProbeOperator reads the probe side (a base table with an optional pushed-down filter, or an upstream
-//   relation), one work order per probe block, and emits matches vector at a time. Inner, left outer, semi and
-//   anti joins (with NOT IN's null-aware variant), each with an optional residual predicate.
+//   relation), one work order per probe block, and emits matches vector at a time. Inner, left outer (probe rows
+//   kept), right outer (build rows kept), full outer, semi and anti joins (with NOT IN's null-aware variant), each
+//   with an optional residual predicate. Right and full outer joins flag matched build rows while probing; once
+//   every probe work order has finished, one work order per build block emits the unmatched build rows with NULL
+//   probe columns.
 //
-// Output of inner / left outer: `probe_output` columns of the probe batch, then `build_output` columns of the
-// build relation. Semi / anti: `probe_output` only. The residual predicate is evaluated over the candidate
-// pair's columns laid out as [probe batch columns..., build relation columns...] (all of them, not only output).
+// Output of inner / outer joins: `probe_output` columns of the probe batch, then `build_output` columns of the
+// build relation (the other way round with `build_columns_first`). Semi / anti: `probe_output` only. The
+// residual predicate is evaluated over the candidate pair's columns laid out as [probe batch columns..., build
+// relation columns...] (all of them, not only output).
 
 #include <atomic>
 #include <deque>
@@ -24,7 +28,13 @@
 
 namespace tessera {
 
-enum class HashJoinType { kInner, kLeftOuter, kSemi, kAnti };
+enum class HashJoinType { kInner, kLeftOuter, kRightOuter, kFullOuter, kSemi, kAnti };
+
+// Whether the join outputs build columns (inner and outer joins), keeps unmatched probe rows (left and full
+// outer), keeps unmatched build rows (right and full outer).
+bool EmitsBuildColumns(HashJoinType type);
+bool KeepsUnmatchedProbeRows(HashJoinType type);
+bool KeepsUnmatchedBuildRows(HashJoinType type);
 
 class HashJoinBuildOperator : public RelationalOperator {
  public:
@@ -54,6 +64,7 @@ struct HashJoinSpec {
   std::vector<std::string> output_names;
   std::unique_ptr<BoundExpression> residual;                  // optional, see the file comment
   bool null_aware = false;                                    // kAnti for NOT IN
+  bool build_columns_first = false;                           // output build_output before probe_output
 };
 
 class HashJoinProbeOperator : public RelationalOperator {
@@ -74,6 +85,10 @@ class HashJoinProbeOperator : public RelationalOperator {
 
  private:
   class ProbeWorkOrder;
+  class UnmatchedBuildRowsWorkOrder;
+
+  // The output columns in output order, out of a batch laid out as [probe columns..., build columns...].
+  std::vector<const ColumnVector*> OutputColumns(const Batch& pairs, size_t probe_width) const;
 
   const BlockInput probe_;
   ScanSpec scan_;
@@ -84,6 +99,11 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::deque<uint32_t> pending_;
   bool probe_done_ = false;
   bool table_blocks_issued_ = false;
+  // Right / full outer joins: probe work orders issued and finished, and whether the unmatched build rows'
+  // work orders are out.
+  int64_t probes_issued_ = 0;
+  std::atomic<int64_t> probes_finished_{0};
+  bool unmatched_issued_ = false;
 };
 
 }  // namespace tessera

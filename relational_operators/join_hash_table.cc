@@ -90,6 +90,17 @@ absl::Status JoinHashTable::Finalize() {
   }
   parts_.clear();
   for (uint32_t b = 0; b < build_->block_count(); ++b) blocks_.push_back(build_->block(b));
+  if (track_matches_) {
+    uint64_t rows = 0;
+    for (const BlockView& block : blocks_) {
+      block_row_starts_.push_back(rows);
+      rows += block.row_count();
+    }
+    TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, rows));
+    reserved_bytes_ += rows;
+    matched_ = std::make_unique<std::atomic<uint8_t>[]>(rows);
+    for (uint64_t r = 0; r < rows; ++r) matched_[r].store(0, std::memory_order_relaxed);
+  }
   if (lip_filter_ != nullptr) {
     TESSERA_RETURN_IF_ERROR(lip_filter_->Build(static_cast<int64_t>(entries_.size()), pool_));
     for (const Entry& entry : entries_) lip_filter_->Insert(entry.hash);

@@ -39,6 +39,19 @@ class JoinHashTable {
   // Links all entries; call once after every AddBlock finished. Also fills the LIP filter, if one was given.
   absl::Status Finalize();
 
+  // Makes Finalize set up one match flag per build row (NULL keys included), for joins that keep unmatched build
+  // rows (right and full outer). Call before Finalize.
+  void TrackMatches() { track_matches_ = true; }
+  // Marks the build row of `entry` as matched. Thread-safe (concurrent probes); only with TrackMatches().
+  void MarkMatched(uint32_t entry) const {
+    std::atomic<uint8_t>& flag = matched_[block_row_starts_[entries_[entry].block] + entries_[entry].row];
+    if (flag.load(std::memory_order_relaxed) == 0) flag.store(1, std::memory_order_relaxed);
+  }
+  // Whether row `row` of build block `block` matched a probe row; valid once every probe finished.
+  bool IsMatched(uint32_t block, uint32_t row) const {
+    return matched_[block_row_starts_[block] + row].load(std::memory_order_relaxed) != 0;
+  }
+
   // Finalize also inserts every indexed key's hash into `filter` (sized for the indexed rows), so that scans
   // on the probe side can drop rows that cannot match (bloom_filter.h). Call before building.
   void PublishLipFilter(std::shared_ptr<LipFilter> filter) { lip_filter_ = std::move(filter); }
@@ -54,6 +67,11 @@ class JoinHashTable {
     const uint64_t bucket = hash & mask_;
     return {bucket_starts_[bucket], bucket_starts_[bucket + 1]};
   }
+  // Prefetch hints for batched probes: the bucket offsets of `hash`, then the first entry of a range.
+  void PrefetchBucket(uint64_t hash) const {
+    if (!bucket_starts_.empty()) __builtin_prefetch(&bucket_starts_[hash & mask_]);
+  }
+  void PrefetchEntry(uint32_t entry) const { __builtin_prefetch(&entries_[entry]); }
   // Whether equal hashes imply equal keys (a single integer-like key column).
   bool HashDeterminesKey() const { return hash_determines_key_; }
   uint64_t Hash(uint32_t entry) const { return entries_[entry].hash; }
@@ -88,6 +106,10 @@ class JoinHashTable {
   bool hash_determines_key_ = false;
   std::vector<BlockView> blocks_;
   std::shared_ptr<LipFilter> lip_filter_;
+  bool track_matches_ = false;
+  // With TrackMatches(): the flag of build row (b, r) is matched_[block_row_starts_[b] + r].
+  std::vector<uint64_t> block_row_starts_;
+  std::unique_ptr<std::atomic<uint8_t>[]> matched_;
   uint64_t mask_ = 0;
   size_t reserved_bytes_ = 0;
 };
