@@ -96,14 +96,18 @@ def _load_stubs():
 class TesseraError(Exception):
     """A failed call: `code` is a grpc.StatusCode, `message` the server's text."""
 
-    def __init__(self, code, message):
+    def __init__(self, code, message, unknown_session=False):
         super().__init__(f"{code.name}: {message}")
         self.code = code
         self.message = message
+        # The server did not know the session (closed after its idle timeout, or restarted) and ran nothing.
+        self.unknown_session = unknown_session
 
     @staticmethod
     def from_rpc(error):
-        return TesseraError(error.code(), error.details() or "")
+        trailing = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
+        unknown_session = any(key == "tessera-unknown-session" for key, _ in (trailing or ()))
+        return TesseraError(error.code(), error.details() or "", unknown_session)
 
 
 class Result:
@@ -239,8 +243,16 @@ class Client:
         else:
             self._channel = grpc.insecure_channel(target, options=options)
         self._stub = pb2_grpc.TesseraStub(self._channel)
-        request = self._pb2.OpenSessionRequest(priority=priority, settings=settings or {})
-        response = self._call(self._stub.OpenSession, request, timeout=timeout, wait_for_ready=True)
+        self._open_request = self._pb2.OpenSessionRequest(priority=priority, settings=settings or {})
+        self._timeout = timeout
+        try:
+            self._open_session()
+        except TesseraError:
+            self._channel.close()
+            raise
+
+    def _open_session(self):
+        response = self._call(self._stub.OpenSession, self._open_request, timeout=self._timeout, wait_for_ready=True)
         self.session_id = response.session_id
         self.settings = dict(response.settings.settings)
 
@@ -257,7 +269,15 @@ class Client:
         return RunningQuery(self, self._stub.Execute(request, metadata=self._metadata, timeout=timeout))
 
     def execute(self, sql, priority=0, max_batch_rows=0, timeout=None):
-        """Runs ';'-separated statements; returns the last one's Result."""
+        """Runs ';'-separated statements; returns the last one's Result. When the server no longer knows the
+        session (idle timeout, restart) it opens a new one with the connect() settings and sends `sql` again (the
+        server had run nothing); settings made with SET since are lost then."""
+        try:
+            return self.start(sql, priority, max_batch_rows, timeout).result()
+        except TesseraError as error:
+            if not error.unknown_session:
+                raise
+        self._open_session()
         return self.start(sql, priority, max_batch_rows, timeout).result()
 
     def cancel(self, query_id=None, session_id=None):

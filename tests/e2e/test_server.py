@@ -379,6 +379,21 @@ def test_session_limit_and_bad_arguments(empty_dir):
         assert refused.returncode == 2 and "usage: tessera-server" in refused.stderr, args
 
 
+def test_expired_session_is_reopened(empty_dir):
+    server = Server(os.path.join(empty_dir, "idle"), "--session-idle-timeout", "1")
+    try:
+        with tessera_client.connect(server.target, priority=3) as c:
+            first = c.session_id
+            wait_until(lambda: c.health().open_sessions == 0, "the idle session to be closed")
+            with pytest.raises(tessera_client.TesseraError) as error:
+                c.cancel(session_id=first)
+            assert error.value.code == grpc.StatusCode.NOT_FOUND
+            assert c.execute("SHOW priority").rows == [("priority", "3")]  # a new session, same settings
+            assert c.session_id != first
+    finally:
+        assert server.stop() == 0
+
+
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
 def test_tls(empty_dir):
     cert, key = os.path.join(empty_dir, "cert.pem"), os.path.join(empty_dir, "key.pem")
