@@ -31,18 +31,18 @@ constexpr int kMaxIncludeDepth = 16;
 constexpr size_t kMaxRelationsForColumnCompletion = 64;
 
 constexpr char kHelp[] =
-    "Statements end with ';' and may span lines. Meta-commands (one per line):\n"
-    "  \\d               list tables and views\n"
-    "  \\d NAME          describe a table or view\n"
-    "  \\dt              list tables\n"
-    "  \\timing [on|off] show how long each statement takes\n"
-    "  \\progress [on|off] the progress bar for statements running longer than half a second\n"
-    "  \\format [aligned|csv|tsv|json]  the output format\n"
-    "  \\maxrows [N]     the most rows an aligned table shows on a terminal (0 = all)\n"
-    "  \\i FILE          run the statements and meta-commands in FILE (stops at the first error)\n"
-    "  \\o [FILE]        send results to FILE; \\o alone: back to standard output\n"
-    "  \\?               this help\n"
-    "  \\q               quit (or Ctrl-D)\n"
+    "Statements end with ';' and may span lines; Tab completes keywords and names. Meta-commands (one per line):\n"
+    "  \\d                     list tables and views\n"
+    "  \\d NAME                describe a table or view\n"
+    "  \\dt                    list tables\n"
+    "  \\timing [on|off]       show how long each statement takes\n"
+    "  \\progress [on|off]     a progress bar for statements running longer than half a second\n"
+    "  \\format [FORMAT]       the output format: aligned, csv, tsv or json\n"
+    "  \\maxrows [N]           the most rows an aligned table shows on a terminal (0 = all)\n"
+    "  \\i FILE                run the statements and meta-commands in FILE (stops at the first error)\n"
+    "  \\o [FILE]              send results to FILE; \\o alone: back to standard output\n"
+    "  \\?                     this help\n"
+    "  \\q                     quit (or Ctrl-D)\n"
     "Ctrl-C cancels the running statement; at the prompt it clears the line.\n"
     "NULL is shown as NULL (dimmed on a terminal); long values are cut with '…' to fit the terminal.\n";
 
