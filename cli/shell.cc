@@ -109,15 +109,23 @@ bool Shell::RunCommand(std::string_view text) {
   return rest.empty() || RunStatement(rest) == Outcome::kOk;
 }
 
-bool Shell::RunScript(std::istream& in) {
+bool Shell::RunScript(std::istream& in, const std::string& name) {
+  const ScriptPosition enclosing = script_;  // \i runs a script inside a script
+  script_ = ScriptPosition{.name = name};
   StatementSplitter splitter;
   std::string line;
-  while (!quit_requested_ && std::getline(in, line)) {
-    if (HandleLine(splitter, line) == Outcome::kError) return false;
+  bool ok = true;
+  while (ok && !quit_requested_ && std::getline(in, line)) {
+    ++script_.line;
+    if (!splitter.HasPendingText()) script_.statement_line = script_.line;
+    ok = HandleLine(splitter, line) != Outcome::kError;
   }
-  if (quit_requested_) return true;
-  std::string rest = splitter.Finish();
-  return rest.empty() || RunStatement(rest) == Outcome::kOk;
+  if (ok && !quit_requested_) {
+    std::string rest = splitter.Finish();
+    ok = rest.empty() || RunStatement(rest) == Outcome::kOk;
+  }
+  script_ = enclosing;
+  return ok;
 }
 
 int Shell::RunInteractive() {
@@ -176,8 +184,9 @@ Shell::Outcome Shell::HandleLine(StatementSplitter& splitter, const std::string&
 }
 
 Shell::Outcome Shell::RunStatements(const std::vector<std::string>& statements) {
-  for (const std::string& statement : statements) {
-    Outcome outcome = RunStatement(statement);
+  for (size_t i = 0; i < statements.size(); ++i) {
+    if (i > 0) script_.statement_line = script_.line;  // the second statement of a line starts on it
+    Outcome outcome = RunStatement(statements[i]);
     if (outcome != Outcome::kOk) return outcome;
   }
   return Outcome::kOk;
@@ -228,7 +237,9 @@ void Shell::PrintResult(const QueryResult& result) {
 
 void Shell::PrintError(const std::string& message) {
   std::fflush(stdout);
-  Write(stderr, absl::StrCat("Error: ", message, "\n"));
+  const std::string where =
+      script_.name.empty() ? "" : absl::StrCat(script_.name, ":", script_.statement_line, ": ");
+  Write(stderr, absl::StrCat("Error: ", where, message, "\n"));
   std::fflush(stderr);
 }
 
@@ -316,7 +327,7 @@ Shell::Outcome Shell::RunMetaCommand(std::string_view line) {
       return Outcome::kError;
     }
     ++include_depth_;
-    const bool ok = RunScript(file);
+    const bool ok = RunScript(file, argument);
     --include_depth_;
     if (quit_requested_) return Outcome::kQuit;
     return ok ? Outcome::kOk : Outcome::kError;

@@ -48,8 +48,9 @@ class Shell {
   // Runs `text` as given to -c: SQL statements (the last one needs no ';'), or one meta-command when it starts
   // with '\'. False on the first error.
   bool RunCommand(std::string_view text);
-  // Runs a script line by line until its end, \q, or the first error (false).
-  bool RunScript(std::istream& in);
+  // Runs a script line by line until its end, \q, or the first error (false). Its errors say where:
+  // "Error: NAME:LINE: message", LINE being where the failing statement starts.
+  bool RunScript(std::istream& in, const std::string& name);
   // The interactive loop on a terminal: prompt, line editing, history, Ctrl-C cancels the running statement,
   // Ctrl-D or \q quits. Returns the process exit status.
   int RunInteractive();
@@ -80,6 +81,13 @@ class Shell {
   bool quit_requested_ = false;
   // The \o file; null while output goes to standard output.
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> output_file_{nullptr, &std::fclose};
+  // Where the script being run is, for its error messages (name empty outside scripts).
+  struct ScriptPosition {
+    std::string name;
+    int line = 0;            // the line being read
+    int statement_line = 0;  // the line where the statement being run starts
+  };
+  ScriptPosition script_;
   // Nesting of \i, to refuse a file that includes itself forever.
   int include_depth_ = 0;
 };

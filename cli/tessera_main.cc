@@ -142,7 +142,7 @@ bool RunCommands(tessera::Shell& shell, const std::vector<std::pair<char, std::s
       continue;
     }
     if (text == "-") {
-      if (!shell.RunScript(std::cin)) return false;
+      if (!shell.RunScript(std::cin, "<stdin>")) return false;
       continue;
     }
     std::ifstream file(text);
@@ -150,7 +150,7 @@ bool RunCommands(tessera::Shell& shell, const std::vector<std::pair<char, std::s
       std::cerr << "tessera: cannot read " << text << ": " << std::strerror(errno) << std::endl;
       return false;
     }
-    if (!shell.RunScript(file)) return false;
+    if (!shell.RunScript(file, text)) return false;
   }
   return true;
 }
@@ -169,7 +169,7 @@ int RunShell(tessera::Connection* connection, Arguments& arguments, const std::s
   if (interactive) arguments.shell.history_path = HistoryPath();
   tessera::Shell shell(connection, arguments.shell);
   if (interactive) return shell.RunInteractive();
-  if (arguments.commands.empty()) return shell.RunScript(std::cin) ? 0 : 1;
+  if (arguments.commands.empty()) return shell.RunScript(std::cin, "<stdin>") ? 0 : 1;
   return RunCommands(shell, arguments.commands) ? 0 : 1;
 }
 

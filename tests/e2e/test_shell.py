@@ -343,13 +343,15 @@ def test_exit_codes_of_scripts(data_dir, tmp_path):
     script.write_text("SELECT 1 AS first;\nSELEC 2;\nSELECT 3 AS third;\n")
     result = run(data_dir, "--csv", "-f", str(script))
     assert result.returncode == 1 and "first" in result.stdout and "third" not in result.stdout
-    assert "syntax error at line 1, column 1" in result.stderr and "^" in result.stderr
+    # Script errors say where the failing statement starts: FILE:LINE.
+    assert f"Error: {script}:2: syntax error at line 1, column 1" in result.stderr and "^" in result.stderr
 
     # Standard input that is not a terminal is a script too; a last statement without ';' runs at the end.
     result = run(data_dir, "--csv", stdin="SELECT 1 AS a;\n\\dt\nSELECT 2 AS b")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0:2] == ["a", "1"] and result.stdout.splitlines()[-2:] == ["b", "2"]
-    assert run(data_dir, stdin="SELECT 1;\nSELECT * FROM missing;\n").returncode == 1
+    result = run(data_dir, stdin="SELECT 1;\nSELECT 2; SELECT *\n  FROM missing;\n")
+    assert result.returncode == 1 and result.stderr.startswith("Error: <stdin>:2: ")
     assert run(data_dir, "-c", "\\nope").returncode == 1
     assert run(data_dir, "-f", str(tmp_path / "missing.sql")).returncode == 1
     assert run(data_dir, "--bogus").returncode == 2
