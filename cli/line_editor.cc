@@ -3,6 +3,7 @@
 #include <histedit.h>
 #include <langinfo.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -125,7 +126,9 @@ void LineEditor::SetCompletionWords(std::function<std::vector<std::string>()> wo
 void LineEditor::AddHistory(const std::string& entry) {
   if (entry.empty()) return;
   history(impl_->history, &impl_->event, H_ENTER, entry.c_str());
-  if (!impl_->history_path.empty()) history(impl_->history, &impl_->event, H_SAVE, impl_->history_path.c_str());
+  if (impl_->history_path.empty()) return;
+  history(impl_->history, &impl_->event, H_SAVE, impl_->history_path.c_str());
+  chmod(impl_->history_path.c_str(), 0600);  // statements may hold secrets: the owner's only, as shells do
 }
 
 }  // namespace tessera

@@ -306,6 +306,7 @@ def test_history_is_saved_one_entry_per_statement(shell, tmp_path):
     shell.expect_exact("(3 rows)")
     quit_shell(shell)
     # libedit writes entries vis(3)-encoded: "\\040" for a space, "\\134" for a backslash.
+    assert (tmp_path / ".tessera_history").stat().st_mode & 0o777 == 0o600
     history = (tmp_path / ".tessera_history").read_text().replace("\\040", " ").replace("\\134", "\\")
     entries = history.splitlines()[1:]
     assert entries == ["SELECT 1   AS x;", "\\dt", "\\q"]
