@@ -1,6 +1,7 @@
 // The run-time join filters of relational_operators/: the blocked Bloom filter (no false negatives, bounded
 // false-positive rate, memory from the buffer pool), LipFilter and ExactFilter probing of column vectors
-// (NULLs, selections, ranges), duplicate counting of the exact filter, and a BlockScanner applying them.
+// (NULLs, selections, ranges), duplicate counting of the exact filter, and a BlockScanner applying them (adaptive
+// order, anti filters, repeated rows).
 
 #include <optional>
 #include <random>
@@ -13,6 +14,8 @@
 #include "relational_operators/bloom_filter.h"
 #include "relational_operators/exact_filter.h"
 #include "relational_operators/key_hashing.h"
+#include "relational_operators/temporary_relation.h"
+#include "relational_operators/vector_block_writer.h"
 
 namespace tessera {
 namespace {
@@ -214,6 +217,112 @@ TEST(ExactFilterTest, ConcurrentInsertsSetEveryBit) {
   for (std::thread& thread : threads) thread.join();
   for (int32_t k = 0; k < 100000; ++k) ASSERT_TRUE((*filter)->Contains(k)) << k;
   EXPECT_EQ((*filter)->duplicate_keys(), 0);
+}
+
+// A one-column INTEGER block holding keys 0..rows-1.
+std::shared_ptr<TemporaryRelation> KeyBlock(int32_t rows, BufferPool* pool) {
+  auto relation = std::make_shared<TemporaryRelation>(
+      std::vector<ColumnSchema>{ColumnSchema{"k", Type::Integer(), true, {}}}, pool);
+  VectorBlockWriter writer(relation.get());
+  std::vector<std::optional<int32_t>> keys;
+  for (int32_t k = 0; k < rows; ++k) keys.push_back(k);
+  ColumnVector vector = IntegerVector(keys);
+  EXPECT_TRUE(writer.Append({&vector}, nullptr, static_cast<uint32_t>(rows)).ok());
+  EXPECT_TRUE(writer.Flush().ok());
+  return relation;
+}
+
+// An exact filter over [0, 999] holding `keys`.
+std::shared_ptr<ExactFilter> FilterOf(const std::vector<std::optional<int32_t>>& keys, bool counts_duplicates,
+                                      BufferPool* pool) {
+  auto filter = ExactFilter::Create(Type::Integer(), 0, 999, counts_duplicates, pool);
+  EXPECT_TRUE(filter.ok());
+  ColumnVector vector = IntegerVector(keys);
+  EXPECT_TRUE((*filter)->InsertKeys(vector, nullptr, static_cast<uint32_t>(keys.size())).ok());
+  return std::shared_ptr<ExactFilter>(std::move(*filter));
+}
+
+// The keys a scanner hands out for the block, in order, each as often as it appears.
+std::vector<int32_t> ScanKeys(const ScanSpec& spec, const BlockView& block) {
+  BlockScanner scanner(spec);
+  std::vector<int32_t> keys;
+  while (true) {
+    absl::StatusOr<bool> more = scanner.Next(block);
+    EXPECT_TRUE(more.ok());
+    if (!more.ok() || !*more) break;
+    const SelectionVector* selection = scanner.selection();
+    for (uint32_t s = 0; s < scanner.selected_count(); ++s) {
+      keys.push_back(scanner.batch().columns[0].values<int32_t>()[selection != nullptr ? selection->rows[s] : s]);
+    }
+  }
+  return keys;
+}
+
+TEST(BlockScannerRuntimeFiltersTest, AppliesTheMostSelectiveFilterFirstOnceItHasBeenObserved) {
+  BufferPool pool(64 << 20, nullptr);
+  auto relation = KeyBlock(1000, &pool);
+  std::vector<std::optional<int32_t>> most;  // 900 of 1000 keys
+  for (int32_t k = 0; k < 900; ++k) most.push_back(k);
+  std::vector<std::optional<int32_t>> few;  // 10 keys, 5 of them also in `most`
+  for (int32_t k = 895; k < 905; ++k) few.push_back(k);
+  ScanSpec spec;
+  spec.block_columns = {0};
+  spec.types = {Type::Integer()};
+  spec.runtime_filters.push_back({FilterOf(most, false, &pool), {0}, /*member=*/true});
+  spec.runtime_filters.push_back({FilterOf(few, false, &pool), {0}, /*member=*/true});
+  const RuntimeFilterCounters& broad = *spec.runtime_filters[0].counters;
+  const RuntimeFilterCounters& narrow = *spec.runtime_filters[1].counters;
+
+  EXPECT_EQ(ScanKeys(spec, relation->block(0)), (std::vector<int32_t>{895, 896, 897, 898, 899}));
+  // Nothing observed yet: the filters run in their listed order.
+  EXPECT_EQ(broad.rows_in.load(), 1000);
+  EXPECT_EQ(broad.rows_out.load(), 900);
+  EXPECT_EQ(narrow.rows_in.load(), 900);
+
+  EXPECT_EQ(ScanKeys(spec, relation->block(0)), (std::vector<int32_t>{895, 896, 897, 898, 899}));
+  // The narrow filter passed 5 of 900 rows, the broad one 90%: now the narrow one goes first.
+  EXPECT_EQ(narrow.rows_in.load(), 900 + 1000);
+  EXPECT_EQ(broad.rows_in.load(), 1000 + 10);
+}
+
+TEST(BlockScannerRuntimeFiltersTest, AntiFiltersKeepNonMembersAndExpandingFiltersRepeatRows) {
+  BufferPool pool(64 << 20, nullptr);
+  auto relation = KeyBlock(1000, &pool);
+  std::vector<std::optional<int32_t>> all_but_three;
+  for (int32_t k = 0; k < 1000; ++k) {
+    if (k != 7 && k != 500 && k != 999) all_but_three.push_back(k);
+  }
+  ScanSpec anti;
+  anti.block_columns = {0};
+  anti.types = {Type::Integer()};
+  anti.runtime_filters.push_back({FilterOf(all_but_three, false, &pool), {0}, /*member=*/false});
+  EXPECT_EQ(ScanKeys(anti, relation->block(0)), (std::vector<int32_t>{7, 500, 999}));
+
+  // Key 3 three times, key 900 twice: an inner join would give those probe rows three and two times.
+  ScanSpec expanding;
+  expanding.block_columns = {0};
+  expanding.types = {Type::Integer()};
+  auto filter = FilterOf({3, 900, 3, 42, 3, 900}, /*counts_duplicates=*/true, &pool);
+  ASSERT_TRUE(filter->expands_rows());
+  expanding.runtime_filters.push_back({filter, {0}, /*member=*/true});
+  EXPECT_EQ(ScanKeys(expanding, relation->block(0)), (std::vector<int32_t>{3, 3, 3, 42, 900, 900}));
+}
+
+TEST(BlockScannerRuntimeFiltersTest, ExpansionBeyondOneVectorComesInSeveralBatches) {
+  BufferPool pool(64 << 20, nullptr);
+  auto relation = KeyBlock(1000, &pool);
+  // Every key three times: 3,000 rows out of 1,000, more than one batch (kVectorSize) holds.
+  std::vector<std::optional<int32_t>> twice;
+  for (int round = 0; round < 3; ++round) {
+    for (int32_t k = 0; k < 1000; ++k) twice.push_back(k);
+  }
+  ScanSpec spec;
+  spec.block_columns = {0};
+  spec.types = {Type::Integer()};
+  spec.runtime_filters.push_back({FilterOf(twice, true, &pool), {0}, /*member=*/true});
+  std::vector<int32_t> keys = ScanKeys(spec, relation->block(0));
+  ASSERT_EQ(keys.size(), 3000u);
+  for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(keys[i], static_cast<int32_t>(i / 3)) << i;
 }
 
 }  // namespace
