@@ -147,27 +147,33 @@ class AggregationTable {
   // A reusable buffer for serializing one value (DISTINCT), so the hot loop does not allocate.
   std::string& scratch() { return scratch_; }
 
+  // A slot holds (group + 1) in its low 32 bits and the top 32 bits of the group's hash above them, so that a
+  // probe skips slots of other groups without reading the group (0 = empty).
   uint32_t FindOrInsert(std::string_view key, uint64_t hash) {
-    size_t mask = slots_.size() - 1;
+    const size_t mask = slots_.size() - 1;
+    const uint64_t tag = hash & 0xffffffff00000000ULL;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      uint32_t slot = slots_[i];
+      const uint64_t slot = slots_[i];
       if (slot == 0) {
         uint32_t group = static_cast<uint32_t>(groups_.size());
         groups_.push_back(Group{hash, keys_.size(), static_cast<uint32_t>(key.size())});
         keys_.append(key.data(), key.size());
         states_.resize(states_.size() + state_size_);
         InitializeState(group);
-        slots_[i] = group + 1;
+        slots_[i] = tag | (group + 1);
         if (groups_.size() * 2 > slots_.size()) Grow();
         return group;
       }
-      const Group& g = groups_[slot - 1];
-      if (g.hash == hash && this->key(slot - 1) == key) return slot - 1;
+      if ((slot & 0xffffffff00000000ULL) != tag) continue;
+      const uint32_t group = static_cast<uint32_t>(slot) - 1;
+      if (groups_[group].hash == hash && this->key(group) == key) return group;
     }
   }
+  // A hint for FindOrInsert(_, hash) a little later.
+  void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]); }
 
   size_t MemoryBytes() const {
-    return slots_.size() * sizeof(uint32_t) + groups_.size() * sizeof(Group) + keys_.size() + states_.size();
+    return slots_.size() * sizeof(uint64_t) + groups_.size() * sizeof(Group) + keys_.size() + states_.size();
   }
 
  private:
@@ -189,19 +195,20 @@ class AggregationTable {
   }
 
   void Grow() {
-    std::vector<uint32_t> bigger(slots_.size() * 2, 0);
+    std::vector<uint64_t> bigger(slots_.size() * 2, 0);
     size_t mask = bigger.size() - 1;
     for (uint32_t g = 0; g < groups_.size(); ++g) {
-      size_t i = groups_[g].hash & mask;
+      const uint64_t hash = groups_[g].hash;
+      size_t i = hash & mask;
       while (bigger[i] != 0) i = (i + 1) & mask;
-      bigger[i] = g + 1;
+      bigger[i] = (hash & 0xffffffff00000000ULL) | (g + 1);
     }
     slots_.swap(bigger);
   }
 
   const AggregationSpec& spec_;
   const size_t state_size_;
-  std::vector<uint32_t> slots_;
+  std::vector<uint64_t> slots_;
   std::vector<Group> groups_;
   std::string keys_;
   std::vector<uint8_t> states_;
@@ -448,6 +455,7 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
     std::vector<uint32_t> group_of_row(kVectorSize);
     std::vector<uint64_t> hashes(kVectorSize);
     std::string key;
+    std::string previous_key;
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
       if (!more) break;
@@ -469,11 +477,20 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
         std::fill(group_of_row.begin(), group_of_row.begin() + selected, 0);
       } else {
         for (size_t g = 0; g < keys.size(); ++g) HashVectorRows(*keys[g], batch.size, g == 0, hashes.data());
+        for (uint32_t s = 0; s < selected; ++s) table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
+        // Rows of one group often come in runs (input sorted or clustered by the key, as lineitem by
+        // l_orderkey): a row whose key equals the previous row's joins its group without a table lookup.
+        previous_key.clear();
         for (uint32_t s = 0; s < selected; ++s) {
           const uint32_t row = selection != nullptr ? selection->rows[s] : s;
           key.clear();
           for (const ColumnVector* k : keys) AppendKeyPart(*k, row, &key);
+          if (s > 0 && key == previous_key) {
+            group_of_row[s] = group_of_row[s - 1];
+            continue;
+          }
           group_of_row[s] = table.FindOrInsert(key, hashes[row]);
+          previous_key.swap(key);
         }
       }
       // Pass 2: fold the arguments in, one aggregate at a time, with the type dispatch outside the row loop.
