@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <string>
@@ -108,7 +109,8 @@ void StatementMonitor::Run() {
     if (ready < 0 && errno != EINTR) break;
     if (fds[0].revents & POLLIN) break;
     if (nfds == 2 && (fds[1].revents & POLLIN)) {
-      const int total = interrupts_.fetch_add(InterruptSignal::Take()) + 1;
+      const int taken = InterruptSignal::Take();
+      const int total = interrupts_.fetch_add(taken) + taken;
       if (total >= kInterruptsToExit) {
         WriteAll(2, "\ntessera: the statement does not stop; exiting\n");
         _exit(130);
@@ -122,8 +124,8 @@ void StatementMonitor::Run() {
       absl::StatusOr<QueryProgress> progress = connection_->Progress();
       if (progress.ok()) {
         const std::string prefix = interrupts_.load() > 0 ? "cancelling " : "";
-        const std::string line =
-            prefix + RenderProgressLine(*progress, elapsed, TerminalWidth(options_.progress_fd) - 1 - prefix.size());
+        const size_t width = std::max<size_t>(TerminalWidth(options_.progress_fd) - 1, 20 + prefix.size());
+        const std::string line = prefix + RenderProgressLine(*progress, elapsed, width - prefix.size());
         WriteAll(options_.progress_fd, std::string("\r") + line + "\x1b[K");
         drawn = true;
       }
