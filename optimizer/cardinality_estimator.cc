@@ -221,6 +221,19 @@ double CardinalityEstimator::EquiJoinSelectivity(const std::vector<const BoundEx
 }
 
 double CardinalityEstimator::EstimateRows(const LogicalOperator& plan) const {
+  if (auto it = rows_cache_.find(&plan); it != rows_cache_.end()) return it->second;
+  ++depth_;
+  const double rows = ComputeRows(plan);
+  --depth_;
+  if (depth_ == 0) {
+    rows_cache_.clear();
+  } else {
+    rows_cache_[&plan] = rows;
+  }
+  return rows;
+}
+
+double CardinalityEstimator::ComputeRows(const LogicalOperator& plan) const {
   double rows = 1;
   switch (plan.kind()) {
     case LogicalOperatorKind::kTableScan: {

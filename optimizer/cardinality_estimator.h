@@ -11,9 +11,13 @@
 //   (s1 * s2^(1/2) * s3^(1/4) ...), so that composite keys are not treated as independent.
 //   Tables without statistics (row count 0) count as 1000 rows with unique columns.
 //
-// Stateless; thread-safe.
+// One estimate recurses into the same subplans many times (a join asks for its inputs' rows and, through
+// distinct-value estimates, again and again), so EstimateRows memoizes per node for the duration of one outermost
+// call; the plan must not change during a call. Not thread-safe: use one estimator per thread.
 
 #include <optional>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "catalog/catalog.h"
 #include "optimizer/logical_plan.h"
@@ -45,7 +49,12 @@ class CardinalityEstimator {
                              const LogicalOperator& right) const;
 
  private:
+  double ComputeRows(const LogicalOperator& plan) const;
   double ComparisonSelectivity(const BoundExpression& comparison, const LogicalOperator& input) const;
+
+  // EstimateRows of the nodes seen in the current outermost EstimateRows call.
+  mutable absl::flat_hash_map<const LogicalOperator*, double> rows_cache_;
+  mutable int depth_ = 0;
 };
 
 }  // namespace tessera::optimizer
