@@ -193,18 +193,12 @@ Shell::Outcome Shell::RunStatements(const std::vector<std::string>& statements) 
 }
 
 Shell::Outcome Shell::RunStatement(const std::string& sql, const std::function<void(QueryResult&)>& adjust) {
-  MonitorOptions monitor_options;
-  monitor_options.show_progress = settings_.progress && isatty(STDERR_FILENO);
+  if (!monitor_) monitor_ = std::make_unique<StatementMonitor>(connection_, MonitorOptions{});
   const int64_t start = MonotonicNanos();
-  absl::StatusOr<QueryResult> result;
-  bool interrupted = false;
-  {
-    InterruptSignal::Take();
-    StatementMonitor monitor(connection_, monitor_options);
-    result = connection_->Execute(sql);
-    monitor.Stop();
-    interrupted = monitor.interrupted();
-  }
+  InterruptSignal::Take();  // Ctrl-Cs from before this statement are not for it
+  monitor_->Begin(/*show_progress=*/settings_.progress && isatty(STDERR_FILENO));
+  absl::StatusOr<QueryResult> result = connection_->Execute(sql);
+  const bool interrupted = monitor_->End();
   if (!result.ok()) {
     if (interrupted && absl::IsCancelled(result.status())) {
       PrintError("cancelled (Ctrl-C)");

@@ -25,6 +25,7 @@
 namespace tessera {
 
 class LineEditor;
+class StatementMonitor;
 class StatementSplitter;
 
 struct ShellSettings {
@@ -78,6 +79,8 @@ class Shell {
 
   Connection* connection_;
   ShellSettings settings_;
+  // Ctrl-C and the progress bar while a statement runs (made with the first statement).
+  std::unique_ptr<StatementMonitor> monitor_;
   bool quit_requested_ = false;
   // The \o file; null while output goes to standard output.
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> output_file_{nullptr, &std::fclose};

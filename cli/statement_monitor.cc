@@ -79,59 +79,84 @@ void InterruptSignal::SetStatementRunning(bool running) { g_statement_running.st
 
 StatementMonitor::StatementMonitor(Connection* connection, const MonitorOptions& options)
     : connection_(connection), options_(options) {
-  wake_fd_ = eventfd(0, EFD_CLOEXEC);
-  InterruptSignal::SetStatementRunning(true);
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   thread_ = std::thread([this] { Run(); });
 }
 
-StatementMonitor::~StatementMonitor() { Stop(); }
+StatementMonitor::~StatementMonitor() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    shutdown_ = true;
+  }
+  const uint64_t one = 1;
+  [[maybe_unused]] ssize_t written = write(wake_fd_, &one, sizeof(one));
+  thread_.join();
+  close(wake_fd_);
+}
 
-void StatementMonitor::Stop() {
-  if (thread_.joinable()) {
-    const uint64_t one = 1;
-    [[maybe_unused]] ssize_t written = write(wake_fd_, &one, sizeof(one));
-    thread_.join();
-    InterruptSignal::SetStatementRunning(false);
+void StatementMonitor::Begin(bool show_progress) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    watching_ = true;
+    show_progress_ = show_progress;
+    ++statement_;
+    started_ns_ = MonotonicNanos();
+    interrupts_ = 0;
+    InterruptSignal::SetStatementRunning(true);
   }
-  if (wake_fd_ >= 0) {
-    close(wake_fd_);
-    wake_fd_ = -1;
+  const uint64_t one = 1;  // from waiting for Begin to polling the interrupt pipe and the progress
+  [[maybe_unused]] ssize_t written = write(wake_fd_, &one, sizeof(one));
+}
+
+bool StatementMonitor::End() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  watching_ = false;
+  InterruptSignal::SetStatementRunning(false);
+  if (drawn_) {
+    WriteAll(options_.progress_fd, kClearProgressLine);
+    drawn_ = false;
   }
+  return interrupts_ > 0;
 }
 
 void StatementMonitor::Run() {
-  const int64_t start = MonotonicNanos();
-  bool drawn = false;
-  while (true) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!shutdown_) {
+    // Idle, only the wake-up counts (a Ctrl-C at the prompt is the line editor's); watching, also Ctrl-C and the
+    // poll interval.
+    const bool watching = watching_;
+    const uint64_t statement = statement_;
+    lock.unlock();
     pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {InterruptSignal::fd(), POLLIN, 0}};
-    const int nfds = InterruptSignal::fd() >= 0 ? 2 : 1;
-    const int ready = poll(fds, nfds, static_cast<int>(options_.poll_interval_ms));
-    if (ready < 0 && errno != EINTR) break;
-    if (fds[0].revents & POLLIN) break;
+    const int nfds = watching && InterruptSignal::fd() >= 0 ? 2 : 1;
+    poll(fds, nfds, watching ? static_cast<int>(options_.poll_interval_ms) : -1);
+    uint64_t wakes;
+    [[maybe_unused]] ssize_t drained = read(wake_fd_, &wakes, sizeof(wakes));
+    lock.lock();
+    if (shutdown_ || !watching_ || statement_ != statement) continue;
     if (nfds == 2 && (fds[1].revents & POLLIN)) {
-      const int taken = InterruptSignal::Take();
-      const int total = interrupts_.fetch_add(taken) + taken;
-      if (total >= kInterruptsToExit) {
+      interrupts_ += InterruptSignal::Take();
+      if (interrupts_ >= kInterruptsToExit) {
         WriteAll(2, "\ntessera: the statement does not stop; exiting\n");
         _exit(130);
       }
     }
-    // Cancel again on every tick after a Ctrl-C: a Cancel() that came just before Execute started its statement
-    // is a no-op, and repeating it closes that window.
-    if (interrupts_.load() > 0) connection_->Cancel();
-    const double elapsed = static_cast<double>(MonotonicNanos() - start) / 1e9;
-    if (options_.show_progress && elapsed * 1000 >= static_cast<double>(options_.progress_delay_ms)) {
-      absl::StatusOr<QueryProgress> progress = connection_->Progress();
-      if (progress.ok()) {
-        const std::string prefix = interrupts_.load() > 0 ? "cancelling " : "";
-        const size_t width = std::max<size_t>(TerminalWidth(options_.progress_fd) - 1, 20 + prefix.size());
-        const std::string line = prefix + RenderProgressLine(*progress, elapsed, width - prefix.size());
-        WriteAll(options_.progress_fd, std::string("\r") + line + "\x1b[K");
-        drawn = true;
-      }
-    }
+    // Under the lock, so that End (which takes it) returns only after the last Cancel of this statement. Cancel
+    // again on every tick after a Ctrl-C: one that came just before Execute started its statement is a no-op, and
+    // repeating it closes that window.
+    if (interrupts_ > 0) connection_->Cancel();
+    const double elapsed = static_cast<double>(MonotonicNanos() - started_ns_) / 1e9;
+    if (!show_progress_ || elapsed * 1000 < static_cast<double>(options_.progress_delay_ms)) continue;
+    lock.unlock();  // Progress may take a while (an RPC); End must not wait for it
+    absl::StatusOr<QueryProgress> progress = connection_->Progress();
+    lock.lock();
+    if (!progress.ok() || !watching_ || statement_ != statement) continue;
+    const std::string prefix = interrupts_ > 0 ? "cancelling " : "";
+    const size_t width = std::max<size_t>(TerminalWidth(options_.progress_fd) - 1, 20 + prefix.size());
+    const std::string line = prefix + RenderProgressLine(*progress, elapsed, width - prefix.size());
+    WriteAll(options_.progress_fd, std::string("\r") + line + "\x1b[K");
+    drawn_ = true;
   }
-  if (drawn) WriteAll(options_.progress_fd, kClearProgressLine);
 }
 
 }  // namespace tessera

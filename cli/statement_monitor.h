@@ -7,8 +7,8 @@
 // handler may safely do); the monitor thread waits on that pipe. The handler is installed without SA_RESTART, so a
 // Ctrl-C also ends a blocking read at the prompt with EINTR (the line editor clears the line).
 
-#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 
 #include "cli/connection.h"
@@ -29,34 +29,44 @@ class InterruptSignal {
 };
 
 struct MonitorOptions {
-  // Draw the progress line (the shell passes false when standard error is not a terminal or \progress is off).
-  bool show_progress = false;
   int64_t progress_delay_ms = 500;
   int64_t poll_interval_ms = 100;
   // Where the progress line goes.
   int progress_fd = 2;
 };
 
-// Watches one statement: construct it right before Connection::Execute, destroy (or Stop) it right after.
+// Watches the statements of one connection, one at a time, on one thread that lives as long as the monitor (so a
+// statement costs two cheap calls, not a thread): Begin right before Connection::Execute, End right after.
 class StatementMonitor {
  public:
   StatementMonitor(Connection* connection, const MonitorOptions& options);
+  // Ends the thread.
   ~StatementMonitor();
   StatementMonitor(const StatementMonitor&) = delete;
   StatementMonitor& operator=(const StatementMonitor&) = delete;
 
-  // Ends the watch: wakes and joins the thread and erases the progress line. Prompt (no polling delay).
-  void Stop();
-  // Whether Ctrl-C was pressed while the statement ran (its error is then the cancellation).
-  bool interrupted() const { return interrupts_.load() > 0; }
+  // A statement starts. `show_progress`: draw the progress line (the shell passes false when standard error is not
+  // a terminal or \progress is off).
+  void Begin(bool show_progress);
+  // The statement ended. When End returns, the progress line is erased and no Cancel() for this statement will be
+  // made any more. Returns whether Ctrl-C was pressed while it ran (its error is then the cancellation).
+  bool End();
 
  private:
   void Run();
 
   Connection* connection_;
-  MonitorOptions options_;
-  int wake_fd_ = -1;  // an eventfd that Stop() signals
-  std::atomic<int> interrupts_{0};
+  const MonitorOptions options_;
+  int wake_fd_ = -1;  // an eventfd: Begin and the destructor wake the thread with it
+  std::mutex mutex_;
+  // All guarded by mutex_.
+  bool shutdown_ = false;
+  bool watching_ = false;
+  bool show_progress_ = false;
+  uint64_t statement_ = 0;  // counts Begin calls, so that nothing meant for one statement reaches the next
+  int64_t started_ns_ = 0;
+  int interrupts_ = 0;
+  bool drawn_ = false;
   std::thread thread_;
 };
 
