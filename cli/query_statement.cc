@@ -18,16 +18,13 @@
 #include "storage/storage_manager.h"
 
 namespace tessera {
+namespace {
 
-absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
-                                         int priority, std::atomic<QueryId>* running_query,
-                                         const std::atomic<bool>* cancel_requested,
-                                         const optimizer::OptimizerOptions& optimizer_options) {
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
-                           optimizer::PlanQuery(*statement.query, database.catalog(), statement.text,
-                                                optimizer_options));
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
+// Runs `dag` under the Foreman like every query: publishes its id in `running_query` while it runs (so that
+// Session::Cancel can reach it) and returns the finished query, or its error.
+absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::unique_ptr<ExecutionDag> dag,
+                                                       int priority, std::atomic<QueryId>* running_query,
+                                                       const std::atomic<bool>* cancel_requested) {
   auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), priority,
                                                 std::make_unique<QueryManager>(std::move(dag)));
   TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query));
@@ -38,6 +35,22 @@ absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::Selec
   running_query->store(0);
   TESSERA_RETURN_IF_ERROR(query->manager().status());
   TESSERA_RETURN_IF_ERROR(outcome.status);
+  return query;
+}
+
+}  // namespace
+
+absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
+                                         int priority, std::atomic<QueryId>* running_query,
+                                         const std::atomic<bool>* cancel_requested,
+                                         const optimizer::OptimizerOptions& optimizer_options) {
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
+                           optimizer::PlanQuery(*statement.query, database.catalog(), statement.text,
+                                                optimizer_options));
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
+                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionQuery> query,
+                           RunDag(database, std::move(dag), priority, running_query, cancel_requested));
 
   QueryResult result;
   result.returns_rows = true;
@@ -88,7 +101,9 @@ std::string OptimizerTimings(const optimizer::OptimizerReport& report) {
 }  // namespace
 
 absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement,
-                                           const optimizer::OptimizerOptions& options, int priority) {
+                                           const optimizer::OptimizerOptions& options, int priority,
+                                           std::atomic<QueryId>* running_query,
+                                           const std::atomic<bool>* cancel_requested) {
   if (statement.statement == nullptr || statement.statement->kind != parser::StatementKind::kSelect) {
     // Point at the explained statement; statement.text starts at the EXPLAIN.
     parser::SourcePosition explained = statement.statement != nullptr ? statement.statement->position : statement.position;
@@ -124,14 +139,10 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
     return PlanRows(text);
   }
 
-  // ANALYZE: run the query like ExecuteQuery does, then report what each operator did.
+  // ANALYZE: run the query like ExecuteQuery does (cancellable the same way), then report what each operator did.
   const int64_t execution_start = MonotonicNanos();
-  auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), priority,
-                                                std::make_unique<QueryManager>(std::move(dag)));
-  TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query));
-  const QueryOutcome& outcome = handle.Wait();
-  TESSERA_RETURN_IF_ERROR(query->manager().status());
-  TESSERA_RETURN_IF_ERROR(outcome.status);
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionQuery> query,
+                           RunDag(database, std::move(dag), priority, running_query, cancel_requested));
   const int64_t execution_ns = MonotonicNanos() - execution_start;
   const std::vector<OperatorStatus> progress = query->manager().Progress();
   if (dot) return PlanRows(DagToDot(query->manager().dag(), &progress));

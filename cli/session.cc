@@ -144,7 +144,7 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
       }
       case StatementKind::kExplain:
         result = ExecuteExplain(*database_, static_cast<const parser::ExplainStatement&>(*statement),
-                                OptimizerOptionsFrom(settings_), priority());
+                                OptimizerOptionsFrom(settings_), priority(), &running_query_, &cancel_requested_);
         break;
     }
     if (!result.ok()) return parser::WithPositionIfMissing(result.status(), sql, statement->position);

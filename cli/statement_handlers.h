@@ -28,9 +28,12 @@ absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::Selec
                                          const optimizer::OptimizerOptions& optimizer_options = {});
 // EXPLAIN [ANALYZE] [(FORMAT DOT)] SELECT: the logical plan, the operator DAG and its memory estimate; ANALYZE
 // runs the query (at `priority`) and adds per-operator work orders, rows and busy time, and the optimizer's
-// per-rule times. One row per line in the single column `plan`.
+// per-rule times. One row per line in the single column `plan`. `running_query` and `cancel_requested` as for
+// ExecuteQuery (EXPLAIN ANALYZE can be cancelled like the query it runs).
 absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement,
-                                           const optimizer::OptimizerOptions& options, int priority);
+                                           const optimizer::OptimizerOptions& options, int priority,
+                                           std::atomic<QueryId>* running_query,
+                                           const std::atomic<bool>* cancel_requested);
 // The output columns of view `name` (its query bound against the current catalog).
 absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name);
 absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement);

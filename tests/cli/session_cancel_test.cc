@@ -106,6 +106,17 @@ TEST_F(SessionCancelTest, CancelAlsoSkipsTheRestOfTheStatements) {
   EXPECT_EQ(CountRows("build"), 10000);
 }
 
+TEST_F(SessionCancelTest, CancelStopsExplainAnalyze) {
+  absl::StatusOr<QueryResult> result;
+  std::thread runner([&] { result = session_->Execute(absl::StrCat("EXPLAIN ANALYZE ", kLongQuery)); });
+  ASSERT_TRUE(WaitUntilRunning());
+  session_->Cancel();
+  runner.join();
+  EXPECT_TRUE(absl::IsCancelled(result.status())) << result.status();
+  EXPECT_EQ(session_->running_query(), 0);
+  EXPECT_EQ(CountRows("build"), 10000);
+}
+
 TEST_F(SessionCancelTest, CancelWhileIdleDoesNotAffectTheNextQuery) {
   session_->Cancel();
   EXPECT_EQ(CountRows("build"), 10000);
