@@ -378,13 +378,20 @@ class Builder {
     // Output (and output_names) order: left columns, then right columns unless the join outputs left only.
     std::vector<std::string> names = left.names;
     if (EmitsBuildColumns(type)) names.insert(names.end(), right.names.begin(), right.names.end());
-    // A left join whose preserved (left) side is the smaller one builds on it and keeps its unmatched rows from
-    // the hash table (a right outer hash join), so the large side streams through the probe (TPC-H Q13:
-    // customer LEFT JOIN orders builds on customer).
-    const bool swap = type == HashJoinType::kLeftOuter && !join.left_keys.empty() &&
+    // A left, semi or anti join whose preserved (left) side is the smaller one builds on it and decides its rows
+    // from match flags in the hash table (right outer / semi / anti hash joins), so the large side streams through
+    // the probe (TPC-H Q13: customer LEFT JOIN orders builds on customer; Q21: the EXISTS / NOT EXISTS over
+    // lineitem build on the few qualifying l1 rows instead of on lineitem).
+    const bool swappable = type == HashJoinType::kLeftOuter || type == HashJoinType::kSemi ||
+                           (type == HashJoinType::kAnti && !join.null_aware);
+    const bool swap = swappable && !join.left_keys.empty() &&
                       estimator_.EstimateRows(*join.children[0]) * kBuildPreservedSideRatio <
                           estimator_.EstimateRows(*join.children[1]);
-    if (swap) type = HashJoinType::kRightOuter;
+    if (swap) {
+      type = type == HashJoinType::kLeftOuter ? HashJoinType::kRightOuter
+             : type == HashJoinType::kSemi    ? HashJoinType::kRightSemi
+                                              : HashJoinType::kRightAnti;
+    }
     Stream& probe_stream = swap ? right : left;
     Stream& build_stream = swap ? left : right;
     const auto& probe_keys = swap ? join.right_keys : join.left_keys;
@@ -430,12 +437,15 @@ class Builder {
     spec.null_aware = join.null_aware;
     spec.build_columns_first = swap;
     for (const auto& key : probe_keys) spec.probe_keys.push_back(key->Clone());
-    for (size_t c = 0; c < probe_width; ++c) spec.probe_output.push_back(static_cast<int>(c));
+    if (type != HashJoinType::kRightSemi && type != HashJoinType::kRightAnti) {
+      for (size_t c = 0; c < probe_width; ++c) spec.probe_output.push_back(static_cast<int>(c));
+    }
     if (EmitsBuildColumns(type)) {
       for (size_t c = 0; c < build_width; ++c) spec.build_output.push_back(static_cast<int>(c));
     }
     spec.output_names = names;
-    std::string detail = JoinDetails({swap ? "RIGHT OUTER (left side built)" : lp::JoinTypeName(join.join_type),
+    std::string detail = JoinDetails({swap ? lp::JoinTypeName(join.join_type) + " (left side built)"
+                                           : lp::JoinTypeName(join.join_type),
                                       probe_stream.ScanDetail()});
     ScanSpec scan = probe_stream.TakeScanSpec();
     // The residual is over left ++ right columns; the probe's pair layout is [probe scan columns (the probe

@@ -9,14 +9,18 @@
 namespace tessera {
 
 bool EmitsBuildColumns(HashJoinType type) {
+  return WritesPairs(type) || type == HashJoinType::kRightSemi || type == HashJoinType::kRightAnti;
+}
+bool WritesPairs(HashJoinType type) {
   return type == HashJoinType::kInner || type == HashJoinType::kLeftOuter || type == HashJoinType::kRightOuter ||
          type == HashJoinType::kFullOuter;
 }
 bool KeepsUnmatchedProbeRows(HashJoinType type) {
   return type == HashJoinType::kLeftOuter || type == HashJoinType::kFullOuter;
 }
-bool KeepsUnmatchedBuildRows(HashJoinType type) {
-  return type == HashJoinType::kRightOuter || type == HashJoinType::kFullOuter;
+bool TracksBuildMatches(HashJoinType type) {
+  return type == HashJoinType::kRightOuter || type == HashJoinType::kFullOuter || type == HashJoinType::kRightSemi ||
+         type == HashJoinType::kRightAnti;
 }
 
 // ---- build ----
@@ -109,7 +113,8 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     emit.rows.resize(kVectorSize);
     SelectionVector passing;
     passing.rows.resize(kVectorSize);
-    const bool gather_pairs = EmitsBuildColumns(spec.type) || spec.residual != nullptr;
+    const bool gather_pairs = WritesPairs(spec.type) || spec.residual != nullptr;
+    const bool marks_build = TracksBuildMatches(spec.type);
 
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
@@ -163,6 +168,10 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
           }
           if (!equal) continue;
           if (!gather_pairs) {
+            if (marks_build) {  // right semi / anti: every matching build row counts
+              table.MarkMatched(e);
+              continue;
+            }
             matched[row] = 1;
             break;
           }
@@ -176,7 +185,10 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         TESSERA_RETURN_IF_ERROR(FlushCandidates(batch, probe_width, residual.get(), &passing, &matched, writer));
       }
       // Rows decided by their match flag.
-      if (spec.type == HashJoinType::kInner || spec.type == HashJoinType::kRightOuter) continue;
+      if (spec.type == HashJoinType::kInner || spec.type == HashJoinType::kRightOuter ||
+          spec.type == HashJoinType::kRightSemi || spec.type == HashJoinType::kRightAnti) {
+        continue;
+      }
       emit.count = 0;
       for (uint32_t s = 0; s < selected; ++s) {
         const uint32_t row = selection != nullptr ? selection->rows[s] : s;
@@ -232,13 +244,13 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       selection = passing;
       passed = passing->count;
     }
-    const bool mark_build = KeepsUnmatchedBuildRows(spec.type);
+    const bool mark_build = TracksBuildMatches(spec.type);
     for (uint32_t p = 0; p < passed; ++p) {
       const uint32_t i = selection != nullptr ? selection->rows[p] : p;
       (*matched)[candidates_[i].probe_row] = 1;
       if (mark_build) table.MarkMatched(candidates_[i].entry);
     }
-    if (EmitsBuildColumns(spec.type)) {
+    if (WritesPairs(spec.type)) {
       TESSERA_RETURN_IF_ERROR(writer.Append(op_->OutputColumns(pairs_, probe_width), selection, count));
     }
     candidates_.clear();
@@ -269,10 +281,12 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   std::vector<uint32_t> build_rows_;
 };
 
-// Right / full outer join: the build rows of one build block that no probe row matched, with NULL probe columns.
-class HashJoinProbeOperator::UnmatchedBuildRowsWorkOrder : public WorkOrder {
+// After the last probe: the build rows of one build block that no probe row matched (right / full outer join,
+// with NULL probe columns; right anti join), or that some probe row matched (right semi join).
+class HashJoinProbeOperator::BuildRowsByMatchWorkOrder : public WorkOrder {
  public:
-  UnmatchedBuildRowsWorkOrder(HashJoinProbeOperator* op, uint32_t block) : WorkOrder(op->index(), -1), op_(op), block_(block) {}
+  BuildRowsByMatchWorkOrder(HashJoinProbeOperator* op, uint32_t block)
+      : WorkOrder(op->index(), -1), op_(op), block_(block), keep_matched_(op->spec_.type == HashJoinType::kRightSemi) {}
 
   absl::Status Execute(const WorkOrderContext&) override {
     const JoinHashTable& table = *op_->table_;
@@ -289,7 +303,7 @@ class HashJoinProbeOperator::UnmatchedBuildRowsWorkOrder : public WorkOrder {
       const uint32_t end = std::min(row_count, first + kVectorSize);
       uint32_t count = 0;
       for (uint32_t r = first; r < end; ++r) {
-        if (!table.IsMatched(block_, r)) rows[count++] = r;
+        if (table.IsMatched(block_, r) == keep_matched_) rows[count++] = r;
       }
       if (count == 0) continue;
       for (ColumnVector& column : pairs.columns) column.ResetOwned(count);
@@ -301,8 +315,8 @@ class HashJoinProbeOperator::UnmatchedBuildRowsWorkOrder : public WorkOrder {
         GatherBlockValues(blocks.data(), rows.data(), count, static_cast<int>(c - probe_width), &pairs.columns[c]);
       }
       TESSERA_RETURN_IF_ERROR(writer.Append(op_->OutputColumns(pairs, probe_width), nullptr, count));
-      rows_in_ += count;
     }
+    rows_in_ = row_count;
     TESSERA_RETURN_IF_ERROR(writer.Flush());
     rows_out_ = writer.rows_written();
     return absl::OkStatus();
@@ -311,6 +325,7 @@ class HashJoinProbeOperator::UnmatchedBuildRowsWorkOrder : public WorkOrder {
  private:
   HashJoinProbeOperator* op_;
   uint32_t block_;
+  const bool keep_matched_;
 };
 
 std::vector<const ColumnVector*> HashJoinProbeOperator::OutputColumns(const Batch& pairs, size_t probe_width) const {
@@ -357,7 +372,7 @@ HashJoinProbeOperator::HashJoinProbeOperator(BlockInput probe, ScanSpec scan, st
     add_build();
   }
   output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
-  if (KeepsUnmatchedBuildRows(spec_.type)) table_->TrackMatches();
+  if (TracksBuildMatches(spec_.type)) table_->TrackMatches();
 }
 
 int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {
@@ -383,11 +398,11 @@ bool HashJoinProbeOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>
     }
     probes_done = probe_done_;
   }
-  if (!KeepsUnmatchedBuildRows(spec_.type) || unmatched_issued_) return probes_done;
-  // The unmatched build rows are known only once every probe has finished.
+  if (!TracksBuildMatches(spec_.type) || unmatched_issued_) return probes_done;
+  // Which build rows matched is known only once every probe has finished.
   if (!probes_done || probes_finished_.load() != probes_issued_) return false;
   for (uint32_t b = 0; b < table_->blocks().size(); ++b) {
-    out->push_back(std::make_unique<UnmatchedBuildRowsWorkOrder>(this, b));
+    out->push_back(std::make_unique<BuildRowsByMatchWorkOrder>(this, b));
   }
   unmatched_issued_ = true;
   return true;

@@ -6,9 +6,10 @@
 //   HashJoinProbeOperator reads the probe side (a base table with an optional pushed-down filter, or an upstream
 //   relation), one work order per probe block, and emits matches vector at a time. Inner, left outer (probe rows
 //   kept), right outer (build rows kept), full outer, semi and anti joins (with NOT IN's null-aware variant), each
-//   with an optional residual predicate. Right and full outer joins flag matched build rows while probing; once
-//   every probe work order has finished, one work order per build block emits the unmatched build rows with NULL
-//   probe columns.
+//   with an optional residual predicate, and right semi / anti joins. Right and full outer joins and right semi /
+//   anti joins flag matched build rows while probing; once every probe work order has finished, one work order per
+//   build block emits the unmatched build rows (with NULL probe columns for outer joins), or the matched ones
+//   for a right semi join.
 //
 // Output of inner / outer joins: `probe_output` columns of the probe batch, then `build_output` columns of the
 // build relation (the other way round with `build_columns_first`). Semi / anti: `probe_output` only. The
@@ -28,13 +29,18 @@
 
 namespace tessera {
 
-enum class HashJoinType { kInner, kLeftOuter, kRightOuter, kFullOuter, kSemi, kAnti };
+// kRightSemi / kRightAnti keep the build rows that have / have no match (a semi or anti join built on its
+// preserved side, so that the large side streams through the probe).
+enum class HashJoinType { kInner, kLeftOuter, kRightOuter, kFullOuter, kSemi, kAnti, kRightSemi, kRightAnti };
 
-// Whether the join outputs build columns (inner and outer joins), keeps unmatched probe rows (left and full
-// outer), keeps unmatched build rows (right and full outer).
+// Whether the output has build columns (inner, outer and right semi / anti joins); whether matched pairs are
+// written while probing (inner and outer joins); whether unmatched probe rows are kept (left and full outer);
+// whether build rows are flagged when matched and emitted after the last probe (right and full outer, right semi
+// and anti).
 bool EmitsBuildColumns(HashJoinType type);
+bool WritesPairs(HashJoinType type);
 bool KeepsUnmatchedProbeRows(HashJoinType type);
-bool KeepsUnmatchedBuildRows(HashJoinType type);
+bool TracksBuildMatches(HashJoinType type);
 
 class HashJoinBuildOperator : public RelationalOperator {
  public:
@@ -85,7 +91,7 @@ class HashJoinProbeOperator : public RelationalOperator {
 
  private:
   class ProbeWorkOrder;
-  class UnmatchedBuildRowsWorkOrder;
+  class BuildRowsByMatchWorkOrder;
 
   // The output columns in output order, out of a batch laid out as [probe columns..., build columns...].
   std::vector<const ColumnVector*> OutputColumns(const Batch& pairs, size_t probe_width) const;
