@@ -477,7 +477,9 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
         if (table.group_count() == 0) table.FindOrInsert("", 0);
         std::fill(group_of_row.begin(), group_of_row.begin() + selected, 0);
       } else {
-        for (size_t g = 0; g < keys.size(); ++g) HashVectorRows(*keys[g], batch.size, g == 0, hashes.data());
+        for (size_t g = 0; g < keys.size(); ++g) {
+          HashSelectedRows(*keys[g], selection, batch.size, g == 0, hashes.data());  // only the rows used below
+        }
         for (uint32_t s = 0; s < selected; ++s) table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
         // Rows of one group often come in runs (input sorted or clustered by the key, as lineitem by
         // l_orderkey): a row whose key equals the previous row's joins its group without a table lookup.
