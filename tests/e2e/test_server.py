@@ -229,9 +229,11 @@ def test_priority_through_rpc_fields(server):
         assert c.set_priority(2).priority == 2
         assert c.execute("SHOW priority").rows == [("priority", "2")]
         # A per-execution priority, visible while it runs, that leaves the session's setting alone.
-        running = c.start(LONG_QUERY, priority=7, timeout=600)
+        # (The comment puts a 2-byte character across the 200th byte: ListQueries shows a valid UTF-8 prefix.)
+        running = c.start(LONG_QUERY + " -- " + "x" * (199 - len(LONG_QUERY) - 4) + "é", priority=7, timeout=600)
         wait_until(lambda: running.query_id in running_ids(admin), "the query to run")
-        assert [q.priority for q in admin.list_queries() if q.query_id == running.query_id] == [7]
+        listed = [q for q in admin.list_queries() if q.query_id == running.query_id]
+        assert [q.priority for q in listed] == [7] and listed[0].sql.endswith(" -- " + "x" * (199 - len(LONG_QUERY) - 4))
         # While it runs, the session's priority can change (it applies to the running query as well) ...
         assert c.set_priority(3).priority == 3
         # ... but another execute on the same session is refused.
