@@ -251,7 +251,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       if (mark_build) table.MarkMatched(candidates_[i].entry);
     }
     if (WritesPairs(spec.type)) {
-      TESSERA_RETURN_IF_ERROR(writer.Append(op_->OutputColumns(pairs_, probe_width), selection, count));
+      TESSERA_RETURN_IF_ERROR(writer.Append(op_->OutputColumns(pairs_), selection, count));
     }
     candidates_.clear();
     return absl::OkStatus();
@@ -268,7 +268,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     for (size_t c = probe_width; c < pairs_.columns.size(); ++c) {
       for (uint32_t i = 0; i < rows.count; ++i) pairs_.columns[c].SetNull(i);
     }
-    return writer.Append(op_->OutputColumns(pairs_, probe_width), nullptr, rows.count);
+    return writer.Append(op_->OutputColumns(pairs_), nullptr, rows.count);
   }
 
   HashJoinProbeOperator* op_;
@@ -314,7 +314,7 @@ class HashJoinProbeOperator::BuildRowsByMatchWorkOrder : public WorkOrder {
       for (size_t c = probe_width; c < pairs.columns.size(); ++c) {
         GatherBlockValues(blocks.data(), rows.data(), count, static_cast<int>(c - probe_width), &pairs.columns[c]);
       }
-      TESSERA_RETURN_IF_ERROR(writer.Append(op_->OutputColumns(pairs, probe_width), nullptr, count));
+      TESSERA_RETURN_IF_ERROR(writer.Append(op_->OutputColumns(pairs), nullptr, count));
     }
     rows_in_ = row_count;
     TESSERA_RETURN_IF_ERROR(writer.Flush());
@@ -328,21 +328,10 @@ class HashJoinProbeOperator::BuildRowsByMatchWorkOrder : public WorkOrder {
   const bool keep_matched_;
 };
 
-std::vector<const ColumnVector*> HashJoinProbeOperator::OutputColumns(const Batch& pairs, size_t probe_width) const {
+std::vector<const ColumnVector*> HashJoinProbeOperator::OutputColumns(const Batch& pairs) const {
   std::vector<const ColumnVector*> columns;
-  auto add_probe = [&] {
-    for (int c : spec_.probe_output) columns.push_back(&pairs.columns[c]);
-  };
-  auto add_build = [&] {
-    for (int c : spec_.build_output) columns.push_back(&pairs.columns[probe_width + c]);
-  };
-  if (spec_.build_columns_first) {
-    add_build();
-    add_probe();
-  } else {
-    add_probe();
-    add_build();
-  }
+  columns.reserve(output_pair_columns_.size());
+  for (int c : output_pair_columns_) columns.push_back(&pairs.columns[c]);
   return columns;
 }
 
@@ -352,24 +341,21 @@ HashJoinProbeOperator::HashJoinProbeOperator(BlockInput probe, ScanSpec scan, st
       table_(std::move(table)), spec_(std::move(spec)) {
   scan_.Prepare();
   pair_types_ = scan_.types;
-  const auto& build_schema = table_->build().schema();
-  for (const ColumnSchema& column : build_schema) pair_types_.push_back(column.type);
+  for (const ColumnSchema& column : table_->build().schema()) pair_types_.push_back(column.type);
+  const int probe_width = static_cast<int>(scan_.types.size());
+  std::vector<int> build_columns;
+  if (EmitsBuildColumns(spec_.type)) {
+    for (int c : spec_.build_output) build_columns.push_back(probe_width + c);
+  }
+  if (!spec_.build_columns_first) output_pair_columns_ = spec_.probe_output;
+  output_pair_columns_.insert(output_pair_columns_.end(), build_columns.begin(), build_columns.end());
+  if (spec_.build_columns_first) {
+    output_pair_columns_.insert(output_pair_columns_.end(), spec_.probe_output.begin(), spec_.probe_output.end());
+  }
   // output_names follow the output order.
   std::vector<ColumnSchema> schema;
-  size_t n = 0;
-  auto add_probe = [&] {
-    for (int c : spec_.probe_output) schema.push_back({spec_.output_names[n++], scan_.types[c], false, {}});
-  };
-  auto add_build = [&] {
-    if (!EmitsBuildColumns(spec_.type)) return;
-    for (int c : spec_.build_output) schema.push_back({spec_.output_names[n++], build_schema[c].type, false, {}});
-  };
-  if (spec_.build_columns_first) {
-    add_build();
-    add_probe();
-  } else {
-    add_probe();
-    add_build();
+  for (size_t i = 0; i < output_pair_columns_.size(); ++i) {
+    schema.push_back({spec_.output_names[i], pair_types_[output_pair_columns_[i]], false, {}});
   }
   output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
   if (TracksBuildMatches(spec_.type)) table_->TrackMatches();

@@ -94,7 +94,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   class BuildRowsByMatchWorkOrder;
 
   // The output columns in output order, out of a batch laid out as [probe columns..., build columns...].
-  std::vector<const ColumnVector*> OutputColumns(const Batch& pairs, size_t probe_width) const;
+  std::vector<const ColumnVector*> OutputColumns(const Batch& pairs) const;
 
   const BlockInput probe_;
   ScanSpec scan_;
@@ -102,6 +102,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   HashJoinSpec spec_;
   std::shared_ptr<TemporaryRelation> output_;
   std::vector<Type> pair_types_;  // types of [probe batch columns..., build columns...]
+  std::vector<int> output_pair_columns_;  // the output columns, as indexes into that layout
   std::deque<uint32_t> pending_;
   bool probe_done_ = false;
   bool table_blocks_issued_ = false;
