@@ -19,7 +19,11 @@ namespace {
 constexpr size_t kSlotBytes = 32;
 // Above this many groups (over all partial tables) the final merge runs as kMergePartitions work orders.
 constexpr size_t kParallelMergeGroups = 50000;
-constexpr uint32_t kMergePartitions = 16;  // per aggregate call: 16 bytes of value, 8 of count / flags, 8 spare
+constexpr uint32_t kMergePartitions = 16;
+// The merge partition of a group's hash (bits far from the ones that pick hash-table slots).
+inline uint32_t MergePartition(uint64_t hash) { return static_cast<uint32_t>((hash >> 40) % kMergePartitions); }
+
+// per aggregate call: 16 bytes of value, 8 of count / flags, 8 spare
 
 struct Slot {
   int128 value;   // SUM / AVG (integers and decimals), MIN / MAX raw value, or a string / set index
@@ -162,6 +166,7 @@ class AggregationTable {
         states_.resize(states_.size() + state_size_);
         InitializeState(group);
         slots_[i] = tag | (group + 1);
+        partition_groups_[MergePartition(hash)].push_back(group);
         if (groups_.size() * 2 > slots_.size()) Grow();
         return group;
       }
@@ -170,11 +175,14 @@ class AggregationTable {
       if (groups_[group].hash == hash && this->key(group) == key) return group;
     }
   }
+  // The groups whose hash falls into merge partition `partition`, in insertion order.
+  const std::vector<uint32_t>& groups_in_partition(uint32_t partition) const { return partition_groups_[partition]; }
   // A hint for FindOrInsert(_, hash) a little later.
   void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]); }
 
   size_t MemoryBytes() const {
-    return slots_.size() * sizeof(uint64_t) + groups_.size() * sizeof(Group) + keys_.size() + states_.size();
+    return slots_.size() * sizeof(uint64_t) + groups_.size() * (sizeof(Group) + sizeof(uint32_t)) + keys_.size() +
+           states_.size();
   }
 
  private:
@@ -211,6 +219,7 @@ class AggregationTable {
   const size_t state_size_;
   std::vector<uint64_t> slots_;
   std::vector<Group> groups_;
+  std::vector<uint32_t> partition_groups_[kMergePartitions];
   std::string keys_;
   std::vector<uint8_t> states_;
   std::vector<std::string> strings_;  // MIN/MAX of strings: slot.value indexes here
@@ -536,16 +545,18 @@ class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
     AggregationTable merged(spec);
     std::vector<Type> argument_types;
     for (const auto& call : spec.calls) argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
+    auto merge_group = [&](AggregationTable& partial, uint32_t g) {
+      const uint32_t target = merged.FindOrInsert(partial.key(g), partial.hash(g));
+      for (size_t c = 0; c < spec.calls.size(); ++c) {
+        MergeSlot(spec.calls[c], argument_types[c], merged, merged.state(target)[c], partial, partial.state(g)[c]);
+      }
+    };
     for (const auto& partial : op_->partial_tables_) {
       if (partial == nullptr) continue;
-      for (uint32_t g = 0; g < partial->group_count(); ++g) {
-        const uint64_t hash = partial->hash(g);
-        if (partitions_ > 1 && (hash >> 40) % partitions_ != partition_) continue;
-        uint32_t target = merged.FindOrInsert(partial->key(g), hash);
-        for (size_t c = 0; c < spec.calls.size(); ++c) {
-          MergeSlot(spec.calls[c], argument_types[c], merged, merged.state(target)[c], *partial,
-                    partial->state(g)[c]);
-        }
+      if (partitions_ == 1) {
+        for (uint32_t g = 0; g < partial->group_count(); ++g) merge_group(*partial, g);
+      } else {
+        for (uint32_t g : partial->groups_in_partition(partition_)) merge_group(*partial, g);
       }
     }
     if (spec.group_by.empty() && merged.group_count() == 0) merged.FindOrInsert("", 0);
