@@ -52,6 +52,7 @@ void ServerSession::Watch() {
 void ServerSession::SetPendingPriority(int priority) {
   std::lock_guard<std::mutex> lock(state_mutex_);
   pending_priority_ = priority;
+  if (running_) running_->priority = priority;
 }
 
 std::optional<int> ServerSession::TakePendingPriority() {

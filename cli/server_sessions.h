@@ -56,7 +56,8 @@ class ServerSession {
   // client has gone away or its deadline has passed.
   void Watch();
 
-  // A priority set while a query ran: applied to that query at once and to the session at its next Execute.
+  // A priority set while a query ran: applied to that query at once (the caller tells the Foreman; this records it
+  // for ListQueries) and to the session at its next Execute.
   void SetPendingPriority(int priority);
   std::optional<int> TakePendingPriority();
 

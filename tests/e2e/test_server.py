@@ -236,6 +236,7 @@ def test_priority_through_rpc_fields(server):
         assert [q.priority for q in listed] == [7] and listed[0].sql.endswith(" -- " + "x" * (199 - len(LONG_QUERY) - 4))
         # While it runs, the session's priority can change (it applies to the running query as well) ...
         assert c.set_priority(3).priority == 3
+        assert [q.priority for q in admin.list_queries() if q.query_id == running.query_id] == [3]
         # ... but another execute on the same session is refused.
         with pytest.raises(tessera_client.TesseraError) as error:
             c.execute("SELECT 1")
