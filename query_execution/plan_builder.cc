@@ -384,7 +384,9 @@ class Builder {
     // lineitem build on the few qualifying l1 rows instead of on lineitem).
     const bool swappable = type == HashJoinType::kLeftOuter || type == HashJoinType::kSemi ||
                            (type == HashJoinType::kAnti && !join.null_aware);
-    const bool swap = swappable && !join.left_keys.empty() &&
+    // A join that publishes a LIP filter builds on its right side: the filter is over the build keys, and a
+    // scan below its left side waits for it (building on the left would wait for itself).
+    const bool swap = swappable && !join.left_keys.empty() && join.lip_filter_id < 0 &&
                       estimator_.EstimateRows(*join.children[0]) * kBuildPreservedSideRatio <
                           estimator_.EstimateRows(*join.children[1]);
     if (swap) {

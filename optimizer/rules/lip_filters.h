@@ -15,6 +15,9 @@
 // the key and fails the join. Filters are placed only on scans that at least kMinJoinsPerScan joins probe with
 // (counting exact-filter joins), so a lone join keeps its plain hash probe.
 //
+// Execution builds a publishing join's hash table on its right side whatever the sizes (the filter is over the
+// build keys, and building on the left side would make that side wait for its own filter).
+//
 // Runs after ExactFilterSemiJoin.
 
 #include "optimizer/rules/rule.h"
