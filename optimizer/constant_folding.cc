@@ -233,4 +233,9 @@ ExpressionPtr FoldConstant(ExpressionPtr e) {
   return MakeConstant(*std::move(folded));
 }
 
+ExpressionPtr FoldConstantsDeep(ExpressionPtr expression) {
+  for (auto& child : expression->children) child = FoldConstantsDeep(std::move(child));
+  return FoldConstant(std::move(expression));
+}
+
 }  // namespace tessera::optimizer

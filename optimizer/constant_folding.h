@@ -12,5 +12,7 @@ namespace tessera::optimizer {
 // comparisons and AND/OR over boolean constants. Anything else, and every case that would overflow or fail,
 // is returned unchanged so that the evaluator reports it at run time. Children must already be folded.
 ExpressionPtr FoldConstant(ExpressionPtr expression);
+// Folds constants bottom-up over a whole tree.
+ExpressionPtr FoldConstantsDeep(ExpressionPtr expression);
 
 }  // namespace tessera::optimizer

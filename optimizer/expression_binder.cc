@@ -71,11 +71,6 @@ std::string TypeList(const std::vector<ExpressionPtr>& arguments) {
 
 }  // namespace
 
-ExpressionPtr FoldConstantsDeep(ExpressionPtr expression) {
-  for (auto& child : expression->children) child = FoldConstantsDeep(std::move(child));
-  return FoldConstant(std::move(expression));
-}
-
 bool QueryBinder::IsAggregateName(const std::string& name) {
   return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX";
 }

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "catalog/catalog.h"
 #include "optimizer/bind_scope.h"
+#include "optimizer/constant_folding.h"
 #include "optimizer/logical_plan.h"
 #include "parser/ast.h"
 
@@ -212,9 +213,6 @@ class QueryBinder {
 
 // Splits nested ANDs of a parsed expression into its conjuncts.
 void SplitParsedConjuncts(const parser::ParsedExpr& expr, std::vector<const parser::ParsedExpr*>* conjuncts);
-
-// Folds constants bottom-up over a whole tree.
-ExpressionPtr FoldConstantsDeep(ExpressionPtr expression);
 
 // Name of an unaliased select item: the column name, or the expression's SQL text.
 std::string DerivedColumnName(const parser::ParsedExpr& expr);

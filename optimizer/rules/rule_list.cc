@@ -3,6 +3,7 @@
 #include "common/clock.h"
 #include "optimizer/rules/aggregate_semi_join_reduction.h"
 #include "optimizer/rules/column_pruning.h"
+#include "optimizer/rules/constant_folding_rule.h"
 #include "optimizer/rules/exact_filter_semi_join.h"
 #include "optimizer/rules/join_ordering.h"
 #include "optimizer/rules/lip_filters.h"
@@ -15,6 +16,7 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
   static const auto* rules = [] {
     auto* list = new std::vector<std::unique_ptr<Rule>>();
     list->push_back(std::make_unique<PredicatePushDown>());
+    list->push_back(std::make_unique<ConstantFolding>());
     list->push_back(std::make_unique<JoinOrdering>());
     list->push_back(std::make_unique<SemiJoinPushDown>());
     list->push_back(std::make_unique<AggregateSemiJoinReduction>());

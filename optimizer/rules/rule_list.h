@@ -3,14 +3,15 @@
 //   1. PredicatePushDown    filters into joins (equi-keys), join inputs and scans; common conjuncts of ORs
 //   factored
 //                           out; partial push-down of disjunctions (Quickstep D§2.5.1, TPC-H Q19/Q7)
-//   2. JoinOrdering         greedy join order by estimated cardinality; smaller input on the build (right)
+//   2. ConstantFolding      folds what the rewrites made constant; drops TRUE conjuncts and empty Filters
+//   3. JoinOrdering         greedy join order by estimated cardinality; smaller input on the build (right)
 //   side
-//   3. SemiJoinPushDown     selective semi/anti joins move down to the join input that holds their keys
-//   4. AggregateSemiJoinReduction  a grouped aggregate joined on its key first keeps only the keys a filtered
+//   4. SemiJoinPushDown     selective semi/anti joins move down to the join input that holds their keys
+//   5. AggregateSemiJoinReduction  a grouped aggregate joined on its key first keeps only the keys a filtered
 //                           scan on the other side can match (decorrelated subqueries: Q2, Q17, Q20)
-//   5. ColumnPruning        scans read and joins carry only the columns used above them
-//   6. ExactFilterSemiJoin  joins whose build side only filters, on a dense unique key, probe a bit vector
-//   7. LipFilters           Bloom filters from every build side applied in the probe-side scan (D§2.5.3)
+//   6. ColumnPruning        scans read and joins carry only the columns used above them
+//   7. ExactFilterSemiJoin  joins whose build side only filters, on a dense unique key, probe a bit vector
+//   8. LipFilters           Bloom filters from every build side applied in the probe-side scan (D§2.5.3)
 // Thread-safe (rules are stateless).
 
 #include <memory>

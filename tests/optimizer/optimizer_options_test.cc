@@ -38,7 +38,7 @@ TEST(OptimizerOptionsTest, UnknownOrEmptyNamesListTheValidOnes) {
   std::string valid;
   for (const auto& rule : RuleList()) valid += (valid.empty() ? "" : ", ") + RuleSettingName(rule->name());
   EXPECT_THAT(options.status().message(), HasSubstr("valid rules: " + valid));
-  EXPECT_THAT(valid, HasSubstr("predicate_push_down, join_ordering, "));
+  EXPECT_THAT(valid, HasSubstr("predicate_push_down, constant_folding, join_ordering, "));
   EXPECT_FALSE(ParseDisabledRules("join_ordering,,column_pruning").ok());
 }
 

@@ -8,6 +8,7 @@
 #include "optimizer/plan_validation.h"
 #include "optimizer/rules/aggregate_semi_join_reduction.h"
 #include "optimizer/rules/column_pruning.h"
+#include "optimizer/rules/constant_folding_rule.h"
 #include "optimizer/rules/join_ordering.h"
 #include "optimizer/rules/predicate_push_down.h"
 #include "optimizer/rules/rule_list.h"
@@ -49,6 +50,7 @@ class RulesTest : public ::testing::Test {
   JoinOrdering join_ordering_;
   ColumnPruning column_pruning_;
   SemiJoinPushDown semi_join_push_down_;
+  ConstantFolding constant_folding_;
   AggregateSemiJoinReduction aggregate_reduction_;
 };
 
@@ -57,7 +59,7 @@ testing::TestCatalog* RulesTest::catalog_ = nullptr;
 TEST_F(RulesTest, RuleListOrder) {
   std::vector<std::string> names;
   for (const auto& rule : RuleList()) names.push_back(rule->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "JoinOrdering", "SemiJoinPushDown",
+  EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "ConstantFolding", "JoinOrdering", "SemiJoinPushDown",
                                              "AggregateSemiJoinReduction", "ColumnPruning", "ExactFilterSemiJoin",
                                              "LipFilters"}));
 }
@@ -261,6 +263,28 @@ TEST_F(RulesTest, SemiJoinPushDownMovesSelectiveInToItsKeys) {
                     "(SELECT p_partkey FROM part)",
                     rules),
               ::testing::ContainsRegex("Join SEMI keys=\\[l_partkey = p_partkey\\]\n *Project .*\n *Join INNER"));
+}
+
+}  // namespace
+}  // namespace tessera::optimizer
+
+namespace tessera::optimizer {
+namespace {
+
+TEST_F(RulesTest, ConstantFoldingSimplifiesWhatPushDownExposes) {
+  const std::string sql =
+      "SELECT n_name FROM (SELECT n_name, 5 AS five, n_regionkey FROM nation) t WHERE five > 4 AND "
+      "n_regionkey + 0 * five = 1 AND n_name <> 'X'";
+  // Push-down alone substitutes the projected constant into the scan filter...
+  EXPECT_THAT(Apply(sql, {&push_down_}), HasSubstr("(5 > 4)"));
+  // ...and folding removes the TRUE conjunct and folds 0 * 5.
+  const std::string folded = Apply(sql, {&push_down_, &constant_folding_});
+  EXPECT_THAT(folded, Not(HasSubstr("5 > 4")));
+  EXPECT_THAT(folded, Not(HasSubstr("0 * 5")));
+  EXPECT_THAT(folded, HasSubstr("filter=(((n_regionkey + 0) = 1) AND (n_name <> 'X'))"));
+  // A filter that folds to TRUE disappears.
+  EXPECT_THAT(Apply("SELECT x FROM (SELECT 1 AS x) t WHERE x = 1", {&push_down_, &constant_folding_}),
+              Not(HasSubstr("Filter")));
 }
 
 }  // namespace
