@@ -138,7 +138,7 @@ absl::StatusOr<Value> EvaluateConstant(const ParsedExpr& expr, std::string_view 
       sql, expr.position,
       absl::StrCat("expression '", parser::ToString(expr),
                    "' is not allowed here: VALUES rows, DEFAULT clauses and statement options take constants "
-                   "(literals, unary minus, CAST); use INSERT ... SELECT for computed rows once it is supported")));
+                   "(literals, unary minus, CAST); use INSERT ... SELECT for computed rows")));
 }
 
 }  // namespace tessera

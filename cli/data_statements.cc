@@ -247,9 +247,10 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
   return StatusOnly(absl::StrCat("COPY ", rows), rows);
 }
 
-absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement) {
-  if (statement.query != nullptr) {
-    return absl::UnimplementedError("INSERT ... SELECT is not supported yet: it arrives with the query engine");
+absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement,
+                                          const QueryResult* selected) {
+  if (statement.query != nullptr && selected == nullptr) {
+    return absl::InternalError("INSERT ... SELECT without the query's result");
   }
   absl::MutexLock lock(&TableWriteMutex());
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
@@ -258,11 +259,18 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
   if (targets.empty()) {
     for (size_t c = 0; c < table->columns.size(); ++c) targets.push_back(static_cast<int>(c));
   }
+  const size_t row_count = selected != nullptr ? selected->rows.size() : statement.values.size();
+  if (selected != nullptr && selected->columns.size() != targets.size()) {
+    return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+        statement.text, statement.position,
+        absl::StrCat("INSERT ... SELECT: the query returns ", selected->columns.size(), " columns but ",
+                     targets.size(), " columns are targeted")));
+  }
   std::vector<std::vector<Value>> rows;
-  rows.reserve(statement.values.size());
-  for (size_t r = 0; r < statement.values.size(); ++r) {
-    const auto& exprs = statement.values[r];
-    if (exprs.size() != targets.size()) {
+  rows.reserve(row_count);
+  for (size_t r = 0; r < row_count; ++r) {
+    if (selected == nullptr && statement.values[r].size() != targets.size()) {
+      const auto& exprs = statement.values[r];
       return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
           statement.text, exprs.empty() ? statement.position : exprs[0]->position,
           absl::StrCat("INSERT row ", r + 1, " has ", exprs.size(), " values but ", targets.size(),
@@ -272,13 +280,21 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
     std::vector<bool> given(table->columns.size(), false);
     for (size_t i = 0; i < targets.size(); ++i) {
       const ColumnSchema& column = table->columns[targets[i]];
-      TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*exprs[i], statement.text));
+      Value value;
+      if (selected != nullptr) {
+        value = selected->rows[r][i];
+      } else {
+        TESSERA_ASSIGN_OR_RETURN(value, EvaluateConstant(*statement.values[r][i], statement.text));
+      }
       if (!value.is_null()) {
         absl::StatusOr<Value> cast = value.CastTo(column.type);
         if (!cast.ok()) {
+          const parser::SourcePosition position =
+              selected != nullptr ? statement.position : statement.values[r][i]->position;
           return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
-              statement.text, exprs[i]->position,
-              absl::StrCat("column ", column.name, ": ", cast.status().message())));
+              statement.text, position,
+              absl::StrCat(selected != nullptr ? absl::StrCat("row ", r + 1, ", ") : "", "column ", column.name,
+                           ": ", cast.status().message())));
         }
         value = *std::move(cast);
       } else {

@@ -44,9 +44,16 @@ absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::Selec
                                          int priority, std::atomic<QueryId>* running_query,
                                          const std::atomic<bool>* cancel_requested,
                                          const optimizer::OptimizerOptions& optimizer_options) {
+  return ExecuteSelect(database, *statement.query, statement.text, priority, running_query, cancel_requested,
+                       optimizer_options);
+}
+
+absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::SelectStatement& select,
+                                          std::string_view text, int priority, std::atomic<QueryId>* running_query,
+                                          const std::atomic<bool>* cancel_requested,
+                                          const optimizer::OptimizerOptions& optimizer_options) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
-                           optimizer::PlanQuery(*statement.query, database.catalog(), statement.text,
-                                                optimizer_options));
+                           optimizer::PlanQuery(select, database.catalog(), text, optimizer_options));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
                            BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionQuery> query,

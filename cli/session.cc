@@ -76,7 +76,17 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
         result = ExecuteCopy(*database_, static_cast<const parser::CopyStatement&>(*statement));
         break;
       case StatementKind::kInsert:
-        result = ExecuteInsert(*database_, static_cast<const parser::InsertStatement&>(*statement));
+      {
+        const auto& insert = static_cast<const parser::InsertStatement&>(*statement);
+        if (insert.query == nullptr) {
+          result = ExecuteInsert(*database_, insert);
+          break;
+        }
+        absl::StatusOr<QueryResult> selected =
+            ExecuteSelect(*database_, *insert.query, insert.text, priority(), &running_query_, &cancel_requested_,
+                          OptimizerOptionsFrom(settings_));
+        result = selected.ok() ? ExecuteInsert(*database_, insert, &*selected) : selected.status();
+      }
         break;
       case StatementKind::kAnalyze:
         result = ExecuteAnalyze(*database_, static_cast<const parser::AnalyzeStatement&>(*statement));

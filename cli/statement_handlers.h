@@ -16,7 +16,10 @@ namespace tessera {
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement);
 absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::DropStatement& statement);
 absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement);
-absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement);
+// INSERT ... VALUES, or INSERT ... SELECT with `selected` the query's result (run by the caller through
+// ExecuteSelect); values are cast to the target columns' types, missing columns get their DEFAULT.
+absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement,
+                                          const QueryResult* selected = nullptr);
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
 // `priority` (>= 1) is the query's priority under the scheduler's policy (SET priority = N).
 // `running_query` holds the query's scheduler id while it runs (0 before and after), so that another thread can
@@ -26,6 +29,11 @@ absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::Selec
                                          int priority, std::atomic<QueryId>* running_query,
                                          const std::atomic<bool>* cancel_requested,
                                          const optimizer::OptimizerOptions& optimizer_options = {});
+// The same for a query inside another statement (INSERT ... SELECT); `text` is what its positions refer to.
+absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::SelectStatement& query,
+                                          std::string_view text, int priority, std::atomic<QueryId>* running_query,
+                                          const std::atomic<bool>* cancel_requested,
+                                          const optimizer::OptimizerOptions& optimizer_options);
 // EXPLAIN [ANALYZE] [(FORMAT DOT)] SELECT: the logical plan, the operator DAG and its memory estimate; ANALYZE
 // runs the query (at `priority`) and adds per-operator work orders, rows and busy time, and the optimizer's
 // per-rule times. One row per line in the single column `plan`. `running_query` and `cancel_requested` as for
