@@ -208,9 +208,69 @@ class Builder {
     return joined;
   }
 
+  // L INTERSECT R / L EXCEPT R (set semantics, NULLs equal) as
+  //   Project[cols](Filter[in_left = 1 AND in_right = 1 (INTERSECT) or 0 (EXCEPT)](
+  //     Aggregate[group by cols; max(in_left), max(in_right)](L tagged (1, 0) UNION ALL R tagged (0, 1))))
+  // Grouping compares whole rows with NULLs equal, as set operations must.
+  static std::unique_ptr<lp::LogicalOperator> SetOperationAsAggregation(const lp::SetOperation& set) {
+    const int width = set.output_width();
+    auto tagged = [width](const lp::LogicalOperator& child, bool left) {
+      std::vector<std::unique_ptr<BoundExpression>> expressions;
+      std::vector<std::string> names;
+      for (int c = 0; c < width; ++c) {
+        expressions.push_back(MakeColumn(c, child.output()[c].type));
+        names.push_back(child.output()[c].name);
+      }
+      expressions.push_back(MakeConstant(Value::BigInt(left ? 1 : 0)));
+      names.push_back("in_left");
+      expressions.push_back(MakeConstant(Value::BigInt(left ? 0 : 1)));
+      names.push_back("in_right");
+      return lp::MakeProject(child.Clone(), std::move(expressions), std::move(names));
+    };
+    auto both = std::make_unique<lp::SetOperation>();
+    both->operation = lp::SetOperationType::kUnion;
+    both->all = true;
+    both->children.push_back(tagged(*set.children[0], true));
+    both->children.push_back(tagged(*set.children[1], false));
+    both->RecomputeOutput();
+    auto aggregate = std::make_unique<lp::Aggregate>();
+    for (int c = 0; c < width; ++c) {
+      aggregate->group_by.push_back(MakeColumn(c, both->output()[c].type));
+      aggregate->group_names.push_back(set.output()[c].name);
+    }
+    for (int side = 0; side < 2; ++side) {
+      lp::AggregateCall call;
+      call.function = lp::AggregateFunction::kMax;
+      call.argument = MakeColumn(width + side, Type::BigInt());
+      call.result_type = Type::BigInt();
+      call.name = side == 0 ? "in_left" : "in_right";
+      aggregate->aggregates.push_back(std::move(call));
+    }
+    aggregate->children.push_back(std::move(both));
+    aggregate->RecomputeOutput();
+    const int64_t wanted_in_right = set.operation == lp::SetOperationType::kIntersect ? 1 : 0;
+    std::vector<std::unique_ptr<BoundExpression>> terms;
+    terms.push_back(MakeComparison(ComparisonOp::kEqual, MakeColumn(width, Type::BigInt()),
+                                   MakeConstant(Value::BigInt(1))));
+    terms.push_back(MakeComparison(ComparisonOp::kEqual, MakeColumn(width + 1, Type::BigInt()),
+                                   MakeConstant(Value::BigInt(wanted_in_right))));
+    auto filter = lp::MakeFilter(std::move(aggregate), MakeConjunction(ExpressionKind::kAnd, std::move(terms)));
+    std::vector<int> columns;
+    for (int c = 0; c < width; ++c) columns.push_back(c);
+    return lp::MakeColumnSelection(std::move(filter), columns);
+  }
+
   absl::StatusOr<Stream> VisitSetOperation(const lp::SetOperation& set) {
     if (set.operation != lp::SetOperationType::kUnion) {
-      return absl::UnimplementedError("INTERSECT and EXCEPT are not supported by the query engine yet");
+      if (set.all) {
+        return absl::UnimplementedError(absl::StrCat(
+            set.operation == lp::SetOperationType::kIntersect ? "INTERSECT ALL" : "EXCEPT ALL",
+            " is not supported yet (INTERSECT and EXCEPT without ALL are)"));
+      }
+      // Planned through operators that exist: the rewritten subplan is kept alive with the builder, since
+      // estimates and operator details may refer to its nodes.
+      rewritten_.push_back(SetOperationAsAggregation(set));
+      return Visit(*rewritten_.back());
     }
     std::vector<Stream> children;
     for (const auto& child : set.children) {
@@ -593,6 +653,7 @@ class Builder {
   std::unique_ptr<ExecutionDag> dag_;
   absl::flat_hash_map<int, LipFilterSlot> lip_filters_;
   optimizer::CardinalityEstimator estimator_;
+  std::vector<std::unique_ptr<lp::LogicalOperator>> rewritten_;  // see VisitSetOperation
 };
 
 }  // namespace
