@@ -20,19 +20,19 @@
 namespace tessera {
 namespace {
 
-// Runs `dag` under the Foreman like every query: publishes its id in `running_query` while it runs (so that
-// Session::Cancel can reach it) and returns the finished query, or its error.
+// Runs `dag` under the Foreman like every query: publishes its id in `options.running_query` while it runs (so
+// that Session::Cancel can reach it) and returns the finished query, or its error.
 absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::unique_ptr<ExecutionDag> dag,
-                                                       int priority, std::atomic<QueryId>* running_query,
-                                                       const std::atomic<bool>* cancel_requested) {
-  auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), priority,
+                                                       const QueryRunOptions& options) {
+  if (!options.pipelining) dag->MakeAllEdgesBlocking();
+  auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), options.priority,
                                                 std::make_unique<QueryManager>(std::move(dag)));
   TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query));
-  running_query->store(query->query_id());
+  options.running_query->store(query->query_id());
   // A Cancel() that came before the id was published found nothing to cancel; cancel on its behalf.
-  if (cancel_requested->load()) database.foreman().Cancel(query->query_id()).IgnoreError();
+  if (options.cancel_requested->load()) database.foreman().Cancel(query->query_id()).IgnoreError();
   const QueryOutcome& outcome = handle.Wait();
-  running_query->store(0);
+  options.running_query->store(0);
   TESSERA_RETURN_IF_ERROR(query->manager().status());
   TESSERA_RETURN_IF_ERROR(outcome.status);
   return query;
@@ -41,23 +41,18 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
 }  // namespace
 
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
-                                         int priority, std::atomic<QueryId>* running_query,
-                                         const std::atomic<bool>* cancel_requested,
-                                         const optimizer::OptimizerOptions& optimizer_options) {
-  return ExecuteSelect(database, *statement.query, statement.text, priority, running_query, cancel_requested,
-                       optimizer_options);
+                                         const QueryRunOptions& options) {
+  return ExecuteSelect(database, *statement.query, statement.text, options);
 }
 
 absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::SelectStatement& select,
-                                          std::string_view text, int priority, std::atomic<QueryId>* running_query,
-                                          const std::atomic<bool>* cancel_requested,
-                                          const optimizer::OptimizerOptions& optimizer_options) {
+                                          std::string_view text, const QueryRunOptions& options) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
-                           optimizer::PlanQuery(select, database.catalog(), text, optimizer_options));
+                           optimizer::PlanQuery(select, database.catalog(), text, options.optimizer));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
                            BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionQuery> query,
-                           RunDag(database, std::move(dag), priority, running_query, cancel_requested));
+                           RunDag(database, std::move(dag), options));
 
   QueryResult result;
   result.returns_rows = true;
@@ -108,9 +103,7 @@ std::string OptimizerTimings(const optimizer::OptimizerReport& report) {
 }  // namespace
 
 absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement,
-                                           const optimizer::OptimizerOptions& options, int priority,
-                                           std::atomic<QueryId>* running_query,
-                                           const std::atomic<bool>* cancel_requested) {
+                                           const QueryRunOptions& options) {
   if (statement.statement == nullptr || statement.statement->kind != parser::StatementKind::kSelect) {
     // Point at the explained statement; statement.text starts at the EXPLAIN.
     parser::SourcePosition explained = statement.statement != nullptr ? statement.statement->position : statement.position;
@@ -123,7 +116,8 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
   const int64_t planning_start = MonotonicNanos();
   optimizer::OptimizerReport report;
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
-                           optimizer::PlanQuery(*select.query, database.catalog(), select.text, options, &report));
+                           optimizer::PlanQuery(*select.query, database.catalog(), select.text, options.optimizer,
+                                                &report));
   const int64_t dag_start = MonotonicNanos();
   absl::StatusOr<std::unique_ptr<ExecutionDag>> built =
       BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool());
@@ -131,8 +125,8 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
   const int64_t planning_ns = MonotonicNanos() - planning_start;
   std::string text;
   if (!dot) text = absl::StrCat("== logical plan ==\n", plan->ToString(), "== operator DAG ==\n");
-  if (!options.disabled_rules.empty() && !statement.analyze && !dot) {
-    text.insert(0, absl::StrCat("disabled rules: ", absl::StrJoin(options.disabled_rules, ", "), "\n"));
+  if (!options.optimizer.disabled_rules.empty() && !statement.analyze && !dot) {
+    text.insert(0, absl::StrCat("disabled rules: ", absl::StrJoin(options.optimizer.disabled_rules, ", "), "\n"));
   }
   // A plan the engine cannot execute yet (INTERSECT, ...) still has a logical plan to show.
   if (!built.ok() && built.status().code() == absl::StatusCode::kUnimplemented && !statement.analyze && !dot) {
@@ -141,6 +135,7 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
   }
   TESSERA_RETURN_IF_ERROR(built.status());
   std::unique_ptr<ExecutionDag> dag = *std::move(built);
+  if (!options.pipelining) dag->MakeAllEdgesBlocking();  // so that EXPLAIN shows the edges the query would run
   if (!statement.analyze) {
     absl::StrAppend(&text, dot ? DagToDot(*dag) : DagToText(*dag));
     return PlanRows(text);
@@ -148,8 +143,7 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
 
   // ANALYZE: run the query like ExecuteQuery does (cancellable the same way), then report what each operator did.
   const int64_t execution_start = MonotonicNanos();
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionQuery> query,
-                           RunDag(database, std::move(dag), priority, running_query, cancel_requested));
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionQuery> query, RunDag(database, std::move(dag), options));
   const int64_t execution_ns = MonotonicNanos() - execution_start;
   const std::vector<OperatorStatus> progress = query->manager().Progress();
   if (dot) return PlanRows(DagToDot(query->manager().dag(), &progress));

@@ -1,5 +1,6 @@
 #include "cli/session.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "catalog/catalog.h"
@@ -12,17 +13,36 @@ namespace tessera {
 
 namespace {
 
-// The optimizer options of SET disabled_rules (validated when it was set).
-optimizer::OptimizerOptions OptimizerOptionsFrom(const std::map<std::string, std::string>& settings) {
-  auto it = settings.find("disabled_rules");
-  if (it == settings.end()) return {};
-  return optimizer::ParseDisabledRules(it->second).value_or(optimizer::OptimizerOptions{});
+// SET pipelining takes these values.
+bool ParsePipelining(const std::string& setting, bool* pipelining) {
+  const std::string value = absl::AsciiStrToLower(setting);
+  if (value == "on" || value == "true") {
+    *pipelining = true;
+  } else if (value == "off" || value == "false") {
+    *pipelining = false;
+  } else {
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
 
 Session::Session(Database* database) : database_(database) {}
 Session::~Session() = default;
+
+QueryRunOptions Session::RunOptions() {
+  QueryRunOptions options;
+  options.priority = priority();
+  options.running_query = &running_query_;
+  options.cancel_requested = &cancel_requested_;
+  // Both settings were validated when they were set.
+  if (auto it = settings_.find("disabled_rules"); it != settings_.end()) {
+    options.optimizer = optimizer::ParseDisabledRules(it->second).value_or(optimizer::OptimizerOptions{});
+  }
+  if (auto it = settings_.find("pipelining"); it != settings_.end()) ParsePipelining(it->second, &options.pipelining);
+  return options;
+}
 
 int Session::priority() const {
   auto it = settings_.find("priority");
@@ -63,8 +83,7 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
     absl::StatusOr<QueryResult> result;
     switch (statement->kind) {
       case StatementKind::kSelect:
-        result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement),
-                              priority(), &running_query_, &cancel_requested_, OptimizerOptionsFrom(settings_));
+        result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement), RunOptions());
         break;
       case StatementKind::kCreateTable:
         result = ExecuteCreateTable(*database_, static_cast<const parser::CreateTableStatement&>(*statement));
@@ -82,9 +101,7 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
           result = ExecuteInsert(*database_, insert);
           break;
         }
-        absl::StatusOr<QueryResult> selected =
-            ExecuteSelect(*database_, *insert.query, insert.text, priority(), &running_query_, &cancel_requested_,
-                          OptimizerOptionsFrom(settings_));
+        absl::StatusOr<QueryResult> selected = ExecuteSelect(*database_, *insert.query, insert.text, RunOptions());
         result = selected.ok() ? ExecuteInsert(*database_, insert, &*selected) : selected.status();
       }
         break;
@@ -105,6 +122,11 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
           if (set.name == "priority" && (!absl::SimpleAtoi(setting, &priority_value) || priority_value < 1)) {
             result = absl::InvalidArgumentError(
                 absl::StrCat("priority must be a positive integer, not '", setting, "'"));
+            break;
+          }
+          bool pipelining = true;
+          if (set.name == "pipelining" && !ParsePipelining(setting, &pipelining)) {
+            result = absl::InvalidArgumentError(absl::StrCat("pipelining must be on or off, not '", setting, "'"));
             break;
           }
           if (set.name == "disabled_rules") {
@@ -153,8 +175,7 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
         break;
       }
       case StatementKind::kExplain:
-        result = ExecuteExplain(*database_, static_cast<const parser::ExplainStatement&>(*statement),
-                                OptimizerOptionsFrom(settings_), priority(), &running_query_, &cancel_requested_);
+        result = ExecuteExplain(*database_, static_cast<const parser::ExplainStatement&>(*statement), RunOptions());
         break;
     }
     if (!result.ok()) return parser::WithPositionIfMissing(result.status(), sql, statement->position);

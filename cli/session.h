@@ -20,6 +20,7 @@ class Catalog;
 class StorageManager;
 class BufferPool;
 class Topology;
+struct QueryRunOptions;
 
 struct DatabaseOptions {
   std::string data_directory;
@@ -83,6 +84,8 @@ class Session {
 
  private:
   absl::StatusOr<QueryResult> ExecuteStatements(std::string_view sql);
+  // The settings and cancellation handles a query of this session runs with.
+  QueryRunOptions RunOptions();
 
   Database* database_;
   // Session settings from SET (names lower-cased), shown by SHOW name / SHOW ALL.

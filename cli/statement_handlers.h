@@ -20,28 +20,30 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
 // ExecuteSelect); values are cast to the target columns' types, missing columns get their DEFAULT.
 absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement,
                                           const QueryResult* selected = nullptr);
+// How a session runs a query: its priority under the scheduler's policy (SET priority = N), where it publishes
+// the running query's scheduler id (0 before and after, so that another thread can cancel it or read its
+// progress), the cancel flag (checked once the id is published, so a cancel that arrives just before submission
+// is not lost), the rules SET disabled_rules switches off, and SET pipelining = off (every DAG edge blocking:
+// consumers start when their producers have finished; the answers are the same).
+struct QueryRunOptions {
+  int priority = 1;
+  std::atomic<QueryId>* running_query = nullptr;
+  const std::atomic<bool>* cancel_requested = nullptr;
+  optimizer::OptimizerOptions optimizer;
+  bool pipelining = true;
+};
+
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
-// `priority` (>= 1) is the query's priority under the scheduler's policy (SET priority = N).
-// `running_query` holds the query's scheduler id while it runs (0 before and after), so that another thread can
-// cancel it or read its progress; `cancel_requested` is checked once the id is published, so a cancel that
-// arrives just before submission is not lost.
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
-                                         int priority, std::atomic<QueryId>* running_query,
-                                         const std::atomic<bool>* cancel_requested,
-                                         const optimizer::OptimizerOptions& optimizer_options = {});
+                                         const QueryRunOptions& options);
 // The same for a query inside another statement (INSERT ... SELECT); `text` is what its positions refer to.
 absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::SelectStatement& query,
-                                          std::string_view text, int priority, std::atomic<QueryId>* running_query,
-                                          const std::atomic<bool>* cancel_requested,
-                                          const optimizer::OptimizerOptions& optimizer_options);
+                                          std::string_view text, const QueryRunOptions& options);
 // EXPLAIN [ANALYZE] [(FORMAT DOT)] SELECT: the logical plan, the operator DAG and its memory estimate; ANALYZE
-// runs the query (at `priority`) and adds per-operator work orders, rows and busy time, and the optimizer's
-// per-rule times. One row per line in the single column `plan`. `running_query` and `cancel_requested` as for
-// ExecuteQuery (EXPLAIN ANALYZE can be cancelled like the query it runs).
+// runs the query and adds per-operator work orders, rows and busy time, and the optimizer's per-rule times. One
+// row per line in the single column `plan`. EXPLAIN ANALYZE can be cancelled like the query it runs.
 absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement,
-                                           const optimizer::OptimizerOptions& options, int priority,
-                                           std::atomic<QueryId>* running_query,
-                                           const std::atomic<bool>* cancel_requested);
+                                           const QueryRunOptions& options);
 // The output columns of view `name` (its query bound against the current catalog).
 absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name);
 absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement);

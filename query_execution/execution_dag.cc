@@ -19,4 +19,8 @@ void ExecutionDag::AddEdge(int producer, int consumer, int consumer_input, bool 
   edges_.push_back(DagEdge{producer, consumer, consumer_input, pipelining});
 }
 
+void ExecutionDag::MakeAllEdgesBlocking() {
+  for (DagEdge& edge : edges_) edge.pipelining = false;
+}
+
 }  // namespace tessera

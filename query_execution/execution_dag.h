@@ -59,6 +59,8 @@ class ExecutionDag {
   // it scans, the join type, ...).
   int AddOperator(std::unique_ptr<RelationalOperator> op, std::string detail = "");
   void AddEdge(int producer, int consumer, int consumer_input, bool pipelining);
+  // The non-pipelined strategy: every consumer waits until its producers have finished.
+  void MakeAllEdgesBlocking();
   // The operator whose output relation is the query's result.
   void set_result_operator(int index) { result_operator_ = index; }
 
