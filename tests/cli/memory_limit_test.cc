@@ -1,0 +1,89 @@
+// A query that needs more memory than the buffer pool's budget fails with a clear error, gives back everything
+// it held, and leaves the stored data and the next queries untouched.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "cli/session.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "storage/buffer_pool.h"
+
+namespace tessera {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr size_t kBudget = size_t{96} << 20;
+
+class MemoryLimitTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = std::filesystem::temp_directory_path() / absl::StrCat("memory_limit_test_", getpid());
+    std::filesystem::remove_all(directory_);
+    DatabaseOptions options;
+    options.data_directory = directory_.string();
+    options.sync_writes = false;
+    options.worker_threads = 2;
+    options.memory_budget_bytes = kBudget;
+    absl::StatusOr<std::unique_ptr<Database>> database = Database::Open(options);
+    ASSERT_TRUE(database.ok()) << database.status();
+    database_ = *std::move(database);
+    session_ = std::make_unique<Session>(database_.get());
+    std::string values;
+    for (int i = 0; i < 1000; ++i) absl::StrAppend(&values, i == 0 ? "" : ", ", "(", i, ")");
+    // 1,000,000 rows, 10 distinct values of g.
+    for (const std::string& sql :
+         {std::string("CREATE TABLE small (k INTEGER NOT NULL)"), absl::StrCat("INSERT INTO small VALUES ", values),
+          std::string("CREATE TABLE big (k INTEGER NOT NULL, g INTEGER NOT NULL)"),
+          std::string("INSERT INTO big SELECT a.k * 1000 + b.k, b.k % 10 FROM small a, small b")}) {
+      absl::StatusOr<QueryResult> result = session_->Execute(sql);
+      ASSERT_TRUE(result.ok()) << sql << ": " << result.status();
+    }
+  }
+  void TearDown() override {
+    session_.reset();
+    database_.reset();
+    std::filesystem::remove_all(directory_);
+  }
+
+  int64_t Count(const std::string& sql) {
+    absl::StatusOr<QueryResult> result = session_->Execute(sql);
+    EXPECT_TRUE(result.ok()) << result.status();
+    if (!result.ok() || result->rows.size() != 1) return -1;
+    return result->rows[0][0].AsInt64();
+  }
+
+  std::filesystem::path directory_;
+  std::unique_ptr<Database> database_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(MemoryLimitTest, OversizedQueryFailsCleanlyAndFreesItsMemory) {
+  ASSERT_EQ(Count("SELECT count(*) FROM big"), 1000000);
+  const size_t before = database_->buffer_pool().Usage().used_bytes;
+
+  // Every g matches 100,000 rows: 10^11 joined rows, sorted, cannot fit in the budget.
+  absl::StatusOr<QueryResult> result =
+      session_->Execute("SELECT a.k, b.k FROM big a JOIN big b ON a.g = b.g ORDER BY 1, 2 LIMIT 3");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted) << result.status();
+  EXPECT_THAT(result.status().message(), HasSubstr("buffer pool budget exceeded"));
+
+  // Everything the query held is back: temporary blocks and hash tables.
+  const MemoryUsage after = database_->buffer_pool().Usage();
+  EXPECT_LE(after.used_bytes, before) << "before " << before << ", after " << after.used_bytes;
+  EXPECT_EQ(after.by_kind[static_cast<int>(MemoryKind::kTemporaryBlock)], 0u);
+  EXPECT_EQ(after.by_kind[static_cast<int>(MemoryKind::kBlob)], 0u);
+
+  // The data and the next queries are untouched.
+  EXPECT_EQ(Count("SELECT count(*) FROM big"), 1000000);
+  EXPECT_EQ(Count("SELECT count(*) FROM big a JOIN small s ON a.k = s.k WHERE a.g = 3"), 100);
+  EXPECT_EQ(Count("SELECT sum(k) FROM small"), 499500);
+}
+
+}  // namespace
+}  // namespace tessera
