@@ -41,53 +41,114 @@ int CompareColumnValues(const BlockView& a, uint32_t a_row, const BlockView& b, 
   return 0;
 }
 
-class SortOperator::SortWorkOrder : public WorkOrder {
- public:
-  explicit SortWorkOrder(SortOperator* op) : WorkOrder(op->index(), -1), op_(op) {}
+bool SortOperator::Less(const RowRef& x, const RowRef& y) const {
+  const std::vector<ColumnSchema>& schema = input_->schema();
+  const BlockView& a = blocks_[x.block];
+  const BlockView& b = blocks_[y.block];
+  for (const SortKey& key : keys_) {
+    const bool a_null = a.IsNull(key.column, x.row);
+    const bool b_null = b.IsNull(key.column, y.row);
+    if (a_null || b_null) {
+      if (a_null && b_null) continue;
+      return a_null == key.nulls_first;
+    }
+    const int c = CompareColumnValues(a, x.row, b, y.row, key.column, schema[key.column].type);
+    if (c != 0) return key.ascending ? c < 0 : c > 0;
+  }
+  return false;
+}
 
-  absl::Status Execute(const WorkOrderContext& context) override {
-    const TemporaryRelation& input = *op_->input_;
-    const std::vector<ColumnSchema>& schema = input.schema();
-    std::vector<BlockView> blocks;
-    struct RowRef {
-      uint32_t block;
-      uint32_t row;
-    };
-    std::vector<RowRef> rows;
-    for (uint32_t b = 0; b < input.block_count(); ++b) {
-      blocks.push_back(input.block(b));
-      for (uint32_t r = 0; r < blocks.back().row_count(); ++r) rows.push_back(RowRef{b, r});
-    }
-    rows_in_ = static_cast<int64_t>(rows.size());
-    auto less = [&](const RowRef& x, const RowRef& y) {
-      for (const SortKey& key : op_->keys_) {
-        const BlockView& a = blocks[x.block];
-        const BlockView& b = blocks[y.block];
-        bool a_null = a.IsNull(key.column, x.row), b_null = b.IsNull(key.column, y.row);
-        if (a_null || b_null) {
-          if (a_null && b_null) continue;
-          return a_null == key.nulls_first;
-        }
-        int c = CompareColumnValues(a, x.row, b, y.row, key.column, schema[key.column].type);
-        if (c != 0) return key.ascending ? c < 0 : c > 0;
+size_t SortOperator::RowsNeeded(size_t rows) const {
+  if (limit_ < 0) return rows;
+  return std::min<size_t>(rows, static_cast<size_t>(std::max<int64_t>(0, offset_)) + static_cast<size_t>(limit_));
+}
+
+// Sorts the rows of one input block into its run.
+class SortOperator::RunWorkOrder : public WorkOrder {
+ public:
+  RunWorkOrder(SortOperator* op, uint32_t block) : WorkOrder(op->index(), -1), op_(op), block_(block) {}
+
+  absl::Status Execute(const WorkOrderContext&) override {
+    std::vector<RowRef>& run = op_->runs_[block_];
+    const uint32_t rows = op_->blocks_[block_].row_count();
+    // The run's row references are the sort's working memory.
+    TESSERA_RETURN_IF_ERROR(op_->pool_->Reserve(MemoryKind::kBlob, rows * sizeof(RowRef)));
+    op_->reserved_bytes_.fetch_add(rows * sizeof(RowRef));
+    run.reserve(rows);
+    for (uint32_t r = 0; r < rows; ++r) run.push_back(RowRef{block_, r});
+    auto less = [this](const RowRef& x, const RowRef& y) { return op_->Less(x, y); };
+    const size_t needed = op_->RowsNeeded(rows);
+    if (!op_->keys_.empty()) {
+      if (needed < run.size()) {
+        // partial_sort is not stable: break ties by row so the run keeps the input order.
+        std::partial_sort(run.begin(), run.begin() + needed, run.end(), [&](const RowRef& x, const RowRef& y) {
+          if (less(x, y)) return true;
+          if (less(y, x)) return false;
+          return x.row < y.row;
+        });
+      } else {
+        std::stable_sort(run.begin(), run.end(), less);
       }
-      return false;
-    };
-    size_t begin = std::min<size_t>(rows.size(), static_cast<size_t>(std::max<int64_t>(0, op_->offset_)));
-    size_t end = op_->limit_ < 0 ? rows.size() : std::min<size_t>(rows.size(), begin + op_->limit_);
-    if (end < rows.size()) {
-      std::partial_sort(rows.begin(), rows.begin() + end, rows.end(), less);
-    } else {
-      std::stable_sort(rows.begin(), rows.end(), less);
     }
+    run.resize(needed);
+    rows_in_ = rows;  // the merge reports the rows out
+    op_->runs_finished_.fetch_add(1);
+    return absl::OkStatus();
+  }
+
+ private:
+  SortOperator* op_;
+  const uint32_t block_;
+};
+
+// Merges the sorted runs (a heap of run heads) and writes rows [offset, offset + limit) of the merged order.
+class SortOperator::MergeWorkOrder : public WorkOrder {
+ public:
+  explicit MergeWorkOrder(SortOperator* op) : WorkOrder(op->index(), -1), op_(op) {}
+
+  absl::Status Execute(const WorkOrderContext&) override {
+    const std::vector<ColumnSchema>& schema = op_->input_->schema();
+    struct Head {
+      uint32_t run;
+      uint32_t position;
+    };
+    const auto& runs = op_->runs_;
+    // std heaps put the greatest first: "after" orders a head after another when its row sorts later, or ties
+    // and comes from a later run (the earlier block wins ties, which keeps the sort stable).
+    auto after = [&](const Head& x, const Head& y) {
+      const RowRef& a = runs[x.run][x.position];
+      const RowRef& b = runs[y.run][y.position];
+      if (op_->Less(b, a)) return true;
+      if (op_->Less(a, b)) return false;
+      return x.run > y.run;
+    };
+    std::vector<Head> heap;
+    size_t total = 0;
+    for (uint32_t r = 0; r < runs.size(); ++r) {
+      total += runs[r].size();
+      if (!runs[r].empty()) heap.push_back(Head{r, 0});
+    }
+    std::make_heap(heap.begin(), heap.end(), after);
+    const size_t begin = std::min<size_t>(total, static_cast<size_t>(std::max<int64_t>(0, op_->offset_)));
+    const size_t end = op_->RowsNeeded(total);
     BlockBuilder builder(schema, op_->output_->block_size_bytes());
     std::vector<Value> row(schema.size());
-    for (size_t i = begin; i < end; ++i) {
-      const BlockView& block = blocks[rows[i].block];
-      for (size_t c = 0; c < schema.size(); ++c) {
-        row[c] = block.GetValue(static_cast<int>(c), rows[i].row, schema[c].type);
+    for (size_t i = 0; i < end && !heap.empty(); ++i) {
+      std::pop_heap(heap.begin(), heap.end(), after);
+      Head& head = heap.back();
+      if (i >= begin) {
+        const RowRef& ref = runs[head.run][head.position];
+        const BlockView& block = op_->blocks_[ref.block];
+        for (size_t c = 0; c < schema.size(); ++c) {
+          row[c] = block.GetValue(static_cast<int>(c), ref.row, schema[c].type);
+        }
+        TESSERA_RETURN_IF_ERROR(op_->output_->AppendValueRow(builder, row));
       }
-      TESSERA_RETURN_IF_ERROR(op_->output_->AppendValueRow(builder, row));
+      if (++head.position < runs[head.run].size()) {
+        std::push_heap(heap.begin(), heap.end(), after);
+      } else {
+        heap.pop_back();
+      }
     }
     if (!builder.empty()) TESSERA_RETURN_IF_ERROR(op_->output_->AppendBlock(builder).status());
     rows_out_ = static_cast<int64_t>(end - begin);
@@ -104,17 +165,30 @@ SortOperator::SortOperator(std::shared_ptr<TemporaryRelation> input, std::vector
       input_(std::move(input)),
       keys_(std::move(keys)),
       limit_(limit),
-      offset_(offset) {
+      offset_(offset),
+      pool_(pool) {
   output_ = std::make_shared<TemporaryRelation>(input_->schema(), pool);
 }
 
 bool SortOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
-  if (!input_done_) return false;
-  if (!issued_) {
-    out->push_back(std::make_unique<SortWorkOrder>(this));
-    issued_ = true;
+  if (!input_done_ || merge_issued_) return merge_issued_;
+  if (!runs_issued_) {
+    for (uint32_t b = 0; b < input_->block_count(); ++b) blocks_.push_back(input_->block(b));
+    runs_.resize(blocks_.size());
+    for (uint32_t b = 0; b < blocks_.size(); ++b) out->push_back(std::make_unique<RunWorkOrder>(this, b));
+    runs_issued_ = true;
   }
+  if (runs_finished_.load() < runs_.size()) return false;
+  out->push_back(std::make_unique<MergeWorkOrder>(this));
+  merge_issued_ = true;
   return true;
 }
+
+void SortOperator::OnAllWorkOrdersFinished() {
+  std::vector<std::vector<RowRef>>().swap(runs_);
+  if (const size_t bytes = reserved_bytes_.exchange(0); bytes > 0) pool_->Release(MemoryKind::kBlob, bytes);
+}
+
+SortOperator::~SortOperator() { OnAllWorkOrdersFinished(); }
 
 }  // namespace tessera

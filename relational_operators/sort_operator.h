@@ -1,10 +1,11 @@
 #pragma once
-// Sort (ORDER BY) with optional LIMIT/OFFSET (top-k when a limit is given). Blocking: it collects every input
-// block, then one work order orders the rows and writes them out. Input and output have the same schema.
-//
-// TODO(performance): per-block sorted runs in parallel work orders and a k-way merge; the single final work order
-// is fine for the small ordered results of TPC-H/SSB but not for sorting large relations.
+// Sort (ORDER BY) with optional LIMIT/OFFSET (top-k when a limit is given). Blocking: once every input block
+// has arrived, one work order per input block sorts that block's rows into a run (row references, not copies;
+// only the first offset + limit rows for a top-k), in parallel; then one merge work order merges the runs and
+// writes the rows from `offset` on. Runs are stable and ties between runs go to the earlier block, so the sort
+// is stable. Input and output have the same schema.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -25,24 +26,43 @@ class SortOperator : public RelationalOperator {
   // `limit` < 0: no limit.
   SortOperator(std::shared_ptr<TemporaryRelation> input, std::vector<SortKey> keys, int64_t limit, int64_t offset,
                BufferPool* pool);
+  ~SortOperator() override;
 
   void FeedInputBlock(int input, uint32_t block_index) override { ++blocks_fed_; }
   void DoneFeedingInput(int input) override { input_done_ = true; }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
-  int64_t EstimatedWorkOrders() const override { return 1; }
+  int64_t EstimatedWorkOrders() const override { return static_cast<int64_t>(blocks_fed_) + 1; }
+  void OnAllWorkOrdersFinished() override;
 
  private:
-  class SortWorkOrder;
+  class RunWorkOrder;
+  class MergeWorkOrder;
+  struct RowRef {
+    uint32_t block;
+    uint32_t row;
+  };
+
+  // Whether row x orders before row y (ties: false).
+  bool Less(const RowRef& x, const RowRef& y) const;
+  // Rows from the start of the sorted order that the output needs: offset + limit, or all.
+  size_t RowsNeeded(size_t rows) const;
 
   std::shared_ptr<TemporaryRelation> input_;
   const std::vector<SortKey> keys_;
   const int64_t limit_;
   const int64_t offset_;
+  BufferPool* pool_;
   std::shared_ptr<TemporaryRelation> output_;
   uint32_t blocks_fed_ = 0;
   bool input_done_ = false;
-  bool issued_ = false;
+  // Set when the runs are issued: the input blocks, and one sorted run per block (filled by its work order).
+  std::vector<BlockView> blocks_;
+  std::vector<std::vector<RowRef>> runs_;
+  std::atomic<size_t> reserved_bytes_{0};  // run memory charged to the buffer pool
+  bool runs_issued_ = false;
+  std::atomic<size_t> runs_finished_{0};
+  bool merge_issued_ = false;
 };
 
 // Compares row `a_row` of block `a` with row `b_row` of block `b` on column `column` of type `type`
