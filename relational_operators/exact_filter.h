@@ -16,6 +16,7 @@
 // Insert is thread-safe (atomic bit sets); probing is read-only after the build completed. Memory: a blob of
 // the buffer pool, (max - min + 1) / 8 bytes.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -52,11 +53,11 @@ class ExactFilter final : public RuntimeFilter {
                    SelectionVector* out) const override;
   void KeepNonMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in, uint32_t size,
                       SelectionVector* out) const override;
-  bool expands_rows() const override { return counts_duplicates_ && duplicate_keys_ > 0; }
+  bool expands_rows() const override { return counts_duplicates_ && duplicate_keys() > 0; }
   uint32_t Multiplicity(const std::vector<const ColumnVector*>& keys, uint32_t row) const override;
 
   // Number of inserted keys that were already present (after the build).
-  int64_t duplicate_keys() const { return duplicate_keys_; }
+  int64_t duplicate_keys() const { return duplicate_keys_.load(std::memory_order_relaxed); }
   int64_t min() const { return min_; }
   int64_t max() const { return max_; }
   size_t size_bytes() const { return bytes_; }
@@ -81,7 +82,7 @@ class ExactFilter final : public RuntimeFilter {
   const size_t bytes_;
   BufferPool* const pool_;
   std::mutex duplicates_mutex_;
-  int64_t duplicate_keys_ = 0;                         // guarded by duplicates_mutex_ while building
+  std::atomic<int64_t> duplicate_keys_{0};
   absl::flat_hash_map<int64_t, uint32_t> extra_copies_;  // key -> occurrences beyond the first
   size_t reserved_map_bytes_ = 0;                       // budget charged for extra_copies_
 };
