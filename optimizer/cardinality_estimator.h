@@ -49,6 +49,16 @@ class CardinalityEstimator {
                              const LogicalOperator& right) const;
 
  private:
+  // `column <op> constant` with op one of < <= > >=, on a column with numeric min / max statistics.
+  struct RangeBound {
+    int column;    // input column index
+    bool upper;    // column < / <= value
+    double value;  // the constant, as a number
+    double min;
+    double max;
+    double distinct;
+  };
+  std::optional<RangeBound> AsRangeBound(const BoundExpression& comparison, const LogicalOperator& input) const;
   double ComputeRows(const LogicalOperator& plan) const;
   double ComparisonSelectivity(const BoundExpression& comparison, const LogicalOperator& input) const;
 

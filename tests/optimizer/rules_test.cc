@@ -187,6 +187,12 @@ TEST_F(RulesTest, CardinalityEstimates) {
   // A range is interpolated between min and max (o_orderdate spans about 6.6 years).
   EXPECT_NEAR(rows("SELECT * FROM orders WHERE o_orderdate < DATE '1993-01-01'"), 1500000 * 366.0 / 2405,
               20000);
+  // Two bounds on one column are one interval (one year of 6.6), not the product of two half-open ranges.
+  EXPECT_NEAR(rows("SELECT * FROM orders WHERE o_orderdate >= DATE '1994-01-01' AND o_orderdate < DATE "
+                   "'1995-01-01' AND o_orderstatus = 'F'"),
+              1500000 * 365.0 / 2405 / 3, 10000);
+  EXPECT_NEAR(rows("SELECT * FROM orders WHERE o_orderdate >= DATE '1995-01-01' AND o_orderdate < DATE '1994-01-01'"),
+              1500000.0 / 2406, 1000);  // empty interval: 1 / distinct
   // A foreign-key join keeps the fact side's cardinality.
   EXPECT_NEAR(rows("SELECT * FROM lineitem, orders WHERE l_orderkey = o_orderkey"), 6001215, 600000);
   EXPECT_NEAR(rows("SELECT n_regionkey, count(*) FROM nation GROUP BY n_regionkey"), 5, 0.5);
