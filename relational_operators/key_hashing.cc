@@ -122,11 +122,19 @@ void GatherFixedFromVector(const ColumnVector& from, const uint32_t* rows, uint3
   for (uint32_t i = 0; i < count; ++i) std::memcpy(target + i * kWidth, source + rows[i] * kWidth, kWidth);
 }
 
+// Rows are scattered over the build side's blocks (join gathers), so each value is a cache miss: prefetch this
+// many rows ahead to overlap them.
+constexpr uint32_t kGatherPrefetchDistance = 16;
+
 template <int kWidth>
 void GatherFixedFromBlocks(const BlockView* const* blocks, const uint32_t* block_rows, uint32_t count, int column,
                            ColumnVector* to) {
   uint8_t* target = to->mutable_values<uint8_t>();
   for (uint32_t i = 0; i < count; ++i) {
+    if (i + kGatherPrefetchDistance < count) {
+      const uint32_t ahead = i + kGatherPrefetchDistance;
+      __builtin_prefetch(blocks[ahead]->Values<uint8_t>(column) + static_cast<size_t>(block_rows[ahead]) * kWidth);
+    }
     std::memcpy(target + i * kWidth,
                 blocks[i]->Values<uint8_t>(column) + static_cast<size_t>(block_rows[i]) * kWidth, kWidth);
   }
@@ -162,7 +170,13 @@ void GatherBlockValues(const BlockView* const* blocks, const uint32_t* block_row
   }
   if (to->type().IsString()) {
     std::string_view* target = to->mutable_strings();
-    for (uint32_t i = 0; i < count; ++i) target[i] = blocks[i]->GetString(column, block_rows[i]);
+    for (uint32_t i = 0; i < count; ++i) {
+      if (i + kGatherPrefetchDistance < count) {
+        const uint32_t ahead = i + kGatherPrefetchDistance;
+        __builtin_prefetch(blocks[ahead]->StringOffsets(column) + block_rows[ahead]);
+      }
+      target[i] = blocks[i]->GetString(column, block_rows[i]);
+    }
     return;
   }
   switch (to->type().FixedWidth()) {
