@@ -151,6 +151,16 @@ class AggregationTable {
   std::vector<std::unordered_set<std::string>>& sets() { return sets_; }
   // A reusable buffer for serializing one value (DISTINCT), so the hot loop does not allocate.
   std::string& scratch() { return scratch_; }
+  // Makes room for `groups` more groups with `key_bytes` more key bytes, so that filling a table of known size
+  // (the merge) does not grow and rehash it step by step.
+  void Reserve(size_t groups, size_t key_bytes) {
+    groups_.reserve(groups_.size() + groups);
+    keys_.reserve(keys_.size() + key_bytes);
+    states_.reserve(states_.size() + groups * state_size_);
+    size_t slots = slots_.size();
+    while ((groups_.size() + groups) * 2 > slots) slots *= 2;
+    if (slots != slots_.size()) Rehash(slots);
+  }
 
   // A slot holds (group + 1) in its low 32 bits and the top 32 bits of the group's hash above them, so that a
   // probe skips slots of other groups without reading the group (0 = empty).
@@ -203,8 +213,10 @@ class AggregationTable {
     }
   }
 
-  void Grow() {
-    std::vector<uint64_t> bigger(slots_.size() * 2, 0);
+  void Grow() { Rehash(slots_.size() * 2); }
+
+  void Rehash(size_t slot_count) {
+    std::vector<uint64_t> bigger(slot_count, 0);
     size_t mask = bigger.size() - 1;
     for (uint32_t g = 0; g < groups_.size(); ++g) {
       const uint64_t hash = groups_[g].hash;
@@ -545,12 +557,32 @@ class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
     AggregationTable merged(spec);
     std::vector<Type> argument_types;
     for (const auto& call : spec.calls) argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
+    // A group's states can be copied as they are into a group the merge just created, unless they index into
+    // their table (string MIN/MAX, DISTINCT sets).
+    bool copyable_states = true;
+    for (size_t c = 0; c < spec.calls.size(); ++c) {
+      const bool string_extreme = (spec.calls[c].kind == AggregateKind::kMin || spec.calls[c].kind == AggregateKind::kMax) &&
+                                  argument_types[c].IsString();
+      if (spec.calls[c].distinct || string_extreme) copyable_states = false;
+    }
     auto merge_group = [&](AggregationTable& partial, uint32_t g) {
+      const size_t groups_before = merged.group_count();
       const uint32_t target = merged.FindOrInsert(partial.key(g), partial.hash(g));
+      if (copyable_states && merged.group_count() > groups_before) {
+        std::memcpy(merged.state(target), partial.state(g), spec.calls.size() * kSlotBytes);
+        return;
+      }
       for (size_t c = 0; c < spec.calls.size(); ++c) {
         MergeSlot(spec.calls[c], argument_types[c], merged, merged.state(target)[c], partial, partial.state(g)[c]);
       }
     };
+    size_t incoming = 0;
+    for (const auto& partial : op_->partial_tables_) {
+      if (partial == nullptr) continue;
+      incoming += partitions_ == 1 ? partial->group_count() : partial->groups_in_partition(partition_).size();
+    }
+    // Keys are a few bytes per column; an estimate is enough to avoid most regrowth.
+    merged.Reserve(incoming, incoming * (spec.group_by.size() * 9));
     for (const auto& partial : op_->partial_tables_) {
       if (partial == nullptr) continue;
       if (partitions_ == 1) {
