@@ -1,5 +1,6 @@
-// CREATE TABLE, DROP TABLE, COPY, INSERT ... VALUES and ANALYZE.
+// CREATE TABLE, DROP TABLE, COPY, INSERT ... VALUES / SELECT and ANALYZE.
 
+#include <algorithm>
 #include <filesystem>
 
 #include "absl/strings/ascii.h"
@@ -97,6 +98,9 @@ absl::StatusOr<std::vector<int>> ResolveColumnList(const TableDescriptor& table,
       std::string hint = ClosestName(name, candidates);
       return absl::NotFoundError(absl::StrCat("column '", name, "' of table '", table.name, "' does not exist",
                                               hint.empty() ? "" : absl::StrCat("; did you mean '", hint, "'?")));
+    }
+    if (std::find(indexes.begin(), indexes.end(), index) != indexes.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("column '", name, "' is listed more than once"));
     }
     indexes.push_back(index);
   }
