@@ -745,24 +745,12 @@ int64_t AggregationOperator::EstimatedWorkOrders() const {
 }
 
 bool AggregationOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
-  if (input_.is_table()) {
-    if (!table_blocks_issued_) {
-      for (size_t i = 0; i < input_.table_block_count(); ++i) {
-        out->push_back(std::make_unique<UpdateWorkOrder>(this, static_cast<uint32_t>(i), input_.HomeNode(i)));
-        ++issued_;
-      }
-      table_blocks_issued_ = true;
-      input_done_ = true;
-    }
-  } else {
-    while (!pending_.empty()) {
-      out->push_back(std::make_unique<UpdateWorkOrder>(this, pending_.front(), -1));
-      pending_.pop_front();
-      ++issued_;
-    }
-  }
+  const bool all_issued = blocks_.IssueAll(input_, [&](uint32_t block, int node) {
+    out->push_back(std::make_unique<UpdateWorkOrder>(this, block, node));
+    ++issued_;
+  });
   if (finalize_issued_) return true;
-  if (input_done_ && completed_.load() == issued_) {
+  if (all_issued && completed_.load() == issued_) {
     // Every update has finished (their completions were processed before this call), so the partial tables are
     // complete and only read from now on. Many groups: merge in parallel hash partitions.
     size_t groups = 0;

@@ -47,8 +47,8 @@ class AggregationOperator : public RelationalOperator {
                                                                      AggregationSpec spec, BufferPool* pool);
   ~AggregationOperator() override;
 
-  void FeedInputBlock(int input, uint32_t block_index) override { pending_.push_back(block_index); }
-  void DoneFeedingInput(int input) override { input_done_ = true; }
+  void FeedInputBlock(int input, uint32_t block_index) override { blocks_.Feed(block_index); }
+  void DoneFeedingInput(int input) override { blocks_.DoneFeeding(); }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
   void OnAllWorkOrdersFinished() override;
@@ -71,9 +71,7 @@ class AggregationOperator : public RelationalOperator {
   std::mutex tables_mutex_;  // guards creation of partial tables only
   std::vector<std::unique_ptr<AggregationTable>> partial_tables_;
 
-  std::deque<uint32_t> pending_;
-  bool input_done_ = false;
-  bool table_blocks_issued_ = false;
+  BlockWorkQueue blocks_;
   int64_t issued_ = 0;
   std::atomic<int64_t> completed_{0};
   bool finalize_issued_ = false;

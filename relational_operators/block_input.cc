@@ -36,4 +36,19 @@ absl::StatusOr<PinnedBlock> BlockInput::Pin(size_t i) const {
   return pinned;
 }
 
+bool BlockWorkQueue::IssueAll(const BlockInput& input, const std::function<void(uint32_t, int)>& issue) {
+  if (input.is_table()) {
+    if (!table_blocks_issued_) {
+      for (size_t i = 0; i < input.table_block_count(); ++i) issue(static_cast<uint32_t>(i), input.HomeNode(i));
+      table_blocks_issued_ = true;
+    }
+    return true;
+  }
+  while (!pending_.empty()) {
+    issue(pending_.front(), -1);
+    pending_.pop_front();
+  }
+  return done_feeding_;
+}
+
 }  // namespace tessera

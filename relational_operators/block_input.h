@@ -2,6 +2,9 @@
 // Where an operator's blocks come from: a base table (its blocks are pinned through the storage manager while a
 // work order reads them) or an upstream operator's temporary relation.
 
+#include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,6 +43,22 @@ class BlockInput {
   StorageManager* storage_ = nullptr;
   std::vector<BlockId> table_blocks_;
   std::shared_ptr<TemporaryRelation> relation_;
+};
+
+// The blocks an operator still has to hand out as work orders, one per block: all blocks of a base table at the
+// first call, or the blocks of an upstream relation as they are fed. Used on the scheduler thread only.
+class BlockWorkQueue {
+ public:
+  void Feed(uint32_t block) { pending_.push_back(block); }
+  void DoneFeeding() { done_feeding_ = true; }
+  // Calls `issue(block, home NUMA node or -1)` once for every block of `input` not handed out yet; returns true
+  // when every block has been handed out and no more will come.
+  bool IssueAll(const BlockInput& input, const std::function<void(uint32_t, int)>& issue);
+
+ private:
+  std::deque<uint32_t> pending_;
+  bool done_feeding_ = false;
+  bool table_blocks_issued_ = false;
 };
 
 }  // namespace tessera

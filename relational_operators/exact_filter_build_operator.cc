@@ -42,20 +42,9 @@ int64_t ExactFilterBuildOperator::EstimatedWorkOrders() const {
 }
 
 bool ExactFilterBuildOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
-  if (input_.is_table()) {
-    if (!table_blocks_issued_) {
-      for (size_t i = 0; i < input_.table_block_count(); ++i) {
-        out->push_back(std::make_unique<InsertWorkOrder>(this, static_cast<uint32_t>(i), input_.HomeNode(i)));
-      }
-      table_blocks_issued_ = true;
-    }
-    return true;
-  }
-  while (!pending_.empty()) {
-    out->push_back(std::make_unique<InsertWorkOrder>(this, pending_.front(), -1));
-    pending_.pop_front();
-  }
-  return input_done_;
+  return blocks_.IssueAll(input_, [&](uint32_t block, int node) {
+    out->push_back(std::make_unique<InsertWorkOrder>(this, block, node));
+  });
 }
 
 }  // namespace tessera

@@ -20,10 +20,10 @@ class ExactFilterBuildOperator : public RelationalOperator {
   ExactFilterBuildOperator(BlockInput input, ScanSpec scan, int key_column, std::shared_ptr<ExactFilter> filter);
 
   void FeedInputBlock(int input, uint32_t block_index) override {
-    if (input == 0) pending_.push_back(block_index);
+    if (input == 0) blocks_.Feed(block_index);
   }
   void DoneFeedingInput(int input) override {
-    if (input == 0) input_done_ = true;
+    if (input == 0) blocks_.DoneFeeding();
   }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   int64_t EstimatedWorkOrders() const override;
@@ -35,9 +35,7 @@ class ExactFilterBuildOperator : public RelationalOperator {
   ScanSpec scan_;
   const int key_column_;
   std::shared_ptr<ExactFilter> filter_;
-  std::deque<uint32_t> pending_;
-  bool input_done_ = false;
-  bool table_blocks_issued_ = false;
+  BlockWorkQueue blocks_;
 };
 
 }  // namespace tessera

@@ -366,24 +366,10 @@ int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {
 }
 
 bool HashJoinProbeOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
-  bool probes_done;
-  if (probe_.is_table()) {
-    if (!table_blocks_issued_) {
-      for (size_t i = 0; i < probe_.table_block_count(); ++i) {
-        out->push_back(std::make_unique<ProbeWorkOrder>(this, static_cast<uint32_t>(i), probe_.HomeNode(i)));
-        ++probes_issued_;
-      }
-      table_blocks_issued_ = true;
-    }
-    probes_done = true;
-  } else {
-    while (!pending_.empty()) {
-      out->push_back(std::make_unique<ProbeWorkOrder>(this, pending_.front(), -1));
-      pending_.pop_front();
-      ++probes_issued_;
-    }
-    probes_done = probe_done_;
-  }
+  const bool probes_done = probe_blocks_.IssueAll(probe_, [&](uint32_t block, int node) {
+    out->push_back(std::make_unique<ProbeWorkOrder>(this, block, node));
+    ++probes_issued_;
+  });
   if (!TracksBuildMatches(spec_.type) || unmatched_issued_) return probes_done;
   // Which build rows matched is known only once every probe has finished.
   if (!probes_done || probes_finished_.load() != probes_issued_) return false;

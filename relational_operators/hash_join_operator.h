@@ -79,10 +79,10 @@ class HashJoinProbeOperator : public RelationalOperator {
                         BufferPool* pool);
 
   void FeedInputBlock(int input, uint32_t block_index) override {
-    if (input == 0) pending_.push_back(block_index);
+    if (input == 0) probe_blocks_.Feed(block_index);
   }
   void DoneFeedingInput(int input) override {
-    if (input == 0) probe_done_ = true;
+    if (input == 0) probe_blocks_.DoneFeeding();
   }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
@@ -103,9 +103,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::shared_ptr<TemporaryRelation> output_;
   std::vector<Type> pair_types_;  // types of [probe batch columns..., build columns...]
   std::vector<int> output_pair_columns_;  // the output columns, as indexes into that layout
-  std::deque<uint32_t> pending_;
-  bool probe_done_ = false;
-  bool table_blocks_issued_ = false;
+  BlockWorkQueue probe_blocks_;
   // Right / full outer joins: probe work orders issued and finished, and whether the unmatched build rows'
   // work orders are out.
   int64_t probes_issued_ = 0;

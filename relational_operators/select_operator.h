@@ -20,8 +20,8 @@ class SelectOperator : public RelationalOperator {
   SelectOperator(BlockInput input, ScanSpec scan, std::vector<std::unique_ptr<BoundExpression>> projections,
                  std::vector<std::string> output_names, BufferPool* pool);
 
-  void FeedInputBlock(int input, uint32_t block_index) override { pending_.push_back(block_index); }
-  void DoneFeedingInput(int input) override { input_done_ = true; }
+  void FeedInputBlock(int input, uint32_t block_index) override { blocks_.Feed(block_index); }
+  void DoneFeedingInput(int input) override { blocks_.DoneFeeding(); }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
   int64_t EstimatedWorkOrders() const override;
@@ -36,9 +36,7 @@ class SelectOperator : public RelationalOperator {
   ScanSpec scan_;
   const std::vector<std::unique_ptr<BoundExpression>> projections_;
   std::shared_ptr<TemporaryRelation> output_;
-  std::deque<uint32_t> pending_;
-  bool input_done_ = false;
-  bool table_blocks_issued_ = false;
+  BlockWorkQueue blocks_;
   std::atomic<int64_t> skipped_blocks_{0};
 };
 
