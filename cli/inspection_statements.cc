@@ -6,6 +6,7 @@
 #include "cli/statement_handlers.h"
 #include "common/status_macros.h"
 #include "parser/parser.h"
+#include "scheduler/foreman.h"
 #include "storage/buffer_pool.h"
 #include "storage/storage_manager.h"
 
@@ -103,6 +104,11 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
     result.rows.push_back(
         {Value::String("resident blocks"), Value::BigInt(database.storage().ResidentBlockCount())});
     result.rows.push_back({Value::String("evictions"), Value::BigInt(usage.evictions)});
+    // The load controller's side (0 when admission control is off).
+    TESSERA_ASSIGN_OR_RETURN(ForemanStats scheduler, database.foreman().GetStats());
+    result.rows.push_back({Value::String("admission threshold"), Value::BigInt(scheduler.load.threshold_bytes)});
+    result.rows.push_back(
+        {Value::String("promised to running queries"), Value::BigInt(scheduler.load.claimable_bytes)});
     return result;
   }
   return absl::NotFoundError(absl::StrCat("unknown setting '", statement.name, "'"));

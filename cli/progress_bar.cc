@@ -16,6 +16,8 @@ constexpr char kFullBlock[] = "█";
 
 // The operator to name: among the running ones, the one with the most work orders left (unknown totals last).
 std::string RunningOperatorText(const QueryProgress& progress) {
+  // Held back by the load controller: say so rather than name an operator that cannot run.
+  if (progress.admission != "admitted" && !progress.admission.empty()) return progress.admission;
   const OperatorProgress* chosen = nullptr;
   int64_t chosen_left = -2;
   int running = 0;

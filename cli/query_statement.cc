@@ -42,6 +42,11 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
 
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
                                          const QueryRunOptions& options) {
+  if (statement.priority > 0) {
+    QueryRunOptions with_priority = options;
+    with_priority.priority = statement.priority;
+    return ExecuteSelect(database, *statement.query, statement.text, with_priority);
+  }
   return ExecuteSelect(database, *statement.query, statement.text, options);
 }
 

@@ -129,6 +129,18 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
             result = absl::InvalidArgumentError(absl::StrCat("pipelining must be on or off, not '", setting, "'"));
             break;
           }
+          if (set.name == "scheduler_policy") {
+            // Server-wide: the Foreman's policy for every query from now on (not kept as a session setting).
+            absl::StatusOr<PolicyOptions> policy = ParsePolicy(setting);
+            absl::Status changed = policy.ok() ? database_->foreman().SetPolicy(*policy) : policy.status();
+            if (!changed.ok()) {
+              result = changed;
+              break;
+            }
+            result = QueryResult{};
+            result->status_message = "SET";
+            break;
+          }
           if (set.name == "disabled_rules") {
             if (absl::Status valid = optimizer::ParseDisabledRules(setting).status(); !valid.ok()) {
               result = valid;
@@ -145,6 +157,17 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
         const auto& show = static_cast<const parser::ShowStatement&>(*statement);
         if (show.name == "tables" || show.name == "stats" || show.name == "memory") {
           result = ExecuteShow(*database_, show);
+        } else if (show.name == "scheduler_policy") {
+          absl::StatusOr<ForemanStats> stats = database_->foreman().GetStats();
+          if (!stats.ok()) {
+            result = stats.status();
+            break;
+          }
+          QueryResult rows;
+          rows.returns_rows = true;
+          rows.columns = {{"name", Type::Varchar()}, {"setting", Type::Varchar()}};
+          rows.rows.push_back({Value::String(show.name), Value::String(stats->policy)});
+          result = std::move(rows);
         } else {
           QueryResult rows;
           rows.returns_rows = true;

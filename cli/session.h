@@ -30,8 +30,12 @@ struct DatabaseOptions {
   int worker_threads = 0;
   // fsync block files and the catalog at every commit.
   bool sync_writes = true;
-  // The scheduler: policy, learning agent, work-order log. Its worker count comes from worker_threads.
+  // The scheduler: policy, learning agent, work-order log. Its worker count comes from worker_threads; its
+  // load controller's memory gauge is the buffer pool.
   ForemanOptions scheduler;
+  // The load controller admits queries while their estimated memory fits under this fraction of the buffer-pool
+  // budget (scheduler/load_controller.h); 0 turns admission control off.
+  double admission_threshold = 0.9;
 };
 
 class Database {

@@ -40,6 +40,9 @@ constexpr char kUsage[] =
     "  --tls-server-name NAME  the name the server certificate is checked against\n"
     "  --memory-limit BYTES buffer-pool budget\n"
     "  --threads N          worker threads (default: one per core)\n"
+    "  --policy NAME        scheduling policy: fair (default), hpf, pp, pp-exp, lottery, fcfs, srpt, ifsrpt, static\n"
+    "  --admission-threshold F  admit queries while their estimated memory fits under F x the memory limit\n"
+    "                       (default 0.9; 0 = no admission control)\n"
     "  --no-sync            do not fsync writes\n";
 
 struct Arguments {
@@ -94,6 +97,21 @@ bool ParseArguments(int argc, char** argv, Arguments* arguments, std::string* er
         return false;
       }
       arguments->database.memory_budget_bytes = bytes;
+    } else if (arg == "--policy") {
+      if (!next(&value)) return false;
+      absl::StatusOr<tessera::PolicyOptions> policy = tessera::ParsePolicy(value);
+      if (!policy.ok()) {
+        *error = std::string(policy.status().message());
+        return false;
+      }
+      arguments->database.scheduler.policy = *policy;
+    } else if (arg == "--admission-threshold") {
+      if (!next(&value)) return false;
+      if (!absl::SimpleAtod(value, &arguments->database.admission_threshold) ||
+          !(arguments->database.admission_threshold >= 0 && arguments->database.admission_threshold <= 1)) {
+        *error = absl::StrCat("invalid --admission-threshold '", value, "' (a fraction in [0, 1])");
+        return false;
+      }
     } else if (arg == "--threads") {
       if (!next(&value)) return false;
       if (!absl::SimpleAtoi(value, &arguments->database.worker_threads) || arguments->database.worker_threads < 1) {

@@ -32,6 +32,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: tessera-server --data DIR [--listen HOST:PORT] [--token TOKEN | --token-file FILE]\n"
     "                      [--tls-cert PEM --tls-key PEM] [--memory-limit BYTES] [--threads N]\n"
+    "                      [--policy fair|hpf|pp|pp-exp|lottery|fcfs|srpt|ifsrpt|static]\n"
+    "                      [--admission-threshold F (0..1, default 0.9, 0 = off)]\n"
     "                      [--max-statement-bytes N] [--max-sessions N] [--session-idle-timeout SECONDS] "
     "[--no-sync]\n";
 
@@ -92,6 +94,22 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
     } else if (arg == "--memory-limit") {
       if (!next_int(&number, 0)) return false;
       options->database.memory_budget_bytes = static_cast<size_t>(number);
+    } else if (arg == "--policy") {
+      if (!next()) return false;
+      absl::StatusOr<tessera::PolicyOptions> policy = tessera::ParsePolicy(value);
+      if (!policy.ok()) {
+        *error = std::string(policy.status().message());
+        return false;
+      }
+      options->database.scheduler.policy = *policy;
+    } else if (arg == "--admission-threshold") {
+      if (!next()) return false;
+      double fraction = 0;
+      if (!absl::SimpleAtod(value, &fraction) || !(fraction >= 0 && fraction <= 1)) {
+        *error = absl::StrCat("invalid --admission-threshold '", value, "' (a fraction in [0, 1])");
+        return false;
+      }
+      options->database.admission_threshold = fraction;
     } else if (arg == "--threads") {
       if (!next_int(&number, 1)) return false;
       options->database.worker_threads = static_cast<int>(number);

@@ -234,6 +234,8 @@ void ProgressToProto(const QueryProgress& progress, v1::ProgressResponse* out) {
   out->set_work_orders_finished(progress.finished);
   out->set_fraction_done(progress.fraction_done);
   out->set_cancelled(progress.cancelled);
+  out->set_admission(progress.admission);
+  out->set_priority(progress.priority);
   for (const OperatorProgress& op : progress.operators) {
     v1::OperatorProgress* proto = out->add_operators();
     proto->set_operator_id(op.operator_id);
@@ -254,6 +256,8 @@ QueryProgress ProgressFromProto(const v1::ProgressResponse& progress) {
   out.finished = progress.work_orders_finished();
   out.fraction_done = progress.fraction_done();
   out.cancelled = progress.cancelled();
+  if (!progress.admission().empty()) out.admission = progress.admission();
+  if (progress.priority() > 0) out.priority = progress.priority();
   for (const v1::OperatorProgress& proto : progress.operators()) {
     OperatorProgress op;
     op.operator_id = proto.operator_id();

@@ -207,6 +207,8 @@ struct Statement {
 struct SelectQueryStatement : Statement {
   SelectQueryStatement() : Statement(StatementKind::kSelect) {}
   std::unique_ptr<SelectStatement> query;
+  // `OPTION (PRIORITY n)` after the query: this statement's scheduling priority (>= 1); 0 = the session's.
+  int priority = 0;
 };
 
 struct ColumnDefinition {

@@ -184,7 +184,7 @@ absl::StatusOr<SelectItem> RecursiveDescentParser::ParseSelectItem() {
     } else {
       TESSERA_ASSIGN_OR_RETURN(item.alias, ExpectName("an alias"));
     }
-  } else if (IsName(Current())) {
+  } else if (IsName(Current()) && !AtStatementOption()) {
     item.alias = Current().text;
     Advance();
   }
@@ -273,7 +273,7 @@ absl::StatusOr<std::unique_ptr<TableRef>> RecursiveDescentParser::ParseTablePrim
 absl::Status RecursiveDescentParser::ParseTableAlias(TableRef& table) {
   if (ConsumeWord("AS")) {
     TESSERA_ASSIGN_OR_RETURN(table.alias, ExpectName("an alias"));
-  } else if (IsName(Current())) {
+  } else if (IsName(Current()) && !AtStatementOption()) {
     table.alias = Current().text;
     Advance();
   } else {

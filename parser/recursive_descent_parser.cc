@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "parser/syntax_error.h"
@@ -156,6 +157,17 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseStatemen
   if (AtQueryStart()) {
     auto statement = std::make_unique<SelectQueryStatement>();
     TESSERA_ASSIGN_OR_RETURN(statement->query, ParseSelectStatement());
+    if (ConsumeWord("OPTION")) {
+      TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
+      TESSERA_RETURN_IF_ERROR(ExpectWord("PRIORITY"));
+      const Token& value = Current();
+      if (value.kind != TokenKind::kInteger) return ErrorExpected("a priority (a positive integer)");
+      if (!absl::SimpleAtoi(value.text, &statement->priority) || statement->priority < 1) {
+        return ErrorAt(value.position, "priority must be a positive integer");
+      }
+      Advance();
+      TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
+    }
     return statement;
   }
   if (AtWord("CREATE")) return ParseCreate();

@@ -48,6 +48,10 @@ class RecursiveDescentParser {
   static bool IsName(const Token& token);
   bool AtOperator(std::string_view op) const { return IsOperator(Current(), op); }
   bool AtWord(std::string_view upper_word) const { return IsWord(Current(), upper_word); }
+  // At `OPTION ( PRIORITY` ending a query statement, where OPTION is not an implicit alias.
+  bool AtStatementOption() const {
+    return AtWord("OPTION") && IsOperator(PeekToken(1), "(") && IsWord(PeekToken(2), "PRIORITY");
+  }
   bool AtEndOfStatement() const;
   bool ConsumeOperator(std::string_view op);
   bool ConsumeWord(std::string_view upper_word);

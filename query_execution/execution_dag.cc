@@ -23,4 +23,8 @@ void ExecutionDag::MakeAllEdgesBlocking() {
   for (DagEdge& edge : edges_) edge.pipelining = false;
 }
 
+int64_t ExecutionDag::CurrentMemoryBytes() const {
+  return memory_account_ == nullptr ? 0 : static_cast<int64_t>(memory_account_->Usage().used_bytes);
+}
+
 }  // namespace tessera

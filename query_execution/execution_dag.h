@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "relational_operators/relational_operator.h"
+#include "storage/buffer_pool.h"
 
 namespace tessera {
 
@@ -78,7 +79,15 @@ class ExecutionDag {
   void set_memory_estimate(QueryMemoryEstimate estimate) { memory_estimate_ = estimate; }
   const QueryMemoryEstimate& memory_estimate() const { return memory_estimate_; }
 
+  // The buffer-pool account every operator of this DAG allocates through (BufferPool::NewAccount); the DAG owns
+  // it so that it outlives the operators and their results. Null for DAGs built without one (tests).
+  void set_memory_account(std::unique_ptr<BufferPool> account) { memory_account_ = std::move(account); }
+  // Bytes the query's operators hold now (temporary blocks, hash and aggregation tables, sort buffers, filters);
+  // 0 without an account. Thread-safe.
+  int64_t CurrentMemoryBytes() const;
+
  private:
+  std::unique_ptr<BufferPool> memory_account_;  // first: destroyed after everything allocated through it
   std::vector<std::unique_ptr<RelationalOperator>> operators_;
   std::vector<std::string> names_;
   std::vector<std::string> details_;

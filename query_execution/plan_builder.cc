@@ -660,8 +660,12 @@ class Builder {
 
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
                                                                  StorageManager* storage, BufferPool* pool) {
-  Builder builder(storage, pool);
-  return builder.Build(plan);
+  // Declared before the builder: operators of a failed build are destroyed with it and free through the account.
+  std::unique_ptr<BufferPool> account = BufferPool::NewAccount(pool);
+  Builder builder(storage, account.get());
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag, builder.Build(plan));
+  dag->set_memory_account(std::move(account));
+  return dag;
 }
 
 }  // namespace tessera

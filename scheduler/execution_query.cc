@@ -83,4 +83,9 @@ QueryProgress ExecutionQuery::Progress() const {
   return progress;
 }
 
+QueryMemoryRequest ExecutionQuery::MemoryRequest() const {
+  const QueryMemoryEstimate& estimate = manager_->dag().memory_estimate();
+  return QueryMemoryRequest{estimate.min_bytes, estimate.max_bytes};
+}
+
 }  // namespace tessera

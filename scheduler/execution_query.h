@@ -29,6 +29,9 @@ class ExecutionQuery : public SchedulableQuery {
   bool IsFinished() const override { return cancelled_ || manager_->IsFinished(); }
   void Cancel() override;
   QueryProgress Progress() const override;
+  // The optimizer's estimate (ExecutionDag::memory_estimate) and what the query's operators hold now.
+  QueryMemoryRequest MemoryRequest() const override;
+  int64_t MemoryFootprint() const override { return manager_->dag().CurrentMemoryBytes(); }
 
   // After the query's handle completed: the query's own status (first work-order error) and its result.
   const QueryManager& manager() const { return *manager_; }

@@ -39,6 +39,11 @@ struct Foreman::QueryState {
   absl::Status cancel_status;
   int64_t running = 0;  // dispatched, not yet reported back
   int64_t submit_ns = 0;
+  int priority = 1;
+  uint64_t arrival = 0;
+  // Set while the LoadController holds the query back (waiting or suspended): when that began.
+  int64_t held_since_ns = -1;
+  int64_t memory_wait_ns = 0;
   int64_t first_dispatch_ns = -1;
   int64_t executed = 0;
   int64_t skipped = 0;
@@ -59,6 +64,10 @@ Foreman::Foreman(const ForemanOptions& options)
     : options_(options),
       enforcer_(options.policy, options.random_seed),
       agent_(options.learning),
+      load_controller_(options.load_control,
+                       [](LoadController::Owner owner) {
+                         return static_cast<QueryState*>(owner)->query->MemoryFootprint();
+                       }),
       loads_(options.pool.max_workers) {}
 
 absl::Status Foreman::Start() {
@@ -260,9 +269,10 @@ void Foreman::HandleControl(ControlMessage& message) {
           },
           [&](foreman_message::SetPriority& change) {
             QueryState* state = find(change.query_id);
-            if (state != nullptr && state->slot >= 0) {
-              enforcer_.mutable_candidate(state->slot).priority = change.priority;
-            }
+            if (state == nullptr) return;
+            state->priority = change.priority;
+            load_controller_.SetPriority(state, change.priority);
+            if (state->slot >= 0) enforcer_.mutable_candidate(state->slot).priority = change.priority;
           },
           [&](foreman_message::SetPolicy& change) {
             enforcer_.SetPolicy(change.policy);
@@ -280,7 +290,10 @@ void Foreman::HandleControl(ControlMessage& message) {
             if (state == nullptr) {
               request.reply->Set(absl::NotFoundError(absl::StrCat("no active query ", request.query_id)));
             } else {
-              request.reply->Set(state->query->Progress());
+              QueryProgress progress = state->query->Progress();
+              progress.admission = AdmissionStateName(load_controller_.state(state));
+              progress.priority = state->priority;
+              request.reply->Set(std::move(progress));
             }
           },
           [&](foreman_message::GetStats& request) { request.reply->Set(CollectStats()); },
@@ -313,14 +326,44 @@ void Foreman::Admit(foreman_message::Submit& submit) {
   state->handle = std::move(submit.handle);
   state->submit_ns = submit.submit_ns;
   state->history = agent_.AddQuery();
-  PolicyCandidate candidate;
-  candidate.priority = std::max(1, state->query->priority());
-  candidate.arrival = next_arrival_++;
-  state->slot = enforcer_.Add(state.get(), candidate);
+  state->priority = std::max(1, state->query->priority());
+  state->arrival = next_arrival_++;
   QueryState* raw = state.get();
   queries_.emplace(id, std::move(state));
-  RefreshCandidate(raw);
+  const LoadController::Decision decision = load_controller_.Arrive(
+      raw, raw->priority, raw->query->MemoryRequest(), RanksByPriority(enforcer_.policy().kind));
+  for (LoadController::Owner victim : decision.suspend) Suspend(static_cast<QueryState*>(victim));
+  if (decision.admitted) {
+    Activate(raw);
+  } else {
+    raw->held_since_ns = MonotonicNanos();
+  }
   MaybeFinish(raw);  // a query without any work order
+}
+
+void Foreman::Activate(QueryState* state) {
+  if (state->held_since_ns >= 0) {
+    state->memory_wait_ns += MonotonicNanos() - state->held_since_ns;
+    state->held_since_ns = -1;
+  }
+  if (state->cancelling || state->slot >= 0) return;
+  PolicyCandidate candidate;
+  candidate.priority = state->priority;
+  candidate.arrival = state->arrival;
+  state->slot = enforcer_.Add(state, candidate);
+  RefreshCandidate(state);
+}
+
+void Foreman::Suspend(QueryState* state) {
+  Deactivate(state);
+  state->held_since_ns = MonotonicNanos();
+}
+
+void Foreman::Deactivate(QueryState* state) {
+  if (state->slot < 0) return;
+  void* moved = enforcer_.Remove(state->slot);
+  if (moved != nullptr) static_cast<QueryState*>(moved)->slot = state->slot;
+  state->slot = -1;
 }
 
 void Foreman::RefreshCandidate(QueryState* state) {
@@ -344,11 +387,7 @@ void Foreman::BeginCancel(QueryState* state, absl::Status status) {
   state->cancel_status = std::move(status);
   state->cancelled.store(true, std::memory_order_relaxed);
   state->query->Cancel();
-  if (state->slot >= 0) {
-    void* moved = enforcer_.Remove(state->slot);
-    if (moved != nullptr) static_cast<QueryState*>(moved)->slot = state->slot;
-    state->slot = -1;
-  }
+  Deactivate(state);
   MaybeFinish(state);
 }
 
@@ -357,11 +396,8 @@ void Foreman::MaybeFinish(QueryState* state) {
 }
 
 void Foreman::Finish(QueryState* state) {
-  if (state->slot >= 0) {
-    void* moved = enforcer_.Remove(state->slot);
-    if (moved != nullptr) static_cast<QueryState*>(moved)->slot = state->slot;
-    state->slot = -1;
-  }
+  Deactivate(state);
+  if (state->held_since_ns >= 0) state->memory_wait_ns += MonotonicNanos() - state->held_since_ns;
   QueryOutcome outcome;
   outcome.query_id = state->id;
   outcome.status = state->cancelling ? state->cancel_status : absl::OkStatus();
@@ -371,6 +407,8 @@ void Foreman::Finish(QueryState* state) {
   outcome.work_orders_executed = state->executed;
   outcome.work_orders_skipped = state->skipped;
   outcome.busy_ns = state->busy_ns;
+  outcome.memory_wait_ns = state->memory_wait_ns;
+  outcome.suspensions = load_controller_.suspensions(state);
   outcome.final_progress = state->query->Progress();
   outcome.learning = agent_.stats(state->history);
   agent_.RemoveQuery(state->history);
@@ -380,8 +418,10 @@ void Foreman::Finish(QueryState* state) {
     std::lock_guard<std::mutex> lock(ids_mu_);
     active_ids_.erase(state->id);
   }
+  const std::vector<LoadController::Owner> admitted = load_controller_.Leave(state);
   queries_.erase(state->id);
   handle->Complete(std::move(outcome));
+  for (LoadController::Owner owner : admitted) Activate(static_cast<QueryState*>(owner));
 }
 
 void Foreman::ReconcilePoolSize() {
@@ -465,6 +505,7 @@ ForemanStats Foreman::CollectStats() const {
   stats.executed = executed_;
   stats.mean_prediction_error = agent_.total_error(PredictorKind::kWindowMean);
   stats.autoregression_prediction_error = agent_.total_error(PredictorKind::kAutoregression);
+  stats.load = load_controller_.Stats();
   return stats;
 }
 

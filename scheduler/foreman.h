@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "scheduler/foreman_inbox.h"
 #include "scheduler/learning_agent.h"
+#include "scheduler/load_controller.h"
 #include "scheduler/policy_enforcer.h"
 #include "scheduler/query_handle.h"
 #include "scheduler/schedulable_query.h"
@@ -42,6 +43,8 @@ namespace tessera {
 struct ForemanOptions {
   PolicyOptions policy;  // switchable later with SetPolicy
   LearningAgentOptions learning;
+  // Memory admission control (load_controller.h); off unless `load_control.memory` is set.
+  LoadControlOptions load_control;
   WorkerPoolOptions pool;  // the Foreman creates and owns the pool; its sink is the Foreman's inbox
   // Work orders kept queued per worker: ceil(target_pending_ns / mean work-order time) within [min, max].
   int min_pending_per_worker = 2;
@@ -97,6 +100,11 @@ class Foreman {
   void HandleRetired(int worker_id);
   void HandleControl(ControlMessage& message);
   void Admit(foreman_message::Submit& submit);
+  // Puts an admitted query into the PolicyEnforcer (on arrival or when the LoadController admits or resumes it).
+  void Activate(QueryState* state);
+  // Takes an admitted query out of the PolicyEnforcer: its running work orders finish, no new ones start.
+  void Suspend(QueryState* state);
+  void Deactivate(QueryState* state);
   void BeginCancel(QueryState* state, absl::Status status);
   void MaybeFinish(QueryState* state);
   void Finish(QueryState* state);
@@ -121,6 +129,7 @@ class Foreman {
   // Foreman-thread state.
   PolicyEnforcer enforcer_;
   LearningAgent agent_;
+  LoadController load_controller_;
   WorkerLoadTable loads_;
   absl::flat_hash_map<QueryId, std::unique_ptr<QueryState>> queries_;
   std::vector<std::vector<std::unique_ptr<Task>>> outgoing_;  // by worker id

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "scheduler/load_controller.h"
 #include "scheduler/policy.h"
 #include "scheduler/query_handle.h"
 #include "scheduler/schedulable_query.h"
@@ -58,6 +59,7 @@ struct ForemanStats {
   int64_t executed = 0;    // work orders executed (not skipped)
   PredictionError mean_prediction_error;
   PredictionError autoregression_prediction_error;
+  LoadControlStats load;  // the LoadController's admitted / waiting / suspended queries and memory
 };
 
 namespace foreman_message {

@@ -118,6 +118,11 @@ absl::StatusOr<PolicyOptions> ParsePolicy(const std::string& name) {
   return options;
 }
 
+bool RanksByPriority(PolicyKind kind) {
+  return kind == PolicyKind::kHighestPriorityFirst || kind == PolicyKind::kProportionalPriority ||
+         kind == PolicyKind::kLottery;
+}
+
 std::string PolicyName(const PolicyOptions& options) {
   switch (options.kind) {
     case PolicyKind::kStatic:

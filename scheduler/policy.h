@@ -55,6 +55,9 @@ struct PolicyOptions {
 // Accepts: static, fair, hpf, pp (= pp-linear), pp-exp, lottery, fcfs, srpt, ifsrpt (case-insensitive).
 absl::StatusOr<PolicyOptions> ParsePolicy(const std::string& name);
 std::string PolicyName(const PolicyOptions& options);
+// Whether the policy gives queries CPU by priority (hpf, pp, pp-exp, lottery): then the LoadController may suspend
+// lower-priority queries to admit a higher-priority one.
+bool RanksByPriority(PolicyKind kind);
 
 // What a policy knows about one active query.
 struct PolicyCandidate {

@@ -25,6 +25,8 @@ struct QueryOutcome {
   int64_t work_orders_executed = 0;
   int64_t work_orders_skipped = 0;  // dispatched but dropped unexecuted after cancellation
   int64_t busy_ns = 0;              // sum of executed work-order durations (CPU time given to the query)
+  int64_t memory_wait_ns = 0;  // time waiting for admission or suspended by the LoadController
+  int suspensions = 0;         // times the LoadController suspended the query
   QueryProgress final_progress;
   QueryLearningStats learning;  // prediction errors for this query
 };

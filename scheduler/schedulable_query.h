@@ -85,8 +85,18 @@ struct OperatorProgress {
   int64_t estimated_total = -1;  // expected work orders over the operator's life, -1 if unknown
 };
 
+// What the optimizer expects a query to need, in bytes (query_execution/memory_estimate.h); {0, 0} = unknown.
+struct QueryMemoryRequest {
+  int64_t min_bytes = 0;
+  int64_t max_bytes = 0;
+};
+
 struct QueryProgress {
   QueryId query_id = 0;
+  // Filled by Foreman::GetProgress: "admitted", "waiting for memory" or "suspended" (the LoadController's
+  // view), and the query's current scheduling priority.
+  std::string admission = "admitted";
+  int priority = 1;
   std::vector<OperatorProgress> operators;
   int64_t issued = 0;
   int64_t finished = 0;
@@ -122,6 +132,12 @@ class SchedulableQuery {
   virtual void Cancel() = 0;
 
   virtual QueryProgress Progress() const = 0;
+
+  // Optional hints for the LoadController: the memory the query expects to need, and what it holds now in the
+  // buffer pool (called on the scheduler thread at admission decisions; must be cheap and thread-safe towards
+  // the query's running work orders).
+  virtual QueryMemoryRequest MemoryRequest() const { return {}; }
+  virtual int64_t MemoryFootprint() const { return 0; }
 
   // Optional hints for size-based policies (SRPT, IF-SRPT).
   // Work orders still to finish, including issued ones; -1 if unknown (ranked last by SRPT).

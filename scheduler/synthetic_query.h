@@ -42,6 +42,10 @@ struct SyntheticQueryOptions {
   std::shared_ptr<std::atomic<int64_t>> dispatch_clock;
   // Count executions per work order and node locality (a few atomics per work order; off for benchmarks).
   bool track_executions = true;
+  // For the LoadController: the estimate the query reports, and the bytes it holds per finished work order
+  // until its last work order has finished (then it holds nothing).
+  QueryMemoryRequest memory;
+  int64_t footprint_per_work_order = 0;
 };
 
 // One operator of SyntheticQueryOptions repeated: `work_orders` work orders spinning `spin_ns` each.
@@ -64,6 +68,11 @@ class SyntheticQuery final : public SchedulableQuery {
   QueryProgress Progress() const override;
   int64_t EstimatedRemainingWorkOrders() const override;
   bool InInelasticPhase() const override;
+  QueryMemoryRequest MemoryRequest() const override { return options_.memory; }
+  int64_t MemoryFootprint() const override {
+    const int64_t done = finished();
+    return done == total_ ? 0 : done * options_.footprint_per_work_order;
+  }
 
   // Any thread.
   int64_t issued() const { return issued_total_.load(std::memory_order_relaxed); }

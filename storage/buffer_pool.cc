@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/status_macros.h"
 #include "glog/logging.h"
 
 namespace tessera {
@@ -84,6 +85,34 @@ BufferPool::BufferPool(size_t budget_bytes, const Topology* topology)
       budget_bytes_(budget_bytes),
       cached_slots_(num_nodes_ + 1) {}
 
+BufferPool::BufferPool(BufferPool* parent)
+    : parent_(parent),
+      topology_(parent->topology_),
+      num_nodes_(parent->num_nodes_),
+      huge_pages_allowed_(parent->huge_pages_allowed_),
+      budget_bytes_(0),
+      cached_slots_(num_nodes_ + 1) {}
+
+std::unique_ptr<BufferPool> BufferPool::NewAccount(BufferPool* parent) {
+  CHECK(parent != nullptr);
+  return std::unique_ptr<BufferPool>(new BufferPool(parent));
+}
+
+void BufferPool::CountInAccount(MemoryKind kind, size_t bytes, bool add) {
+  const int k = static_cast<int>(kind);
+  absl::MutexLock lock(&mutex_);
+  if (add) {
+    by_kind_[k] += bytes;
+    used_bytes_ += bytes;
+    return;
+  }
+  DCHECK_GE(by_kind_[k], bytes) << "buffer pool account: releasing more " << MemoryKindName(kind)
+                                << " memory than was charged";
+  const size_t released = std::min(by_kind_[k], bytes);
+  by_kind_[k] -= released;
+  used_bytes_ -= released;
+}
+
 BufferPool::~BufferPool() {
   absl::MutexLock lock(&mutex_);
   for (auto& bucket : cached_slots_) {
@@ -103,11 +132,17 @@ size_t BufferPool::DefaultBudgetBytes() {
 }
 
 void BufferPool::SetEvictor(Evictor* evictor) {
+  DCHECK(parent_ == nullptr) << "an account has no evictor of its own";
   absl::MutexLock lock(&mutex_);
   evictor_ = evictor;
 }
 
 absl::StatusOr<void*> BufferPool::Allocate(MemoryKind kind, size_t bytes, int node) {
+  if (parent_ != nullptr) {
+    absl::StatusOr<void*> memory = parent_->Allocate(kind, bytes, node);
+    if (memory.ok()) CountInAccount(kind, ChargedBytes(bytes), /*add=*/true);
+    return memory;
+  }
   const size_t charged = ChargedBytes(bytes);
   if (node >= num_nodes_) node = -1;
   if (node < 0) node = -1;
@@ -128,6 +163,11 @@ absl::StatusOr<void*> BufferPool::Allocate(MemoryKind kind, size_t bytes, int no
 
 void BufferPool::Free(void* address, MemoryKind kind, size_t bytes) {
   if (address == nullptr) return;
+  if (parent_ != nullptr) {
+    parent_->Free(address, kind, bytes);
+    CountInAccount(kind, ChargedBytes(bytes), /*add=*/false);
+    return;
+  }
   const size_t charged = ChargedBytes(bytes);
   if (IsSlotSize(charged)) {
     FreeSlot(address, charged);
@@ -137,14 +177,29 @@ void BufferPool::Free(void* address, MemoryKind kind, size_t bytes) {
   Uncharge(kind, charged);
 }
 
-absl::Status BufferPool::Reserve(MemoryKind kind, size_t bytes) { return Charge(kind, bytes, "reserve"); }
+absl::Status BufferPool::Reserve(MemoryKind kind, size_t bytes) {
+  if (parent_ != nullptr) {
+    TESSERA_RETURN_IF_ERROR(parent_->Reserve(kind, bytes));
+    CountInAccount(kind, bytes, /*add=*/true);
+    return absl::OkStatus();
+  }
+  return Charge(kind, bytes, "reserve");
+}
 
-void BufferPool::Release(MemoryKind kind, size_t bytes) { Uncharge(kind, bytes); }
+void BufferPool::Release(MemoryKind kind, size_t bytes) {
+  if (parent_ != nullptr) {
+    parent_->Release(kind, bytes);
+    CountInAccount(kind, bytes, /*add=*/false);
+    return;
+  }
+  Uncharge(kind, bytes);
+}
 
 MemoryUsage BufferPool::Usage() const {
+  const size_t budget = parent_ != nullptr ? parent_->budget_bytes() : 0;
   absl::MutexLock lock(&mutex_);
   MemoryUsage usage;
-  usage.budget_bytes = budget_bytes_;
+  usage.budget_bytes = parent_ != nullptr ? budget : budget_bytes_;
   usage.used_bytes = used_bytes_;
   for (int i = 0; i < kNumMemoryKinds; ++i) usage.by_kind[i] = by_kind_[i];
   usage.huge_page_bytes = huge_page_bytes_;
@@ -153,11 +208,13 @@ MemoryUsage BufferPool::Usage() const {
 }
 
 size_t BufferPool::budget_bytes() const {
+  if (parent_ != nullptr) return parent_->budget_bytes();
   absl::MutexLock lock(&mutex_);
   return budget_bytes_;
 }
 
 void BufferPool::SetBudgetBytes(size_t budget_bytes) {
+  DCHECK(parent_ == nullptr) << "an account has the budget of its pool";
   absl::MutexLock lock(&mutex_);
   budget_bytes_ = budget_bytes;
 }

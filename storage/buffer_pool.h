@@ -19,11 +19,16 @@
 // lock held) to free clean memory, retries, and otherwise fails with absl::ResourceExhaustedError. It never
 // crashes on exhaustion; an mmap failure is also returned as ResourceExhausted.
 //
+// Accounts: NewAccount(pool) makes a BufferPool that allocates from `pool` (its budget, slots, slot cache and
+// evictor) and counts in its own Usage() only what went through it. Every query's operators allocate through their
+// own account, which gives the load controller each query's current footprint (query_execution/execution_dag.h).
+//
 // Threading: every method is thread-safe. One mutex guards the accounting; it is never held during mmap,
 // munmap or eviction.
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -80,6 +85,11 @@ class BufferPool {
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
 
+  // An account of `parent` (see the top of this file); `parent` is not owned and must outlive the account, and
+  // everything allocated through the account must be freed through it before it goes. Its Usage() has the
+  // parent's budget and only the account's own bytes. SetEvictor and SetBudgetBytes are for the top-level pool.
+  static std::unique_ptr<BufferPool> NewAccount(BufferPool* parent);
+
   // 80% of physical RAM (sysconf).
   static size_t DefaultBudgetBytes();
 
@@ -120,6 +130,10 @@ class BufferPool {
     bool huge;
   };
 
+  explicit BufferPool(BufferPool* parent);
+  // An account's own tally, after the parent accepted (+) or took back (-) `bytes`.
+  void CountInAccount(MemoryKind kind, size_t bytes, bool add);
+
   // Charges `bytes` to `kind` within the budget, asking the evictor when needed. `verb` is "allocate" or
   // "reserve" for the error message.
   absl::Status Charge(MemoryKind kind, size_t bytes, const char* verb);
@@ -132,6 +146,7 @@ class BufferPool {
   // Index into cached_slots_: node, or num_nodes_ for unbound slots.
   int CacheBucket(int node) const { return node < 0 ? num_nodes_ : node; }
 
+  BufferPool* const parent_ = nullptr;  // non-null for an account
   const Topology* const topology_;
   const int num_nodes_;
   const bool huge_pages_allowed_;

@@ -35,6 +35,14 @@ TEST(ProgressBarTest, ShowsPercentBarAndTheRunningOperatorWithTheMostWorkLeft) {
   EXPECT_EQ(full * 2, DisplayWidth(bar));
 }
 
+TEST(ProgressBarTest, SaysWhenTheLoadControllerHoldsTheQueryBack) {
+  QueryProgress progress = ThreeOperators(0.25);
+  progress.admission = "suspended";
+  EXPECT_THAT(RenderProgressLine(progress, 1, 100), HasSubstr("] suspended (1 of 4 operators done)"));
+  progress.admission = "waiting for memory";
+  EXPECT_THAT(RenderProgressLine(progress, 1, 100), HasSubstr("] waiting for memory"));
+}
+
 TEST(ProgressBarTest, EmptyAndFullBars) {
   QueryProgress none;
   std::string empty = RenderProgressLine(none, 0.6, 80);

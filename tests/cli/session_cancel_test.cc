@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "cli/connection.h"
@@ -91,6 +92,22 @@ TEST_F(SessionCancelTest, CancelFromAnotherThreadStopsTheRunningQuery) {
   EXPECT_EQ(session_->running_query(), 0);
   EXPECT_TRUE(absl::IsNotFound(session_->RunningQueryProgress().status()));
   EXPECT_EQ(CountRows("probe"), 100000);
+}
+
+TEST_F(SessionCancelTest, AStatementsPriorityOptionOverridesTheSessionsPriority) {
+  ASSERT_TRUE(session_->Execute("SET priority = 3").ok());
+  for (const auto& [suffix, expected] : {std::pair<std::string, int>{"", 3}, {" OPTION (PRIORITY 6)", 6}}) {
+    absl::StatusOr<QueryResult> result;
+    std::thread runner([&] { result = session_->Execute(absl::StrCat(kLongQuery, suffix)); });
+    ASSERT_TRUE(WaitUntilRunning());
+    absl::StatusOr<QueryProgress> progress = session_->RunningQueryProgress();
+    ASSERT_TRUE(progress.ok()) << progress.status();
+    EXPECT_EQ(progress->priority, expected) << suffix;
+    EXPECT_EQ(progress->admission, "admitted");
+    session_->Cancel();
+    runner.join();
+    EXPECT_TRUE(absl::IsCancelled(result.status())) << result.status();
+  }
 }
 
 TEST_F(SessionCancelTest, CancelAlsoSkipsTheRestOfTheStatements) {

@@ -50,7 +50,7 @@ TEST(BinderRobustnessTest, ParserFuzzCorpus) {
   catalog.CreateTables("CREATE TABLE t (a INTEGER, b VARCHAR(10), c DECIMAL(10,2), d DATE);"
                        "CREATE TABLE u (x INTEGER, y DOUBLE);");
   const std::filesystem::path corpus =
-      std::filesystem::path(__FILE__).parent_path().parent_path() / "fuzz" / "parser_corpus";
+      std::filesystem::path(TESSERA_SOURCE_DIR) / "tests" / "fuzz" / "parser_corpus";
   std::error_code error;
   if (!std::filesystem::is_directory(corpus, error)) GTEST_SKIP() << "no parser corpus at " << corpus;
   int files = 0;

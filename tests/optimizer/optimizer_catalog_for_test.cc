@@ -173,9 +173,7 @@ std::filesystem::path BenchmarksRoot() {
   if (const char* shared = std::getenv("TESSERA_SHARED_DIR"); shared != nullptr && *shared != '\0') {
     candidates.emplace_back(shared);
   }
-  // This file is <source>/tests/optimizer/optimizer_catalog_for_test.cc.
-  const std::filesystem::path source_root =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  const std::filesystem::path source_root(TESSERA_SOURCE_DIR);
   candidates.push_back(source_root);
   candidates.push_back(source_root.parent_path() / "shared");
   for (const std::filesystem::path& candidate : candidates) {

@@ -13,7 +13,7 @@ namespace {
 
 TEST(ParserCorpusRegressionTest, EveryCorpusInputParsesOrFailsCleanly) {
   std::filesystem::path corpus =
-      std::filesystem::path(__FILE__).parent_path().parent_path() / "fuzz" / "parser_corpus";
+      std::filesystem::path(TESSERA_SOURCE_DIR) / "tests" / "fuzz" / "parser_corpus";
   ASSERT_TRUE(std::filesystem::is_directory(corpus)) << corpus;
   int inputs = 0;
   for (const auto& entry : std::filesystem::directory_iterator(corpus)) {

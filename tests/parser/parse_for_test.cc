@@ -127,9 +127,7 @@ std::filesystem::path BenchmarkQueriesRoot() {
   if (const char* shared = std::getenv("TESSERA_SHARED_DIR"); shared != nullptr && *shared != '\0') {
     candidates.emplace_back(shared);
   }
-  // This file is <source>/tests/parser/parse_for_test.cc.
-  const std::filesystem::path source_root =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  const std::filesystem::path source_root(TESSERA_SOURCE_DIR);
   candidates.push_back(source_root.parent_path() / "shared");
   candidates.push_back(source_root);
   for (const std::filesystem::path& candidate : candidates) {

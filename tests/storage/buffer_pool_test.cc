@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -131,6 +132,39 @@ TEST(BufferPoolTest, ReservationsCountAgainstTheBudget) {
   pool.Free(*block, MemoryKind::kTemporaryBlock, 2 * kMiB);
   pool.Release(MemoryKind::kBlob, kMiB);
   EXPECT_EQ(pool.Usage().used_bytes, 0u);
+}
+
+TEST(BufferPoolTest, AnAccountCountsOnlyWhatWentThroughItWithinItsPoolsBudget) {
+  BufferPool pool(16 * kMiB, nullptr);
+  std::unique_ptr<BufferPool> first = BufferPool::NewAccount(&pool);
+  std::unique_ptr<BufferPool> second = BufferPool::NewAccount(&pool);
+  absl::StatusOr<void*> block = first->Allocate(MemoryKind::kTemporaryBlock, 2 * kMiB);
+  ASSERT_TRUE(block.ok());
+  absl::StatusOr<void*> small = second->Allocate(MemoryKind::kBlob, 100);
+  ASSERT_TRUE(small.ok());
+  ASSERT_TRUE(second->Reserve(MemoryKind::kBlob, 3 * kMiB).ok());
+  absl::StatusOr<void*> direct = pool.Allocate(MemoryKind::kBaseBlock, 4 * kMiB);
+  ASSERT_TRUE(direct.ok());
+
+  EXPECT_EQ(first->Usage().used_bytes, 2 * kMiB);
+  EXPECT_EQ(Used(*first, MemoryKind::kTemporaryBlock), 2 * kMiB);
+  EXPECT_EQ(second->Usage().used_bytes, 3 * kMiB + 128);  // the small allocation is charged at 64-byte steps
+  EXPECT_EQ(pool.Usage().used_bytes, 9 * kMiB + 128);
+  EXPECT_EQ(first->budget_bytes(), 16 * kMiB);
+  EXPECT_EQ(first->Usage().budget_bytes, 16 * kMiB);
+
+  // The pool's budget binds the accounts: 7 MiB are left.
+  absl::StatusOr<void*> too_much = first->Allocate(MemoryKind::kTemporaryBlock, 8 * kMiB);
+  EXPECT_EQ(too_much.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(first->Usage().used_bytes, 2 * kMiB) << "a failed allocation is not counted";
+
+  first->Free(*block, MemoryKind::kTemporaryBlock, 2 * kMiB);
+  second->Free(*small, MemoryKind::kBlob, 100);
+  second->Release(MemoryKind::kBlob, 3 * kMiB);
+  EXPECT_EQ(first->Usage().used_bytes, 0u);
+  EXPECT_EQ(second->Usage().used_bytes, 0u);
+  EXPECT_EQ(pool.Usage().used_bytes, 4 * kMiB);
+  pool.Free(*direct, MemoryKind::kBaseBlock, 4 * kMiB);
 }
 
 TEST(BufferPoolTest, LoweringTheBudgetFailsLaterAllocations) {

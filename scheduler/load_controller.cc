@@ -1,0 +1,217 @@
+#include "scheduler/load_controller.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace tessera {
+
+const char* AdmissionStateName(AdmissionState state) {
+  switch (state) {
+    case AdmissionState::kAdmitted:
+      return "admitted";
+    case AdmissionState::kWaiting:
+      return "waiting for memory";
+    case AdmissionState::kSuspended:
+      return "suspended";
+  }
+  return "?";
+}
+
+LoadController::LoadController(const LoadControlOptions& options, std::function<int64_t(Owner)> footprint)
+    : options_(options), footprint_(std::move(footprint)) {}
+
+int64_t LoadController::Threshold(const MemoryGauge& gauge) const {
+  const double threshold = options_.threshold_fraction * static_cast<double>(gauge.budget_bytes);
+  if (threshold >= static_cast<double>(std::numeric_limits<int64_t>::max())) return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(std::max(0.0, threshold));
+}
+
+int64_t LoadController::Claimable(Owner owner, const Entry& entry) const {
+  if (entry.state != AdmissionState::kAdmitted) return 0;
+  return std::max<int64_t>(0, entry.committed - footprint_(owner));
+}
+
+int64_t LoadController::Free() const {
+  const MemoryGauge gauge = options_.memory();
+  int64_t free = Threshold(gauge) - gauge.used_bytes;
+  for (const auto& [owner, entry] : entries_) free -= Claimable(owner, entry);
+  return free;
+}
+
+bool LoadController::Fits(Owner owner, Entry& entry, int64_t free, bool force) {
+  if (entry.state == AdmissionState::kSuspended) {
+    if (entry.given_back > free && !force) return false;
+    entry.committed = footprint_(owner) + entry.given_back;
+    entry.given_back = 0;
+  } else if (entry.request.max_bytes <= free) {
+    entry.committed = entry.request.max_bytes;
+  } else if (entry.request.min_bytes <= free) {
+    entry.committed = free;  // the middle band: whatever is not promised to others
+  } else if (force) {
+    entry.committed = entry.request.max_bytes;
+  } else {
+    return false;
+  }
+  entry.state = AdmissionState::kAdmitted;
+  return true;
+}
+
+LoadController::Decision LoadController::Arrive(Owner owner, int priority, const QueryMemoryRequest& request,
+                                                bool priority_policy) {
+  Decision decision;
+  Entry entry;
+  entry.priority = priority;
+  entry.arrival = next_arrival_++;
+  entry.state = AdmissionState::kWaiting;
+  if (!enabled()) {
+    entry.state = AdmissionState::kAdmitted;
+    entries_.emplace(owner, entry);
+    return decision;
+  }
+  const double cap = options_.max_query_fraction * static_cast<double>(Threshold(options_.memory()));
+  const int64_t cap_bytes =
+      cap >= static_cast<double>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
+                                                                       : static_cast<int64_t>(cap);
+  entry.request.max_bytes = std::clamp<int64_t>(request.max_bytes, 0, cap_bytes);
+  entry.request.min_bytes = std::clamp<int64_t>(request.min_bytes, 0, entry.request.max_bytes);
+
+  bool any_admitted = false;
+  bool held_back_ahead = false;  // a waiting or suspended query of at least this priority came first
+  int lowest_admitted_priority = std::numeric_limits<int>::max();
+  for (const auto& [other, other_entry] : entries_) {
+    if (other_entry.state != AdmissionState::kAdmitted) {
+      held_back_ahead |= other_entry.priority >= priority;
+      continue;
+    }
+    any_admitted = true;
+    lowest_admitted_priority = std::min(lowest_admitted_priority, other_entry.priority);
+  }
+  if (held_back_ahead) {
+    decision.admitted = false;
+    entries_.emplace(owner, entry);
+    return decision;
+  }
+  const int64_t free = Free();
+  if (Fits(owner, entry, free, /*force=*/!any_admitted)) {
+    entries_.emplace(owner, entry);
+    return decision;
+  }
+
+  if (priority_policy && priority > lowest_admitted_priority) {
+    // Victims: lower-priority admitted queries, largest commitment first, until the new query's minimum fits.
+    std::vector<std::pair<int64_t, Owner>> candidates;
+    for (const auto& [other, other_entry] : entries_) {
+      if (other_entry.state == AdmissionState::kAdmitted && other_entry.priority < priority) {
+        candidates.emplace_back(other_entry.committed, other);
+      }
+    }
+    std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    int64_t gained = 0;
+    std::vector<Owner> victims;
+    for (const auto& [committed, victim] : candidates) {
+      if (free + gained >= entry.request.min_bytes) break;
+      const int64_t claimable = Claimable(victim, entries_.at(victim));
+      if (claimable == 0) continue;  // holds all it asked for already: suspending it frees nothing
+      gained += claimable;
+      victims.push_back(victim);
+    }
+    if (free + gained >= entry.request.min_bytes) {
+      for (Owner victim : victims) {
+        Entry& suspended = entries_.at(victim);
+        suspended.given_back = Claimable(victim, suspended);
+        suspended.state = AdmissionState::kSuspended;
+        suspended.suspended_at = next_suspension_++;
+        ++suspended.suspensions;
+        ++suspensions_;
+      }
+      // Running queries may have allocated since `free` was read; the query the victims made room for is
+      // admitted regardless.
+      if (!Fits(owner, entry, Free(), /*force=*/false)) Fits(owner, entry, 0, /*force=*/true);
+      decision.suspend = std::move(victims);
+      entries_.emplace(owner, entry);
+      return decision;
+    }
+  }
+  decision.admitted = false;
+  entries_.emplace(owner, entry);
+  return decision;
+}
+
+std::vector<LoadController::Owner> LoadController::Leave(Owner owner) {
+  entries_.erase(owner);
+  std::vector<Owner> admitted;
+  if (!enabled()) return admitted;
+  struct Candidate {
+    Owner owner;
+    const Entry* entry;
+  };
+  std::vector<Candidate> candidates;
+  bool any_admitted = false;
+  for (const auto& [other, entry] : entries_) {
+    if (entry.state == AdmissionState::kAdmitted) {
+      any_admitted = true;
+    } else {
+      candidates.push_back({other, &entry});
+    }
+  }
+  if (candidates.empty()) return admitted;
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.entry->priority != b.entry->priority) return a.entry->priority > b.entry->priority;
+    const bool a_suspended = a.entry->state == AdmissionState::kSuspended;
+    const bool b_suspended = b.entry->state == AdmissionState::kSuspended;
+    if (a_suspended != b_suspended) return a_suspended;
+    if (a_suspended) return a.entry->suspended_at > b.entry->suspended_at;
+    return a.entry->arrival < b.entry->arrival;
+  });
+  for (const Candidate& candidate : candidates) {
+    Entry& entry = entries_.at(candidate.owner);
+    if (!Fits(candidate.owner, entry, Free(), /*force=*/!any_admitted)) break;
+    any_admitted = true;
+    admitted.push_back(candidate.owner);
+  }
+  return admitted;
+}
+
+void LoadController::SetPriority(Owner owner, int priority) {
+  auto it = entries_.find(owner);
+  if (it != entries_.end()) it->second.priority = priority;
+}
+
+AdmissionState LoadController::state(Owner owner) const {
+  auto it = entries_.find(owner);
+  return it == entries_.end() ? AdmissionState::kAdmitted : it->second.state;
+}
+
+int LoadController::suspensions(Owner owner) const {
+  auto it = entries_.find(owner);
+  return it == entries_.end() ? 0 : it->second.suspensions;
+}
+
+LoadControlStats LoadController::Stats() const {
+  LoadControlStats stats;
+  stats.suspensions = suspensions_;
+  for (const auto& [owner, entry] : entries_) {
+    switch (entry.state) {
+      case AdmissionState::kAdmitted:
+        ++stats.admitted;
+        break;
+      case AdmissionState::kWaiting:
+        ++stats.waiting;
+        break;
+      case AdmissionState::kSuspended:
+        ++stats.suspended;
+        break;
+    }
+  }
+  if (!enabled()) return stats;
+  const MemoryGauge gauge = options_.memory();
+  stats.threshold_bytes = Threshold(gauge);
+  stats.used_bytes = gauge.used_bytes;
+  for (const auto& [owner, entry] : entries_) stats.claimable_bytes += Claimable(owner, entry);
+  return stats;
+}
+
+}  // namespace tessera

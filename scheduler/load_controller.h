@@ -1,0 +1,130 @@
+#pragma once
+// The LoadController: admits, wait-lists and suspends queries so that the memory they may claim never exceeds
+// the buffer pool's threshold (dissertation §3.7.4, §3.5.1; research note §2.5).
+//
+// Notation (bytes):
+//   M            threshold = threshold_fraction x the buffer pool's budget
+//   used         the pool's memory in use now (base blocks, and every query's temporary blocks and structures)
+//   committed(q) what an admitted query q may claim in total: its estimate's max, or less (see below)
+//   footprint(q) what q holds now (SchedulableQuery::MemoryFootprint)
+//   claimable(q) max(0, committed(q) - footprint(q)): what q may still allocate
+//   free         M - used - sum of claimable(q) over admitted queries
+//
+// Rules (a query's estimate is first capped at max_query_fraction x M, see LoadControlOptions):
+//   - A new query waits behind any waiting or suspended query of the same or a higher priority (no overtaking).
+//   - A query with an estimate {min, max} is admitted with committed = max if max <= free.
+//   - The middle band (min <= free < max), which the dissertation leaves open, is admitted with committed = free:
+//     the query runs and may use whatever is not promised to others. Its larger allocations may then fail with
+//     the pool's ResourceExhausted error, which fails the query alone and frees what it held.
+//   - Otherwise (min > free) it is not admitted now. Under a priority policy (hpf, pp, pp-exp, lottery), if its
+//     priority is above the lowest admitted priority, admitted lower-priority queries are suspended in decreasing
+//     order of committed memory until enough is claimable again; a suspended query gives back its claimable memory
+//     (what it already holds stays: nothing is evicted). If suspending all of them would not make room, none is
+//     suspended. Under the other policies, or when no suspension helps, the new query is wait-listed.
+//   - When no query is admitted, the first waiting one is admitted anyway (nothing else can free memory).
+//   - Whenever a query leaves (finished or cancelled), waiting and suspended queries are reconsidered: highest
+//     priority first, then suspended before waiting, the most recently suspended first, waiting ones in arrival
+//     order; each is admitted if it fits, and the first that does not fit stops the round (no overtaking).
+//     A suspended query comes back with committed = its footprint + its earlier claimable memory.
+//
+// Suspension only stops the Foreman from dispatching the query's work orders; work orders already running finish
+// and the query resumes where it stopped, so its answer is unaffected.
+//
+// Disabled (every query admitted at once) when LoadControlOptions::memory is empty.
+//
+// Threading: not thread-safe; owned and used by the Foreman thread. The gauge and footprint callbacks are called
+// on that thread.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "scheduler/schedulable_query.h"
+
+namespace tessera {
+
+struct MemoryGauge {
+  int64_t used_bytes = 0;
+  int64_t budget_bytes = 0;
+};
+
+struct LoadControlOptions {
+  // The buffer pool's use and budget now. Empty: no load control.
+  std::function<MemoryGauge()> memory;
+  // M = threshold_fraction x budget (Quickstep's code uses 0.8 of the pool).
+  double threshold_fraction = 0.9;
+  // No query is promised more than this fraction of M: its estimate's min and max are capped there. Cardinality
+  // estimates can be off by orders of magnitude (a non-equi join estimated at 20 GiB that allocates 1 MiB), and
+  // one such estimate would otherwise hold every other query back. A query that really needs more still gets it
+  // from the pool while memory lasts, and fails alone with ResourceExhausted when it does not (like SQL Server's
+  // per-query memory-grant cap).
+  double max_query_fraction = 0.25;
+};
+
+enum class AdmissionState { kAdmitted, kWaiting, kSuspended };
+const char* AdmissionStateName(AdmissionState state);
+
+struct LoadControlStats {
+  int64_t threshold_bytes = 0;
+  int64_t used_bytes = 0;
+  int64_t claimable_bytes = 0;  // promised to admitted queries, not yet allocated
+  int admitted = 0;
+  int waiting = 0;
+  int suspended = 0;
+  int64_t suspensions = 0;  // over the controller's life
+};
+
+class LoadController {
+ public:
+  using Owner = void*;  // the Foreman's per-query state, opaque here
+  // `footprint` returns an owner's current footprint in bytes.
+  LoadController(const LoadControlOptions& options, std::function<int64_t(Owner)> footprint);
+
+  bool enabled() const { return static_cast<bool>(options_.memory); }
+
+  struct Decision {
+    bool admitted = true;
+    std::vector<Owner> suspend;  // admitted queries to suspend now (already marked suspended here)
+  };
+  // A new query. `priority_policy`: whether the active policy ranks queries by priority (then lower-priority
+  // queries may be suspended for it).
+  Decision Arrive(Owner owner, int priority, const QueryMemoryRequest& request, bool priority_policy);
+  // The query left (finished or cancelled); returns the waiting or suspended queries admitted in its place, in
+  // the order they were admitted.
+  std::vector<Owner> Leave(Owner owner);
+  void SetPriority(Owner owner, int priority);
+  AdmissionState state(Owner owner) const;
+  // How often `owner` was suspended so far.
+  int suspensions(Owner owner) const;
+
+  LoadControlStats Stats() const;
+
+ private:
+  struct Entry {
+    int priority = 1;
+    QueryMemoryRequest request;
+    AdmissionState state = AdmissionState::kAdmitted;
+    int64_t committed = 0;
+    int64_t given_back = 0;  // a suspended query's claimable memory at suspension
+    uint64_t arrival = 0;
+    uint64_t suspended_at = 0;
+    int suspensions = 0;
+  };
+
+  int64_t Threshold(const MemoryGauge& gauge) const;
+  int64_t Claimable(Owner owner, const Entry& entry) const;
+  // M - used - claimable of every admitted query.
+  int64_t Free() const;
+  // What a waiting or suspended query needs to be admitted: min and the committed memory it gets.
+  bool Fits(Owner owner, Entry& entry, int64_t free, bool force);
+
+  const LoadControlOptions options_;
+  const std::function<int64_t(Owner)> footprint_;
+  absl::flat_hash_map<Owner, Entry> entries_;
+  uint64_t next_arrival_ = 0;
+  uint64_t next_suspension_ = 0;
+  int64_t suspensions_ = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,193 @@
+// The load controller on real queries: under a memory threshold that fits one large low-priority query but not a
+// high-priority arrival beside it, the arrival suspends the low-priority query (HPF), which resumes once the
+// high-priority query has finished and returns the same answer as when it ran alone.
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "cli/session.h"
+#include "gtest/gtest.h"
+#include "optimizer/binder.h"
+#include "parser/parser.h"
+#include "query_execution/plan_builder.h"
+#include "scheduler/foreman.h"
+#include "storage/buffer_pool.h"
+
+namespace tessera {
+namespace {
+
+constexpr size_t kBudget = size_t{2} << 30;
+
+// Large: a 2M-row join that builds a hash table and materializes its output before a grouping.
+constexpr char kLowPriorityQuery[] =
+    "SELECT a.g, count(*), sum(b.k) FROM big a JOIN big b ON a.k = b.k WHERE a.k % 3 <> 1 GROUP BY a.g ORDER BY 1";
+// Small: a grouping of one table.
+constexpr char kHighPriorityQuery[] = "SELECT g, count(*) FROM big WHERE k % 5 = 0 GROUP BY g ORDER BY g";
+
+class LoadControlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = std::filesystem::temp_directory_path() / absl::StrCat("load_control_test_", getpid());
+    std::filesystem::remove_all(directory_);
+    Open(/*admission_threshold=*/0.9);
+    std::string values;
+    for (int i = 0; i < 1500; ++i) absl::StrAppend(&values, i == 0 ? "" : ", ", "(", i, ")");
+    for (const std::string& sql :
+         {std::string("CREATE TABLE small (k INTEGER NOT NULL)"), absl::StrCat("INSERT INTO small VALUES ", values),
+          std::string("CREATE TABLE big (k INTEGER NOT NULL, g INTEGER NOT NULL)"),
+          std::string("INSERT INTO big SELECT a.k * 1500 + b.k, b.k % 10 FROM small a, small b")}) {
+      ASSERT_TRUE(Execute(*session_, sql).ok()) << sql;
+    }
+  }
+  void TearDown() override {
+    session_.reset();
+    database_.reset();
+    std::filesystem::remove_all(directory_);
+  }
+
+  void Open(double admission_threshold) {
+    session_.reset();
+    database_.reset();
+    DatabaseOptions options;
+    options.data_directory = directory_.string();
+    options.sync_writes = false;
+    options.worker_threads = 2;
+    options.memory_budget_bytes = kBudget;
+    options.admission_threshold = admission_threshold;
+    options.scheduler.load_control.max_query_fraction = 1.0;  // the estimates here are what they promise
+    absl::StatusOr<PolicyOptions> hpf = ParsePolicy("hpf");
+    ASSERT_TRUE(hpf.ok());
+    options.scheduler.policy = *hpf;
+    absl::StatusOr<std::unique_ptr<Database>> database = Database::Open(options);
+    ASSERT_TRUE(database.ok()) << database.status();
+    database_ = *std::move(database);
+    session_ = std::make_unique<Session>(database_.get());
+  }
+
+  static absl::StatusOr<QueryResult> Execute(Session& session, const std::string& sql) {
+    absl::StatusOr<QueryResult> result = session.Execute(sql);
+    EXPECT_TRUE(result.ok()) << sql << ": " << result.status();
+    return result;
+  }
+
+  QueryMemoryEstimate Estimate(const std::string& sql) {
+    absl::StatusOr<std::unique_ptr<parser::Statement>> statement = parser::ParseStatement(sql);
+    EXPECT_TRUE(statement.ok());
+    const auto& select = static_cast<const parser::SelectQueryStatement&>(**statement);
+    absl::StatusOr<std::unique_ptr<optimizer::LogicalOperator>> plan =
+        optimizer::PlanQuery(*select.query, database_->catalog(), sql, {});
+    EXPECT_TRUE(plan.ok());
+    absl::StatusOr<std::unique_ptr<ExecutionDag>> dag =
+        BuildExecutionDag(**plan, &database_->storage(), &database_->buffer_pool());
+    EXPECT_TRUE(dag.ok());
+    return (*dag)->memory_estimate();
+  }
+
+  // Base data resident after touching every column of `big` and `small`.
+  size_t WarmUsedBytes() {
+    EXPECT_TRUE(Execute(*session_, "SELECT sum(k), sum(g) FROM big").ok());
+    EXPECT_TRUE(Execute(*session_, "SELECT sum(k) FROM small").ok());
+    return database_->buffer_pool().Usage().used_bytes;
+  }
+
+  std::filesystem::path directory_;
+  std::unique_ptr<Database> database_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(LoadControlTest, HighPriorityArrivalSuspendsTheLargeQueryWhichResumesWithTheSameAnswer) {
+  // Alone, with plenty of memory: the answers and the estimates.
+  absl::StatusOr<QueryResult> low_alone = Execute(*session_, kLowPriorityQuery);
+  absl::StatusOr<QueryResult> high_alone = Execute(*session_, kHighPriorityQuery);
+  ASSERT_TRUE(low_alone.ok() && high_alone.ok());
+  const QueryMemoryEstimate low = Estimate(kLowPriorityQuery);
+  const QueryMemoryEstimate high = Estimate(kHighPriorityQuery);
+  ASSERT_GT(low.max_bytes, 4 * high.max_bytes) << "the low-priority query is the large one";
+  ASSERT_GT(high.min_bytes, 0);
+  const size_t base = WarmUsedBytes();
+
+  // Reopen with M = base + the large query's max + half the small one's min: the large query is admitted with
+  // all it may need, and the small one fits only if the large one gives back what it has not allocated yet.
+  const double threshold = static_cast<double>(base + low.max_bytes + high.min_bytes / 2) / kBudget;
+  Open(threshold);
+  ASSERT_EQ(WarmUsedBytes(), base);
+
+  absl::StatusOr<QueryResult> low_result;
+  std::thread low_client([&] {
+    Session session(database_.get());
+    ASSERT_TRUE(Execute(session, "SET priority = 1").ok());
+    low_result = Execute(session, kLowPriorityQuery);
+  });
+  // Wait until the large query runs.
+  Foreman& foreman = database_->foreman();
+  const int64_t executed_before = foreman.GetStats()->executed;
+  while (foreman.GetStats()->executed == executed_before) std::this_thread::sleep_for(std::chrono::microseconds(200));
+
+  Session high_session(database_.get());
+  ASSERT_TRUE(Execute(high_session, "SET priority = 10").ok());
+  absl::StatusOr<QueryResult> high_result = Execute(high_session, kHighPriorityQuery);
+  low_client.join();
+
+  ASSERT_TRUE(high_result.ok());
+  ASSERT_TRUE(low_result.ok());
+  EXPECT_EQ(high_result->rows, high_alone->rows);
+  EXPECT_EQ(low_result->rows, low_alone->rows) << "the suspended query resumed and returned the same answer";
+  absl::StatusOr<ForemanStats> stats = foreman.GetStats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->load.suspensions, 1) << "the large query was suspended once for the small one";
+  EXPECT_EQ(stats->load.admitted + stats->load.waiting + stats->load.suspended, 0);
+  // Everything both queries held is back.
+  const MemoryUsage after = database_->buffer_pool().Usage();
+  EXPECT_EQ(after.by_kind[static_cast<int>(MemoryKind::kTemporaryBlock)], 0u);
+  EXPECT_EQ(after.by_kind[static_cast<int>(MemoryKind::kBlob)], 0u);
+}
+
+TEST_F(LoadControlTest, QueriesRunOneAfterTheOtherWhenOnlyOneFits) {
+  const QueryMemoryEstimate low = Estimate(kLowPriorityQuery);
+  absl::StatusOr<QueryResult> alone = Execute(*session_, kLowPriorityQuery);
+  ASSERT_TRUE(alone.ok());
+  const size_t base = WarmUsedBytes();
+  // Room for one copy of the large query (fair policy: nobody is suspended, the second one waits).
+  Open(static_cast<double>(base + low.max_bytes + low.max_bytes / 2) / kBudget);
+  absl::StatusOr<PolicyOptions> fair = ParsePolicy("fair");
+  ASSERT_TRUE(fair.ok());
+  ASSERT_TRUE(database_->foreman().SetPolicy(*fair).ok());
+  ASSERT_EQ(WarmUsedBytes(), base);
+
+  absl::StatusOr<QueryResult> results[2];
+  std::atomic<int> done{0};
+  auto client = [&](int i) {
+    Session session(database_.get());
+    results[i] = Execute(session, kLowPriorityQuery);
+    done.fetch_add(1);
+  };
+  Foreman& foreman = database_->foreman();
+  const int64_t executed_before = foreman.GetStats()->executed;
+  std::thread first(client, 0);
+  while (foreman.GetStats()->executed == executed_before) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  std::thread second(client, 1);
+  // The second query is held back while the first runs (the first takes far longer than this loop's step).
+  bool saw_waiting = false;
+  while (done.load() < 2 && !saw_waiting) {
+    saw_waiting = foreman.GetStats()->load.waiting == 1;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  first.join();
+  second.join();
+  EXPECT_TRUE(saw_waiting);
+  for (const auto& result : results) {
+    ASSERT_TRUE(result.ok());
+    EXPECT_EQ(result->rows, alone->rows);
+  }
+  EXPECT_EQ(database_->foreman().GetStats()->load.suspensions, 0);
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,192 @@
+#include "scheduler/load_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace tessera {
+namespace {
+
+constexpr int64_t kMiB = 1 << 20;
+
+// A buffer pool of 100 MiB with a threshold of 100% (so M = 100 MiB), base data `base` and per-query footprints
+// that the test sets; the gauge's use is base + every footprint, as in the real pool.
+class LoadControllerTest : public ::testing::Test {
+ protected:
+  LoadControllerTest() {
+    LoadControlOptions options;
+    options.threshold_fraction = 1.0;
+    options.max_query_fraction = 1.0;
+    options.memory = [this] {
+      int64_t used = base_;
+      for (const auto& [owner, bytes] : footprints_) used += bytes;
+      return MemoryGauge{used, 100 * kMiB};
+    };
+    controller_ = std::make_unique<LoadController>(options, [this](LoadController::Owner owner) {
+      auto it = footprints_.find(owner);
+      return it == footprints_.end() ? int64_t{0} : it->second;
+    });
+  }
+
+  static LoadController::Owner Query(int n) { return reinterpret_cast<LoadController::Owner>(static_cast<intptr_t>(n)); }
+  static QueryMemoryRequest Needs(int64_t min_mib, int64_t max_mib) { return {min_mib * kMiB, max_mib * kMiB}; }
+
+  int64_t base_ = 10 * kMiB;
+  absl::flat_hash_map<LoadController::Owner, int64_t> footprints_;
+  std::unique_ptr<LoadController> controller_;
+};
+
+TEST_F(LoadControllerTest, DisabledAdmitsEverything) {
+  LoadController controller(LoadControlOptions{}, [](LoadController::Owner) { return int64_t{0}; });
+  EXPECT_FALSE(controller.enabled());
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_TRUE(controller.Arrive(Query(i), 1, Needs(1000, 1000), false).admitted);
+  }
+  EXPECT_EQ(controller.Stats().admitted, 3);
+}
+
+TEST_F(LoadControllerTest, AdmitsWhatFitsAndWaitListsTheRestInArrivalOrder) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(30, 50), false).admitted);  // free 90 -> 40
+  EXPECT_FALSE(controller_->Arrive(Query(2), 1, Needs(45, 60), false).admitted);
+  EXPECT_FALSE(controller_->Arrive(Query(3), 1, Needs(5, 10), false).admitted)
+      << "a later small query does not overtake the waiting one";
+  EXPECT_EQ(controller_->state(Query(2)), AdmissionState::kWaiting);
+  LoadControlStats stats = controller_->Stats();
+  EXPECT_EQ(stats.admitted, 1);
+  EXPECT_EQ(stats.waiting, 2);
+  EXPECT_EQ(stats.claimable_bytes, 50 * kMiB);
+
+  // Query 1 leaves: 2 (60) and then 3 (10) fit into the 90 MiB free.
+  EXPECT_EQ(controller_->Leave(Query(1)), (std::vector<LoadController::Owner>{Query(2), Query(3)}));
+  EXPECT_EQ(controller_->state(Query(2)), AdmissionState::kAdmitted);
+  EXPECT_EQ(controller_->state(Query(3)), AdmissionState::kAdmitted);
+}
+
+TEST_F(LoadControllerTest, ASmallerQueryIsAdmittedWhenItFitsBesideOthers) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(30, 50), false).admitted);
+  EXPECT_TRUE(controller_->Arrive(Query(2), 1, Needs(10, 40), false).admitted);  // exactly the 40 MiB left
+  EXPECT_EQ(controller_->Stats().claimable_bytes, 90 * kMiB);
+}
+
+TEST_F(LoadControllerTest, MemoryAlreadyAllocatedIsNotCountedTwice) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(30, 50), false).admitted);
+  footprints_[Query(1)] = 35 * kMiB;  // used 45, query 1 may claim 15 more: 40 free
+  EXPECT_EQ(controller_->Stats().claimable_bytes, 15 * kMiB);
+  EXPECT_TRUE(controller_->Arrive(Query(2), 1, Needs(40, 40), false).admitted);
+  // A query beyond its estimate claims nothing more, but what it holds is used.
+  footprints_[Query(1)] = 70 * kMiB;
+  EXPECT_EQ(controller_->Stats().claimable_bytes, 40 * kMiB);
+}
+
+TEST_F(LoadControllerTest, TheMiddleBandIsAdmittedWithWhatIsLeft) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(30, 50), false).admitted);
+  // 40 free: min 20 fits, max 80 does not -> admitted, committed 40.
+  EXPECT_TRUE(controller_->Arrive(Query(2), 1, Needs(20, 80), false).admitted);
+  EXPECT_EQ(controller_->Stats().claimable_bytes, 90 * kMiB);
+  EXPECT_FALSE(controller_->Arrive(Query(3), 1, Needs(1, 1), false).admitted);
+}
+
+TEST(LoadControllerCapTest, NoQueryIsPromisedMoreThanItsShareOfTheThreshold) {
+  LoadControlOptions options;
+  options.threshold_fraction = 1.0;
+  options.max_query_fraction = 0.25;
+  options.memory = [] { return MemoryGauge{0, 100 * kMiB}; };
+  LoadController controller(options, [](LoadController::Owner) { return int64_t{0}; });
+  auto query = [](int n) { return reinterpret_cast<LoadController::Owner>(static_cast<intptr_t>(n)); };
+  // Estimates far beyond the pool (a misestimated join) are promised 25 MiB each: four run side by side.
+  for (int i = 1; i <= 4; ++i) {
+    EXPECT_TRUE(controller.Arrive(query(i), 1, {500 * kMiB, 900 * kMiB}, false).admitted) << i;
+  }
+  EXPECT_EQ(controller.Stats().claimable_bytes, 100 * kMiB);
+  EXPECT_FALSE(controller.Arrive(query(5), 1, {1 * kMiB, 2 * kMiB}, false).admitted);
+}
+
+TEST_F(LoadControllerTest, WithNothingAdmittedTheFirstWaitingQueryRunsAnyway) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(200, 300), false).admitted)
+      << "nothing else could ever free memory for it";
+  EXPECT_FALSE(controller_->Arrive(Query(2), 1, Needs(200, 300), false).admitted);
+  EXPECT_EQ(controller_->Leave(Query(1)), (std::vector<LoadController::Owner>{Query(2)}));
+}
+
+TEST_F(LoadControllerTest, FairPolicyNeverSuspendsRunningQueries) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(60, 80), false).admitted);
+  LoadController::Decision decision = controller_->Arrive(Query(2), 5, Needs(50, 50), /*priority_policy=*/false);
+  EXPECT_FALSE(decision.admitted);
+  EXPECT_TRUE(decision.suspend.empty());
+}
+
+TEST_F(LoadControllerTest, HigherPriorityArrivalSuspendsTheLargestLowerPriorityQuery) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(10, 20), true).admitted);
+  EXPECT_TRUE(controller_->Arrive(Query(2), 1, Needs(30, 50), true).admitted);
+  EXPECT_TRUE(controller_->Arrive(Query(3), 3, Needs(10, 10), true).admitted);  // 10 free now
+  footprints_[Query(2)] = 20 * kMiB;                                               // still 10 free
+  // Priority 5 needs 30: suspending query 2 (largest commitment, 30 claimable) is enough; query 3 has a higher
+  // priority than 1 and 2 but is below 5, yet it is not needed.
+  LoadController::Decision decision = controller_->Arrive(Query(4), 5, Needs(30, 35), true);
+  EXPECT_TRUE(decision.admitted);
+  EXPECT_EQ(decision.suspend, (std::vector<LoadController::Owner>{Query(2)}));
+  EXPECT_EQ(controller_->state(Query(2)), AdmissionState::kSuspended);
+  EXPECT_EQ(controller_->suspensions(Query(2)), 1);
+  LoadControlStats stats = controller_->Stats();
+  EXPECT_EQ(stats.suspended, 1);
+  EXPECT_EQ(stats.suspensions, 1);
+
+  // When query 4 leaves, query 2 comes back with its 20 MiB held plus the 30 it gave back.
+  EXPECT_EQ(controller_->Leave(Query(4)), (std::vector<LoadController::Owner>{Query(2)}));
+  EXPECT_EQ(controller_->state(Query(2)), AdmissionState::kAdmitted);
+  EXPECT_EQ(controller_->Stats().claimable_bytes, (20 + 30 + 10) * kMiB);
+}
+
+TEST_F(LoadControllerTest, NoSuspensionWhenItCannotMakeRoom) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(10, 20), true).admitted);
+  EXPECT_TRUE(controller_->Arrive(Query(2), 4, Needs(60, 70), true).admitted);
+  // Priority 3 needs 50: only query 1 (20) is below it; not enough, so nobody is suspended and it waits.
+  LoadController::Decision decision = controller_->Arrive(Query(3), 3, Needs(50, 50), true);
+  EXPECT_FALSE(decision.admitted);
+  EXPECT_TRUE(decision.suspend.empty());
+  EXPECT_EQ(controller_->state(Query(1)), AdmissionState::kAdmitted);
+}
+
+TEST_F(LoadControllerTest, ALowerPriorityThanEveryAdmittedQueryWaits) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 3, Needs(60, 80), true).admitted);
+  LoadController::Decision decision = controller_->Arrive(Query(2), 1, Needs(50, 50), true);
+  EXPECT_FALSE(decision.admitted);
+  EXPECT_TRUE(decision.suspend.empty());
+}
+
+TEST_F(LoadControllerTest, QueriesThatHoldEverythingTheyAskedForAreNotSuspended) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(40, 40), true).admitted);
+  EXPECT_TRUE(controller_->Arrive(Query(2), 1, Needs(40, 40), true).admitted);
+  footprints_[Query(1)] = 40 * kMiB;  // nothing left to give back
+  LoadController::Decision decision = controller_->Arrive(Query(3), 5, Needs(30, 30), true);
+  EXPECT_TRUE(decision.admitted);
+  EXPECT_EQ(decision.suspend, (std::vector<LoadController::Owner>{Query(2)}));
+}
+
+TEST_F(LoadControllerTest, ResumesHighestPriorityFirstThenTheMostRecentlySuspended) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(40, 40), true).admitted);
+  EXPECT_TRUE(controller_->Arrive(Query(2), 1, Needs(30, 30), true).admitted);
+  EXPECT_EQ(controller_->Arrive(Query(3), 2, Needs(40, 40), true).suspend,
+            (std::vector<LoadController::Owner>{Query(1)}));
+  EXPECT_EQ(controller_->Arrive(Query(4), 3, Needs(50, 50), true).suspend,
+            (std::vector<LoadController::Owner>{Query(3)}));
+  // Admitted: 2 (30) and 4 (50); suspended: 1 (gave back 40), 3 (gave back 40); a waiting priority-2 query.
+  EXPECT_FALSE(controller_->Arrive(Query(5), 2, Needs(20, 20), true).admitted);
+  // 4 leaves: 60 free. Priority 2 first, suspended (3) before waiting (5); 1 no longer fits.
+  EXPECT_EQ(controller_->Leave(Query(4)), (std::vector<LoadController::Owner>{Query(3), Query(5)}));
+  EXPECT_EQ(controller_->state(Query(1)), AdmissionState::kSuspended);
+  EXPECT_EQ(controller_->Leave(Query(3)), (std::vector<LoadController::Owner>{Query(1)}));
+}
+
+TEST_F(LoadControllerTest, OverTheThresholdNothingNewIsAdmitted) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(0, 0), false).admitted);
+  footprints_[Query(1)] = 95 * kMiB;  // 105 MiB used of 100
+  EXPECT_FALSE(controller_->Arrive(Query(2), 1, Needs(0, 0), false).admitted);
+  footprints_.erase(Query(1));
+  EXPECT_EQ(controller_->Leave(Query(1)), (std::vector<LoadController::Owner>{Query(2)}));
+}
+
+}  // namespace
+}  // namespace tessera
