@@ -1,5 +1,7 @@
 #include "relational_operators/aggregation_table.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unordered_set>
@@ -8,6 +10,7 @@
 #include "catalog/text_conversion.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
+#include "glog/logging.h"
 #include "relational_operators/key_hashing.h"
 #include "relational_operators/vector_block_writer.h"
 
@@ -16,6 +19,8 @@ namespace tessera {
 namespace {
 
 constexpr size_t kSlotBytes = 32;
+// The key of a scalar aggregate's one group (zero key words).
+constexpr uint64_t kScalarKey[1] = {0};
 constexpr uint32_t kMergePartitions = AggregationTable::kPartitions;
 // The merge partition of a group's hash (bits far from the ones that pick hash-table slots).
 inline uint32_t MergePartition(uint64_t hash) { return static_cast<uint32_t>((hash >> 40) % kMergePartitions); }
@@ -120,99 +125,190 @@ Value DecodeKeyPart(const char** p, const Type& type) {
 }  // namespace
 
 // Groups and their aggregate states for one worker (or the merged result). Not thread-safe.
+//
+// Each group is one row of a single growing buffer: [hash][key][states: one Slot per call], so that a new group
+// costs no allocation of its own (the buffer doubles, with realloc). When every group column is fixed-width, the
+// key is stored in the row itself, as key_words_ zero-padded 64-bit words holding the serialized key (a NULL flag
+// byte, then the value, per column), built a vector at a time and compared word by word. Otherwise (strings) the
+// row holds the offset and size of the serialized key in keys_.
 class GroupTable {
  public:
   explicit GroupTable(const AggregationSpec& spec)
-      : spec_(spec), state_size_(spec.calls.size() * kSlotBytes), group_of_row_(kVectorSize), hashes_(kVectorSize) {
-    slots_.assign(1024, 0);
+      : spec_(spec), group_of_row_(kVectorSize), hashes_(kVectorSize) {
+    fixed_keys_ = true;
+    size_t key_bytes = 0;
+    for (const auto& g : spec.group_by) {
+      const Type& type = g->result_type;
+      if (type.IsString() || type.id() == TypeId::kNull || type.FixedWidth() <= 0) {
+        fixed_keys_ = false;
+        break;
+      }
+      key_bytes += 1 + type.FixedWidth();
+    }
+    key_words_ = fixed_keys_ ? (key_bytes + 7) / 8 : 2;  // serialized keys: offset and size
+    state_offset_ = (sizeof(uint64_t) * (1 + key_words_) + 15) / 16 * 16;
+    row_bytes_ = state_offset_ + spec.calls.size() * kSlotBytes;
+    if (fixed_keys_) batch_keys_.resize(static_cast<size_t>(kVectorSize) * key_words_ + 1);
+    slots_.assign(256, 0);
   }
 
   const AggregationSpec& spec() const { return spec_; }
+  bool fixed_keys() const { return fixed_keys_; }
+  size_t key_words() const { return key_words_; }
   // Per-batch scratch of Update, kept here so that it allocates once per table.
   uint32_t* group_of_row() { return group_of_row_.data(); }
   uint64_t* hashes() { return hashes_.data(); }
+  uint64_t* batch_keys() { return batch_keys_.data(); }
   std::string& key_buffer() { return key_buffer_; }
   std::string& previous_key_buffer() { return previous_key_buffer_; }
 
-  size_t group_count() const { return groups_.size(); }
-  Slot* state(uint32_t group) { return reinterpret_cast<Slot*>(states_.data() + group * state_size_); }
-  uint64_t hash(uint32_t group) const { return groups_[group].hash; }
+  size_t group_count() const { return group_count_; }
+  Slot* state(uint32_t group) { return reinterpret_cast<Slot*>(Row(group) + state_offset_); }
+  uint64_t hash(uint32_t group) const { return RowWords(group)[0]; }
+  // Fixed keys only: the key's words.
+  const uint64_t* key_words(uint32_t group) const { return RowWords(group) + 1; }
+  // The serialized key (for fixed keys, followed by the zero padding of its last word).
   std::string_view key(uint32_t group) const {
-    return std::string_view(keys_.data() + groups_[group].key_offset, groups_[group].key_size);
+    const uint64_t* words = RowWords(group) + 1;
+    if (fixed_keys_) return std::string_view(reinterpret_cast<const char*>(words), key_words_ * sizeof(uint64_t));
+    return std::string_view(keys_.data() + words[0], words[1]);
   }
   std::vector<std::string>& strings() { return strings_; }
   std::vector<std::unordered_set<std::string>>& sets() { return sets_; }
   // A reusable buffer for serializing one value (DISTINCT), so the hot loop does not allocate.
   std::string& scratch() { return scratch_; }
-  // Makes room for `groups` more groups with `key_bytes` more key bytes, so that filling a table of known size
-  // (the merge) does not grow and rehash it step by step.
+  // Makes room for `groups` more groups with `key_bytes` more serialized key bytes, so that filling a table of
+  // known size (the merge) does not grow and rehash it step by step.
   void Reserve(size_t groups, size_t key_bytes) {
-    groups_.reserve(groups_.size() + groups);
-    keys_.reserve(keys_.size() + key_bytes);
-    states_.reserve(states_.size() + groups * state_size_);
+    ReserveRows(group_count_ + groups);
+    if (!fixed_keys_) keys_.reserve(keys_.size() + key_bytes);
     size_t slots = slots_.size();
-    while ((groups_.size() + groups) * 2 > slots) slots *= 2;
+    while ((group_count_ + groups) * 2 > slots) slots *= 2;
     if (slots != slots_.size()) Rehash(slots);
   }
 
+  // Fixed keys: `key` points at key_words() words.
+  uint32_t FindOrInsertFixed(const uint64_t* key, uint64_t hash) {
+    return FindOrInsertWith(
+        hash, [&](uint32_t group) { return SameWords(key_words(group), key, key_words_); },
+        [&](uint32_t group) {
+          if (key_words_ > 0) std::memcpy(RowWords(group) + 1, key, key_words_ * sizeof(uint64_t));
+        });
+  }
+  // Serialized keys (not fixed_keys()).
+  uint32_t FindOrInsertSerialized(std::string_view key, uint64_t hash) {
+    return FindOrInsertWith(
+        hash, [&](uint32_t group) { return this->key(group) == key; },
+        [&](uint32_t group) {
+          uint64_t* words = RowWords(group) + 1;
+          words[0] = keys_.size();
+          words[1] = key.size();
+          keys_.append(key.data(), key.size());
+        });
+  }
+  static constexpr uint32_t kNotFound = UINT32_MAX;
+  // The group with this key, or kNotFound; never inserts (so threads may look up concurrently while nobody
+  // inserts).
+  uint32_t Find(const GroupTable& from, uint32_t from_group) const {
+    const uint64_t hash = from.hash(from_group);
+    const size_t mask = slots_.size() - 1;
+    const uint64_t tag = hash & 0xffffffff00000000ULL;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) return kNotFound;
+      if ((slot & 0xffffffff00000000ULL) != tag) continue;
+      const uint32_t group = static_cast<uint32_t>(slot) - 1;
+      if (this->hash(group) != hash) continue;
+      if (fixed_keys_ ? SameWords(key_words(group), from.key_words(from_group), key_words_)
+                      : key(group) == from.key(from_group)) {
+        return group;
+      }
+    }
+  }
+  // The groups whose hash falls into merge partition `partition`, in insertion order.
+  const std::vector<uint32_t>& groups_in_partition(uint32_t partition) const { return partition_groups_[partition]; }
+  // A hint for a FindOrInsert*(_, hash) a little later.
+  void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]); }
+
+  size_t MemoryBytes() const {
+    return slots_.size() * sizeof(uint64_t) + row_capacity_ * row_bytes_ + group_count_ * sizeof(uint32_t) +
+           keys_.size();
+  }
+
+ private:
+  struct FreeDeleter {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+
   // A slot holds (group + 1) in its low 32 bits and the top 32 bits of the group's hash above them, so that a
-  // probe skips slots of other groups without reading the group (0 = empty).
-  uint32_t FindOrInsert(std::string_view key, uint64_t hash) {
+  // probe skips slots of other groups without reading the group (0 = empty). `equals(group)` compares a group's
+  // key with the one looked for (after the hashes matched); `fill(group)` stores the key of a new group.
+  template <typename Equals, typename Fill>
+  uint32_t FindOrInsertWith(uint64_t hash, Equals equals, Fill fill) {
     const size_t mask = slots_.size() - 1;
     const uint64_t tag = hash & 0xffffffff00000000ULL;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
       const uint64_t slot = slots_[i];
       if (slot == 0) {
-        uint32_t group = static_cast<uint32_t>(groups_.size());
-        groups_.push_back(Group{hash, keys_.size(), static_cast<uint32_t>(key.size())});
-        keys_.append(key.data(), key.size());
-        states_.resize(states_.size() + state_size_);
-        InitializeState(group);
-        slots_[i] = tag | (group + 1);
-        partition_groups_[MergePartition(hash)].push_back(group);
-        if (groups_.size() * 2 > slots_.size()) Grow();
+        const uint32_t group = AddGroup(hash, i);
+        fill(group);
         return group;
       }
       if ((slot & 0xffffffff00000000ULL) != tag) continue;
       const uint32_t group = static_cast<uint32_t>(slot) - 1;
-      if (groups_[group].hash == hash && this->key(group) == key) return group;
+      if (this->hash(group) == hash && equals(group)) return group;
     }
   }
-  // The groups whose hash falls into merge partition `partition`, in insertion order.
-  const std::vector<uint32_t>& groups_in_partition(uint32_t partition) const { return partition_groups_[partition]; }
-  // A hint for FindOrInsert(_, hash) a little later.
-  void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]); }
 
-  size_t MemoryBytes() const {
-    return slots_.size() * sizeof(uint64_t) + groups_.size() * (sizeof(Group) + sizeof(uint32_t)) + keys_.size() +
-           states_.size();
+  static bool SameWords(const uint64_t* a, const uint64_t* b, size_t words) {
+    for (size_t w = 0; w < words; ++w) {
+      if (a[w] != b[w]) return false;
+    }
+    return true;
   }
 
- private:
-  struct Group {
-    uint64_t hash;
-    size_t key_offset;
-    uint32_t key_size;
-  };
+  uint8_t* Row(uint32_t group) { return rows_.get() + static_cast<size_t>(group) * row_bytes_; }
+  uint64_t* RowWords(uint32_t group) { return reinterpret_cast<uint64_t*>(Row(group)); }
+  const uint64_t* RowWords(uint32_t group) const {
+    return reinterpret_cast<const uint64_t*>(rows_.get() + static_cast<size_t>(group) * row_bytes_);
+  }
 
-  void InitializeState(uint32_t group) {
-    Slot* slots = state(group);
+  void ReserveRows(size_t groups) {
+    if (groups <= row_capacity_) return;
+    size_t capacity = std::max<size_t>(row_capacity_ * 2, 64);
+    while (capacity < groups) capacity *= 2;
+    // realloc: large buffers move by remapping pages rather than copying; malloc aligns to 16 bytes (int128).
+    void* grown = std::realloc(rows_.get(), capacity * row_bytes_);
+    CHECK(grown != nullptr) << "out of memory for " << capacity << " aggregation groups";
+    rows_.release();
+    rows_.reset(static_cast<uint8_t*>(grown));
+    row_capacity_ = capacity;
+  }
+
+  // Appends a group with `hash` (its key is the caller's to fill) and points slot `slot` at it.
+  uint32_t AddGroup(uint64_t hash, size_t slot) {
+    const uint32_t group = static_cast<uint32_t>(group_count_);
+    if (group_count_ == row_capacity_) ReserveRows(group_count_ + 1);
+    ++group_count_;
+    RowWords(group)[0] = hash;
+    std::memset(Row(group) + state_offset_, 0, spec_.calls.size() * kSlotBytes);
     for (size_t c = 0; c < spec_.calls.size(); ++c) {
-      slots[c] = Slot{0, 0, 0};
       if (spec_.calls[c].distinct) {
-        slots[c].value = static_cast<int128>(sets_.size());
+        state(group)[c].value = static_cast<int128>(sets_.size());
         sets_.emplace_back();
       }
     }
+    slots_[slot] = (hash & 0xffffffff00000000ULL) | (group + 1);
+    partition_groups_[MergePartition(hash)].push_back(group);
+    if (group_count_ * 2 > slots_.size()) Rehash(slots_.size() * 2);
+    return group;
   }
-
-  void Grow() { Rehash(slots_.size() * 2); }
 
   void Rehash(size_t slot_count) {
     std::vector<uint64_t> bigger(slot_count, 0);
     size_t mask = bigger.size() - 1;
-    for (uint32_t g = 0; g < groups_.size(); ++g) {
-      const uint64_t hash = groups_[g].hash;
+    for (uint32_t g = 0; g < group_count_; ++g) {
+      const uint64_t hash = this->hash(g);
       size_t i = hash & mask;
       while (bigger[i] != 0) i = (i + 1) & mask;
       bigger[i] = (hash & 0xffffffff00000000ULL) | (g + 1);
@@ -221,17 +317,22 @@ class GroupTable {
   }
 
   const AggregationSpec& spec_;
-  const size_t state_size_;
+  bool fixed_keys_;
+  size_t key_words_;
+  size_t state_offset_;
+  size_t row_bytes_;
   std::vector<uint64_t> slots_;
-  std::vector<Group> groups_;
+  std::unique_ptr<uint8_t, FreeDeleter> rows_;
+  size_t row_capacity_ = 0;
+  size_t group_count_ = 0;
   std::vector<uint32_t> partition_groups_[kMergePartitions];
-  std::string keys_;
-  std::vector<uint8_t> states_;
+  std::string keys_;  // serialized keys (not fixed_keys_)
   std::vector<std::string> strings_;  // MIN/MAX of strings: slot.value indexes here
   std::vector<std::unordered_set<std::string>> sets_;  // DISTINCT: slot.value indexes here
   std::string scratch_;
   std::vector<uint32_t> group_of_row_;
   std::vector<uint64_t> hashes_;
+  std::vector<uint64_t> batch_keys_;  // fixed keys of one batch, key_words_ per selected row
   std::string key_buffer_;
   std::string previous_key_buffer_;
 };
@@ -484,40 +585,139 @@ void StoreFixedWidth(const Value& value, uint32_t row, ColumnVector* column) {
   }
 }
 
-// Writes `merged`'s groups column-wise: key columns copied from the serialized keys, aggregate results stored
+// Groups to write: `count` groups of `table`, listed in `groups` or (null) its groups 0..count-1.
+struct GroupRun {
+  GroupTable* table;
+  const uint32_t* groups;
+  uint32_t count;
+};
+
+template <typename Fn>
+absl::Status ForEachGroup(const std::vector<GroupRun>& runs, Fn fn) {
+  for (const GroupRun& run : runs) {
+    for (uint32_t i = 0; i < run.count; ++i) TESSERA_RETURN_IF_ERROR(fn(*run.table, run.groups ? run.groups[i] : i));
+  }
+  return absl::OkStatus();
+}
+
+// How a call's result is written: copied from the state, or through FinalizeSlot's Value.
+enum class ResultCopy { kCount, kWideSum, kValue };
+
+ResultCopy ResultCopyOf(const AggregationSpec::Call& call, const Type& argument_type) {
+  if (call.distinct) return ResultCopy::kValue;
+  if (call.kind == AggregateKind::kCountStar || call.kind == AggregateKind::kCount) return ResultCopy::kCount;
+  const Type& result = call.result_type;
+  const bool exact_argument = argument_type.id() == TypeId::kBigInt || argument_type.id() == TypeId::kDecimal;
+  const int argument_scale = argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0;
+  if (call.kind == AggregateKind::kSum && exact_argument && result.id() == TypeId::kDecimal && result.IsWideDecimal() &&
+      result.scale() == argument_scale) {
+    return ResultCopy::kWideSum;  // the 128-bit sum is the result's representation
+  }
+  return ResultCopy::kValue;
+}
+
+// Writes the groups of `runs` column-wise: key columns copied from the serialized keys, aggregate results stored
 // per vector of groups.
-absl::Status WriteColumns(const AggregationSpec& spec, GroupTable& merged, const std::vector<Type>& key_types,
-                          const std::vector<Type>& argument_types, TemporaryRelation* output) {
+absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRun>& runs,
+                          const std::vector<Type>& key_types, const std::vector<Type>& argument_types,
+                          TemporaryRelation* output) {
   std::vector<ColumnVector> columns;
   for (const Type& type : key_types) columns.emplace_back(type);
   for (const AggregationSpec::Call& call : spec.calls) columns.emplace_back(call.result_type);
   std::vector<const ColumnVector*> column_pointers;
   for (const ColumnVector& column : columns) column_pointers.push_back(&column);
+  std::vector<ResultCopy> copies;
+  for (size_t c = 0; c < spec.calls.size(); ++c) copies.push_back(ResultCopyOf(spec.calls[c], argument_types[c]));
   VectorBlockWriter writer(output);
-  const uint32_t groups = static_cast<uint32_t>(merged.group_count());
-  for (uint32_t first = 0; first < groups; first += kVectorSize) {
-    const uint32_t count = std::min(kVectorSize, groups - first);
-    for (ColumnVector& column : columns) column.ResetOwned(count);
-    for (uint32_t i = 0; i < count; ++i) {
-      const char* p = merged.key(first + i).data();
-      for (size_t k = 0; k < key_types.size(); ++k) {
-        if (*p++ == '\0') {
-          columns[k].SetNull(i);
-          continue;
-        }
-        const int width = key_types[k].FixedWidth();
-        std::memcpy(columns[k].mutable_values<uint8_t>() + static_cast<size_t>(i) * width, p, width);
-        p += width;
+  uint32_t filled = 0;
+  for (ColumnVector& column : columns) column.ResetOwned(kVectorSize);
+  TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
+    const char* p = table.key(g).data();
+    for (size_t k = 0; k < key_types.size(); ++k) {
+      if (*p++ == '\0') {
+        columns[k].SetNull(filled);
+        p += key_types[k].FixedWidth();
+        continue;
       }
-      for (size_t c = 0; c < spec.calls.size(); ++c) {
-        TESSERA_ASSIGN_OR_RETURN(Value v,
-                                 FinalizeSlot(spec.calls[c], argument_types[c], merged, merged.state(first + i)[c]));
-        StoreFixedWidth(v, i, &columns[key_types.size() + c]);
+      const int width = key_types[k].FixedWidth();
+      std::memcpy(columns[k].mutable_values<uint8_t>() + static_cast<size_t>(filled) * width, p, width);
+      p += width;
+    }
+    const Slot* slots = table.state(g);
+    for (size_t c = 0; c < spec.calls.size(); ++c) {
+      ColumnVector& column = columns[key_types.size() + c];
+      switch (copies[c]) {
+        case ResultCopy::kCount: column.mutable_values<int64_t>()[filled] = slots[c].count; break;
+        case ResultCopy::kWideSum:
+          if (slots[c].count == 0) {
+            column.SetNull(filled);
+          } else {
+            column.mutable_values<int128>()[filled] = slots[c].value;
+          }
+          break;
+        case ResultCopy::kValue: {
+          TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], table, slots[c]));
+          StoreFixedWidth(v, filled, &column);
+          break;
+        }
       }
     }
-    TESSERA_RETURN_IF_ERROR(writer.Append(column_pointers, nullptr, count));
-  }
+    if (++filled < kVectorSize) return absl::OkStatus();
+    TESSERA_RETURN_IF_ERROR(writer.Append(column_pointers, nullptr, filled));
+    for (ColumnVector& column : columns) column.ResetOwned(kVectorSize);
+    filled = 0;
+    return absl::OkStatus();
+  }));
+  if (filled > 0) TESSERA_RETURN_IF_ERROR(writer.Append(column_pointers, nullptr, filled));
   return writer.Flush();
+}
+
+}  // namespace
+
+namespace {
+
+// Writes column `vector`'s part of the fixed keys of the selected rows: at byte `offset` of each row's
+// `key_words` words in `keys` (zeroed before), a NULL flag byte (1 = a value) and the value's `Width` bytes.
+template <int Width>
+void EncodeKeyColumn(const ColumnVector& vector, const SelectionVector* selection, uint32_t selected, size_t offset,
+                     size_t key_words, uint64_t* keys) {
+  const uint8_t* values = vector.values<uint8_t>();
+  uint8_t* out = reinterpret_cast<uint8_t*>(keys) + offset;
+  const size_t stride = key_words * sizeof(uint64_t);
+  const bool normalize_zero = vector.type().id() == TypeId::kDouble;  // -0.0 and 0.0 are one value (and group)
+  for (uint32_t s = 0; s < selected; ++s, out += stride) {
+    const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+    if (vector.IsNull(row)) continue;
+    out[0] = 1;
+    if constexpr (Width == 8) {
+      if (normalize_zero) {
+        double d;
+        std::memcpy(&d, values + static_cast<size_t>(row) * 8, 8);
+        if (d == 0.0) d = 0.0;
+        std::memcpy(out + 1, &d, 8);
+        continue;
+      }
+    }
+    std::memcpy(out + 1, values + static_cast<size_t>(row) * Width, Width);
+  }
+}
+
+void EncodeFixedKeys(const std::vector<const ColumnVector*>& keys, const SelectionVector* selection,
+                     uint32_t selected, size_t key_words, uint64_t* out) {
+  std::memset(out, 0, static_cast<size_t>(selected) * key_words * sizeof(uint64_t));
+  size_t offset = 0;
+  for (const ColumnVector* key : keys) {
+    const int width = key->type().FixedWidth();
+    switch (width) {
+      case 1: EncodeKeyColumn<1>(*key, selection, selected, offset, key_words, out); break;
+      case 2: EncodeKeyColumn<2>(*key, selection, selected, offset, key_words, out); break;
+      case 4: EncodeKeyColumn<4>(*key, selection, selected, offset, key_words, out); break;
+      case 8: EncodeKeyColumn<8>(*key, selection, selected, offset, key_words, out); break;
+      case 16: EncodeKeyColumn<16>(*key, selection, selected, offset, key_words, out); break;
+      default: LOG(FATAL) << "no fixed-width key encoding for " << key->type().ToString();
+    }
+    offset += 1 + width;
+  }
 }
 
 }  // namespace
@@ -536,7 +736,7 @@ void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
   uint64_t* hashes = table.hashes();
   // Pass 1: the group of every selected row (inserting groups may move states, so no pointers yet).
   if (keys.empty()) {
-    if (table.group_count() == 0) table.FindOrInsert("", 0);
+    if (table.group_count() == 0) table.FindOrInsertFixed(kScalarKey, 0);
     std::fill(group_of_row, group_of_row + selected, 0);
   } else {
     for (size_t g = 0; g < keys.size(); ++g) {
@@ -545,19 +745,33 @@ void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
     for (uint32_t s = 0; s < selected; ++s) table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
     // Rows of one group often come in runs (input sorted or clustered by the key, as lineitem by
     // l_orderkey): a row whose key equals the previous row's joins its group without a table lookup.
-    std::string& key = table.key_buffer();
-    std::string& previous_key = table.previous_key_buffer();
-    previous_key.clear();
-    for (uint32_t s = 0; s < selected; ++s) {
-      const uint32_t row = selection != nullptr ? selection->rows[s] : s;
-      key.clear();
-      for (const ColumnVector* k : keys) AppendKeyPart(*k, row, &key);
-      if (s > 0 && key == previous_key) {
-        group_of_row[s] = group_of_row[s - 1];
-        continue;
+    if (table.fixed_keys()) {
+      const size_t words = table.key_words();
+      uint64_t* batch_keys = table.batch_keys();
+      EncodeFixedKeys(keys, selection, selected, words, batch_keys);
+      for (uint32_t s = 0; s < selected; ++s) {
+        const uint64_t* key = batch_keys + s * words;
+        if (s > 0 && std::equal(key, key + words, key - words)) {
+          group_of_row[s] = group_of_row[s - 1];
+          continue;
+        }
+        group_of_row[s] = table.FindOrInsertFixed(key, hashes[selection != nullptr ? selection->rows[s] : s]);
       }
-      group_of_row[s] = table.FindOrInsert(key, hashes[row]);
-      previous_key.swap(key);
+    } else {
+      std::string& key = table.key_buffer();
+      std::string& previous_key = table.previous_key_buffer();
+      previous_key.clear();
+      for (uint32_t s = 0; s < selected; ++s) {
+        const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+        key.clear();
+        for (const ColumnVector* k : keys) AppendKeyPart(*k, row, &key);
+        if (s > 0 && key == previous_key) {
+          group_of_row[s] = group_of_row[s - 1];
+          continue;
+        }
+        group_of_row[s] = table.FindOrInsertSerialized(key, hashes[row]);
+        previous_key.swap(key);
+      }
     }
   }
   // Pass 2: fold the arguments in, one aggregate at a time, with the type dispatch outside the row loop.
@@ -584,62 +798,90 @@ void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
 absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
                                              const std::vector<std::unique_ptr<AggregationTable>>& partials,
                                              int partition, TemporaryRelation* output, int64_t* groups_written) {
-  GroupTable merged(spec);
   std::vector<Type> argument_types;
   for (const auto& call : spec.calls) argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
-  // A group's states can be copied as they are into a group the merge just created, unless they index into
-  // their table (string MIN/MAX, DISTINCT sets).
+  // A group's states can be copied as they are into a group the merge just created, and updated in place in
+  // their partial table, unless they index into their table (string MIN/MAX, DISTINCT sets).
   bool copyable_states = true;
   for (size_t c = 0; c < spec.calls.size(); ++c) {
     const bool string_extreme = (spec.calls[c].kind == AggregateKind::kMin || spec.calls[c].kind == AggregateKind::kMax) &&
                                 argument_types[c].IsString();
     if (spec.calls[c].distinct || string_extreme) copyable_states = false;
   }
-  auto merge_group = [&](GroupTable& partial, uint32_t g) {
-    const size_t groups_before = merged.group_count();
-    const uint32_t target = merged.FindOrInsert(partial.key(g), partial.hash(g));
-    if (copyable_states && merged.group_count() > groups_before) {
-      std::memcpy(merged.state(target), partial.state(g), spec.calls.size() * kSlotBytes);
-      return;
-    }
-    for (size_t c = 0; c < spec.calls.size(); ++c) {
-      MergeSlot(spec.calls[c], argument_types[c], merged, merged.state(target)[c], partial, partial.state(g)[c]);
-    }
+  auto groups_of = [&](GroupTable& table) -> GroupRun {
+    if (partition < 0) return {&table, nullptr, static_cast<uint32_t>(table.group_count())};
+    const std::vector<uint32_t>& groups = table.groups_in_partition(partition);
+    return {&table, groups.data(), static_cast<uint32_t>(groups.size())};
   };
+  // With copyable states, the partial table with the most groups of the partition is the base: its groups stay
+  // where they are, the other partials' groups are looked up in it (read-only: no other merge inserts into a
+  // partial table) and folded into its states in place (they belong to this partition only), and only groups it
+  // lacks go to a new table. Otherwise every group goes to a new table.
+  GroupTable* base = nullptr;
+  if (copyable_states) {
+    for (const auto& partial : partials) {
+      if (partial == nullptr) continue;
+      if (base == nullptr || groups_of(*partial->table_).count > groups_of(*base).count) base = partial->table_.get();
+    }
+  }
+  GroupTable merged(spec);
   size_t incoming = 0;
   for (const auto& partial : partials) {
-    if (partial == nullptr) continue;
-    incoming += partition < 0 ? partial->group_count() : partial->table_->groups_in_partition(partition).size();
+    if (partial != nullptr && partial->table_.get() != base) incoming += groups_of(*partial->table_).count;
   }
   // Keys are a few bytes per column; an estimate is enough to avoid most regrowth.
   merged.Reserve(incoming, incoming * (spec.group_by.size() * 9));
+  auto merge_slots = [&](GroupTable& into, uint32_t target, GroupTable& from, uint32_t g) {
+    for (size_t c = 0; c < spec.calls.size(); ++c) {
+      MergeSlot(spec.calls[c], argument_types[c], into, into.state(target)[c], from, from.state(g)[c]);
+    }
+  };
   for (const auto& partial : partials) {
-    if (partial == nullptr) continue;
+    if (partial == nullptr || partial->table_.get() == base) continue;
     GroupTable& table = *partial->table_;
-    if (partition < 0) {
-      for (uint32_t g = 0; g < table.group_count(); ++g) merge_group(table, g);
-    } else {
-      for (uint32_t g : table.groups_in_partition(partition)) merge_group(table, g);
+    const GroupRun run = groups_of(table);
+    for (uint32_t i = 0; i < run.count; ++i) {
+      const uint32_t g = run.groups != nullptr ? run.groups[i] : i;
+      if (base != nullptr) {
+        const uint32_t found = base->Find(table, g);
+        if (found != GroupTable::kNotFound) {
+          merge_slots(*base, found, table, g);
+          continue;
+        }
+      }
+      const size_t groups_before = merged.group_count();
+      const uint32_t target = merged.fixed_keys() ? merged.FindOrInsertFixed(table.key_words(g), table.hash(g))
+                                                  : merged.FindOrInsertSerialized(table.key(g), table.hash(g));
+      if (copyable_states && merged.group_count() > groups_before) {
+        std::memcpy(merged.state(target), table.state(g), spec.calls.size() * kSlotBytes);
+      } else {
+        merge_slots(merged, target, table, g);
+      }
     }
   }
-  if (spec.group_by.empty() && merged.group_count() == 0) merged.FindOrInsert("", 0);
+  std::vector<GroupRun> runs;
+  if (base != nullptr) runs.push_back(groups_of(*base));
+  if (spec.group_by.empty() && merged.group_count() == 0 && (base == nullptr || base->group_count() == 0)) {
+    merged.FindOrInsertFixed(kScalarKey, 0);  // a scalar aggregate's one row, also without input
+  }
+  runs.push_back(GroupRun{&merged, nullptr, static_cast<uint32_t>(merged.group_count())});
   std::vector<Type> key_types;
   for (const auto& g : spec.group_by) key_types.push_back(g->result_type);
-  *groups_written = static_cast<int64_t>(merged.group_count());
-  if (HasFixedWidthOutput(spec, key_types)) return WriteColumns(spec, merged, key_types, argument_types, output);
+  *groups_written = 0;
+  for (const GroupRun& run : runs) *groups_written += run.count;
+  if (HasFixedWidthOutput(spec, key_types)) return WriteColumns(spec, runs, key_types, argument_types, output);
   BlockBuilder builder(output->schema(), output->block_size_bytes());
   std::vector<Value> row;
-  for (uint32_t g = 0; g < merged.group_count(); ++g) {
+  TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
     row.clear();
-    std::string_view key = merged.key(g);
-    const char* p = key.data();
+    const char* p = table.key(g).data();
     for (const Type& type : key_types) row.push_back(DecodeKeyPart(&p, type));
     for (size_t c = 0; c < spec.calls.size(); ++c) {
-      TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], merged, merged.state(g)[c]));
+      TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], table, table.state(g)[c]));
       row.push_back(std::move(v));
     }
-    TESSERA_RETURN_IF_ERROR(output->AppendValueRow(builder, row));
-  }
+    return output->AppendValueRow(builder, row);
+  }));
   if (!builder.empty()) TESSERA_RETURN_IF_ERROR(output->AppendBlock(builder).status());
   return absl::OkStatus();
 }
