@@ -139,17 +139,70 @@ class GroupTable {
     size_t key_bytes = 0;
     for (const auto& g : spec.group_by) {
       const Type& type = g->result_type;
-      if (type.IsString() || type.id() == TypeId::kNull || type.FixedWidth() <= 0) {
+      KeyColumn column{key_bytes, 0, type.IsString()};
+      if (type.IsString() && type.length() > 0 && type.length() <= kMaxInlineStringBytes) {
+        column.width = 1 + type.length();  // a length byte, then the bytes (a value with more is handled apart)
+      } else if (!type.IsString() && type.id() != TypeId::kNull && type.FixedWidth() > 0) {
+        column.width = type.FixedWidth();
+      } else {
         fixed_keys_ = false;
-        break;
       }
-      key_bytes += 1 + type.FixedWidth();
+      key_columns_.push_back(column);
+      key_bytes += 1 + column.width;
     }
     key_words_ = fixed_keys_ ? (key_bytes + 7) / 8 : 2;  // serialized keys: offset and size
-    state_offset_ = (sizeof(uint64_t) * (1 + key_words_) + 15) / 16 * 16;
-    row_bytes_ = state_offset_ + spec.calls.size() * kSlotBytes;
+    SetRowLayout();
     if (fixed_keys_) batch_keys_.resize(static_cast<size_t>(kVectorSize) * key_words_ + 1);
     slots_.assign(256, 0);
+  }
+
+  // Where a group column's part of a fixed key lies: a NULL flag byte at `offset`, then `width` bytes (for an
+  // inline string: its length byte and up to width - 1 bytes, zero-padded).
+  struct KeyColumn {
+    size_t offset;
+    int width;
+    bool string;
+  };
+  const std::vector<KeyColumn>& key_columns() const { return key_columns_; }
+  static bool SameWords(const uint64_t* a, const uint64_t* b, size_t words) {
+    for (size_t w = 0; w < words; ++w) {
+      if (a[w] != b[w]) return false;
+    }
+    return true;
+  }
+
+  // Switches to serialized keys, re-encoding the groups' keys (used when a string does not fit its inline width,
+  // and by the merge to bring tables to one key form). Group indexes, hashes and states stay as they are.
+  void ConvertToSerializedKeys() {
+    if (!fixed_keys_) return;
+    const size_t old_row_bytes = row_bytes_, old_state_offset = state_offset_;
+    std::unique_ptr<uint8_t, FreeDeleter> old_rows(rows_.release());
+    fixed_keys_ = false;
+    key_words_ = 2;
+    SetRowLayout();
+    row_capacity_ = 0;
+    ReserveRows(std::max<size_t>(group_count_, 1));
+    std::string key;
+    for (uint32_t g = 0; g < group_count_; ++g) {
+      const uint8_t* old_row = old_rows.get() + static_cast<size_t>(g) * old_row_bytes;
+      key.clear();
+      SerializeFixedKey(old_row + sizeof(uint64_t), &key);
+      uint64_t* words = RowWords(g);
+      std::memcpy(words, old_row, sizeof(uint64_t));  // the hash
+      words[1] = keys_.size();
+      words[2] = key.size();
+      keys_.append(key);
+      std::memcpy(Row(g) + state_offset_, old_row + old_state_offset, spec_.calls.size() * kSlotBytes);
+    }
+  }
+
+  // Appends group `group`'s key in serialized form (the form of AppendKeyPart) to `out`.
+  void SerializeKey(uint32_t group, std::string* out) const {
+    if (fixed_keys_) {
+      SerializeFixedKey(reinterpret_cast<const uint8_t*>(key_words(group)), out);
+    } else {
+      out->append(key(group));
+    }
   }
 
   const AggregationSpec& spec() const { return spec_; }
@@ -208,22 +261,12 @@ class GroupTable {
   }
   static constexpr uint32_t kNotFound = UINT32_MAX;
   // The group with this key, or kNotFound; never inserts (so threads may look up concurrently while nobody
-  // inserts).
-  uint32_t Find(const GroupTable& from, uint32_t from_group) const {
-    const uint64_t hash = from.hash(from_group);
-    const size_t mask = slots_.size() - 1;
-    const uint64_t tag = hash & 0xffffffff00000000ULL;
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      const uint64_t slot = slots_[i];
-      if (slot == 0) return kNotFound;
-      if ((slot & 0xffffffff00000000ULL) != tag) continue;
-      const uint32_t group = static_cast<uint32_t>(slot) - 1;
-      if (this->hash(group) != hash) continue;
-      if (fixed_keys_ ? SameWords(key_words(group), from.key_words(from_group), key_words_)
-                      : key(group) == from.key(from_group)) {
-        return group;
-      }
-    }
+  // inserts). Fixed keys: key_words() words; serialized keys: the bytes.
+  uint32_t FindFixed(const uint64_t* key, uint64_t hash) const {
+    return FindWith(hash, [&](uint32_t group) { return SameWords(key_words(group), key, key_words_); });
+  }
+  uint32_t FindSerialized(std::string_view key, uint64_t hash) const {
+    return FindWith(hash, [&](uint32_t group) { return this->key(group) == key; });
   }
   // The groups whose hash falls into merge partition `partition`, in insertion order.
   const std::vector<uint32_t>& groups_in_partition(uint32_t partition) const { return partition_groups_[partition]; }
@@ -266,11 +309,41 @@ class GroupTable {
     }
   }
 
-  static bool SameWords(const uint64_t* a, const uint64_t* b, size_t words) {
-    for (size_t w = 0; w < words; ++w) {
-      if (a[w] != b[w]) return false;
+  template <typename Equals>
+  uint32_t FindWith(uint64_t hash, Equals equals) const {
+    const size_t mask = slots_.size() - 1;
+    const uint64_t tag = hash & 0xffffffff00000000ULL;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) return kNotFound;
+      if ((slot & 0xffffffff00000000ULL) != tag) continue;
+      const uint32_t group = static_cast<uint32_t>(slot) - 1;
+      if (this->hash(group) == hash && equals(group)) return group;
     }
-    return true;
+  }
+
+  void SetRowLayout() {
+    state_offset_ = (sizeof(uint64_t) * (1 + key_words_) + 15) / 16 * 16;
+    row_bytes_ = state_offset_ + spec_.calls.size() * kSlotBytes;
+  }
+
+  // `key` holds a fixed key (key_columns_ layout); appends its serialized form.
+  void SerializeFixedKey(const uint8_t* key, std::string* out) const {
+    for (const KeyColumn& column : key_columns_) {
+      const uint8_t* part = key + column.offset;
+      if (part[0] == 0) {
+        out->push_back('\0');
+        continue;
+      }
+      out->push_back('\1');
+      if (column.string) {
+        const uint32_t size = part[1];
+        out->append(reinterpret_cast<const char*>(&size), sizeof(size));
+        out->append(reinterpret_cast<const char*>(part + 2), size);
+      } else {
+        out->append(reinterpret_cast<const char*>(part + 1), column.width);
+      }
+    }
   }
 
   uint8_t* Row(uint32_t group) { return rows_.get() + static_cast<size_t>(group) * row_bytes_; }
@@ -322,7 +395,11 @@ class GroupTable {
     slots_.swap(bigger);
   }
 
+  // Strings of a declared length up to this many bytes are stored in fixed keys.
+  static constexpr uint32_t kMaxInlineStringBytes = 16;
+
   const AggregationSpec& spec_;
+  std::vector<KeyColumn> key_columns_;
   bool fixed_keys_;
   size_t key_words_;
   size_t state_offset_;
@@ -717,22 +794,49 @@ void EncodeKeyColumn(const ColumnVector& vector, const SelectionVector* selectio
   }
 }
 
-void EncodeFixedKeys(const std::vector<const ColumnVector*>& keys, const SelectionVector* selection,
-                     uint32_t selected, size_t key_words, uint64_t* out) {
-  std::memset(out, 0, static_cast<size_t>(selected) * key_words * sizeof(uint64_t));
-  size_t offset = 0;
-  for (const ColumnVector* key : keys) {
-    const int width = key->type().FixedWidth();
-    switch (width) {
-      case 1: EncodeKeyColumn<1>(*key, selection, selected, offset, key_words, out); break;
-      case 2: EncodeKeyColumn<2>(*key, selection, selected, offset, key_words, out); break;
-      case 4: EncodeKeyColumn<4>(*key, selection, selected, offset, key_words, out); break;
-      case 8: EncodeKeyColumn<8>(*key, selection, selected, offset, key_words, out); break;
-      case 16: EncodeKeyColumn<16>(*key, selection, selected, offset, key_words, out); break;
-      default: LOG(FATAL) << "no fixed-width key encoding for " << key->type().ToString();
-    }
-    offset += 1 + width;
+// The inline-string part of fixed keys (see EncodeKeyColumn): a NULL flag byte, the length byte and the bytes.
+// Returns false, leaving the keys incomplete, when a value has more than `max_bytes` bytes.
+bool EncodeStringKeyColumn(const ColumnVector& vector, const SelectionVector* selection, uint32_t selected,
+                           size_t offset, size_t max_bytes, size_t key_words, uint64_t* keys) {
+  const std::string_view* values = vector.strings();
+  uint8_t* out = reinterpret_cast<uint8_t*>(keys) + offset;
+  const size_t stride = key_words * sizeof(uint64_t);
+  for (uint32_t s = 0; s < selected; ++s, out += stride) {
+    const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+    if (vector.IsNull(row)) continue;
+    const std::string_view value = values[row];
+    if (value.size() > max_bytes) return false;
+    out[0] = 1;
+    out[1] = static_cast<uint8_t>(value.size());
+    for (size_t i = 0; i < value.size(); ++i) out[2 + i] = static_cast<uint8_t>(value[i]);  // short: no memcpy call
   }
+  return true;
+}
+
+// Builds the fixed keys of the selected rows into `out` (key_words per row). Returns false when a string does not
+// fit its inline width (the table must then switch to serialized keys).
+bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys, const std::vector<GroupTable::KeyColumn>& columns,
+                     const SelectionVector* selection, uint32_t selected, size_t key_words, uint64_t* out) {
+  std::memset(out, 0, static_cast<size_t>(selected) * key_words * sizeof(uint64_t));
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const ColumnVector& key = *keys[k];
+    const GroupTable::KeyColumn& column = columns[k];
+    if (column.string) {
+      if (!EncodeStringKeyColumn(key, selection, selected, column.offset, column.width - 1, key_words, out)) {
+        return false;
+      }
+      continue;
+    }
+    switch (column.width) {
+      case 1: EncodeKeyColumn<1>(key, selection, selected, column.offset, key_words, out); break;
+      case 2: EncodeKeyColumn<2>(key, selection, selected, column.offset, key_words, out); break;
+      case 4: EncodeKeyColumn<4>(key, selection, selected, column.offset, key_words, out); break;
+      case 8: EncodeKeyColumn<8>(key, selection, selected, column.offset, key_words, out); break;
+      case 16: EncodeKeyColumn<16>(key, selection, selected, column.offset, key_words, out); break;
+      default: LOG(FATAL) << "no fixed-width key encoding for " << key.type().ToString();
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -760,13 +864,16 @@ void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
     for (uint32_t s = 0; s < selected; ++s) table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
     // Rows of one group often come in runs (input sorted or clustered by the key, as lineitem by
     // l_orderkey): a row whose key equals the previous row's joins its group without a table lookup.
+    if (table.fixed_keys() &&
+        !EncodeFixedKeys(keys, table.key_columns(), selection, selected, table.key_words(), table.batch_keys())) {
+      table.ConvertToSerializedKeys();  // a string longer than its inline width (not valid UTF-8, or a CAST)
+    }
     if (table.fixed_keys()) {
       const size_t words = table.key_words();
-      uint64_t* batch_keys = table.batch_keys();
-      EncodeFixedKeys(keys, selection, selected, words, batch_keys);
+      const uint64_t* batch_keys = table.batch_keys();
       for (uint32_t s = 0; s < selected; ++s) {
         const uint64_t* key = batch_keys + s * words;
-        if (s > 0 && std::equal(key, key + words, key - words)) {
+        if (s > 0 && GroupTable::SameWords(key, key - words, words)) {
           group_of_row[s] = group_of_row[s - 1];
           continue;
         }
@@ -832,14 +939,19 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   // where they are, the other partials' groups are looked up in it (read-only: no other merge inserts into a
   // partial table) and folded into its states in place (they belong to this partition only), and only groups it
   // lacks go to a new table. Otherwise every group goes to a new table.
+  // Keys are compared in one form: fixed, unless a partial table had to switch to serialized keys (a string
+  // longer than its inline width); then groups of fixed-key tables are serialized on the way.
+  GroupTable merged(spec);
+  for (const auto& partial : partials) {
+    if (partial != nullptr && !partial->table_->fixed_keys()) merged.ConvertToSerializedKeys();
+  }
   GroupTable* base = nullptr;
   if (copyable_states) {
     for (const auto& partial : partials) {
-      if (partial == nullptr) continue;
+      if (partial == nullptr || partial->table_->fixed_keys() != merged.fixed_keys()) continue;
       if (base == nullptr || groups_of(*partial->table_).count > groups_of(*base).count) base = partial->table_.get();
     }
   }
-  GroupTable merged(spec);
   size_t incoming = 0;
   for (const auto& partial : partials) {
     if (partial != nullptr && partial->table_.get() != base) incoming += groups_of(*partial->table_).count;
@@ -851,9 +963,11 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
       MergeSlot(spec.calls[c], argument_types[c], into, into.state(target)[c], from, from.state(g)[c]);
     }
   };
+  std::string serialized;
   for (const auto& partial : partials) {
     if (partial == nullptr || partial->table_.get() == base) continue;
     GroupTable& table = *partial->table_;
+    const bool same_form = table.fixed_keys() == merged.fixed_keys();
     const GroupRun run = groups_of(table);
     for (uint32_t i = 0; i < run.count; ++i) {
       // Two stages: the group's row kPrefetchDistance ahead, then (its hash now cached) the base's slot for the
@@ -868,16 +982,28 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
         merged.Prefetch(ahead);
       }
       const uint32_t g = run.groups != nullptr ? run.groups[i] : i;
+      const uint64_t hash = table.hash(g);
+      std::string_view key;  // serialized keys only
+      if (!merged.fixed_keys()) {
+        if (same_form) {
+          key = table.key(g);
+        } else {
+          serialized.clear();
+          table.SerializeKey(g, &serialized);
+          key = serialized;
+        }
+      }
       if (base != nullptr) {
-        const uint32_t found = base->Find(table, g);
+        const uint32_t found =
+            merged.fixed_keys() ? base->FindFixed(table.key_words(g), hash) : base->FindSerialized(key, hash);
         if (found != GroupTable::kNotFound) {
           merge_slots(*base, found, table, g);
           continue;
         }
       }
       const size_t groups_before = merged.group_count();
-      const uint32_t target = merged.fixed_keys() ? merged.FindOrInsertFixed(table.key_words(g), table.hash(g))
-                                                  : merged.FindOrInsertSerialized(table.key(g), table.hash(g));
+      const uint32_t target = merged.fixed_keys() ? merged.FindOrInsertFixed(table.key_words(g), hash)
+                                                  : merged.FindOrInsertSerialized(key, hash);
       if (copyable_states && merged.group_count() > groups_before) {
         std::memcpy(merged.state(target), table.state(g), spec.calls.size() * kSlotBytes);
       } else {
@@ -900,7 +1026,9 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   std::vector<Value> row;
   TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
     row.clear();
-    const char* p = table.key(g).data();
+    serialized.clear();
+    table.SerializeKey(g, &serialized);
+    const char* p = serialized.data();
     for (const Type& type : key_types) row.push_back(DecodeKeyPart(&p, type));
     for (size_t c = 0; c < spec.calls.size(); ++c) {
       TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], table, table.state(g)[c]));

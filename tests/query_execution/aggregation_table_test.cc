@@ -1,6 +1,8 @@
 // AggregationTable: partial tables that share groups, merged by hash partition or all at once, give the same
-// groups as a direct computation; for fixed-width keys (stored inline), keys with strings (serialized), and keys
-// with NULLs. SQL cannot choose which worker sees which rows, so the overlap of partial tables is tested here.
+// groups as a direct computation; for fixed-width keys, short strings stored in fixed keys, strings too long for
+// their inline width (the table switches to serialized keys midway, the merge mixes both forms), serialized string
+// keys, and keys with NULLs. SQL cannot choose which worker sees which rows, so the overlap of partial tables is
+// tested here.
 
 #include "relational_operators/aggregation_table.h"
 
@@ -20,14 +22,32 @@ namespace {
 constexpr int kRows = 20000;
 constexpr int kKeys = 15000;  // values of the first key column: each partial table has groups the other lacks
 
-// Row r of the input: key1 = r % kKeys (NULL when r % kKeys == 5), key2 = (r % 3 == 0), amount = r cents,
+// The second key column: INTEGER, VARCHAR(3) (inline), VARCHAR(2) (inline, but "yes" has 3 bytes: from row 12000
+// on, the table must switch to serialized keys), VARCHAR (serialized).
+enum class SecondKey { kInteger, kInlineString, kOverflowingString, kString };
+
+Type SecondKeyType(SecondKey kind) {
+  switch (kind) {
+    case SecondKey::kInteger: return Type::Integer();
+    case SecondKey::kInlineString: return Type::Varchar(3);
+    case SecondKey::kOverflowingString: return Type::Varchar(2);
+    case SecondKey::kString: return Type::Varchar();
+  }
+  return Type::Integer();
+}
+
+// key2's three values: 0 = "no", 1 = "ye", 2 = "yes".
+int Key2(int r) { return r % 3 != 0 ? 0 : r < 12000 ? 1 : 2; }
+const char* const kKey2Text[3] = {"no", "ye", "yes"};
+
+// Row r of the input: key1 = r % kKeys (NULL when r % kKeys == 5), key2 = Key2(r), amount = r cents,
 // value = r % 100 (NULL when r % 10 == 0).
 struct Input {
   std::vector<int64_t> key1;
   std::vector<uint8_t> key1_valid;
   std::vector<std::string> key2_text;
   std::vector<std::string_view> key2_strings;
-  std::vector<uint8_t> key2_bool;
+  std::vector<int32_t> key2_int;
   std::vector<int64_t> amount;
   std::vector<int32_t> value;
   std::vector<uint8_t> value_valid;
@@ -39,8 +59,8 @@ struct Input {
     for (int r = 0; r < kRows; ++r) {
       key1.push_back(r % kKeys);
       if (r % kKeys != 5) SetBit(key1_valid.data(), r);
-      key2_bool.push_back(r % 3 == 0);
-      key2_text.push_back(r % 3 == 0 ? "yes" : "no");
+      key2_int.push_back(Key2(r));
+      key2_text.push_back(kKey2Text[Key2(r)]);
       amount.push_back(r);
       value.push_back(r % 100);
       if (r % 10 != 0) SetBit(value_valid.data(), r);
@@ -49,10 +69,10 @@ struct Input {
   }
 };
 
-AggregationSpec MakeSpec(bool string_key) {
+AggregationSpec MakeSpec(SecondKey kind) {
   AggregationSpec spec;
   spec.group_by.push_back(MakeColumn(0, Type::BigInt()));
-  spec.group_by.push_back(MakeColumn(1, string_key ? Type::Varchar(3) : Type::Boolean()));
+  spec.group_by.push_back(MakeColumn(1, SecondKeyType(kind)));
   spec.output_names = {"k1", "k2", "sum_amount", "count_star", "count_value", "min_value", "avg_amount"};
   const Type money = Type::Decimal(15, 2);
   spec.calls.push_back({AggregateKind::kSum, false, MakeColumn(2, money), Type::Decimal(38, 2)});
@@ -64,18 +84,18 @@ AggregationSpec MakeSpec(bool string_key) {
 }
 
 // Feeds rows [first, last) to `table` in vectors; every third vector with a selection of its even rows.
-void Feed(const Input& in, bool string_key, int first, int last, AggregationTable* table, int* vector_count) {
-  ColumnVector key1(Type::BigInt()), key2(string_key ? Type::Varchar(3) : Type::Boolean());
+void Feed(const Input& in, SecondKey kind, int first, int last, AggregationTable* table, int* vector_count) {
+  ColumnVector key1(Type::BigInt()), key2(SecondKeyType(kind));
   ColumnVector amount(Type::Decimal(15, 2)), value(Type::Integer());
   SelectionVector selection;
   selection.rows.resize(kVectorSize);
   for (int start = first; start < last; start += kVectorSize) {
     const uint32_t size = static_cast<uint32_t>(std::min<int>(kVectorSize, last - start));
     key1.BorrowFixed(in.key1.data() + start, in.key1_valid.data() + start / 8, start % 8, size);
-    if (string_key) {
-      key2.BorrowStrings(in.key2_strings.data() + start, nullptr, 0, size);
+    if (kind == SecondKey::kInteger) {
+      key2.BorrowFixed(in.key2_int.data() + start, nullptr, 0, size);
     } else {
-      key2.BorrowFixed(in.key2_bool.data() + start, nullptr, 0, size);
+      key2.BorrowStrings(in.key2_strings.data() + start, nullptr, 0, size);
     }
     amount.BorrowFixed(in.amount.data() + start, nullptr, 0, size);
     value.BorrowFixed(in.value.data() + start, in.value_valid.data() + start / 8, start % 8, size);
@@ -91,11 +111,11 @@ void Feed(const Input& in, bool string_key, int first, int last, AggregationTabl
 
 using Row = std::vector<std::string>;
 
-std::map<Row, Row> Expected(bool string_key, const std::vector<std::pair<int, int>>& ranges) {
+std::map<Row, Row> Expected(SecondKey kind, const std::vector<std::pair<int, int>>& ranges) {
   struct State {
     int64_t sum = 0, rows = 0, values = 0, min = INT64_MAX;
   };
-  std::map<std::pair<int64_t, bool>, State> groups;  // key1 = -1 for NULL
+  std::map<std::pair<int64_t, int>, State> groups;  // key1 = -1 for NULL
   int vector_count = 0;
   for (auto [first, last] : ranges) {
     for (int start = first; start < last; start += kVectorSize) {
@@ -103,7 +123,7 @@ std::map<Row, Row> Expected(bool string_key, const std::vector<std::pair<int, in
       const bool selective = vector_count++ % 3 == 2;
       for (int i = 0; i < size; i += selective ? 2 : 1) {
         const int r = start + i;
-        State& s = groups[{r % kKeys == 5 ? -1 : r % kKeys, r % 3 == 0}];
+        State& s = groups[{r % kKeys == 5 ? -1 : r % kKeys, Key2(r)}];
         s.sum += r;
         ++s.rows;
         if (r % 10 != 0) {
@@ -116,7 +136,7 @@ std::map<Row, Row> Expected(bool string_key, const std::vector<std::pair<int, in
   std::map<Row, Row> rows;
   for (const auto& [key, s] : groups) {
     const std::string k1 = key.first < 0 ? "NULL" : std::to_string(key.first);
-    const std::string k2 = string_key ? (key.second ? "yes" : "no") : (key.second ? "true" : "false");
+    const std::string k2 = kind == SecondKey::kInteger ? std::to_string(key.second) : kKey2Text[key.second];
     const Value avg = Value::Decimal((static_cast<int128>(s.sum) * 10000 * 2 + s.rows) / (2 * s.rows),
                                      Type::Decimal(38, 6));  // sums are positive: half up
     rows[{k1, k2}] = {Value::Decimal(s.sum, Type::Decimal(38, 2)).ToString(), std::to_string(s.rows),
@@ -141,7 +161,7 @@ std::map<Row, Row> Read(const TemporaryRelation& relation) {
   return rows;
 }
 
-class AggregationTableTest : public ::testing::TestWithParam<std::tuple<bool, bool>> {
+class AggregationTableTest : public ::testing::TestWithParam<std::tuple<SecondKey, bool>> {
  protected:
   AggregationTableTest() : topology_(MakeFakeTopology(1, 2)), pool_(256 << 20, topology_.get()) {}
 
@@ -150,21 +170,22 @@ class AggregationTableTest : public ::testing::TestWithParam<std::tuple<bool, bo
 };
 
 TEST_P(AggregationTableTest, OverlappingPartialTablesMergeToTheDirectAnswer) {
-  const auto [string_key, by_partition] = GetParam();
+  const auto [kind, by_partition] = GetParam();
   const Input in;
-  const AggregationSpec spec = MakeSpec(string_key);
-  // Three partial tables (one unused: null) whose inputs overlap in keys: rows 0..12000 and 8000..20000.
+  const AggregationSpec spec = MakeSpec(kind);
+  // Three partial tables (one unused: null) whose inputs overlap in keys: rows 0..12000 and 8000..20000 (the
+  // rows from 12000 on last, so that a table that switches to serialized keys already has groups).
   std::vector<std::unique_ptr<AggregationTable>> partials;
   partials.push_back(std::make_unique<AggregationTable>(spec));
   partials.push_back(nullptr);
   partials.push_back(std::make_unique<AggregationTable>(spec));
   int vectors = 0;
-  Feed(in, string_key, 0, 12000, partials[0].get(), &vectors);
-  Feed(in, string_key, 12000, kRows, partials[2].get(), &vectors);
-  Feed(in, string_key, 8000, 12000, partials[2].get(), &vectors);  // these rows a second time
+  Feed(in, kind, 0, 12000, partials[0].get(), &vectors);
+  Feed(in, kind, 8000, 12000, partials[2].get(), &vectors);  // these rows a second time
+  Feed(in, kind, 12000, kRows, partials[2].get(), &vectors);
   std::vector<ColumnSchema> schema;
   schema.push_back({"k1", Type::BigInt(), true, {}});
-  schema.push_back({"k2", string_key ? Type::Varchar(3) : Type::Boolean(), true, {}});
+  schema.push_back({"k2", SecondKeyType(kind), true, {}});
   for (size_t c = 0; c < spec.calls.size(); ++c) schema.push_back({spec.output_names[2 + c], spec.calls[c].result_type, true, {}});
   TemporaryRelation output(schema, &pool_);
   int64_t written = 0;
@@ -177,19 +198,24 @@ TEST_P(AggregationTableTest, OverlappingPartialTablesMergeToTheDirectAnswer) {
   } else {
     ASSERT_TRUE(AggregationTable::MergeAndWrite(spec, partials, -1, &output, &written).ok());
   }
-  const std::map<Row, Row> expected = Expected(string_key, {{0, 12000}, {12000, kRows}, {8000, 12000}});
+  const std::map<Row, Row> expected = Expected(kind, {{0, 12000}, {8000, 12000}, {12000, kRows}});
   const std::map<Row, Row> actual = Read(output);
   EXPECT_EQ(written, static_cast<int64_t>(expected.size()));
   ASSERT_EQ(actual.size(), expected.size());
   EXPECT_EQ(actual, expected);
 }
 
+std::string ParamName(const ::testing::TestParamInfo<std::tuple<SecondKey, bool>>& info) {
+  static const char* const kNames[] = {"Integer", "InlineString", "OverflowingString", "String"};
+  return std::string(kNames[static_cast<int>(std::get<0>(info.param))]) +
+         (std::get<1>(info.param) ? "ByPartition" : "AllAtOnce");
+}
+
 INSTANTIATE_TEST_SUITE_P(KeysAndMerges, AggregationTableTest,
-                         ::testing::Combine(::testing::Bool(), ::testing::Bool()),
-                         [](const auto& info) {
-                           return std::string(std::get<0>(info.param) ? "StringKey" : "FixedKeys") +
-                                  (std::get<1>(info.param) ? "ByPartition" : "AllAtOnce");
-                         });
+                         ::testing::Combine(::testing::Values(SecondKey::kInteger, SecondKey::kInlineString,
+                                                              SecondKey::kOverflowingString, SecondKey::kString),
+                                            ::testing::Bool()),
+                         ParamName);
 
 TEST(AggregationTableScalarTest, ScalarAggregateWithoutInputWritesOneRow) {
   auto topology = MakeFakeTopology(1, 2);
