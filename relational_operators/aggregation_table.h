@@ -5,8 +5,11 @@
 // last batch, the partial tables are combined partition by partition (MergeAndWrite: partitions are disjoint,
 // so one work order per partition, in parallel) and the final groups are written to the output relation.
 //
-// Group keys are serialized into bytes (a NULL flag per column, fixed-width values, length-prefixed strings), so
-// NULLs group together, as SQL requires. COUNT(DISTINCT x) keeps a set of serialized values per group.
+// A group is one fixed-size row: its hash, its key, one state per aggregate. A key is a NULL flag per column (so
+// NULLs group together, as SQL requires) and the values: stored in the row when every column is fixed-width or a
+// string of a declared length up to 16 bytes, else serialized (length-prefixed strings) beside it. A table whose
+// inline string meets a longer value (bytes, not characters, count) switches to serialized keys. COUNT(DISTINCT x)
+// keeps a set of serialized values per group. See relational_operators/README.md, "Hash aggregation".
 //
 // Threading: a table is used by one thread at a time. MergeAndWrite for different partitions may run at the same
 // time over the same partial tables once no Update runs any more.
