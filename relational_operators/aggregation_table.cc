@@ -127,10 +127,12 @@ Value DecodeKeyPart(const char** p, const Type& type) {
 // Groups and their aggregate states for one worker (or the merged result). Not thread-safe.
 //
 // Each group is one row of a single growing buffer: [hash][key][states: one Slot per call], so that a new group
-// costs no allocation of its own (the buffer doubles, with realloc). When every group column is fixed-width, the
-// key is stored in the row itself, as key_words_ zero-padded 64-bit words holding the serialized key (a NULL flag
-// byte, then the value, per column), built a vector at a time and compared word by word. Otherwise (strings) the
-// row holds the offset and size of the serialized key in keys_.
+// costs no allocation of its own (the buffer doubles, with realloc). When every group column is fixed-width or a
+// string of a declared length up to kMaxInlineStringBytes, the key is stored in the row itself ("fixed keys"), as
+// key_words_ zero-padded 64-bit words (per column a NULL flag byte, then the value, or a string's length byte and
+// bytes: KeyColumn), built a vector at a time and compared word by word. Otherwise the row holds the offset and
+// size of the serialized key (AppendKeyPart's form) in keys_. A table with fixed keys switches to serialized keys
+// for good when a string does not fit (ConvertToSerializedKeys).
 class GroupTable {
  public:
   explicit GroupTable(const AggregationSpec& spec)
@@ -220,7 +222,8 @@ class GroupTable {
   uint64_t hash(uint32_t group) const { return RowWords(group)[0]; }
   // Fixed keys only: the key's words.
   const uint64_t* key_words(uint32_t group) const { return RowWords(group) + 1; }
-  // The serialized key (for fixed keys, followed by the zero padding of its last word).
+  // Serialized keys: the key. Fixed keys: the key's words as bytes, which are the serialized key followed by
+  // zero padding when no column is an inline string (WriteColumns relies on that).
   std::string_view key(uint32_t group) const {
     const uint64_t* words = RowWords(group) + 1;
     if (fixed_keys_) return std::string_view(reinterpret_cast<const char*>(words), key_words_ * sizeof(uint64_t));
