@@ -20,8 +20,10 @@ bool IsExactOrderable(const Type& type) {
     case TypeId::kBigInt:
     case TypeId::kTimestamp:
     case TypeId::kBoolean:
-    case TypeId::kDecimal: return true;
-    default: return false;
+    case TypeId::kDecimal:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -49,7 +51,8 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
     std::vector<std::unique_ptr<ExpressionEvaluator>> group_evaluators, argument_evaluators;
     for (const auto& g : spec.group_by) group_evaluators.push_back(std::make_unique<ExpressionEvaluator>(*g));
     for (const auto& call : spec.calls) {
-      argument_evaluators.push_back(call.argument ? std::make_unique<ExpressionEvaluator>(*call.argument) : nullptr);
+      argument_evaluators.push_back(call.argument ? std::make_unique<ExpressionEvaluator>(*call.argument)
+                                                  : nullptr);
     }
     std::vector<const ColumnVector*> keys(group_evaluators.size());
     std::vector<const ColumnVector*> arguments(argument_evaluators.size(), nullptr);
@@ -93,7 +96,8 @@ class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
   AggregationOperator* op_;
   const int partition_;
 };
-AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, AggregationSpec spec, BufferPool* pool)
+AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, AggregationSpec spec,
+                                         BufferPool* pool)
     : RelationalOperator(spec.group_by.empty() ? "ScalarAggregate" : "HashAggregate"),
       input_(std::move(input)),
       scan_(std::move(scan)),
@@ -103,13 +107,15 @@ AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, Aggreg
   std::vector<ColumnSchema> schema;
   size_t n = 0;
   for (const auto& g : spec_.group_by) schema.push_back({spec_.output_names[n++], g->result_type, false, {}});
-  for (const auto& call : spec_.calls) schema.push_back({spec_.output_names[n++], call.result_type, false, {}});
+  for (const auto& call : spec_.calls)
+    schema.push_back({spec_.output_names[n++], call.result_type, false, {}});
   output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
 }
 
 AggregationOperator::~AggregationOperator() = default;
 
-absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create(BlockInput input, ScanSpec scan,
+absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create(BlockInput input,
+                                                                                 ScanSpec scan,
                                                                                  AggregationSpec spec,
                                                                                  BufferPool* pool) {
   for (const auto& call : spec.calls) {
@@ -121,10 +127,12 @@ absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create
     const Type& type = call.argument->result_type;
     const bool numeric = type.id() == TypeId::kDouble || IsExactOrderable(type);
     if ((call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg) &&
-        !(numeric && type.id() != TypeId::kDate && type.id() != TypeId::kTimestamp && type.id() != TypeId::kBoolean)) {
+        !(numeric && type.id() != TypeId::kDate && type.id() != TypeId::kTimestamp &&
+          type.id() != TypeId::kBoolean)) {
       return absl::InvalidArgumentError(absl::StrCat("cannot compute SUM/AVG of ", type.ToString()));
     }
-    if ((call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) && !numeric && !type.IsString()) {
+    if ((call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) && !numeric &&
+        !type.IsString()) {
       return absl::InvalidArgumentError(absl::StrCat("cannot compute MIN/MAX of ", type.ToString()));
     }
   }
@@ -135,7 +143,8 @@ absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create
 AggregationTable* AggregationOperator::PartialTable(int worker_index) {
   std::lock_guard<std::mutex> lock(tables_mutex_);
   if (static_cast<size_t>(worker_index) >= partial_tables_.size()) partial_tables_.resize(worker_index + 1);
-  if (partial_tables_[worker_index] == nullptr) partial_tables_[worker_index] = std::make_unique<AggregationTable>(spec_);
+  if (partial_tables_[worker_index] == nullptr)
+    partial_tables_[worker_index] = std::make_unique<AggregationTable>(spec_);
   return partial_tables_[worker_index].get();
 }
 
@@ -150,8 +159,8 @@ bool AggregationOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>*
   });
   if (finalize_issued_) return true;
   if (all_issued && completed_.load() == issued_) {
-    // Every update has finished (their completions were processed before this call), so the partial tables are
-    // complete and only read from now on. Many groups: merge in parallel hash partitions.
+    // Every update has finished (their completions were processed before this call), so the partial tables
+    // are complete and only read from now on. Many groups: merge in parallel hash partitions.
     size_t groups = 0;
     for (const auto& partial : partial_tables_) groups += partial == nullptr ? 0 : partial->group_count();
     if (spec_.group_by.empty() || groups < kParallelMergeGroups) {

@@ -1,12 +1,14 @@
 #pragma once
-// Hash aggregation (GROUP BY) and scalar aggregation (no GROUP BY: exactly one output row, also for empty input).
+// Hash aggregation (GROUP BY) and scalar aggregation (no GROUP BY: exactly one output row, also for empty
+// input).
 //
-// One work order per input block updates the partial table of the worker it runs on (per-worker tables: no locks
-// and no shared cache lines in the hot loop); after the last input block, finalize work orders (one, or one per
-// hash partition when there are many groups) merge the partial tables and write the groups (aggregation_table.h).
+// One work order per input block updates the partial table of the worker it runs on (per-worker tables: no
+// locks and no shared cache lines in the hot loop); after the last input block, finalize work orders (one, or
+// one per hash partition when there are many groups) merge the partial tables and write the groups
+// (aggregation_table.h).
 //
-// Aggregates: COUNT(*), COUNT, SUM, AVG, MIN, MAX over numeric, date and string types; result types as the binder
-// assigns them (optimizer/type_rules.h): SUM and AVG of exact types are computed in 128-bit integers.
+// Aggregates: COUNT(*), COUNT, SUM, AVG, MIN, MAX over numeric, date and string types; result types as the
+// binder assigns them (optimizer/type_rules.h): SUM and AVG of exact types are computed in 128-bit integers.
 
 #include <atomic>
 #include <deque>
@@ -16,8 +18,8 @@
 
 #include "absl/status/statusor.h"
 #include "expressions/bound_expression.h"
-#include "relational_operators/block_input.h"
 #include "relational_operators/aggregation_table.h"
+#include "relational_operators/block_input.h"
 #include "relational_operators/block_scanner.h"
 #include "relational_operators/relational_operator.h"
 

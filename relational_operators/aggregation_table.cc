@@ -23,7 +23,9 @@ constexpr size_t kSlotBytes = 32;
 constexpr uint64_t kScalarKey[1] = {0};
 constexpr uint32_t kMergePartitions = AggregationTable::kPartitions;
 // The merge partition of a group's hash (bits far from the ones that pick hash-table slots).
-inline uint32_t MergePartition(uint64_t hash) { return static_cast<uint32_t>((hash >> 40) % kMergePartitions); }
+inline uint32_t MergePartition(uint64_t hash) {
+  return static_cast<uint32_t>((hash >> 40) % kMergePartitions);
+}
 
 // per aggregate call: 16 bytes of value, 8 of count / flags, 8 spare
 
@@ -46,24 +48,36 @@ int128 ExactValue(const ColumnVector& v, uint32_t row) {
   const Type& type = v.type();
   switch (type.id()) {
     case TypeId::kInteger:
-    case TypeId::kDate: return v.values<int32_t>()[row];
+    case TypeId::kDate:
+      return v.values<int32_t>()[row];
     case TypeId::kBigInt:
-    case TypeId::kTimestamp: return v.values<int64_t>()[row];
-    case TypeId::kBoolean: return v.values<uint8_t>()[row];
-    case TypeId::kDecimal: return type.IsWideDecimal() ? v.values<int128>()[row] : int128{v.values<int64_t>()[row]};
-    default: return 0;
+    case TypeId::kTimestamp:
+      return v.values<int64_t>()[row];
+    case TypeId::kBoolean:
+      return v.values<uint8_t>()[row];
+    case TypeId::kDecimal:
+      return type.IsWideDecimal() ? v.values<int128>()[row] : int128{v.values<int64_t>()[row]};
+    default:
+      return 0;
   }
 }
 
 Value ExactToValue(int128 v, const Type& type) {
   switch (type.id()) {
-    case TypeId::kInteger: return Value::Integer(static_cast<int32_t>(v));
-    case TypeId::kDate: return Value::Date(static_cast<int32_t>(v));
-    case TypeId::kBigInt: return Value::BigInt(static_cast<int64_t>(v));
-    case TypeId::kTimestamp: return Value::Timestamp(static_cast<int64_t>(v));
-    case TypeId::kBoolean: return Value::Boolean(v != 0);
-    case TypeId::kDecimal: return Value::Decimal(v, type);
-    default: return Value::Null(type);
+    case TypeId::kInteger:
+      return Value::Integer(static_cast<int32_t>(v));
+    case TypeId::kDate:
+      return Value::Date(static_cast<int32_t>(v));
+    case TypeId::kBigInt:
+      return Value::BigInt(static_cast<int64_t>(v));
+    case TypeId::kTimestamp:
+      return Value::Timestamp(static_cast<int64_t>(v));
+    case TypeId::kBoolean:
+      return Value::Boolean(v != 0);
+    case TypeId::kDecimal:
+      return Value::Decimal(v, type);
+    default:
+      return Value::Null(type);
   }
 }
 
@@ -107,18 +121,50 @@ Value DecodeKeyPart(const char** p, const Type& type) {
   std::memcpy(raw, *p, width);
   *p += width;
   switch (type.id()) {
-    case TypeId::kBoolean: return Value::Boolean(raw[0] != 0);
-    case TypeId::kInteger: { int32_t v; std::memcpy(&v, raw, 4); return Value::Integer(v); }
-    case TypeId::kDate: { int32_t v; std::memcpy(&v, raw, 4); return Value::Date(v); }
-    case TypeId::kBigInt: { int64_t v; std::memcpy(&v, raw, 8); return Value::BigInt(v); }
-    case TypeId::kTimestamp: { int64_t v; std::memcpy(&v, raw, 8); return Value::Timestamp(v); }
-    case TypeId::kDouble: { double v; std::memcpy(&v, raw, 8); return Value::Double(v); }
-    case TypeId::kDecimal: {
-      if (type.IsWideDecimal()) { int128 v; std::memcpy(&v, raw, 16); return Value::Decimal(v, type); }
-      int64_t v; std::memcpy(&v, raw, 8); return Value::Decimal(v, type);
+    case TypeId::kBoolean:
+      return Value::Boolean(raw[0] != 0);
+    case TypeId::kInteger: {
+      int32_t v;
+      std::memcpy(&v, raw, 4);
+      return Value::Integer(v);
     }
-    case TypeId::kInterval: { Interval v; std::memcpy(&v, raw, 16); return Value::IntervalValue(v); }
-    default: return Value::Null(type);
+    case TypeId::kDate: {
+      int32_t v;
+      std::memcpy(&v, raw, 4);
+      return Value::Date(v);
+    }
+    case TypeId::kBigInt: {
+      int64_t v;
+      std::memcpy(&v, raw, 8);
+      return Value::BigInt(v);
+    }
+    case TypeId::kTimestamp: {
+      int64_t v;
+      std::memcpy(&v, raw, 8);
+      return Value::Timestamp(v);
+    }
+    case TypeId::kDouble: {
+      double v;
+      std::memcpy(&v, raw, 8);
+      return Value::Double(v);
+    }
+    case TypeId::kDecimal: {
+      if (type.IsWideDecimal()) {
+        int128 v;
+        std::memcpy(&v, raw, 16);
+        return Value::Decimal(v, type);
+      }
+      int64_t v;
+      std::memcpy(&v, raw, 8);
+      return Value::Decimal(v, type);
+    }
+    case TypeId::kInterval: {
+      Interval v;
+      std::memcpy(&v, raw, 16);
+      return Value::IntervalValue(v);
+    }
+    default:
+      return Value::Null(type);
   }
 }
 
@@ -126,13 +172,13 @@ Value DecodeKeyPart(const char** p, const Type& type) {
 
 // Groups and their aggregate states for one worker (or the merged result). Not thread-safe.
 //
-// Each group is one row of a single growing buffer: [hash][key][states: one Slot per call], so that a new group
-// costs no allocation of its own (the buffer doubles, with realloc). When every group column is fixed-width or a
-// string of a declared length up to kMaxInlineStringBytes, the key is stored in the row itself ("fixed keys"), as
-// key_words_ zero-padded 64-bit words (per column a NULL flag byte, then the value, or a string's length byte and
-// bytes: KeyColumn), built a vector at a time and compared word by word. Otherwise the row holds the offset and
-// size of the serialized key (AppendKeyPart's form) in keys_. A table with fixed keys switches to serialized keys
-// for good when a string does not fit (ConvertToSerializedKeys).
+// Each group is one row of a single growing buffer: [hash][key][states: one Slot per call], so that a new
+// group costs no allocation of its own (the buffer doubles, with realloc). When every group column is
+// fixed-width or a string of a declared length up to kMaxInlineStringBytes, the key is stored in the row
+// itself ("fixed keys"), as key_words_ zero-padded 64-bit words (per column a NULL flag byte, then the value,
+// or a string's length byte and bytes: KeyColumn), built a vector at a time and compared word by word.
+// Otherwise the row holds the offset and size of the serialized key (AppendKeyPart's form) in keys_. A table
+// with fixed keys switches to serialized keys for good when a string does not fit (ConvertToSerializedKeys).
 class GroupTable {
  public:
   explicit GroupTable(const AggregationSpec& spec)
@@ -143,7 +189,8 @@ class GroupTable {
       const Type& type = g->result_type;
       KeyColumn column{key_bytes, 0, type.IsString()};
       if (type.IsString() && type.length() > 0 && type.length() <= kMaxInlineStringBytes) {
-        column.width = 1 + type.length();  // a length byte, then the bytes (a value with more is handled apart)
+        column.width =
+            1 + type.length();  // a length byte, then the bytes (a value with more is handled apart)
       } else if (!type.IsString() && type.id() != TypeId::kNull && type.FixedWidth() > 0) {
         column.width = type.FixedWidth();
       } else {
@@ -173,8 +220,9 @@ class GroupTable {
     return true;
   }
 
-  // Switches to serialized keys, re-encoding the groups' keys (used when a string does not fit its inline width,
-  // and by the merge to bring tables to one key form). Group indexes, hashes and states stay as they are.
+  // Switches to serialized keys, re-encoding the groups' keys (used when a string does not fit its inline
+  // width, and by the merge to bring tables to one key form). Group indexes, hashes and states stay as they
+  // are.
   void ConvertToSerializedKeys() {
     if (!fixed_keys_) return;
     const size_t old_row_bytes = row_bytes_, old_state_offset = state_offset_;
@@ -226,15 +274,16 @@ class GroupTable {
   // zero padding when no column is an inline string (WriteColumns relies on that).
   std::string_view key(uint32_t group) const {
     const uint64_t* words = RowWords(group) + 1;
-    if (fixed_keys_) return std::string_view(reinterpret_cast<const char*>(words), key_words_ * sizeof(uint64_t));
+    if (fixed_keys_)
+      return std::string_view(reinterpret_cast<const char*>(words), key_words_ * sizeof(uint64_t));
     return std::string_view(keys_.data() + words[0], words[1]);
   }
   std::vector<std::string>& strings() { return strings_; }
   std::vector<std::unordered_set<std::string>>& sets() { return sets_; }
   // A reusable buffer for serializing one value (DISTINCT), so the hot loop does not allocate.
   std::string& scratch() { return scratch_; }
-  // Makes room for `groups` more groups with `key_bytes` more serialized key bytes, so that filling a table of
-  // known size (the merge) does not grow and rehash it step by step.
+  // Makes room for `groups` more groups with `key_bytes` more serialized key bytes, so that filling a table
+  // of known size (the merge) does not grow and rehash it step by step.
   void Reserve(size_t groups, size_t key_bytes) {
     ReserveRows(group_count_ + groups);
     if (!fixed_keys_) keys_.reserve(keys_.size() + key_bytes);
@@ -272,7 +321,9 @@ class GroupTable {
     return FindWith(hash, [&](uint32_t group) { return this->key(group) == key; });
   }
   // The groups whose hash falls into merge partition `partition`, in insertion order.
-  const std::vector<uint32_t>& groups_in_partition(uint32_t partition) const { return partition_groups_[partition]; }
+  const std::vector<uint32_t>& groups_in_partition(uint32_t partition) const {
+    return partition_groups_[partition];
+  }
   // A hint for reading group `group` a little later (its hash, key and states: up to two cache lines).
   void PrefetchGroup(uint32_t group) const {
     const uint8_t* row = rows_.get() + static_cast<size_t>(group) * row_bytes_;
@@ -293,8 +344,9 @@ class GroupTable {
   };
 
   // A slot holds (group + 1) in its low 32 bits and the top 32 bits of the group's hash above them, so that a
-  // probe skips slots of other groups without reading the group (0 = empty). `equals(group)` compares a group's
-  // key with the one looked for (after the hashes matched); `fill(group)` stores the key of a new group.
+  // probe skips slots of other groups without reading the group (0 = empty). `equals(group)` compares a
+  // group's key with the one looked for (after the hashes matched); `fill(group)` stores the key of a new
+  // group.
   template <typename Equals, typename Fill>
   uint32_t FindOrInsertWith(uint64_t hash, Equals equals, Fill fill) {
     const size_t mask = slots_.size() - 1;
@@ -412,8 +464,8 @@ class GroupTable {
   size_t row_capacity_ = 0;
   size_t group_count_ = 0;
   std::vector<uint32_t> partition_groups_[kMergePartitions];
-  std::string keys_;  // serialized keys (not fixed_keys_)
-  std::vector<std::string> strings_;  // MIN/MAX of strings: slot.value indexes here
+  std::string keys_;                                   // serialized keys (not fixed_keys_)
+  std::vector<std::string> strings_;                   // MIN/MAX of strings: slot.value indexes here
   std::vector<std::unordered_set<std::string>> sets_;  // DISTINCT: slot.value indexes here
   std::string scratch_;
   std::vector<uint32_t> group_of_row_;
@@ -426,8 +478,8 @@ class GroupTable {
 namespace {
 
 // Folds row `row` of `argument` (non-NULL) into `slot` for `call`.
-void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot, const ColumnVector& argument,
-                uint32_t row) {
+void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot,
+                const ColumnVector& argument, uint32_t row) {
   const Type& type = argument.type();
   if (call.distinct) {
     std::string& key = table.scratch();
@@ -439,7 +491,9 @@ void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot
   }
   switch (call.kind) {
     case AggregateKind::kCountStar:
-    case AggregateKind::kCount: ++slot.count; return;
+    case AggregateKind::kCount:
+      ++slot.count;
+      return;
     case AggregateKind::kSum:
     case AggregateKind::kAvg:
       if (type.id() == TypeId::kDouble) {
@@ -485,7 +539,9 @@ void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, Gro
   }
   switch (call.kind) {
     case AggregateKind::kCountStar:
-    case AggregateKind::kCount: target.count += source.count; return;
+    case AggregateKind::kCount:
+      target.count += source.count;
+      return;
     case AggregateKind::kSum:
     case AggregateKind::kAvg:
       if (argument_type.id() == TypeId::kDouble) {
@@ -511,7 +567,8 @@ void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, Gro
         }
       } else if (argument_type.id() == TypeId::kDouble) {
         double d = SlotDouble(source);
-        if (target.count == 0 || (is_min ? d < SlotDouble(target) : d > SlotDouble(target))) SetSlotDouble(target, d);
+        if (target.count == 0 || (is_min ? d < SlotDouble(target) : d > SlotDouble(target)))
+          SetSlotDouble(target, d);
         target.count = 1;
       } else {
         if (target.count == 0 || (is_min ? source.value < target.value : source.value > target.value)) {
@@ -533,12 +590,14 @@ absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type
   }
   switch (call.kind) {
     case AggregateKind::kCountStar:
-    case AggregateKind::kCount: return Value::BigInt(slot.count);
+    case AggregateKind::kCount:
+      return Value::BigInt(slot.count);
     case AggregateKind::kSum:
       if (slot.count == 0) return Value::Null(result);
       if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot));
       if (result.id() == TypeId::kBigInt) {
-        if (slot.value > INT64_MAX || slot.value < INT64_MIN) return absl::OutOfRangeError("SUM out of range for BIGINT");
+        if (slot.value > INT64_MAX || slot.value < INT64_MIN)
+          return absl::OutOfRangeError("SUM out of range for BIGINT");
         return Value::BigInt(static_cast<int64_t>(slot.value));
       }
       if (result.id() == TypeId::kDecimal) {
@@ -556,8 +615,8 @@ absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type
         // Divide exactly first, so the only rounding is the final conversion: quotient + remainder / count.
         const int128 quotient = slot.value / slot.count;
         const int128 remainder = slot.value % slot.count;
-        const double average = static_cast<double>(quotient) +
-                               static_cast<double>(remainder) / static_cast<double>(slot.count);
+        const double average =
+            static_cast<double>(quotient) + static_cast<double>(remainder) / static_cast<double>(slot.count);
         return Value::Double(average / static_cast<double>(PowerOfTen(input_scale)));
       }
       // Exact: sum * 10^(result scale - input scale) / count, rounded half away from zero.
@@ -572,7 +631,8 @@ absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type
     case AggregateKind::kMin:
     case AggregateKind::kMax:
       if (slot.count == 0) return Value::Null(result);
-      if (argument_type.IsString()) return Value::String(table.strings()[static_cast<size_t>(slot.value)], result);
+      if (argument_type.IsString())
+        return Value::String(table.strings()[static_cast<size_t>(slot.value)], result);
       if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot));
       return ExactToValue(slot.value, argument_type);
   }
@@ -598,8 +658,8 @@ void FoldTyped(const ColumnVector& argument, const SelectionVector* selection, u
 }
 
 // COUNT(x), SUM(x) and AVG(x) over a whole vector.
-void FoldSums(AggregateKind kind, const ColumnVector& argument, const SelectionVector* selection, uint32_t selected,
-              const uint32_t* group_of_row, size_t call, GroupTable& table) {
+void FoldSums(AggregateKind kind, const ColumnVector& argument, const SelectionVector* selection,
+              uint32_t selected, const uint32_t* group_of_row, size_t call, GroupTable& table) {
   auto add_exact = [](Slot& slot, auto v) { slot.value += v; };
   if (kind == AggregateKind::kCount) {
     FoldTyped<uint8_t>(argument, selection, selected, group_of_row, call, table, [](Slot&, uint8_t) {});
@@ -653,12 +713,20 @@ void StoreFixedWidth(const Value& value, uint32_t row, ColumnVector* column) {
   }
   const Type& type = column->type();
   switch (type.id()) {
-    case TypeId::kBoolean: column->mutable_values<uint8_t>()[row] = value.AsBool() ? 1 : 0; return;
+    case TypeId::kBoolean:
+      column->mutable_values<uint8_t>()[row] = value.AsBool() ? 1 : 0;
+      return;
     case TypeId::kInteger:
-    case TypeId::kDate: column->mutable_values<int32_t>()[row] = static_cast<int32_t>(value.AsInt64()); return;
+    case TypeId::kDate:
+      column->mutable_values<int32_t>()[row] = static_cast<int32_t>(value.AsInt64());
+      return;
     case TypeId::kBigInt:
-    case TypeId::kTimestamp: column->mutable_values<int64_t>()[row] = value.AsInt64(); return;
-    case TypeId::kDouble: column->mutable_values<double>()[row] = value.AsDouble(); return;
+    case TypeId::kTimestamp:
+      column->mutable_values<int64_t>()[row] = value.AsInt64();
+      return;
+    case TypeId::kDouble:
+      column->mutable_values<double>()[row] = value.AsDouble();
+      return;
     case TypeId::kDecimal:
       if (type.IsWideDecimal()) {
         column->mutable_values<int128>()[row] = value.AsInt128();
@@ -666,8 +734,12 @@ void StoreFixedWidth(const Value& value, uint32_t row, ColumnVector* column) {
         column->mutable_values<int64_t>()[row] = value.AsInt64();
       }
       return;
-    case TypeId::kInterval: column->mutable_values<Interval>()[row] = value.AsInterval(); return;
-    default: column->SetNull(row); return;
+    case TypeId::kInterval:
+      column->mutable_values<Interval>()[row] = value.AsInterval();
+      return;
+    default:
+      column->SetNull(row);
+      return;
   }
 }
 
@@ -678,8 +750,8 @@ struct GroupRun {
   uint32_t count;
 };
 
-// How many groups ahead the merge and the writing prefetch: groups of a partition are scattered over the partial
-// table, so without it every group is a cache miss.
+// How many groups ahead the merge and the writing prefetch: groups of a partition are scattered over the
+// partial table, so without it every group is a cache miss.
 constexpr uint32_t kPrefetchDistance = 16;
 
 template <typename Fn>
@@ -704,15 +776,15 @@ ResultCopy ResultCopyOf(const AggregationSpec::Call& call, const Type& argument_
   const Type& result = call.result_type;
   const bool exact_argument = argument_type.id() == TypeId::kBigInt || argument_type.id() == TypeId::kDecimal;
   const int argument_scale = argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0;
-  if (call.kind == AggregateKind::kSum && exact_argument && result.id() == TypeId::kDecimal && result.IsWideDecimal() &&
-      result.scale() == argument_scale) {
+  if (call.kind == AggregateKind::kSum && exact_argument && result.id() == TypeId::kDecimal &&
+      result.IsWideDecimal() && result.scale() == argument_scale) {
     return ResultCopy::kWideSum;  // the 128-bit sum is the result's representation
   }
   return ResultCopy::kValue;
 }
 
-// Writes the groups of `runs` column-wise: key columns copied from the serialized keys, aggregate results stored
-// per vector of groups.
+// Writes the groups of `runs` column-wise: key columns copied from the serialized keys, aggregate results
+// stored per vector of groups.
 absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRun>& runs,
                           const std::vector<Type>& key_types, const std::vector<Type>& argument_types,
                           TemporaryRelation* output) {
@@ -722,7 +794,8 @@ absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRu
   std::vector<const ColumnVector*> column_pointers;
   for (const ColumnVector& column : columns) column_pointers.push_back(&column);
   std::vector<ResultCopy> copies;
-  for (size_t c = 0; c < spec.calls.size(); ++c) copies.push_back(ResultCopyOf(spec.calls[c], argument_types[c]));
+  for (size_t c = 0; c < spec.calls.size(); ++c)
+    copies.push_back(ResultCopyOf(spec.calls[c], argument_types[c]));
   VectorBlockWriter writer(output);
   uint32_t filled = 0;
   for (ColumnVector& column : columns) column.ResetOwned(kVectorSize);
@@ -742,7 +815,9 @@ absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRu
     for (size_t c = 0; c < spec.calls.size(); ++c) {
       ColumnVector& column = columns[key_types.size() + c];
       switch (copies[c]) {
-        case ResultCopy::kCount: column.mutable_values<int64_t>()[filled] = slots[c].count; break;
+        case ResultCopy::kCount:
+          column.mutable_values<int64_t>()[filled] = slots[c].count;
+          break;
         case ResultCopy::kWideSum:
           if (slots[c].count == 0) {
             column.SetNull(filled);
@@ -774,12 +849,13 @@ namespace {
 // Writes column `vector`'s part of the fixed keys of the selected rows: at byte `offset` of each row's
 // `key_words` words in `keys` (zeroed before), a NULL flag byte (1 = a value) and the value's `Width` bytes.
 template <int Width>
-void EncodeKeyColumn(const ColumnVector& vector, const SelectionVector* selection, uint32_t selected, size_t offset,
-                     size_t key_words, uint64_t* keys) {
+void EncodeKeyColumn(const ColumnVector& vector, const SelectionVector* selection, uint32_t selected,
+                     size_t offset, size_t key_words, uint64_t* keys) {
   const uint8_t* values = vector.values<uint8_t>();
   uint8_t* out = reinterpret_cast<uint8_t*>(keys) + offset;
   const size_t stride = key_words * sizeof(uint64_t);
-  const bool normalize_zero = vector.type().id() == TypeId::kDouble;  // -0.0 and 0.0 are one value (and group)
+  const bool normalize_zero =
+      vector.type().id() == TypeId::kDouble;  // -0.0 and 0.0 are one value (and group)
   for (uint32_t s = 0; s < selected; ++s, out += stride) {
     const uint32_t row = selection != nullptr ? selection->rows[s] : s;
     if (vector.IsNull(row)) continue;
@@ -797,8 +873,8 @@ void EncodeKeyColumn(const ColumnVector& vector, const SelectionVector* selectio
   }
 }
 
-// The inline-string part of fixed keys (see EncodeKeyColumn): a NULL flag byte, the length byte and the bytes.
-// Returns false, leaving the keys incomplete, when a value has more than `max_bytes` bytes.
+// The inline-string part of fixed keys (see EncodeKeyColumn): a NULL flag byte, the length byte and the
+// bytes. Returns false, leaving the keys incomplete, when a value has more than `max_bytes` bytes.
 bool EncodeStringKeyColumn(const ColumnVector& vector, const SelectionVector* selection, uint32_t selected,
                            size_t offset, size_t max_bytes, size_t key_words, uint64_t* keys) {
   const std::string_view* values = vector.strings();
@@ -811,15 +887,17 @@ bool EncodeStringKeyColumn(const ColumnVector& vector, const SelectionVector* se
     if (value.size() > max_bytes) return false;
     out[0] = 1;
     out[1] = static_cast<uint8_t>(value.size());
-    for (size_t i = 0; i < value.size(); ++i) out[2 + i] = static_cast<uint8_t>(value[i]);  // short: no memcpy call
+    for (size_t i = 0; i < value.size(); ++i)
+      out[2 + i] = static_cast<uint8_t>(value[i]);  // short: no memcpy call
   }
   return true;
 }
 
-// Builds the fixed keys of the selected rows into `out` (key_words per row). Returns false when a string does not
-// fit its inline width (the table must then switch to serialized keys).
-bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys, const std::vector<GroupTable::KeyColumn>& columns,
-                     const SelectionVector* selection, uint32_t selected, size_t key_words, uint64_t* out) {
+// Builds the fixed keys of the selected rows into `out` (key_words per row). Returns false when a string does
+// not fit its inline width (the table must then switch to serialized keys).
+bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys,
+                     const std::vector<GroupTable::KeyColumn>& columns, const SelectionVector* selection,
+                     uint32_t selected, size_t key_words, uint64_t* out) {
   std::memset(out, 0, static_cast<size_t>(selected) * key_words * sizeof(uint64_t));
   for (size_t k = 0; k < keys.size(); ++k) {
     const ColumnVector& key = *keys[k];
@@ -831,12 +909,23 @@ bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys, const std::ve
       continue;
     }
     switch (column.width) {
-      case 1: EncodeKeyColumn<1>(key, selection, selected, column.offset, key_words, out); break;
-      case 2: EncodeKeyColumn<2>(key, selection, selected, column.offset, key_words, out); break;
-      case 4: EncodeKeyColumn<4>(key, selection, selected, column.offset, key_words, out); break;
-      case 8: EncodeKeyColumn<8>(key, selection, selected, column.offset, key_words, out); break;
-      case 16: EncodeKeyColumn<16>(key, selection, selected, column.offset, key_words, out); break;
-      default: LOG(FATAL) << "no fixed-width key encoding for " << key.type().ToString();
+      case 1:
+        EncodeKeyColumn<1>(key, selection, selected, column.offset, key_words, out);
+        break;
+      case 2:
+        EncodeKeyColumn<2>(key, selection, selected, column.offset, key_words, out);
+        break;
+      case 4:
+        EncodeKeyColumn<4>(key, selection, selected, column.offset, key_words, out);
+        break;
+      case 8:
+        EncodeKeyColumn<8>(key, selection, selected, column.offset, key_words, out);
+        break;
+      case 16:
+        EncodeKeyColumn<16>(key, selection, selected, column.offset, key_words, out);
+        break;
+      default:
+        LOG(FATAL) << "no fixed-width key encoding for " << key.type().ToString();
     }
   }
   return true;
@@ -844,14 +933,15 @@ bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys, const std::ve
 
 }  // namespace
 
-AggregationTable::AggregationTable(const AggregationSpec& spec) : table_(std::make_unique<GroupTable>(spec)) {}
+AggregationTable::AggregationTable(const AggregationSpec& spec)
+    : table_(std::make_unique<GroupTable>(spec)) {}
 AggregationTable::~AggregationTable() = default;
 size_t AggregationTable::group_count() const { return table_->group_count(); }
 size_t AggregationTable::MemoryBytes() const { return table_->MemoryBytes(); }
 
 void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
-                              const std::vector<const ColumnVector*>& arguments, const SelectionVector* selection,
-                              uint32_t batch_size, uint32_t selected) {
+                              const std::vector<const ColumnVector*>& arguments,
+                              const SelectionVector* selection, uint32_t batch_size, uint32_t selected) {
   GroupTable& table = *table_;
   const AggregationSpec& spec = table.spec();
   uint32_t* group_of_row = table.group_of_row();
@@ -864,11 +954,12 @@ void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
     for (size_t g = 0; g < keys.size(); ++g) {
       HashSelectedRows(*keys[g], selection, batch_size, g == 0, hashes);  // only the rows used below
     }
-    for (uint32_t s = 0; s < selected; ++s) table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
+    for (uint32_t s = 0; s < selected; ++s)
+      table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
     // Rows of one group often come in runs (input sorted or clustered by the key, as lineitem by
     // l_orderkey): a row whose key equals the previous row's joins its group without a table lookup.
-    if (table.fixed_keys() &&
-        !EncodeFixedKeys(keys, table.key_columns(), selection, selected, table.key_words(), table.batch_keys())) {
+    if (table.fixed_keys() && !EncodeFixedKeys(keys, table.key_columns(), selection, selected,
+                                               table.key_words(), table.batch_keys())) {
       table.ConvertToSerializedKeys();  // a string longer than its inline width (not valid UTF-8, or a CAST)
     }
     if (table.fixed_keys()) {
@@ -922,15 +1013,18 @@ void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
 
 absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
                                              const std::vector<std::unique_ptr<AggregationTable>>& partials,
-                                             int partition, TemporaryRelation* output, int64_t* groups_written) {
+                                             int partition, TemporaryRelation* output,
+                                             int64_t* groups_written) {
   std::vector<Type> argument_types;
-  for (const auto& call : spec.calls) argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
+  for (const auto& call : spec.calls)
+    argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
   // A group's states can be copied as they are into a group the merge just created, and updated in place in
   // their partial table, unless they index into their table (string MIN/MAX, DISTINCT sets).
   bool copyable_states = true;
   for (size_t c = 0; c < spec.calls.size(); ++c) {
-    const bool string_extreme = (spec.calls[c].kind == AggregateKind::kMin || spec.calls[c].kind == AggregateKind::kMax) &&
-                                argument_types[c].IsString();
+    const bool string_extreme =
+        (spec.calls[c].kind == AggregateKind::kMin || spec.calls[c].kind == AggregateKind::kMax) &&
+        argument_types[c].IsString();
     if (spec.calls[c].distinct || string_extreme) copyable_states = false;
   }
   auto groups_of = [&](GroupTable& table) -> GroupRun {
@@ -938,12 +1032,12 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
     const std::vector<uint32_t>& groups = table.groups_in_partition(partition);
     return {&table, groups.data(), static_cast<uint32_t>(groups.size())};
   };
-  // With copyable states, the partial table with the most groups of the partition is the base: its groups stay
-  // where they are, the other partials' groups are looked up in it (read-only: no other merge inserts into a
-  // partial table) and folded into its states in place (they belong to this partition only), and only groups it
-  // lacks go to a new table. Otherwise every group goes to a new table.
-  // Keys are compared in one form: fixed, unless a partial table had to switch to serialized keys (a string
-  // longer than its inline width); then groups of fixed-key tables are serialized on the way.
+  // With copyable states, the partial table with the most groups of the partition is the base: its groups
+  // stay where they are, the other partials' groups are looked up in it (read-only: no other merge inserts
+  // into a partial table) and folded into its states in place (they belong to this partition only), and only
+  // groups it lacks go to a new table. Otherwise every group goes to a new table. Keys are compared in one
+  // form: fixed, unless a partial table had to switch to serialized keys (a string longer than its inline
+  // width); then groups of fixed-key tables are serialized on the way.
   GroupTable merged(spec);
   for (const auto& partial : partials) {
     if (partial != nullptr && !partial->table_->fixed_keys()) merged.ConvertToSerializedKeys();
@@ -952,7 +1046,8 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   if (copyable_states) {
     for (const auto& partial : partials) {
       if (partial == nullptr || partial->table_->fixed_keys() != merged.fixed_keys()) continue;
-      if (base == nullptr || groups_of(*partial->table_).count > groups_of(*base).count) base = partial->table_.get();
+      if (base == nullptr || groups_of(*partial->table_).count > groups_of(*base).count)
+        base = partial->table_.get();
     }
   }
   size_t incoming = 0;
@@ -973,8 +1068,8 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
     const bool same_form = table.fixed_keys() == merged.fixed_keys();
     const GroupRun run = groups_of(table);
     for (uint32_t i = 0; i < run.count; ++i) {
-      // Two stages: the group's row kPrefetchDistance ahead, then (its hash now cached) the base's slot for the
-      // group half as far ahead.
+      // Two stages: the group's row kPrefetchDistance ahead, then (its hash now cached) the base's slot for
+      // the group half as far ahead.
       if (run.groups != nullptr && i + kPrefetchDistance < run.count) {
         table.PrefetchGroup(run.groups[i + kPrefetchDistance]);
       }
@@ -1024,7 +1119,8 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   for (const auto& g : spec.group_by) key_types.push_back(g->result_type);
   *groups_written = 0;
   for (const GroupRun& run : runs) *groups_written += run.count;
-  if (HasFixedWidthOutput(spec, key_types)) return WriteColumns(spec, runs, key_types, argument_types, output);
+  if (HasFixedWidthOutput(spec, key_types))
+    return WriteColumns(spec, runs, key_types, argument_types, output);
   BlockBuilder builder(output->schema(), output->block_size_bytes());
   std::vector<Value> row;
   TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
@@ -1034,7 +1130,8 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
     const char* p = serialized.data();
     for (const Type& type : key_types) row.push_back(DecodeKeyPart(&p, type));
     for (size_t c = 0; c < spec.calls.size(); ++c) {
-      TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], table, table.state(g)[c]));
+      TESSERA_ASSIGN_OR_RETURN(Value v,
+                               FinalizeSlot(spec.calls[c], argument_types[c], table, table.state(g)[c]));
       row.push_back(std::move(v));
     }
     return output->AppendValueRow(builder, row);

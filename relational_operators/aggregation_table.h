@@ -5,14 +5,15 @@
 // last batch, the partial tables are combined partition by partition (MergeAndWrite: partitions are disjoint,
 // so one work order per partition, in parallel) and the final groups are written to the output relation.
 //
-// A group is one fixed-size row: its hash, its key, one state per aggregate. A key is a NULL flag per column (so
-// NULLs group together, as SQL requires) and the values: stored in the row when every column is fixed-width or a
-// string of a declared length up to 16 bytes, else serialized (length-prefixed strings) beside it. A table whose
-// inline string meets a longer value (bytes, not characters, count) switches to serialized keys. COUNT(DISTINCT x)
-// keeps a set of serialized values per group. See relational_operators/README.md, "Hash aggregation".
+// A group is one fixed-size row: its hash, its key, one state per aggregate. A key is a NULL flag per column
+// (so NULLs group together, as SQL requires) and the values: stored in the row when every column is
+// fixed-width or a string of a declared length up to 16 bytes, else serialized (length-prefixed strings)
+// beside it. A table whose inline string meets a longer value (bytes, not characters, count) switches to
+// serialized keys. COUNT(DISTINCT x) keeps a set of serialized values per group. See
+// relational_operators/README.md, "Hash aggregation".
 //
-// Threading: a table is used by one thread at a time. MergeAndWrite for different partitions may run at the same
-// time over the same partial tables once no Update runs any more.
+// Threading: a table is used by one thread at a time. MergeAndWrite for different partitions may run at the
+// same time over the same partial tables once no Update runs any more.
 
 #include <cstdint>
 #include <memory>
@@ -48,14 +49,16 @@ class AggregationTable {
   // The number of hash partitions that MergeAndWrite can split the groups into.
   static constexpr uint32_t kPartitions = 16;
 
-  // `spec` must outlive the table; only its kinds and types are used (the expressions are evaluated by the caller).
+  // `spec` must outlive the table; only its kinds and types are used (the expressions are evaluated by the
+  // caller).
   explicit AggregationTable(const AggregationSpec& spec);
   ~AggregationTable();
   AggregationTable(const AggregationTable&) = delete;
   AggregationTable& operator=(const AggregationTable&) = delete;
 
-  // Folds the selected rows (all rows 0..batch_size-1 when `selection` is null; `selected` of them) of one batch:
-  // keys[g] is group column g evaluated over the batch, arguments[c] the argument of call c (null for COUNT(*)).
+  // Folds the selected rows (all rows 0..batch_size-1 when `selection` is null; `selected` of them) of one
+  // batch: keys[g] is group column g evaluated over the batch, arguments[c] the argument of call c (null for
+  // COUNT(*)).
   void Update(const std::vector<const ColumnVector*>& keys, const std::vector<const ColumnVector*>& arguments,
               const SelectionVector* selection, uint32_t batch_size, uint32_t selected);
 
@@ -63,13 +66,13 @@ class AggregationTable {
   size_t MemoryBytes() const;
 
   // Combines the groups of hash partition `partition` of `partials` (null entries are skipped), or all their
-  // groups when `partition` is -1, and appends the final groups to `output` (whose schema is the group columns,
-  // then one column per call). A scalar aggregation (no group columns) writes its one row also without input.
-  // Partial tables are left in an unspecified state for the partitions merged (each partition at most once).
-  // Errors: SUM overflowing its result type.
+  // groups when `partition` is -1, and appends the final groups to `output` (whose schema is the group
+  // columns, then one column per call). A scalar aggregation (no group columns) writes its one row also
+  // without input. Partial tables are left in an unspecified state for the partitions merged (each partition
+  // at most once). Errors: SUM overflowing its result type.
   static absl::Status MergeAndWrite(const AggregationSpec& spec,
-                                    const std::vector<std::unique_ptr<AggregationTable>>& partials, int partition,
-                                    TemporaryRelation* output, int64_t* groups_written);
+                                    const std::vector<std::unique_ptr<AggregationTable>>& partials,
+                                    int partition, TemporaryRelation* output, int64_t* groups_written);
 
  private:
   std::unique_ptr<GroupTable> table_;

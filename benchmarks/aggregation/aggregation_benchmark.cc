@@ -1,7 +1,7 @@
 // Hash aggregation on TPC-H-shaped inputs: the engine's AggregationTable (per-worker partial tables, then the
 // partitioned merge that writes the groups, exactly as AggregationOperator runs them) against one shared
 // concurrent table that all threads update (built here, for this comparison only), with 1 and 2 threads.
-// Prints rows/s side by side; see README.md for the shapes and the figures.
+// Prints rows/s side by side; see README.md here, and relational_operators/README.md for the figures.
 //
 // Usage: aggregation_benchmark [--repeats=R] [--threads=1,2] [--shapes=q1,q1-char,q18,q13] [--scale=1.0]
 
@@ -50,9 +50,9 @@ struct Shape {
   std::vector<int32_t> keys32;
   std::vector<std::string_view> char_keys[2];
   std::vector<AggregateKind> kinds;
-  std::vector<Type> argument_types;              // per call (unused for COUNT(*))
-  std::vector<std::vector<int64_t>> arguments;   // per call, int64 physical values (empty for COUNT(*))
-  std::vector<std::vector<uint8_t>> validity;    // per call: empty = no NULLs
+  std::vector<Type> argument_types;             // per call (unused for COUNT(*))
+  std::vector<std::vector<int64_t>> arguments;  // per call, int64 physical values (empty for COUNT(*))
+  std::vector<std::vector<uint8_t>> validity;   // per call: empty = no NULLs
 };
 
 uint64_t g_random = 0x9E3779B97F4A7C15ULL;
@@ -64,8 +64,9 @@ uint64_t NextRandom() {
 }
 
 // TPC-H Q1: GROUP BY l_returnflag, l_linestatus (4 groups in the proportions of lineitem) over 6M rows;
-// SUM(l_quantity), SUM(l_extendedprice), AVG(l_discount), COUNT(*). With one BIGINT key (the two flags packed),
-// so that the shared table has a single 64-bit key, or with the two CHAR(1) columns as the engine sees them.
+// SUM(l_quantity), SUM(l_extendedprice), AVG(l_discount), COUNT(*). With one BIGINT key (the two flags
+// packed), so that the shared table has a single 64-bit key, or with the two CHAR(1) columns as the engine
+// sees them.
 Shape MakeQ1(bool char_keys) {
   Shape s;
   s.name = char_keys ? "q1-char" : "q1";
@@ -97,8 +98,8 @@ Shape MakeQ1(bool char_keys) {
   return s;
 }
 
-// TPC-H Q18's inner aggregation: GROUP BY l_orderkey over lineitem (6M rows, 1.5M orders of 1 to 7 lines, rows
-// clustered by order as in lineitem), SUM(l_quantity).
+// TPC-H Q18's inner aggregation: GROUP BY l_orderkey over lineitem (6M rows, 1.5M orders of 1 to 7 lines,
+// rows clustered by order as in lineitem), SUM(l_quantity).
 Shape MakeQ18() {
   Shape s;
   s.name = "q18";
@@ -121,9 +122,9 @@ Shape MakeQ18() {
   return s;
 }
 
-// TPC-H Q13's inner aggregation: GROUP BY c_custkey over customer LEFT JOIN orders (1.5M orders of 100k of the
-// 150k customers, in order-key order, i.e. customers in random order; then the 50k customers without orders
-// with a NULL o_orderkey), COUNT(o_orderkey).
+// TPC-H Q13's inner aggregation: GROUP BY c_custkey over customer LEFT JOIN orders (1.5M orders of 100k of
+// the 150k customers, in order-key order, i.e. customers in random order; then the 50k customers without
+// orders with a NULL o_orderkey), COUNT(o_orderkey).
 Shape MakeQ13() {
   Shape s;
   s.name = "q13";
@@ -166,10 +167,18 @@ AggregationSpec MakeSpec(const Shape& s) {
     if (call.kind != AggregateKind::kCountStar) call.argument = MakeColumn(static_cast<int>(c), type);
     switch (call.kind) {
       case AggregateKind::kCountStar:
-      case AggregateKind::kCount: call.result_type = Type::BigInt(); break;
-      case AggregateKind::kSum: call.result_type = Type::Decimal(38, type.scale()); break;
-      case AggregateKind::kAvg: call.result_type = Type::Decimal(38, std::max(type.scale(), 6)); break;
-      default: call.result_type = type; break;
+      case AggregateKind::kCount:
+        call.result_type = Type::BigInt();
+        break;
+      case AggregateKind::kSum:
+        call.result_type = Type::Decimal(38, type.scale());
+        break;
+      case AggregateKind::kAvg:
+        call.result_type = Type::Decimal(38, std::max(type.scale(), 6));
+        break;
+      default:
+        call.result_type = type;
+        break;
     }
     spec.calls.push_back(std::move(call));
     spec.output_names.push_back("a" + std::to_string(c));
@@ -206,7 +215,8 @@ struct BatchVectors {
     for (size_t c = 0; c < s.kinds.size(); ++c) {
       if (s.kinds[c] == AggregateKind::kCountStar) continue;
       const uint8_t* validity = s.validity[c].empty() ? nullptr : s.validity[c].data() + first / 8;
-      arguments[c].BorrowFixed(s.arguments[c].data() + first, validity, static_cast<uint32_t>(first % 8), count);
+      arguments[c].BorrowFixed(s.arguments[c].data() + first, validity, static_cast<uint32_t>(first % 8),
+                               count);
     }
   }
 };
@@ -266,12 +276,13 @@ void RunPartialTables(const Shape& s, const AggregationSpec& spec, int threads, 
 }
 
 // (b) One table shared by all threads, and (c) the same table as per-thread partial tables merged afterwards,
-// which tells the layout's gain apart from the sharing's. Open addressing over a fixed capacity (at least twice
-// the number of groups, known here in advance; the engine would have to estimate it or grow the table under a
-// lock); keys: one 64-bit integer (BIGINT or INTEGER), never INT64_MIN (the empty marker). Shared: a slot is
-// claimed by a compare-and-swap on its key, states are updated with relaxed atomic adds. A 128-bit sum is two
-// 64-bit words: the low word takes the addend's low half with fetch_add, the high word the addend's high half
-// plus the carry out of that add; every add is exact, so the words hold the exact sum once all threads are done.
+// which tells the layout's gain apart from the sharing's. Open addressing over a fixed capacity (at least
+// twice the number of groups, known here in advance; the engine would have to estimate it or grow the table
+// under a lock); keys: one 64-bit integer (BIGINT or INTEGER), never INT64_MIN (the empty marker). Shared: a
+// slot is claimed by a compare-and-swap on its key, states are updated with relaxed atomic adds. A 128-bit
+// sum is two 64-bit words: the low word takes the addend's low half with fetch_add, the high word the
+// addend's high half plus the carry out of that add; every add is exact, so the words hold the exact sum once
+// all threads are done.
 class FixedKeyTable {
  public:
   explicit FixedKeyTable(const Shape& s) : shape_(s), calls_(s.kinds.size()), entry_words_(1 + 3 * calls_) {
@@ -302,7 +313,9 @@ class FixedKeyTable {
       for (size_t c = 0; c < calls_; ++c) {
         uint64_t* state = entry + 1 + 3 * c;
         switch (shape_.kinds[c]) {
-          case AggregateKind::kCountStar: Add<kShared>(state[2], 1); break;
+          case AggregateKind::kCountStar:
+            Add<kShared>(state[2], 1);
+            break;
           case AggregateKind::kCount:
             if (shape_.validity[c].empty() || GetBit(shape_.validity[c].data(), first + r)) {
               Add<kShared>(state[2], 1);
@@ -324,12 +337,14 @@ class FixedKeyTable {
       const uint64_t* from = &other.words_[e * entry_words_];
       if (from[0] == kEmpty) continue;
       uint64_t* entry = FindOrInsert<true>(from[0]);
-      for (size_t c = 0; c < calls_; ++c) AddWide<true>(entry + 1 + 3 * c, from[1 + 3 * c], from[2 + 3 * c], from[3 + 3 * c]);
+      for (size_t c = 0; c < calls_; ++c)
+        AddWide<true>(entry + 1 + 3 * c, from[1 + 3 * c], from[2 + 3 * c], from[3 + 3 * c]);
     }
   }
 
   // Writes the entries [first, first + count) that hold a group.
-  absl::Status Write(size_t first, size_t count, const AggregationSpec& spec, TemporaryRelation* output) const {
+  absl::Status Write(size_t first, size_t count, const AggregationSpec& spec,
+                     TemporaryRelation* output) const {
     std::vector<ColumnVector> columns;
     columns.emplace_back(shape_.key_type);
     for (const auto& call : spec.calls) columns.emplace_back(call.result_type);
@@ -353,8 +368,12 @@ class FixedKeyTable {
         const int128 sum = static_cast<int128>((static_cast<unsigned __int128>(state[1]) << 64) | state[0]);
         switch (shape_.kinds[c]) {
           case AggregateKind::kCountStar:
-          case AggregateKind::kCount: out.mutable_values<int64_t>()[filled] = rows; break;
-          case AggregateKind::kSum: out.mutable_values<int128>()[filled] = sum; break;
+          case AggregateKind::kCount:
+            out.mutable_values<int64_t>()[filled] = rows;
+            break;
+          case AggregateKind::kSum:
+            out.mutable_values<int128>()[filled] = sum;
+            break;
           case AggregateKind::kAvg: {  // sum * 10^(6 - 2) / rows, rounded half away from zero
             const int128 numerator = sum * 10000;
             int128 quotient = numerator / rows;
@@ -365,7 +384,8 @@ class FixedKeyTable {
             out.mutable_values<int128>()[filled] = quotient;
             break;
           }
-          default: break;
+          default:
+            break;
         }
       }
       if (++filled == kVectorSize) {
@@ -409,8 +429,8 @@ class FixedKeyTable {
       if constexpr (kShared) {
         std::atomic_ref<uint64_t> slot(entry[0]);
         uint64_t current = slot.load(std::memory_order_acquire);
-        if (current == kEmpty &&
-            slot.compare_exchange_strong(current, key, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        if (current == kEmpty && slot.compare_exchange_strong(current, key, std::memory_order_acq_rel,
+                                                              std::memory_order_acquire)) {
           return entry;
         }
         if (current == key) return entry;
@@ -448,8 +468,8 @@ void RunSharedTable(const Shape& s, const AggregationSpec& spec, int threads, Te
   WriteFixedKeyTable(table, spec, threads, output);
 }
 
-void RunFixedKeyPartialTables(const Shape& s, const AggregationSpec& spec, int threads, TemporaryRelation* output,
-                              double* update_seconds) {
+void RunFixedKeyPartialTables(const Shape& s, const AggregationSpec& spec, int threads,
+                              TemporaryRelation* output, double* update_seconds) {
   std::vector<std::unique_ptr<FixedKeyTable>> tables;
   for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<FixedKeyTable>(s));
   const int64_t start = MonotonicNanos();
@@ -558,7 +578,8 @@ bool ParseFlags(int argc, char** argv) {
 
 int Main(int argc, char** argv) {
   if (!ParseFlags(argc, argv)) {
-    std::fprintf(stderr, "usage: %s [--repeats=R] [--threads=1,2] [--shapes=q1,q1-char,q18,q13] [--scale=1.0]\n",
+    std::fprintf(stderr,
+                 "usage: %s [--repeats=R] [--threads=1,2] [--shapes=q1,q1-char,q18,q13] [--scale=1.0]\n",
                  argv[0]);
     return 2;
   }
@@ -587,8 +608,9 @@ int Main(int argc, char** argv) {
       const Measurement engine = Measure(s, spec, &pool, [&](TemporaryRelation* out, double* update) {
         RunPartialTables(s, spec, threads, out, update);
       });
-      std::printf("%-30s %5.1fM %3d | %13.0f %3.0f%% |", s.description.c_str(), static_cast<double>(s.rows) / 1e6,
-                  threads, engine.rows_per_second, 100 * engine.update_share);
+      std::printf("%-30s %5.1fM %3d | %13.0f %3.0f%% |", s.description.c_str(),
+                  static_cast<double>(s.rows) / 1e6, threads, engine.rows_per_second,
+                  100 * engine.update_share);
       if (s.key_type.IsString()) {  // the fixed-key tables take one integer key
         std::printf(" %13s %4s %6s | %13s %4s %6s | - (%lld groups)\n", "-", "-", "-", "-", "-", "-",
                     static_cast<long long>(engine.groups));
@@ -602,9 +624,10 @@ int Main(int argc, char** argv) {
       });
       const bool same = shared.digest == engine.digest && shared.groups == engine.groups &&
                         fixed.digest == engine.digest && fixed.groups == engine.groups;
-      std::printf(" %13.0f %3.0f%% %5.2fx | %13.0f %3.0f%% %5.2fx | %s (%lld groups)\n", shared.rows_per_second,
-                  100 * shared.update_share, shared.rows_per_second / engine.rows_per_second,
-                  fixed.rows_per_second, 100 * fixed.update_share, fixed.rows_per_second / engine.rows_per_second,
+      std::printf(" %13.0f %3.0f%% %5.2fx | %13.0f %3.0f%% %5.2fx | %s (%lld groups)\n",
+                  shared.rows_per_second, 100 * shared.update_share,
+                  shared.rows_per_second / engine.rows_per_second, fixed.rows_per_second,
+                  100 * fixed.update_share, fixed.rows_per_second / engine.rows_per_second,
                   same ? "same" : "DIFFERENT", static_cast<long long>(engine.groups));
       std::fflush(stdout);
     }

@@ -1,8 +1,8 @@
 // AggregationTable: partial tables that share groups, merged by hash partition or all at once, give the same
-// groups as a direct computation; for fixed-width keys, short strings stored in fixed keys, strings too long for
-// their inline width (the table switches to serialized keys midway, the merge mixes both forms), serialized string
-// keys, and keys with NULLs. SQL cannot choose which worker sees which rows, so the overlap of partial tables is
-// tested here.
+// groups as a direct computation; for fixed-width keys, short strings stored in fixed keys, strings too long
+// for their inline width (the table switches to serialized keys midway, the merge mixes both forms),
+// serialized string keys, and keys with NULLs. SQL cannot choose which worker sees which rows, so the overlap
+// of partial tables is tested here.
 
 #include "relational_operators/aggregation_table.h"
 
@@ -22,16 +22,20 @@ namespace {
 constexpr int kRows = 20000;
 constexpr int kKeys = 15000;  // values of the first key column: each partial table has groups the other lacks
 
-// The second key column: INTEGER, VARCHAR(3) (inline), VARCHAR(2) (inline, but "yes" has 3 bytes: from row 12000
-// on, the table must switch to serialized keys), VARCHAR (serialized).
+// The second key column: INTEGER, VARCHAR(3) (inline), VARCHAR(2) (inline, but "yes" has 3 bytes: from row
+// 12000 on, the table must switch to serialized keys), VARCHAR (serialized).
 enum class SecondKey { kInteger, kInlineString, kOverflowingString, kString };
 
 Type SecondKeyType(SecondKey kind) {
   switch (kind) {
-    case SecondKey::kInteger: return Type::Integer();
-    case SecondKey::kInlineString: return Type::Varchar(3);
-    case SecondKey::kOverflowingString: return Type::Varchar(2);
-    case SecondKey::kString: return Type::Varchar();
+    case SecondKey::kInteger:
+      return Type::Integer();
+    case SecondKey::kInlineString:
+      return Type::Varchar(3);
+    case SecondKey::kOverflowingString:
+      return Type::Varchar(2);
+    case SecondKey::kString:
+      return Type::Varchar();
   }
   return Type::Integer();
 }
@@ -104,8 +108,8 @@ void Feed(const Input& in, SecondKey kind, int first, int last, AggregationTable
     if (selective) {
       for (uint32_t r = 0; r < size; r += 2) selection.rows[selection.count++] = r;
     }
-    table->Update({&key1, &key2}, {&amount, nullptr, &value, &value, &amount}, selective ? &selection : nullptr,
-                  size, selective ? selection.count : size);
+    table->Update({&key1, &key2}, {&amount, nullptr, &value, &value, &amount},
+                  selective ? &selection : nullptr, size, selective ? selection.count : size);
   }
 }
 
@@ -140,7 +144,8 @@ std::map<Row, Row> Expected(SecondKey kind, const std::vector<std::pair<int, int
     const Value avg = Value::Decimal((static_cast<int128>(s.sum) * 10000 * 2 + s.rows) / (2 * s.rows),
                                      Type::Decimal(38, 6));  // sums are positive: half up
     rows[{k1, k2}] = {Value::Decimal(s.sum, Type::Decimal(38, 2)).ToString(), std::to_string(s.rows),
-                      std::to_string(s.values), s.values == 0 ? "NULL" : std::to_string(s.min), avg.ToString()};
+                      std::to_string(s.values), s.values == 0 ? "NULL" : std::to_string(s.min),
+                      avg.ToString()};
   }
   return rows;
 }
@@ -186,7 +191,8 @@ TEST_P(AggregationTableTest, OverlappingPartialTablesMergeToTheDirectAnswer) {
   std::vector<ColumnSchema> schema;
   schema.push_back({"k1", Type::BigInt(), true, {}});
   schema.push_back({"k2", SecondKeyType(kind), true, {}});
-  for (size_t c = 0; c < spec.calls.size(); ++c) schema.push_back({spec.output_names[2 + c], spec.calls[c].result_type, true, {}});
+  for (size_t c = 0; c < spec.calls.size(); ++c)
+    schema.push_back({spec.output_names[2 + c], spec.calls[c].result_type, true, {}});
   TemporaryRelation output(schema, &pool_);
   int64_t written = 0;
   if (by_partition) {
@@ -213,7 +219,8 @@ std::string ParamName(const ::testing::TestParamInfo<std::tuple<SecondKey, bool>
 
 INSTANTIATE_TEST_SUITE_P(KeysAndMerges, AggregationTableTest,
                          ::testing::Combine(::testing::Values(SecondKey::kInteger, SecondKey::kInlineString,
-                                                              SecondKey::kOverflowingString, SecondKey::kString),
+                                                              SecondKey::kOverflowingString,
+                                                              SecondKey::kString),
                                             ::testing::Bool()),
                          ParamName);
 
@@ -226,7 +233,8 @@ TEST(AggregationTableScalarTest, ScalarAggregateWithoutInputWritesOneRow) {
   spec.calls.push_back({AggregateKind::kSum, false, MakeColumn(0, Type::BigInt()), Type::Decimal(38, 0)});
   std::vector<std::unique_ptr<AggregationTable>> partials;
   partials.push_back(std::make_unique<AggregationTable>(spec));
-  TemporaryRelation output({{"n", Type::BigInt(), true, {}}, {"total", Type::Decimal(38, 0), true, {}}}, &pool);
+  TemporaryRelation output({{"n", Type::BigInt(), true, {}}, {"total", Type::Decimal(38, 0), true, {}}},
+                           &pool);
   int64_t written = 0;
   ASSERT_TRUE(AggregationTable::MergeAndWrite(spec, partials, -1, &output, &written).ok());
   ASSERT_EQ(written, 1);
