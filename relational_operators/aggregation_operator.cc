@@ -1,57 +1,17 @@
 #include "relational_operators/aggregation_operator.h"
 
-#include <cstring>
 #include <string>
-#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
-#include "catalog/text_conversion.h"
-#include "common/hash.h"
 #include "common/status_macros.h"
 #include "expressions/expression_evaluator.h"
-#include "relational_operators/key_hashing.h"
-#include "relational_operators/vector_block_writer.h"
 
 namespace tessera {
 
 namespace {
 
-constexpr size_t kSlotBytes = 32;
-// Above this many groups (over all partial tables) the final merge runs as kMergePartitions work orders.
+// Above this many groups (over all partial tables) the final merge runs as one work order per hash partition.
 constexpr size_t kParallelMergeGroups = 50000;
-constexpr uint32_t kMergePartitions = 16;
-// The merge partition of a group's hash (bits far from the ones that pick hash-table slots).
-inline uint32_t MergePartition(uint64_t hash) { return static_cast<uint32_t>((hash >> 40) % kMergePartitions); }
-
-// per aggregate call: 16 bytes of value, 8 of count / flags, 8 spare
-
-struct Slot {
-  int128 value;   // SUM / AVG (integers and decimals), MIN / MAX raw value, or a string / set index
-  int64_t count;  // rows counted (COUNT, SUM/AVG non-NULL inputs, MIN/MAX: whether a value is set)
-  int64_t spare;
-};
-static_assert(sizeof(Slot) == kSlotBytes);
-
-double SlotDouble(const Slot& slot) {
-  double d;
-  std::memcpy(&d, &slot.value, sizeof(d));
-  return d;
-}
-void SetSlotDouble(Slot& slot, double d) { std::memcpy(&slot.value, &d, sizeof(d)); }
-
-// Widens a fixed-width physical value of an exact type to int128 (for SUM/AVG and ordering).
-int128 ExactValue(const ColumnVector& v, uint32_t row) {
-  const Type& type = v.type();
-  switch (type.id()) {
-    case TypeId::kInteger:
-    case TypeId::kDate: return v.values<int32_t>()[row];
-    case TypeId::kBigInt:
-    case TypeId::kTimestamp: return v.values<int64_t>()[row];
-    case TypeId::kBoolean: return v.values<uint8_t>()[row];
-    case TypeId::kDecimal: return type.IsWideDecimal() ? v.values<int128>()[row] : int128{v.values<int64_t>()[row]};
-    default: return 0;
-  }
-}
 
 bool IsExactOrderable(const Type& type) {
   switch (type.id()) {
@@ -60,389 +20,10 @@ bool IsExactOrderable(const Type& type) {
     case TypeId::kBigInt:
     case TypeId::kTimestamp:
     case TypeId::kBoolean:
-    case TypeId::kDecimal: return true;
-    default: return false;
-  }
-}
-
-Value ExactToValue(int128 v, const Type& type) {
-  switch (type.id()) {
-    case TypeId::kInteger: return Value::Integer(static_cast<int32_t>(v));
-    case TypeId::kDate: return Value::Date(static_cast<int32_t>(v));
-    case TypeId::kBigInt: return Value::BigInt(static_cast<int64_t>(v));
-    case TypeId::kTimestamp: return Value::Timestamp(static_cast<int64_t>(v));
-    case TypeId::kBoolean: return Value::Boolean(v != 0);
-    case TypeId::kDecimal: return Value::Decimal(v, type);
-    default: return Value::Null(type);
-  }
-}
-
-void AppendKeyPart(const ColumnVector& v, uint32_t row, std::string* key) {
-  if (v.IsNull(row)) {
-    key->push_back('\0');
-    return;
-  }
-  key->push_back('\1');
-  const Type& type = v.type();
-  if (type.IsString()) {
-    std::string_view s = v.strings()[row];
-    uint32_t size = static_cast<uint32_t>(s.size());
-    key->append(reinterpret_cast<const char*>(&size), sizeof(size));
-    key->append(s.data(), s.size());
-    return;
-  }
-  if (type.id() == TypeId::kDouble) {  // -0.0 and 0.0 are one value (and one group)
-    const double d = v.values<double>()[row] == 0.0 ? 0.0 : v.values<double>()[row];
-    key->append(reinterpret_cast<const char*>(&d), sizeof(d));
-    return;
-  }
-  const int width = type.FixedWidth();
-  key->append(reinterpret_cast<const char*>(v.values<uint8_t>() + static_cast<size_t>(row) * width), width);
-}
-
-// Decodes one key column starting at `*p`.
-Value DecodeKeyPart(const char** p, const Type& type) {
-  const char flag = *(*p)++;
-  if (flag == '\0') return Value::Null(type);
-  if (type.IsString()) {
-    uint32_t size;
-    std::memcpy(&size, *p, sizeof(size));
-    *p += sizeof(size);
-    Value v = Value::String(std::string(*p, size), type);
-    *p += size;
-    return v;
-  }
-  const int width = type.FixedWidth();
-  uint8_t raw[16] = {0};
-  std::memcpy(raw, *p, width);
-  *p += width;
-  switch (type.id()) {
-    case TypeId::kBoolean: return Value::Boolean(raw[0] != 0);
-    case TypeId::kInteger: { int32_t v; std::memcpy(&v, raw, 4); return Value::Integer(v); }
-    case TypeId::kDate: { int32_t v; std::memcpy(&v, raw, 4); return Value::Date(v); }
-    case TypeId::kBigInt: { int64_t v; std::memcpy(&v, raw, 8); return Value::BigInt(v); }
-    case TypeId::kTimestamp: { int64_t v; std::memcpy(&v, raw, 8); return Value::Timestamp(v); }
-    case TypeId::kDouble: { double v; std::memcpy(&v, raw, 8); return Value::Double(v); }
-    case TypeId::kDecimal: {
-      if (type.IsWideDecimal()) { int128 v; std::memcpy(&v, raw, 16); return Value::Decimal(v, type); }
-      int64_t v; std::memcpy(&v, raw, 8); return Value::Decimal(v, type);
-    }
-    case TypeId::kInterval: { Interval v; std::memcpy(&v, raw, 16); return Value::IntervalValue(v); }
-    default: return Value::Null(type);
-  }
-}
-
-}  // namespace
-
-// Groups and their aggregate states for one worker (or the merged result). Not thread-safe.
-class AggregationTable {
- public:
-  explicit AggregationTable(const AggregationSpec& spec) : spec_(spec), state_size_(spec.calls.size() * kSlotBytes) {
-    slots_.assign(1024, 0);
-  }
-
-  size_t group_count() const { return groups_.size(); }
-  Slot* state(uint32_t group) { return reinterpret_cast<Slot*>(states_.data() + group * state_size_); }
-  uint64_t hash(uint32_t group) const { return groups_[group].hash; }
-  std::string_view key(uint32_t group) const {
-    return std::string_view(keys_.data() + groups_[group].key_offset, groups_[group].key_size);
-  }
-  std::vector<std::string>& strings() { return strings_; }
-  std::vector<std::unordered_set<std::string>>& sets() { return sets_; }
-  // A reusable buffer for serializing one value (DISTINCT), so the hot loop does not allocate.
-  std::string& scratch() { return scratch_; }
-  // Makes room for `groups` more groups with `key_bytes` more key bytes, so that filling a table of known size
-  // (the merge) does not grow and rehash it step by step.
-  void Reserve(size_t groups, size_t key_bytes) {
-    groups_.reserve(groups_.size() + groups);
-    keys_.reserve(keys_.size() + key_bytes);
-    states_.reserve(states_.size() + groups * state_size_);
-    size_t slots = slots_.size();
-    while ((groups_.size() + groups) * 2 > slots) slots *= 2;
-    if (slots != slots_.size()) Rehash(slots);
-  }
-
-  // A slot holds (group + 1) in its low 32 bits and the top 32 bits of the group's hash above them, so that a
-  // probe skips slots of other groups without reading the group (0 = empty).
-  uint32_t FindOrInsert(std::string_view key, uint64_t hash) {
-    const size_t mask = slots_.size() - 1;
-    const uint64_t tag = hash & 0xffffffff00000000ULL;
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      const uint64_t slot = slots_[i];
-      if (slot == 0) {
-        uint32_t group = static_cast<uint32_t>(groups_.size());
-        groups_.push_back(Group{hash, keys_.size(), static_cast<uint32_t>(key.size())});
-        keys_.append(key.data(), key.size());
-        states_.resize(states_.size() + state_size_);
-        InitializeState(group);
-        slots_[i] = tag | (group + 1);
-        partition_groups_[MergePartition(hash)].push_back(group);
-        if (groups_.size() * 2 > slots_.size()) Grow();
-        return group;
-      }
-      if ((slot & 0xffffffff00000000ULL) != tag) continue;
-      const uint32_t group = static_cast<uint32_t>(slot) - 1;
-      if (groups_[group].hash == hash && this->key(group) == key) return group;
-    }
-  }
-  // The groups whose hash falls into merge partition `partition`, in insertion order.
-  const std::vector<uint32_t>& groups_in_partition(uint32_t partition) const { return partition_groups_[partition]; }
-  // A hint for FindOrInsert(_, hash) a little later.
-  void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]); }
-
-  size_t MemoryBytes() const {
-    return slots_.size() * sizeof(uint64_t) + groups_.size() * (sizeof(Group) + sizeof(uint32_t)) + keys_.size() +
-           states_.size();
-  }
-
- private:
-  struct Group {
-    uint64_t hash;
-    size_t key_offset;
-    uint32_t key_size;
-  };
-
-  void InitializeState(uint32_t group) {
-    Slot* slots = state(group);
-    for (size_t c = 0; c < spec_.calls.size(); ++c) {
-      slots[c] = Slot{0, 0, 0};
-      if (spec_.calls[c].distinct) {
-        slots[c].value = static_cast<int128>(sets_.size());
-        sets_.emplace_back();
-      }
-    }
-  }
-
-  void Grow() { Rehash(slots_.size() * 2); }
-
-  void Rehash(size_t slot_count) {
-    std::vector<uint64_t> bigger(slot_count, 0);
-    size_t mask = bigger.size() - 1;
-    for (uint32_t g = 0; g < groups_.size(); ++g) {
-      const uint64_t hash = groups_[g].hash;
-      size_t i = hash & mask;
-      while (bigger[i] != 0) i = (i + 1) & mask;
-      bigger[i] = (hash & 0xffffffff00000000ULL) | (g + 1);
-    }
-    slots_.swap(bigger);
-  }
-
-  const AggregationSpec& spec_;
-  const size_t state_size_;
-  std::vector<uint64_t> slots_;
-  std::vector<Group> groups_;
-  std::vector<uint32_t> partition_groups_[kMergePartitions];
-  std::string keys_;
-  std::vector<uint8_t> states_;
-  std::vector<std::string> strings_;  // MIN/MAX of strings: slot.value indexes here
-  std::vector<std::unordered_set<std::string>> sets_;  // DISTINCT: slot.value indexes here
-  std::string scratch_;
-};
-
-namespace {
-
-// Folds row `row` of `argument` (non-NULL) into `slot` for `call`.
-void UpdateSlot(const AggregationSpec::Call& call, AggregationTable& table, Slot& slot, const ColumnVector& argument,
-                uint32_t row) {
-  const Type& type = argument.type();
-  if (call.distinct) {
-    std::string& key = table.scratch();
-    key.clear();
-    AppendKeyPart(argument, row, &key);
-    auto& set = table.sets()[static_cast<size_t>(slot.value)];
-    if (set.find(key) == set.end()) set.insert(key);  // copies only values not seen before
-    return;
-  }
-  switch (call.kind) {
-    case AggregateKind::kCountStar:
-    case AggregateKind::kCount: ++slot.count; return;
-    case AggregateKind::kSum:
-    case AggregateKind::kAvg:
-      if (type.id() == TypeId::kDouble) {
-        SetSlotDouble(slot, SlotDouble(slot) + argument.values<double>()[row]);
-      } else {
-        slot.value += ExactValue(argument, row);
-      }
-      ++slot.count;
-      return;
-    case AggregateKind::kMin:
-    case AggregateKind::kMax: {
-      const bool is_min = call.kind == AggregateKind::kMin;
-      if (type.IsString()) {
-        std::string_view s = argument.strings()[row];
-        if (slot.count == 0) {
-          slot.value = static_cast<int128>(table.strings().size());
-          table.strings().emplace_back(s);
-          slot.count = 1;
-        } else {
-          std::string& current = table.strings()[static_cast<size_t>(slot.value)];
-          if (is_min ? s < current : s > current) current.assign(s.data(), s.size());
-        }
-      } else if (type.id() == TypeId::kDouble) {
-        double d = argument.values<double>()[row];
-        if (slot.count == 0 || (is_min ? d < SlotDouble(slot) : d > SlotDouble(slot))) SetSlotDouble(slot, d);
-        slot.count = 1;
-      } else {
-        int128 v = ExactValue(argument, row);
-        if (slot.count == 0 || (is_min ? v < slot.value : v > slot.value)) slot.value = v;
-        slot.count = 1;
-      }
-      return;
-    }
-  }
-}
-
-void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, AggregationTable& into, Slot& target,
-               AggregationTable& from, const Slot& source) {
-  if (call.distinct) {
-    auto& target_set = into.sets()[static_cast<size_t>(target.value)];
-    for (const std::string& v : from.sets()[static_cast<size_t>(source.value)]) target_set.insert(v);
-    return;
-  }
-  switch (call.kind) {
-    case AggregateKind::kCountStar:
-    case AggregateKind::kCount: target.count += source.count; return;
-    case AggregateKind::kSum:
-    case AggregateKind::kAvg:
-      if (argument_type.id() == TypeId::kDouble) {
-        SetSlotDouble(target, SlotDouble(target) + SlotDouble(source));
-      } else {
-        target.value += source.value;
-      }
-      target.count += source.count;
-      return;
-    case AggregateKind::kMin:
-    case AggregateKind::kMax: {
-      if (source.count == 0) return;
-      const bool is_min = call.kind == AggregateKind::kMin;
-      if (argument_type.IsString()) {
-        const std::string& s = from.strings()[static_cast<size_t>(source.value)];
-        if (target.count == 0) {
-          target.value = static_cast<int128>(into.strings().size());
-          into.strings().push_back(s);
-          target.count = 1;
-        } else {
-          std::string& current = into.strings()[static_cast<size_t>(target.value)];
-          if (is_min ? s < current : s > current) current = s;
-        }
-      } else if (argument_type.id() == TypeId::kDouble) {
-        double d = SlotDouble(source);
-        if (target.count == 0 || (is_min ? d < SlotDouble(target) : d > SlotDouble(target))) SetSlotDouble(target, d);
-        target.count = 1;
-      } else {
-        if (target.count == 0 || (is_min ? source.value < target.value : source.value > target.value)) {
-          target.value = source.value;
-        }
-        target.count = 1;
-      }
-      return;
-    }
-  }
-}
-
-absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type& argument_type,
-                                   AggregationTable& table, const Slot& slot) {
-  const Type& result = call.result_type;
-  if (call.distinct) {
-    // COUNT(DISTINCT x) (Create rejects other DISTINCT aggregates).
-    return Value::BigInt(static_cast<int64_t>(table.sets()[static_cast<size_t>(slot.value)].size()));
-  }
-  switch (call.kind) {
-    case AggregateKind::kCountStar:
-    case AggregateKind::kCount: return Value::BigInt(slot.count);
-    case AggregateKind::kSum:
-      if (slot.count == 0) return Value::Null(result);
-      if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot));
-      if (result.id() == TypeId::kBigInt) {
-        if (slot.value > INT64_MAX || slot.value < INT64_MIN) return absl::OutOfRangeError("SUM out of range for BIGINT");
-        return Value::BigInt(static_cast<int64_t>(slot.value));
-      }
-      if (result.id() == TypeId::kDecimal) {
-        int128 v = slot.value;
-        int scale_up = result.scale() - (argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0);
-        if (scale_up > 0) v *= PowerOfTen(scale_up);
-        return Value::Decimal(v, result);
-      }
-      return Value::Double(static_cast<double>(slot.value));
-    case AggregateKind::kAvg: {
-      if (slot.count == 0) return Value::Null(result);
-      if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot) / slot.count);
-      const int input_scale = argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0;
-      if (result.id() == TypeId::kDouble) {
-        // Divide exactly first, so the only rounding is the final conversion: quotient + remainder / count.
-        const int128 quotient = slot.value / slot.count;
-        const int128 remainder = slot.value % slot.count;
-        const double average = static_cast<double>(quotient) +
-                               static_cast<double>(remainder) / static_cast<double>(slot.count);
-        return Value::Double(average / static_cast<double>(PowerOfTen(input_scale)));
-      }
-      // Exact: sum * 10^(result scale - input scale) / count, rounded half away from zero.
-      int128 numerator = slot.value * PowerOfTen(result.scale() - input_scale);
-      int128 quotient = numerator / slot.count;
-      int128 remainder = numerator % slot.count;
-      if (remainder != 0 && 2 * (remainder < 0 ? -remainder : remainder) >= slot.count) {
-        quotient += numerator < 0 ? -1 : 1;
-      }
-      return Value::Decimal(quotient, result);
-    }
-    case AggregateKind::kMin:
-    case AggregateKind::kMax:
-      if (slot.count == 0) return Value::Null(result);
-      if (argument_type.IsString()) return Value::String(table.strings()[static_cast<size_t>(slot.value)], result);
-      if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot));
-      return ExactToValue(slot.value, argument_type);
-  }
-  return Value::Null(result);
-}
-
-}  // namespace
-
-namespace {
-
-template <typename T, typename Accumulate>
-void FoldTyped(const ColumnVector& argument, const SelectionVector* selection, uint32_t selected,
-               const uint32_t* group_of_row, size_t call, AggregationTable& table, Accumulate accumulate) {
-  const T* values = argument.values<T>();
-  const bool nulls = argument.has_nulls();
-  for (uint32_t s = 0; s < selected; ++s) {
-    const uint32_t row = selection != nullptr ? selection->rows[s] : s;
-    if (nulls && argument.IsNull(row)) continue;
-    Slot& slot = table.state(group_of_row[s])[call];
-    accumulate(slot, values[row]);
-    ++slot.count;
-  }
-}
-
-// COUNT(x), SUM(x) and AVG(x) over a whole vector.
-void FoldSums(AggregateKind kind, const ColumnVector& argument, const SelectionVector* selection, uint32_t selected,
-              const uint32_t* group_of_row, size_t call, AggregationTable& table) {
-  auto add_exact = [](Slot& slot, auto v) { slot.value += v; };
-  if (kind == AggregateKind::kCount) {
-    FoldTyped<uint8_t>(argument, selection, selected, group_of_row, call, table, [](Slot&, uint8_t) {});
-    return;
-  }
-  const Type& type = argument.type();
-  switch (type.id()) {
-    case TypeId::kDouble:
-      FoldTyped<double>(argument, selection, selected, group_of_row, call, table,
-                        [](Slot& slot, double v) { SetSlotDouble(slot, SlotDouble(slot) + v); });
-      return;
-    case TypeId::kInteger:
-      FoldTyped<int32_t>(argument, selection, selected, group_of_row, call, table, add_exact);
-      return;
-    case TypeId::kBigInt:
-      FoldTyped<int64_t>(argument, selection, selected, group_of_row, call, table, add_exact);
-      return;
     case TypeId::kDecimal:
-      if (type.IsWideDecimal()) {
-        FoldTyped<int128>(argument, selection, selected, group_of_row, call, table, add_exact);
-      } else {
-        FoldTyped<int64_t>(argument, selection, selected, group_of_row, call, table, add_exact);
-      }
-      return;
+      return true;
     default:
-      FoldTyped<uint8_t>(argument, selection, selected, group_of_row, call, table, [](Slot&, uint8_t) {});
-      return;
+      return false;
   }
 }
 
@@ -470,14 +51,11 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
     std::vector<std::unique_ptr<ExpressionEvaluator>> group_evaluators, argument_evaluators;
     for (const auto& g : spec.group_by) group_evaluators.push_back(std::make_unique<ExpressionEvaluator>(*g));
     for (const auto& call : spec.calls) {
-      argument_evaluators.push_back(call.argument ? std::make_unique<ExpressionEvaluator>(*call.argument) : nullptr);
+      argument_evaluators.push_back(call.argument ? std::make_unique<ExpressionEvaluator>(*call.argument)
+                                                  : nullptr);
     }
     std::vector<const ColumnVector*> keys(group_evaluators.size());
-    std::vector<const ColumnVector*> arguments(argument_evaluators.size());
-    std::vector<uint32_t> group_of_row(kVectorSize);
-    std::vector<uint64_t> hashes(kVectorSize);
-    std::string key;
-    std::string previous_key;
+    std::vector<const ColumnVector*> arguments(argument_evaluators.size(), nullptr);
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
       if (!more) break;
@@ -493,49 +71,7 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
           TESSERA_ASSIGN_OR_RETURN(arguments[a], argument_evaluators[a]->Evaluate(batch, selection));
         }
       }
-      // Pass 1: the group of every selected row (inserting groups may move states, so no pointers yet).
-      if (keys.empty()) {
-        if (table.group_count() == 0) table.FindOrInsert("", 0);
-        std::fill(group_of_row.begin(), group_of_row.begin() + selected, 0);
-      } else {
-        for (size_t g = 0; g < keys.size(); ++g) {
-          HashSelectedRows(*keys[g], selection, batch.size, g == 0, hashes.data());  // only the rows used below
-        }
-        for (uint32_t s = 0; s < selected; ++s) table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
-        // Rows of one group often come in runs (input sorted or clustered by the key, as lineitem by
-        // l_orderkey): a row whose key equals the previous row's joins its group without a table lookup.
-        previous_key.clear();
-        for (uint32_t s = 0; s < selected; ++s) {
-          const uint32_t row = selection != nullptr ? selection->rows[s] : s;
-          key.clear();
-          for (const ColumnVector* k : keys) AppendKeyPart(*k, row, &key);
-          if (s > 0 && key == previous_key) {
-            group_of_row[s] = group_of_row[s - 1];
-            continue;
-          }
-          group_of_row[s] = table.FindOrInsert(key, hashes[row]);
-          previous_key.swap(key);
-        }
-      }
-      // Pass 2: fold the arguments in, one aggregate at a time, with the type dispatch outside the row loop.
-      for (size_t c = 0; c < spec.calls.size(); ++c) {
-        const AggregationSpec::Call& call = spec.calls[c];
-        if (call.kind == AggregateKind::kCountStar) {
-          for (uint32_t s = 0; s < selected; ++s) ++table.state(group_of_row[s])[c].count;
-          continue;
-        }
-        const ColumnVector& argument = *arguments[c];
-        if (!call.distinct && (call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg ||
-                               call.kind == AggregateKind::kCount)) {
-          FoldSums(call.kind, argument, selection, selected, group_of_row.data(), c, table);
-          continue;
-        }
-        for (uint32_t s = 0; s < selected; ++s) {
-          const uint32_t row = selection != nullptr ? selection->rows[s] : s;
-          if (argument.IsNull(row)) continue;
-          UpdateSlot(call, table, table.state(group_of_row[s])[c], argument, row);
-        }
-      }
+      table.Update(keys, arguments, selection, batch.size, selected);
     }
     return absl::OkStatus();
   }
@@ -544,157 +80,24 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
   uint32_t block_index_;
 };
 
-// Merges one hash partition of the partial tables (the groups whose hash falls into `partition` of
-// `partitions`) and writes its groups. Partitions are disjoint, so finalize work orders run in parallel; a group's
-// hash is the same in every partial table (it is computed from the key values), so partitioning is consistent.
+// Merges one hash partition of the partial tables (or all of them: partition -1) and writes its groups.
+// Partitions are disjoint, so finalize work orders run in parallel.
 class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
  public:
-  FinalizeWorkOrder(AggregationOperator* op, uint32_t partition, uint32_t partitions)
-      : WorkOrder(op->index(), -1), op_(op), partition_(partition), partitions_(partitions) {}
+  FinalizeWorkOrder(AggregationOperator* op, int partition)
+      : WorkOrder(op->index(), -1), op_(op), partition_(partition) {}
 
   absl::Status Execute(const WorkOrderContext&) override {
-    const AggregationSpec& spec = op_->spec_;
-    AggregationTable merged(spec);
-    std::vector<Type> argument_types;
-    for (const auto& call : spec.calls) argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
-    // A group's states can be copied as they are into a group the merge just created, unless they index into
-    // their table (string MIN/MAX, DISTINCT sets).
-    bool copyable_states = true;
-    for (size_t c = 0; c < spec.calls.size(); ++c) {
-      const bool string_extreme = (spec.calls[c].kind == AggregateKind::kMin || spec.calls[c].kind == AggregateKind::kMax) &&
-                                  argument_types[c].IsString();
-      if (spec.calls[c].distinct || string_extreme) copyable_states = false;
-    }
-    auto merge_group = [&](AggregationTable& partial, uint32_t g) {
-      const size_t groups_before = merged.group_count();
-      const uint32_t target = merged.FindOrInsert(partial.key(g), partial.hash(g));
-      if (copyable_states && merged.group_count() > groups_before) {
-        std::memcpy(merged.state(target), partial.state(g), spec.calls.size() * kSlotBytes);
-        return;
-      }
-      for (size_t c = 0; c < spec.calls.size(); ++c) {
-        MergeSlot(spec.calls[c], argument_types[c], merged, merged.state(target)[c], partial, partial.state(g)[c]);
-      }
-    };
-    size_t incoming = 0;
-    for (const auto& partial : op_->partial_tables_) {
-      if (partial == nullptr) continue;
-      incoming += partitions_ == 1 ? partial->group_count() : partial->groups_in_partition(partition_).size();
-    }
-    // Keys are a few bytes per column; an estimate is enough to avoid most regrowth.
-    merged.Reserve(incoming, incoming * (spec.group_by.size() * 9));
-    for (const auto& partial : op_->partial_tables_) {
-      if (partial == nullptr) continue;
-      if (partitions_ == 1) {
-        for (uint32_t g = 0; g < partial->group_count(); ++g) merge_group(*partial, g);
-      } else {
-        for (uint32_t g : partial->groups_in_partition(partition_)) merge_group(*partial, g);
-      }
-    }
-    if (spec.group_by.empty() && merged.group_count() == 0) merged.FindOrInsert("", 0);
-    std::vector<Type> key_types;
-    for (const auto& g : spec.group_by) key_types.push_back(g->result_type);
-    rows_out_ = static_cast<int64_t>(merged.group_count());
-    if (HasFixedWidthOutput(key_types)) return WriteColumns(merged, key_types, argument_types);
-    TemporaryRelation& output = *op_->output_;
-    BlockBuilder builder(output.schema(), output.block_size_bytes());
-    std::vector<Value> row;
-    for (uint32_t g = 0; g < merged.group_count(); ++g) {
-      row.clear();
-      std::string_view key = merged.key(g);
-      const char* p = key.data();
-      for (const Type& type : key_types) row.push_back(DecodeKeyPart(&p, type));
-      for (size_t c = 0; c < spec.calls.size(); ++c) {
-        TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], merged, merged.state(g)[c]));
-        row.push_back(std::move(v));
-      }
-      TESSERA_RETURN_IF_ERROR(output.AppendValueRow(builder, row));
-    }
-    if (!builder.empty()) TESSERA_RETURN_IF_ERROR(output.AppendBlock(builder).status());
-    return absl::OkStatus();
+    return AggregationTable::MergeAndWrite(op_->spec_, op_->partial_tables_, partition_, op_->output_.get(),
+                                           &rows_out_);
   }
 
  private:
-  // Whether every output column is fixed-width (no strings, no COUNT(DISTINCT) sets), so that groups can be
-  // written a vector at a time instead of row by row through Values.
-  bool HasFixedWidthOutput(const std::vector<Type>& key_types) const {
-    for (const Type& type : key_types) {
-      if (type.IsString() || type.id() == TypeId::kNull) return false;
-    }
-    for (const AggregationSpec::Call& call : op_->spec_.calls) {
-      if (call.distinct || call.result_type.IsString()) return false;
-    }
-    return true;
-  }
-
-  // Writes `merged`'s groups column-wise: key columns copied from the serialized keys, aggregate results stored
-  // per vector of groups.
-  absl::Status WriteColumns(AggregationTable& merged, const std::vector<Type>& key_types,
-                            const std::vector<Type>& argument_types) {
-    const AggregationSpec& spec = op_->spec_;
-    std::vector<ColumnVector> columns;
-    for (const Type& type : key_types) columns.emplace_back(type);
-    for (const AggregationSpec::Call& call : spec.calls) columns.emplace_back(call.result_type);
-    std::vector<const ColumnVector*> column_pointers;
-    for (const ColumnVector& column : columns) column_pointers.push_back(&column);
-    VectorBlockWriter writer(op_->output_.get());
-    const uint32_t groups = static_cast<uint32_t>(merged.group_count());
-    for (uint32_t first = 0; first < groups; first += kVectorSize) {
-      const uint32_t count = std::min(kVectorSize, groups - first);
-      for (ColumnVector& column : columns) column.ResetOwned(count);
-      for (uint32_t i = 0; i < count; ++i) {
-        const char* p = merged.key(first + i).data();
-        for (size_t k = 0; k < key_types.size(); ++k) {
-          if (*p++ == '\0') {
-            columns[k].SetNull(i);
-            continue;
-          }
-          const int width = key_types[k].FixedWidth();
-          std::memcpy(columns[k].mutable_values<uint8_t>() + static_cast<size_t>(i) * width, p, width);
-          p += width;
-        }
-        for (size_t c = 0; c < spec.calls.size(); ++c) {
-          TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], merged, merged.state(first + i)[c]));
-          StoreFixedWidth(v, i, &columns[key_types.size() + c]);
-        }
-      }
-      TESSERA_RETURN_IF_ERROR(writer.Append(column_pointers, nullptr, count));
-    }
-    return writer.Flush();
-  }
-
-  // Stores a fixed-width value at `row` of `column` (of the value's type).
-  static void StoreFixedWidth(const Value& value, uint32_t row, ColumnVector* column) {
-    if (value.is_null()) {
-      column->SetNull(row);
-      return;
-    }
-    const Type& type = column->type();
-    switch (type.id()) {
-      case TypeId::kBoolean: column->mutable_values<uint8_t>()[row] = value.AsBool() ? 1 : 0; return;
-      case TypeId::kInteger:
-      case TypeId::kDate: column->mutable_values<int32_t>()[row] = static_cast<int32_t>(value.AsInt64()); return;
-      case TypeId::kBigInt:
-      case TypeId::kTimestamp: column->mutable_values<int64_t>()[row] = value.AsInt64(); return;
-      case TypeId::kDouble: column->mutable_values<double>()[row] = value.AsDouble(); return;
-      case TypeId::kDecimal:
-        if (type.IsWideDecimal()) {
-          column->mutable_values<int128>()[row] = value.AsInt128();
-        } else {
-          column->mutable_values<int64_t>()[row] = value.AsInt64();
-        }
-        return;
-      case TypeId::kInterval: column->mutable_values<Interval>()[row] = value.AsInterval(); return;
-      default: column->SetNull(row); return;
-    }
-  }
-
   AggregationOperator* op_;
-  const uint32_t partition_;
-  const uint32_t partitions_;
+  const int partition_;
 };
-
-AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, AggregationSpec spec, BufferPool* pool)
+AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, AggregationSpec spec,
+                                         BufferPool* pool)
     : RelationalOperator(spec.group_by.empty() ? "ScalarAggregate" : "HashAggregate"),
       input_(std::move(input)),
       scan_(std::move(scan)),
@@ -704,13 +107,15 @@ AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, Aggreg
   std::vector<ColumnSchema> schema;
   size_t n = 0;
   for (const auto& g : spec_.group_by) schema.push_back({spec_.output_names[n++], g->result_type, false, {}});
-  for (const auto& call : spec_.calls) schema.push_back({spec_.output_names[n++], call.result_type, false, {}});
+  for (const auto& call : spec_.calls)
+    schema.push_back({spec_.output_names[n++], call.result_type, false, {}});
   output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
 }
 
 AggregationOperator::~AggregationOperator() = default;
 
-absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create(BlockInput input, ScanSpec scan,
+absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create(BlockInput input,
+                                                                                 ScanSpec scan,
                                                                                  AggregationSpec spec,
                                                                                  BufferPool* pool) {
   for (const auto& call : spec.calls) {
@@ -722,10 +127,12 @@ absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create
     const Type& type = call.argument->result_type;
     const bool numeric = type.id() == TypeId::kDouble || IsExactOrderable(type);
     if ((call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg) &&
-        !(numeric && type.id() != TypeId::kDate && type.id() != TypeId::kTimestamp && type.id() != TypeId::kBoolean)) {
+        !(numeric && type.id() != TypeId::kDate && type.id() != TypeId::kTimestamp &&
+          type.id() != TypeId::kBoolean)) {
       return absl::InvalidArgumentError(absl::StrCat("cannot compute SUM/AVG of ", type.ToString()));
     }
-    if ((call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) && !numeric && !type.IsString()) {
+    if ((call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) && !numeric &&
+        !type.IsString()) {
       return absl::InvalidArgumentError(absl::StrCat("cannot compute MIN/MAX of ", type.ToString()));
     }
   }
@@ -736,7 +143,8 @@ absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create
 AggregationTable* AggregationOperator::PartialTable(int worker_index) {
   std::lock_guard<std::mutex> lock(tables_mutex_);
   if (static_cast<size_t>(worker_index) >= partial_tables_.size()) partial_tables_.resize(worker_index + 1);
-  if (partial_tables_[worker_index] == nullptr) partial_tables_[worker_index] = std::make_unique<AggregationTable>(spec_);
+  if (partial_tables_[worker_index] == nullptr)
+    partial_tables_[worker_index] = std::make_unique<AggregationTable>(spec_);
   return partial_tables_[worker_index].get();
 }
 
@@ -751,12 +159,17 @@ bool AggregationOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>*
   });
   if (finalize_issued_) return true;
   if (all_issued && completed_.load() == issued_) {
-    // Every update has finished (their completions were processed before this call), so the partial tables are
-    // complete and only read from now on. Many groups: merge in parallel hash partitions.
+    // Every update has finished (their completions were processed before this call), so the partial tables
+    // are complete and only read from now on. Many groups: merge in parallel hash partitions.
     size_t groups = 0;
     for (const auto& partial : partial_tables_) groups += partial == nullptr ? 0 : partial->group_count();
-    const uint32_t partitions = spec_.group_by.empty() || groups < kParallelMergeGroups ? 1 : kMergePartitions;
-    for (uint32_t p = 0; p < partitions; ++p) out->push_back(std::make_unique<FinalizeWorkOrder>(this, p, partitions));
+    if (spec_.group_by.empty() || groups < kParallelMergeGroups) {
+      out->push_back(std::make_unique<FinalizeWorkOrder>(this, -1));
+    } else {
+      for (int p = 0; p < static_cast<int>(AggregationTable::kPartitions); ++p) {
+        out->push_back(std::make_unique<FinalizeWorkOrder>(this, p));
+      }
+    }
     finalize_issued_ = true;
     return true;
   }

@@ -1,14 +1,14 @@
 #pragma once
-// Hash aggregation (GROUP BY) and scalar aggregation (no GROUP BY: exactly one output row, also for empty input).
+// Hash aggregation (GROUP BY) and scalar aggregation (no GROUP BY: exactly one output row, also for empty
+// input).
 //
-// One work order per input block updates the partial table of the worker it runs on (per-worker tables: no locks
-// and no shared cache lines in the hot loop); after the last input block, one finalize work order merges the
-// partial tables and writes the groups. Group keys are serialized into bytes (a NULL flag per column, fixed-width
-// values, length-prefixed strings), so NULLs group together, as SQL requires. COUNT(DISTINCT x) keeps a set of
-// serialized values per group.
+// One work order per input block updates the partial table of the worker it runs on (per-worker tables: no
+// locks and no shared cache lines in the hot loop); after the last input block, finalize work orders (one, or
+// one per hash partition when there are many groups) merge the partial tables and write the groups
+// (aggregation_table.h).
 //
-// Aggregates: COUNT(*), COUNT, SUM, AVG, MIN, MAX over numeric, date and string types; result types as the binder
-// assigns them (optimizer/type_rules.h): SUM and AVG of exact types are computed in 128-bit integers.
+// Aggregates: COUNT(*), COUNT, SUM, AVG, MIN, MAX over numeric, date and string types; result types as the
+// binder assigns them (optimizer/type_rules.h): SUM and AVG of exact types are computed in 128-bit integers.
 
 #include <atomic>
 #include <deque>
@@ -18,27 +18,12 @@
 
 #include "absl/status/statusor.h"
 #include "expressions/bound_expression.h"
+#include "relational_operators/aggregation_table.h"
 #include "relational_operators/block_input.h"
 #include "relational_operators/block_scanner.h"
 #include "relational_operators/relational_operator.h"
 
 namespace tessera {
-
-enum class AggregateKind { kCountStar, kCount, kSum, kAvg, kMin, kMax };
-
-struct AggregationSpec {
-  struct Call {
-    AggregateKind kind = AggregateKind::kCountStar;
-    bool distinct = false;
-    std::unique_ptr<BoundExpression> argument;  // over the input batch; null for COUNT(*)
-    Type result_type;
-  };
-  std::vector<std::unique_ptr<BoundExpression>> group_by;  // over the input batch
-  std::vector<Call> calls;
-  std::vector<std::string> output_names;  // group columns, then one per call
-};
-
-class AggregationTable;
 
 class AggregationOperator : public RelationalOperator {
  public:

@@ -1,0 +1,1143 @@
+#include "relational_operators/aggregation_table.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_set>
+
+#include "absl/strings/str_cat.h"
+#include "catalog/text_conversion.h"
+#include "common/hash.h"
+#include "common/status_macros.h"
+#include "glog/logging.h"
+#include "relational_operators/key_hashing.h"
+#include "relational_operators/vector_block_writer.h"
+
+namespace tessera {
+
+namespace {
+
+constexpr size_t kSlotBytes = 32;
+// The key of a scalar aggregate's one group (zero key words).
+constexpr uint64_t kScalarKey[1] = {0};
+constexpr uint32_t kMergePartitions = AggregationTable::kPartitions;
+// The merge partition of a group's hash (bits far from the ones that pick hash-table slots).
+inline uint32_t MergePartition(uint64_t hash) {
+  return static_cast<uint32_t>((hash >> 40) % kMergePartitions);
+}
+
+// per aggregate call: 16 bytes of value, 8 of count / flags, 8 spare
+
+struct Slot {
+  int128 value;   // SUM / AVG (integers and decimals), MIN / MAX raw value, or a string / set index
+  int64_t count;  // rows counted (COUNT, SUM/AVG non-NULL inputs, MIN/MAX: whether a value is set)
+  int64_t spare;
+};
+static_assert(sizeof(Slot) == kSlotBytes);
+
+double SlotDouble(const Slot& slot) {
+  double d;
+  std::memcpy(&d, &slot.value, sizeof(d));
+  return d;
+}
+void SetSlotDouble(Slot& slot, double d) { std::memcpy(&slot.value, &d, sizeof(d)); }
+
+// Widens a fixed-width physical value of an exact type to int128 (for SUM/AVG and ordering).
+int128 ExactValue(const ColumnVector& v, uint32_t row) {
+  const Type& type = v.type();
+  switch (type.id()) {
+    case TypeId::kInteger:
+    case TypeId::kDate:
+      return v.values<int32_t>()[row];
+    case TypeId::kBigInt:
+    case TypeId::kTimestamp:
+      return v.values<int64_t>()[row];
+    case TypeId::kBoolean:
+      return v.values<uint8_t>()[row];
+    case TypeId::kDecimal:
+      return type.IsWideDecimal() ? v.values<int128>()[row] : int128{v.values<int64_t>()[row]};
+    default:
+      return 0;
+  }
+}
+
+Value ExactToValue(int128 v, const Type& type) {
+  switch (type.id()) {
+    case TypeId::kInteger:
+      return Value::Integer(static_cast<int32_t>(v));
+    case TypeId::kDate:
+      return Value::Date(static_cast<int32_t>(v));
+    case TypeId::kBigInt:
+      return Value::BigInt(static_cast<int64_t>(v));
+    case TypeId::kTimestamp:
+      return Value::Timestamp(static_cast<int64_t>(v));
+    case TypeId::kBoolean:
+      return Value::Boolean(v != 0);
+    case TypeId::kDecimal:
+      return Value::Decimal(v, type);
+    default:
+      return Value::Null(type);
+  }
+}
+
+void AppendKeyPart(const ColumnVector& v, uint32_t row, std::string* key) {
+  if (v.IsNull(row)) {
+    key->push_back('\0');
+    return;
+  }
+  key->push_back('\1');
+  const Type& type = v.type();
+  if (type.IsString()) {
+    std::string_view s = v.strings()[row];
+    uint32_t size = static_cast<uint32_t>(s.size());
+    key->append(reinterpret_cast<const char*>(&size), sizeof(size));
+    key->append(s.data(), s.size());
+    return;
+  }
+  if (type.id() == TypeId::kDouble) {  // -0.0 and 0.0 are one value (and one group)
+    const double d = v.values<double>()[row] == 0.0 ? 0.0 : v.values<double>()[row];
+    key->append(reinterpret_cast<const char*>(&d), sizeof(d));
+    return;
+  }
+  const int width = type.FixedWidth();
+  key->append(reinterpret_cast<const char*>(v.values<uint8_t>() + static_cast<size_t>(row) * width), width);
+}
+
+// Decodes one key column starting at `*p`.
+Value DecodeKeyPart(const char** p, const Type& type) {
+  const char flag = *(*p)++;
+  if (flag == '\0') return Value::Null(type);
+  if (type.IsString()) {
+    uint32_t size;
+    std::memcpy(&size, *p, sizeof(size));
+    *p += sizeof(size);
+    Value v = Value::String(std::string(*p, size), type);
+    *p += size;
+    return v;
+  }
+  const int width = type.FixedWidth();
+  uint8_t raw[16] = {0};
+  std::memcpy(raw, *p, width);
+  *p += width;
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      return Value::Boolean(raw[0] != 0);
+    case TypeId::kInteger: {
+      int32_t v;
+      std::memcpy(&v, raw, 4);
+      return Value::Integer(v);
+    }
+    case TypeId::kDate: {
+      int32_t v;
+      std::memcpy(&v, raw, 4);
+      return Value::Date(v);
+    }
+    case TypeId::kBigInt: {
+      int64_t v;
+      std::memcpy(&v, raw, 8);
+      return Value::BigInt(v);
+    }
+    case TypeId::kTimestamp: {
+      int64_t v;
+      std::memcpy(&v, raw, 8);
+      return Value::Timestamp(v);
+    }
+    case TypeId::kDouble: {
+      double v;
+      std::memcpy(&v, raw, 8);
+      return Value::Double(v);
+    }
+    case TypeId::kDecimal: {
+      if (type.IsWideDecimal()) {
+        int128 v;
+        std::memcpy(&v, raw, 16);
+        return Value::Decimal(v, type);
+      }
+      int64_t v;
+      std::memcpy(&v, raw, 8);
+      return Value::Decimal(v, type);
+    }
+    case TypeId::kInterval: {
+      Interval v;
+      std::memcpy(&v, raw, 16);
+      return Value::IntervalValue(v);
+    }
+    default:
+      return Value::Null(type);
+  }
+}
+
+}  // namespace
+
+// Groups and their aggregate states for one worker (or the merged result). Not thread-safe.
+//
+// Each group is one row of a single growing buffer: [hash][key][states: one Slot per call], so that a new
+// group costs no allocation of its own (the buffer doubles, with realloc). When every group column is
+// fixed-width or a string of a declared length up to kMaxInlineStringBytes, the key is stored in the row
+// itself ("fixed keys"), as key_words_ zero-padded 64-bit words (per column a NULL flag byte, then the value,
+// or a string's length byte and bytes: KeyColumn), built a vector at a time and compared word by word.
+// Otherwise the row holds the offset and size of the serialized key (AppendKeyPart's form) in keys_. A table
+// with fixed keys switches to serialized keys for good when a string does not fit (ConvertToSerializedKeys).
+class GroupTable {
+ public:
+  explicit GroupTable(const AggregationSpec& spec)
+      : spec_(spec), group_of_row_(kVectorSize), hashes_(kVectorSize) {
+    fixed_keys_ = true;
+    size_t key_bytes = 0;
+    for (const auto& g : spec.group_by) {
+      const Type& type = g->result_type;
+      KeyColumn column{key_bytes, 0, type.IsString()};
+      if (type.IsString() && type.length() > 0 && type.length() <= kMaxInlineStringBytes) {
+        column.width =
+            1 + type.length();  // a length byte, then the bytes (a value with more is handled apart)
+      } else if (!type.IsString() && type.id() != TypeId::kNull && type.FixedWidth() > 0) {
+        column.width = type.FixedWidth();
+      } else {
+        fixed_keys_ = false;
+      }
+      key_columns_.push_back(column);
+      key_bytes += 1 + column.width;
+    }
+    key_words_ = fixed_keys_ ? (key_bytes + 7) / 8 : 2;  // serialized keys: offset and size
+    SetRowLayout();
+    if (fixed_keys_) batch_keys_.resize(static_cast<size_t>(kVectorSize) * key_words_ + 1);
+    slots_.assign(256, 0);
+  }
+
+  // Where a group column's part of a fixed key lies: a NULL flag byte at `offset`, then `width` bytes (for an
+  // inline string: its length byte and up to width - 1 bytes, zero-padded).
+  struct KeyColumn {
+    size_t offset;
+    int width;
+    bool string;
+  };
+  const std::vector<KeyColumn>& key_columns() const { return key_columns_; }
+  static bool SameWords(const uint64_t* a, const uint64_t* b, size_t words) {
+    for (size_t w = 0; w < words; ++w) {
+      if (a[w] != b[w]) return false;
+    }
+    return true;
+  }
+
+  // Switches to serialized keys, re-encoding the groups' keys (used when a string does not fit its inline
+  // width, and by the merge to bring tables to one key form). Group indexes, hashes and states stay as they
+  // are.
+  void ConvertToSerializedKeys() {
+    if (!fixed_keys_) return;
+    const size_t old_row_bytes = row_bytes_, old_state_offset = state_offset_;
+    std::unique_ptr<uint8_t, FreeDeleter> old_rows(rows_.release());
+    fixed_keys_ = false;
+    key_words_ = 2;
+    SetRowLayout();
+    row_capacity_ = 0;
+    ReserveRows(std::max<size_t>(group_count_, 1));
+    std::string key;
+    for (uint32_t g = 0; g < group_count_; ++g) {
+      const uint8_t* old_row = old_rows.get() + static_cast<size_t>(g) * old_row_bytes;
+      key.clear();
+      SerializeFixedKey(old_row + sizeof(uint64_t), &key);
+      uint64_t* words = RowWords(g);
+      std::memcpy(words, old_row, sizeof(uint64_t));  // the hash
+      words[1] = keys_.size();
+      words[2] = key.size();
+      keys_.append(key);
+      std::memcpy(Row(g) + state_offset_, old_row + old_state_offset, spec_.calls.size() * kSlotBytes);
+    }
+  }
+
+  // Appends group `group`'s key in serialized form (the form of AppendKeyPart) to `out`.
+  void SerializeKey(uint32_t group, std::string* out) const {
+    if (fixed_keys_) {
+      SerializeFixedKey(reinterpret_cast<const uint8_t*>(key_words(group)), out);
+    } else {
+      out->append(key(group));
+    }
+  }
+
+  const AggregationSpec& spec() const { return spec_; }
+  bool fixed_keys() const { return fixed_keys_; }
+  size_t key_words() const { return key_words_; }
+  // Per-batch scratch of Update, kept here so that it allocates once per table.
+  uint32_t* group_of_row() { return group_of_row_.data(); }
+  uint64_t* hashes() { return hashes_.data(); }
+  uint64_t* batch_keys() { return batch_keys_.data(); }
+  std::string& key_buffer() { return key_buffer_; }
+  std::string& previous_key_buffer() { return previous_key_buffer_; }
+
+  size_t group_count() const { return group_count_; }
+  Slot* state(uint32_t group) { return reinterpret_cast<Slot*>(Row(group) + state_offset_); }
+  uint64_t hash(uint32_t group) const { return RowWords(group)[0]; }
+  // Fixed keys only: the key's words.
+  const uint64_t* key_words(uint32_t group) const { return RowWords(group) + 1; }
+  // Serialized keys: the key. Fixed keys: the key's words as bytes, which are the serialized key followed by
+  // zero padding when no column is an inline string (WriteColumns relies on that).
+  std::string_view key(uint32_t group) const {
+    const uint64_t* words = RowWords(group) + 1;
+    if (fixed_keys_)
+      return std::string_view(reinterpret_cast<const char*>(words), key_words_ * sizeof(uint64_t));
+    return std::string_view(keys_.data() + words[0], words[1]);
+  }
+  std::vector<std::string>& strings() { return strings_; }
+  std::vector<std::unordered_set<std::string>>& sets() { return sets_; }
+  // A reusable buffer for serializing one value (DISTINCT), so the hot loop does not allocate.
+  std::string& scratch() { return scratch_; }
+  // Makes room for `groups` more groups with `key_bytes` more serialized key bytes, so that filling a table
+  // of known size (the merge) does not grow and rehash it step by step.
+  void Reserve(size_t groups, size_t key_bytes) {
+    ReserveRows(group_count_ + groups);
+    if (!fixed_keys_) keys_.reserve(keys_.size() + key_bytes);
+    size_t slots = slots_.size();
+    while ((group_count_ + groups) * 2 > slots) slots *= 2;
+    if (slots != slots_.size()) Rehash(slots);
+  }
+
+  // Fixed keys: `key` points at key_words() words.
+  uint32_t FindOrInsertFixed(const uint64_t* key, uint64_t hash) {
+    return FindOrInsertWith(
+        hash, [&](uint32_t group) { return SameWords(key_words(group), key, key_words_); },
+        [&](uint32_t group) {
+          if (key_words_ > 0) std::memcpy(RowWords(group) + 1, key, key_words_ * sizeof(uint64_t));
+        });
+  }
+  // Serialized keys (not fixed_keys()).
+  uint32_t FindOrInsertSerialized(std::string_view key, uint64_t hash) {
+    return FindOrInsertWith(
+        hash, [&](uint32_t group) { return this->key(group) == key; },
+        [&](uint32_t group) {
+          uint64_t* words = RowWords(group) + 1;
+          words[0] = keys_.size();
+          words[1] = key.size();
+          keys_.append(key.data(), key.size());
+        });
+  }
+  static constexpr uint32_t kNotFound = UINT32_MAX;
+  // The group with this key, or kNotFound; never inserts (so threads may look up concurrently while nobody
+  // inserts). Fixed keys: key_words() words; serialized keys: the bytes.
+  uint32_t FindFixed(const uint64_t* key, uint64_t hash) const {
+    return FindWith(hash, [&](uint32_t group) { return SameWords(key_words(group), key, key_words_); });
+  }
+  uint32_t FindSerialized(std::string_view key, uint64_t hash) const {
+    return FindWith(hash, [&](uint32_t group) { return this->key(group) == key; });
+  }
+  // The groups whose hash falls into merge partition `partition`, in insertion order.
+  const std::vector<uint32_t>& groups_in_partition(uint32_t partition) const {
+    return partition_groups_[partition];
+  }
+  // A hint for reading group `group` a little later (its hash, key and states: up to two cache lines).
+  void PrefetchGroup(uint32_t group) const {
+    const uint8_t* row = rows_.get() + static_cast<size_t>(group) * row_bytes_;
+    __builtin_prefetch(row);
+    __builtin_prefetch(row + row_bytes_ - 1);
+  }
+  // A hint for a FindOrInsert*(_, hash) a little later.
+  void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]); }
+
+  size_t MemoryBytes() const {
+    return slots_.size() * sizeof(uint64_t) + row_capacity_ * row_bytes_ + group_count_ * sizeof(uint32_t) +
+           keys_.size();
+  }
+
+ private:
+  struct FreeDeleter {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+
+  // A slot holds (group + 1) in its low 32 bits and the top 32 bits of the group's hash above them, so that a
+  // probe skips slots of other groups without reading the group (0 = empty). `equals(group)` compares a
+  // group's key with the one looked for (after the hashes matched); `fill(group)` stores the key of a new
+  // group.
+  template <typename Equals, typename Fill>
+  uint32_t FindOrInsertWith(uint64_t hash, Equals equals, Fill fill) {
+    const size_t mask = slots_.size() - 1;
+    const uint64_t tag = hash & 0xffffffff00000000ULL;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) {
+        const uint32_t group = AddGroup(hash, i);
+        fill(group);
+        return group;
+      }
+      if ((slot & 0xffffffff00000000ULL) != tag) continue;
+      const uint32_t group = static_cast<uint32_t>(slot) - 1;
+      if (this->hash(group) == hash && equals(group)) return group;
+    }
+  }
+
+  template <typename Equals>
+  uint32_t FindWith(uint64_t hash, Equals equals) const {
+    const size_t mask = slots_.size() - 1;
+    const uint64_t tag = hash & 0xffffffff00000000ULL;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) return kNotFound;
+      if ((slot & 0xffffffff00000000ULL) != tag) continue;
+      const uint32_t group = static_cast<uint32_t>(slot) - 1;
+      if (this->hash(group) == hash && equals(group)) return group;
+    }
+  }
+
+  void SetRowLayout() {
+    state_offset_ = (sizeof(uint64_t) * (1 + key_words_) + 15) / 16 * 16;
+    row_bytes_ = state_offset_ + spec_.calls.size() * kSlotBytes;
+  }
+
+  // `key` holds a fixed key (key_columns_ layout); appends its serialized form.
+  void SerializeFixedKey(const uint8_t* key, std::string* out) const {
+    for (const KeyColumn& column : key_columns_) {
+      const uint8_t* part = key + column.offset;
+      if (part[0] == 0) {
+        out->push_back('\0');
+        continue;
+      }
+      out->push_back('\1');
+      if (column.string) {
+        const uint32_t size = part[1];
+        out->append(reinterpret_cast<const char*>(&size), sizeof(size));
+        out->append(reinterpret_cast<const char*>(part + 2), size);
+      } else {
+        out->append(reinterpret_cast<const char*>(part + 1), column.width);
+      }
+    }
+  }
+
+  uint8_t* Row(uint32_t group) { return rows_.get() + static_cast<size_t>(group) * row_bytes_; }
+  uint64_t* RowWords(uint32_t group) { return reinterpret_cast<uint64_t*>(Row(group)); }
+  const uint64_t* RowWords(uint32_t group) const {
+    return reinterpret_cast<const uint64_t*>(rows_.get() + static_cast<size_t>(group) * row_bytes_);
+  }
+
+  void ReserveRows(size_t groups) {
+    if (groups <= row_capacity_) return;
+    size_t capacity = std::max<size_t>(row_capacity_ * 2, 64);
+    while (capacity < groups) capacity *= 2;
+    // realloc: large buffers move by remapping pages rather than copying; malloc aligns to 16 bytes (int128).
+    void* grown = std::realloc(rows_.get(), capacity * row_bytes_);
+    CHECK(grown != nullptr) << "out of memory for " << capacity << " aggregation groups";
+    rows_.release();
+    rows_.reset(static_cast<uint8_t*>(grown));
+    row_capacity_ = capacity;
+  }
+
+  // Appends a group with `hash` (its key is the caller's to fill) and points slot `slot` at it.
+  uint32_t AddGroup(uint64_t hash, size_t slot) {
+    const uint32_t group = static_cast<uint32_t>(group_count_);
+    if (group_count_ == row_capacity_) ReserveRows(group_count_ + 1);
+    ++group_count_;
+    RowWords(group)[0] = hash;
+    std::memset(Row(group) + state_offset_, 0, spec_.calls.size() * kSlotBytes);
+    for (size_t c = 0; c < spec_.calls.size(); ++c) {
+      if (spec_.calls[c].distinct) {
+        state(group)[c].value = static_cast<int128>(sets_.size());
+        sets_.emplace_back();
+      }
+    }
+    slots_[slot] = (hash & 0xffffffff00000000ULL) | (group + 1);
+    partition_groups_[MergePartition(hash)].push_back(group);
+    if (group_count_ * 2 > slots_.size()) Rehash(slots_.size() * 2);
+    return group;
+  }
+
+  void Rehash(size_t slot_count) {
+    std::vector<uint64_t> bigger(slot_count, 0);
+    size_t mask = bigger.size() - 1;
+    for (uint32_t g = 0; g < group_count_; ++g) {
+      const uint64_t hash = this->hash(g);
+      size_t i = hash & mask;
+      while (bigger[i] != 0) i = (i + 1) & mask;
+      bigger[i] = (hash & 0xffffffff00000000ULL) | (g + 1);
+    }
+    slots_.swap(bigger);
+  }
+
+  // Strings of a declared length up to this many bytes are stored in fixed keys.
+  static constexpr uint32_t kMaxInlineStringBytes = 16;
+
+  const AggregationSpec& spec_;
+  std::vector<KeyColumn> key_columns_;
+  bool fixed_keys_;
+  size_t key_words_;
+  size_t state_offset_;
+  size_t row_bytes_;
+  std::vector<uint64_t> slots_;
+  std::unique_ptr<uint8_t, FreeDeleter> rows_;
+  size_t row_capacity_ = 0;
+  size_t group_count_ = 0;
+  std::vector<uint32_t> partition_groups_[kMergePartitions];
+  std::string keys_;                                   // serialized keys (not fixed_keys_)
+  std::vector<std::string> strings_;                   // MIN/MAX of strings: slot.value indexes here
+  std::vector<std::unordered_set<std::string>> sets_;  // DISTINCT: slot.value indexes here
+  std::string scratch_;
+  std::vector<uint32_t> group_of_row_;
+  std::vector<uint64_t> hashes_;
+  std::vector<uint64_t> batch_keys_;  // fixed keys of one batch, key_words_ per selected row
+  std::string key_buffer_;
+  std::string previous_key_buffer_;
+};
+
+namespace {
+
+// Folds row `row` of `argument` (non-NULL) into `slot` for `call`.
+void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot,
+                const ColumnVector& argument, uint32_t row) {
+  const Type& type = argument.type();
+  if (call.distinct) {
+    std::string& key = table.scratch();
+    key.clear();
+    AppendKeyPart(argument, row, &key);
+    auto& set = table.sets()[static_cast<size_t>(slot.value)];
+    if (set.find(key) == set.end()) set.insert(key);  // copies only values not seen before
+    return;
+  }
+  switch (call.kind) {
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount:
+      ++slot.count;
+      return;
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg:
+      if (type.id() == TypeId::kDouble) {
+        SetSlotDouble(slot, SlotDouble(slot) + argument.values<double>()[row]);
+      } else {
+        slot.value += ExactValue(argument, row);
+      }
+      ++slot.count;
+      return;
+    case AggregateKind::kMin:
+    case AggregateKind::kMax: {
+      const bool is_min = call.kind == AggregateKind::kMin;
+      if (type.IsString()) {
+        std::string_view s = argument.strings()[row];
+        if (slot.count == 0) {
+          slot.value = static_cast<int128>(table.strings().size());
+          table.strings().emplace_back(s);
+          slot.count = 1;
+        } else {
+          std::string& current = table.strings()[static_cast<size_t>(slot.value)];
+          if (is_min ? s < current : s > current) current.assign(s.data(), s.size());
+        }
+      } else if (type.id() == TypeId::kDouble) {
+        double d = argument.values<double>()[row];
+        if (slot.count == 0 || (is_min ? d < SlotDouble(slot) : d > SlotDouble(slot))) SetSlotDouble(slot, d);
+        slot.count = 1;
+      } else {
+        int128 v = ExactValue(argument, row);
+        if (slot.count == 0 || (is_min ? v < slot.value : v > slot.value)) slot.value = v;
+        slot.count = 1;
+      }
+      return;
+    }
+  }
+}
+
+void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, GroupTable& into, Slot& target,
+               GroupTable& from, const Slot& source) {
+  if (call.distinct) {
+    auto& target_set = into.sets()[static_cast<size_t>(target.value)];
+    for (const std::string& v : from.sets()[static_cast<size_t>(source.value)]) target_set.insert(v);
+    return;
+  }
+  switch (call.kind) {
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount:
+      target.count += source.count;
+      return;
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg:
+      if (argument_type.id() == TypeId::kDouble) {
+        SetSlotDouble(target, SlotDouble(target) + SlotDouble(source));
+      } else {
+        target.value += source.value;
+      }
+      target.count += source.count;
+      return;
+    case AggregateKind::kMin:
+    case AggregateKind::kMax: {
+      if (source.count == 0) return;
+      const bool is_min = call.kind == AggregateKind::kMin;
+      if (argument_type.IsString()) {
+        const std::string& s = from.strings()[static_cast<size_t>(source.value)];
+        if (target.count == 0) {
+          target.value = static_cast<int128>(into.strings().size());
+          into.strings().push_back(s);
+          target.count = 1;
+        } else {
+          std::string& current = into.strings()[static_cast<size_t>(target.value)];
+          if (is_min ? s < current : s > current) current = s;
+        }
+      } else if (argument_type.id() == TypeId::kDouble) {
+        double d = SlotDouble(source);
+        if (target.count == 0 || (is_min ? d < SlotDouble(target) : d > SlotDouble(target)))
+          SetSlotDouble(target, d);
+        target.count = 1;
+      } else {
+        if (target.count == 0 || (is_min ? source.value < target.value : source.value > target.value)) {
+          target.value = source.value;
+        }
+        target.count = 1;
+      }
+      return;
+    }
+  }
+}
+
+absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type& argument_type,
+                                   GroupTable& table, const Slot& slot) {
+  const Type& result = call.result_type;
+  if (call.distinct) {
+    // COUNT(DISTINCT x) (Create rejects other DISTINCT aggregates).
+    return Value::BigInt(static_cast<int64_t>(table.sets()[static_cast<size_t>(slot.value)].size()));
+  }
+  switch (call.kind) {
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount:
+      return Value::BigInt(slot.count);
+    case AggregateKind::kSum:
+      if (slot.count == 0) return Value::Null(result);
+      if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot));
+      if (result.id() == TypeId::kBigInt) {
+        if (slot.value > INT64_MAX || slot.value < INT64_MIN)
+          return absl::OutOfRangeError("SUM out of range for BIGINT");
+        return Value::BigInt(static_cast<int64_t>(slot.value));
+      }
+      if (result.id() == TypeId::kDecimal) {
+        int128 v = slot.value;
+        int scale_up = result.scale() - (argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0);
+        if (scale_up > 0) v *= PowerOfTen(scale_up);
+        return Value::Decimal(v, result);
+      }
+      return Value::Double(static_cast<double>(slot.value));
+    case AggregateKind::kAvg: {
+      if (slot.count == 0) return Value::Null(result);
+      if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot) / slot.count);
+      const int input_scale = argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0;
+      if (result.id() == TypeId::kDouble) {
+        // Divide exactly first, so the only rounding is the final conversion: quotient + remainder / count.
+        const int128 quotient = slot.value / slot.count;
+        const int128 remainder = slot.value % slot.count;
+        const double average =
+            static_cast<double>(quotient) + static_cast<double>(remainder) / static_cast<double>(slot.count);
+        return Value::Double(average / static_cast<double>(PowerOfTen(input_scale)));
+      }
+      // Exact: sum * 10^(result scale - input scale) / count, rounded half away from zero.
+      int128 numerator = slot.value * PowerOfTen(result.scale() - input_scale);
+      int128 quotient = numerator / slot.count;
+      int128 remainder = numerator % slot.count;
+      if (remainder != 0 && 2 * (remainder < 0 ? -remainder : remainder) >= slot.count) {
+        quotient += numerator < 0 ? -1 : 1;
+      }
+      return Value::Decimal(quotient, result);
+    }
+    case AggregateKind::kMin:
+    case AggregateKind::kMax:
+      if (slot.count == 0) return Value::Null(result);
+      if (argument_type.IsString())
+        return Value::String(table.strings()[static_cast<size_t>(slot.value)], result);
+      if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot));
+      return ExactToValue(slot.value, argument_type);
+  }
+  return Value::Null(result);
+}
+
+}  // namespace
+
+namespace {
+
+template <typename T, typename Accumulate>
+void FoldTyped(const ColumnVector& argument, const SelectionVector* selection, uint32_t selected,
+               const uint32_t* group_of_row, size_t call, GroupTable& table, Accumulate accumulate) {
+  const T* values = argument.values<T>();
+  const bool nulls = argument.has_nulls();
+  for (uint32_t s = 0; s < selected; ++s) {
+    const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+    if (nulls && argument.IsNull(row)) continue;
+    Slot& slot = table.state(group_of_row[s])[call];
+    accumulate(slot, values[row]);
+    ++slot.count;
+  }
+}
+
+// COUNT(x), SUM(x) and AVG(x) over a whole vector.
+void FoldSums(AggregateKind kind, const ColumnVector& argument, const SelectionVector* selection,
+              uint32_t selected, const uint32_t* group_of_row, size_t call, GroupTable& table) {
+  auto add_exact = [](Slot& slot, auto v) { slot.value += v; };
+  if (kind == AggregateKind::kCount) {
+    FoldTyped<uint8_t>(argument, selection, selected, group_of_row, call, table, [](Slot&, uint8_t) {});
+    return;
+  }
+  const Type& type = argument.type();
+  switch (type.id()) {
+    case TypeId::kDouble:
+      FoldTyped<double>(argument, selection, selected, group_of_row, call, table,
+                        [](Slot& slot, double v) { SetSlotDouble(slot, SlotDouble(slot) + v); });
+      return;
+    case TypeId::kInteger:
+      FoldTyped<int32_t>(argument, selection, selected, group_of_row, call, table, add_exact);
+      return;
+    case TypeId::kBigInt:
+      FoldTyped<int64_t>(argument, selection, selected, group_of_row, call, table, add_exact);
+      return;
+    case TypeId::kDecimal:
+      if (type.IsWideDecimal()) {
+        FoldTyped<int128>(argument, selection, selected, group_of_row, call, table, add_exact);
+      } else {
+        FoldTyped<int64_t>(argument, selection, selected, group_of_row, call, table, add_exact);
+      }
+      return;
+    default:
+      FoldTyped<uint8_t>(argument, selection, selected, group_of_row, call, table, [](Slot&, uint8_t) {});
+      return;
+  }
+}
+
+}  // namespace
+namespace {
+
+// Whether every output column is fixed-width (no strings, no COUNT(DISTINCT) sets), so that groups can be
+// written a vector at a time instead of row by row through Values.
+bool HasFixedWidthOutput(const AggregationSpec& spec, const std::vector<Type>& key_types) {
+  for (const Type& type : key_types) {
+    if (type.IsString() || type.id() == TypeId::kNull) return false;
+  }
+  for (const AggregationSpec::Call& call : spec.calls) {
+    if (call.distinct || call.result_type.IsString()) return false;
+  }
+  return true;
+}
+
+// Stores a fixed-width value at `row` of `column` (of the value's type).
+void StoreFixedWidth(const Value& value, uint32_t row, ColumnVector* column) {
+  if (value.is_null()) {
+    column->SetNull(row);
+    return;
+  }
+  const Type& type = column->type();
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      column->mutable_values<uint8_t>()[row] = value.AsBool() ? 1 : 0;
+      return;
+    case TypeId::kInteger:
+    case TypeId::kDate:
+      column->mutable_values<int32_t>()[row] = static_cast<int32_t>(value.AsInt64());
+      return;
+    case TypeId::kBigInt:
+    case TypeId::kTimestamp:
+      column->mutable_values<int64_t>()[row] = value.AsInt64();
+      return;
+    case TypeId::kDouble:
+      column->mutable_values<double>()[row] = value.AsDouble();
+      return;
+    case TypeId::kDecimal:
+      if (type.IsWideDecimal()) {
+        column->mutable_values<int128>()[row] = value.AsInt128();
+      } else {
+        column->mutable_values<int64_t>()[row] = value.AsInt64();
+      }
+      return;
+    case TypeId::kInterval:
+      column->mutable_values<Interval>()[row] = value.AsInterval();
+      return;
+    default:
+      column->SetNull(row);
+      return;
+  }
+}
+
+// Groups to write: `count` groups of `table`, listed in `groups` or (null) its groups 0..count-1.
+struct GroupRun {
+  GroupTable* table;
+  const uint32_t* groups;
+  uint32_t count;
+};
+
+// How many groups ahead the merge and the writing prefetch: groups of a partition are scattered over the
+// partial table, so without it every group is a cache miss.
+constexpr uint32_t kPrefetchDistance = 16;
+
+template <typename Fn>
+absl::Status ForEachGroup(const std::vector<GroupRun>& runs, Fn fn) {
+  for (const GroupRun& run : runs) {
+    for (uint32_t i = 0; i < run.count; ++i) {
+      if (run.groups != nullptr && i + kPrefetchDistance < run.count) {
+        run.table->PrefetchGroup(run.groups[i + kPrefetchDistance]);
+      }
+      TESSERA_RETURN_IF_ERROR(fn(*run.table, run.groups ? run.groups[i] : i));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// How a call's result is written: copied from the state, or through FinalizeSlot's Value.
+enum class ResultCopy { kCount, kWideSum, kValue };
+
+ResultCopy ResultCopyOf(const AggregationSpec::Call& call, const Type& argument_type) {
+  if (call.distinct) return ResultCopy::kValue;
+  if (call.kind == AggregateKind::kCountStar || call.kind == AggregateKind::kCount) return ResultCopy::kCount;
+  const Type& result = call.result_type;
+  const bool exact_argument = argument_type.id() == TypeId::kBigInt || argument_type.id() == TypeId::kDecimal;
+  const int argument_scale = argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0;
+  if (call.kind == AggregateKind::kSum && exact_argument && result.id() == TypeId::kDecimal &&
+      result.IsWideDecimal() && result.scale() == argument_scale) {
+    return ResultCopy::kWideSum;  // the 128-bit sum is the result's representation
+  }
+  return ResultCopy::kValue;
+}
+
+// Writes the groups of `runs` column-wise: key columns copied from the serialized keys, aggregate results
+// stored per vector of groups.
+absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRun>& runs,
+                          const std::vector<Type>& key_types, const std::vector<Type>& argument_types,
+                          TemporaryRelation* output) {
+  std::vector<ColumnVector> columns;
+  for (const Type& type : key_types) columns.emplace_back(type);
+  for (const AggregationSpec::Call& call : spec.calls) columns.emplace_back(call.result_type);
+  std::vector<const ColumnVector*> column_pointers;
+  for (const ColumnVector& column : columns) column_pointers.push_back(&column);
+  std::vector<ResultCopy> copies;
+  for (size_t c = 0; c < spec.calls.size(); ++c)
+    copies.push_back(ResultCopyOf(spec.calls[c], argument_types[c]));
+  VectorBlockWriter writer(output);
+  uint32_t filled = 0;
+  for (ColumnVector& column : columns) column.ResetOwned(kVectorSize);
+  TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
+    const char* p = table.key(g).data();
+    for (size_t k = 0; k < key_types.size(); ++k) {
+      if (*p++ == '\0') {
+        columns[k].SetNull(filled);
+        p += key_types[k].FixedWidth();
+        continue;
+      }
+      const int width = key_types[k].FixedWidth();
+      std::memcpy(columns[k].mutable_values<uint8_t>() + static_cast<size_t>(filled) * width, p, width);
+      p += width;
+    }
+    const Slot* slots = table.state(g);
+    for (size_t c = 0; c < spec.calls.size(); ++c) {
+      ColumnVector& column = columns[key_types.size() + c];
+      switch (copies[c]) {
+        case ResultCopy::kCount:
+          column.mutable_values<int64_t>()[filled] = slots[c].count;
+          break;
+        case ResultCopy::kWideSum:
+          if (slots[c].count == 0) {
+            column.SetNull(filled);
+          } else {
+            column.mutable_values<int128>()[filled] = slots[c].value;
+          }
+          break;
+        case ResultCopy::kValue: {
+          TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], table, slots[c]));
+          StoreFixedWidth(v, filled, &column);
+          break;
+        }
+      }
+    }
+    if (++filled < kVectorSize) return absl::OkStatus();
+    TESSERA_RETURN_IF_ERROR(writer.Append(column_pointers, nullptr, filled));
+    for (ColumnVector& column : columns) column.ResetOwned(kVectorSize);
+    filled = 0;
+    return absl::OkStatus();
+  }));
+  if (filled > 0) TESSERA_RETURN_IF_ERROR(writer.Append(column_pointers, nullptr, filled));
+  return writer.Flush();
+}
+
+}  // namespace
+
+namespace {
+
+// Writes column `vector`'s part of the fixed keys of the selected rows: at byte `offset` of each row's
+// `key_words` words in `keys` (zeroed before), a NULL flag byte (1 = a value) and the value's `Width` bytes.
+template <int Width>
+void EncodeKeyColumn(const ColumnVector& vector, const SelectionVector* selection, uint32_t selected,
+                     size_t offset, size_t key_words, uint64_t* keys) {
+  const uint8_t* values = vector.values<uint8_t>();
+  uint8_t* out = reinterpret_cast<uint8_t*>(keys) + offset;
+  const size_t stride = key_words * sizeof(uint64_t);
+  const bool normalize_zero =
+      vector.type().id() == TypeId::kDouble;  // -0.0 and 0.0 are one value (and group)
+  for (uint32_t s = 0; s < selected; ++s, out += stride) {
+    const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+    if (vector.IsNull(row)) continue;
+    out[0] = 1;
+    if constexpr (Width == 8) {
+      if (normalize_zero) {
+        double d;
+        std::memcpy(&d, values + static_cast<size_t>(row) * 8, 8);
+        if (d == 0.0) d = 0.0;
+        std::memcpy(out + 1, &d, 8);
+        continue;
+      }
+    }
+    std::memcpy(out + 1, values + static_cast<size_t>(row) * Width, Width);
+  }
+}
+
+// The inline-string part of fixed keys (see EncodeKeyColumn): a NULL flag byte, the length byte and the
+// bytes. Returns false, leaving the keys incomplete, when a value has more than `max_bytes` bytes.
+bool EncodeStringKeyColumn(const ColumnVector& vector, const SelectionVector* selection, uint32_t selected,
+                           size_t offset, size_t max_bytes, size_t key_words, uint64_t* keys) {
+  const std::string_view* values = vector.strings();
+  uint8_t* out = reinterpret_cast<uint8_t*>(keys) + offset;
+  const size_t stride = key_words * sizeof(uint64_t);
+  for (uint32_t s = 0; s < selected; ++s, out += stride) {
+    const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+    if (vector.IsNull(row)) continue;
+    const std::string_view value = values[row];
+    if (value.size() > max_bytes) return false;
+    out[0] = 1;
+    out[1] = static_cast<uint8_t>(value.size());
+    for (size_t i = 0; i < value.size(); ++i)
+      out[2 + i] = static_cast<uint8_t>(value[i]);  // short: no memcpy call
+  }
+  return true;
+}
+
+// Builds the fixed keys of the selected rows into `out` (key_words per row). Returns false when a string does
+// not fit its inline width (the table must then switch to serialized keys).
+bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys,
+                     const std::vector<GroupTable::KeyColumn>& columns, const SelectionVector* selection,
+                     uint32_t selected, size_t key_words, uint64_t* out) {
+  std::memset(out, 0, static_cast<size_t>(selected) * key_words * sizeof(uint64_t));
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const ColumnVector& key = *keys[k];
+    const GroupTable::KeyColumn& column = columns[k];
+    if (column.string) {
+      if (!EncodeStringKeyColumn(key, selection, selected, column.offset, column.width - 1, key_words, out)) {
+        return false;
+      }
+      continue;
+    }
+    switch (column.width) {
+      case 1:
+        EncodeKeyColumn<1>(key, selection, selected, column.offset, key_words, out);
+        break;
+      case 2:
+        EncodeKeyColumn<2>(key, selection, selected, column.offset, key_words, out);
+        break;
+      case 4:
+        EncodeKeyColumn<4>(key, selection, selected, column.offset, key_words, out);
+        break;
+      case 8:
+        EncodeKeyColumn<8>(key, selection, selected, column.offset, key_words, out);
+        break;
+      case 16:
+        EncodeKeyColumn<16>(key, selection, selected, column.offset, key_words, out);
+        break;
+      default:
+        LOG(FATAL) << "no fixed-width key encoding for " << key.type().ToString();
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+AggregationTable::AggregationTable(const AggregationSpec& spec)
+    : table_(std::make_unique<GroupTable>(spec)) {}
+AggregationTable::~AggregationTable() = default;
+size_t AggregationTable::group_count() const { return table_->group_count(); }
+size_t AggregationTable::MemoryBytes() const { return table_->MemoryBytes(); }
+
+void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
+                              const std::vector<const ColumnVector*>& arguments,
+                              const SelectionVector* selection, uint32_t batch_size, uint32_t selected) {
+  GroupTable& table = *table_;
+  const AggregationSpec& spec = table.spec();
+  uint32_t* group_of_row = table.group_of_row();
+  uint64_t* hashes = table.hashes();
+  // Pass 1: the group of every selected row (inserting groups may move states, so no pointers yet).
+  if (keys.empty()) {
+    if (table.group_count() == 0) table.FindOrInsertFixed(kScalarKey, 0);
+    std::fill(group_of_row, group_of_row + selected, 0);
+  } else {
+    for (size_t g = 0; g < keys.size(); ++g) {
+      HashSelectedRows(*keys[g], selection, batch_size, g == 0, hashes);  // only the rows used below
+    }
+    for (uint32_t s = 0; s < selected; ++s)
+      table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
+    // Rows of one group often come in runs (input sorted or clustered by the key, as lineitem by
+    // l_orderkey): a row whose key equals the previous row's joins its group without a table lookup.
+    if (table.fixed_keys() && !EncodeFixedKeys(keys, table.key_columns(), selection, selected,
+                                               table.key_words(), table.batch_keys())) {
+      table.ConvertToSerializedKeys();  // a string longer than its inline width (not valid UTF-8, or a CAST)
+    }
+    if (table.fixed_keys()) {
+      const size_t words = table.key_words();
+      const uint64_t* batch_keys = table.batch_keys();
+      for (uint32_t s = 0; s < selected; ++s) {
+        const uint64_t* key = batch_keys + s * words;
+        if (s > 0 && GroupTable::SameWords(key, key - words, words)) {
+          group_of_row[s] = group_of_row[s - 1];
+          continue;
+        }
+        group_of_row[s] = table.FindOrInsertFixed(key, hashes[selection != nullptr ? selection->rows[s] : s]);
+      }
+    } else {
+      std::string& key = table.key_buffer();
+      std::string& previous_key = table.previous_key_buffer();
+      previous_key.clear();
+      for (uint32_t s = 0; s < selected; ++s) {
+        const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+        key.clear();
+        for (const ColumnVector* k : keys) AppendKeyPart(*k, row, &key);
+        if (s > 0 && key == previous_key) {
+          group_of_row[s] = group_of_row[s - 1];
+          continue;
+        }
+        group_of_row[s] = table.FindOrInsertSerialized(key, hashes[row]);
+        previous_key.swap(key);
+      }
+    }
+  }
+  // Pass 2: fold the arguments in, one aggregate at a time, with the type dispatch outside the row loop.
+  for (size_t c = 0; c < spec.calls.size(); ++c) {
+    const AggregationSpec::Call& call = spec.calls[c];
+    if (call.kind == AggregateKind::kCountStar) {
+      for (uint32_t s = 0; s < selected; ++s) ++table.state(group_of_row[s])[c].count;
+      continue;
+    }
+    const ColumnVector& argument = *arguments[c];
+    if (!call.distinct && (call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg ||
+                           call.kind == AggregateKind::kCount)) {
+      FoldSums(call.kind, argument, selection, selected, group_of_row, c, table);
+      continue;
+    }
+    for (uint32_t s = 0; s < selected; ++s) {
+      const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+      if (argument.IsNull(row)) continue;
+      UpdateSlot(call, table, table.state(group_of_row[s])[c], argument, row);
+    }
+  }
+}
+
+absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
+                                             const std::vector<std::unique_ptr<AggregationTable>>& partials,
+                                             int partition, TemporaryRelation* output,
+                                             int64_t* groups_written) {
+  std::vector<Type> argument_types;
+  for (const auto& call : spec.calls)
+    argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
+  // A group's states can be copied as they are into a group the merge just created, and updated in place in
+  // their partial table, unless they index into their table (string MIN/MAX, DISTINCT sets).
+  bool copyable_states = true;
+  for (size_t c = 0; c < spec.calls.size(); ++c) {
+    const bool string_extreme =
+        (spec.calls[c].kind == AggregateKind::kMin || spec.calls[c].kind == AggregateKind::kMax) &&
+        argument_types[c].IsString();
+    if (spec.calls[c].distinct || string_extreme) copyable_states = false;
+  }
+  auto groups_of = [&](GroupTable& table) -> GroupRun {
+    if (partition < 0) return {&table, nullptr, static_cast<uint32_t>(table.group_count())};
+    const std::vector<uint32_t>& groups = table.groups_in_partition(partition);
+    return {&table, groups.data(), static_cast<uint32_t>(groups.size())};
+  };
+  // With copyable states, the partial table with the most groups of the partition is the base: its groups
+  // stay where they are, the other partials' groups are looked up in it (read-only: no other merge inserts
+  // into a partial table) and folded into its states in place (they belong to this partition only), and only
+  // groups it lacks go to a new table. Otherwise every group goes to a new table. Keys are compared in one
+  // form: fixed, unless a partial table had to switch to serialized keys (a string longer than its inline
+  // width); then groups of fixed-key tables are serialized on the way.
+  GroupTable merged(spec);
+  for (const auto& partial : partials) {
+    if (partial != nullptr && !partial->table_->fixed_keys()) merged.ConvertToSerializedKeys();
+  }
+  GroupTable* base = nullptr;
+  if (copyable_states) {
+    for (const auto& partial : partials) {
+      if (partial == nullptr || partial->table_->fixed_keys() != merged.fixed_keys()) continue;
+      if (base == nullptr || groups_of(*partial->table_).count > groups_of(*base).count)
+        base = partial->table_.get();
+    }
+  }
+  size_t incoming = 0;
+  for (const auto& partial : partials) {
+    if (partial != nullptr && partial->table_.get() != base) incoming += groups_of(*partial->table_).count;
+  }
+  // Keys are a few bytes per column; an estimate is enough to avoid most regrowth.
+  merged.Reserve(incoming, incoming * (spec.group_by.size() * 9));
+  auto merge_slots = [&](GroupTable& into, uint32_t target, GroupTable& from, uint32_t g) {
+    for (size_t c = 0; c < spec.calls.size(); ++c) {
+      MergeSlot(spec.calls[c], argument_types[c], into, into.state(target)[c], from, from.state(g)[c]);
+    }
+  };
+  std::string serialized;
+  for (const auto& partial : partials) {
+    if (partial == nullptr || partial->table_.get() == base) continue;
+    GroupTable& table = *partial->table_;
+    const bool same_form = table.fixed_keys() == merged.fixed_keys();
+    const GroupRun run = groups_of(table);
+    for (uint32_t i = 0; i < run.count; ++i) {
+      // Two stages: the group's row kPrefetchDistance ahead, then (its hash now cached) the base's slot for
+      // the group half as far ahead.
+      if (run.groups != nullptr && i + kPrefetchDistance < run.count) {
+        table.PrefetchGroup(run.groups[i + kPrefetchDistance]);
+      }
+      if (i + kPrefetchDistance / 2 < run.count) {
+        const uint64_t ahead = table.hash(run.groups != nullptr ? run.groups[i + kPrefetchDistance / 2]
+                                                                : i + kPrefetchDistance / 2);
+        if (base != nullptr) base->Prefetch(ahead);
+        merged.Prefetch(ahead);
+      }
+      const uint32_t g = run.groups != nullptr ? run.groups[i] : i;
+      const uint64_t hash = table.hash(g);
+      std::string_view key;  // serialized keys only
+      if (!merged.fixed_keys()) {
+        if (same_form) {
+          key = table.key(g);
+        } else {
+          serialized.clear();
+          table.SerializeKey(g, &serialized);
+          key = serialized;
+        }
+      }
+      if (base != nullptr) {
+        const uint32_t found =
+            merged.fixed_keys() ? base->FindFixed(table.key_words(g), hash) : base->FindSerialized(key, hash);
+        if (found != GroupTable::kNotFound) {
+          merge_slots(*base, found, table, g);
+          continue;
+        }
+      }
+      const size_t groups_before = merged.group_count();
+      const uint32_t target = merged.fixed_keys() ? merged.FindOrInsertFixed(table.key_words(g), hash)
+                                                  : merged.FindOrInsertSerialized(key, hash);
+      if (copyable_states && merged.group_count() > groups_before) {
+        std::memcpy(merged.state(target), table.state(g), spec.calls.size() * kSlotBytes);
+      } else {
+        merge_slots(merged, target, table, g);
+      }
+    }
+  }
+  std::vector<GroupRun> runs;
+  if (base != nullptr) runs.push_back(groups_of(*base));
+  if (spec.group_by.empty() && merged.group_count() == 0 && (base == nullptr || base->group_count() == 0)) {
+    merged.FindOrInsertFixed(kScalarKey, 0);  // a scalar aggregate's one row, also without input
+  }
+  runs.push_back(GroupRun{&merged, nullptr, static_cast<uint32_t>(merged.group_count())});
+  std::vector<Type> key_types;
+  for (const auto& g : spec.group_by) key_types.push_back(g->result_type);
+  *groups_written = 0;
+  for (const GroupRun& run : runs) *groups_written += run.count;
+  if (HasFixedWidthOutput(spec, key_types))
+    return WriteColumns(spec, runs, key_types, argument_types, output);
+  BlockBuilder builder(output->schema(), output->block_size_bytes());
+  std::vector<Value> row;
+  TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
+    row.clear();
+    serialized.clear();
+    table.SerializeKey(g, &serialized);
+    const char* p = serialized.data();
+    for (const Type& type : key_types) row.push_back(DecodeKeyPart(&p, type));
+    for (size_t c = 0; c < spec.calls.size(); ++c) {
+      TESSERA_ASSIGN_OR_RETURN(Value v,
+                               FinalizeSlot(spec.calls[c], argument_types[c], table, table.state(g)[c]));
+      row.push_back(std::move(v));
+    }
+    return output->AppendValueRow(builder, row);
+  }));
+  if (!builder.empty()) TESSERA_RETURN_IF_ERROR(output->AppendBlock(builder).status());
+  return absl::OkStatus();
+}
+
+}  // namespace tessera

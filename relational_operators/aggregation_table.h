@@ -1,0 +1,81 @@
+#pragma once
+// The hash table of the aggregation operator: groups and their aggregate states.
+//
+// Each worker folds its input batches into its own table (Update: no locks, no shared cache lines); after the
+// last batch, the partial tables are combined partition by partition (MergeAndWrite: partitions are disjoint,
+// so one work order per partition, in parallel) and the final groups are written to the output relation.
+//
+// A group is one fixed-size row: its hash, its key, one state per aggregate. A key is a NULL flag per column
+// (so NULLs group together, as SQL requires) and the values: stored in the row when every column is
+// fixed-width or a string of a declared length up to 16 bytes, else serialized (length-prefixed strings)
+// beside it. A table whose inline string meets a longer value (bytes, not characters, count) switches to
+// serialized keys. COUNT(DISTINCT x) keeps a set of serialized values per group. See
+// relational_operators/README.md, "Hash aggregation".
+//
+// Threading: a table is used by one thread at a time. MergeAndWrite for different partitions may run at the
+// same time over the same partial tables once no Update runs any more.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "catalog/types.h"
+#include "expressions/bound_expression.h"
+#include "expressions/column_vector.h"
+#include "relational_operators/temporary_relation.h"
+
+namespace tessera {
+
+enum class AggregateKind { kCountStar, kCount, kSum, kAvg, kMin, kMax };
+
+struct AggregationSpec {
+  struct Call {
+    AggregateKind kind = AggregateKind::kCountStar;
+    bool distinct = false;
+    std::unique_ptr<BoundExpression> argument;  // over the input batch; null for COUNT(*)
+    Type result_type;
+  };
+  std::vector<std::unique_ptr<BoundExpression>> group_by;  // over the input batch
+  std::vector<Call> calls;
+  std::vector<std::string> output_names;  // group columns, then one per call
+};
+
+class GroupTable;  // aggregation_table.cc
+
+class AggregationTable {
+ public:
+  // The number of hash partitions that MergeAndWrite can split the groups into.
+  static constexpr uint32_t kPartitions = 16;
+
+  // `spec` must outlive the table; only its kinds and types are used (the expressions are evaluated by the
+  // caller).
+  explicit AggregationTable(const AggregationSpec& spec);
+  ~AggregationTable();
+  AggregationTable(const AggregationTable&) = delete;
+  AggregationTable& operator=(const AggregationTable&) = delete;
+
+  // Folds the selected rows (all rows 0..batch_size-1 when `selection` is null; `selected` of them) of one
+  // batch: keys[g] is group column g evaluated over the batch, arguments[c] the argument of call c (null for
+  // COUNT(*)).
+  void Update(const std::vector<const ColumnVector*>& keys, const std::vector<const ColumnVector*>& arguments,
+              const SelectionVector* selection, uint32_t batch_size, uint32_t selected);
+
+  size_t group_count() const;
+  size_t MemoryBytes() const;
+
+  // Combines the groups of hash partition `partition` of `partials` (null entries are skipped), or all their
+  // groups when `partition` is -1, and appends the final groups to `output` (whose schema is the group
+  // columns, then one column per call). A scalar aggregation (no group columns) writes its one row also
+  // without input. Partial tables are left in an unspecified state for the partitions merged (each partition
+  // at most once). Errors: SUM overflowing its result type.
+  static absl::Status MergeAndWrite(const AggregationSpec& spec,
+                                    const std::vector<std::unique_ptr<AggregationTable>>& partials,
+                                    int partition, TemporaryRelation* output, int64_t* groups_written);
+
+ private:
+  std::unique_ptr<GroupTable> table_;
+};
+
+}  // namespace tessera
