@@ -42,12 +42,21 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
 
  private:
   absl::Status Run(const WorkOrderContext& context) {
-    const AggregationSpec& spec = op_->spec_;
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_index_));
     rows_in_ = block.view.row_count();
     BlockScanner scanner(op_->scan_);
     if (scanner.CanSkip(block.view)) return absl::OkStatus();
     AggregationTable& table = *op_->PartialTable(context.worker_index);
+    // The table's growth is charged to the buffer pool once per block, not per group.
+    const size_t bytes_before = table.MemoryBytes();
+    absl::Status status = Fold(block, scanner, table);
+    if (!status.ok()) return status;
+    const size_t bytes_after = table.MemoryBytes();
+    return op_->ChargeGrowth(bytes_after > bytes_before ? bytes_after - bytes_before : 0);
+  }
+
+  absl::Status Fold(const PinnedBlock& block, BlockScanner& scanner, AggregationTable& table) {
+    const AggregationSpec& spec = op_->spec_;
     std::vector<std::unique_ptr<ExpressionEvaluator>> group_evaluators, argument_evaluators;
     for (const auto& g : spec.group_by) group_evaluators.push_back(std::make_unique<ExpressionEvaluator>(*g));
     for (const auto& call : spec.calls) {
@@ -112,7 +121,7 @@ AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, Aggreg
   output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
 }
 
-AggregationOperator::~AggregationOperator() = default;
+AggregationOperator::~AggregationOperator() { ReleaseTables(); }
 
 absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create(BlockInput input,
                                                                                  ScanSpec scan,
@@ -176,6 +185,19 @@ bool AggregationOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>*
   return false;
 }
 
-void AggregationOperator::OnAllWorkOrdersFinished() { partial_tables_.clear(); }
+absl::Status AggregationOperator::ChargeGrowth(size_t bytes) {
+  if (bytes == 0) return absl::OkStatus();
+  TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, bytes));
+  charged_bytes_.fetch_add(bytes);
+  return absl::OkStatus();
+}
+
+void AggregationOperator::ReleaseTables() {
+  partial_tables_.clear();
+  const size_t charged = charged_bytes_.exchange(0);
+  if (charged > 0) pool_->Release(MemoryKind::kBlob, charged);
+}
+
+void AggregationOperator::OnAllWorkOrdersFinished() { ReleaseTables(); }
 
 }  // namespace tessera

@@ -85,5 +85,20 @@ TEST_F(MemoryLimitTest, OversizedQueryFailsCleanlyAndFreesItsMemory) {
   EXPECT_EQ(Count("SELECT sum(k) FROM small"), 499500);
 }
 
+TEST_F(MemoryLimitTest, AggregationTablesCountAgainstTheBudget) {
+  // 4 million groups: the per-worker aggregation tables need far more than the 96 MiB budget.
+  absl::StatusOr<QueryResult> result = session_->Execute(
+      "SELECT count(*) FROM (SELECT a.k * 10000 + c.k * 1000 + b.k AS x, count(*) FROM small a, small b, small c "
+      "WHERE c.k < 4 GROUP BY 1) s");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted) << result.status();
+  EXPECT_THAT(result.status().message(), HasSubstr("for a blob"));
+  const MemoryUsage after = database_->buffer_pool().Usage();
+  EXPECT_EQ(after.by_kind[static_cast<int>(MemoryKind::kBlob)], 0u);
+  EXPECT_EQ(after.by_kind[static_cast<int>(MemoryKind::kTemporaryBlock)], 0u);
+  // A grouping that fits runs.
+  EXPECT_EQ(Count("SELECT count(*) FROM (SELECT g, count(*) FROM big GROUP BY g) s"), 10);
+}
+
 }  // namespace
 }  // namespace tessera
