@@ -1439,6 +1439,7 @@ struct LatencySummary {
   double max_call_delay_ms = 0;  // client wake-up lateness (should be ~0)
   int64_t first_arrival_ns = 0, last_return_ns = 0;
   double work_order_ms = 0;  // Σ work-order durations in [first arrival, last return], from the log
+  std::vector<std::pair<double, size_t>> slowest;  // (latency ms, arrival index), the 3 longest latencies
 };
 
 LatencySummary SummarizeLatencies(const std::vector<Arrival>& arrivals, const std::vector<ArrivalOutcome>& outcomes,
@@ -1473,6 +1474,11 @@ LatencySummary SummarizeLatencies(const std::vector<Arrival>& arrivals, const st
   s.short_queries = short_ones.size();
   s.long_queries = long_ones.size();
   s.mean_slowdown = Mean(slowdowns);
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    if (outcomes[i].error.empty()) s.slowest.push_back({Ms(outcomes[i].return_ns - outcomes[i].arrival_ns), i});
+  }
+  std::sort(s.slowest.rbegin(), s.slowest.rend());
+  s.slowest.resize(std::min<size_t>(3, s.slowest.size()));
   return s;
 }
 
@@ -1587,6 +1593,14 @@ void Experiment5() {
   }
   std::printf("  (%zu short, %zu long queries; wake ms = the latest a client called Execute after its arrival)\n",
               summaries[fcfs].short_queries, summaries[fcfs].long_queries);
+  std::printf("  the 3 longest latencies (query, arrival s, latency ms):\n");
+  for (size_t p = 0; p < summaries.size(); ++p) {
+    std::printf("  %-8s", policies[p].c_str());
+    for (const auto& [latency, i] : summaries[p].slowest) {
+      std::printf("  %s at %.1f: %.0f", Display(arrivals[i].label).c_str(), Ms(arrivals[i].offset_ns) / 1e3, latency);
+    }
+    std::printf("\n");
+  }
   std::printf(
       "  interference: work-order time of the run / the same queries' work-order time alone (1.00 = as in the "
       "warm-up; above: workers preempted or slowed by other processes, which raises the effective load)\n ");
