@@ -68,9 +68,10 @@ class QueryManager {
   //     its first one finished, an aggregation or sort (which writes its output at the end) the plan builder's
   //     output estimate (OperatorEstimate::output_bytes) in blocks of its output relation, at least 1, and any
   //     other operator one block per work order (every work order writes its rows to blocks of its own).
-  // Serial tails (an aggregation's or hash build's finalize, a sort's merge) are counted by the max(1, ...) of an
-  // operator whose input is done but whose tail is not yet issued, and exactly once issued. Finished and
-  // released operators count 0; a finished or cancelled query 0.
+  // Serial tails (an aggregation's or hash build's finalize, a sort's merge) are not foreseen: they count once
+  // issued, or as the 1 of max(1, ...) when they are all an unfinished operator has left, so with right output
+  // estimates the result is low by at most one work order per such operator (a partitioned aggregation merge: by
+  // its partitions). Finished operators count 0; a finished or cancelled query 0.
   int64_t EstimatedRemainingWorkOrders() const;
   // Work orders ready to be issued plus those issued and not yet finished: what the query could run right now.
   int64_t ReadyOrRunningWorkOrders() const { return static_cast<int64_t>(ready_.size()) + in_flight_; }
