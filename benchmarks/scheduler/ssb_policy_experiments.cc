@@ -1406,18 +1406,19 @@ std::vector<ArrivalOutcome> RunArrivals(Database* database, const std::vector<Ar
   std::vector<ArrivalOutcome> outcomes(arrivals.size());
   std::latch ready(static_cast<std::ptrdiff_t>(arrivals.size()) + 1);
   int64_t origin_ns = 0;  // written before `ready` opens, read after
+  std::vector<std::string> sql;  // QuerySql's cache is not for concurrent use
+  for (const Arrival& arrival : arrivals) sql.push_back(QuerySql(arrival.label));
   std::vector<std::thread> threads;
   for (size_t i = 0; i < arrivals.size(); ++i) {
     threads.emplace_back([&, i] {
       Session session(database);
-      const std::string sql = QuerySql(arrivals[i].label);
       ready.arrive_and_wait();
       ArrivalOutcome& outcome = outcomes[i];
       outcome.arrival_ns = origin_ns + arrivals[i].offset_ns;
       const int64_t wait_ns = outcome.arrival_ns - MonotonicNanos();
       if (wait_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait_ns));
       outcome.call_ns = MonotonicNanos();
-      absl::StatusOr<QueryResult> result = session.Execute(sql);
+      absl::StatusOr<QueryResult> result = session.Execute(sql[i]);
       outcome.return_ns = MonotonicNanos();
       if (!result.ok()) outcome.error = std::string(result.status().message());
     });
@@ -1491,13 +1492,14 @@ double SaturationThroughput(Database* database, int clients, int rounds, uint64_
   for (int r = 0; r < rounds; ++r) work.insert(work.end(), kAllQueries.begin(), kAllQueries.end());
   std::mt19937_64 random(seed);
   for (size_t i = work.size() - 1; i > 0; --i) std::swap(work[i], work[random() % (i + 1)]);
+  for (std::string& label : work) label = QuerySql(label);  // the SQL text, read here: the cache is not shared
   std::atomic<size_t> next{0};
   const int64_t begin = MonotonicNanos();
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&] {
       Session session(database);
-      for (size_t i = next.fetch_add(1); i < work.size(); i = next.fetch_add(1)) ExecuteOrDie(session, QuerySql(work[i]));
+      for (size_t i = next.fetch_add(1); i < work.size(); i = next.fetch_add(1)) ExecuteOrDie(session, work[i]);
     });
   }
   for (std::thread& thread : threads) thread.join();
