@@ -31,7 +31,8 @@
 //
 // Usage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms 20]
 //          [--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]
-//          [--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu] [--policies fcfs,srpt,ifsrpt,fair]
+//          [--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu]
+//          [--policies fcfs,srpt,ifsrpt,fair]
 //          (experiment 5 runs only when named: --experiments 5)
 
 #include <algorithm>
@@ -1540,7 +1541,8 @@ void Experiment5() {
       "\n  capacity: saturation throughput %.2f queries/s (4 clients, fcfs); 1 / mean alone wall time %.2f/s "
       "(%.1f ms); workers / mean work-order CPU %.2f/s (%.1f ms)\n",
       saturation, 1e3 / mean_alone_ms, mean_alone_ms, g_flags.workers * 1e3 / mean_cpu_ms, mean_cpu_ms);
-  std::printf("  rate %.2f arrivals/s = %.0f%% of the %s capacity (%.0f%% by saturation, %.0f%% by wall, %.0f%% by cpu)\n",
+  std::printf(
+      "  rate %.2f arrivals/s = %.0f%% of the %s capacity (%.0f%% by saturation, %.0f%% by wall, %.0f%% by cpu)\n",
               rate, 100 * g_flags.load, g_flags.load_basis.c_str(), 100 * rate / saturation,
               100 * rate * mean_alone_ms / 1e3, 100 * rate * mean_cpu_ms / 1e3 / g_flags.workers);
   const std::vector<Arrival> arrivals = PoissonArrivals(g_flags.seed, g_flags.arrivals, rate);
@@ -1578,7 +1580,9 @@ void Experiment5() {
   database.reset();  // completes the log
   for (const LogRecord& r : ReadLog(log)) {
     for (LatencySummary& s : summaries) {
-      if (r.start_ns >= s.first_arrival_ns && r.end_ns <= s.last_return_ns) s.work_order_ms += Ms(r.end_ns - r.start_ns);
+      if (r.start_ns >= s.first_arrival_ns && r.end_ns <= s.last_return_ns) {
+        s.work_order_ms += Ms(r.end_ns - r.start_ns);
+      }
     }
   }
 
@@ -1671,7 +1675,8 @@ void ParseFlags(int argc, char** argv) {
           "\nusage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms "
           "20] "
           "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl] "
-          "[--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu] [--policies fcfs,srpt,ifsrpt,fair]");
+          "[--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu] "
+          "[--policies fcfs,srpt,ifsrpt,fair]");
     }
   }
   if (g_flags.data_dir.empty()) Die("--data DIR is required");
