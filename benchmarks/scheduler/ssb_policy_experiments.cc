@@ -1543,8 +1543,8 @@ void Experiment5() {
       saturation, 1e3 / mean_alone_ms, mean_alone_ms, g_flags.workers * 1e3 / mean_cpu_ms, mean_cpu_ms);
   std::printf(
       "  rate %.2f arrivals/s = %.0f%% of the %s capacity (%.0f%% by saturation, %.0f%% by wall, %.0f%% by cpu)\n",
-              rate, 100 * g_flags.load, g_flags.load_basis.c_str(), 100 * rate / saturation,
-              100 * rate * mean_alone_ms / 1e3, 100 * rate * mean_cpu_ms / 1e3 / g_flags.workers);
+      rate, 100 * g_flags.load, g_flags.load_basis.c_str(), 100 * rate / saturation,
+      100 * rate * mean_alone_ms / 1e3, 100 * rate * mean_cpu_ms / 1e3 / g_flags.workers);
   const std::vector<Arrival> arrivals = PoissonArrivals(g_flags.seed, g_flags.arrivals, rate);
   double drawn_cpu_ms = 0, drawn_alone_ms = 0;
   std::map<std::string, int> drawn;
