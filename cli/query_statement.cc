@@ -26,7 +26,8 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
                                                        const QueryRunOptions& options) {
   if (!options.pipelining) dag->MakeAllEdgesBlocking();
   auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), options.priority,
-                                                std::make_unique<QueryManager>(std::move(dag)));
+                                                std::make_unique<QueryManager>(std::move(dag)),
+                                                database.options().worker_threads);
   TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query));
   options.running_query->store(query->query_id());
   // A Cancel() that came before the id was published found nothing to cancel; cancel on its behalf.

@@ -1,5 +1,8 @@
 #include "query_execution/query_manager.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "glog/logging.h"
 
 namespace tessera {
@@ -9,12 +12,34 @@ QueryManager::QueryManager(std::unique_ptr<ExecutionDag> dag) : dag_(std::move(d
   for (int i = 0; i < dag_->size(); ++i) {
     operators_[i].status.name = dag_->op(i)->name();
     operators_[i].status.estimated_total = dag_->op(i)->EstimatedWorkOrders();
+    if (std::shared_ptr<TemporaryRelation> output = dag_->op(i)->output()) {
+      operators_[i].writes_output = true;
+      const OperatorEstimate& estimate = dag_->estimate(i);
+      if (estimate.structure == OperatorEstimate::Structure::kAggregationTable ||
+          estimate.structure == OperatorEstimate::Structure::kSortBuffer) {
+        operators_[i].planned_output_blocks =
+            std::max(1.0, std::ceil(static_cast<double>(estimate.output_bytes) / output->block_size_bytes()));
+      }
+    }
   }
   const auto& edges = dag_->edges();
   for (int e = 0; e < static_cast<int>(edges.size()); ++e) {
     operators_[edges[e].producer].out_edges.push_back(e);
     operators_[edges[e].consumer].in_edges.push_back(e);
   }
+  // Kahn's algorithm: producers before consumers (the DAG is acyclic).
+  std::vector<int> waiting(operators_.size(), 0);
+  for (const DagEdge& edge : edges) ++waiting[edge.consumer];
+  for (int i = 0; i < dag_->size(); ++i) {
+    if (waiting[i] == 0) producers_first_.push_back(i);
+  }
+  for (size_t next = 0; next < producers_first_.size(); ++next) {
+    for (int e : operators_[producers_first_[next]].out_edges) {
+      if (--waiting[edges[e].consumer] == 0) producers_first_.push_back(edges[e].consumer);
+    }
+  }
+  CHECK_EQ(producers_first_.size(), operators_.size()) << "the execution DAG has a cycle";
+  scratch_output_blocks_.resize(operators_.size());
   CHECK_GE(dag_->result_operator(), 0);
   result_ = dag_->op(dag_->result_operator())->output();
   ActivateReadyOperators();
@@ -89,6 +114,7 @@ void QueryManager::FeedNewBlocks(int producer, bool producer_finished) {
     const uint32_t first = edge.pipelining ? runtime.fed_blocks_pipelined : 0;
     RelationalOperator* consumer = dag_->op(edge.consumer);
     for (uint32_t b = first; b < available; ++b) consumer->FeedInputBlock(edge.consumer_input, b);
+    if (available > first) operators_[edge.consumer].input_blocks_fed += available - first;
     if (producer_finished) consumer->DoneFeedingInput(edge.consumer_input);
   }
   runtime.fed_blocks_pipelined = available;
@@ -129,6 +155,49 @@ std::vector<OperatorStatus> QueryManager::Progress() const {
   std::vector<OperatorStatus> progress;
   for (const OperatorRuntime& runtime : operators_) progress.push_back(runtime.status);
   return progress;
+}
+
+int64_t QueryManager::EstimatedRemainingWorkOrders() const {
+  if (cancelled_) return 0;
+  const auto& edges = dag_->edges();
+  double total_remaining = 0;
+  for (int i : producers_first_) {
+    const OperatorRuntime& runtime = operators_[i];
+    if (runtime.finished) {
+      scratch_output_blocks_[i] = 0;  // everything it wrote has been fed already
+      continue;
+    }
+    const RelationalOperator* op = dag_->op(i);
+    double expected_total = std::max<double>(static_cast<double>(runtime.status.issued),
+                                             static_cast<double>(op->EstimatedWorkOrders()));
+    bool fed = false;
+    double expected_input = static_cast<double>(runtime.input_blocks_fed);
+    for (int e : runtime.in_edges) {
+      const DagEdge& edge = edges[e];
+      if (edge.consumer_input == DagEdge::kOrderingOnly) continue;
+      fed = true;
+      // Blocks the producer still writes (pipelining edges were fed what it wrote so far; a blocking edge
+      // gets everything once the producer finishes).
+      const OperatorRuntime& producer = operators_[edge.producer];
+      const double written = edge.pipelining ? static_cast<double>(producer.fed_blocks_pipelined) : 0.0;
+      expected_input += std::max(0.0, scratch_output_blocks_[edge.producer] - written);
+    }
+    if (fed) expected_total = std::max(expected_total, expected_input);
+    const double finished = static_cast<double>(runtime.status.finished);
+    const double remaining = std::max(1.0, expected_total - finished);
+    total_remaining += remaining;
+    // Expected output blocks over the operator's life: what it wrote so far, extrapolated over its remaining
+    // work orders at the observed blocks per finished work order; the plan's estimate before any finished.
+    if (!runtime.writes_output) {
+      scratch_output_blocks_[i] = 0;
+    } else if (finished == 0) {
+      scratch_output_blocks_[i] = runtime.planned_output_blocks > 0 ? runtime.planned_output_blocks : remaining;
+    } else {
+      const double written = static_cast<double>(runtime.fed_blocks_pipelined);
+      scratch_output_blocks_[i] = written + remaining * written / finished;
+    }
+  }
+  return static_cast<int64_t>(std::llround(total_remaining));
 }
 
 double QueryManager::FractionDone() const {

@@ -54,6 +54,28 @@ class QueryManager {
   const ExecutionDag& dag() const { return *dag_; }
   double FractionDone() const;
 
+  // Hints for size-based scheduling (SRPT / IF-SRPT, scheduler/schedulable_query.h); O(operators + edges), no
+  // allocation.
+  //
+  // EstimatedRemainingWorkOrders: Σ over unfinished operators of max(1, expected_total - finished), where an
+  // operator's expected_total is the largest of
+  //   - the work orders it has issued,
+  //   - its own estimate (RelationalOperator::EstimatedWorkOrders: base-table blocks for scans, probes and
+  //     aggregations over a table, +1 for an aggregation's finalize; fed blocks + 1 for a sort), and
+  //   - for an operator fed by producers: the blocks fed to it so far plus the blocks its unfinished producers
+  //     are still expected to write, computed producers first: a producer with finished work orders writes its
+  //     observed output blocks per finished work order times its own estimated remaining work orders; before
+  //     its first one finished, an aggregation or sort (which writes its output at the end) the plan builder's
+  //     output estimate (OperatorEstimate::output_bytes) in blocks of its output relation, at least 1, and any
+  //     other operator one block per work order (every work order writes its rows to blocks of its own).
+  // Serial tails (an aggregation's or hash build's finalize, a sort's merge) are not foreseen: they count once
+  // issued, or as the 1 of max(1, ...) when they are all an unfinished operator has left, so with right output
+  // estimates the result is low by at most one work order per such operator (a partitioned aggregation merge: by
+  // its partitions). Finished operators count 0; a finished or cancelled query 0.
+  int64_t EstimatedRemainingWorkOrders() const;
+  // Work orders ready to be issued plus those issued and not yet finished: what the query could run right now.
+  int64_t ReadyOrRunningWorkOrders() const { return static_cast<int64_t>(ready_.size()) + in_flight_; }
+
  private:
   struct OperatorRuntime {
     std::vector<int> in_edges;
@@ -63,6 +85,11 @@ class QueryManager {
     bool finished = false;
     int64_t in_flight = 0;
     uint32_t fed_blocks_pipelined = 0;  // blocks of this operator's output already fed along pipelining edges
+    int64_t input_blocks_fed = 0;       // blocks fed to this operator so far, over all its inputs
+    bool writes_output = false;         // the operator has an output relation
+    // Output blocks of an operator that writes at the end (aggregation, sort) from the plan builder's estimate,
+    // at least 1; 0 for operators that write as they go.
+    double planned_output_blocks = 0;
     OperatorStatus status;
   };
 
@@ -74,6 +101,9 @@ class QueryManager {
 
   std::unique_ptr<ExecutionDag> dag_;
   std::vector<OperatorRuntime> operators_;
+  std::vector<int> producers_first_;  // operator indexes, every producer before its consumers
+  // EstimatedRemainingWorkOrders' per-operator scratch: output blocks the operator is expected to write in all.
+  mutable std::vector<double> scratch_output_blocks_;
   std::deque<std::unique_ptr<WorkOrder>> ready_;
   std::shared_ptr<TemporaryRelation> result_;
   int64_t in_flight_ = 0;

@@ -27,8 +27,8 @@ class ExecutionQuery::Task : public WorkOrderTask {
   std::unique_ptr<WorkOrder> work_order_;
 };
 
-ExecutionQuery::ExecutionQuery(QueryId id, int priority, std::unique_ptr<QueryManager> manager)
-    : id_(id), priority_(std::max(1, priority)), manager_(std::move(manager)) {}
+ExecutionQuery::ExecutionQuery(QueryId id, int priority, std::unique_ptr<QueryManager> manager, int workers)
+    : id_(id), priority_(std::max(1, priority)), workers_(std::max(1, workers)), manager_(std::move(manager)) {}
 
 std::unique_ptr<WorkOrderTask> ExecutionQuery::NextWorkOrder() {
   if (cancelled_) return nullptr;
@@ -58,6 +58,14 @@ void ExecutionQuery::OnWorkOrderFinished(const WorkOrderCompletion&) {
 void ExecutionQuery::Cancel() {
   cancelled_ = true;
   manager_->Cancel(absl::CancelledError("query cancelled"));
+}
+
+int64_t ExecutionQuery::EstimatedRemainingWorkOrders() const {
+  return cancelled_ ? 0 : manager_->EstimatedRemainingWorkOrders();
+}
+
+bool ExecutionQuery::InInelasticPhase() const {
+  return !IsFinished() && manager_->ReadyOrRunningWorkOrders() < workers_;
 }
 
 QueryProgress ExecutionQuery::Progress() const {

@@ -6,6 +6,15 @@
 // thread. A work order records its outcome (status, duration) in a small mutex-protected list when it finishes on
 // its worker; OnWorkOrderFinished, which the Foreman calls once per executed work order, hands one recorded outcome
 // to the QueryManager (which outcome does not matter: they are all reported in the end).
+//
+// Size-based scheduling hints (SRPT, IF-SRPT):
+//   - EstimatedRemainingWorkOrders: the QueryManager's DAG estimate (query_manager.h: per unfinished operator,
+//     its expected work orders from base-table blocks, blocks fed and blocks its producers are still expected to
+//     write, minus those finished, at least 1), 0 once cancelled. The Foreman multiplies it by the query's
+//     predicted work-order time.
+//   - InInelasticPhase: the query's ready plus running work orders are fewer than `workers` (the worker
+//     threads of the pool it runs on), so it cannot use every worker now: a serial start (a small dimension
+//     scan), a single finalize / merge / sort merge, or the last work orders of a phase.
 
 #include <memory>
 #include <mutex>
@@ -18,7 +27,8 @@ namespace tessera {
 
 class ExecutionQuery : public SchedulableQuery {
  public:
-  ExecutionQuery(QueryId id, int priority, std::unique_ptr<QueryManager> manager);
+  // `workers`: the worker threads the query's Foreman runs (for InInelasticPhase); >= 1.
+  ExecutionQuery(QueryId id, int priority, std::unique_ptr<QueryManager> manager, int workers);
 
   QueryId query_id() const override { return id_; }
   int priority() const override { return priority_; }
@@ -32,6 +42,8 @@ class ExecutionQuery : public SchedulableQuery {
   // The optimizer's estimate (ExecutionDag::memory_estimate) and what the query's operators hold now.
   QueryMemoryRequest MemoryRequest() const override;
   int64_t MemoryFootprint() const override { return manager_->dag().CurrentMemoryBytes(); }
+  int64_t EstimatedRemainingWorkOrders() const override;
+  bool InInelasticPhase() const override;
 
   // After the query's handle completed: the query's own status (first work-order error) and its result.
   const QueryManager& manager() const { return *manager_; }
@@ -47,6 +59,7 @@ class ExecutionQuery : public SchedulableQuery {
 
   const QueryId id_;
   const int priority_;
+  const int workers_;
   std::unique_ptr<QueryManager> manager_;
   bool cancelled_ = false;
   std::mutex mutex_;

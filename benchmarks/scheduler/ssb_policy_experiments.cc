@@ -7,6 +7,9 @@
 //   2. Q1.1 and Q4.1 streams under fair (learning agent) and under static 1/N: CPU ratio and throughput.
 //   3. hpf: priority-1 streams, then a priority-10 query mid-run (baseline: fair).
 //   4. pp: streams at priorities 1, 2, 4 (baseline: fair).
+//   5. (run only when named in --experiments) a seeded Poisson stream of the 13 SSB queries at --load of the
+//      workers' capacity, one client per arrival, replayed under fcfs, srpt, ifsrpt and fair: latency per
+//      policy (mean, median, p95, short Q1.x vs long queries).
 //
 // CPU share of a stream in a window = Σ of the durations of its work orders inside the window / total busy
 // time of all streams in the window. A stream is active from its first Execute call to its last return; the
@@ -28,6 +31,9 @@
 //
 // Usage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms 20]
 //          [--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]
+//          [--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu]
+//          [--policies fcfs,srpt,ifsrpt,fair]
+//          (experiment 5 runs only when named: --experiments 5)
 
 #include <algorithm>
 #include <atomic>
@@ -81,6 +87,12 @@ struct Flags {
   bool keep_tbl = false;
   std::string ssb_dir = TESSERA_SSB_DIR;
   std::string plot_script = TESSERA_PLOT_SCRIPT;
+  // Experiment 5: the Poisson stream.
+  uint64_t seed = 5;
+  int arrivals = 300;
+  double load = 0.9;
+  std::string load_basis = "throughput";  // or "wall", "cpu"
+  std::vector<std::string> arrival_policies = {"fcfs", "srpt", "ifsrpt", "fair"};  // in this order
 };
 Flags g_flags;
 
@@ -1351,6 +1363,262 @@ void Experiment4() {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Experiment 5: a seeded Poisson stream of SSB queries at --load (0.9) of the workers' capacity, the same arrival
+// sequence replayed under fcfs, srpt, ifsrpt and fair; per policy the latency of each query from its arrival.
+
+struct Arrival {
+  std::string label;
+  int64_t offset_ns = 0;  // from the start of the run
+};
+
+// `count` queries drawn uniformly from the 13 SSB queries, arriving as a Poisson process of `rate_per_s` conditioned
+// on its count: exponential inter-arrival times (the first arrival at 0), rescaled so that the last arrival is at
+// (count - 1) / rate, which spreads the arrivals like sorted uniform times and makes every draw offer exactly the
+// target load (a free draw of 300 arrivals misses it by +-6% at one standard deviation). mt19937_64's output is fixed
+// by the standard and the transforms are explicit, so a seed gives the same queries and the same arrival times
+// (for the same rate) with any standard library.
+std::vector<Arrival> PoissonArrivals(uint64_t seed, int count, double rate_per_s) {
+  std::mt19937_64 random(seed);
+  auto unit = [&] { return static_cast<double>(random() >> 11) * 0x1.0p-53; };  // [0, 1)
+  std::vector<Arrival> arrivals;
+  std::vector<double> at;
+  double sum = 0;
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) sum += -std::log(1 - unit());
+    at.push_back(sum);
+    const size_t q = std::min(kAllQueries.size() - 1, static_cast<size_t>(unit() * kAllQueries.size()));
+    arrivals.push_back({kAllQueries[q], 0});
+  }
+  const double scale = sum > 0 ? (count - 1) / rate_per_s / sum : 0;  // seconds per unit of the draw
+  for (int i = 0; i < count; ++i) arrivals[i].offset_ns = static_cast<int64_t>(at[i] * scale * 1e9);
+  return arrivals;
+}
+
+struct ArrivalOutcome {
+  int64_t arrival_ns = 0;  // when the query was due
+  int64_t call_ns = 0;     // when its client called Execute
+  int64_t return_ns = 0;
+  std::string error;
+};
+
+// Every arrival gets its own client thread and Session, created before the run; the thread sleeps until the
+// arrival's time and then executes its query, so no arrival waits for another's client.
+std::vector<ArrivalOutcome> RunArrivals(Database* database, const std::vector<Arrival>& arrivals) {
+  std::vector<ArrivalOutcome> outcomes(arrivals.size());
+  std::latch ready(static_cast<std::ptrdiff_t>(arrivals.size()) + 1);
+  int64_t origin_ns = 0;  // written before `ready` opens, read after
+  std::vector<std::string> sql;  // QuerySql's cache is not for concurrent use
+  for (const Arrival& arrival : arrivals) sql.push_back(QuerySql(arrival.label));
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    threads.emplace_back([&, i] {
+      Session session(database);
+      ready.arrive_and_wait();
+      ArrivalOutcome& outcome = outcomes[i];
+      outcome.arrival_ns = origin_ns + arrivals[i].offset_ns;
+      const int64_t wait_ns = outcome.arrival_ns - MonotonicNanos();
+      if (wait_ns > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait_ns));
+      outcome.call_ns = MonotonicNanos();
+      absl::StatusOr<QueryResult> result = session.Execute(sql[i]);
+      outcome.return_ns = MonotonicNanos();
+      if (!result.ok()) outcome.error = std::string(result.status().message());
+    });
+  }
+  origin_ns = MonotonicNanos() + 20'000'000;  // leaves the threads time to wake up for the first arrival
+  ready.arrive_and_wait();
+  for (std::thread& thread : threads) thread.join();
+  return outcomes;
+}
+
+struct LatencySummary {
+  size_t queries = 0;
+  int errors = 0;
+  double duration_s = 0;  // first arrival -> last return
+  double mean_ms = 0, median_ms = 0, p95_ms = 0, max_ms = 0;
+  double short_mean_ms = 0, long_mean_ms = 0;  // Q1.x / the others
+  size_t short_queries = 0, long_queries = 0;
+  double mean_slowdown = 0;      // latency / the query's wall time alone
+  double max_call_delay_ms = 0;  // client wake-up lateness (should be ~0)
+  int64_t first_arrival_ns = 0, last_return_ns = 0;
+  double work_order_ms = 0;  // Σ work-order durations in [first arrival, last return], from the log
+  std::vector<std::pair<double, size_t>> slowest;  // (latency ms, arrival index), the 3 longest latencies
+};
+
+LatencySummary SummarizeLatencies(const std::vector<Arrival>& arrivals, const std::vector<ArrivalOutcome>& outcomes,
+                                  const Calibrations& calibrations) {
+  LatencySummary s;
+  std::vector<double> all, short_ones, long_ones, slowdowns;
+  int64_t first = INT64_MAX, last = 0;
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    const ArrivalOutcome& o = outcomes[i];
+    if (!o.error.empty()) {
+      ++s.errors;
+      continue;
+    }
+    const double latency = Ms(o.return_ns - o.arrival_ns);
+    all.push_back(latency);
+    (arrivals[i].label.rfind("q1.", 0) == 0 ? short_ones : long_ones).push_back(latency);
+    slowdowns.push_back(latency / std::max(0.01, calibrations.at(arrivals[i].label).alone_ms));
+    s.max_call_delay_ms = std::max(s.max_call_delay_ms, Ms(o.call_ns - o.arrival_ns));
+    first = std::min(first, o.arrival_ns);
+    last = std::max(last, o.return_ns);
+  }
+  s.queries = all.size();
+  s.duration_s = all.empty() ? 0 : Ms(last - first) / 1e3;
+  s.first_arrival_ns = first;
+  s.last_return_ns = last;
+  s.mean_ms = Mean(all);
+  s.median_ms = Percentile(all, 0.5);
+  s.p95_ms = Percentile(all, 0.95);
+  s.max_ms = all.empty() ? 0 : *std::max_element(all.begin(), all.end());
+  s.short_mean_ms = Mean(short_ones);
+  s.long_mean_ms = Mean(long_ones);
+  s.short_queries = short_ones.size();
+  s.long_queries = long_ones.size();
+  s.mean_slowdown = Mean(slowdowns);
+  for (size_t i = 0; i < arrivals.size(); ++i) {
+    if (outcomes[i].error.empty()) s.slowest.push_back({Ms(outcomes[i].return_ns - outcomes[i].arrival_ns), i});
+  }
+  std::sort(s.slowest.rbegin(), s.slowest.rend());
+  s.slowest.resize(std::min<size_t>(3, s.slowest.size()));
+  return s;
+}
+
+// The pool's capacity in queries per second, measured: `clients` threads, each with its own Session, take queries
+// from a shared list (every SSB query `rounds` times, shuffled with `seed`) until it is empty; completed queries /
+// elapsed time. Concurrent queries run slower than alone (their work orders share caches and memory bandwidth), so
+// this is what a queue of waiting queries actually gets.
+double SaturationThroughput(Database* database, int clients, int rounds, uint64_t seed) {
+  std::vector<std::string> work;
+  for (int r = 0; r < rounds; ++r) work.insert(work.end(), kAllQueries.begin(), kAllQueries.end());
+  std::mt19937_64 random(seed);
+  for (size_t i = work.size() - 1; i > 0; --i) std::swap(work[i], work[random() % (i + 1)]);
+  for (std::string& label : work) label = QuerySql(label);  // the SQL text, read here: the cache is not shared
+  std::atomic<size_t> next{0};
+  const int64_t begin = MonotonicNanos();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&] {
+      Session session(database);
+      for (size_t i = next.fetch_add(1); i < work.size(); i = next.fetch_add(1)) ExecuteOrDie(session, work[i]);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return static_cast<double>(work.size()) / (Ms(MonotonicNanos() - begin) / 1e3);
+}
+
+void Experiment5() {
+  std::printf(
+      "\n=== Experiment 5: seeded Poisson stream of the 13 SSB queries at %.0f%% load: fcfs (baseline) vs srpt "
+      "vs ifsrpt, fair for reference ===\n",
+      100 * g_flags.load);
+  const std::string log = g_flags.log_dir + "/ssb_exp5_poisson.jsonl";
+  std::unique_ptr<Database> database = OpenDatabase(Policy("fcfs"), log);
+  const std::vector<WarmupExecution> warmups = WarmUp(database.get(), kAllQueries, 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the log's writer flushes every 100 ms
+  const Calibrations calibrations = Calibrate(ReadLog(log), warmups);
+  for (const std::string& label : kAllQueries) {
+    if (calibrations.count(label) == 0) Die("no warm-up work orders of " + label);
+  }
+  PrintCalibration(calibrations, kAllQueries);
+
+  // The rate: --load x the pool's capacity, by --load-basis
+  //   throughput (default): the measured saturation throughput (SaturationThroughput, 4 clients, fcfs);
+  //   wall: 1 / the mean wall time of a query alone (warm-up), the pool as one server running one query at a time;
+  //   cpu:  workers / the mean work-order CPU time of a query alone (every worker busy all the time).
+  // Queries are drawn uniformly from the 13, so "mean" is over the 13.
+  double mean_cpu_ms = 0, mean_alone_ms = 0;
+  for (const std::string& label : kAllQueries) {
+    mean_cpu_ms += calibrations.at(label).busy_ms / static_cast<double>(kAllQueries.size());
+    mean_alone_ms += calibrations.at(label).alone_ms / static_cast<double>(kAllQueries.size());
+  }
+  const double saturation = SaturationThroughput(database.get(), 4, 3, g_flags.seed);
+  const double capacity = g_flags.load_basis == "cpu"    ? g_flags.workers / (mean_cpu_ms / 1e3)
+                          : g_flags.load_basis == "wall" ? 1 / (mean_alone_ms / 1e3)
+                                                         : saturation;
+  const double rate = g_flags.load * capacity;
+  std::printf(
+      "\n  capacity: saturation throughput %.2f queries/s (4 clients, fcfs); 1 / mean alone wall time %.2f/s "
+      "(%.1f ms); workers / mean work-order CPU %.2f/s (%.1f ms)\n",
+      saturation, 1e3 / mean_alone_ms, mean_alone_ms, g_flags.workers * 1e3 / mean_cpu_ms, mean_cpu_ms);
+  std::printf(
+      "  rate %.2f arrivals/s = %.0f%% of the %s capacity (%.0f%% by saturation, %.0f%% by wall, %.0f%% by cpu)\n",
+      rate, 100 * g_flags.load, g_flags.load_basis.c_str(), 100 * rate / saturation,
+      100 * rate * mean_alone_ms / 1e3, 100 * rate * mean_cpu_ms / 1e3 / g_flags.workers);
+  const std::vector<Arrival> arrivals = PoissonArrivals(g_flags.seed, g_flags.arrivals, rate);
+  double drawn_cpu_ms = 0, drawn_alone_ms = 0;
+  std::map<std::string, int> drawn;
+  for (const Arrival& a : arrivals) {
+    drawn_cpu_ms += calibrations.at(a.label).busy_ms;
+    drawn_alone_ms += calibrations.at(a.label).alone_ms;
+    ++drawn[a.label];
+  }
+  const double span_s = Ms(arrivals.back().offset_ns) / 1e3;
+  std::printf(
+      "  seed %llu: %zu arrivals over %.1f s; this draw offers %.0f%% of saturation, %.0f%% by wall time, %.0f%% of "
+      "CPU; drawn:",
+      static_cast<unsigned long long>(g_flags.seed), arrivals.size(), span_s,
+      span_s > 0 ? 100 * static_cast<double>(arrivals.size() - 1) / span_s / saturation : 0.0,
+      span_s > 0 ? 100 * drawn_alone_ms / 1e3 / span_s : 0.0,
+              span_s > 0 ? 100 * drawn_cpu_ms / 1e3 / (span_s * g_flags.workers) : 0.0);
+  for (const std::string& label : kAllQueries) std::printf(" %s x%d", Display(label).c_str(), drawn[label]);
+  std::printf("\n");
+
+  std::vector<LatencySummary> summaries;
+  const std::vector<std::string>& policies = g_flags.arrival_policies;
+  for (const std::string& policy : policies) {
+    SwitchPolicy(database.get(), policy);
+    std::printf("  running under %s ...\n", policy.c_str());
+    std::fflush(stdout);
+    const std::vector<ArrivalOutcome> outcomes = RunArrivals(database.get(), arrivals);
+    for (const ArrivalOutcome& o : outcomes) {
+      if (!o.error.empty()) std::printf("  !! a query failed under %s: %s\n", policy.c_str(), o.error.c_str());
+    }
+    summaries.push_back(SummarizeLatencies(arrivals, outcomes, calibrations));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // drained; a pause between policies
+  }
+  database.reset();  // completes the log
+  for (const LogRecord& r : ReadLog(log)) {
+    for (LatencySummary& s : summaries) {
+      if (r.start_ns >= s.first_arrival_ns && r.end_ns <= s.last_return_ns) {
+        s.work_order_ms += Ms(r.end_ns - r.start_ns);
+      }
+    }
+  }
+
+  std::printf("\n  latency = arrival -> result, ms; short = Q1.x, long = Q2.x-Q4.x; slowdown = latency / alone\n");
+  std::printf("  %-8s %7s %8s | %9s %9s %9s %9s | %11s %11s | %9s %8s | %s\n", "policy", "queries", "run s", "mean",
+              "median", "p95", "max", "short mean", "long mean", "slowdown", "mean/fcfs", "wake ms");
+  const size_t fcfs = static_cast<size_t>(std::find(policies.begin(), policies.end(), "fcfs") - policies.begin());
+  for (size_t p = 0; p < summaries.size(); ++p) {
+    const LatencySummary& s = summaries[p];
+    std::printf("  %-8s %7zu %8.1f | %9.1f %9.1f %9.1f %9.1f | %11.1f %11.1f | %9.2f %8.2f | %.1f%s\n",
+                policies[p].c_str(), s.queries, s.duration_s, s.mean_ms, s.median_ms, s.p95_ms, s.max_ms,
+                s.short_mean_ms, s.long_mean_ms, s.mean_slowdown, s.mean_ms / std::max(1e-9, summaries[fcfs].mean_ms),
+                s.max_call_delay_ms, s.errors ? " (errors)" : "");
+  }
+  std::printf("  (%zu short, %zu long queries; wake ms = the latest a client called Execute after its arrival)\n",
+              summaries[fcfs].short_queries, summaries[fcfs].long_queries);
+  std::printf("  the 3 longest latencies (query, arrival s, latency ms):\n");
+  for (size_t p = 0; p < summaries.size(); ++p) {
+    std::printf("  %-8s", policies[p].c_str());
+    for (const auto& [latency, i] : summaries[p].slowest) {
+      std::printf("  %s at %.1f: %.0f", Display(arrivals[i].label).c_str(), Ms(arrivals[i].offset_ns) / 1e3, latency);
+    }
+    std::printf("\n");
+  }
+  std::printf(
+      "  interference: work-order time of the run / the same queries' work-order time alone (1.00 = as in the "
+      "warm-up; above: workers preempted or slowed by other processes, which raises the effective load)\n ");
+  for (size_t p = 0; p < summaries.size(); ++p) {
+    const LatencySummary& s = summaries[p];
+    std::printf(" %s %.2f (workers busy %.0f%% of the run)", policies[p].c_str(), s.work_order_ms / drawn_cpu_ms,
+                s.duration_s > 0 ? 100 * s.work_order_ms / 1e3 / (s.duration_s * g_flags.workers) : 0.0);
+  }
+  std::printf("\n");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 void ParseFlags(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -1390,16 +1658,36 @@ void ParseFlags(int argc, char** argv) {
       g_flags.ssb_dir = next();
     } else if (name == "--plot-script") {
       g_flags.plot_script = next();
+    } else if (name == "--seed") {
+      g_flags.seed = std::strtoull(next().c_str(), nullptr, 10);
+    } else if (name == "--arrivals") {
+      g_flags.arrivals = std::atoi(next().c_str());
+    } else if (name == "--load") {
+      g_flags.load = std::atof(next().c_str());
+    } else if (name == "--load-basis") {
+      g_flags.load_basis = next();
+    } else if (name == "--policies") {
+      g_flags.arrival_policies.clear();
+      std::stringstream list(next());
+      for (std::string item; std::getline(list, item, ',');) g_flags.arrival_policies.push_back(item);
     } else {
       Die("unknown argument " + arg +
           "\nusage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms "
           "20] "
-          "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]");
+          "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl] "
+          "[--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu] "
+          "[--policies fcfs,srpt,ifsrpt,fair]");
     }
   }
   if (g_flags.data_dir.empty()) Die("--data DIR is required");
   if (g_flags.sf <= 0 || g_flags.workers < 1 || g_flags.window_ms <= 0 || g_flags.scale <= 0)
     Die("bad flag value");
+  if (g_flags.arrivals < 1 || g_flags.load <= 0 ||
+      (g_flags.load_basis != "throughput" && g_flags.load_basis != "wall" && g_flags.load_basis != "cpu"))
+    Die("bad flag value");
+  if (std::find(g_flags.arrival_policies.begin(), g_flags.arrival_policies.end(), "fcfs") ==
+      g_flags.arrival_policies.end())
+    Die("--policies must include fcfs (the baseline)");
   if (g_flags.log_dir.empty()) g_flags.log_dir = g_flags.data_dir + "/scheduler-logs";
   fs::create_directories(g_flags.data_dir);
   fs::create_directories(g_flags.log_dir);
@@ -1418,5 +1706,6 @@ int main(int argc, char** argv) {
   if (g_flags.experiments.count(2)) Experiment2();
   if (g_flags.experiments.count(3)) Experiment3();
   if (g_flags.experiments.count(4)) Experiment4();
+  if (g_flags.experiments.count(5)) Experiment5();
   return 0;
 }
