@@ -37,14 +37,13 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& 
   foreman_options.pool.num_workers = database->options_.worker_threads;
   const Topology* topology = database->topology_.get();
   foreman_options.pool.node_of_cpu = [topology](int cpu) { return cpu < 0 ? 0 : topology->NodeOfCpu(cpu); };
-  if (options.admission_threshold > 0) {
-    BufferPool* pool = database->buffer_pool_.get();
-    foreman_options.load_control.threshold_fraction = options.admission_threshold;
-    foreman_options.load_control.memory = [pool] {
-      const MemoryUsage usage = pool->Usage();
-      return MemoryGauge{static_cast<int64_t>(usage.used_bytes), static_cast<int64_t>(usage.budget_bytes)};
-    };
-  }
+  // The gauge is always there, so that admission control can be switched on at run time (0 = off).
+  BufferPool* pool = database->buffer_pool_.get();
+  foreman_options.load_control.threshold_fraction = options.admission_threshold;
+  foreman_options.load_control.memory = [pool] {
+    const MemoryUsage usage = pool->Usage();
+    return MemoryGauge{static_cast<int64_t>(usage.used_bytes), static_cast<int64_t>(usage.budget_bytes)};
+  };
   TESSERA_ASSIGN_OR_RETURN(database->foreman_, Foreman::Create(foreman_options));
   return database;
 }

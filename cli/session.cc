@@ -141,6 +141,24 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
             result->status_message = "SET";
             break;
           }
+          if (set.name == "admission_threshold") {
+            // Server-wide, like scheduler_policy: the load controller's threshold as a fraction of the memory
+            // budget (0 = off); the per-query cap stays as configured.
+            double fraction = -1;
+            absl::Status changed =
+                !absl::SimpleAtod(setting, &fraction) || !(fraction >= 0 && fraction <= 1)
+                    ? absl::InvalidArgumentError(
+                          absl::StrCat("admission_threshold must be a fraction in [0, 1], not '", setting, "'"))
+                    : database_->foreman().SetLoadControl(
+                          fraction, database_->options().scheduler.load_control.max_query_fraction);
+            if (!changed.ok()) {
+              result = changed;
+              break;
+            }
+            result = QueryResult{};
+            result->status_message = "SET";
+            break;
+          }
           if (set.name == "disabled_rules") {
             if (absl::Status valid = optimizer::ParseDisabledRules(setting).status(); !valid.ok()) {
               result = valid;
@@ -157,7 +175,7 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
         const auto& show = static_cast<const parser::ShowStatement&>(*statement);
         if (show.name == "tables" || show.name == "stats" || show.name == "memory") {
           result = ExecuteShow(*database_, show);
-        } else if (show.name == "scheduler_policy") {
+        } else if (show.name == "scheduler_policy" || show.name == "admission_threshold") {
           absl::StatusOr<ForemanStats> stats = database_->foreman().GetStats();
           if (!stats.ok()) {
             result = stats.status();
@@ -166,7 +184,10 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
           QueryResult rows;
           rows.returns_rows = true;
           rows.columns = {{"name", Type::Varchar()}, {"setting", Type::Varchar()}};
-          rows.rows.push_back({Value::String(show.name), Value::String(stats->policy)});
+          rows.rows.push_back({Value::String(show.name),
+                               Value::String(show.name == "scheduler_policy"
+                                                 ? stats->policy
+                                                 : absl::StrCat(stats->load.threshold_fraction))});
           result = std::move(rows);
         } else {
           QueryResult rows;

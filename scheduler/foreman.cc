@@ -132,6 +132,17 @@ absl::Status Foreman::SetPolicy(const PolicyOptions& policy) {
   return absl::OkStatus();
 }
 
+absl::Status Foreman::SetLoadControl(double threshold_fraction, double max_query_fraction) {
+  if (!(threshold_fraction >= 0 && threshold_fraction <= 1) || !(max_query_fraction > 0 && max_query_fraction <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("admission threshold must be in [0, 1] and the per-query cap in (0, 1], got ",
+                                                   threshold_fraction, " and ", max_query_fraction));
+  }
+  if (!inbox_.Post(foreman_message::SetLoadControl{threshold_fraction, max_query_fraction})) {
+    return absl::FailedPreconditionError("scheduler stopped");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Foreman::ResizePool(int num_workers) {
   if (num_workers < 1 || num_workers > options_.pool.max_workers) {
     return absl::InvalidArgumentError(
@@ -277,6 +288,12 @@ void Foreman::HandleControl(ControlMessage& message) {
           [&](foreman_message::SetPolicy& change) {
             enforcer_.SetPolicy(change.policy);
             for (auto& [id, state] : queries_) RefreshCandidate(state.get());
+          },
+          [&](foreman_message::SetLoadControl& change) {
+            for (LoadController::Owner owner :
+                 load_controller_.Reconfigure(change.threshold_fraction, change.max_query_fraction)) {
+              Activate(static_cast<QueryState*>(owner));
+            }
           },
           [&](foreman_message::ResizePool& resize) {
             desired_workers_ = resize.num_workers;

@@ -76,6 +76,9 @@ class Foreman {
   // Both take effect at the next scheduling decision. Priority must be >= 1.
   absl::Status SetPriority(QueryId query_id, int priority);
   absl::Status SetPolicy(const PolicyOptions& policy);
+  // The LoadController's threshold (fraction of the memory budget, 0 = off) and per-query cap, at run time;
+  // queries held back are reconsidered at once. Needs ForemanOptions::load_control.memory to have any effect.
+  absl::Status SetLoadControl(double threshold_fraction, double max_query_fraction);
   // Grows or shrinks the pool to `num_workers` (>= 1). Removed workers finish their queued work orders first.
   absl::Status ResizePool(int num_workers);
   // Asks the Foreman to look at the query's readiness again (see SchedulableQuery::HasReadyWorkOrder); an

@@ -78,6 +78,10 @@ struct SetPriority {
 struct SetPolicy {
   PolicyOptions policy;
 };
+struct SetLoadControl {
+  double threshold_fraction = 0;
+  double max_query_fraction = 0;
+};
 struct ResizePool {
   int num_workers = 0;
 };
@@ -96,7 +100,8 @@ struct Shutdown {};
 
 using ControlMessage =
     std::variant<foreman_message::Submit, foreman_message::Cancel, foreman_message::SetPriority,
-                 foreman_message::SetPolicy, foreman_message::ResizePool, foreman_message::Poke,
+                 foreman_message::SetPolicy, foreman_message::SetLoadControl, foreman_message::ResizePool,
+                 foreman_message::Poke,
                  foreman_message::GetProgress, foreman_message::GetStats, foreman_message::Shutdown>;
 
 class ForemanInbox final : public TaskCompletionSink {

@@ -41,17 +41,29 @@ int64_t LoadController::Free() const {
   return free;
 }
 
+QueryMemoryRequest LoadController::Capped(const QueryMemoryRequest& request) const {
+  const double cap = options_.max_query_fraction * static_cast<double>(Threshold(options_.memory()));
+  const int64_t cap_bytes =
+      cap >= static_cast<double>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
+                                                                       : static_cast<int64_t>(cap);
+  QueryMemoryRequest capped;
+  capped.max_bytes = std::min(request.max_bytes, cap_bytes);
+  capped.min_bytes = std::min(request.min_bytes, capped.max_bytes);
+  return capped;
+}
+
 bool LoadController::Fits(Owner owner, Entry& entry, int64_t free, bool force) {
+  const QueryMemoryRequest request = Capped(entry.request);
   if (entry.state == AdmissionState::kSuspended) {
     if (entry.given_back > free && !force) return false;
     entry.committed = footprint_(owner) + entry.given_back;
     entry.given_back = 0;
-  } else if (entry.request.max_bytes <= free) {
-    entry.committed = entry.request.max_bytes;
-  } else if (entry.request.min_bytes <= free) {
+  } else if (request.max_bytes <= free) {
+    entry.committed = request.max_bytes;
+  } else if (request.min_bytes <= free) {
     entry.committed = free;  // the middle band: whatever is not promised to others
   } else if (force) {
-    entry.committed = entry.request.max_bytes;
+    entry.committed = request.max_bytes;
   } else {
     return false;
   }
@@ -71,11 +83,7 @@ LoadController::Decision LoadController::Arrive(Owner owner, int priority, const
     entries_.emplace(owner, entry);
     return decision;
   }
-  const double cap = options_.max_query_fraction * static_cast<double>(Threshold(options_.memory()));
-  const int64_t cap_bytes =
-      cap >= static_cast<double>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
-                                                                       : static_cast<int64_t>(cap);
-  entry.request.max_bytes = std::clamp<int64_t>(request.max_bytes, 0, cap_bytes);
+  entry.request.max_bytes = std::max<int64_t>(0, request.max_bytes);
   entry.request.min_bytes = std::clamp<int64_t>(request.min_bytes, 0, entry.request.max_bytes);
 
   bool any_admitted = false;
@@ -100,6 +108,7 @@ LoadController::Decision LoadController::Arrive(Owner owner, int priority, const
     return decision;
   }
 
+  const int64_t needed = Capped(entry.request).min_bytes;
   if (priority_policy && priority > lowest_admitted_priority) {
     // Victims: lower-priority admitted queries, largest commitment first, until the new query's minimum fits.
     std::vector<std::pair<int64_t, Owner>> candidates;
@@ -112,13 +121,13 @@ LoadController::Decision LoadController::Arrive(Owner owner, int priority, const
     int64_t gained = 0;
     std::vector<Owner> victims;
     for (const auto& [committed, victim] : candidates) {
-      if (free + gained >= entry.request.min_bytes) break;
+      if (free + gained >= needed) break;
       const int64_t claimable = Claimable(victim, entries_.at(victim));
       if (claimable == 0) continue;  // holds all it asked for already: suspending it frees nothing
       gained += claimable;
       victims.push_back(victim);
     }
-    if (free + gained >= entry.request.min_bytes) {
+    if (free + gained >= needed) {
       for (Owner victim : victims) {
         Entry& suspended = entries_.at(victim);
         suspended.given_back = Claimable(victim, suspended);
@@ -142,6 +151,26 @@ LoadController::Decision LoadController::Arrive(Owner owner, int priority, const
 
 std::vector<LoadController::Owner> LoadController::Leave(Owner owner) {
   entries_.erase(owner);
+  return Reconsider();
+}
+
+std::vector<LoadController::Owner> LoadController::Reconfigure(double threshold_fraction,
+                                                               double max_query_fraction) {
+  options_.threshold_fraction = threshold_fraction;
+  options_.max_query_fraction = max_query_fraction;
+  if (enabled()) return Reconsider();
+  std::vector<Owner> admitted;
+  for (auto& [owner, entry] : entries_) {
+    if (entry.state == AdmissionState::kAdmitted) continue;
+    entry.state = AdmissionState::kAdmitted;
+    entry.committed = 0;
+    entry.given_back = 0;
+    admitted.push_back(owner);
+  }
+  return admitted;
+}
+
+std::vector<LoadController::Owner> LoadController::Reconsider() {
   std::vector<Owner> admitted;
   if (!enabled()) return admitted;
   struct Candidate {
@@ -207,6 +236,7 @@ LoadControlStats LoadController::Stats() const {
     }
   }
   if (!enabled()) return stats;
+  stats.threshold_fraction = options_.threshold_fraction;
   const MemoryGauge gauge = options_.memory();
   stats.threshold_bytes = Threshold(gauge);
   stats.used_bytes = gauge.used_bytes;

@@ -30,7 +30,7 @@
 // Suspension only stops the Foreman from dispatching the query's work orders; work orders already running finish
 // and the query resumes where it stopped, so its answer is unaffected.
 //
-// Disabled (every query admitted at once) when LoadControlOptions::memory is empty.
+// Disabled (every query admitted at once) when LoadControlOptions::memory is empty or the threshold is 0.
 //
 // Threading: not thread-safe; owned and used by the Foreman thread. The gauge and footprint callbacks are called
 // on that thread.
@@ -52,7 +52,7 @@ struct MemoryGauge {
 struct LoadControlOptions {
   // The buffer pool's use and budget now. Empty: no load control.
   std::function<MemoryGauge()> memory;
-  // M = threshold_fraction x budget (Quickstep's code uses 0.8 of the pool).
+  // M = threshold_fraction x budget (Quickstep's code uses 0.8 of the pool); 0 = no load control.
   double threshold_fraction = 0.9;
   // No query is promised more than this fraction of M: its estimate's min and max are capped there. Cardinality
   // estimates can be off by orders of magnitude (a non-equi join estimated at 20 GiB that allocates 1 MiB), and
@@ -66,6 +66,7 @@ enum class AdmissionState { kAdmitted, kWaiting, kSuspended };
 const char* AdmissionStateName(AdmissionState state);
 
 struct LoadControlStats {
+  double threshold_fraction = 0;  // 0: admission control is off
   int64_t threshold_bytes = 0;
   int64_t used_bytes = 0;
   int64_t claimable_bytes = 0;  // promised to admitted queries, not yet allocated
@@ -81,7 +82,7 @@ class LoadController {
   // `footprint` returns an owner's current footprint in bytes.
   LoadController(const LoadControlOptions& options, std::function<int64_t(Owner)> footprint);
 
-  bool enabled() const { return static_cast<bool>(options_.memory); }
+  bool enabled() const { return static_cast<bool>(options_.memory) && options_.threshold_fraction > 0; }
 
   struct Decision {
     bool admitted = true;
@@ -94,6 +95,9 @@ class LoadController {
   // the order they were admitted.
   std::vector<Owner> Leave(Owner owner);
   void SetPriority(Owner owner, int priority);
+  // Changes the threshold and the per-query cap at run time (a threshold of 0 turns admission control off) and
+  // returns the held-back queries admitted by the change: all of them when it is now off.
+  std::vector<Owner> Reconfigure(double threshold_fraction, double max_query_fraction);
   AdmissionState state(Owner owner) const;
   // How often `owner` was suspended so far.
   int suspensions(Owner owner) const;
@@ -113,13 +117,18 @@ class LoadController {
   };
 
   int64_t Threshold(const MemoryGauge& gauge) const;
+  // `request` with max and min capped at max_query_fraction x M.
+  QueryMemoryRequest Capped(const QueryMemoryRequest& request) const;
   int64_t Claimable(Owner owner, const Entry& entry) const;
   // M - used - claimable of every admitted query.
   int64_t Free() const;
   // What a waiting or suspended query needs to be admitted: min and the committed memory it gets.
   bool Fits(Owner owner, Entry& entry, int64_t free, bool force);
 
-  const LoadControlOptions options_;
+  // Admits waiting and suspended queries in the order described at the top while they fit.
+  std::vector<Owner> Reconsider();
+
+  LoadControlOptions options_;
   const std::function<int64_t(Owner)> footprint_;
   absl::flat_hash_map<Owner, Entry> entries_;
   uint64_t next_arrival_ = 0;

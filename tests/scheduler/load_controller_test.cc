@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -178,6 +179,23 @@ TEST_F(LoadControllerTest, ResumesHighestPriorityFirstThenTheMostRecentlySuspend
   EXPECT_EQ(controller_->Leave(Query(4)), (std::vector<LoadController::Owner>{Query(3), Query(5)}));
   EXPECT_EQ(controller_->state(Query(1)), AdmissionState::kSuspended);
   EXPECT_EQ(controller_->Leave(Query(3)), (std::vector<LoadController::Owner>{Query(1)}));
+}
+
+TEST_F(LoadControllerTest, ReconfiguringAdmitsWhatNowFitsAndTurningOffAdmitsEverything) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(40, 60), false).admitted);
+  EXPECT_FALSE(controller_->Arrive(Query(2), 1, Needs(40, 60), false).admitted);  // 30 free of M = 100
+  EXPECT_FALSE(controller_->Arrive(Query(3), 1, Needs(40, 60), false).admitted);
+  EXPECT_TRUE(controller_->Reconfigure(1.0, 1.0).empty()) << "nothing changed";
+  // A 25 MiB cap per query: the waiting ones are now promised 25 each, so 2 fits into the 30 MiB left beside 1
+  // (which keeps its 60), and 3 does not.
+  std::vector<LoadController::Owner> admitted = controller_->Reconfigure(1.0, 0.25);
+  EXPECT_EQ(admitted, (std::vector<LoadController::Owner>{Query(2)}));
+  EXPECT_FALSE(controller_->Arrive(Query(4), 1, Needs(10, 20), false).admitted);
+  std::vector<LoadController::Owner> all = controller_->Reconfigure(0, 0.25);
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, (std::vector<LoadController::Owner>{Query(3), Query(4)}));
+  EXPECT_FALSE(controller_->enabled());
+  EXPECT_TRUE(controller_->Arrive(Query(6), 1, Needs(400, 600), false).admitted);
 }
 
 TEST_F(LoadControllerTest, OverTheThresholdNothingNewIsAdmitted) {
