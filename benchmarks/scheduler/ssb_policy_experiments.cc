@@ -7,6 +7,9 @@
 //   2. Q1.1 and Q4.1 streams under fair (learning agent) and under static 1/N: CPU ratio and throughput.
 //   3. hpf: priority-1 streams, then a priority-10 query mid-run (baseline: fair).
 //   4. pp: streams at priorities 1, 2, 4 (baseline: fair).
+//   6. (run only when named) the load controller: priority-1 streams under a memory threshold that fits them,
+//      then a priority-5 query that does not fit beside them suspends the largest; with admission control off
+//      as the baseline: suspensions, the pool's peak use against the threshold, CPU per stream, answers.
 //   5. (run only when named in --experiments) a seeded Poisson stream of the 13 SSB queries at --load of the
 //      workers' capacity, one client per arrival, replayed under fcfs, srpt, ifsrpt and fair: latency per
 //      policy (mean, median, p95, short Q1.x vs long queries).
@@ -33,7 +36,7 @@
 //          [--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]
 //          [--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu]
 //          [--policies fcfs,srpt,ifsrpt,fair]
-//          (experiment 5 runs only when named: --experiments 5)
+//          (experiments 5 and 6 run only when named: --experiments 5,6)
 
 #include <algorithm>
 #include <atomic>
@@ -59,6 +62,10 @@
 #include "benchmarks/ssb_generator/ssb_generator.h"
 #include "cli/session.h"
 #include "common/clock.h"
+#include "optimizer/binder.h"
+#include "parser/parser.h"
+#include "query_execution/plan_builder.h"
+#include "scheduler/foreman.h"
 #include "scheduler/learning_agent.h"
 #include "scheduler/policy.h"
 
@@ -131,6 +138,8 @@ DatabaseOptions MakeDatabaseOptions(const PolicyOptions& policy, const std::stri
   options.sync_writes = false;  // a cache of generated data
   options.scheduler.policy = policy;
   options.scheduler.work_order_log_path = log_path;
+  // The policy experiments measure the policies alone; experiment 6 switches admission control on at run time.
+  options.admission_threshold = 0;
   return options;
 }
 
@@ -200,8 +209,11 @@ struct Stream {
   int priority = 1;
   int iterations = 0;          // > 0: exactly this many; 0: until the run is stopped
   int64_t start_after_ms = 0;  // from the start of the run
+  // When set, every execution's rows are compared with these.
+  const std::vector<std::vector<Value>>* expected_rows = nullptr;
   // Filled by the run.
   std::vector<Execution> executions;
+  int wrong_answers = 0;
   std::string error;
 
   int64_t first_call() const { return executions.empty() ? 0 : executions.front().call_ns; }
@@ -257,6 +269,7 @@ RunWindow RunStreams(Database* database, std::vector<Stream>& streams, int64_t s
           break;
         }
         stream.executions.push_back({call, returned});
+        if (stream.expected_rows != nullptr && result->rows != *stream.expected_rows) ++stream.wrong_answers;
       }
       finished[s].store(true);
       done_marker.fetch_add(1);
@@ -884,8 +897,13 @@ struct Run {
   int64_t stop_after_ms = 0;   // streams with iterations == 0 stop this long after the start ...
   int stop_after_stream = -1;  // ... or `linger_ms` after this stream finished
   int64_t linger_ms = 0;
+  // Called before the run starts (after the policy switch): may change the database's settings and the streams.
+  std::function<void(Database*, Run&)> before;
   RunWindow window;
   Attribution attribution;
+  // The buffer pool's peak use during the run (sampled every 0.2 ms) and the LoadController's suspensions.
+  int64_t peak_used_bytes = 0;
+  int64_t suspensions = 0;
 };
 
 // Opens a database whose Foreman logs to log-dir/ssb_<name>.jsonl, runs every SSB query of `labels` twice in
@@ -912,8 +930,21 @@ Calibrations RunExperiment(const std::string& name, const std::vector<std::strin
       SwitchPolicy(database.get(), run.policy);
       std::printf("  running under %s ...\n", run.policy.c_str());
       std::fflush(stdout);
+      if (run.before) run.before(database.get(), run);
+      const int64_t suspensions_before = database->foreman().GetStats()->load.suspensions;
+      std::atomic<bool> sampling{true};
+      std::thread sampler([&] {
+        while (sampling.load()) {
+          run.peak_used_bytes = std::max<int64_t>(
+              run.peak_used_bytes, static_cast<int64_t>(database->buffer_pool().Usage().used_bytes));
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+      });
       run.window =
           RunStreams(database.get(), run.streams, run.stop_after_ms, run.stop_after_stream, run.linger_ms);
+      sampling.store(false);
+      sampler.join();
+      run.suspensions = database->foreman().GetStats()->load.suspensions - suspensions_before;
     }
   }
   std::vector<LogRecord> records = ReadLog(log);
@@ -1618,6 +1649,154 @@ void Experiment5() {
   std::printf("\n");
 }
 
+
+// ---------------------------------------------------------------------------------------------------------------
+// Experiment 6: the load controller (dissertation §3.8.8, Fig. 3.10). Priority-1 streams of Q3.1 and Q2.1 loop
+// under hpf; a priority-5 Q4.1 arrives twice. With admission control on, the threshold M is set so that both
+// low-priority queries fit with all they may claim, and the high-priority one fits only if the larger of them
+// gives back what it has not allocated yet: each arrival suspends it, and it resumes when Q4.1 is done. The
+// baseline is the same run with admission control off.
+
+const std::vector<std::string> kMemoryLowQueries = {"q3.1", "q2.1"};
+const std::string kMemoryHighQuery = "q4.1";
+
+QueryMemoryEstimate EstimateMemory(Database* database, const std::string& sql) {
+  absl::StatusOr<std::unique_ptr<parser::Statement>> statement = parser::ParseStatement(sql);
+  if (!statement.ok()) Die("parse: " + std::string(statement.status().message()));
+  const auto& select = static_cast<const parser::SelectQueryStatement&>(**statement);
+  absl::StatusOr<std::unique_ptr<optimizer::LogicalOperator>> plan =
+      optimizer::PlanQuery(*select.query, database->catalog(), sql, {});
+  if (!plan.ok()) Die("plan: " + std::string(plan.status().message()));
+  absl::StatusOr<std::unique_ptr<ExecutionDag>> dag =
+      BuildExecutionDag(**plan, &database->storage(), &database->buffer_pool());
+  if (!dag.ok()) Die("dag: " + std::string(dag.status().message()));
+  return (*dag)->memory_estimate();
+}
+
+double MiB(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+
+void Experiment6() {
+  std::printf("\n=== Experiment 6: load controller, hpf: priority-1 %s and %s streams, a priority-5 %s arrives "
+              "twice (baseline: admission control off) ===\n",
+              Display(kMemoryLowQueries[0]).c_str(), Display(kMemoryLowQueries[1]).c_str(),
+              Display(kMemoryHighQuery).c_str());
+  std::vector<Run> runs(2);
+  const int hp = static_cast<int>(kMemoryLowQueries.size());
+  std::map<std::string, std::vector<std::vector<Value>>> expected;  // each query's rows, run alone
+  int64_t threshold_bytes = 0;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    Run& run = runs[r];
+    run.policy = "hpf";
+    for (const std::string& label : kMemoryLowQueries) {
+      Stream stream;
+      stream.label = label;
+      run.streams.push_back(stream);
+    }
+    Stream high;
+    high.label = kMemoryHighQuery;
+    high.priority = 5;
+    high.iterations = 2;
+    high.start_after_ms = Scaled(1000);
+    run.streams.push_back(high);
+    run.stop_after_stream = hp;
+    run.linger_ms = Scaled(1000);
+    const bool controlled = r == 0;
+    run.before = [&, controlled](Database* database, Run& self) {
+      if (expected.empty()) {
+        Session session(database);
+        for (const Stream& stream : self.streams) expected[stream.label] = ExecuteOrDie(session, QuerySql(stream.label)).rows;
+      }
+      for (Stream& stream : self.streams) stream.expected_rows = &expected.at(stream.label);
+      if (!controlled) {
+        if (absl::Status off = database->foreman().SetLoadControl(0, 1.0); !off.ok()) Die(std::string(off.message()));
+        return;
+      }
+      // M = what is in use now (the database) + both low-priority queries' max + half the high one's min.
+      const int64_t used = static_cast<int64_t>(database->buffer_pool().Usage().used_bytes);
+      const int64_t budget = static_cast<int64_t>(database->buffer_pool().budget_bytes());
+      int64_t low_max = 0;
+      std::printf("  estimates:");
+      for (const Stream& stream : self.streams) {
+        const QueryMemoryEstimate estimate = EstimateMemory(database, QuerySql(stream.label));
+        std::printf(" %s min %.1f / max %.1f MiB;", Display(stream.label).c_str(), MiB(estimate.min_bytes),
+                    MiB(estimate.max_bytes));
+        if (stream.priority == 1) low_max += estimate.max_bytes;
+        if (stream.priority > 1) threshold_bytes = estimate.min_bytes / 2;
+      }
+      threshold_bytes += used + low_max;
+      std::printf(" in use %.1f MiB -> M = %.1f MiB of a %.1f MiB budget\n", MiB(used), MiB(threshold_bytes),
+                  MiB(budget));
+      absl::Status on = database->foreman().SetLoadControl(
+          static_cast<double>(threshold_bytes) / static_cast<double>(budget), 1.0);
+      if (!on.ok()) Die(std::string(on.message()));
+    };
+  }
+  std::vector<std::string> labels = kMemoryLowQueries;
+  labels.push_back(kMemoryHighQuery);
+  RunExperiment("exp6_load_control", labels, runs, [](auto&, auto&) {});
+
+  const char* names[2] = {"admission on", "admission off"};
+  std::printf("\n  %-52s | %16s | %16s\n", "", names[0], names[1]);
+  auto row = [&](const std::string& name, const std::string& a, const std::string& b) {
+    std::printf("  %-52s | %16s | %16s\n", name.c_str(), a.c_str(), b.c_str());
+  };
+  auto fmt = [](const char* format, double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof(buffer), format, value);
+    return std::string(buffer);
+  };
+  row("suspensions (goal: one per high-priority arrival)", fmt("%.0f", runs[0].suspensions),
+      fmt("%.0f", runs[1].suspensions));
+  row("pool's peak use, MiB (threshold M = " + fmt("%.1f", MiB(threshold_bytes)) + ")",
+      fmt("%.1f", MiB(runs[0].peak_used_bytes)), fmt("%.1f", MiB(runs[1].peak_used_bytes)));
+  for (int i = 0; i < 2; ++i) {
+    auto latency = [&](const Run& run) {
+      const auto& executions = run.streams[hp].executions;
+      return i < static_cast<int>(executions.size())
+                 ? fmt("%.1f", Ms(executions[i].return_ns - executions[i].call_ns))
+                 : std::string("-");
+    };
+    row(Display(kMemoryHighQuery) + " arrival " + std::to_string(i + 1) + ": latency ms", latency(runs[0]),
+        latency(runs[1]));
+  }
+  const int n = hp + 1;
+  for (int s = 0; s < hp; ++s) {
+    auto cpu = [&](const Run& run, int phase) {
+      const Stream& high = run.streams[hp];
+      if (high.executions.size() < 2) return std::string("-");
+      // Phases: before the first arrival, during the two high-priority executions, after the second.
+      int64_t from = run.window.begin_ns, to = high.executions[0].call_ns;
+      if (phase == 1) {
+        from = high.executions[0].call_ns;
+        to = high.executions[1].return_ns;
+      } else if (phase == 2) {
+        from = high.executions[1].return_ns;
+        to = run.window.end_ns;
+      }
+      std::vector<double> busy = BusyBetween(run.attribution, n, from, to);
+      return Percent(to > from ? busy[s] / (static_cast<double>(to - from) * g_flags.workers) : 0.0);
+    };
+    for (int phase = 0; phase < 3; ++phase) {
+      static const char* kPhase[3] = {"before", "during the arrivals", "after"};
+      row(Display(kMemoryLowQueries[s]) + " stream CPU (of capacity), " + kPhase[phase], cpu(runs[0], phase),
+          cpu(runs[1], phase));
+    }
+  }
+  for (int s = 0; s < n; ++s) {
+    auto answers = [&](const Run& run) {
+      return fmt("%.0f", run.streams[s].executions.size()) + " / " + fmt("%.0f", run.streams[s].wrong_answers) +
+             " wrong";
+    };
+    row(Display(runs[0].streams[s].label) + " executions / wrong answers", answers(runs[0]), answers(runs[1]));
+  }
+  for (size_t r = 0; r < runs.size(); ++r) {
+    PrintAttribution(runs[r].attribution, runs[r].streams);
+    WriteStreamLogAndPlot(r == 0 ? "exp6_admission_on" : "exp6_admission_off",
+                          std::string("Exp 6: load control, hpf, ") + names[r], runs[r].attribution,
+                          runs[r].streams);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 
 void ParseFlags(int argc, char** argv) {
@@ -1707,5 +1886,6 @@ int main(int argc, char** argv) {
   if (g_flags.experiments.count(3)) Experiment3();
   if (g_flags.experiments.count(4)) Experiment4();
   if (g_flags.experiments.count(5)) Experiment5();
+  if (g_flags.experiments.count(6)) Experiment6();
   return 0;
 }
