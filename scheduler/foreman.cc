@@ -133,9 +133,11 @@ absl::Status Foreman::SetPolicy(const PolicyOptions& policy) {
 }
 
 absl::Status Foreman::SetLoadControl(double threshold_fraction, double max_query_fraction) {
-  if (!(threshold_fraction >= 0 && threshold_fraction <= 1) || !(max_query_fraction > 0 && max_query_fraction <= 1)) {
-    return absl::InvalidArgumentError(absl::StrCat("admission threshold must be in [0, 1] and the per-query cap in (0, 1], got ",
-                                                   threshold_fraction, " and ", max_query_fraction));
+  const bool threshold_ok = threshold_fraction >= 0 && threshold_fraction <= 1;
+  if (!threshold_ok || !(max_query_fraction > 0 && max_query_fraction <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("admission threshold must be in [0, 1] and the per-query cap in (0, 1], got ",
+                     threshold_fraction, " and ", max_query_fraction));
   }
   if (!inbox_.Post(foreman_message::SetLoadControl{threshold_fraction, max_query_fraction})) {
     return absl::FailedPreconditionError("scheduler stopped");

@@ -1704,11 +1704,14 @@ void Experiment6() {
     run.before = [&, controlled](Database* database, Run& self) {
       if (expected.empty()) {
         Session session(database);
-        for (const Stream& stream : self.streams) expected[stream.label] = ExecuteOrDie(session, QuerySql(stream.label)).rows;
+        for (const Stream& stream : self.streams) {
+          expected[stream.label] = ExecuteOrDie(session, QuerySql(stream.label)).rows;
+        }
       }
       for (Stream& stream : self.streams) stream.expected_rows = &expected.at(stream.label);
       if (!controlled) {
-        if (absl::Status off = database->foreman().SetLoadControl(0, 1.0); !off.ok()) Die(std::string(off.message()));
+        absl::Status off = database->foreman().SetLoadControl(0, 1.0);
+        if (!off.ok()) Die(std::string(off.message()));
         return;
       }
       // M = what is in use now (the database) + both low-priority queries' max + half the high one's min.

@@ -31,7 +31,9 @@ class LoadControllerTest : public ::testing::Test {
     });
   }
 
-  static LoadController::Owner Query(int n) { return reinterpret_cast<LoadController::Owner>(static_cast<intptr_t>(n)); }
+  static LoadController::Owner Query(int n) {
+    return reinterpret_cast<LoadController::Owner>(static_cast<intptr_t>(n));
+  }
   static QueryMemoryRequest Needs(int64_t min_mib, int64_t max_mib) { return {min_mib * kMiB, max_mib * kMiB}; }
 
   int64_t base_ = 10 * kMiB;
