@@ -29,6 +29,7 @@ class ExecutionQuery : public SchedulableQuery {
   bool IsFinished() const override { return cancelled_ || manager_->IsFinished(); }
   void Cancel() override;
   QueryProgress Progress() const override;
+  int NextWorkOrderOperator() const override { return cancelled_ ? -1 : manager_->NextWorkOrderOperator(); }
 
   // After the query's handle completed: the query's own status (first work-order error) and its result.
   const QueryManager& manager() const { return *manager_; }

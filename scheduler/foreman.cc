@@ -325,17 +325,24 @@ void Foreman::Admit(foreman_message::Submit& submit) {
 
 void Foreman::RefreshCandidate(QueryState* state) {
   if (state->slot < 0) return;
-  PolicyCandidate& candidate = enforcer_.mutable_candidate(state->slot);
   const SchedulableQuery& query = *state->query;
-  candidate.ready = query.HasReadyWorkOrder();
+  PolicyCandidate refreshed = enforcer_.candidate(state->slot);
+  refreshed.ready = query.HasReadyWorkOrder();
   double predicted = 0;
-  candidate.has_prediction = agent_.Predict(state->history, &predicted);
-  candidate.predicted_ns = predicted;
+  refreshed.has_prediction = agent_.Predict(state->history, query.NextWorkOrderOperator(), &predicted);
+  refreshed.predicted_ns = predicted;
   const int64_t remaining = query.EstimatedRemainingWorkOrders();
-  double per_work_order = candidate.has_prediction ? predicted : agent_.global_mean_ns();
+  double per_work_order = refreshed.has_prediction ? predicted : agent_.global_mean_ns();
   if (per_work_order <= 0) per_work_order = 1e6;  // nothing learned yet anywhere: assume 1 ms
-  candidate.remaining_ns = remaining < 0 ? -1 : static_cast<double>(remaining) * per_work_order;
-  candidate.inelastic = query.InInelasticPhase();
+  refreshed.remaining_ns = remaining < 0 ? -1 : static_cast<double>(remaining) * per_work_order;
+  refreshed.inelastic = query.InInelasticPhase();
+  // Only a change marks the enforcer's weights stale (a refresh after every work order taken is then cheap).
+  const PolicyCandidate& current = enforcer_.candidate(state->slot);
+  if (refreshed.ready != current.ready || refreshed.has_prediction != current.has_prediction ||
+      refreshed.predicted_ns != current.predicted_ns || refreshed.remaining_ns != current.remaining_ns ||
+      refreshed.inelastic != current.inelastic) {
+    enforcer_.mutable_candidate(state->slot) = refreshed;
+  }
 }
 
 void Foreman::BeginCancel(QueryState* state, absl::Status status) {
@@ -443,7 +450,7 @@ void Foreman::Dispatch() {
     if (out.empty()) touched_workers_.push_back(worker);
     out.push_back(std::move(work_order));
     if (out.size() >= kSubmitEvery) CHECK(pool_->Submit(worker, &out)) << "worker " << worker << " is gone";
-    enforcer_.SetReady(state->slot, state->query->HasReadyWorkOrder());
+    RefreshCandidate(state);  // readiness, and the prediction for the new next work order's operator
   }
   FlushOutgoing();
 }

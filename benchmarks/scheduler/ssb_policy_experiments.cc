@@ -28,6 +28,7 @@
 //
 // Usage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms 20]
 //          [--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]
+//          [--prediction next-operator|pooled]
 
 #include <algorithm>
 #include <atomic>
@@ -81,6 +82,7 @@ struct Flags {
   bool keep_tbl = false;
   std::string ssb_dir = TESSERA_SSB_DIR;
   std::string plot_script = TESSERA_PLOT_SCRIPT;
+  PredictionScope prediction = PredictionScope::kNextOperator;  // the LearningAgent's (learning_agent.h)
 };
 Flags g_flags;
 
@@ -119,6 +121,7 @@ DatabaseOptions MakeDatabaseOptions(const PolicyOptions& policy, const std::stri
   options.sync_writes = false;  // a cache of generated data
   options.scheduler.policy = policy;
   options.scheduler.work_order_log_path = log_path;
+  options.scheduler.learning.scope = g_flags.prediction;
   return options;
 }
 
@@ -588,10 +591,12 @@ std::vector<double> WindowSpreads(const Attribution& attribution, const std::vec
 // Why shares deviate: prediction bias, idle streams, and the sampling noise of random draws.
 
 // Replays the run's work orders (in the order the Foreman handled them, which is the log's order) through the
-// scheduler's own LearningAgent with default options and compares, per stream, the prediction in force before
-// each work order with its actual duration. Fair picks query j with probability ∝ 1/t̂_j, so a stream whose
-// work orders are under-predicted by x% is picked x% too often. (An operator counts as done after its last
-// work order in the log; the Foreman learns that slightly earlier.)
+// scheduler's own LearningAgent with the run's --prediction scope and compares, per stream, the prediction
+// in force before each work order with its actual duration. Fair picks query j with probability ∝ 1/t̂_j, so
+// a stream whose work orders are under-predicted by x% is picked x% too often. (An operator counts as done
+// after its last work order in the log; the Foreman learns that slightly earlier. With next-operator the
+// replay predicts each work order with its own operator, i.e. as if the Foreman's NextWorkOrderOperator hint
+// named the operator of the work order it then took, which it does for the QueryManager's ready queue.)
 struct PredictionBias {
   int64_t work_orders = 0;
   double actual_ns = 0;
@@ -606,7 +611,9 @@ std::vector<PredictionBias> ReplayPredictor(const Attribution& a, int streams) {
     last_of_operator[{a.work_orders[i].record.query, a.work_orders[i].record.op}] = i;
     last_of_query[a.work_orders[i].record.query] = i;
   }
-  LearningAgent agent{LearningAgentOptions{}};
+  LearningAgentOptions options;
+  options.scope = g_flags.prediction;
+  LearningAgent agent{options};
   std::map<int64_t, LearningAgent::QueryHistory*> histories;
   std::vector<PredictionBias> bias(streams);
   for (size_t i = 0; i < a.work_orders.size(); ++i) {
@@ -615,7 +622,7 @@ std::vector<PredictionBias> ReplayPredictor(const Attribution& a, int streams) {
     if (history == nullptr) history = agent.AddQuery();
     const int64_t duration = std::max<int64_t>(1, wo.record.end_ns - wo.record.start_ns);
     double predicted;
-    if (agent.Predict(history, &predicted)) {
+    if (agent.Predict(history, wo.record.op, &predicted)) {
       PredictionBias& b = bias[wo.stream];
       ++b.work_orders;
       b.actual_ns += static_cast<double>(duration);
@@ -1390,11 +1397,21 @@ void ParseFlags(int argc, char** argv) {
       g_flags.ssb_dir = next();
     } else if (name == "--plot-script") {
       g_flags.plot_script = next();
+    } else if (name == "--prediction") {
+      const std::string scope = next();
+      if (scope == PredictionScopeName(PredictionScope::kNextOperator)) {
+        g_flags.prediction = PredictionScope::kNextOperator;
+      } else if (scope == PredictionScopeName(PredictionScope::kPooled)) {
+        g_flags.prediction = PredictionScope::kPooled;
+      } else {
+        Die("--prediction must be next-operator or pooled");
+      }
     } else {
       Die("unknown argument " + arg +
           "\nusage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms "
           "20] "
-          "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]");
+          "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl] "
+          "[--prediction next-operator|pooled]");
     }
   }
   if (g_flags.data_dir.empty()) Die("--data DIR is required");
@@ -1411,8 +1428,10 @@ void ParseFlags(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace tessera;
   ParseFlags(argc, argv);
-  std::printf("SSB scheduling-policy experiments: SF %s, %d workers, %g ms windows, logs in %s\n",
-              SfName().c_str(), g_flags.workers, g_flags.window_ms, g_flags.log_dir.c_str());
+  std::printf("SSB scheduling-policy experiments: SF %s, %d workers, %g ms windows, %s predictions, logs in "
+              "%s\n",
+              SfName().c_str(), g_flags.workers, g_flags.window_ms, PredictionScopeName(g_flags.prediction),
+              g_flags.log_dir.c_str());
   PrepareData();
   if (g_flags.experiments.count(1)) Experiment1();
   if (g_flags.experiments.count(2)) Experiment2();
