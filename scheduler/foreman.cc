@@ -43,6 +43,7 @@ struct Foreman::QueryState {
   int64_t executed = 0;
   int64_t skipped = 0;
   int64_t busy_ns = 0;
+  int predicted_operator = -1;  // the NextWorkOrderOperator the candidate's prediction was made for
 };
 
 absl::StatusOr<std::unique_ptr<Foreman>> Foreman::Create(const ForemanOptions& options) {
@@ -325,23 +326,31 @@ void Foreman::Admit(foreman_message::Submit& submit) {
 
 void Foreman::RefreshCandidate(QueryState* state) {
   if (state->slot < 0) return;
+  PolicyCandidate& candidate = enforcer_.mutable_candidate(state->slot);
   const SchedulableQuery& query = *state->query;
-  PolicyCandidate refreshed = enforcer_.candidate(state->slot);
-  refreshed.ready = query.HasReadyWorkOrder();
+  candidate.ready = query.HasReadyWorkOrder();
+  state->predicted_operator = query.NextWorkOrderOperator();
   double predicted = 0;
-  refreshed.has_prediction = agent_.Predict(state->history, query.NextWorkOrderOperator(), &predicted);
-  refreshed.predicted_ns = predicted;
+  candidate.has_prediction = agent_.Predict(state->history, state->predicted_operator, &predicted);
+  candidate.predicted_ns = predicted;
   const int64_t remaining = query.EstimatedRemainingWorkOrders();
-  double per_work_order = refreshed.has_prediction ? predicted : agent_.global_mean_ns();
+  // Remaining work spans every operator: the combined prediction, not the next operator's.
+  double per_work_order = 0;
+  if (!agent_.Predict(state->history, &per_work_order)) per_work_order = agent_.global_mean_ns();
   if (per_work_order <= 0) per_work_order = 1e6;  // nothing learned yet anywhere: assume 1 ms
-  refreshed.remaining_ns = remaining < 0 ? -1 : static_cast<double>(remaining) * per_work_order;
-  refreshed.inelastic = query.InInelasticPhase();
-  // Only a change marks the enforcer's weights stale (a refresh after every work order taken is then cheap).
-  const PolicyCandidate& current = enforcer_.candidate(state->slot);
-  if (refreshed.ready != current.ready || refreshed.has_prediction != current.has_prediction ||
-      refreshed.predicted_ns != current.predicted_ns || refreshed.remaining_ns != current.remaining_ns ||
-      refreshed.inelastic != current.inelastic) {
-    enforcer_.mutable_candidate(state->slot) = refreshed;
+  candidate.remaining_ns = remaining < 0 ? -1 : static_cast<double>(remaining) * per_work_order;
+  candidate.inelastic = query.InInelasticPhase();
+}
+
+void Foreman::RefreshAfterTake(QueryState* state) {
+  enforcer_.SetReady(state->slot, state->query->HasReadyWorkOrder());
+  const int next_operator = state->query->NextWorkOrderOperator();
+  if (next_operator == state->predicted_operator) return;  // the prediction changes only with records
+  state->predicted_operator = next_operator;
+  double predicted = 0;
+  if (agent_.Predict(state->history, next_operator, &predicted) &&
+      predicted != enforcer_.candidate(state->slot).predicted_ns) {
+    enforcer_.mutable_candidate(state->slot).predicted_ns = predicted;
   }
 }
 
@@ -450,7 +459,7 @@ void Foreman::Dispatch() {
     if (out.empty()) touched_workers_.push_back(worker);
     out.push_back(std::move(work_order));
     if (out.size() >= kSubmitEvery) CHECK(pool_->Submit(worker, &out)) << "worker " << worker << " is gone";
-    RefreshCandidate(state);  // readiness, and the prediction for the new next work order's operator
+    RefreshAfterTake(state);
   }
   FlushOutgoing();
 }
