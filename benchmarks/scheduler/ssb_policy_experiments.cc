@@ -28,7 +28,7 @@
 //
 // Usage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms 20]
 //          [--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]
-//          [--prediction next-operator|pooled]
+//          [--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1]
 
 #include <algorithm>
 #include <atomic>
@@ -83,6 +83,7 @@ struct Flags {
   std::string ssb_dir = TESSERA_SSB_DIR;
   std::string plot_script = TESSERA_PLOT_SCRIPT;
   PredictionScope prediction = PredictionScope::kNextOperator;  // the LearningAgent's (learning_agent.h)
+  std::vector<std::string> exp2_queries = {"q1.1", "q4.1"};     // short, long work orders
 };
 Flags g_flags;
 
@@ -1083,27 +1084,34 @@ double Throughput(const Stream& stream) {
 // Experiment 2: Q1.1 and Q4.1 streams, fair with the learning agent vs static 1/N.
 
 void Experiment2() {
-  std::printf("\n=== Experiment 2: Q1.1 and Q4.1 streams, fair (learning) vs static 1/N ===\n");
+  const std::string& short_label = g_flags.exp2_queries[0];  // the dissertation: Q1.1 and Q4.1
+  const std::string& long_label = g_flags.exp2_queries[1];
+  const std::string a = Display(short_label);
+  const std::string b = Display(long_label);
+  std::printf("\n=== Experiment 2: %s and %s streams, fair (learning) vs static 1/N ===\n", a.c_str(),
+              b.c_str());
   std::vector<Run> runs(2);
   runs[0].policy = "fair";
   runs[1].policy = "static";
   for (Run& run : runs) {
     run.streams.resize(2);
-    run.streams[0].label = "q1.1";
-    run.streams[1].label = "q4.1";
+    run.streams[0].label = short_label;
+    run.streams[1].label = long_label;
     run.stop_after_ms = Scaled(4000);
   }
-  Calibrations calibrations = RunExperiment("exp2_learning", {"q1.1", "q4.1"}, runs, [](auto&, auto&) {});
-  const Calibration& q11 = calibrations.at("q1.1");
-  const Calibration& q41 = calibrations.at("q4.1");
-  const double wo11 = q11.busy_ms / std::max<int64_t>(1, q11.work_orders);
-  const double wo41 = q41.busy_ms / std::max<int64_t>(1, q41.work_orders);
+  Calibrations calibrations =
+      RunExperiment("exp2_learning", {short_label, long_label}, runs, [](auto&, auto&) {});
+  const Calibration& short_query = calibrations.at(short_label);
+  const Calibration& long_query = calibrations.at(long_label);
+  const double short_wo = short_query.busy_ms / std::max<int64_t>(1, short_query.work_orders);
+  const double long_wo = long_query.busy_ms / std::max<int64_t>(1, long_query.work_orders);
   std::printf(
-      "\n  mean work-order time alone: Q1.1 %.3f ms, Q4.1 %.3f ms (ratio %.2f: what static 1/N gives when "
+      "\n  mean work-order time alone: %s %.3f ms, %s %.3f ms (ratio %.2f: what static 1/N gives when "
       "both always have ready work)\n",
-      wo11, wo41, wo41 / wo11);
-  std::printf("  %-8s %13s %13s %12s %9s %9s %11s %11s %s\n", "policy", "CPU Q4.1/Q1.1", "both in flight",
-              "median/window", "Q1.1 q/s", "Q4.1 q/s", "Q1.1 share", "Q4.1 share", "goal / dissertation");
+      a.c_str(), short_wo, b.c_str(), long_wo, long_wo / short_wo);
+  std::printf("  %-8s %13s %13s %12s %9s %9s %11s %11s %s\n", "policy", ("CPU " + b + "/" + a).c_str(),
+              "both in flight", "median/window", (a + " q/s").c_str(), (b + " q/s").c_str(),
+              (a + " share").c_str(), (b + " share").c_str(), "goal / dissertation");
   const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
   std::vector<double> in_flight_fraction;
   for (const Run& run : runs) {
@@ -1149,20 +1157,20 @@ void Experiment2() {
           Percent(idle[s].between_queries).c_str());
     }
     if (run.policy == "fair") {
-      std::printf("  %-8s prediction bias alone gives fair a Q4.1/Q1.1 CPU ratio of %.2f\n", "",
-                  bias[1].ActualOverPredicted() / std::max(1e-9, bias[0].ActualOverPredicted()));
+      std::printf("  %-8s prediction bias alone gives fair a %s/%s CPU ratio of %.2f\n", "", b.c_str(),
+                  a.c_str(), bias[1].ActualOverPredicted() / std::max(1e-9, bias[0].ActualOverPredicted()));
     }
   }
   std::printf("\n");
-  PrintOperatorPhases(runs[0].attribution, 0, "fair, Q1.1");
+  PrintOperatorPhases(runs[0].attribution, 0, "fair, " + a);
   for (const Run& run : runs) {
     PrintAttribution(run.attribution, run.streams);
-    WriteStreamLogAndPlot("exp2_" + run.policy, "Exp 2: Q1.1 + Q4.1 streams, " + run.policy, run.attribution,
-                          run.streams);
+    WriteStreamLogAndPlot("exp2_" + run.policy, "Exp 2: " + a + " + " + b + " streams, " + run.policy,
+                          run.attribution, run.streams);
   }
   std::printf(
-      "  throughput of fair / static: Q1.1 x%.2f, Q4.1 x%.2f (dissertation: Q1.1 up to x3, Q4.1 about x1)\n",
-      Throughput(runs[0].streams[0]) / std::max(1e-9, Throughput(runs[1].streams[0])),
+      "  throughput of fair / static: %s x%.2f, %s x%.2f (dissertation, Q1.1 / Q4.1: up to x3 / about x1)\n",
+      a.c_str(), Throughput(runs[0].streams[0]) / std::max(1e-9, Throughput(runs[1].streams[0])), b.c_str(),
       Throughput(runs[0].streams[1]) / std::max(1e-9, Throughput(runs[1].streams[1])));
 }
 
@@ -1397,6 +1405,12 @@ void ParseFlags(int argc, char** argv) {
       g_flags.ssb_dir = next();
     } else if (name == "--plot-script") {
       g_flags.plot_script = next();
+    } else if (name == "--exp2-queries") {
+      g_flags.exp2_queries.clear();
+      std::stringstream list(next());
+      for (std::string item; std::getline(list, item, ',');) g_flags.exp2_queries.push_back(item);
+      if (g_flags.exp2_queries.size() != 2 || g_flags.exp2_queries[0] == g_flags.exp2_queries[1])
+        Die("--exp2-queries takes two different SSB queries, e.g. q1.1,q4.1");
     } else if (name == "--prediction") {
       const std::string scope = next();
       if (scope == PredictionScopeName(PredictionScope::kNextOperator)) {
@@ -1411,7 +1425,7 @@ void ParseFlags(int argc, char** argv) {
           "\nusage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms "
           "20] "
           "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl] "
-          "[--prediction next-operator|pooled]");
+          "[--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1]");
     }
   }
   if (g_flags.data_dir.empty()) Die("--data DIR is required");
