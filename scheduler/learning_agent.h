@@ -25,7 +25,8 @@
 // kNextOperator: the one for the recorded work order's own operator, which was the next work order's operator
 // when it was taken; with kPooled: the combined one) is compared with the actual duration, giving a mean
 // absolute error and a mean relative error per predictor (the active one always; both with
-// `evaluate_both_predictors`).
+// `evaluate_both_predictors`). (For a query without the NextWorkOrderOperator hint the scheduler used the
+// combined prediction, but kNextOperator scores the per-operator one.)
 //
 // Threading: not thread-safe; owned and used by the Foreman thread.
 
