@@ -334,11 +334,14 @@ void Foreman::RefreshCandidate(QueryState* state) {
   candidate.has_prediction = agent_.Predict(state->history, state->predicted_operator, &predicted);
   candidate.predicted_ns = predicted;
   const int64_t remaining = query.EstimatedRemainingWorkOrders();
-  // Remaining work spans every operator: the combined prediction, not the next operator's.
-  double per_work_order = 0;
-  if (!agent_.Predict(state->history, &per_work_order)) per_work_order = agent_.global_mean_ns();
-  if (per_work_order <= 0) per_work_order = 1e6;  // nothing learned yet anywhere: assume 1 ms
-  candidate.remaining_ns = remaining < 0 ? -1 : static_cast<double>(remaining) * per_work_order;
+  candidate.remaining_ns = -1;
+  if (remaining >= 0) {
+    // Remaining work spans every operator: the combined prediction, not the next operator's.
+    double per_work_order = 0;
+    if (!agent_.Predict(state->history, &per_work_order)) per_work_order = agent_.global_mean_ns();
+    if (per_work_order <= 0) per_work_order = 1e6;  // nothing learned yet anywhere: assume 1 ms
+    candidate.remaining_ns = static_cast<double>(remaining) * per_work_order;
+  }
   candidate.inelastic = query.InInelasticPhase();
 }
 
