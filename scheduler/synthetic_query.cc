@@ -95,21 +95,26 @@ bool SyntheticQuery::OperatorReady(int index) const {
 int SyntheticQuery::NextReadyOperator() const {
   if (cancelled_) return -1;
   const int count = static_cast<int>(operators_.size());
-  for (int k = 0; k < count; ++k) {
-    const int index = (next_operator_ + k) % count;
+  for (int k = 0, index = next_operator_; k < count; ++k, index = index + 1 == count ? 0 : index + 1) {
     if (OperatorReady(index)) return index;
   }
   return -1;
 }
 
-bool SyntheticQuery::HasReadyWorkOrder() const { return NextReadyOperator() >= 0; }
+bool SyntheticQuery::HasReadyWorkOrder() const {
+  if (cancelled_) return false;
+  for (int i = 0; i < static_cast<int>(operators_.size()); ++i) {
+    if (OperatorReady(i)) return true;
+  }
+  return false;
+}
 
 int SyntheticQuery::NextWorkOrderOperator() const { return NextReadyOperator(); }
 
 std::unique_ptr<WorkOrderTask> SyntheticQuery::NextWorkOrder() {
   const int index = NextReadyOperator();
   if (index < 0) return nullptr;
-  next_operator_ = (index + 1) % static_cast<int>(operators_.size());
+  next_operator_ = index + 1 == static_cast<int>(operators_.size()) ? 0 : index + 1;
   Operator& op = *operators_[index];
   const int64_t work_order = op.issued++;
   ++op.in_flight;
