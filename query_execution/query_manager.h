@@ -34,6 +34,8 @@ class QueryManager {
   explicit QueryManager(std::unique_ptr<ExecutionDag> dag);
 
   bool HasReadyWorkOrder() const { return !ready_.empty(); }
+  // The operator index of the work order NextWorkOrder would return, -1 if none is ready.
+  int NextWorkOrderOperator() const { return ready_.empty() ? -1 : ready_.front()->operator_index(); }
   // The next ready work order, or null.
   std::unique_ptr<WorkOrder> NextWorkOrder();
   // Reports a finished work order (`status` is what Execute returned; `elapsed_ns` its run time). The first error

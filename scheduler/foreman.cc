@@ -48,6 +48,7 @@ struct Foreman::QueryState {
   int64_t executed = 0;
   int64_t skipped = 0;
   int64_t busy_ns = 0;
+  int predicted_operator = -1;  // the NextWorkOrderOperator the candidate's prediction was made for
 };
 
 absl::StatusOr<std::unique_ptr<Foreman>> Foreman::Create(const ForemanOptions& options) {
@@ -390,14 +391,32 @@ void Foreman::RefreshCandidate(QueryState* state) {
   PolicyCandidate& candidate = enforcer_.mutable_candidate(state->slot);
   const SchedulableQuery& query = *state->query;
   candidate.ready = query.HasReadyWorkOrder();
+  state->predicted_operator = query.NextWorkOrderOperator();
   double predicted = 0;
-  candidate.has_prediction = agent_.Predict(state->history, &predicted);
+  candidate.has_prediction = agent_.Predict(state->history, state->predicted_operator, &predicted);
   candidate.predicted_ns = predicted;
   const int64_t remaining = query.EstimatedRemainingWorkOrders();
-  double per_work_order = candidate.has_prediction ? predicted : agent_.global_mean_ns();
-  if (per_work_order <= 0) per_work_order = 1e6;  // nothing learned yet anywhere: assume 1 ms
-  candidate.remaining_ns = remaining < 0 ? -1 : static_cast<double>(remaining) * per_work_order;
+  candidate.remaining_ns = -1;
+  if (remaining >= 0) {
+    // Remaining work spans every operator: the combined prediction, not the next operator's.
+    double per_work_order = 0;
+    if (!agent_.Predict(state->history, &per_work_order)) per_work_order = agent_.global_mean_ns();
+    if (per_work_order <= 0) per_work_order = 1e6;  // nothing learned yet anywhere: assume 1 ms
+    candidate.remaining_ns = static_cast<double>(remaining) * per_work_order;
+  }
   candidate.inelastic = query.InInelasticPhase();
+}
+
+void Foreman::RefreshAfterTake(QueryState* state) {
+  enforcer_.SetReady(state->slot, state->query->HasReadyWorkOrder());
+  const int next_operator = state->query->NextWorkOrderOperator();
+  if (next_operator == state->predicted_operator) return;  // the prediction changes only with records
+  state->predicted_operator = next_operator;
+  double predicted = 0;
+  if (agent_.Predict(state->history, next_operator, &predicted) &&
+      predicted != enforcer_.candidate(state->slot).predicted_ns) {
+    enforcer_.mutable_candidate(state->slot).predicted_ns = predicted;
+  }
 }
 
 void Foreman::BeginCancel(QueryState* state, absl::Status status) {
@@ -502,7 +521,7 @@ void Foreman::Dispatch() {
     if (out.empty()) touched_workers_.push_back(worker);
     out.push_back(std::move(work_order));
     if (out.size() >= kSubmitEvery) CHECK(pool_->Submit(worker, &out)) << "worker " << worker << " is gone";
-    enforcer_.SetReady(state->slot, state->query->HasReadyWorkOrder());
+    RefreshAfterTake(state);
   }
   FlushOutgoing();
 }

@@ -112,6 +112,8 @@ class Foreman {
   void MaybeFinish(QueryState* state);
   void Finish(QueryState* state);
   void RefreshCandidate(QueryState* state);
+  // After NextWorkOrder: readiness, and the prediction when the next work order's operator changed.
+  void RefreshAfterTake(QueryState* state);
   void ReconcilePoolSize();
   int PendingTarget() const;
   void Dispatch();

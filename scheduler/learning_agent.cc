@@ -41,6 +41,10 @@ const char* PredictorName(PredictorKind kind) {
   return kind == PredictorKind::kWindowMean ? "window-mean" : "autoregression";
 }
 
+const char* PredictionScopeName(PredictionScope scope) {
+  return scope == PredictionScope::kNextOperator ? "next-operator" : "pooled";
+}
+
 void PredictionError::Add(double predicted, double actual) {
   const double error = std::fabs(predicted - actual);
   ++count;
@@ -55,6 +59,7 @@ LearningAgent::LearningAgent(const LearningAgentOptions& options)
         o.ar_order = std::clamp(o.ar_order, 0, kMaxAutoregressionOrder);
         o.ar_window = std::clamp(o.ar_window, 2 * o.ar_order + 1, kMaxArWindow);
         o.ar_refit_interval = std::max(1, o.ar_refit_interval);
+        o.min_operator_records = std::max(1, o.min_operator_records);
         return o;
       }()) {}
 
@@ -75,11 +80,29 @@ void LearningAgent::RemoveQuery(QueryHistory* query) {
   queries_.pop_back();
 }
 
-bool LearningAgent::Predict(const QueryHistory* query, double* predicted_ns) const {
-  return PredictWith(options_.predictor, query, predicted_ns);
+bool LearningAgent::Predict(const QueryHistory* query, int next_operator, double* predicted_ns) const {
+  return PredictWith(options_.predictor, query, next_operator, predicted_ns);
 }
 
-bool LearningAgent::PredictWith(PredictorKind kind, const QueryHistory* query, double* predicted_ns) const {
+bool LearningAgent::PredictWith(PredictorKind kind, const QueryHistory* query, int next_operator,
+                                double* predicted_ns) const {
+  if (!query->has_prediction) return false;
+  if (options_.scope == PredictionScope::kNextOperator && next_operator >= 0 &&
+      static_cast<size_t>(next_operator) < query->operators.size()) {
+    const OperatorHistory& op = query->operators[next_operator];
+    if (op.active && op.count >= options_.min_operator_records) {
+      *predicted_ns = kind == PredictorKind::kWindowMean
+                          ? static_cast<double>(op.mean_sum) /
+                                static_cast<double>(std::min<int64_t>(op.count, options_.mean_window))
+                          : op.ar_prediction;
+      return true;
+    }
+  }
+  return PredictCombined(kind, query, predicted_ns);
+}
+
+bool LearningAgent::PredictCombined(PredictorKind kind, const QueryHistory* query,
+                                    double* predicted_ns) const {
   if (!query->has_prediction) return false;
   if (kind == PredictorKind::kWindowMean) {
     *predicted_ns = query->pooled_count > 0
@@ -108,13 +131,14 @@ void LearningAgent::Record(QueryHistory* query, int operator_id, int64_t duratio
   const double actual = static_cast<double>(duration_ns);
   const bool evaluate_ar = EvaluatesAutoregression();
 
-  // Score what we would have predicted for this work order.
+  // Score what the scheduler predicted for this work order: when it was taken, its operator was the next
+  // work order's operator.
   double predicted;
-  if (PredictWith(PredictorKind::kWindowMean, query, &predicted)) {
+  if (PredictWith(PredictorKind::kWindowMean, query, operator_id, &predicted)) {
     query->stats.mean_error.Add(predicted, actual);
     total_mean_error_.Add(predicted, actual);
   }
-  if (evaluate_ar && PredictWith(PredictorKind::kAutoregression, query, &predicted)) {
+  if (evaluate_ar && PredictWith(PredictorKind::kAutoregression, query, operator_id, &predicted)) {
     query->stats.autoregression_error.Add(predicted, actual);
     total_autoregression_error_.Add(predicted, actual);
   }
@@ -190,8 +214,8 @@ void LearningAgent::RemoveOperator(QueryHistory* query, int operator_id) {
 void LearningAgent::UpdateCachedPredictions(QueryHistory* query) const {
   if (!query->has_prediction || query->pooled_count == 0)
     return;  // keep the last prediction between operators
-  PredictWith(PredictorKind::kWindowMean, query, &query->cached_mean);
-  if (EvaluatesAutoregression()) PredictWith(PredictorKind::kAutoregression, query, &query->cached_ar);
+  PredictCombined(PredictorKind::kWindowMean, query, &query->cached_mean);
+  if (EvaluatesAutoregression()) PredictCombined(PredictorKind::kAutoregression, query, &query->cached_ar);
 }
 
 }  // namespace tessera

@@ -4,20 +4,29 @@
 // probabilities.
 //
 // Per query and per *active* operator a bounded ring of recent durations is kept; an operator's history is
-// dropped when it finishes (A.5). Two predictors combine the active operators into one value per query:
-//   window mean     pooled mean of the last `mean_window` durations of every active operator (what
-//   Quickstep's
-//                   Learner does, window 10);
+// dropped when it finishes (A.5). Two predictors, each per operator or combined over the active operators:
+//   window mean     mean of the operator's last `mean_window` durations; combined: the pooled mean of the
+//                   last `mean_window` durations of every active operator (Quickstep's Learner, window 10);
 //   autoregression  per operator an AR(p) fit over the last `ar_window` durations (refit every
-//                   `ar_refit_interval` records), combined weighted by each operator's record count.
-// With no active operator the last prediction is kept (between operators). Before the first record a query
-// has no prediction: policies then use their default probabilities.
+//                   `ar_refit_interval` records); combined: weighted by each operator's record count.
+// Which one predicts the next work order (LearningAgentOptions::scope):
+//   kNextOperator   the operator the next work order comes from (the caller passes it, from
+//                   SchedulableQuery::NextWorkOrderOperator) once it has `min_operator_records`;
+//                   otherwise, or when the operator is unknown (-1), the combined prediction;
+//   kPooled         always the combined prediction (the behaviour before the hint existed; kept to compare).
+// The combined prediction is biased where a short operator stays active through a long phase of another one
+// (a build or finalize step whose last work order waits for a probe): its samples stay in the pool.
+// With no active operator the last combined prediction is kept (between operators). Before the first record a
+// query has no prediction: policies then use their default probabilities.
 //
 // Outliers: see LearningAgentOptions::outlier_factor.
 //
-// Prediction error: before each record the query-level prediction is compared with the actual duration,
-// giving a mean absolute error and a mean relative error per predictor (the active one always; both with
-// `evaluate_both_predictors`).
+// Prediction error: before each record, the prediction the scheduler used for that work order (with scope
+// kNextOperator: the one for the recorded work order's own operator, which was the next work order's operator
+// when it was taken; with kPooled: the combined one) is compared with the actual duration, giving a mean
+// absolute error and a mean relative error per predictor (the active one always; both with
+// `evaluate_both_predictors`). (For a query without the NextWorkOrderOperator hint the scheduler used the
+// combined prediction, but kNextOperator scores the per-operator one.)
 //
 // Threading: not thread-safe; owned and used by the Foreman thread.
 
@@ -32,6 +41,9 @@ namespace tessera {
 enum class PredictorKind { kWindowMean, kAutoregression };
 const char* PredictorName(PredictorKind kind);
 
+enum class PredictionScope { kNextOperator, kPooled };
+const char* PredictionScopeName(PredictionScope scope);  // "next-operator", "pooled"
+
 struct LearningAgentOptions {
   PredictorKind predictor = PredictorKind::kWindowMean;
   int mean_window = 10;  // durations per operator for the mean (Quickstep: 10)
@@ -39,6 +51,9 @@ struct LearningAgentOptions {
   int ar_window = 32;         // durations per operator for the AR fit
   int ar_refit_interval = 8;  // records between AR refits of an operator
   bool evaluate_both_predictors = false;
+  PredictionScope scope = PredictionScope::kNextOperator;
+  // With kNextOperator: records the next work order's operator needs before its own history predicts.
+  int min_operator_records = 3;
   // A duration above outlier_factor x its operator's current window mean is recorded as that bound (0: off).
   // Preemption of a worker (2-core VMs, noisy neighbours) stretches single work orders by 100x; unclamped,
   // one such sample cuts a query's fair-share probability for a whole window, and a low-share query needs
@@ -82,10 +97,16 @@ class LearningAgent {
   // Drops the operator's history (its work orders have all finished).
   void RemoveOperator(QueryHistory* query, int operator_id);
 
-  // The predicted duration of the query's next work order with the configured predictor; false if the query
-  // has no record yet.
-  bool Predict(const QueryHistory* query, double* predicted_ns) const;
-  bool PredictWith(PredictorKind kind, const QueryHistory* query, double* predicted_ns) const;
+  // The predicted duration of the query's next work order with the configured predictor and scope;
+  // `next_operator` is the operator that work order comes from (-1: unknown, the combined prediction). False
+  // if the query has no record yet.
+  bool Predict(const QueryHistory* query, int next_operator, double* predicted_ns) const;
+  bool PredictWith(PredictorKind kind, const QueryHistory* query, int next_operator,
+                   double* predicted_ns) const;
+  // The combined prediction (next operator unknown).
+  bool Predict(const QueryHistory* query, double* predicted_ns) const {
+    return Predict(query, -1, predicted_ns);
+  }
 
   const QueryLearningStats& stats(const QueryHistory* query) const;
   // Totals over every query ever added.
@@ -101,6 +122,7 @@ class LearningAgent {
     return options_.predictor == PredictorKind::kAutoregression || options_.evaluate_both_predictors;
   }
 
+  bool PredictCombined(PredictorKind kind, const QueryHistory* query, double* predicted_ns) const;
   void UpdateCachedPredictions(QueryHistory* query) const;
 
   const LearningAgentOptions options_;

@@ -145,6 +145,12 @@ class SchedulableQuery {
   // True while the query is in a phase that cannot use many workers (e.g. a single-work-order merge or a
   // serial finalization); IF-SRPT serves such queries first.
   virtual bool InInelasticPhase() const { return false; }
+
+  // Optional hint for the LearningAgent: the operator id of the work order NextWorkOrder would return now, -1
+  // if unknown or none is ready. Its recent durations then predict the next work order better than a mean pooled
+  // over every active operator. Must be cheap: the Foreman asks after every completion and every work order
+  // taken.
+  virtual int NextWorkOrderOperator() const { return -1; }
 };
 
 }  // namespace tessera

@@ -87,7 +87,18 @@ bool SyntheticQuery::OperatorReady(int index) const {
   const Operator& op = *operators_[index];
   if (op.issued >= op.spec.work_orders) return false;
   if (op.spec.inelastic && op.in_flight > 0) return false;
+  const bool held = op.issued >= op.spec.work_orders - op.spec.held_work_orders;
+  if (held && index > 0 && !IsOperatorDone(index - 1)) return false;
   return Startable(index);
+}
+
+int SyntheticQuery::NextReadyOperator() const {
+  if (cancelled_) return -1;
+  const int count = static_cast<int>(operators_.size());
+  for (int k = 0, index = next_operator_; k < count; ++k, index = index + 1 == count ? 0 : index + 1) {
+    if (OperatorReady(index)) return index;
+  }
+  return -1;
 }
 
 bool SyntheticQuery::HasReadyWorkOrder() const {
@@ -98,28 +109,25 @@ bool SyntheticQuery::HasReadyWorkOrder() const {
   return false;
 }
 
+int SyntheticQuery::NextWorkOrderOperator() const { return NextReadyOperator(); }
+
 std::unique_ptr<WorkOrderTask> SyntheticQuery::NextWorkOrder() {
-  if (cancelled_) return nullptr;
-  const int count = static_cast<int>(operators_.size());
-  for (int k = 0; k < count; ++k) {
-    const int index = (next_operator_ + k) % count;
-    if (!OperatorReady(index)) continue;
-    next_operator_ = (index + 1) % count;
-    Operator& op = *operators_[index];
-    const int64_t work_order = op.issued++;
-    ++op.in_flight;
-    ++in_flight_;
-    issued_total_.fetch_add(1, std::memory_order_relaxed);
-    if (options_.dispatch_clock != nullptr) {
-      dispatch_sequence_.push_back(options_.dispatch_clock->fetch_add(1, std::memory_order_relaxed));
-    }
-    const int node =
-        op.spec.preferred_nodes > 0 ? static_cast<int>(work_order % op.spec.preferred_nodes) : -1;
-    return std::make_unique<SpinWorkOrder>(this, index, work_order, node, op.spec.spin_ns,
-                                           op.spec.rows_per_work_order,
-                                           op.executions ? &op.executions[work_order] : nullptr);
+  const int index = NextReadyOperator();
+  if (index < 0) return nullptr;
+  next_operator_ = index + 1 == static_cast<int>(operators_.size()) ? 0 : index + 1;
+  Operator& op = *operators_[index];
+  const int64_t work_order = op.issued++;
+  ++op.in_flight;
+  ++in_flight_;
+  issued_total_.fetch_add(1, std::memory_order_relaxed);
+  if (options_.dispatch_clock != nullptr) {
+    dispatch_sequence_.push_back(options_.dispatch_clock->fetch_add(1, std::memory_order_relaxed));
   }
-  return nullptr;
+  const int node =
+      op.spec.preferred_nodes > 0 ? static_cast<int>(work_order % op.spec.preferred_nodes) : -1;
+  return std::make_unique<SpinWorkOrder>(this, index, work_order, node, op.spec.spin_ns,
+                                         op.spec.rows_per_work_order,
+                                         op.executions ? &op.executions[work_order] : nullptr);
 }
 
 void SyntheticQuery::OnWorkOrderFinished(const WorkOrderCompletion& completion) {

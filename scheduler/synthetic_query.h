@@ -5,7 +5,8 @@
 //
 // Operators form a chain. An operator with `blocking_input` starts only after the previous one has finished
 // executing (a pipeline breaker); otherwise it is ready from the start. An `inelastic` operator has at most
-// one work order in flight (a serial phase; IF-SRPT serves it first).
+// one work order in flight (a serial phase; IF-SRPT serves it first). `held_work_orders` of an operator wait
+// for the previous one to finish. Ready operators take turns (round robin).
 //
 // Observation for tests: `issued()`/`finished()` may be read from any thread at any time; the dispatch
 // sequence numbers and per-work-order execution counts are complete once the query's handle has completed.
@@ -31,6 +32,9 @@ struct SyntheticOperatorSpec {
   bool inelastic = false;       // at most one work order in flight
   int preferred_nodes = 0;      // > 0: work order i prefers node i % preferred_nodes; 0: any node
   int64_t rows_per_work_order = 0;
+  // The last `held_work_orders` become ready only once the previous operator has finished (a finalize step,
+  // or a build whose last block waits for a probe): the operator stays active through the previous one.
+  int64_t held_work_orders = 0;
 };
 
 struct SyntheticQueryOptions {
@@ -73,6 +77,7 @@ class SyntheticQuery final : public SchedulableQuery {
     const int64_t done = finished();
     return done == total_ ? 0 : done * options_.footprint_per_work_order;
   }
+  int NextWorkOrderOperator() const override;
 
   // Any thread.
   int64_t issued() const { return issued_total_.load(std::memory_order_relaxed); }
@@ -93,6 +98,7 @@ class SyntheticQuery final : public SchedulableQuery {
 
   bool Startable(int index) const;
   bool OperatorReady(int index) const;
+  int NextReadyOperator() const;  // the one NextWorkOrder takes from, -1 if none
 
   const SyntheticQueryOptions options_;
   std::vector<std::unique_ptr<Operator>> operators_;

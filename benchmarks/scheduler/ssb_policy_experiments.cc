@@ -36,6 +36,7 @@
 //          [--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]
 //          [--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu]
 //          [--policies fcfs,srpt,ifsrpt,fair]
+//          [--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1]
 //          (experiments 5 and 6 run only when named: --experiments 5,6)
 
 #include <algorithm>
@@ -100,6 +101,8 @@ struct Flags {
   double load = 0.9;
   std::string load_basis = "throughput";  // or "wall", "cpu"
   std::vector<std::string> arrival_policies = {"fcfs", "srpt", "ifsrpt", "fair"};  // in this order
+  PredictionScope prediction = PredictionScope::kNextOperator;  // the LearningAgent's (learning_agent.h)
+  std::vector<std::string> exp2_queries = {"q1.1", "q4.1"};     // short, long work orders
 };
 Flags g_flags;
 
@@ -140,6 +143,7 @@ DatabaseOptions MakeDatabaseOptions(const PolicyOptions& policy, const std::stri
   options.scheduler.work_order_log_path = log_path;
   // The policy experiments measure the policies alone; experiment 6 switches admission control on at run time.
   options.admission_threshold = 0;
+  options.scheduler.learning.scope = g_flags.prediction;
   return options;
 }
 
@@ -613,10 +617,12 @@ std::vector<double> WindowSpreads(const Attribution& attribution, const std::vec
 // Why shares deviate: prediction bias, idle streams, and the sampling noise of random draws.
 
 // Replays the run's work orders (in the order the Foreman handled them, which is the log's order) through the
-// scheduler's own LearningAgent with default options and compares, per stream, the prediction in force before
-// each work order with its actual duration. Fair picks query j with probability ∝ 1/t̂_j, so a stream whose
-// work orders are under-predicted by x% is picked x% too often. (An operator counts as done after its last
-// work order in the log; the Foreman learns that slightly earlier.)
+// scheduler's own LearningAgent with the run's --prediction scope and compares, per stream, the prediction
+// in force before each work order with its actual duration. Fair picks query j with probability ∝ 1/t̂_j, so
+// a stream whose work orders are under-predicted by x% is picked x% too often. (An operator counts as done
+// after its last work order in the log; the Foreman learns that slightly earlier. With next-operator the
+// replay predicts each work order with its own operator, i.e. as if the Foreman's NextWorkOrderOperator hint
+// named the operator of the work order it then took, which it does for the QueryManager's ready queue.)
 struct PredictionBias {
   int64_t work_orders = 0;
   double actual_ns = 0;
@@ -631,7 +637,9 @@ std::vector<PredictionBias> ReplayPredictor(const Attribution& a, int streams) {
     last_of_operator[{a.work_orders[i].record.query, a.work_orders[i].record.op}] = i;
     last_of_query[a.work_orders[i].record.query] = i;
   }
-  LearningAgent agent{LearningAgentOptions{}};
+  LearningAgentOptions options;
+  options.scope = g_flags.prediction;
+  LearningAgent agent{options};
   std::map<int64_t, LearningAgent::QueryHistory*> histories;
   std::vector<PredictionBias> bias(streams);
   for (size_t i = 0; i < a.work_orders.size(); ++i) {
@@ -640,7 +648,7 @@ std::vector<PredictionBias> ReplayPredictor(const Attribution& a, int streams) {
     if (history == nullptr) history = agent.AddQuery();
     const int64_t duration = std::max<int64_t>(1, wo.record.end_ns - wo.record.start_ns);
     double predicted;
-    if (agent.Predict(history, &predicted)) {
+    if (agent.Predict(history, wo.record.op, &predicted)) {
       PredictionBias& b = bias[wo.stream];
       ++b.work_orders;
       b.actual_ns += static_cast<double>(duration);
@@ -1119,27 +1127,34 @@ double Throughput(const Stream& stream) {
 // Experiment 2: Q1.1 and Q4.1 streams, fair with the learning agent vs static 1/N.
 
 void Experiment2() {
-  std::printf("\n=== Experiment 2: Q1.1 and Q4.1 streams, fair (learning) vs static 1/N ===\n");
+  const std::string& short_label = g_flags.exp2_queries[0];  // the dissertation: Q1.1 and Q4.1
+  const std::string& long_label = g_flags.exp2_queries[1];
+  const std::string a = Display(short_label);
+  const std::string b = Display(long_label);
+  std::printf("\n=== Experiment 2: %s and %s streams, fair (learning) vs static 1/N ===\n", a.c_str(),
+              b.c_str());
   std::vector<Run> runs(2);
   runs[0].policy = "fair";
   runs[1].policy = "static";
   for (Run& run : runs) {
     run.streams.resize(2);
-    run.streams[0].label = "q1.1";
-    run.streams[1].label = "q4.1";
+    run.streams[0].label = short_label;
+    run.streams[1].label = long_label;
     run.stop_after_ms = Scaled(4000);
   }
-  Calibrations calibrations = RunExperiment("exp2_learning", {"q1.1", "q4.1"}, runs, [](auto&, auto&) {});
-  const Calibration& q11 = calibrations.at("q1.1");
-  const Calibration& q41 = calibrations.at("q4.1");
-  const double wo11 = q11.busy_ms / std::max<int64_t>(1, q11.work_orders);
-  const double wo41 = q41.busy_ms / std::max<int64_t>(1, q41.work_orders);
+  Calibrations calibrations =
+      RunExperiment("exp2_learning", {short_label, long_label}, runs, [](auto&, auto&) {});
+  const Calibration& short_query = calibrations.at(short_label);
+  const Calibration& long_query = calibrations.at(long_label);
+  const double short_wo = short_query.busy_ms / std::max<int64_t>(1, short_query.work_orders);
+  const double long_wo = long_query.busy_ms / std::max<int64_t>(1, long_query.work_orders);
   std::printf(
-      "\n  mean work-order time alone: Q1.1 %.3f ms, Q4.1 %.3f ms (ratio %.2f: what static 1/N gives when "
+      "\n  mean work-order time alone: %s %.3f ms, %s %.3f ms (ratio %.2f: what static 1/N gives when "
       "both always have ready work)\n",
-      wo11, wo41, wo41 / wo11);
-  std::printf("  %-8s %13s %13s %12s %9s %9s %11s %11s %s\n", "policy", "CPU Q4.1/Q1.1", "both in flight",
-              "median/window", "Q1.1 q/s", "Q4.1 q/s", "Q1.1 share", "Q4.1 share", "goal / dissertation");
+      a.c_str(), short_wo, b.c_str(), long_wo, long_wo / short_wo);
+  std::printf("  %-8s %13s %13s %12s %9s %9s %11s %11s %s\n", "policy", ("CPU " + b + "/" + a).c_str(),
+              "both in flight", "median/window", (a + " q/s").c_str(), (b + " q/s").c_str(),
+              (a + " share").c_str(), (b + " share").c_str(), "goal / dissertation");
   const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
   std::vector<double> in_flight_fraction;
   for (const Run& run : runs) {
@@ -1185,20 +1200,20 @@ void Experiment2() {
           Percent(idle[s].between_queries).c_str());
     }
     if (run.policy == "fair") {
-      std::printf("  %-8s prediction bias alone gives fair a Q4.1/Q1.1 CPU ratio of %.2f\n", "",
-                  bias[1].ActualOverPredicted() / std::max(1e-9, bias[0].ActualOverPredicted()));
+      std::printf("  %-8s prediction bias alone gives fair a %s/%s CPU ratio of %.2f\n", "", b.c_str(),
+                  a.c_str(), bias[1].ActualOverPredicted() / std::max(1e-9, bias[0].ActualOverPredicted()));
     }
   }
   std::printf("\n");
-  PrintOperatorPhases(runs[0].attribution, 0, "fair, Q1.1");
+  PrintOperatorPhases(runs[0].attribution, 0, "fair, " + a);
   for (const Run& run : runs) {
     PrintAttribution(run.attribution, run.streams);
-    WriteStreamLogAndPlot("exp2_" + run.policy, "Exp 2: Q1.1 + Q4.1 streams, " + run.policy, run.attribution,
-                          run.streams);
+    WriteStreamLogAndPlot("exp2_" + run.policy, "Exp 2: " + a + " + " + b + " streams, " + run.policy,
+                          run.attribution, run.streams);
   }
   std::printf(
-      "  throughput of fair / static: Q1.1 x%.2f, Q4.1 x%.2f (dissertation: Q1.1 up to x3, Q4.1 about x1)\n",
-      Throughput(runs[0].streams[0]) / std::max(1e-9, Throughput(runs[1].streams[0])),
+      "  throughput of fair / static: %s x%.2f, %s x%.2f (dissertation, Q1.1 / Q4.1: up to x3 / about x1)\n",
+      a.c_str(), Throughput(runs[0].streams[0]) / std::max(1e-9, Throughput(runs[1].streams[0])), b.c_str(),
       Throughput(runs[0].streams[1]) / std::max(1e-9, Throughput(runs[1].streams[1])));
 }
 
@@ -1852,13 +1867,29 @@ void ParseFlags(int argc, char** argv) {
       g_flags.arrival_policies.clear();
       std::stringstream list(next());
       for (std::string item; std::getline(list, item, ',');) g_flags.arrival_policies.push_back(item);
+    } else if (name == "--exp2-queries") {
+      g_flags.exp2_queries.clear();
+      std::stringstream list(next());
+      for (std::string item; std::getline(list, item, ',');) g_flags.exp2_queries.push_back(item);
+      if (g_flags.exp2_queries.size() != 2 || g_flags.exp2_queries[0] == g_flags.exp2_queries[1])
+        Die("--exp2-queries takes two different SSB queries, e.g. q1.1,q4.1");
+    } else if (name == "--prediction") {
+      const std::string scope = next();
+      if (scope == PredictionScopeName(PredictionScope::kNextOperator)) {
+        g_flags.prediction = PredictionScope::kNextOperator;
+      } else if (scope == PredictionScopeName(PredictionScope::kPooled)) {
+        g_flags.prediction = PredictionScope::kPooled;
+      } else {
+        Die("--prediction must be next-operator or pooled");
+      }
     } else {
       Die("unknown argument " + arg +
           "\nusage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms "
           "20] "
           "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl] "
           "[--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu] "
-          "[--policies fcfs,srpt,ifsrpt,fair]");
+          "[--policies fcfs,srpt,ifsrpt,fair] "
+          "[--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1]");
     }
   }
   if (g_flags.data_dir.empty()) Die("--data DIR is required");
@@ -1881,8 +1912,10 @@ void ParseFlags(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace tessera;
   ParseFlags(argc, argv);
-  std::printf("SSB scheduling-policy experiments: SF %s, %d workers, %g ms windows, logs in %s\n",
-              SfName().c_str(), g_flags.workers, g_flags.window_ms, g_flags.log_dir.c_str());
+  std::printf("SSB scheduling-policy experiments: SF %s, %d workers, %g ms windows, %s predictions, logs in "
+              "%s\n",
+              SfName().c_str(), g_flags.workers, g_flags.window_ms, PredictionScopeName(g_flags.prediction),
+              g_flags.log_dir.c_str());
   PrepareData();
   if (g_flags.experiments.count(1)) Experiment1();
   if (g_flags.experiments.count(2)) Experiment2();

@@ -121,6 +121,39 @@ TEST_P(QueryManagerTest, FeedsEveryBlockOnceAndFinishes) {
 
 INSTANTIATE_TEST_SUITE_P(PipeliningAndBlocking, QueryManagerTest, ::testing::Bool());
 
+// The scheduler's LearningAgent predicts with the history of the operator the next work order comes from.
+TEST_F(QueryManagerTest, NextWorkOrderOperatorIsThatOfTheNextReadyWorkOrder) {
+  auto dag = std::make_unique<ExecutionDag>();
+  auto producer = std::make_unique<ProducerOperator>(2, 10, &pool_);
+  std::shared_ptr<TemporaryRelation> produced = producer->output();
+  std::atomic<int64_t> sum{0};
+  int blocks_fed = 0;
+  int p = dag->AddOperator(std::move(producer));
+  int s = dag->AddOperator(std::make_unique<SumOperator>(produced, &sum, &blocks_fed));
+  dag->AddEdge(p, s, 0, /*pipelining=*/true);
+  dag->set_result_operator(p);
+  QueryManager query(std::move(dag));
+  EXPECT_EQ(query.NextWorkOrderOperator(), p);
+  std::unique_ptr<WorkOrder> first = query.NextWorkOrder();
+  std::unique_ptr<WorkOrder> second = query.NextWorkOrder();
+  EXPECT_EQ(query.NextWorkOrderOperator(), -1);
+  const WorkOrderContext context{0, 1};
+  ASSERT_TRUE(first->Execute(context).ok());
+  query.OnWorkOrderFinished(*first, absl::OkStatus(), 1);
+  EXPECT_EQ(query.NextWorkOrderOperator(), s);  // the block it wrote was fed to the sum
+  ASSERT_TRUE(second->Execute(context).ok());
+  query.OnWorkOrderFinished(*second, absl::OkStatus(), 1);
+  while (query.HasReadyWorkOrder()) {
+    EXPECT_EQ(query.NextWorkOrderOperator(), s);
+    std::unique_ptr<WorkOrder> add = query.NextWorkOrder();
+    ASSERT_TRUE(add->Execute(context).ok());
+    query.OnWorkOrderFinished(*add, absl::OkStatus(), 1);
+  }
+  EXPECT_EQ(query.NextWorkOrderOperator(), -1);
+  EXPECT_TRUE(query.IsFinished());
+  EXPECT_EQ(sum.load(), 19 * 20 / 2);
+}
+
 TEST_F(QueryManagerTest, AWorkOrderErrorFailsTheQueryAndFreesIntermediates) {
   {
     auto dag = std::make_unique<ExecutionDag>();

@@ -67,6 +67,34 @@ TEST(ForemanPolicyTest, FairEqualizesCpuWhereStaticEqualizesWorkOrderCounts) {
   }
 }
 
+// Issue #5 in miniature: query 1's two short operators (ten empty work orders each, then one held until the
+// probe is done) stay active through its probe, so their samples stay in its pooled mean, which
+// under-predicts the probe ~3x: fair with pooled predictions gives it ~3x the probe work orders of query 2
+// (same work-order time). Predicting with the next work order's operator (the Foreman asks
+// SchedulableQuery::NextWorkOrderOperator) gives both the same.
+TEST(ForemanPolicyTest, FairIsNotBiasedByAShortOperatorThatStaysActive) {
+  for (PredictionScope scope : {PredictionScope::kNextOperator, PredictionScope::kPooled}) {
+    ForemanOptions options = TestForemanOptions(2, "fair");
+    options.learning.scope = scope;
+    std::unique_ptr<Foreman> foreman = MakeForeman(options);
+    SyntheticQueryOptions biased;
+    biased.query_id = 1;
+    biased.operators = {{"probe", 1500, 40'000}, {"finalize a", 11, 0}, {"finalize b", 11, 0}};
+    biased.operators[1].held_work_orders = 1;
+    biased.operators[2].held_work_orders = 1;
+    QueryRun run = SubmitAndWait(*foreman, {biased, SimpleSyntheticQuery(2, 1500, 40'000)});
+    std::vector<int64_t> counts = CountsWhileAllActive(run);
+    ASSERT_GT(counts[1], 100) << PredictionScopeName(scope);
+    const double ratio = static_cast<double>(counts[0]) / counts[1];
+    if (scope == PredictionScope::kNextOperator) {
+      EXPECT_GT(ratio, 0.6) << "work orders query 1 / query 2: " << counts[0] << "/" << counts[1];
+      EXPECT_LT(ratio, 1.6) << "work orders query 1 / query 2: " << counts[0] << "/" << counts[1];
+    } else {
+      EXPECT_GT(ratio, 1.8) << "pooled, work orders query 1 / query 2: " << counts[0] << "/" << counts[1];
+    }
+  }
+}
+
 TEST(ForemanPolicyTest, HighestPriorityFirstRunsTheHighPriorityQueryFirst) {
   std::unique_ptr<Foreman> foreman = MakeForeman(TestForemanOptions(2, "hpf"));
   auto clock = std::make_shared<std::atomic<int64_t>>(0);

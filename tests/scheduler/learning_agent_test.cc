@@ -94,6 +94,73 @@ TEST(LearningAgentTest, WindowMeanPoolsTheLastTenOfEveryActiveOperator) {
   EXPECT_DOUBLE_EQ(predicted, 7);
 }
 
+// Q4.1's shape in SSB: a short operator (two ~20 us work orders, the second only when the probe ends) stays
+// active through the whole probe phase. Its samples stay in the pooled mean, which then under-predicts every
+// probe work order; the probe's own window does not.
+TEST(LearningAgentTest, NextOperatorPredictionIgnoresAShortOperatorThatStaysActive) {
+  for (PredictionScope scope : {PredictionScope::kNextOperator, PredictionScope::kPooled}) {
+    LearningAgentOptions options;
+    options.scope = scope;
+    LearningAgent agent(options);
+    LearningAgent::QueryHistory* query = agent.AddQuery();
+    agent.Record(query, 1, 20'000);
+    agent.Record(query, 1, 20'000);
+    for (int i = 0; i < 40; ++i) agent.Record(query, 0, 400'000);
+    const double pooled = (10 * 400'000.0 + 2 * 20'000.0) / 12;
+    double predicted;
+    ASSERT_TRUE(agent.Predict(query, 0, &predicted));
+    EXPECT_DOUBLE_EQ(predicted, scope == PredictionScope::kNextOperator ? 400'000 : pooled)
+        << PredictionScopeName(scope);
+    // Too little history of the next operator (2 < min_operator_records), an unknown next operator, or one
+    // never seen: the pooled prediction.
+    ASSERT_TRUE(agent.Predict(query, 1, &predicted));
+    EXPECT_DOUBLE_EQ(predicted, pooled);
+    ASSERT_TRUE(agent.Predict(query, -1, &predicted));
+    EXPECT_DOUBLE_EQ(predicted, pooled);
+    ASSERT_TRUE(agent.Predict(query, 7, &predicted));
+    EXPECT_DOUBLE_EQ(predicted, pooled);
+    // Once the operator has enough history it predicts itself.
+    agent.Record(query, 1, 20'000);
+    ASSERT_TRUE(agent.Predict(query, 1, &predicted));
+    EXPECT_DOUBLE_EQ(predicted, scope == PredictionScope::kNextOperator
+                                    ? 20'000
+                                    : (10 * 400'000.0 + 3 * 20'000.0) / 13);
+  }
+}
+
+TEST(LearningAgentTest, NextOperatorScopeAppliesToAutoregressionToo) {
+  LearningAgentOptions options;
+  options.predictor = PredictorKind::kAutoregression;
+  LearningAgent agent(options);
+  LearningAgent::QueryHistory* query = agent.AddQuery();
+  for (int i = 0; i < 5; ++i) agent.Record(query, 1, 1'000);
+  for (int i = 0; i < 40; ++i) agent.Record(query, 0, 100'000);
+  double predicted;
+  ASSERT_TRUE(agent.Predict(query, 0, &predicted));
+  EXPECT_NEAR(predicted, 100'000, 1.0);
+  ASSERT_TRUE(agent.Predict(query, -1, &predicted));  // weighted by record count: 32 and 5
+  EXPECT_NEAR(predicted, (32 * 100'000.0 + 5 * 1'000.0) / 37, 1.0);
+}
+
+// Two active operators whose work orders alternate: the pooled mean is wrong for every one of them, the
+// recorded operator's own mean is right; the error statistics score the prediction the scope makes.
+TEST(LearningAgentTest, PredictionErrorScoresThePredictionOfTheScopeInUse) {
+  double mean_absolute_error[2];
+  for (PredictionScope scope : {PredictionScope::kNextOperator, PredictionScope::kPooled}) {
+    LearningAgentOptions options;
+    options.scope = scope;
+    LearningAgent agent(options);
+    LearningAgent::QueryHistory* query = agent.AddQuery();
+    for (int i = 0; i < 200; ++i) agent.Record(query, i % 2, i % 2 == 0 ? 1'000 : 100);
+    const PredictionError& error = agent.stats(query).mean_error;
+    EXPECT_EQ(error.count, 199);
+    mean_absolute_error[static_cast<int>(scope)] = error.MeanAbsoluteErrorNs();
+  }
+  // Pooled: 550 predicted for both, 450 off. Per operator: exact after the first 3 records of each.
+  EXPECT_NEAR(mean_absolute_error[static_cast<int>(PredictionScope::kPooled)], 450, 10);
+  EXPECT_LT(mean_absolute_error[static_cast<int>(PredictionScope::kNextOperator)], 20);
+}
+
 TEST(LearningAgentTest, QueriesAreIndependent) {
   LearningAgent agent(LearningAgentOptions{});
   LearningAgent::QueryHistory* a = agent.AddQuery();

@@ -56,6 +56,33 @@ TEST(SyntheticQueryTest, BlockingOperatorWaitsForItsProducerToFinishExecuting) {
   EXPECT_EQ(c->rows(), 5);
 }
 
+TEST(SyntheticQueryTest, HeldWorkOrdersWaitForThePreviousOperatorAndTheNextOperatorIsKnown) {
+  SyntheticQueryOptions options;
+  options.query_id = 1;
+  options.operators = {{"probe", 2, 0}, {"finalize", 2, 0}};
+  options.operators[1].held_work_orders = 1;
+  SyntheticQuery query(options);
+  // Round robin: probe, finalize's first, probe; its second waits for the probe.
+  std::vector<std::unique_ptr<WorkOrderTask>> tasks;
+  for (int expected : {0, 1, 0}) {
+    EXPECT_EQ(query.NextWorkOrderOperator(), expected);
+    tasks.push_back(query.NextWorkOrder());
+    EXPECT_EQ(tasks.back()->operator_id(), expected);
+  }
+  EXPECT_EQ(query.NextWorkOrderOperator(), -1);
+  EXPECT_FALSE(query.HasReadyWorkOrder());
+  RunAndFinish(query, std::move(tasks[1]));
+  RunAndFinish(query, std::move(tasks[0]));
+  EXPECT_FALSE(query.HasReadyWorkOrder());
+  EXPECT_FALSE(query.IsOperatorDone(1));
+  RunAndFinish(query, std::move(tasks[2]));
+  EXPECT_EQ(query.NextWorkOrderOperator(), 1);
+  auto last = query.NextWorkOrder();
+  EXPECT_EQ(last->operator_id(), 1);
+  RunAndFinish(query, std::move(last));
+  EXPECT_TRUE(query.IsFinished());
+}
+
 TEST(SyntheticQueryTest, InelasticOperatorHasOneWorkOrderInFlight) {
   SyntheticQueryOptions options;
   options.query_id = 1;
