@@ -202,7 +202,9 @@ TEST(ForemanPolicyTest, InelasticFirstSrptServesTheSerialPhaseBeforeAShorterElas
     ASSERT_TRUE(WaitUntil([&] { return elastic->finished() >= 20; }));
     QueryHandle serial_handle = SubmitOrDie(*foreman, serial);
     ASSERT_TRUE(elastic_handle.Wait().status.ok());
-    ASSERT_TRUE(foreman->Cancel(2).ok());
+    // On a loaded machine the serial query may already have finished (NotFound).
+    const absl::Status cancelled = foreman->Cancel(2);
+    ASSERT_TRUE(cancelled.ok() || absl::IsNotFound(cancelled)) << cancelled;
     serial_handle.Wait();
     const int64_t elastic_last = elastic->dispatch_sequence().back();
     const int64_t serial_first = serial->dispatch_sequence().front();
