@@ -6,8 +6,9 @@
 // dropped at once. Execution orders the filters adaptively by their observed pass rates.
 //
 // A join publishes a filter when it is an inner or semi join with equality keys (no exact filter: that one is
-// applied at the scan anyway), each of its probe keys is a column that passes unchanged from the scan
-// (through the left inputs of joins, filters, sorts, limits and column projections), and at least one hash
+// applied at the scan anyway), some of its probe keys are columns that pass unchanged from the scan
+// (through the left inputs of joins, filters, sorts, limits and column projections; the filter covers those
+// key pairs, Join::lip_filter_key_pairs, taking the scan that most probe keys come from), and at least one hash
 // join lies between it and the scan: the scan's direct prober runs its hash probe right after the scan's
 // filters in the same loop, so a Bloom filter of its own keys would only repeat that probe (measured: it made
 // SSB Q2.3, whose first join keeps one part brand, 1.5x slower). Dropping a scan row
