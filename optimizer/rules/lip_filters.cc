@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_join.h"
+#include "optimizer/cardinality_estimator.h"
 #include "optimizer/expression_analysis.h"
 #include "optimizer/expression_format.h"
 
@@ -44,11 +45,13 @@ bool TraceToScan(LogicalOperator* node, int column, TableScan** scan, int* scan_
 
 // A join probing with rows of a scan. It publishes a filter unless it is an exact-filter join (applied at the
 // scan anyway) or the scan's direct prober (no hash join in between: its own hash probe runs right after the
-// scan's filters, in the same loop, so a Bloom filter of its keys would only repeat it). The filter covers
-// key_pairs, the join's key pairs whose probe keys come from the scan (scan_columns, one per pair).
+// scan's filters, in the same loop, so a Bloom filter of its keys would only repeat it) with a small build
+// side. The filter covers key_pairs, the join's key pairs whose probe keys come from the scan (scan_columns,
+// one per pair). publishes_alone: it publishes even when no other join probes rows of the scan.
 struct Candidate {
   Join* join;
   bool publishes;
+  bool publishes_alone;
   std::vector<int> key_pairs;
   std::vector<int> scan_columns;
 };
@@ -92,35 +95,40 @@ bool ProbeKeyScan(Join& join, TableScan** scan, Candidate* candidate, int* hash_
   return true;
 }
 
-void Collect(LogicalOperator* node, CandidatesByScan* candidates) {
+void Collect(LogicalOperator* node, const CardinalityEstimator& estimator, CandidatesByScan* candidates) {
   if (node->kind() == LogicalOperatorKind::kJoin) {
     auto& join = node->As<Join>();
     const bool filtering = join.join_type == JoinType::kInner || join.join_type == JoinType::kSemi;
     TableScan* scan = nullptr;
-    Candidate candidate{&join, false, {}, {}};
+    Candidate candidate{&join, false, false, {}, {}};
     int hash_joins = 0;
     if (filtering && !join.left_keys.empty() && !join.enforce_single_row && join.lip_filter_id < 0 &&
         ProbeKeyScan(join, &scan, &candidate, &hash_joins)) {
       auto entry = std::find_if(candidates->begin(), candidates->end(),
                                 [&](const auto& scan_candidates) { return scan_candidates.first == scan; });
       if (entry == candidates->end()) entry = candidates->insert(candidates->end(), {scan, {}});
-      candidate.publishes = !join.exact_filter.has_value() && hash_joins > 0;
+      // An inner join only: execution may build a semi join on its left side, which a filter would forbid.
+      candidate.publishes_alone = hash_joins == 0 && join.join_type == JoinType::kInner &&
+                                  !join.exact_filter.has_value() &&
+                                  estimator.EstimateRows(*join.children[1]) >= LipFilters::kDirectProberMinBuildRows;
+      candidate.publishes = (!join.exact_filter.has_value() && hash_joins > 0) || candidate.publishes_alone;
       entry->second.push_back(std::move(candidate));
     }
   }
-  for (auto& child : node->children) Collect(child.get(), candidates);
+  for (auto& child : node->children) Collect(child.get(), estimator, candidates);
 }
 
 }  // namespace
 
 LogicalOperatorPtr LipFilters::Apply(LogicalOperatorPtr plan) const {
   CandidatesByScan candidates;
-  Collect(plan.get(), &candidates);
+  CardinalityEstimator estimator;
+  Collect(plan.get(), estimator, &candidates);
   int next_id = 0;
   for (auto& [scan, joins] : candidates) {
-    if (static_cast<int>(joins.size()) < kMinJoinsPerScan) continue;
+    const bool several_joins = static_cast<int>(joins.size()) >= kMinJoinsPerScan;
     for (Candidate& candidate : joins) {
-      if (!candidate.publishes) continue;
+      if (!candidate.publishes || !(several_joins || candidate.publishes_alone)) continue;
       Join* join = candidate.join;
       join->lip_filter_id = next_id++;
       join->lip_filter_key_pairs = candidate.key_pairs;
