@@ -210,6 +210,7 @@ std::unique_ptr<LogicalOperator> Join::Clone() const {
   copy->enforce_single_row = enforce_single_row;
   copy->exact_filter = exact_filter;
   copy->lip_filter_id = lip_filter_id;
+  copy->lip_filter_key_pairs = lip_filter_key_pairs;
   CloneChildrenInto(*copy);
   return copy;
 }
@@ -236,7 +237,14 @@ std::string Join::Describe() const {
   }
   if (residual != nullptr) absl::StrAppend(&out, " residual=", FormatExpression(*residual, names));
   if (enforce_single_row) out += " single-row";
-  if (lip_filter_id >= 0) absl::StrAppend(&out, " publishes LIP filter #", lip_filter_id);
+  if (lip_filter_id >= 0) {
+    absl::StrAppend(&out, " publishes LIP filter #", lip_filter_id);
+    if (lip_filter_key_pairs.size() < left_keys.size()) {  // over some key pairs only
+      std::vector<std::string> keys;
+      for (int pair : lip_filter_key_pairs) keys.push_back(FormatExpression(*right_keys[pair], right_names));
+      absl::StrAppend(&out, " on [", absl::StrJoin(keys, ", "), "]");
+    }
+  }
   return out;
 }
 

@@ -180,8 +180,11 @@ class Join final : public LogicalOperator {
   };
   std::optional<ExactFilterRange> exact_filter;
   // Set by the LipFilters rule: this join's hash build publishes Bloom filter `lip_filter_id` (-1: none), which
-  // a scan below lists in TableScan::lip_filters.
+  // a scan below lists in TableScan::lip_filters. The filter covers the key pairs lip_filter_key_pairs (indices
+  // into left_keys / right_keys, ascending): all of them, or those whose probe keys come from one scan when the
+  // others come from elsewhere (TPC-H Q5: l_suppkey of s_suppkey = l_suppkey AND s_nationkey = c_nationkey).
   int lip_filter_id = -1;
+  std::vector<int> lip_filter_key_pairs;
 
   void RecomputeOutput() override;
   std::unique_ptr<LogicalOperator> Clone() const override;

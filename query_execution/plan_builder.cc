@@ -488,7 +488,11 @@ class Builder {
     dag_->AddEdge(build_select, build, 0, /*pipelining=*/true);
     if (join.lip_filter_id >= 0) {  // publish the LIP filter; scans planned earlier wait for this build
       LipFilterSlot& slot = LipSlot(join.lip_filter_id, "");
-      table->PublishLipFilter(slot.filter);
+      std::vector<int> filter_keys = join.lip_filter_key_pairs;
+      if (filter_keys.empty()) {  // a plan made without the pairs (all of them)
+        for (size_t pair = 0; pair < key_columns.size(); ++pair) filter_keys.push_back(static_cast<int>(pair));
+      }
+      table->PublishLipFilter(slot.filter, std::move(filter_keys));
       slot.builder = build;
       for (int reader : slot.waiting_readers) dag_->AddEdge(build, reader, DagEdge::kOrderingOnly, false);
       slot.waiting_readers.clear();

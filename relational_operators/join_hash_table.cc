@@ -1,5 +1,6 @@
 #include "relational_operators/join_hash_table.h"
 
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "relational_operators/key_hashing.h"
@@ -28,6 +29,12 @@ JoinHashTable::JoinHashTable(std::shared_ptr<TemporaryRelation> build, std::vect
   }
 }
 
+void JoinHashTable::PublishLipFilter(std::shared_ptr<LipFilter> filter, std::vector<int> filter_keys) {
+  lip_filter_ = std::move(filter);
+  // Over all key columns, the entries' hashes are the filter's.
+  lip_key_positions_ = filter_keys.size() == key_columns_.size() ? std::vector<int>() : std::move(filter_keys);
+}
+
 JoinHashTable::~JoinHashTable() {
   if (reserved_bytes_ > 0) pool_->Release(MemoryKind::kBlob, reserved_bytes_);
 }
@@ -41,12 +48,19 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
   std::vector<uint64_t> hashes(kVectorSize);
   std::vector<Entry> entries;
   entries.reserve(rows);
+  const std::vector<int>& lip_positions = lip_key_positions_;
+  std::vector<uint64_t> lip_hashes(lip_positions.empty() ? 0 : kVectorSize);
+  std::vector<uint64_t> lip_entry_hashes;
+  if (!lip_positions.empty()) lip_entry_hashes.reserve(rows);
   int64_t null_first = 0;
   for (uint32_t first = 0; first < rows; first += kVectorSize) {
     const uint32_t count = std::min(kVectorSize, rows - first);
     LoadBatchFromBlock(block, types, key_columns_, first, count, &batch);
     if (key_columns_.empty()) std::fill(hashes.begin(), hashes.begin() + count, 0);  // nested loop: one chain
     for (size_t k = 0; k < key_columns_.size(); ++k) HashVectorRows(batch.columns[k], count, k == 0, hashes.data());
+    for (size_t k = 0; k < lip_positions.size(); ++k) {
+      HashVectorRows(batch.columns[lip_positions[k]], count, k == 0, lip_hashes.data());
+    }
     for (uint32_t i = 0; i < count; ++i) {
       bool has_null = false;
       for (size_t k = 0; k < key_columns_.size(); ++k) has_null |= batch.columns[k].IsNull(i);
@@ -55,13 +69,16 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
         continue;
       }
       entries.push_back(Entry{hashes[i], block_index, first + i});
+      if (!lip_positions.empty()) lip_entry_hashes.push_back(lip_hashes[i]);
     }
   }
   null_first_key_rows_.fetch_add(null_first);
-  TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, entries.size() * sizeof(Entry)));
+  const size_t bytes = entries.size() * sizeof(Entry) + lip_entry_hashes.size() * sizeof(uint64_t);
+  TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, bytes));
   std::lock_guard<std::mutex> lock(mutex_);
-  reserved_bytes_ += entries.size() * sizeof(Entry);
+  reserved_bytes_ += bytes;
   parts_.push_back(std::move(entries));
+  if (!lip_positions.empty()) lip_hash_parts_.push_back(std::move(lip_entry_hashes));
   return absl::OkStatus();
 }
 
@@ -103,7 +120,14 @@ absl::Status JoinHashTable::Finalize() {
   }
   if (lip_filter_ != nullptr) {
     TESSERA_RETURN_IF_ERROR(lip_filter_->Build(static_cast<int64_t>(entries_.size()), pool_));
-    for (const Entry& entry : entries_) lip_filter_->Insert(entry.hash);
+    if (lip_key_positions_.empty()) {
+      for (const Entry& entry : entries_) lip_filter_->Insert(entry.hash);
+    } else {
+      for (const auto& part : lip_hash_parts_) {
+        for (uint64_t hash : part) lip_filter_->Insert(hash);
+      }
+      std::vector<std::vector<uint64_t>>().swap(lip_hash_parts_);
+    }
   }
   return absl::OkStatus();
 }

@@ -52,9 +52,11 @@ class JoinHashTable {
     return matched_[block_row_starts_[block] + row].load(std::memory_order_relaxed) != 0;
   }
 
-  // Finalize also inserts every indexed key's hash into `filter` (sized for the indexed rows), so that scans
-  // on the probe side can drop rows that cannot match (bloom_filter.h). Call before building.
-  void PublishLipFilter(std::shared_ptr<LipFilter> filter) { lip_filter_ = std::move(filter); }
+  // Finalize also inserts every indexed row's key hash into `filter` (sized for the indexed rows), so that scans
+  // on the probe side can drop rows that cannot match (bloom_filter.h). The filter's key is the key columns
+  // key_columns()[p] for p in `filter_keys` (ascending positions; all of them, or some of a multi-column key
+  // when only those come from the probe-side scan). Call before building.
+  void PublishLipFilter(std::shared_ptr<LipFilter> filter, std::vector<int> filter_keys);
 
   // The entries [begin, end) of `hash`'s bucket. Callers compare the stored hash and (unless
   // HashDeterminesKey()) the keys.
@@ -99,6 +101,10 @@ class JoinHashTable {
   BufferPool* pool_;
   std::mutex mutex_;
   std::vector<std::vector<Entry>> parts_;
+  // With a LIP filter over some key columns only: their positions in key_columns_, and per part the hashes of
+  // the part's entries over them (AddBlock computes them; Finalize inserts them).
+  std::vector<int> lip_key_positions_;
+  std::vector<std::vector<uint64_t>> lip_hash_parts_;
   std::atomic<int64_t> null_first_key_rows_{0};
   std::vector<Entry> entries_;
   // Entries of bucket b are entries_[bucket_starts_[b], bucket_starts_[b + 1]).

@@ -86,7 +86,8 @@ bool IsDenseKeyType(const Type& type) {
   return type.id() == TypeId::kInteger || type.id() == TypeId::kBigInt || type.id() == TypeId::kDate;
 }
 
-// True when `plan` yields rows of one base table without repeating any (filters, projections, sorts).
+// True when `plan` yields rows of one base table without repeating any (filters, projections, sorts, and semi
+// or anti joins, which keep a subset of their left rows: TPC-H Q11's supplier rows of one nation).
 bool IsSingleTableSubtree(const LogicalOperator& plan) {
   switch (plan.kind()) {
     case LogicalOperatorKind::kTableScan:
@@ -96,6 +97,10 @@ bool IsSingleTableSubtree(const LogicalOperator& plan) {
     case LogicalOperatorKind::kSort:
     case LogicalOperatorKind::kLimit:
       return IsSingleTableSubtree(*plan.children[0]);
+    case LogicalOperatorKind::kJoin: {
+      const JoinType type = plan.As<Join>().join_type;
+      return (type == JoinType::kSemi || type == JoinType::kAnti) && IsSingleTableSubtree(*plan.children[0]);
+    }
     default:
       return false;
   }
@@ -139,7 +144,16 @@ std::optional<Join::ExactFilterRange> ExactFilterRangeFor(const Join& join, cons
   return Join::ExactFilterRange{min, max, inner};
 }
 
+// Bottom-up, so that a join's build side already shows the semi joins that inner joins below became (TPC-H
+// Q11: supplier's inner join with nation, whose columns nobody reads, makes the supplier side one table). The
+// children's needs do not depend on the conversion: it happens only when no build column is needed.
 LogicalOperatorPtr Rewrite(LogicalOperatorPtr node, const Needed& needed, bool* converted_inner) {
+  Needed own_needed = needed;
+  own_needed.resize(node->output_width(), false);
+  std::vector<Needed> child_needs = ChildNeeds(*node, own_needed);
+  for (size_t i = 0; i < node->children.size(); ++i) {
+    node->children[i] = Rewrite(std::move(node->children[i]), child_needs[i], converted_inner);
+  }
   std::vector<OutputColumn> inner_output;  // set when an inner join became a semi join
   if (node->kind() == LogicalOperatorKind::kJoin) {
     auto& join = node->As<Join>();
@@ -151,12 +165,6 @@ LogicalOperatorPtr Rewrite(LogicalOperatorPtr node, const Needed& needed, bool* 
         join.RecomputeOutput();
       }
     }
-  }
-  Needed own_needed = needed;
-  own_needed.resize(node->output_width(), false);
-  std::vector<Needed> child_needs = ChildNeeds(*node, own_needed);
-  for (size_t i = 0; i < node->children.size(); ++i) {
-    node->children[i] = Rewrite(std::move(node->children[i]), child_needs[i], converted_inner);
   }
   if (inner_output.empty()) return node;
   // Restore the inner join's width: its build columns are read by nobody above; the build key is equal to the

@@ -8,9 +8,9 @@
 //     dense: max - min + 1 <= kDenseFactor x its non-NULL rows (SSB's p_partkey, s_suppkey, c_custkey are;
 //     d_datekey, 19920101..19981230 over 2,556 rows, is not);
 //   - for an inner join, also: the statistics call the key unique (distinct estimate >= kUniqueFraction x
-//     non-NULL rows) and the build side is that one table under filters / projections (no join that could
-//     repeat keys). The inner join becomes a semi join; a Project restores the join's output width (the unread
-//     build columns become NULL constants) and ColumnPruning runs again to drop them.
+//     non-NULL rows) and the build side is that one table under filters / projections and semi / anti joins
+//     (no join that could repeat keys). The inner join becomes a semi join; a Project restores the join's
+//     output width (the unread build columns become NULL constants) and ColumnPruning runs again to drop them.
 // Distinct-count statistics are estimates: execution checks uniqueness and repeats probe rows for keys that
 // occur more than once (relational_operators/exact_filter.h), so a wrong estimate costs time, not answers.
 // Without statistics (row count 0, or min/max unknown) nothing changes.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_join.h"
+#include "optimizer/cardinality_estimator.h"
 #include "optimizer/expression_analysis.h"
 #include "optimizer/expression_format.h"
 
@@ -44,64 +45,96 @@ bool TraceToScan(LogicalOperator* node, int column, TableScan** scan, int* scan_
 
 // A join probing with rows of a scan. It publishes a filter unless it is an exact-filter join (applied at the
 // scan anyway) or the scan's direct prober (no hash join in between: its own hash probe runs right after the
-// scan's filters, in the same loop, so a Bloom filter of its keys would only repeat it).
+// scan's filters, in the same loop, so a Bloom filter of its keys would only repeat it) with a small build
+// side. The filter covers key_pairs, the join's key pairs whose probe keys come from the scan (scan_columns,
+// one per pair). publishes_alone: it publishes even when no other join probes rows of the scan.
 struct Candidate {
   Join* join;
   bool publishes;
+  bool publishes_alone;
+  std::vector<int> key_pairs;
   std::vector<int> scan_columns;
 };
 
 // Candidates per scan, scans in the order they were first seen (so filter ids are deterministic).
 using CandidatesByScan = std::vector<std::pair<TableScan*, std::vector<Candidate>>>;
 
-void Collect(LogicalOperator* node, CandidatesByScan* candidates) {
+// The scan that most of `join`'s probe keys pass unchanged from (the first such scan on a tie), with those key
+// pairs; false when no probe key comes from a scan.
+bool ProbeKeyScan(Join& join, TableScan** scan, Candidate* candidate, int* hash_joins) {
+  struct Traced {
+    TableScan* scan;
+    int column;
+    int hash_joins;
+  };
+  std::vector<Traced> traced(join.left_keys.size(), Traced{nullptr, -1, 0});
+  for (size_t pair = 0; pair < join.left_keys.size(); ++pair) {
+    const BoundExpression& key = *join.left_keys[pair];
+    Traced& t = traced[pair];
+    if (!IsColumn(key) || !TraceToScan(join.children[0].get(), key.column_index, &t.scan, &t.column, &t.hash_joins)) {
+      t.scan = nullptr;
+    }
+  }
+  int best_pairs = 0;
+  for (const Traced& t : traced) {
+    if (t.scan == nullptr) continue;
+    const int pairs = static_cast<int>(
+        std::count_if(traced.begin(), traced.end(), [&](const Traced& other) { return other.scan == t.scan; }));
+    if (pairs > best_pairs) {
+      best_pairs = pairs;
+      *scan = t.scan;
+      *hash_joins = t.hash_joins;  // keys from one scan follow the same path of left inputs
+    }
+  }
+  if (best_pairs == 0) return false;
+  for (size_t pair = 0; pair < traced.size(); ++pair) {
+    if (traced[pair].scan != *scan) continue;
+    candidate->key_pairs.push_back(static_cast<int>(pair));
+    candidate->scan_columns.push_back(traced[pair].column);
+  }
+  return true;
+}
+
+void Collect(LogicalOperator* node, const CardinalityEstimator& estimator, CandidatesByScan* candidates) {
   if (node->kind() == LogicalOperatorKind::kJoin) {
     auto& join = node->As<Join>();
     const bool filtering = join.join_type == JoinType::kInner || join.join_type == JoinType::kSemi;
-    if (filtering && !join.left_keys.empty() && !join.enforce_single_row && join.lip_filter_id < 0) {
-      TableScan* scan = nullptr;
-      std::vector<int> columns;
-      int hash_joins = 0;
-      for (const auto& key : join.left_keys) {
-        TableScan* key_scan = nullptr;
-        int column = -1;
-        hash_joins = 0;
-        if (!IsColumn(*key) ||
-            !TraceToScan(join.children[0].get(), key->column_index, &key_scan, &column, &hash_joins) ||
-            (scan != nullptr && key_scan != scan)) {
-          scan = nullptr;
-          break;
-        }
-        scan = key_scan;
-        columns.push_back(column);
-      }
-      if (scan != nullptr) {
-        auto entry = std::find_if(candidates->begin(), candidates->end(),
-                                  [&](const auto& scan_candidates) { return scan_candidates.first == scan; });
-        if (entry == candidates->end()) entry = candidates->insert(candidates->end(), {scan, {}});
-        const bool publishes = !join.exact_filter.has_value() && hash_joins > 0;
-        entry->second.push_back({&join, publishes, std::move(columns)});
-      }
+    TableScan* scan = nullptr;
+    Candidate candidate{&join, false, false, {}, {}};
+    int hash_joins = 0;
+    if (filtering && !join.left_keys.empty() && !join.enforce_single_row && join.lip_filter_id < 0 &&
+        ProbeKeyScan(join, &scan, &candidate, &hash_joins)) {
+      auto entry = std::find_if(candidates->begin(), candidates->end(),
+                                [&](const auto& scan_candidates) { return scan_candidates.first == scan; });
+      if (entry == candidates->end()) entry = candidates->insert(candidates->end(), {scan, {}});
+      // An inner join only: execution may build a semi join on its left side, which a filter would forbid.
+      candidate.publishes_alone = hash_joins == 0 && join.join_type == JoinType::kInner &&
+                                  !join.exact_filter.has_value() &&
+                                  estimator.EstimateRows(*join.children[1]) >= LipFilters::kDirectProberMinBuildRows;
+      candidate.publishes = (!join.exact_filter.has_value() && hash_joins > 0) || candidate.publishes_alone;
+      entry->second.push_back(std::move(candidate));
     }
   }
-  for (auto& child : node->children) Collect(child.get(), candidates);
+  for (auto& child : node->children) Collect(child.get(), estimator, candidates);
 }
 
 }  // namespace
 
 LogicalOperatorPtr LipFilters::Apply(LogicalOperatorPtr plan) const {
   CandidatesByScan candidates;
-  Collect(plan.get(), &candidates);
+  CardinalityEstimator estimator;
+  Collect(plan.get(), estimator, &candidates);
   int next_id = 0;
   for (auto& [scan, joins] : candidates) {
-    if (static_cast<int>(joins.size()) < kMinJoinsPerScan) continue;
+    const bool several_joins = static_cast<int>(joins.size()) >= kMinJoinsPerScan;
     for (Candidate& candidate : joins) {
-      if (!candidate.publishes) continue;
+      if (!candidate.publishes || !(several_joins || candidate.publishes_alone)) continue;
       Join* join = candidate.join;
       join->lip_filter_id = next_id++;
+      join->lip_filter_key_pairs = candidate.key_pairs;
       const std::vector<std::string> build_names = DisplayNames(join->children[1]->output());
       std::vector<std::string> keys;
-      for (const auto& key : join->right_keys) keys.push_back(FormatExpression(*key, build_names));
+      for (int pair : candidate.key_pairs) keys.push_back(FormatExpression(*join->right_keys[pair], build_names));
       scan->lip_filters.push_back({join->lip_filter_id, candidate.scan_columns, absl::StrJoin(keys, ", ")});
     }
   }

@@ -148,8 +148,17 @@ TEST_F(BenchmarkPlansTest, TpchRulesPushPredicatesAndOrderJoins) {
   // contributes no column and c_custkey is dense).
   EXPECT_THAT(optimized_["q03"],
               HasSubstr("Join SEMI exact filter [1, 150000] (from inner join) keys=[o_custkey = c_custkey]"));
-  EXPECT_THAT(optimized_["q03"],
-              HasSubstr("Join INNER keys=[l_orderkey = o_orderkey]\n            TableScan lineitem"));
+  // The orders build side is large (estimated 100 K rows or more), so the lineitem scan's direct prober publishes
+  // a LIP filter that the scan applies.
+  EXPECT_THAT(optimized_["q03"], HasSubstr("Join INNER keys=[l_orderkey = o_orderkey] publishes LIP filter #0\n"
+                                           "            TableScan lineitem"));
+  EXPECT_THAT(optimized_["q03"], ContainsRegex("TableScan lineitem [^\n]* LIP filters: \\[l_orderkey IN "
+                                               "bloom\\(o_orderkey\\)\\]"));
+  // Q5: the two-key supplier join publishes a LIP filter over the one key the lineitem scan holds.
+  EXPECT_THAT(optimized_["q05"], HasSubstr("Join INNER keys=[l_suppkey = s_suppkey, c_nationkey = s_nationkey] "
+                                           "publishes LIP filter #0 on [s_suppkey]"));
+  EXPECT_THAT(optimized_["q05"], ContainsRegex("TableScan lineitem [^\n]* LIP filters: \\[l_suppkey IN "
+                                               "bloom\\(s_suppkey\\)"));
   // Q7: partial push-down of the OR over n1 and n2 into each nation scan; the full OR stays on the join.
   EXPECT_THAT(optimized_["q07"],
               HasSubstr("TableScan nation AS n1 [n_nationkey, n_name] filter=((n_name = 'FRANCE') "
