@@ -11,7 +11,7 @@ absl::StatusOr<uint32_t> TemporaryRelation::AppendBlock(BlockBuilder& builder) {
   const uint32_t rows = builder.row_count();
   absl::StatusOr<void*> memory = pool_->Allocate(MemoryKind::kTemporaryBlock, bytes);
   if (!memory.ok()) return memory.status();
-  builder.Finish(*memory);
+  builder.Finish(*memory, /*string_zone_maps=*/false);
   std::lock_guard<std::mutex> lock(mutex_);
   blocks_.push_back(Entry{*memory, bytes});
   rows_ += rows;

@@ -229,7 +229,7 @@ size_t BlockBuilder::EncodedSize() const {
   return size;
 }
 
-void BlockBuilder::Finish(void* destination) {
+void BlockBuilder::Finish(void* destination, bool string_zone_maps) {
   uint8_t* out = static_cast<uint8_t*>(destination);
   const size_t total = EncodedSize();
   auto* header = reinterpret_cast<BlockHeader*>(out);
@@ -288,6 +288,7 @@ void BlockBuilder::Finish(void* destination) {
         break;
       case TypeId::kChar:
       case TypeId::kVarchar: {
+        if (!string_zone_maps) break;
         const uint32_t* offsets = staging.offsets.data();
         std::string_view min, max;
         uint32_t min_row = 0, max_row = 0;

@@ -69,7 +69,9 @@ class BlockBuilder {
   // Exact size Finish() will write.
   size_t EncodedSize() const;
   // Writes the block (EncodedSize() bytes) to `destination`, computing zone maps, and resets the builder.
-  void Finish(void* destination);
+  // `string_zone_maps` = false leaves CHAR/VARCHAR columns without one (has_zone_map 0): query intermediates,
+  // where two string compares per row cost more than the block skipping they could enable.
+  void Finish(void* destination, bool string_zone_maps = true);
 
  private:
   struct ColumnStaging {

@@ -61,6 +61,29 @@ TEST(BlockBuilderTest, RoundTripsValuesNullsAndZoneMaps) {
   EXPECT_EQ(block.ZoneMax(6, columns[6].type).ToString(), "24.75");
 }
 
+TEST(BlockBuilderTest, IntermediatesSkipOnlyTheStringZoneMaps) {
+  std::vector<ColumnSchema> columns = MixedColumns();
+  BlockBuilder builder(columns, 1 << 20);
+  for (int i = 0; i < 10; ++i) {
+    builder.Append<int32_t>(0, i);
+    builder.Append<int64_t>(1, i);
+    builder.Append<int64_t>(2, i);
+    builder.Append<int128>(3, i);
+    builder.AppendString(4, "name" + std::to_string(i));
+    builder.Append<int32_t>(5, i);
+    builder.Append<double>(6, i);
+    builder.Append<uint8_t>(7, i % 2);
+    ASSERT_TRUE(builder.CommitRow());
+  }
+  std::vector<uint8_t> memory(builder.EncodedSize());
+  builder.Finish(memory.data(), /*string_zone_maps=*/false);
+  BlockView block(memory.data());
+  EXPECT_FALSE(block.chunk(4).has_zone_map);
+  EXPECT_EQ(block.GetString(4, 7), "name7");
+  EXPECT_TRUE(block.chunk(0).has_zone_map);
+  EXPECT_EQ(block.ZoneMax(0, columns[0].type).ToString(), "9");
+}
+
 TEST(BlockBuilderTest, RejectsTheRowThatDoesNotFitAndRollsItBack) {
   std::vector<ColumnSchema> columns = {{"k", Type::BigInt(), false, {}}, {"s", Type::Varchar(), false, {}}};
   const uint32_t block_size = 64 << 10;
