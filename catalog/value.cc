@@ -308,6 +308,25 @@ Value Value::Date(int32_t days) {
   return v;
 }
 
+Value Value::FromExact(int128 value, const Type& type) {
+  switch (type.id()) {
+    case TypeId::kBoolean:
+      return Boolean(value != 0);
+    case TypeId::kInteger:
+      return Integer(static_cast<int32_t>(value));
+    case TypeId::kDate:
+      return Date(static_cast<int32_t>(value));
+    case TypeId::kBigInt:
+      return BigInt(static_cast<int64_t>(value));
+    case TypeId::kTimestamp:
+      return Timestamp(static_cast<int64_t>(value));
+    case TypeId::kDecimal:
+      return Decimal(value, type);
+    default:
+      return Null(type);
+  }
+}
+
 Value Value::Timestamp(int64_t micros) {
   Value v;
   v.type_ = Type::Timestamp();

@@ -32,6 +32,9 @@ class Value {
   static Value Date(int32_t days);
   static Value Timestamp(int64_t micros);
   static Value IntervalValue(Interval interval);
+  // A value of an exactly ordered type (BOOLEAN, INTEGER, BIGINT, DECIMAL as unscaled, DATE, TIMESTAMP) from its
+  // integer representation; NULL of `type` for any other type.
+  static Value FromExact(int128 value, const Type& type);
   // `type` must be CHAR(n) or VARCHAR(n); the length is not checked here (CastTo checks it).
   static Value String(std::string value, Type type = Type::Varchar());
 

@@ -26,6 +26,24 @@ bool ParsePipelining(const std::string& setting, bool* pipelining) {
   return true;
 }
 
+// SET scheduler_policy = 'hpf': the Foreman's policy (scheduler/policy.h names).
+absl::Status SetSchedulerPolicy(Database& database, const std::string& setting) {
+  absl::StatusOr<PolicyOptions> policy = ParsePolicy(setting);
+  if (!policy.ok()) return policy.status();
+  return database.foreman().SetPolicy(*policy);
+}
+
+// SET admission_threshold = 0.8: the load controller's threshold as a fraction of the memory budget (0 = off); the
+// per-query cap stays as configured.
+absl::Status SetAdmissionThreshold(Database& database, const std::string& setting) {
+  double fraction = -1;
+  if (!absl::SimpleAtod(setting, &fraction) || !(fraction >= 0 && fraction <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("admission_threshold must be a fraction in [0, 1], not '", setting, "'"));
+  }
+  return database.foreman().SetLoadControl(fraction, database.options().scheduler.load_control.max_query_fraction);
+}
+
 }  // namespace
 
 Session::Session(Database* database) : database_(database) {}
@@ -129,28 +147,10 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
             result = absl::InvalidArgumentError(absl::StrCat("pipelining must be on or off, not '", setting, "'"));
             break;
           }
-          if (set.name == "scheduler_policy") {
-            // Server-wide: the Foreman's policy for every query from now on (not kept as a session setting).
-            absl::StatusOr<PolicyOptions> policy = ParsePolicy(setting);
-            absl::Status changed = policy.ok() ? database_->foreman().SetPolicy(*policy) : policy.status();
-            if (!changed.ok()) {
-              result = changed;
-              break;
-            }
-            result = QueryResult{};
-            result->status_message = "SET";
-            break;
-          }
-          if (set.name == "admission_threshold") {
-            // Server-wide, like scheduler_policy: the load controller's threshold as a fraction of the memory
-            // budget (0 = off); the per-query cap stays as configured.
-            double fraction = -1;
-            absl::Status changed =
-                !absl::SimpleAtod(setting, &fraction) || !(fraction >= 0 && fraction <= 1)
-                    ? absl::InvalidArgumentError(
-                          absl::StrCat("admission_threshold must be a fraction in [0, 1], not '", setting, "'"))
-                    : database_->foreman().SetLoadControl(
-                          fraction, database_->options().scheduler.load_control.max_query_fraction);
+          if (set.name == "scheduler_policy" || set.name == "admission_threshold") {
+            // Server-wide: applied to the Foreman for every query from now on, not kept as a session setting.
+            absl::Status changed = set.name == "scheduler_policy" ? SetSchedulerPolicy(*database_, setting)
+                                                                  : SetAdmissionThreshold(*database_, setting);
             if (!changed.ok()) {
               result = changed;
               break;

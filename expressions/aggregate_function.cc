@@ -289,24 +289,6 @@ struct ExtremeState<int128> {
   uint8_t has_value;
 };
 
-Value ValueOf(int128 v, const Type& type) {
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      return Value::Boolean(v != 0);
-    case TypeId::kInteger:
-      return Value::Integer(static_cast<int32_t>(v));
-    case TypeId::kDate:
-      return Value::Date(static_cast<int32_t>(v));
-    case TypeId::kBigInt:
-      return Value::BigInt(static_cast<int64_t>(v));
-    case TypeId::kTimestamp:
-      return Value::Timestamp(static_cast<int64_t>(v));
-    case TypeId::kDecimal:
-      return Value::Decimal(v, type);
-    default:
-      return Value::Null(type);
-  }
-}
 
 template <typename T, bool kMax>
 struct Extreme {
@@ -336,7 +318,7 @@ struct Extreme {
     if constexpr (std::is_floating_point_v<T>) {
       return Value::Double(s.value);
     } else {
-      return ValueOf(static_cast<int128>(static_cast<T>(s.value)), type);
+      return Value::FromExact(static_cast<int128>(static_cast<T>(s.value)), type);
     }
   }
 };

@@ -62,24 +62,6 @@ int128 ExactValue(const ColumnVector& v, uint32_t row) {
   }
 }
 
-Value ExactToValue(int128 v, const Type& type) {
-  switch (type.id()) {
-    case TypeId::kInteger:
-      return Value::Integer(static_cast<int32_t>(v));
-    case TypeId::kDate:
-      return Value::Date(static_cast<int32_t>(v));
-    case TypeId::kBigInt:
-      return Value::BigInt(static_cast<int64_t>(v));
-    case TypeId::kTimestamp:
-      return Value::Timestamp(static_cast<int64_t>(v));
-    case TypeId::kBoolean:
-      return Value::Boolean(v != 0);
-    case TypeId::kDecimal:
-      return Value::Decimal(v, type);
-    default:
-      return Value::Null(type);
-  }
-}
 
 void AppendKeyPart(const ColumnVector& v, uint32_t row, std::string* key) {
   if (v.IsNull(row)) {
@@ -634,7 +616,7 @@ absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type
       if (argument_type.IsString())
         return Value::String(table.strings()[static_cast<size_t>(slot.value)], result);
       if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot));
-      return ExactToValue(slot.value, argument_type);
+      return Value::FromExact(slot.value, argument_type);
   }
   return Value::Null(result);
 }
