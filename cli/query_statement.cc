@@ -174,6 +174,19 @@ std::string QuoteIdentifier(const std::string& name) {
 
 }  // namespace
 
+absl::StatusOr<QueryMemoryEstimate> EstimateQueryMemory(Database& database, std::string_view sql) {
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<parser::Statement> statement, parser::ParseStatement(sql));
+  if (statement->kind != parser::StatementKind::kSelect) {
+    return absl::InvalidArgumentError("only a SELECT statement has a memory estimate");
+  }
+  const auto& select = static_cast<const parser::SelectQueryStatement&>(*statement);
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
+                           optimizer::PlanQuery(*select.query, database.catalog(), sql, {}));
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
+                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
+  return dag->memory_estimate();
+}
+
 absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<parser::Statement> statement,
                            parser::ParseStatement(absl::StrCat("SELECT * FROM ", QuoteIdentifier(name))));

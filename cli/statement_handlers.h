@@ -10,6 +10,7 @@
 #include "cli/session.h"
 #include "optimizer/optimizer_options.h"
 #include "parser/ast.h"
+#include "query_execution/execution_dag.h"
 
 namespace tessera {
 
@@ -46,6 +47,9 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
                                            const QueryRunOptions& options);
 // The output columns of view `name` (its query bound against the current catalog).
 absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name);
+// The memory estimate EXPLAIN prints and the load controller admits by, for the SELECT statement `sql`, without
+// running it.
+absl::StatusOr<QueryMemoryEstimate> EstimateQueryMemory(Database& database, std::string_view sql);
 absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement);
 absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowStatement& statement);
 absl::StatusOr<QueryResult> ExecuteDescribe(Database& database, const parser::DescribeStatement& statement);

@@ -62,10 +62,8 @@
 #include "absl/status/statusor.h"
 #include "benchmarks/ssb_generator/ssb_generator.h"
 #include "cli/session.h"
+#include "cli/statement_handlers.h"
 #include "common/clock.h"
-#include "optimizer/binder.h"
-#include "parser/parser.h"
-#include "query_execution/plan_builder.h"
 #include "scheduler/foreman.h"
 #include "scheduler/learning_agent.h"
 #include "scheduler/policy.h"
@@ -1217,6 +1215,25 @@ void Experiment2() {
       Throughput(runs[0].streams[1]) / std::max(1e-9, Throughput(runs[1].streams[1])));
 }
 
+// Priority-1 streams looping `low`, then one stream running `high` `iterations` times from 1 s into the run at
+// `priority`; the run ends 1 s after that stream's last query.
+void AddArrivalStreams(Run& run, const std::vector<std::string>& low, const std::string& high, int priority,
+                       int iterations) {
+  for (const std::string& label : low) {
+    Stream stream;
+    stream.label = label;
+    run.streams.push_back(stream);
+  }
+  Stream arrival;
+  arrival.label = high;
+  arrival.priority = priority;
+  arrival.iterations = iterations;
+  arrival.start_after_ms = Scaled(1000);
+  run.streams.push_back(arrival);
+  run.stop_after_stream = static_cast<int>(low.size());
+  run.linger_ms = Scaled(1000);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Experiment 3: hpf, a priority-10 query arrives while priority-1 streams run; baseline fair.
 
@@ -1232,21 +1249,7 @@ void Experiment3() {
   runs[0].policy = "hpf";
   runs[1].policy = "fair";
   const int hp = static_cast<int>(kLowPriorityQueries.size());
-  for (Run& run : runs) {
-    for (const std::string& label : kLowPriorityQueries) {
-      Stream stream;
-      stream.label = label;
-      run.streams.push_back(stream);
-    }
-    Stream high;
-    high.label = kHighPriorityQuery;
-    high.priority = 10;
-    high.iterations = 1;
-    high.start_after_ms = Scaled(1000);
-    run.streams.push_back(high);
-    run.stop_after_stream = hp;
-    run.linger_ms = Scaled(1000);
-  }
+  for (Run& run : runs) AddArrivalStreams(run, kLowPriorityQueries, kHighPriorityQuery, 10, 1);
   std::vector<std::string> labels = kLowPriorityQueries;
   labels.push_back(kHighPriorityQuery);
   RunExperiment("exp3_hpf", labels, runs, [](auto&, auto&) {});
@@ -1676,16 +1679,9 @@ const std::vector<std::string> kMemoryLowQueries = {"q3.1", "q2.1"};
 const std::string kMemoryHighQuery = "q4.1";
 
 QueryMemoryEstimate EstimateMemory(Database* database, const std::string& sql) {
-  absl::StatusOr<std::unique_ptr<parser::Statement>> statement = parser::ParseStatement(sql);
-  if (!statement.ok()) Die("parse: " + std::string(statement.status().message()));
-  const auto& select = static_cast<const parser::SelectQueryStatement&>(**statement);
-  absl::StatusOr<std::unique_ptr<optimizer::LogicalOperator>> plan =
-      optimizer::PlanQuery(*select.query, database->catalog(), sql, {});
-  if (!plan.ok()) Die("plan: " + std::string(plan.status().message()));
-  absl::StatusOr<std::unique_ptr<ExecutionDag>> dag =
-      BuildExecutionDag(**plan, &database->storage(), &database->buffer_pool());
-  if (!dag.ok()) Die("dag: " + std::string(dag.status().message()));
-  return (*dag)->memory_estimate();
+  absl::StatusOr<QueryMemoryEstimate> estimate = EstimateQueryMemory(*database, sql);
+  if (!estimate.ok()) Die("memory estimate: " + std::string(estimate.status().message()));
+  return *estimate;
 }
 
 double MiB(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
@@ -1702,19 +1698,7 @@ void Experiment6() {
   for (size_t r = 0; r < runs.size(); ++r) {
     Run& run = runs[r];
     run.policy = "hpf";
-    for (const std::string& label : kMemoryLowQueries) {
-      Stream stream;
-      stream.label = label;
-      run.streams.push_back(stream);
-    }
-    Stream high;
-    high.label = kMemoryHighQuery;
-    high.priority = 5;
-    high.iterations = 2;
-    high.start_after_ms = Scaled(1000);
-    run.streams.push_back(high);
-    run.stop_after_stream = hp;
-    run.linger_ms = Scaled(1000);
+    AddArrivalStreams(run, kMemoryLowQueries, kMemoryHighQuery, 5, 2);
     const bool controlled = r == 0;
     run.before = [&, controlled](Database* database, Run& self) {
       if (expected.empty()) {

@@ -13,10 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/session.h"
+#include "cli/statement_handlers.h"
 #include "gtest/gtest.h"
-#include "optimizer/binder.h"
-#include "parser/parser.h"
-#include "query_execution/plan_builder.h"
 #include "scheduler/foreman.h"
 #include "storage/buffer_pool.h"
 
@@ -78,16 +76,9 @@ class LoadControlTest : public ::testing::Test {
   }
 
   QueryMemoryEstimate Estimate(const std::string& sql) {
-    absl::StatusOr<std::unique_ptr<parser::Statement>> statement = parser::ParseStatement(sql);
-    EXPECT_TRUE(statement.ok());
-    const auto& select = static_cast<const parser::SelectQueryStatement&>(**statement);
-    absl::StatusOr<std::unique_ptr<optimizer::LogicalOperator>> plan =
-        optimizer::PlanQuery(*select.query, database_->catalog(), sql, {});
-    EXPECT_TRUE(plan.ok());
-    absl::StatusOr<std::unique_ptr<ExecutionDag>> dag =
-        BuildExecutionDag(**plan, &database_->storage(), &database_->buffer_pool());
-    EXPECT_TRUE(dag.ok());
-    return (*dag)->memory_estimate();
+    absl::StatusOr<QueryMemoryEstimate> estimate = EstimateQueryMemory(*database_, sql);
+    EXPECT_TRUE(estimate.ok()) << estimate.status();
+    return estimate.ok() ? *estimate : QueryMemoryEstimate{};
   }
 
   // Base data resident after touching every column of `big` and `small`.
