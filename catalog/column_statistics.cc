@@ -1,6 +1,7 @@
 #include "catalog/column_statistics.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -11,12 +12,15 @@ void DistinctSketch::Merge(const DistinctSketch& other) {
 }
 
 int64_t DistinctSketch::Estimate() const {
+  // Registers counted by rank first, then sum 2^-rank once per rank: the optimizer asks for estimates many
+  // times per plan, and one ldexp per register made them most of TPC-H Q2's planning time.
+  std::array<int, 256> registers_by_rank{};
+  for (uint8_t r : registers_) ++registers_by_rank[r];
   double sum = 0;
-  int zeros = 0;
-  for (uint8_t r : registers_) {
-    sum += std::ldexp(1.0, -r);
-    zeros += r == 0;
+  for (int rank = 0; rank < static_cast<int>(registers_by_rank.size()); ++rank) {
+    if (registers_by_rank[rank] != 0) sum += registers_by_rank[rank] * std::ldexp(1.0, -rank);
   }
+  const int zeros = registers_by_rank[0];
   const double m = kRegisters;
   const double alpha = 0.7213 / (1 + 1.079 / m);
   double estimate = alpha * m * m / sum;
