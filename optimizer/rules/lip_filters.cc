@@ -48,10 +48,13 @@ bool TraceToScan(LogicalOperator* node, int column, TableScan** scan, int* scan_
 // scan's filters, in the same loop, so a Bloom filter of its keys would only repeat it) with a small build
 // side. The filter covers key_pairs, the join's key pairs whose probe keys come from the scan (scan_columns,
 // one per pair). publishes_alone: it publishes even when no other join probes rows of the scan.
+// publishes_as_only_join: it publishes when it is the only join that probes rows of the scan (a selective
+// direct prober).
 struct Candidate {
   Join* join;
   bool publishes;
   bool publishes_alone;
+  bool publishes_as_only_join;
   std::vector<int> key_pairs;
   std::vector<int> scan_columns;
 };
@@ -100,7 +103,7 @@ void Collect(LogicalOperator* node, const CardinalityEstimator& estimator, Candi
     auto& join = node->As<Join>();
     const bool filtering = join.join_type == JoinType::kInner || join.join_type == JoinType::kSemi;
     TableScan* scan = nullptr;
-    Candidate candidate{&join, false, false, {}, {}};
+    Candidate candidate{&join, false, false, false, {}, {}};
     int hash_joins = 0;
     if (filtering && !join.left_keys.empty() && !join.enforce_single_row && join.lip_filter_id < 0 &&
         ProbeKeyScan(join, &scan, &candidate, &hash_joins)) {
@@ -108,9 +111,12 @@ void Collect(LogicalOperator* node, const CardinalityEstimator& estimator, Candi
                                 [&](const auto& scan_candidates) { return scan_candidates.first == scan; });
       if (entry == candidates->end()) entry = candidates->insert(candidates->end(), {scan, {}});
       // An inner join only: execution may build a semi join on its left side, which a filter would forbid.
-      candidate.publishes_alone = hash_joins == 0 && join.join_type == JoinType::kInner &&
-                                  !join.exact_filter.has_value() &&
-                                  estimator.EstimateRows(*join.children[1]) >= LipFilters::kDirectProberMinBuildRows;
+      const bool direct_inner = hash_joins == 0 && join.join_type == JoinType::kInner && !join.exact_filter.has_value();
+      candidate.publishes_alone =
+          direct_inner && estimator.EstimateRows(*join.children[1]) >= LipFilters::kDirectProberMinBuildRows;
+      candidate.publishes_as_only_join =
+          direct_inner && estimator.EstimateRows(join) <=
+                              LipFilters::kOnlyJoinMaxPassFraction * estimator.EstimateRows(*join.children[0]);
       candidate.publishes = (!join.exact_filter.has_value() && hash_joins > 0) || candidate.publishes_alone;
       entry->second.push_back(std::move(candidate));
     }
@@ -128,7 +134,10 @@ LogicalOperatorPtr LipFilters::Apply(LogicalOperatorPtr plan) const {
   for (auto& [scan, joins] : candidates) {
     const bool several_joins = static_cast<int>(joins.size()) >= kMinJoinsPerScan;
     for (Candidate& candidate : joins) {
-      if (!candidate.publishes || !(several_joins || candidate.publishes_alone)) continue;
+      const bool only_join = joins.size() == 1;
+      const bool publishes = (candidate.publishes && (several_joins || candidate.publishes_alone)) ||
+                             (only_join && candidate.publishes_as_only_join);
+      if (!publishes) continue;
       Join* join = candidate.join;
       join->lip_filter_id = next_id++;
       join->lip_filter_key_pairs = candidate.key_pairs;

@@ -15,10 +15,15 @@
 // build side is large (at least kDirectProberMinBuildRows estimated rows): its hash table (about 24 bytes a
 // row) lies beyond the L2 cache and a probe costs two cache misses, while its Bloom filter (10 bits a key) is
 // one load from L2; such a join publishes a filter even when no other join probes the scan (TPC-H Q9's partsupp
-// scan probing 320 K lineitem rows: 800 K probes, 5% of which match). Dropping a scan row
-// whose key is not among the build keys is safe whatever lies between: every row derived from it carries
-// the key and fails the join. Filters are placed only on scans that at least kMinJoinsPerScan joins probe with
-// (counting exact-filter joins), so a lone join keeps its plain hash probe.
+// scan probing 320 K lineitem rows: 800 K probes, 5% of which match). A second exception is the scan's only
+// join (no other join, exact filters included, probes its rows) when it is an inner direct prober estimated to
+// keep at most kOnlyJoinMaxPassFraction of its probe rows: a Bloom probe is a few nanoseconds, a hash probe
+// (hash, bucket, entries, gather) several times that, and nine in ten rows skip it (TPC-H Q17's outer
+// lineitem scan against the 204 parts with their average quantity: probe busy 180 -> 50 ms). In star joins
+// the other joins' filters already thin the rows that reach the direct prober, so it stays without one there
+// (SSB Q2.3). Apart from these exceptions, filters are placed only on scans that at least kMinJoinsPerScan
+// joins probe with (counting exact-filter joins). Dropping a scan row whose key is not among the build keys is
+// safe whatever lies between: every row derived from it carries the key and fails the join.
 //
 // Execution builds a publishing join's hash table on its right side whatever the sizes (the filter is over the
 // build keys, and building on the left side would make that side wait for its own filter).
@@ -33,6 +38,7 @@ class LipFilters final : public Rule {
  public:
   static constexpr int kMinJoinsPerScan = 2;
   static constexpr double kDirectProberMinBuildRows = 100000;
+  static constexpr double kOnlyJoinMaxPassFraction = 0.1;
 
   std::string name() const override { return "LipFilters"; }
   LogicalOperatorPtr Apply(LogicalOperatorPtr plan) const override;

@@ -149,6 +149,30 @@ TEST_F(JoinFilterRulesTest, JoinsAboveTheScansDirectProberPublishLipFilters) {
   EXPECT_THAT(single, Not(HasSubstr("LIP")));
 }
 
+TEST_F(JoinFilterRulesTest, ASelectiveOnlyJoinOfAScanPublishesALipFilter) {
+  // TPC-H Q17's outer join: lineitem probes the parts of one brand and container (about 1 in 1000). It is the
+  // only join on the lineitem scan and keeps a tiny fraction of its rows, so it publishes a Bloom filter.
+  const std::string selective =
+      Optimized(tpch_, "SELECT sum(l_extendedprice) FROM lineitem, part WHERE p_partkey = l_partkey AND "
+                       "p_brand = 'Brand#23' AND p_container = 'MED BOX' AND l_quantity < p_size");
+  EXPECT_THAT(selective, ContainsRegex("Join INNER keys=\\[l_partkey = p_partkey\\] residual=[^\n]* publishes LIP "
+                                       "filter #0\n *TableScan lineitem [^\n]*LIP filters: "
+                                       "\\[l_partkey IN bloom\\(p_partkey\\)\\]"));
+
+  // Most lineitem rows find their order: no filter.
+  const std::string unselective = Optimized(tpch_, "SELECT sum(l_extendedprice) FROM lineitem, orders WHERE "
+                                                   "l_orderkey = o_orderkey AND o_orderdate < DATE '1998-01-01'");
+  EXPECT_THAT(unselective, Not(HasSubstr("LIP")));
+
+  // A second join on the scan (here an exact filter) makes it no longer the only one.
+  const std::string second = Optimized(
+      tpch_, "SELECT sum(l_extendedprice) FROM lineitem, part WHERE p_partkey = l_partkey AND p_brand = "
+             "'Brand#23' AND p_container = 'MED BOX' AND l_quantity < p_size AND l_suppkey IN (SELECT s_suppkey "
+             "FROM supplier WHERE s_nationkey = 3)");
+  EXPECT_THAT(second, HasSubstr("exact filter"));
+  EXPECT_THAT(second, Not(HasSubstr("LIP")));
+}
+
 TEST_F(JoinFilterRulesTest, OuterAndAntiJoinsPublishNoLipFilter) {
   const std::string plan = Optimized(ssb_, "SELECT count(*) FROM lineorder LEFT JOIN date ON lo_orderdate = "
                                            "d_datekey LEFT JOIN customer ON lo_custkey = c_custkey");
