@@ -433,7 +433,7 @@ class GroupTable {
   }
 
   // Strings of a declared length up to this many bytes are stored in fixed keys.
-  static constexpr uint32_t kMaxInlineStringBytes = 16;
+  static constexpr uint32_t kMaxInlineStringBytes = 32;
 
   const AggregationSpec& spec_;
   std::vector<KeyColumn> key_columns_;
@@ -675,11 +675,11 @@ void FoldSums(AggregateKind kind, const ColumnVector& argument, const SelectionV
 }  // namespace
 namespace {
 
-// Whether every output column is fixed-width (no strings, no COUNT(DISTINCT) sets), so that groups can be
-// written a vector at a time instead of row by row through Values.
-bool HasFixedWidthOutput(const AggregationSpec& spec, const std::vector<Type>& key_types) {
+// Whether every aggregate result is fixed-width (no strings, no COUNT(DISTINCT) sets) and every key column a
+// string or fixed-width, so that groups can be written a vector at a time instead of row by row through Values.
+bool HasColumnOutput(const AggregationSpec& spec, const std::vector<Type>& key_types) {
   for (const Type& type : key_types) {
-    if (type.IsString() || type.id() == TypeId::kNull) return false;
+    if (type.id() == TypeId::kNull || (!type.IsString() && type.FixedWidth() <= 0)) return false;
   }
   for (const AggregationSpec::Call& call : spec.calls) {
     if (call.distinct || call.result_type.IsString()) return false;
@@ -765,8 +765,49 @@ ResultCopy ResultCopyOf(const AggregationSpec::Call& call, const Type& argument_
   return ResultCopy::kValue;
 }
 
-// Writes the groups of `runs` column-wise: key columns copied from the serialized keys, aggregate results
-// stored per vector of groups.
+// Stores group `g`'s key in row `row` of the key columns `columns[0..]`: fixed keys in the KeyColumn layout,
+// serialized keys in AppendKeyPart's. Strings are views into the table, valid while it is not changed.
+void StoreKey(const GroupTable& table, uint32_t g, uint32_t row, const std::vector<Type>& key_types,
+              std::vector<ColumnVector>& columns) {
+  const std::string_view key = table.key(g);
+  if (table.fixed_keys()) {
+    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(key.data());
+    for (size_t k = 0; k < key_types.size(); ++k) {
+      const GroupTable::KeyColumn& column = table.key_columns()[k];
+      const uint8_t* part = bytes + column.offset;
+      if (part[0] == 0) {
+        columns[k].SetNull(row);
+      } else if (column.string) {
+        columns[k].mutable_strings()[row] = std::string_view(reinterpret_cast<const char*>(part + 2), part[1]);
+      } else {
+        std::memcpy(columns[k].mutable_values<uint8_t>() + static_cast<size_t>(row) * column.width, part + 1,
+                    column.width);
+      }
+    }
+    return;
+  }
+  const char* p = key.data();
+  for (size_t k = 0; k < key_types.size(); ++k) {
+    if (*p++ == '\0') {
+      columns[k].SetNull(row);
+      continue;
+    }
+    if (key_types[k].IsString()) {
+      uint32_t size;
+      std::memcpy(&size, p, sizeof(size));
+      p += sizeof(size);
+      columns[k].mutable_strings()[row] = std::string_view(p, size);
+      p += size;
+      continue;
+    }
+    const int width = key_types[k].FixedWidth();
+    std::memcpy(columns[k].mutable_values<uint8_t>() + static_cast<size_t>(row) * width, p, width);
+    p += width;
+  }
+}
+
+// Writes the groups of `runs` column-wise: key columns copied from the keys, aggregate results stored per
+// vector of groups.
 absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRun>& runs,
                           const std::vector<Type>& key_types, const std::vector<Type>& argument_types,
                           TemporaryRelation* output) {
@@ -782,17 +823,7 @@ absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRu
   uint32_t filled = 0;
   for (ColumnVector& column : columns) column.ResetOwned(kVectorSize);
   TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
-    const char* p = table.key(g).data();
-    for (size_t k = 0; k < key_types.size(); ++k) {
-      if (*p++ == '\0') {
-        columns[k].SetNull(filled);
-        p += key_types[k].FixedWidth();
-        continue;
-      }
-      const int width = key_types[k].FixedWidth();
-      std::memcpy(columns[k].mutable_values<uint8_t>() + static_cast<size_t>(filled) * width, p, width);
-      p += width;
-    }
+    StoreKey(table, g, filled, key_types, columns);
     const Slot* slots = table.state(g);
     for (size_t c = 0; c < spec.calls.size(); ++c) {
       ColumnVector& column = columns[key_types.size() + c];
@@ -1101,7 +1132,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   for (const auto& g : spec.group_by) key_types.push_back(g->result_type);
   *groups_written = 0;
   for (const GroupRun& run : runs) *groups_written += run.count;
-  if (HasFixedWidthOutput(spec, key_types))
+  if (HasColumnOutput(spec, key_types))
     return WriteColumns(spec, runs, key_types, argument_types, output);
   BlockBuilder builder(output->schema(), output->block_size_bytes());
   std::vector<Value> row;

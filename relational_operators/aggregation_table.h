@@ -7,7 +7,7 @@
 //
 // A group is one fixed-size row: its hash, its key, one state per aggregate. A key is a NULL flag per column
 // (so NULLs group together, as SQL requires) and the values: stored in the row when every column is
-// fixed-width or a string of a declared length up to 16 bytes, else serialized (length-prefixed strings)
+// fixed-width or a string of a declared length up to 32 bytes, else serialized (length-prefixed strings)
 // beside it. A table whose inline string meets a longer value (bytes, not characters, count) switches to
 // serialized keys. COUNT(DISTINCT x) keeps a set of serialized values per group. See
 // relational_operators/README.md, "Hash aggregation".
