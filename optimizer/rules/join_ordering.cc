@@ -28,6 +28,9 @@ struct Condition {
   ExpressionPtr expression;  // over the tree's output columns
   std::vector<int> inputs;   // the inputs it references (sorted, unique)
   bool applied = false;
+  // For `column = column` over two inputs: the equivalence class of both columns (see AddImpliedEqualities);
+  // a join needs one such condition per class. -1 otherwise.
+  int equivalence_class = -1;
 };
 
 // A partial result: a plan over some inputs; columns[i] is the tree column of its output column i.
@@ -104,6 +107,15 @@ ExpressionPtr Localize(const BoundExpression& expression, const Component& left,
   return local;
 }
 
+// Whether `condition` is one of an equivalence class that a join already has a condition of (`classes`:
+// those seen so far); records its class otherwise.
+bool RepeatsClass(const Condition& condition, std::vector<int>* classes) {
+  if (condition.equivalence_class < 0) return false;
+  if (Contains(*classes, condition.equivalence_class)) return true;
+  classes->push_back(condition.equivalence_class);
+  return false;
+}
+
 // Estimated rows of joining a and b under their connecting conditions; infinity if no equality connects them.
 double EstimateJoin(const CardinalityEstimator& estimator, const Component& a, const Component& b,
                     const std::vector<Condition>& conditions, bool* connected) {
@@ -112,8 +124,9 @@ double EstimateJoin(const CardinalityEstimator& estimator, const Component& a, c
   int residuals = 0;
   const int a_width = static_cast<int>(a.columns.size());
   const int total = a_width + static_cast<int>(b.columns.size());
+  std::vector<int> classes;
   for (const Condition& condition : conditions) {
-    if (condition.applied || !Covers(a, b, condition)) continue;
+    if (condition.applied || !Covers(a, b, condition) || RepeatsClass(condition, &classes)) continue;
     ExpressionPtr local = Localize(*condition.expression, a, b);
     if (IsEquiJoinConjunct(*local, a_width, total)) {
       ExpressionPtr x = std::move(local->children[0]);
@@ -143,10 +156,11 @@ Component JoinComponents(const CardinalityEstimator& estimator, Component a, Com
   // The smaller input is the build (right) side.
   if (b.rows > a.rows) std::swap(a, b);
   std::vector<ExpressionPtr> applied;
+  std::vector<int> classes;
   for (Condition& condition : *conditions) {
     if (condition.applied || !Covers(a, b, condition)) continue;
-    applied.push_back(Localize(*condition.expression, a, b));
-    condition.applied = true;
+    condition.applied = true;  // a repeated class is implied by the condition of that class applied here
+    if (!RepeatsClass(condition, &classes)) applied.push_back(Localize(*condition.expression, a, b));
   }
   Component joined;
   joined.inputs = a.inputs;
@@ -159,6 +173,86 @@ Component JoinComponents(const CardinalityEstimator& estimator, Component a, Com
   joined.rows = estimator.EstimateRows(*join);
   joined.plan = std::move(join);
   return joined;
+}
+
+// Transitive equalities: `a = b AND b = c` over three inputs also connects the inputs of a and c, so that the
+// order may join them directly (TPC-H Q9: ps_partkey = l_partkey AND p_partkey = l_partkey lets the filtered
+// part join partsupp before lineitem). Plain `column = column` conditions of one type form equivalence classes;
+// a class gets a condition for every pair of its columns in different inputs, and each join applies one
+// condition per class whose columns it connects (the others hold through it: within each side, all columns of
+// the class are already equal, by induction over the joins). A class with two columns of one input is left as
+// it is (their equality is a filter that no join would apply).
+void AddImpliedEqualities(const std::vector<Input>& inputs, std::vector<Condition>* conditions) {
+  std::vector<int> parent;  // union-find over tree columns, indexed by column
+  auto find = [&](int column) {
+    while (parent[column] != column) column = parent[column] = parent[parent[column]];
+    return column;
+  };
+  const int width = inputs.empty() ? 0 : inputs.back().offset + inputs.back().width;
+  parent.resize(width);
+  for (int c = 0; c < width; ++c) parent[c] = c;
+  std::vector<Type> types(width);
+  auto plain_equality = [](const Condition& condition) {
+    const BoundExpression& e = *condition.expression;
+    return e.kind == ExpressionKind::kComparison && e.comparison == ComparisonOp::kEqual &&
+           condition.inputs.size() == 2 && IsColumn(*e.children[0]) && IsColumn(*e.children[1]) &&
+           e.children[0]->result_type == e.children[1]->result_type;
+  };
+  for (const Condition& condition : *conditions) {
+    if (!plain_equality(condition)) continue;
+    const BoundExpression& e = *condition.expression;
+    types[e.children[0]->column_index] = e.children[0]->result_type;
+    types[e.children[1]->column_index] = e.children[1]->result_type;
+    parent[find(e.children[0]->column_index)] = find(e.children[1]->column_index);
+  }
+  // Members of each class, in column order; classes with two members in one input are dropped.
+  std::vector<std::vector<int>> members(width);
+  for (const Condition& condition : *conditions) {
+    if (!plain_equality(condition)) continue;
+    for (const auto& child : condition.expression->children) {
+      std::vector<int>& class_members = members[find(child->column_index)];
+      if (!Contains(class_members, child->column_index)) class_members.push_back(child->column_index);
+    }
+  }
+  std::vector<int> class_of_root(width, -1);
+  int classes = 0;
+  for (int root = 0; root < width; ++root) {
+    std::vector<int>& class_members = members[root];
+    if (class_members.size() < 2) continue;
+    std::vector<int> member_inputs;
+    bool distinct_inputs = true;
+    for (int column : class_members) {
+      const int input = InputOf(inputs, column);
+      distinct_inputs &= !Contains(member_inputs, input);
+      member_inputs.push_back(input);
+    }
+    if (!distinct_inputs) continue;
+    class_of_root[root] = classes++;
+    std::sort(class_members.begin(), class_members.end());
+    for (size_t i = 0; i < class_members.size(); ++i) {
+      for (size_t j = i + 1; j < class_members.size(); ++j) {
+        const int x = class_members[i], y = class_members[j];
+        bool present = false;
+        for (const Condition& condition : *conditions) {
+          if (!plain_equality(condition)) continue;
+          const int c0 = condition.expression->children[0]->column_index;
+          const int c1 = condition.expression->children[1]->column_index;
+          present |= (c0 == x && c1 == y) || (c0 == y && c1 == x);
+        }
+        if (present) continue;
+        std::vector<int> pair_inputs = {InputOf(inputs, x), InputOf(inputs, y)};
+        std::sort(pair_inputs.begin(), pair_inputs.end());
+        conditions->push_back(Condition{MakeComparison(ComparisonOp::kEqual, MakeColumn(x, types[x]),
+                                                       MakeColumn(y, types[y])),
+                                        std::move(pair_inputs), false, -1});
+      }
+    }
+  }
+  for (Condition& condition : *conditions) {
+    if (plain_equality(condition)) {
+      condition.equivalence_class = class_of_root[find(condition.expression->children[0]->column_index)];
+    }
+  }
 }
 
 LogicalOperatorPtr ReorderTree(LogicalOperatorPtr root) {
@@ -186,9 +280,10 @@ LogicalOperatorPtr ReorderTree(LogicalOperatorPtr root) {
       ShiftColumns(expression.get(), -inputs[referenced[0]].offset);
       input_filters[referenced[0]].push_back(std::move(expression));
     } else {
-      conditions.push_back(Condition{std::move(expression), std::move(referenced), false});
+      conditions.push_back(Condition{std::move(expression), std::move(referenced), false, -1});
     }
   }
+  AddImpliedEqualities(inputs, &conditions);
 
   std::vector<Component> components;
   for (size_t i = 0; i < inputs.size(); ++i) {

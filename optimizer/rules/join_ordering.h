@@ -7,7 +7,8 @@
 // when no two are connected are the two smallest cross-joined. Each join puts the input with fewer estimated
 // rows on the build (right) side, so plans come out as a large probe side joined with ever smaller build
 // sides, the shape LIP filters expect. A Project restores the tree's original column order. Inputs are
-// reordered recursively first.
+// reordered recursively first. Equalities implied by transitivity (`a = b AND b = c`: a = c) connect inputs
+// too; a join applies one equality per equivalence class (join_ordering.cc, AddImpliedEqualities).
 //
 // Run after PredicatePushDown (it relies on conditions sitting on the joins).
 

@@ -154,6 +154,25 @@ TEST_F(RulesTest, JoinOrderingCrossJoinsOnlyUnconnectedInputs) {
   EXPECT_THAT(plan, HasSubstr("Join INNER keys=[s_nationkey = n_nationkey]"));
 }
 
+TEST_F(RulesTest, JoinOrderingUsesImpliedEqualities) {
+  // ps_partkey = l_partkey AND p_partkey = l_partkey imply ps_partkey = p_partkey: the selective part scan joins
+  // partsupp first, and lineitem then joins on one partkey pair, not on two of the same class.
+  const std::string plan =
+      Apply("SELECT count(*) FROM lineitem, partsupp, part WHERE ps_partkey = l_partkey AND p_partkey = l_partkey "
+            "AND p_size = 1 AND p_brand = 'Brand#23'",
+            {&push_down_, &join_ordering_});
+  EXPECT_THAT(plan, ::testing::ContainsRegex("Join INNER keys=\\[(ps_partkey = p_partkey|p_partkey = ps_partkey)\\]"));
+  EXPECT_THAT(plan, ::testing::ContainsRegex("Join INNER keys=\\[l_partkey = (ps|p)_partkey\\]\n *TableScan lineitem"));
+
+  // Two columns of one input in a class (n_nationkey = r_regionkey AND n_regionkey = r_regionkey): their
+  // equality is a filter no join would apply, so both pairs stay keys of the join.
+  const std::string same_input = Apply(
+      "SELECT count(*) FROM nation, region, supplier WHERE n_nationkey = r_regionkey AND n_regionkey = r_regionkey "
+      "AND s_nationkey = n_nationkey",
+      {&push_down_, &join_ordering_});
+  EXPECT_THAT(same_input, ::testing::ContainsRegex("keys=\\[[a-z_]+ = [a-z_]+, [a-z_]+ = [a-z_]+\\]"));
+}
+
 TEST_F(RulesTest, ColumnPruningNarrowsScansAndDropsUnusedAggregates) {
   const std::string plan = Apply(
       "SELECT k FROM (SELECT n_regionkey AS k, count(*) AS c, max(n_name) AS m FROM nation GROUP BY "
