@@ -5,6 +5,7 @@
 #include "optimizer/rules/column_pruning.h"
 #include "optimizer/rules/constant_folding_rule.h"
 #include "optimizer/rules/distinct_aggregate_split.h"
+#include "optimizer/rules/eager_aggregation.h"
 #include "optimizer/rules/exact_filter_semi_join.h"
 #include "optimizer/rules/join_ordering.h"
 #include "optimizer/rules/lip_filters.h"
@@ -22,6 +23,7 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
     list->push_back(std::make_unique<SemiJoinPushDown>());
     list->push_back(std::make_unique<AggregateSemiJoinReduction>());
     list->push_back(std::make_unique<DistinctAggregateSplit>());
+    list->push_back(std::make_unique<EagerAggregation>());
     list->push_back(std::make_unique<ColumnPruning>());
     list->push_back(std::make_unique<ExactFilterSemiJoin>());
     list->push_back(std::make_unique<LipFilters>());

@@ -122,8 +122,10 @@ TEST_F(ExecutionQueryHintsTest, AggregationOverATableCountsEveryBlockAndTheFinal
 }
 
 TEST_F(ExecutionQueryHintsTest, JoinAggregateSortEstimatesFedOperatorsFromTheirProducers) {
+  // The aggregate reads both sides, so it stays above the join (no EagerAggregation).
   std::unique_ptr<ExecutionQuery> query = Plan(
-      "SELECT dim.g, count(*) FROM fact, dim WHERE fact.x = dim.x AND dim.g < 5 GROUP BY dim.g ORDER BY dim.g");
+      "SELECT dim.g, sum(fact.x + dim.g) FROM fact, dim WHERE fact.x = dim.x AND dim.g < 5 GROUP BY dim.g "
+      "ORDER BY dim.g");
   const ExecutionDag& dag = query->manager().dag();
   std::vector<Step> steps = RunStepByStep(*query);
   const int64_t executed = static_cast<int64_t>(steps.size()) - 1;

@@ -192,6 +192,11 @@ TEST_F(BenchmarkPlansTest, TpchRulesPushPredicatesAndOrderJoins) {
   EXPECT_THAT(optimized_["q09"], ContainsRegex("Join (INNER|SEMI[^\n]*) keys=\\[ps_partkey = p_partkey\\]\n *TableScan partsupp"));
   EXPECT_THAT(optimized_["q09"], ContainsRegex("Join INNER keys=\\[l_suppkey = ps_suppkey, l_partkey = ps_partkey\\][^\n]*\n"
                                                " *TableScan lineitem"));
+  // Q13: orders are counted per customer key before the left join with customer (EagerAggregation); the
+  // selective joins of SSB Q1.1 and TPC-H Q11 are not pre-aggregated.
+  EXPECT_THAT(optimized_["q13"], ContainsRegex("Join LEFT OUTER keys=\\[c_custkey = o_custkey\\]\n *TableScan customer[^\n]*\n"
+                                               " *Aggregate groups=\\[o_custkey\\] aggregates=\\[count\\(o_orderkey\\)\\]"));
+  EXPECT_THAT(optimized_["q11"], Not(HasSubstr("Aggregate groups=[ps_suppkey]")));
   // Q21: the semi/anti joins keep their residuals; filters reach the scans below them.
   EXPECT_THAT(optimized_["q21"],
               HasSubstr("TableScan nation [n_nationkey, n_name] filter=(n_name = 'SAUDI ARABIA')"));

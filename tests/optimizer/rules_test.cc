@@ -60,8 +60,8 @@ TEST_F(RulesTest, RuleListOrder) {
   std::vector<std::string> names;
   for (const auto& rule : RuleList()) names.push_back(rule->name());
   EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "ConstantFolding", "JoinOrdering", "SemiJoinPushDown",
-                                             "AggregateSemiJoinReduction", "DistinctAggregateSplit", "ColumnPruning",
-                                             "ExactFilterSemiJoin", "LipFilters"}));
+                                             "AggregateSemiJoinReduction", "DistinctAggregateSplit", "EagerAggregation",
+                                             "ColumnPruning", "ExactFilterSemiJoin", "LipFilters"}));
 }
 
 TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {
