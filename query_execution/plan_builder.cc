@@ -149,7 +149,7 @@ class Builder {
       }
       case lp::LogicalOperatorKind::kProject: return VisitProject(node.As<lp::Project>());
       case lp::LogicalOperatorKind::kJoin: return VisitJoin(node.As<lp::Join>());
-      case lp::LogicalOperatorKind::kAggregate: return VisitAggregate(node.As<lp::Aggregate>());
+      case lp::LogicalOperatorKind::kAggregate: return VisitSharedAggregate(node.As<lp::Aggregate>());
       case lp::LogicalOperatorKind::kSort: return VisitSort(&node.As<lp::Sort>(), nullptr);
       case lp::LogicalOperatorKind::kLimit: {
         const auto& limit = node.As<lp::Limit>();
@@ -569,6 +569,20 @@ class Builder {
     probe_stream->runtime_filters.push_back(std::move(pending));
   }
 
+  // An aggregate whose subtree prints the same as one planned before (a CTE or view referenced twice: TPC-H
+  // Q15's revenue0, once joined with supplier and once under MAX) computes the same rows, so the operator that
+  // computes it feeds both consumers; its relation is released when the last of them has finished. The text
+  // names tables, aliases, columns, filters, keys, residuals, exact and LIP filters and every expression.
+  absl::StatusOr<Stream> VisitSharedAggregate(const lp::Aggregate& aggregate) {
+    std::string key = aggregate.ToString();
+    if (auto planned = aggregates_.find(key); planned != aggregates_.end()) {
+      return FromOperator(planned->second.first, planned->second.second);
+    }
+    TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitAggregate(aggregate));
+    if (stream.producer >= 0) aggregates_.emplace(std::move(key), std::make_pair(stream.producer, stream.names));
+    return stream;
+  }
+
   // A semi / anti join with an exact filter (Join::exact_filter): an ExactFilterBuild operator sets the bits from
   // the build side, and the join becomes a runtime filter of the probe-side stream (no hash table, no probe
   // operator): whatever consumes the stream applies it in its scan, after the build has finished.
@@ -689,6 +703,9 @@ class Builder {
   BufferPool* pool_;
   std::unique_ptr<ExecutionDag> dag_;
   absl::flat_hash_map<int, LipFilterSlot> lip_filters_;
+  // Aggregates planned so far, by the EXPLAIN text of their subtree: the operator writing the result, and its
+  // column names.
+  absl::flat_hash_map<std::string, std::pair<int, std::vector<std::string>>> aggregates_;
   optimizer::CardinalityEstimator estimator_;
   std::vector<std::unique_ptr<lp::LogicalOperator>> rewritten_;  // see VisitSetOperation
 };
