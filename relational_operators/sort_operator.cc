@@ -3,7 +3,8 @@
 #include <algorithm>
 
 #include "common/status_macros.h"
-#include "storage/block_builder.h"
+#include "relational_operators/key_hashing.h"
+#include "relational_operators/vector_block_writer.h"
 
 namespace tessera {
 namespace {
@@ -63,6 +64,88 @@ size_t SortOperator::RowsNeeded(size_t rows) const {
   return std::min<size_t>(rows, static_cast<size_t>(std::max<int64_t>(0, offset_)) + static_cast<size_t>(limit_));
 }
 
+namespace {
+
+// The values of one sort key over the rows of one block, decoded once so that comparisons read plain arrays
+// instead of going through the block's accessors and a type switch per value.
+class SortColumn {
+ public:
+  SortColumn(const BlockView& block, const SortKey& key, const Type& type) : key_(key), type_(type) {
+    const uint32_t rows = block.row_count();
+    nulls_.resize(rows);
+    for (uint32_t r = 0; r < rows; ++r) nulls_[r] = block.IsNull(key.column, r);
+    switch (type.id()) {
+      case TypeId::kBoolean: Widen<uint8_t>(block, rows); break;
+      case TypeId::kInteger:
+      case TypeId::kDate: Widen<int32_t>(block, rows); break;
+      case TypeId::kBigInt:
+      case TypeId::kTimestamp: Widen<int64_t>(block, rows); break;
+      case TypeId::kDecimal:
+        if (type.IsWideDecimal()) {
+          kind_ = Kind::kWide;
+          wide_.assign(block.Values<int128>(key.column), block.Values<int128>(key.column) + rows);
+        } else {
+          Widen<int64_t>(block, rows);
+        }
+        break;
+      case TypeId::kDouble:
+        kind_ = Kind::kDouble;
+        doubles_.assign(block.Values<double>(key.column), block.Values<double>(key.column) + rows);
+        break;
+      case TypeId::kChar:
+      case TypeId::kVarchar:
+        kind_ = Kind::kString;
+        strings_.resize(rows);
+        for (uint32_t r = 0; r < rows; ++r) {
+          if (!nulls_[r]) strings_[r] = block.GetString(key.column, r);
+        }
+        break;
+      default: kind_ = Kind::kBlock; block_ = &block; break;
+    }
+  }
+
+  // <0, 0, >0 as row a orders before, with or after row b on this key (direction and NULL placement applied).
+  int Compare(uint32_t a, uint32_t b) const {
+    if (nulls_[a] || nulls_[b]) {
+      if (nulls_[a] && nulls_[b]) return 0;
+      return nulls_[a] == key_.nulls_first ? -1 : 1;
+    }
+    int c = 0;
+    switch (kind_) {
+      case Kind::kInteger: c = Three(integers_[a], integers_[b]); break;
+      case Kind::kWide: c = Three(wide_[a], wide_[b]); break;
+      case Kind::kDouble: c = Three(doubles_[a], doubles_[b]); break;
+      case Kind::kString: c = strings_[a].compare(strings_[b]); break;
+      case Kind::kBlock: c = CompareColumnValues(*block_, a, *block_, b, key_.column, type_); break;
+    }
+    return key_.ascending ? c : -c;
+  }
+
+ private:
+  enum class Kind { kInteger, kWide, kDouble, kString, kBlock };
+  template <typename T>
+  static int Three(const T& x, const T& y) {
+    return x < y ? -1 : (y < x ? 1 : 0);
+  }
+  template <typename T>
+  void Widen(const BlockView& block, uint32_t rows) {
+    const T* values = block.Values<T>(key_.column);
+    integers_.assign(values, values + rows);
+  }
+
+  const SortKey& key_;
+  const Type type_;
+  Kind kind_ = Kind::kInteger;
+  std::vector<uint8_t> nulls_;
+  std::vector<int64_t> integers_;
+  std::vector<int128> wide_;
+  std::vector<double> doubles_;
+  std::vector<std::string_view> strings_;
+  const BlockView* block_ = nullptr;
+};
+
+}  // namespace
+
 // Sorts the rows of one input block into its run.
 class SortOperator::RunWorkOrder : public WorkOrder {
  public:
@@ -70,27 +153,35 @@ class SortOperator::RunWorkOrder : public WorkOrder {
 
   absl::Status Execute(const WorkOrderContext&) override {
     std::vector<RowRef>& run = op_->runs_[block_];
-    const uint32_t rows = op_->blocks_[block_].row_count();
+    const BlockView& block = op_->blocks_[block_];
+    const uint32_t rows = block.row_count();
     // The run's row references are the sort's working memory.
     TESSERA_RETURN_IF_ERROR(op_->pool_->Reserve(MemoryKind::kBlob, rows * sizeof(RowRef)));
     op_->reserved_bytes_.fetch_add(rows * sizeof(RowRef));
-    run.reserve(rows);
-    for (uint32_t r = 0; r < rows; ++r) run.push_back(RowRef{block_, r});
-    auto less = [this](const RowRef& x, const RowRef& y) { return op_->Less(x, y); };
+    std::vector<uint32_t> order(rows);
+    for (uint32_t r = 0; r < rows; ++r) order[r] = r;
     const size_t needed = op_->RowsNeeded(rows);
     if (!op_->keys_.empty()) {
-      if (needed < run.size()) {
-        // partial_sort is not stable: break ties by row so the run keeps the input order.
-        std::partial_sort(run.begin(), run.begin() + needed, run.end(), [&](const RowRef& x, const RowRef& y) {
-          if (less(x, y)) return true;
-          if (less(y, x)) return false;
-          return x.row < y.row;
-        });
+      std::vector<SortColumn> columns;
+      columns.reserve(op_->keys_.size());
+      for (const SortKey& key : op_->keys_) columns.emplace_back(block, key, op_->input_->schema()[key.column].type);
+      // Ties go to the earlier row, so the run keeps the input order (also for partial_sort, which is not stable).
+      auto less = [&](uint32_t x, uint32_t y) {
+        for (const SortColumn& column : columns) {
+          const int c = column.Compare(x, y);
+          if (c != 0) return c < 0;
+        }
+        return x < y;
+      };
+      if (needed < order.size()) {
+        std::partial_sort(order.begin(), order.begin() + needed, order.end(), less);
       } else {
-        std::stable_sort(run.begin(), run.end(), less);
+        std::sort(order.begin(), order.end(), less);
       }
     }
-    run.resize(needed);
+    order.resize(needed);
+    run.reserve(needed);
+    for (uint32_t r : order) run.push_back(RowRef{block_, r});
     rows_in_ = rows;  // the merge reports the rows out
     op_->runs_finished_.fetch_add(1);
     return absl::OkStatus();
@@ -131,18 +222,35 @@ class SortOperator::MergeWorkOrder : public WorkOrder {
     std::make_heap(heap.begin(), heap.end(), after);
     const size_t begin = std::min<size_t>(total, static_cast<size_t>(std::max<int64_t>(0, op_->offset_)));
     const size_t end = op_->RowsNeeded(total);
-    BlockBuilder builder(schema, op_->output_->block_size_bytes());
-    std::vector<Value> row(schema.size());
+    // Output a vector of rows at a time: each column gathered from the rows' blocks, then appended.
+    VectorBlockWriter writer(op_->output_.get());
+    std::vector<ColumnVector> columns;
+    for (const ColumnSchema& column : schema) columns.emplace_back(column.type);
+    std::vector<const ColumnVector*> column_pointers;
+    for (const ColumnVector& column : columns) column_pointers.push_back(&column);
+    std::vector<const BlockView*> row_blocks;
+    std::vector<uint32_t> row_numbers;
+    row_blocks.reserve(kVectorSize);
+    row_numbers.reserve(kVectorSize);
+    auto flush = [&]() -> absl::Status {
+      const uint32_t count = static_cast<uint32_t>(row_numbers.size());
+      if (count == 0) return absl::OkStatus();
+      for (size_t c = 0; c < columns.size(); ++c) {
+        columns[c].ResetOwned(count);
+        GatherBlockValues(row_blocks.data(), row_numbers.data(), count, static_cast<int>(c), &columns[c]);
+      }
+      row_blocks.clear();
+      row_numbers.clear();
+      return writer.Append(column_pointers, nullptr, count);
+    };
     for (size_t i = 0; i < end && !heap.empty(); ++i) {
       std::pop_heap(heap.begin(), heap.end(), after);
       Head& head = heap.back();
       if (i >= begin) {
         const RowRef& ref = runs[head.run][head.position];
-        const BlockView& block = op_->blocks_[ref.block];
-        for (size_t c = 0; c < schema.size(); ++c) {
-          row[c] = block.GetValue(static_cast<int>(c), ref.row, schema[c].type);
-        }
-        TESSERA_RETURN_IF_ERROR(op_->output_->AppendValueRow(builder, row));
+        row_blocks.push_back(&op_->blocks_[ref.block]);
+        row_numbers.push_back(ref.row);
+        if (row_numbers.size() == kVectorSize) TESSERA_RETURN_IF_ERROR(flush());
       }
       if (++head.position < runs[head.run].size()) {
         std::push_heap(heap.begin(), heap.end(), after);
@@ -150,7 +258,8 @@ class SortOperator::MergeWorkOrder : public WorkOrder {
         heap.pop_back();
       }
     }
-    if (!builder.empty()) TESSERA_RETURN_IF_ERROR(op_->output_->AppendBlock(builder).status());
+    TESSERA_RETURN_IF_ERROR(flush());
+    TESSERA_RETURN_IF_ERROR(writer.Flush());
     rows_out_ = static_cast<int64_t>(end - begin);
     return absl::OkStatus();
   }

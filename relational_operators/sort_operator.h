@@ -1,9 +1,10 @@
 #pragma once
 // Sort (ORDER BY) with optional LIMIT/OFFSET (top-k when a limit is given). Blocking: once every input block
 // has arrived, one work order per input block sorts that block's rows into a run (row references, not copies;
-// only the first offset + limit rows for a top-k), in parallel; then one merge work order merges the runs and
-// writes the rows from `offset` on. Runs are stable and ties between runs go to the earlier block, so the sort
-// is stable. Input and output have the same schema.
+// only the first offset + limit rows for a top-k; the sort keys' values decoded once per block), in parallel;
+// then one merge work order merges the runs and writes the rows from `offset` on, a vector of rows at a time.
+// Runs are stable and ties between runs go to the earlier block, so the sort is stable. Input and output have
+// the same schema.
 
 #include <atomic>
 #include <cstdint>
