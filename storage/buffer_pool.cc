@@ -104,6 +104,7 @@ void BufferPool::CountInAccount(MemoryKind kind, size_t bytes, bool add) {
   if (add) {
     by_kind_[k] += bytes;
     used_bytes_ += bytes;
+    peak_used_bytes_ = std::max(peak_used_bytes_, used_bytes_);
     return;
   }
   DCHECK_GE(by_kind_[k], bytes) << "buffer pool account: releasing more " << MemoryKindName(kind)
@@ -201,6 +202,7 @@ MemoryUsage BufferPool::Usage() const {
   MemoryUsage usage;
   usage.budget_bytes = parent_ != nullptr ? budget : budget_bytes_;
   usage.used_bytes = used_bytes_;
+  usage.peak_used_bytes = peak_used_bytes_;
   for (int i = 0; i < kNumMemoryKinds; ++i) usage.by_kind[i] = by_kind_[i];
   usage.huge_page_bytes = huge_page_bytes_;
   usage.evictions = evictions_;
@@ -231,6 +233,7 @@ absl::Status BufferPool::Charge(MemoryKind kind, size_t bytes, const char* verb)
       if (used_bytes_ <= budget_bytes_ && bytes <= budget_bytes_ - used_bytes_) {
         by_kind_[k] += bytes;
         used_bytes_ += bytes;
+        peak_used_bytes_ = std::max(peak_used_bytes_, used_bytes_);
         return absl::OkStatus();
       }
       // Eviction cannot help a request larger than the whole budget.

@@ -51,6 +51,7 @@ const char* MemoryKindName(MemoryKind kind);
 struct MemoryUsage {
   size_t budget_bytes = 0;
   size_t used_bytes = 0;
+  size_t peak_used_bytes = 0;  // the most used_bytes has been over the pool's (or account's) life
   size_t by_kind[kNumMemoryKinds] = {};
   // Bytes of live allocations that were advised to use transparent huge pages.
   size_t huge_page_bytes = 0;
@@ -155,6 +156,7 @@ class BufferPool {
   size_t budget_bytes_ ABSL_GUARDED_BY(mutex_);
   size_t by_kind_[kNumMemoryKinds] ABSL_GUARDED_BY(mutex_) = {};
   size_t used_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
+  size_t peak_used_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   size_t huge_page_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   int64_t evictions_ ABSL_GUARDED_BY(mutex_) = 0;
   Evictor* evictor_ ABSL_GUARDED_BY(mutex_) = nullptr;
