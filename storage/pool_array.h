@@ -5,7 +5,7 @@
 // at least 1 MiB are 2 MiB-aligned slots homed on a NUMA node and advised to use transparent huge pages: a hash
 // probe's random reads then miss the TLB far less often than in heap memory.
 //
-// Move-only. The memory is freed when the array is destroyed, reset or assigned over. Not thread-safe by itself;
+// Move-only. The memory is freed when the array is destroyed, reset or assigned over; Resize grows or shrinks it. Not thread-safe by itself;
 // the elements are plain memory (concurrent writers use std::atomic_ref).
 
 #include <cstddef>
@@ -43,6 +43,7 @@ class PoolArray {
   // the budget. A size of 0 allocates nothing.
   static absl::StatusOr<PoolArray> Allocate(BufferPool* pool, size_t size, int node = -1) {
     PoolArray array;
+    array.pool_ = pool;
     if (size == 0) return array;
     absl::StatusOr<void*> memory = pool->Allocate(MemoryKind::kBlob, size * sizeof(T), node);
     if (!memory.ok()) return memory.status();
@@ -58,7 +59,24 @@ class PoolArray {
     return array;
   }
 
-  // Frees the memory; the array is empty afterwards.
+  // Changes the length to `size`, keeping the first min(size(), size) elements (new ones are uninitialized).
+  // A large array grows by remapping its pages, without copying (BufferPool::Reallocate). The array must come
+  // from Allocate. On error (ResourceExhausted) it is unchanged.
+  absl::Status Resize(size_t size) {
+    if (size == 0) {
+      BufferPool* pool = pool_;
+      Reset();
+      pool_ = pool;
+      return absl::OkStatus();
+    }
+    absl::StatusOr<void*> memory = pool_->Reallocate(MemoryKind::kBlob, data_, size_ * sizeof(T), size * sizeof(T));
+    if (!memory.ok()) return memory.status();
+    data_ = static_cast<T*>(*memory);
+    size_ = size;
+    return absl::OkStatus();
+  }
+
+  // Frees the memory; the array is empty afterwards (and no longer tied to its pool).
   void Reset() {
     if (data_ != nullptr) pool_->Free(data_, MemoryKind::kBlob, size_ * sizeof(T));
     pool_ = nullptr;
