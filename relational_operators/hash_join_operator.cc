@@ -274,7 +274,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       pairs_.columns.resize(op_->pair_types_.size());
       for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs_.columns[c].set_type(op_->pair_types_[c]);
     }
-    VectorBlockWriter writer(op_->output_.get());
+    VectorBlockWriter writer(op_->output_.get(), op_->builders_.get());
     std::vector<const ColumnVector*> keys(key_evaluators.size());
     std::vector<uint64_t> hashes(kVectorSize);
     std::vector<uint8_t> matched(kVectorSize);
@@ -454,7 +454,7 @@ class HashJoinProbeOperator::BuildRowsByMatchWorkOrder : public WorkOrder {
     Batch pairs;
     pairs.columns.resize(op_->pair_types_.size());
     for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs.columns[c].set_type(op_->pair_types_[c]);
-    VectorBlockWriter writer(op_->output_.get());
+    VectorBlockWriter writer(op_->output_.get(), op_->builders_.get());
     std::vector<uint32_t> rows(kVectorSize);
     const std::vector<const BlockView*> blocks(kVectorSize, &block);
     const uint32_t row_count = block.row_count();
@@ -526,6 +526,7 @@ void HashJoinProbeOperator::MakeOutput(std::vector<std::string> output_names) {
     schema.push_back({std::move(output_names[i]), pair_types_[output_pair_columns_[i]], false, {}});
   }
   output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool_);
+  builders_ = std::make_unique<BlockBuilderPool>(output_.get());
 }
 
 bool HashJoinProbeOperator::CanChainInnerJoin() const {

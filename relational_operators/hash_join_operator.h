@@ -34,6 +34,7 @@
 #include "relational_operators/block_scanner.h"
 #include "relational_operators/join_hash_table.h"
 #include "relational_operators/relational_operator.h"
+#include "relational_operators/vector_block_writer.h"
 
 namespace tessera {
 
@@ -139,6 +140,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::vector<Type> pair_types_;  // types of [probe batch columns..., build columns...] (and chained builds')
   std::vector<int> output_pair_columns_;  // the output columns, as indexes into that layout
   std::vector<ChainedJoin> chained_;
+  std::unique_ptr<BlockBuilderPool> builders_;  // for output_
   // Per pair column: the join whose build relation it belongs to (0: table_, j: chained_[j - 1]), -1 for a
   // probe batch column.
   std::vector<int> pair_column_join_;
