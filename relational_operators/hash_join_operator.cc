@@ -112,6 +112,79 @@ void LookUpBuckets(const JoinHashTable& table, const uint64_t* hashes, const Sel
 
 }  // namespace
 
+// The buffers of the inner-chain path (ProbesInnerChain), sized for the operator's chain once and reused by its
+// work orders (TakeChainScratch / GiveChainScratch): allocating and zeroing them per work order cost as much as
+// probing a small block's rows.
+struct HashJoinProbeOperator::ChainScratch {
+  // The rows of level l matched joins 0..l-1; each is a probe batch row and its entry in each of those joins'
+  // tables. Level joins() holds output rows; the levels in between also hold what probing their next join needs
+  // (per level, as a level's rows are being probed while deeper levels fill).
+  struct Level {
+    uint32_t count = 0;
+    std::vector<uint32_t> probe_rows;
+    std::vector<std::vector<uint32_t>> entries;  // [join][row]
+    std::vector<ColumnVector> keys;              // the next join's probe keys, gathered
+    std::vector<const ColumnVector*> key_pointers;
+    std::vector<uint64_t> hashes;
+    std::vector<JoinHashTable::EntryRange> buckets;
+  };
+
+  explicit ChainScratch(const HashJoinProbeOperator& op) {
+    const int joins = op.joins();
+    levels.resize(joins + 1);  // index 0 unused: join 0's rows are the probe batch's
+    for (int level = 1; level <= joins; ++level) {
+      Level& rows = levels[level];
+      rows.probe_rows.resize(kVectorSize);
+      rows.entries.assign(level, std::vector<uint32_t>(kVectorSize));
+      if (level == joins) continue;
+      const ChainedJoin& next = op.chained_[level - 1];
+      rows.keys.resize(next.key_pair_columns.size());
+      for (size_t k = 0; k < rows.keys.size(); ++k) {
+        rows.keys[k].set_type(op.pair_types_[next.key_pair_columns[k]]);
+        rows.keys[k].Reserve(kVectorSize);
+        rows.key_pointers.push_back(&rows.keys[k]);
+      }
+      rows.hashes.resize(kVectorSize);
+      rows.buckets.resize(kVectorSize);
+    }
+    build_blocks.assign(joins, std::vector<const BlockView*>(kVectorSize));
+    build_rows.assign(joins, std::vector<uint32_t>(kVectorSize));
+    output_columns.resize(op.output_pair_columns_.size());
+    for (size_t o = 0; o < output_columns.size(); ++o) {
+      output_columns[o].set_type(op.pair_types_[op.output_pair_columns_[o]]);
+      output_columns[o].Reserve(kVectorSize);
+      output_pointers.push_back(&output_columns[o]);
+    }
+  }
+
+  std::vector<Level> levels;
+  // Per join: the build blocks and rows of the entries of the level being probed or written, and whether they
+  // are resolved for it.
+  std::vector<std::vector<const BlockView*>> build_blocks;
+  std::vector<std::vector<uint32_t>> build_rows;
+  std::vector<uint8_t> resolved;
+  std::vector<ColumnVector> output_columns;
+  std::vector<const ColumnVector*> output_pointers;
+};
+
+std::unique_ptr<HashJoinProbeOperator::ChainScratch> HashJoinProbeOperator::TakeChainScratch() {
+  {
+    std::lock_guard<std::mutex> lock(scratch_mutex_);
+    if (!idle_scratch_.empty()) {
+      std::unique_ptr<ChainScratch> scratch = std::move(idle_scratch_.back());
+      idle_scratch_.pop_back();
+      return scratch;
+    }
+  }
+  return std::make_unique<ChainScratch>(*this);
+}
+
+void HashJoinProbeOperator::GiveChainScratch(std::unique_ptr<ChainScratch> scratch) {
+  for (ChainScratch::Level& level : scratch->levels) level.count = 0;  // rows left by a work order that failed
+  std::lock_guard<std::mutex> lock(scratch_mutex_);
+  idle_scratch_.push_back(std::move(scratch));
+}
+
 class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
  public:
   ProbeWorkOrder(HashJoinProbeOperator* op, uint32_t block, int node)
@@ -119,6 +192,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
 
   absl::Status Execute(const WorkOrderContext&) override {
     absl::Status status = Probe();
+    if (chain_ != nullptr) op_->GiveChainScratch(std::move(chain_));
     op_->probes_finished_.fetch_add(1);
     return status;
   }
@@ -129,53 +203,11 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     uint32_t entry;
   };
 
-  // Inner-chain path (ProbesInnerChain): the rows of level l matched joins 0..l-1; each is a probe batch row and
-  // its entry in each of those joins' tables. Level joins() holds output rows; the levels in between also hold
-  // what probing their next join needs (per level, as a level's rows are being probed while deeper levels fill).
-  struct ChainLevel {
-    uint32_t count = 0;
-    std::vector<uint32_t> probe_rows;
-    std::vector<std::vector<uint32_t>> entries;  // [join][row]
-    std::vector<ColumnVector> keys;              // the next join's probe keys, gathered
-    std::vector<const ColumnVector*> key_pointers;
-    std::vector<uint64_t> hashes;
-    std::vector<JoinHashTable::EntryRange> buckets;
-  };
-
-  void PrepareChain() {
-    const int joins = op_->joins();
-    levels_.resize(joins + 1);
-    for (int level = 1; level <= joins; ++level) {
-      ChainLevel& rows = levels_[level];
-      rows.probe_rows.resize(kVectorSize);
-      rows.entries.assign(level, std::vector<uint32_t>(kVectorSize));
-      if (level == joins) continue;
-      const ChainedJoin& next = op_->chained_[level - 1];
-      rows.keys.resize(next.key_pair_columns.size());
-      for (size_t k = 0; k < rows.keys.size(); ++k) {
-        rows.keys[k].set_type(op_->pair_types_[next.key_pair_columns[k]]);
-        rows.keys[k].Reserve(kVectorSize);
-        rows.key_pointers.push_back(&rows.keys[k]);
-      }
-      rows.hashes.resize(kVectorSize);
-      rows.buckets.resize(kVectorSize);
-    }
-    chain_build_blocks_.assign(joins, std::vector<const BlockView*>(kVectorSize));
-    chain_build_rows_.assign(joins, std::vector<uint32_t>(kVectorSize));
-    output_columns_.resize(op_->output_pair_columns_.size());
-    output_pointers_.clear();
-    for (size_t o = 0; o < output_columns_.size(); ++o) {
-      output_columns_[o].set_type(op_->pair_types_[op_->output_pair_columns_[o]]);
-      output_columns_[o].Reserve(kVectorSize);
-      output_pointers_.push_back(&output_columns_[o]);
-    }
-  }
-
   // Appends a row that matched join `level - 1` at `entry`: `parent` (a row of the level before, or null for
   // join 0, whose rows are the probe batch's) extended by the entry. Probes on when the level is full.
-  absl::Status AppendChainRow(int level, const ChainLevel* parent, uint32_t parent_row, uint32_t probe_row,
+  absl::Status AppendChainRow(int level, const ChainScratch::Level* parent, uint32_t parent_row, uint32_t probe_row,
                               uint32_t entry, const Batch& batch, VectorBlockWriter& writer) {
-    ChainLevel& rows = levels_[level];
+    ChainScratch::Level& rows = chain_->levels[level];
     const uint32_t i = rows.count;
     rows.probe_rows[i] = probe_row;
     for (int j = 0; j + 1 < level; ++j) rows.entries[j][i] = parent->entries[j][parent_row];
@@ -184,13 +216,13 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     return absl::OkStatus();
   }
 
-  // chain_build_blocks_[join] / chain_build_rows_[join]: the build blocks and rows of join `join`'s entries of
-  // the first `count` rows of `rows`.
-  void ResolveBuildRows(const ChainLevel& rows, uint32_t count, int join) {
+  // chain_->build_blocks[join] / build_rows[join]: the build blocks and rows of join `join`'s entries of the
+  // first `count` rows of `rows`.
+  void ResolveBuildRows(const ChainScratch::Level& rows, uint32_t count, int join) {
     const JoinHashTable& table = join == 0 ? *op_->table_ : *op_->chained_[join - 1].table;
     const uint32_t* entries = rows.entries[join].data();
-    const BlockView** blocks = chain_build_blocks_[join].data();
-    uint32_t* build_rows = chain_build_rows_[join].data();
+    const BlockView** blocks = chain_->build_blocks[join].data();
+    uint32_t* build_rows = chain_->build_rows[join].data();
     for (uint32_t i = 0; i < count; ++i) {
       blocks[i] = &table.blocks()[table.Block(entries[i])];
       build_rows[i] = table.Row(entries[i]);
@@ -199,7 +231,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
 
   // Gathers pair column `column` of the first `count` rows of `rows` into `to` (typed; owned afterwards).
   // `resolved[j]`: whether build_blocks_ / build_rows_ of join j already hold these rows' (updated here).
-  void GatherPairColumn(const ChainLevel& rows, uint32_t count, int column, const Batch& batch,
+  void GatherPairColumn(const ChainScratch::Level& rows, uint32_t count, int column, const Batch& batch,
                         std::vector<uint8_t>* resolved, ColumnVector* to) {
     to->ResetOwned(count);
     const int join = op_->pair_column_join_[column];
@@ -212,25 +244,25 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       (*resolved)[join] = 1;
     }
     const int first = join == 0 ? static_cast<int>(op_->scan_.types.size()) : op_->chained_[join - 1].first_pair_column;
-    GatherBlockValues(chain_build_blocks_[join].data(), chain_build_rows_[join].data(), count, column - first, to);
+    GatherBlockValues(chain_->build_blocks[join].data(), chain_->build_rows[join].data(), count, column - first, to);
   }
 
   // Probes the next join with the rows of `level` (emptying it), or writes them when they matched every join.
   absl::Status ProbeChainLevel(int level, const Batch& batch, VectorBlockWriter& writer) {
-    ChainLevel& rows = levels_[level];
+    ChainScratch::Level& rows = chain_->levels[level];
     const uint32_t count = rows.count;
     rows.count = 0;
-    resolved_.assign(op_->joins(), 0);
+    chain_->resolved.assign(op_->joins(), 0);
     if (level == op_->joins()) {
-      for (size_t o = 0; o < output_columns_.size(); ++o) {
-        GatherPairColumn(rows, count, op_->output_pair_columns_[o], batch, &resolved_, &output_columns_[o]);
+      for (size_t o = 0; o < chain_->output_columns.size(); ++o) {
+        GatherPairColumn(rows, count, op_->output_pair_columns_[o], batch, &chain_->resolved, &chain_->output_columns[o]);
       }
-      return writer.Append(output_pointers_, nullptr, count);
+      return writer.Append(chain_->output_pointers, nullptr, count);
     }
     const ChainedJoin& join = op_->chained_[level - 1];
     const JoinHashTable& table = *join.table;
     for (size_t k = 0; k < rows.keys.size(); ++k) {
-      GatherPairColumn(rows, count, join.key_pair_columns[k], batch, &resolved_, &rows.keys[k]);
+      GatherPairColumn(rows, count, join.key_pair_columns[k], batch, &chain_->resolved, &rows.keys[k]);
       HashVectorRows(rows.keys[k], count, k == 0, rows.hashes.data());
     }
     const int raw_width = RawComparableKeyWidth(rows.key_pointers);
@@ -245,7 +277,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         TESSERA_RETURN_IF_ERROR(AppendChainRow(level + 1, &rows, i, rows.probe_rows[i], e, batch, writer));
       }
     }
-    if (levels_[level + 1].count > 0) return ProbeChainLevel(level + 1, batch, writer);
+    if (chain_->levels[level + 1].count > 0) return ProbeChainLevel(level + 1, batch, writer);
     return absl::OkStatus();
   }
 
@@ -269,7 +301,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     const size_t probe_width = op_->scan_.types.size();
     const bool chain = op_->ProbesInnerChain();
     if (chain) {
-      PrepareChain();
+      chain_ = op_->TakeChainScratch();
     } else {
       pairs_.columns.resize(op_->pair_types_.size());
       for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs_.columns[c].set_type(op_->pair_types_[c]);
@@ -329,7 +361,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         }
       }
       if (chain) {
-        if (levels_[1].count > 0) TESSERA_RETURN_IF_ERROR(ProbeChainLevel(1, batch, writer));
+        if (chain_->levels[1].count > 0) TESSERA_RETURN_IF_ERROR(ProbeChainLevel(1, batch, writer));
         continue;
       }
       if (!candidates_.empty()) {
@@ -430,14 +462,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   std::vector<uint32_t> probe_rows_;
   std::vector<const BlockView*> build_blocks_;
   std::vector<uint32_t> build_rows_;
-  // Inner-chain path: levels 1..joins() (index 0 unused), per join the resolved build rows of the level being
-  // probed or written, which joins those are for, and the output vectors.
-  std::vector<ChainLevel> levels_;
-  std::vector<std::vector<const BlockView*>> chain_build_blocks_;
-  std::vector<std::vector<uint32_t>> chain_build_rows_;
-  std::vector<uint8_t> resolved_;
-  std::vector<ColumnVector> output_columns_;
-  std::vector<const ColumnVector*> output_pointers_;
+  std::unique_ptr<ChainScratch> chain_;  // inner-chain path; given back to the operator when done
 };
 
 // After the last probe: the build rows of one build block that no probe row matched (right / full outer join,
@@ -519,6 +544,8 @@ HashJoinProbeOperator::HashJoinProbeOperator(BlockInput probe, ScanSpec scan, st
   if (TracksBuildMatches(spec_.type)) table_->TrackMatches();
 }
 
+HashJoinProbeOperator::~HashJoinProbeOperator() = default;
+
 void HashJoinProbeOperator::MakeOutput(std::vector<std::string> output_names) {
   // output_names follow the output order.
   std::vector<ColumnSchema> schema;
@@ -552,6 +579,7 @@ void HashJoinProbeOperator::ChainInnerJoin(std::shared_ptr<JoinHashTable> table,
 void HashJoinProbeOperator::OnAllWorkOrdersFinished() {
   table_.reset();
   chained_.clear();
+  idle_scratch_.clear();
 }
 
 int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {

@@ -27,6 +27,7 @@
 #include <atomic>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "expressions/bound_expression.h"
@@ -86,6 +87,7 @@ class HashJoinProbeOperator : public RelationalOperator {
  public:
   HashJoinProbeOperator(BlockInput probe, ScanSpec scan, std::shared_ptr<JoinHashTable> table, HashJoinSpec spec,
                         BufferPool* pool);
+  ~HashJoinProbeOperator() override;
 
   void FeedInputBlock(int input, uint32_t block_index) override {
     if (input == 0) probe_blocks_.Feed(block_index);
@@ -126,6 +128,10 @@ class HashJoinProbeOperator : public RelationalOperator {
   };
   // Whether work orders use the inner-join path that ChainInnerJoin extends (every inner join without residual).
   bool ProbesInnerChain() const { return CanChainInnerJoin(); }
+  struct ChainScratch;
+  // A ChainScratch for a work order of the inner-chain path, and back. Thread-safe.
+  std::unique_ptr<ChainScratch> TakeChainScratch();
+  void GiveChainScratch(std::unique_ptr<ChainScratch> scratch);
   void MakeOutput(std::vector<std::string> output_names);
 
   // The output columns in output order, out of a batch laid out as [probe columns..., build columns...].
@@ -141,6 +147,8 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::vector<int> output_pair_columns_;  // the output columns, as indexes into that layout
   std::vector<ChainedJoin> chained_;
   std::unique_ptr<BlockBuilderPool> builders_;  // for output_
+  std::mutex scratch_mutex_;
+  std::vector<std::unique_ptr<ChainScratch>> idle_scratch_;  // at most one per concurrent work order
   // Per pair column: the join whose build relation it belongs to (0: table_, j: chained_[j - 1]), -1 for a
   // probe batch column.
   std::vector<int> pair_column_join_;
