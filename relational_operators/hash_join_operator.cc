@@ -580,6 +580,7 @@ void HashJoinProbeOperator::OnAllWorkOrdersFinished() {
   table_.reset();
   chained_.clear();
   idle_scratch_.clear();
+  builders_->Clear();
 }
 
 int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {

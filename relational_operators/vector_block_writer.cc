@@ -22,6 +22,11 @@ void BlockBuilderPool::Give(std::unique_ptr<BlockBuilder> builder) {
   idle_.push_back(std::move(builder));
 }
 
+void BlockBuilderPool::Clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  idle_.clear();
+}
+
 VectorBlockWriter::VectorBlockWriter(TemporaryRelation* relation, BlockBuilderPool* builders)
     : relation_(relation),
       builders_(builders),

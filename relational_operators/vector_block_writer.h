@@ -26,6 +26,9 @@ class BlockBuilderPool {
   // An empty builder for the relation's blocks.
   std::unique_ptr<BlockBuilder> Take();
   void Give(std::unique_ptr<BlockBuilder> builder);
+  // Frees the idle builders (their staging buffers are heap memory outside the buffer pool's accounting), e.g.
+  // once the operator's last work order has finished.
+  void Clear();
 
  private:
   const TemporaryRelation* const relation_;
