@@ -75,6 +75,7 @@ class ExecutionDag {
   // The operator's name, kept after the QueryManager released the operator itself.
   const std::string& name(int index) const { return names_[index]; }
   const std::string& detail(int index) const { return details_[index]; }
+  void set_detail(int index, std::string detail) { details_[index] = std::move(detail); }
   void set_estimate(int index, OperatorEstimate estimate) { estimates_[index] = estimate; }
   const OperatorEstimate& estimate(int index) const { return estimates_[index]; }
   void set_memory_estimate(QueryMemoryEstimate estimate) { memory_estimate_ = estimate; }

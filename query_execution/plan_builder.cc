@@ -498,6 +498,11 @@ class Builder {
       slot.waiting_readers.clear();
     }
 
+    if (HashJoinProbeOperator* chain = ChainableProbe(join, type, probe_stream, probe_keys)) {
+      return ChainJoin(join, chain, probe_stream, probe_keys, table, build, static_cast<int>(build_width),
+                       std::move(names));
+    }
+
     HashJoinSpec spec;
     spec.type = type;
     spec.null_aware = join.null_aware;
@@ -510,9 +515,10 @@ class Builder {
       for (size_t c = 0; c < build_width; ++c) spec.build_output.push_back(static_cast<int>(c));
     }
     spec.output_names = names;
+    std::string scan_detail = probe_stream.ScanDetail();
     std::string detail = JoinDetails({swap ? lp::JoinTypeName(join.join_type) + " (left side built)"
                                            : lp::JoinTypeName(join.join_type),
-                                      probe_stream.ScanDetail()});
+                                      scan_detail});
     ScanSpec scan = probe_stream.TakeScanSpec();
     // The residual is over left ++ right columns; the probe's pair layout is [probe scan columns (the probe
     // stream's, then runtime-filter keys loaded after them)..., build relation columns (the build stream's
@@ -528,12 +534,63 @@ class Builder {
     }
     auto probe = std::make_unique<HashJoinProbeOperator>(probe_stream.input, std::move(scan), table, std::move(spec),
                                                          pool_);
+    probe_scan_details_[dag_->size()] = std::move(scan_detail);
     int probe_index = dag_->AddOperator(std::move(probe), std::move(detail));
     Estimate(probe_index, estimator_.EstimateRows(join));
     std::erase(probe_stream.lip_filter_ids, join.lip_filter_id);  // the probe waits for its own build anyway
     Connect(probe_stream, probe_index, 0, /*pipelining=*/true);
     dag_->AddEdge(build, probe_index, 1, /*pipelining=*/false);
     return FromOperator(probe_index, names);
+  }
+
+  // The probe operator that `join` (planned with `type`, probing `probe_stream` with `probe_keys`) can be chained
+  // into (HashJoinProbeOperator::ChainInnerJoin), or null: an inner join without residual whose probe keys are
+  // plain columns, probing exactly the output of an inner probe without residual (no filter or runtime filter
+  // applied to it in between; a projection to some of its columns is fine). Such a stream is fed to this join
+  // by a pipelining edge: chaining runs both joins in the producer's work orders instead.
+  HashJoinProbeOperator* ChainableProbe(const lp::Join& join, HashJoinType type, const Stream& probe_stream,
+                                        const std::vector<std::unique_ptr<BoundExpression>>& probe_keys) {
+    if (type != HashJoinType::kInner || join.join_type != lp::JoinType::kInner || join.residual != nullptr ||
+        probe_keys.empty()) {
+      return nullptr;
+    }
+    for (const auto& key : probe_keys) {
+      if (key->kind != ExpressionKind::kColumn) return nullptr;
+    }
+    if (probe_stream.producer < 0 || probe_stream.filter != nullptr || !probe_stream.runtime_filters.empty() ||
+        !probe_stream.filter_builders.empty() || !probe_stream.lip_filter_ids.empty() ||
+        !probe_scan_details_.contains(probe_stream.producer)) {
+      return nullptr;
+    }
+    auto* producer = static_cast<HashJoinProbeOperator*>(dag_->op(probe_stream.producer));
+    return producer->CanChainInnerJoin() ? producer : nullptr;
+  }
+
+  // Chains `join` into `chain` (ChainableProbe): its hash table `table` (built by operator `build`) is probed in
+  // the chain's work orders, and the chain's output becomes the join's: the probe stream's columns, then the
+  // first `build_width` columns of the build relation.
+  absl::StatusOr<Stream> ChainJoin(const lp::Join& join, HashJoinProbeOperator* chain, const Stream& probe_stream,
+                                   const std::vector<std::unique_ptr<BoundExpression>>& probe_keys,
+                                   std::shared_ptr<JoinHashTable> table, int build, int build_width,
+                                   std::vector<std::string> names) {
+    const int index = probe_stream.producer;
+    // The probe stream's column c is the chain's output column block_columns[c].
+    auto pair_column = [&](int c) { return chain->output_pair_columns()[probe_stream.block_columns[c]]; };
+    std::vector<int> key_pair_columns;
+    for (const auto& key : probe_keys) key_pair_columns.push_back(pair_column(key->column_index));
+    std::vector<int> output;
+    for (size_t c = 0; c < probe_stream.types.size(); ++c) output.push_back(pair_column(static_cast<int>(c)));
+    const int first_build_column = chain->pair_width();
+    for (int c = 0; c < build_width; ++c) output.push_back(first_build_column + c);
+    chain->ChainInnerJoin(std::move(table), std::move(key_pair_columns), std::move(output), names);
+    dag_->set_detail(index, JoinDetails({absl::StrCat(chain->joins(), " chained INNER joins"),
+                                         probe_scan_details_[index]}));
+    Estimate(index, estimator_.EstimateRows(join));
+    // The chain waits for every table it probes (a LIP filter's ordering edge may already say so).
+    bool ordered = false;
+    for (const DagEdge& edge : dag_->edges()) ordered |= edge.producer == build && edge.consumer == index;
+    if (!ordered) dag_->AddEdge(build, index, chain->joins(), /*pipelining=*/false);
+    return FromOperator(index, std::move(names));
   }
 
   // A semi / anti join with an exact filter (Join::exact_filter): an ExactFilterBuild operator sets the bits from
@@ -656,6 +713,8 @@ class Builder {
   BufferPool* pool_;
   std::unique_ptr<ExecutionDag> dag_;
   absl::flat_hash_map<int, LipFilterSlot> lip_filters_;
+  // Hash-join probe operators by index, with what they scan (for EXPLAIN when joins are chained into them).
+  absl::flat_hash_map<int, std::string> probe_scan_details_;
   optimizer::CardinalityEstimator estimator_;
   std::vector<std::unique_ptr<lp::LogicalOperator>> rewritten_;  // see VisitSetOperation
 };

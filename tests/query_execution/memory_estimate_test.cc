@@ -1,6 +1,7 @@
 #include "query_execution/memory_estimate.h"
 
 #include "gtest/gtest.h"
+#include "optimizer/cardinality_estimator.h"
 #include "optimizer/logical_plan.h"
 #include "query_execution/plan_builder.h"
 #include "storage/buffer_pool.h"
@@ -219,6 +220,55 @@ TEST(MemoryEstimateTest, PlanBuilderAttachesEstimatesToAHandMadePlan) {
   EXPECT_LE(memory.min_bytes, memory.max_bytes);
   // The fact table is read from storage: the join's probe side costs nothing until the join's output.
   EXPECT_LT(memory.max_bytes, EstimatedBytes(1'000'000, EstimatedRowBytes({Type::Integer(), Type::Double()})));
+}
+
+// fact JOIN dim1 ON f.k = d1.k JOIN dim2 ON f.k2 = d2.k2, by hand: the second join probes the first one's output,
+// so both run in one probe operator (chained inner joins). Its estimate is the top join's output alone (no
+// intermediate relation is written), and it waits for both hash tables, so its pipeline needs both.
+TEST(MemoryEstimateTest, ChainedInnerJoinsAreOneProbeWithTheTopJoinsOutput) {
+  auto fact = Table("fact", 1'000'000, {{"k", Type::Integer()}, {"k2", Type::Integer()}, {"v", Type::Double()}});
+  auto dim1 = Table("dim1", 1000, {{"k", Type::Integer()}, {"name", Type::Char(20)}});
+  auto dim2 = Table("dim2", 500, {{"k2", Type::Integer()}, {"x", Type::BigInt()}});
+  auto lower = lp::MakeJoin(lp::JoinType::kInner, Scan(fact), Scan(dim1));
+  lower->left_keys.push_back(MakeColumn(0, Type::Integer()));
+  lower->right_keys.push_back(MakeColumn(0, Type::Integer()));
+  auto upper = lp::MakeJoin(lp::JoinType::kInner, std::move(lower), Scan(dim2));
+  upper->left_keys.push_back(MakeColumn(1, Type::Integer()));
+  upper->right_keys.push_back(MakeColumn(0, Type::Integer()));
+  const double upper_rows = optimizer::CardinalityEstimator().EstimateRows(*upper);
+
+  std::unique_ptr<Topology> topology = MakeFakeTopology(1, 2);
+  BufferPool pool(64 << 20, topology.get());
+  absl::StatusOr<std::unique_ptr<ExecutionDag>> built = BuildExecutionDag(*upper, /*storage=*/nullptr, &pool);
+  ASSERT_TRUE(built.ok()) << built.status();
+  const ExecutionDag& dag = **built;
+
+  std::vector<int> probes, builds;
+  for (int i = 0; i < dag.size(); ++i) {
+    if (dag.op(i)->name() == "HashJoinProbe") probes.push_back(i);
+    if (dag.op(i)->name() == "HashJoinBuild") builds.push_back(i);
+  }
+  ASSERT_EQ(probes.size(), 1u);
+  ASSERT_EQ(builds.size(), 2u);
+  const int probe = probes[0];
+  EXPECT_EQ(dag.detail(probe), "2 chained INNER joins, scan fact");
+  for (int build : builds) {
+    bool feeds_probe = false;
+    for (const DagEdge& edge : dag.edges()) {
+      feeds_probe |= edge.producer == build && edge.consumer == probe && !edge.pipelining;
+    }
+    EXPECT_TRUE(feeds_probe) << "build #" << build;
+  }
+  const std::vector<Type> output_types = {Type::Integer(), Type::Integer(), Type::Double(), Type::Integer(),
+                                          Type::Char(20), Type::Integer(), Type::BigInt()};
+  ASSERT_EQ(dag.op(probe)->output()->schema().size(), output_types.size());
+  const OperatorEstimate& joined = dag.estimate(probe);
+  EXPECT_DOUBLE_EQ(joined.output_rows, upper_rows);
+  EXPECT_EQ(joined.output_bytes, EstimatedBytes(upper_rows, EstimatedRowBytes(output_types)));
+  // The probe's pipeline holds both tables and the build rows they reference.
+  int64_t tables = 0;
+  for (int build : builds) tables += dag.estimate(build).bytes();
+  EXPECT_GE(dag.memory_estimate().min_bytes, joined.bytes() + tables);
 }
 
 }  // namespace
