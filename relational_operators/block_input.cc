@@ -23,6 +23,22 @@ int BlockInput::HomeNode(size_t i) const {
   return storage_->HomeNode(table_blocks_[i]);
 }
 
+int64_t BlockInput::RowsBefore(size_t i) const {
+  int64_t rows = 0;
+  if (!is_table()) {
+    for (uint32_t b = 0; b < i; ++b) rows += relation_->block(b).row_count();
+    return rows;
+  }
+  size_t seen = 0;
+  for (const SegmentDescriptor& segment : table_->segments) {
+    for (const BlockLocation& block : segment.blocks) {
+      if (seen++ == i) return rows;
+      rows += block.rows;
+    }
+  }
+  return rows;
+}
+
 absl::StatusOr<PinnedBlock> BlockInput::Pin(size_t i) const {
   PinnedBlock pinned;
   if (is_table()) {

@@ -6,7 +6,13 @@
 namespace tessera {
 
 VectorBlockWriter::VectorBlockWriter(TemporaryRelation* relation)
-    : relation_(relation), builder_(relation->schema(), relation->block_size_bytes()) {}
+    : builder_(relation->schema(), relation->block_size_bytes()),
+      take_block_([relation](BlockBuilder& builder) { return relation->AppendBlock(builder).status(); }),
+      row_too_large_() {}
+
+VectorBlockWriter::VectorBlockWriter(const std::vector<ColumnSchema>& schema, uint32_t block_size_bytes,
+                                     TakeBlock take_block, std::string row_too_large)
+    : builder_(schema, block_size_bytes), take_block_(std::move(take_block)), row_too_large_(std::move(row_too_large)) {}
 
 absl::Status VectorBlockWriter::Append(const std::vector<const ColumnVector*>& columns,
                                        const SelectionVector* selection, uint32_t size) {
@@ -30,8 +36,11 @@ absl::Status VectorBlockWriter::Append(const std::vector<const ColumnVector*>& c
     const uint32_t fit =
         builder_.RowsThatFit(count - done, has_strings ? string_bytes_.data() + done : nullptr);
     if (fit == 0) {
-      if (builder_.empty()) return absl::ResourceExhaustedError("a result row is larger than a block");
-      TESSERA_RETURN_IF_ERROR(relation_->AppendBlock(builder_).status());
+      if (builder_.empty()) {
+        if (row_too_large_.empty()) return absl::ResourceExhaustedError("a result row is larger than a block");
+        return absl::InvalidArgumentError(row_too_large_);
+      }
+      TESSERA_RETURN_IF_ERROR(take_block_(builder_));
       continue;
     }
     const uint32_t* chunk_rows = rows != nullptr ? rows + done : nullptr;
@@ -61,7 +70,7 @@ absl::Status VectorBlockWriter::Append(const std::vector<const ColumnVector*>& c
 
 absl::Status VectorBlockWriter::Flush() {
   if (builder_.empty()) return absl::OkStatus();
-  return relation_->AppendBlock(builder_).status();
+  return take_block_(builder_);
 }
 
 }  // namespace tessera
