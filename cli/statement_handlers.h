@@ -1,6 +1,6 @@
 #pragma once
-// Execution of statements for the session: DDL, COPY, INSERT, SHOW/DESCRIBE run directly; SELECT goes through the
-// query engine. Internal to cli/.
+// Execution of statements for the session: DDL, COPY TO, INSERT ... VALUES, SHOW/DESCRIBE run directly; SELECT,
+// INSERT ... SELECT and COPY FROM go through the query engine and the Foreman. Internal to cli/.
 
 #include <atomic>
 #include <string_view>
@@ -48,7 +48,7 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
                                          const QueryRunOptions& options);
-// The same for a query inside another statement (INSERT ... SELECT); `text` is what its positions refer to.
+// The same for a query given as its AST; `text` is what its positions refer to.
 absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::SelectStatement& query,
                                           std::string_view text, const QueryRunOptions& options);
 // EXPLAIN [ANALYZE] [(FORMAT DOT)] SELECT: the logical plan, the operator DAG and its memory estimate; ANALYZE

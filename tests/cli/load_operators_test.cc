@@ -172,8 +172,16 @@ TEST_F(LoadOperatorsTest, CopyRunsUnderTheForemanBesideAnotherQuery) {
 
   absl::StatusOr<QueryResult> copied;
   std::thread copier([&] { copied = session_->Execute(absl::StrCat("COPY lines FROM '", BigFile(), "'")); });
-  // The COPY is a query of its own: its progress is read like a SELECT's, chunk by chunk.
+  // The COPY is a query of its own: its progress is read like a SELECT's, chunk by chunk, with the rows loaded.
   EXPECT_TRUE(WaitForOperator(*session_, "CopyFrom", 1));
+  absl::StatusOr<QueryProgress> progress = session_->RunningQueryProgress();
+  if (progress.ok()) {  // (the COPY may have just finished)
+    EXPECT_EQ(progress->operators.size(), 1u);
+    for (const OperatorProgress& op : progress->operators) {
+      EXPECT_GT(op.rows_out, 0);
+      EXPECT_GT(op.estimated_total, 1);
+    }
+  }
   copier.join();
   // Both shared the workers: the long query is still running after the COPY finished.
   EXPECT_NE(other.running_query(), 0);
