@@ -93,6 +93,20 @@ class LoadOperatorsTest : public ::testing::Test {
     return false;
   }
 
+  // Runs the load `sql` in the session and cancels it once its operator `name` finished a work order; checks that
+  // the load's segment file exists while it runs and is gone afterwards. Returns the statement's status.
+  absl::Status CancelAfterFirstWorkOrder(const std::string& sql, const std::string& name) {
+    const int files_before = SegmentFiles();
+    absl::StatusOr<QueryResult> result;
+    std::thread runner([&] { result = session_->Execute(sql); });
+    EXPECT_TRUE(WaitForOperator(*session_, name, 1));
+    EXPECT_EQ(SegmentFiles(), files_before + 1);
+    session_->Cancel();
+    runner.join();
+    EXPECT_EQ(SegmentFiles(), files_before);
+    return result.status();
+  }
+
   int64_t CountRows(Session& session, const std::string& table) {
     absl::StatusOr<QueryResult> result = session.Execute(absl::StrCat("SELECT count(*) FROM ", table));
     EXPECT_TRUE(result.ok()) << result.status();
@@ -109,17 +123,9 @@ std::filesystem::path LoadOperatorsTest::directory_;
 
 TEST_F(LoadOperatorsTest, InsertSelectCancelledAfterItsFirstBlocksLeavesTheTableUnchanged) {
   ASSERT_TRUE(session_->Execute("INSERT INTO target VALUES (1), (2)").ok());
-  const int files_before = SegmentFiles();
-  absl::StatusOr<QueryResult> result;
-  std::thread runner([&] { result = session_->Execute(absl::StrCat("INSERT INTO target ", kJoinWithOutput)); });
-  // Some of the join's output has been inserted (blocks built and written to the new segment file).
-  EXPECT_TRUE(WaitForOperator(*session_, "Insert", 1));
-  EXPECT_EQ(SegmentFiles(), files_before + 1);
-  session_->Cancel();
-  runner.join();
-  ASSERT_FALSE(result.ok());
-  EXPECT_TRUE(absl::IsCancelled(result.status())) << result.status();
-  EXPECT_EQ(SegmentFiles(), files_before);
+  // Cancelled once some of the join's output has been inserted (blocks built and written to the segment file).
+  const absl::Status status = CancelAfterFirstWorkOrder(absl::StrCat("INSERT INTO target ", kJoinWithOutput), "Insert");
+  EXPECT_TRUE(absl::IsCancelled(status)) << status;
   EXPECT_EQ(CountRows(*session_, "target"), 2);
   // The next insert into the table works.
   ASSERT_TRUE(session_->Execute("INSERT INTO target SELECT x FROM build WHERE x < 10").ok());
@@ -127,15 +133,8 @@ TEST_F(LoadOperatorsTest, InsertSelectCancelledAfterItsFirstBlocksLeavesTheTable
 }
 
 TEST_F(LoadOperatorsTest, CopyCancelledAfterItsFirstChunkLeavesTheTableUnchanged) {
-  const int files_before = SegmentFiles();
-  absl::StatusOr<QueryResult> result;
-  std::thread runner([&] { result = session_->Execute(absl::StrCat("COPY lines FROM '", BigFile(), "'")); });
-  EXPECT_TRUE(WaitForOperator(*session_, "CopyFrom", 1));
-  session_->Cancel();
-  runner.join();
-  ASSERT_FALSE(result.ok());
-  EXPECT_TRUE(absl::IsCancelled(result.status())) << result.status();
-  EXPECT_EQ(SegmentFiles(), files_before);
+  const absl::Status status = CancelAfterFirstWorkOrder(absl::StrCat("COPY lines FROM '", BigFile(), "'"), "CopyFrom");
+  EXPECT_TRUE(absl::IsCancelled(status)) << status;
   EXPECT_EQ(CountRows(*session_, "lines"), 0);
 }
 
