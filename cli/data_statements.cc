@@ -287,8 +287,10 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
   const int64_t file_bytes = static_cast<int64_t>(file->file_bytes());
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table));
   auto dag = std::make_unique<ExecutionDag>();
-  const int index = dag->AddOperator(std::make_unique<CopyFromOperator>(std::move(file), load),
+  std::unique_ptr<BufferPool> account = BufferPool::NewAccount(&database.buffer_pool());
+  const int index = dag->AddOperator(std::make_unique<CopyFromOperator>(std::move(file), load, account.get()),
                                      absl::StrCat("into ", table->name, " from '", statement.path, "'"));
+  dag->set_memory_account(std::move(account));
   dag->set_result_operator(index);
   // The loaded blocks stay in memory until the commit; they take about the file's size.
   dag->set_memory_estimate(QueryMemoryEstimate{file_bytes, file_bytes});

@@ -141,7 +141,7 @@ class Builder {
     const double rows = stream.rows;
     ScanSpec spec = stream.TakeScanSpec();
     auto op = std::make_unique<InsertOperator>(stream.input, std::move(spec), std::move(values), std::move(sources),
-                                               target.load);
+                                               target.load, pool_);
     const int index = dag_->AddOperator(std::move(op), std::move(detail));
     // The new blocks stay in memory (pending) until the commit.
     Estimate(index, rows, OperatorEstimate::Structure::kNone, EstimatedBytes(rows, EstimatedRowBytes(table_types)));

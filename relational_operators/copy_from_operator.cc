@@ -7,7 +7,7 @@ class CopyFromOperator::ChunkWorkOrder : public WorkOrder {
   ChunkWorkOrder(CopyFromOperator* op, size_t chunk) : WorkOrder(op->index(), -1), op_(op), chunk_(chunk) {}
 
   absl::Status Execute(const WorkOrderContext& context) override {
-    LoadBlockWriter out(op_->load_->table().columns, op_->load_->storage(), op_->load_->writer());
+    LoadBlockWriter out(op_->load_->table().columns, op_->load_->storage(), op_->load_->writer(), op_->account_);
     absl::Status status = op_->file_->ParseChunk(chunk_, out, op_->abandon_);
     rows_out_ = out.loaded().row_count;
     rows_in_ = rows_out_;
@@ -28,8 +28,9 @@ class CopyFromOperator::ChunkWorkOrder : public WorkOrder {
   size_t chunk_;
 };
 
-CopyFromOperator::CopyFromOperator(std::unique_ptr<DelimitedFileChunks> file, std::shared_ptr<TableLoad> load)
-    : RelationalOperator("CopyFrom"), file_(std::move(file)), load_(std::move(load)) {}
+CopyFromOperator::CopyFromOperator(std::unique_ptr<DelimitedFileChunks> file, std::shared_ptr<TableLoad> load,
+                                   BufferPool* account)
+    : RelationalOperator("CopyFrom"), file_(std::move(file)), load_(std::move(load)), account_(account) {}
 
 bool CopyFromOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
   if (commit_issued_) return true;

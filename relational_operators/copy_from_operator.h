@@ -19,8 +19,9 @@ namespace tessera {
 
 class CopyFromOperator : public RelationalOperator {
  public:
-  // `file` was opened for `load`'s table.
-  CopyFromOperator(std::unique_ptr<DelimitedFileChunks> file, std::shared_ptr<TableLoad> load);
+  // `file` was opened for `load`'s table. The new blocks count against `account` (the query's) until the commit.
+  CopyFromOperator(std::unique_ptr<DelimitedFileChunks> file, std::shared_ptr<TableLoad> load, BufferPool* account);
+  ~CopyFromOperator() override { load_->Abandon(); }
 
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   int64_t EstimatedWorkOrders() const override { return static_cast<int64_t>(file_->chunk_count()) + 1; }
@@ -30,6 +31,7 @@ class CopyFromOperator : public RelationalOperator {
 
   const std::unique_ptr<DelimitedFileChunks> file_;
   const std::shared_ptr<TableLoad> load_;
+  BufferPool* const account_;
   std::atomic<bool> abandon_{false};
   bool chunks_issued_ = false;
   bool commit_issued_ = false;

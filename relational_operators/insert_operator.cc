@@ -20,7 +20,7 @@ class InsertOperator::InsertWorkOrder : public WorkOrder {
     std::vector<ExpressionEvaluator> evaluators;
     evaluators.reserve(op_->values_.size());
     for (const auto& value : op_->values_) evaluators.emplace_back(*value);
-    LoadBlockWriter out(table.columns, op_->load_->storage(), op_->load_->writer());
+    LoadBlockWriter out(table.columns, op_->load_->storage(), op_->load_->writer(), op_->account_);
     VectorBlockWriter writer(
         table.columns, table.block_size_bytes, [&out](BlockBuilder& builder) { return out.Flush(builder); },
         absl::StrCat("row is too large for the table's block size of ", table.block_size_bytes, " bytes"));
@@ -81,13 +81,14 @@ class InsertOperator::InsertWorkOrder : public WorkOrder {
 };
 
 InsertOperator::InsertOperator(BlockInput input, ScanSpec scan, std::vector<std::unique_ptr<BoundExpression>> values,
-                               std::vector<int> sources, std::shared_ptr<TableLoad> load)
+                               std::vector<int> sources, std::shared_ptr<TableLoad> load, BufferPool* account)
     : RelationalOperator("Insert"),
       input_(std::move(input)),
       scan_(std::move(scan)),
       values_(std::move(values)),
       sources_(std::move(sources)),
-      load_(std::move(load)) {
+      load_(std::move(load)),
+      account_(account) {
   scan_.Prepare();
 }
 

@@ -26,8 +26,10 @@ class InsertOperator : public RelationalOperator {
  public:
   // `scan` loads the query's output columns as batch columns and has no filter. `values[c]` computes table
   // column c from them; `sources[c]` is the batch column it casts (-1 for a DEFAULT / NULL), for error messages.
+  // The new blocks count against `account` (the query's) until the commit.
   InsertOperator(BlockInput input, ScanSpec scan, std::vector<std::unique_ptr<BoundExpression>> values,
-                 std::vector<int> sources, std::shared_ptr<TableLoad> load);
+                 std::vector<int> sources, std::shared_ptr<TableLoad> load, BufferPool* account);
+  ~InsertOperator() override { load_->Abandon(); }
 
   void FeedInputBlock(int input, uint32_t block_index) override { blocks_.Feed(block_index); }
   void DoneFeedingInput(int input) override { blocks_.DoneFeeding(); }
@@ -42,6 +44,7 @@ class InsertOperator : public RelationalOperator {
   const std::vector<std::unique_ptr<BoundExpression>> values_;
   const std::vector<int> sources_;
   const std::shared_ptr<TableLoad> load_;
+  BufferPool* const account_;
   BlockWorkQueue blocks_;
   int64_t issued_ = 0;
   bool commit_issued_ = false;

@@ -34,6 +34,12 @@ absl::Status TableLoad::Commit() {
   return absl::OkStatus();
 }
 
+void TableLoad::Abandon() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  parts_by_ordinal_.clear();
+  writer_.reset();  // an unfinished writer removes its file
+}
+
 absl::Status CommitWorkOrder::Execute(const WorkOrderContext&) {
   absl::Status status = load_->Commit();
   rows_out_ = load_->committed_rows();

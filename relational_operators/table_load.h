@@ -48,6 +48,10 @@ class TableLoad {
 
   // Commits every part. Call once, after the last AddPart.
   absl::Status Commit();
+  // Frees the parts and removes the segment file unless the load committed; later calls do nothing. The load
+  // operator calls it when it is destroyed, so that blocks counted in its query's memory account are freed before
+  // the account goes, whoever else still holds the TableLoad.
+  void Abandon();
   bool committed() const { return committed_.load(std::memory_order_acquire); }
   // Rows the load committed (0 before the commit).
   int64_t committed_rows() const { return committed_rows_.load(std::memory_order_acquire); }

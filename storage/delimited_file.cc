@@ -299,14 +299,14 @@ class ChunkParser {
 }  // namespace
 
 LoadBlockWriter::LoadBlockWriter(const std::vector<ColumnSchema>& columns, StorageManager& storage,
-                                 SegmentWriter& writer)
-    : columns_(columns), storage_(storage), writer_(writer) {
+                                 SegmentWriter& writer, BufferPool* account)
+    : columns_(columns), storage_(storage), writer_(writer), account_(account) {
   loaded_.statistics.resize(columns.size());
 }
 
 absl::Status LoadBlockWriter::Flush(BlockBuilder& builder) {
   const int64_t rows = builder.row_count();
-  TESSERA_ASSIGN_OR_RETURN(PendingBlock block, storage_.AllocatePendingBlock(builder.EncodedSize()));
+  TESSERA_ASSIGN_OR_RETURN(PendingBlock block, storage_.AllocatePendingBlock(builder.EncodedSize(), account_));
   builder.Finish(block.data());
   AccumulateBlockStatistics(block.view(), columns_, &loaded_.statistics);
   TESSERA_RETURN_IF_ERROR(writer_.Append(block));

@@ -43,9 +43,11 @@ struct LoadedRows {
 // Turns full BlockBuilders into base blocks of one load: allocates each block from the storage manager, writes it
 // through the segment writer at once, folds it into the statistics and keeps it (pending) in loaded(), in the
 // order flushed. One per thread or work order; the writer is shared (SegmentWriter::Append is thread-safe).
+// `account` (optional): the query account the blocks count against until they are registered (AllocatePendingBlock).
 class LoadBlockWriter {
  public:
-  LoadBlockWriter(const std::vector<ColumnSchema>& columns, StorageManager& storage, SegmentWriter& writer);
+  LoadBlockWriter(const std::vector<ColumnSchema>& columns, StorageManager& storage, SegmentWriter& writer,
+                  BufferPool* account = nullptr);
   // Moves the builder's rows (at least one) into a new block; the builder is empty afterwards.
   absl::Status Flush(BlockBuilder& builder);
   LoadedRows& loaded() { return loaded_; }
@@ -54,6 +56,7 @@ class LoadBlockWriter {
   const std::vector<ColumnSchema>& columns_;
   StorageManager& storage_;
   SegmentWriter& writer_;
+  BufferPool* const account_;
   LoadedRows loaded_;
 };
 
