@@ -200,5 +200,39 @@ TEST_F(LoadOperatorsTest, CopyRunsUnderTheForemanBesideAnotherQuery) {
   EXPECT_EQ(check->rows[0][3].AsInt64(), 1000);
 }
 
+TEST_F(LoadOperatorsTest, LoadsIntoOneTableFromTwoSessionsBothCommit) {
+  // Each load holds the table write mutex only for its commit, built on the table's version at that moment.
+  Session other(database_.get());
+  absl::StatusOr<QueryResult> first;
+  absl::StatusOr<QueryResult> second;
+  std::thread copier([&] { first = session_->Execute(absl::StrCat("COPY lines FROM '", BigFile(), "'")); });
+  std::thread inserter([&] {
+    second = other.Execute("INSERT INTO lines SELECT x, x * 7, 'inserted' FROM probe WHERE x < 100");
+  });
+  copier.join();
+  inserter.join();
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->rows_affected, 2000);
+  EXPECT_EQ(CountRows(*session_, "lines"), kBigFileLines + 2000);
+}
+
+TEST_F(LoadOperatorsTest, ATableDroppedWhileACopyRunsFailsTheCopy) {
+  const int files_before = SegmentFiles();
+  absl::StatusOr<QueryResult> copied;
+  std::thread copier([&] { copied = session_->Execute(absl::StrCat("COPY lines FROM '", BigFile(), "'")); });
+  EXPECT_TRUE(WaitForOperator(*session_, "CopyFrom", 1));
+  Session other(database_.get());
+  absl::StatusOr<QueryResult> dropped = other.Execute("DROP TABLE lines");
+  copier.join();
+  ASSERT_TRUE(dropped.ok()) << dropped.status();
+  ASSERT_FALSE(copied.ok());
+  EXPECT_TRUE(absl::IsAborted(copied.status())) << copied.status();
+  EXPECT_NE(copied.status().message().find("table 'lines' was dropped while rows were loaded into it"),
+            std::string::npos)
+      << copied.status();
+  EXPECT_EQ(SegmentFiles(), files_before);
+}
+
 }  // namespace
 }  // namespace tessera
