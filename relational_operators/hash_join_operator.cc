@@ -71,7 +71,9 @@ bool HashJoinBuildOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>
 class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
  public:
   ProbeWorkOrder(HashJoinProbeOperator* op, uint32_t block, int node)
-      : WorkOrder(op->index(), node), op_(op), block_index_(block) {}
+      : WorkOrder(op->index(), node), op_(op), block_index_(block) {
+    if (!op->probe_.is_table()) DeclareConsumedBlock(0, block);
+  }
 
   absl::Status Execute(const WorkOrderContext&) override {
     absl::Status status = Probe();

@@ -84,6 +84,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   void DoneFeedingInput(int input) override {
     if (input == 0) probe_blocks_.DoneFeeding();
   }
+  bool ReleasesInputBlocks(int input) const override { return input == 0; }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
   void OnAllWorkOrdersFinished() override { table_.reset(); }

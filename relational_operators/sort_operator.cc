@@ -69,13 +69,10 @@ class SortOperator::RunWorkOrder : public WorkOrder {
   RunWorkOrder(SortOperator* op, uint32_t block) : WorkOrder(op->index(), -1), op_(op), block_(block) {}
 
   absl::Status Execute(const WorkOrderContext&) override {
-    std::vector<RowRef>& run = op_->runs_[block_];
     const uint32_t rows = op_->blocks_[block_].row_count();
-    // The run's row references are the sort's working memory.
-    TESSERA_RETURN_IF_ERROR(op_->pool_->Reserve(MemoryKind::kBlob, rows * sizeof(RowRef)));
-    op_->reserved_bytes_.fetch_add(rows * sizeof(RowRef));
-    run.reserve(rows);
-    for (uint32_t r = 0; r < rows; ++r) run.push_back(RowRef{block_, r});
+    // The run's row references are the sort's working memory (buffer-pool memory).
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<RowRef> run, PoolArray<RowRef>::Allocate(op_->pool_, rows));
+    for (uint32_t r = 0; r < rows; ++r) run[r] = RowRef{block_, r};
     auto less = [this](const RowRef& x, const RowRef& y) { return op_->Less(x, y); };
     const size_t needed = op_->RowsNeeded(rows);
     if (!op_->keys_.empty()) {
@@ -90,7 +87,7 @@ class SortOperator::RunWorkOrder : public WorkOrder {
         std::stable_sort(run.begin(), run.end(), less);
       }
     }
-    run.resize(needed);
+    op_->runs_[block_] = Run{std::move(run), needed};
     rows_in_ = rows;  // the merge reports the rows out
     op_->runs_finished_.fetch_add(1);
     return absl::OkStatus();
@@ -116,8 +113,8 @@ class SortOperator::MergeWorkOrder : public WorkOrder {
     // std heaps put the greatest first: "after" orders a head after another when its row sorts later, or ties
     // and comes from a later run (the earlier block wins ties, which keeps the sort stable).
     auto after = [&](const Head& x, const Head& y) {
-      const RowRef& a = runs[x.run][x.position];
-      const RowRef& b = runs[y.run][y.position];
+      const RowRef& a = runs[x.run].rows[x.position];
+      const RowRef& b = runs[y.run].rows[y.position];
       if (op_->Less(b, a)) return true;
       if (op_->Less(a, b)) return false;
       return x.run > y.run;
@@ -125,8 +122,8 @@ class SortOperator::MergeWorkOrder : public WorkOrder {
     std::vector<Head> heap;
     size_t total = 0;
     for (uint32_t r = 0; r < runs.size(); ++r) {
-      total += runs[r].size();
-      if (!runs[r].empty()) heap.push_back(Head{r, 0});
+      total += runs[r].length;
+      if (runs[r].length > 0) heap.push_back(Head{r, 0});
     }
     std::make_heap(heap.begin(), heap.end(), after);
     const size_t begin = std::min<size_t>(total, static_cast<size_t>(std::max<int64_t>(0, op_->offset_)));
@@ -137,14 +134,14 @@ class SortOperator::MergeWorkOrder : public WorkOrder {
       std::pop_heap(heap.begin(), heap.end(), after);
       Head& head = heap.back();
       if (i >= begin) {
-        const RowRef& ref = runs[head.run][head.position];
+        const RowRef& ref = runs[head.run].rows[head.position];
         const BlockView& block = op_->blocks_[ref.block];
         for (size_t c = 0; c < schema.size(); ++c) {
           row[c] = block.GetValue(static_cast<int>(c), ref.row, schema[c].type);
         }
         TESSERA_RETURN_IF_ERROR(op_->output_->AppendValueRow(builder, row));
       }
-      if (++head.position < runs[head.run].size()) {
+      if (++head.position < runs[head.run].length) {
         std::push_heap(heap.begin(), heap.end(), after);
       } else {
         heap.pop_back();
@@ -184,11 +181,8 @@ bool SortOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
   return true;
 }
 
-void SortOperator::OnAllWorkOrdersFinished() {
-  std::vector<std::vector<RowRef>>().swap(runs_);
-  if (const size_t bytes = reserved_bytes_.exchange(0); bytes > 0) pool_->Release(MemoryKind::kBlob, bytes);
-}
+void SortOperator::OnAllWorkOrdersFinished() { std::vector<Run>().swap(runs_); }
 
-SortOperator::~SortOperator() { OnAllWorkOrdersFinished(); }
+SortOperator::~SortOperator() = default;
 
 }  // namespace tessera

@@ -79,6 +79,55 @@ TEST(MemoryEstimateTest, AllPipelinedOperatorsCountTogether) {
   EXPECT_EQ(memory.max_bytes, 60);
 }
 
+// An operator with a work-order estimate whose reads of its input free each block (RelationalOperator::
+// ReleasesInputBlocks).
+class StreamingOperator : public PlaceholderOperator {
+ public:
+  StreamingOperator(int64_t work_orders, bool releases)
+      : PlaceholderOperator("Probe"), work_orders_(work_orders), releases_(releases) {}
+  int64_t EstimatedWorkOrders() const override { return work_orders_; }
+  bool ReleasesInputBlocks(int) const override { return releases_; }
+
+ private:
+  const int64_t work_orders_;
+  const bool releases_;
+};
+
+// scan-probe (0, 640 work orders) -> probe (1, fed by 0) -> aggregation (2) =blocking=> sort (3): 0's and 1's
+// outputs are streamed, each counted as kStreamedWorkOrdersResident (64) of its 640 work orders' output; the
+// aggregation's output is read by a blocking edge and counts whole; so does everything once edges are blocking.
+TEST(MemoryEstimateTest, StreamedOutputsCountTheirWindow) {
+  ExecutionDag dag;
+  dag.AddOperator(std::make_unique<StreamingOperator>(640, true));
+  dag.AddOperator(std::make_unique<StreamingOperator>(-1, true));
+  dag.AddOperator(std::make_unique<StreamingOperator>(-1, true));
+  dag.AddOperator(std::make_unique<PlaceholderOperator>("Sort"));
+  dag.set_estimate(0, Estimate(Structure::kNone, 0, 64'000));
+  dag.set_estimate(1, Estimate(Structure::kNone, 0, 32'000));
+  dag.set_estimate(2, Estimate(Structure::kAggregationTable, 500, 300));
+  dag.set_estimate(3, Estimate(Structure::kSortBuffer, 7, 300));
+  dag.AddEdge(0, 1, 0, true);
+  dag.AddEdge(1, 2, 0, true);
+  dag.AddEdge(2, 3, 0, false);
+  dag.set_result_operator(3);
+  QueryMemoryEstimate memory = EstimateQueryMemory(dag);
+  EXPECT_EQ(memory.max_bytes, 6'400 + 3'200 + 800 + 307);
+  EXPECT_EQ(memory.min_bytes, 6'400 + 3'200 + 800);
+
+  // A consumer that keeps its input (a hash build, a sort) makes the whole output count.
+  ExecutionDag keeps;
+  keeps.AddOperator(std::make_unique<StreamingOperator>(640, false));
+  keeps.AddOperator(std::make_unique<StreamingOperator>(-1, false));
+  keeps.set_estimate(0, Estimate(Structure::kNone, 0, 64'000));
+  keeps.set_estimate(1, Estimate(Structure::kNone, 0, 10));
+  keeps.AddEdge(0, 1, 0, true);
+  keeps.set_result_operator(1);
+  EXPECT_EQ(EstimateQueryMemory(keeps).max_bytes, 64'010);
+
+  dag.MakeAllEdgesBlocking();
+  EXPECT_EQ(dag.memory_estimate().max_bytes, 64'000 + 32'000 + 800 + 307);
+}
+
 TEST(MemoryEstimateTest, HugeEstimatesSaturateInsteadOfOverflowing) {
   ExecutionDag dag;
   for (int i = 0; i < 3; ++i) {
