@@ -24,11 +24,8 @@ int BlockInput::HomeNode(size_t i) const {
 }
 
 int64_t BlockInput::RowsBefore(size_t i) const {
+  if (!is_table()) return relation_->RowsBefore(static_cast<uint32_t>(i));
   int64_t rows = 0;
-  if (!is_table()) {
-    for (uint32_t b = 0; b < i; ++b) rows += relation_->block(b).row_count();
-    return rows;
-  }
   size_t seen = 0;
   for (const SegmentDescriptor& segment : table_->segments) {
     for (const BlockLocation& block : segment.blocks) {

@@ -35,8 +35,8 @@ class BlockInput {
   // Home NUMA node of base-table block `i`; -1 for temporary blocks and on single-node machines.
   int HomeNode(size_t i) const;
 
-  // Rows in the blocks before block `i` (O(i); for error messages that number rows across blocks). For a
-  // relation, blocks before `i` are complete once block `i` exists.
+  // Rows in the blocks before block `i` (O(i); for error messages that number rows across blocks), also for
+  // blocks of a relation already released.
   int64_t RowsBefore(size_t i) const;
 
   // Pins base-table block `i`, or returns temporary block `i`.

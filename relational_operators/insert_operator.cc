@@ -10,7 +10,9 @@ namespace tessera {
 class InsertOperator::InsertWorkOrder : public WorkOrder {
  public:
   InsertWorkOrder(InsertOperator* op, uint32_t block_index, int node)
-      : WorkOrder(op->index(), node), op_(op), block_index_(block_index) {}
+      : WorkOrder(op->index(), node), op_(op), block_index_(block_index) {
+    if (!op->input_.is_table()) DeclareConsumedBlock(0, block_index);
+  }
 
   absl::Status Execute(const WorkOrderContext& context) override {
     const TableDescriptor& table = op_->load_->table();

@@ -35,6 +35,8 @@ class InsertOperator : public RelationalOperator {
   void DoneFeedingInput(int input) override { blocks_.DoneFeeding(); }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   int64_t EstimatedWorkOrders() const override;
+  // Each input block is read by one work order, which copies its rows into the table's blocks.
+  bool ReleasesInputBlocks(int input) const override { return true; }
 
  private:
   class InsertWorkOrder;
