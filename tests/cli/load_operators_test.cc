@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/session.h"
 #include "gtest/gtest.h"
+#include "test_database.h"
 
 namespace tessera {
 namespace {
@@ -32,8 +33,6 @@ class LoadOperatorsTest : public ::testing::Test {
     directory_ = std::filesystem::temp_directory_path() / absl::StrCat("load_operators_test_", getpid());
     std::filesystem::remove_all(directory_);
     std::filesystem::create_directories(directory_);
-    WriteNumbers(directory_ / "5000.csv", 5000);
-    WriteNumbers(directory_ / "10000.csv", 10000);
     std::ofstream big(directory_ / "big.csv");
     for (int i = 0; i < kBigFileLines; ++i) big << i << ',' << i * 7 << ",some text of line " << i % 1000 << '\n';
   }
@@ -41,31 +40,19 @@ class LoadOperatorsTest : public ::testing::Test {
 
   void SetUp() override {
     std::filesystem::remove_all(directory_ / "db");
-    DatabaseOptions options;
-    options.data_directory = (directory_ / "db").string();
-    options.sync_writes = false;
-    options.worker_threads = 2;
-    absl::StatusOr<std::unique_ptr<Database>> database = Database::Open(options);
+    absl::StatusOr<std::unique_ptr<Database>> database = OpenTestDatabase(directory_ / "db");
     ASSERT_TRUE(database.ok()) << database.status();
     database_ = *std::move(database);
     session_ = std::make_unique<Session>(database_.get());
-    std::string load = absl::StrCat("CREATE TABLE build (x BIGINT); COPY build FROM '",
-                                    (directory_ / "10000.csv").string(), "'; CREATE TABLE probe (x BIGINT);",
-                                    "CREATE TABLE target (x BIGINT NOT NULL);",
-                                    "CREATE TABLE lines (id INTEGER NOT NULL, seven BIGINT, text VARCHAR(40));");
-    for (int i = 0; i < 20; ++i) absl::StrAppend(&load, "COPY probe FROM '", (directory_ / "5000.csv").string(), "';");
-    absl::StatusOr<QueryResult> loaded = session_->Execute(load);
+    absl::StatusOr<QueryResult> loaded = session_->Execute(
+        absl::StrCat(ProbeAndBuildTablesSql(directory_), "CREATE TABLE target (x BIGINT NOT NULL);",
+                     "CREATE TABLE lines (id INTEGER NOT NULL, seven BIGINT, text VARCHAR(40));"));
     ASSERT_TRUE(loaded.ok()) << loaded.status();
   }
 
   void TearDown() override {
     session_.reset();
     database_.reset();
-  }
-
-  static void WriteNumbers(const std::filesystem::path& path, int count) {
-    std::ofstream out(path);
-    for (int i = 0; i < count; ++i) out << i << "\n";
   }
 
   static std::string BigFile() { return (directory_ / "big.csv").string(); }
