@@ -3,6 +3,7 @@
 //
 //   copy_insert_benchmark [--tbl ~/.cache/tessera/tpch-sf1/lineitem.tbl] [--runs 3] [--threads 2]
 //                         [--insert-max-orderkey N]   (default 1000000, about 1M rows; 0 = all of lineitem)
+//                         [--pin-workers 0|1]         (default 1: the Foreman's workers pinned to cores, as the server)
 //
 // Everything is written into a fresh temporary data directory (removed at the end), without fsync.
 //   - COPY old: LoadDelimitedFile (storage/delimited_file.h) on --threads private threads, then the segment's final
@@ -111,6 +112,7 @@ int Main(int argc, char** argv) {
   std::string tbl = absl::StrCat(std::getenv("HOME") ? std::getenv("HOME") : "", "/.cache/tessera/tpch-sf1/lineitem.tbl");
   int runs = 3;
   int threads = 2;
+  int pin_workers = 1;
   // The old INSERT path holds the query's result as rows of Values (about 3.5 KB per lineitem row), so all of
   // lineitem (6M rows) does not fit on a 24 GiB machine: by default ~1M rows.
   int64_t insert_max_orderkey = 1'000'000;
@@ -122,6 +124,7 @@ int Main(int argc, char** argv) {
     else if (flag == "--runs") ok = absl::SimpleAtoi(value, &runs) && runs > 0;
     else if (flag == "--threads") ok = absl::SimpleAtoi(value, &threads) && threads > 0;
     else if (flag == "--insert-max-orderkey") ok = absl::SimpleAtoi(value, &insert_max_orderkey);
+    else if (flag == "--pin-workers") ok = absl::SimpleAtoi(value, &pin_workers);
     else ok = false;
     if (!ok) {
       std::fprintf(stderr, "bad argument %s %s\n", flag.c_str(), value.c_str());
@@ -134,12 +137,14 @@ int Main(int argc, char** argv) {
   options.data_directory = directory.string();
   options.sync_writes = false;
   options.worker_threads = threads;
+  options.scheduler.pool.pin_to_cpus = pin_workers != 0;
   absl::StatusOr<std::unique_ptr<Database>> opened = Database::Open(options);
   Check(opened.status(), "Database::Open");
   Database& database = **opened;
   Session session(&database);
   const double file_mb = static_cast<double>(std::filesystem::file_size(tbl)) / (1 << 20);
-  std::printf("file %s (%.0f MiB), %d worker threads, %d runs\n", tbl.c_str(), file_mb, threads, runs);
+  std::printf("file %s (%.0f MiB), %d worker threads (%s), %d runs\n", tbl.c_str(), file_mb, threads,
+              pin_workers != 0 ? "pinned" : "not pinned", runs);
 
   {
     // Warm the page cache, so that the first COPY does not pay for reading the file from disk.
