@@ -12,6 +12,7 @@
 #include "relational_operators/bloom_filter.h"
 #include "relational_operators/exact_filter_build_operator.h"
 #include "relational_operators/hash_join_operator.h"
+#include "relational_operators/insert_operator.h"
 #include "relational_operators/select_operator.h"
 #include "relational_operators/sort_operator.h"
 #include "relational_operators/union_all_operator.h"
@@ -104,6 +105,52 @@ class Builder {
     TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(plan));
     // The result must be a materialized relation without a pending filter, in output column order.
     TESSERA_ASSIGN_OR_RETURN(int result, Materialize(std::move(stream)));
+    return Finish(result);
+  }
+
+  absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildInsert(const lp::LogicalOperator& plan, InsertTarget target) {
+    TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(plan));
+    // The insert reads the query's output columns directly from a base table or a relation; a pending filter is
+    // applied by a Select first, so that the insert's input rows are the query's output rows (its errors number
+    // rows by their position in the input blocks).
+    if (stream.filter != nullptr || !stream.runtime_filters.empty()) {
+      std::vector<std::string> names = stream.names;
+      const double rows = stream.rows;
+      TESSERA_ASSIGN_OR_RETURN(int producer, Materialize(std::move(stream)));
+      stream = FromOperator(producer, std::move(names));
+      stream.rows = rows;
+    }
+    const TableDescriptor& table = target.load->table();
+    std::vector<std::unique_ptr<BoundExpression>> values;
+    std::vector<int> sources(table.columns.size(), -1);
+    for (size_t i = 0; i < target.target_columns.size(); ++i) sources[target.target_columns[i]] = static_cast<int>(i);
+    std::vector<Type> table_types;
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      const ColumnSchema& column = table.columns[c];
+      table_types.push_back(column.type);
+      if (sources[c] < 0) {
+        values.push_back(MakeConstant(column.default_value.value_or(Value::Null(column.type))));
+        continue;
+      }
+      std::unique_ptr<BoundExpression> value = MakeColumn(sources[c], stream.types[sources[c]]);
+      if (stream.types[sources[c]] != column.type) value = MakeCast(std::move(value), column.type);
+      values.push_back(std::move(value));
+    }
+    std::string detail = absl::StrCat("into ", table.name);
+    if (std::string scan = stream.ScanDetail(); !scan.empty()) absl::StrAppend(&detail, ", ", scan);
+    const double rows = stream.rows;
+    ScanSpec spec = stream.TakeScanSpec();
+    auto op = std::make_unique<InsertOperator>(stream.input, std::move(spec), std::move(values), std::move(sources),
+                                               target.load, pool_);
+    const int index = dag_->AddOperator(std::move(op), std::move(detail));
+    // The new blocks stay in memory (pending) until the commit.
+    Estimate(index, rows, OperatorEstimate::Structure::kNone, EstimatedBytes(rows, EstimatedRowBytes(table_types)));
+    Connect(stream, index, 0, /*pipelining=*/true);
+    return Finish(index);
+  }
+
+ private:
+  absl::StatusOr<std::unique_ptr<ExecutionDag>> Finish(int result) {
     dag_->set_result_operator(result);
     for (const auto& [id, slot] : lip_filters_) {
       if (slot.builder < 0) return absl::InternalError(absl::StrCat("LIP filter #", id, " has no hash join building it"));
@@ -112,7 +159,6 @@ class Builder {
     return std::move(dag_);
   }
 
- private:
   absl::StatusOr<Stream> Visit(const lp::LogicalOperator& node) {
     TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitNode(node));
     stream.rows = estimator_.EstimateRows(node);
@@ -727,6 +773,16 @@ absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer:
   std::unique_ptr<BufferPool> account = BufferPool::NewAccount(pool);
   Builder builder(storage, account.get());
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag, builder.Build(plan));
+  dag->set_memory_account(std::move(account));
+  return dag;
+}
+
+absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildInsertDag(const optimizer::LogicalOperator& plan,
+                                                             InsertTarget target, StorageManager* storage,
+                                                             BufferPool* pool) {
+  std::unique_ptr<BufferPool> account = BufferPool::NewAccount(pool);
+  Builder builder(storage, account.get());
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag, builder.BuildInsert(plan, std::move(target)));
   dag->set_memory_account(std::move(account));
   return dag;
 }

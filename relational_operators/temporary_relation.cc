@@ -28,9 +28,16 @@ absl::StatusOr<uint32_t> TemporaryRelation::AppendBlock(BlockBuilder& builder) {
   if (!memory.ok()) return memory.status();
   builder.Finish(*memory, /*string_zone_maps=*/false);
   std::lock_guard<std::mutex> lock(mutex_);
-  blocks_.push_back(Entry{*memory, bytes});
+  blocks_.push_back(Entry{*memory, bytes, rows});
   rows_ += rows;
   return static_cast<uint32_t>(blocks_.size() - 1);
+}
+
+int64_t TemporaryRelation::RowsBefore(uint32_t index) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t rows = 0;
+  for (uint32_t b = 0; b < index && b < blocks_.size(); ++b) rows += blocks_[b].rows;
+  return rows;
 }
 
 absl::Status TemporaryRelation::AppendValueRow(BlockBuilder& builder, const std::vector<Value>& row) {

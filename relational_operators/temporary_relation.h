@@ -45,6 +45,8 @@ class TemporaryRelation {
 
   // Blocks appended so far, released ones included.
   uint32_t block_count() const;
+  // Rows in blocks [0, index), released ones included (O(index), for error messages that number rows).
+  int64_t RowsBefore(uint32_t index) const;
   BlockView block(uint32_t index) const;
   int64_t row_count() const;
 
@@ -52,6 +54,7 @@ class TemporaryRelation {
   struct Entry {
     void* data;  // null once released
     size_t bytes;
+    uint32_t rows;
   };
   const std::vector<ColumnSchema> schema_;
   BufferPool* const pool_;

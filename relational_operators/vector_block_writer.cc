@@ -28,10 +28,16 @@ void BlockBuilderPool::Clear() {
 }
 
 VectorBlockWriter::VectorBlockWriter(TemporaryRelation* relation, BlockBuilderPool* builders)
-    : relation_(relation),
-      builders_(builders),
+    : builders_(builders),
       builder_(builders != nullptr ? builders->Take()
-                                   : std::make_unique<BlockBuilder>(relation->schema(), relation->block_size_bytes())) {}
+                                   : std::make_unique<BlockBuilder>(relation->schema(), relation->block_size_bytes())),
+      take_block_([relation](BlockBuilder& builder) { return relation->AppendBlock(builder).status(); }) {}
+
+VectorBlockWriter::VectorBlockWriter(const std::vector<ColumnSchema>& schema, uint32_t block_size_bytes,
+                                     TakeBlock take_block, std::string row_too_large)
+    : builder_(std::make_unique<BlockBuilder>(schema, block_size_bytes)),
+      take_block_(std::move(take_block)),
+      row_too_large_(std::move(row_too_large)) {}
 
 absl::Status VectorBlockWriter::Append(const std::vector<const ColumnVector*>& columns,
                                        const SelectionVector* selection, uint32_t size) {
@@ -55,8 +61,11 @@ absl::Status VectorBlockWriter::Append(const std::vector<const ColumnVector*>& c
     const uint32_t fit =
         builder_->RowsThatFit(count - done, has_strings ? string_bytes_.data() + done : nullptr);
     if (fit == 0) {
-      if (builder_->empty()) return absl::ResourceExhaustedError("a result row is larger than a block");
-      TESSERA_RETURN_IF_ERROR(relation_->AppendBlock(*builder_).status());
+      if (builder_->empty()) {
+        if (row_too_large_.empty()) return absl::ResourceExhaustedError("a result row is larger than a block");
+        return absl::InvalidArgumentError(row_too_large_);
+      }
+      TESSERA_RETURN_IF_ERROR(take_block_(*builder_));
       continue;
     }
     const uint32_t* chunk_rows = rows != nullptr ? rows + done : nullptr;
@@ -85,7 +94,7 @@ absl::Status VectorBlockWriter::Append(const std::vector<const ColumnVector*>& c
 }
 
 absl::Status VectorBlockWriter::Flush() {
-  if (!builder_->empty()) TESSERA_RETURN_IF_ERROR(relation_->AppendBlock(*builder_).status());
+  if (!builder_->empty()) TESSERA_RETURN_IF_ERROR(take_block_(*builder_));
   if (builders_ != nullptr) builders_->Give(std::move(builder_));
   return absl::OkStatus();
 }

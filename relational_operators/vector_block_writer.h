@@ -1,11 +1,14 @@
 #pragma once
-// Writes rows held in column vectors into temporary blocks of a relation, column at a time. One writer per work
-// order (not thread-safe); the relation itself is thread-safe. Full blocks go to the relation as they fill;
-// Flush() writes the last, partial one.
+// Writes rows held in column vectors into blocks, column at a time: temporary blocks of a relation, or any other
+// destination that takes a full BlockBuilder (the base blocks of a load). One writer per work order (not
+// thread-safe); the relation itself is thread-safe. Full blocks go to the destination as they fill; Flush() writes
+// the last, partial one.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -40,6 +43,11 @@ class VectorBlockWriter {
  public:
   // With `builders`, uses one of its builders and gives it back on Flush().
   explicit VectorBlockWriter(TemporaryRelation* relation, BlockBuilderPool* builders = nullptr);
+  // Blocks of `schema` with at most `block_size_bytes` go to `take_block`, which empties the builder. A row that
+  // does not fit into an empty block fails with InvalidArgument `row_too_large`.
+  using TakeBlock = std::function<absl::Status(BlockBuilder&)>;
+  VectorBlockWriter(const std::vector<ColumnSchema>& schema, uint32_t block_size_bytes, TakeBlock take_block,
+                    std::string row_too_large);
 
   // Appends the selected rows (all rows 0..size-1 when `selection` is null) of `columns`, which match the
   // relation's schema in order and type.
@@ -50,9 +58,10 @@ class VectorBlockWriter {
   int64_t rows_written() const { return rows_written_; }
 
  private:
-  TemporaryRelation* relation_;
-  BlockBuilderPool* builders_;
+  BlockBuilderPool* builders_ = nullptr;
   std::unique_ptr<BlockBuilder> builder_;
+  const TakeBlock take_block_;
+  const std::string row_too_large_;
   int64_t rows_written_ = 0;
   std::vector<uint32_t> string_bytes_;  // per row of the current Append: total string bytes
 };

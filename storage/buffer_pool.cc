@@ -196,6 +196,11 @@ void BufferPool::Release(MemoryKind kind, size_t bytes) {
   Uncharge(kind, bytes);
 }
 
+void BufferPool::HandOverToParent(MemoryKind kind, size_t bytes) {
+  CHECK(parent_ != nullptr) << "HandOverToParent on a pool that is not an account";
+  CountInAccount(kind, ChargedBytes(bytes), /*add=*/false);
+}
+
 MemoryUsage BufferPool::Usage() const {
   const size_t budget = parent_ != nullptr ? parent_->budget_bytes() : 0;
   absl::MutexLock lock(&mutex_);

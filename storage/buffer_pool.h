@@ -121,6 +121,10 @@ class BufferPool {
   // (ResourceExhausted). Sizes are charged exactly as given.
   absl::Status Reserve(MemoryKind kind, size_t bytes);
   void Release(MemoryKind kind, size_t bytes);
+  // Accounts only: an allocation of `bytes` made through this account now belongs to the parent's owner (a query's
+  // loaded blocks becoming the table's at the load's commit). The account stops counting it; the memory stays
+  // allocated and is freed later through the parent with the same kind and size.
+  void HandOverToParent(MemoryKind kind, size_t bytes);
 
   MemoryUsage Usage() const;
   size_t budget_bytes() const;
