@@ -1,4 +1,5 @@
-// CREATE TABLE, DROP TABLE, COPY, INSERT ... VALUES / SELECT and ANALYZE.
+// CREATE TABLE, DROP TABLE, COPY, INSERT ... VALUES / SELECT and ANALYZE. COPY FROM and INSERT ... SELECT run as
+// queries under the Foreman (their DAGs end in a load operator); the others run here, in the session's thread.
 
 #include <algorithm>
 #include <filesystem>
@@ -13,7 +14,11 @@
 #include "cli/statement_handlers.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
+#include "optimizer/binder.h"
 #include "parser/parser.h"
+#include "query_execution/plan_builder.h"
+#include "relational_operators/copy_from_operator.h"
+#include "relational_operators/table_load.h"
 #include "storage/block_statistics.h"
 #include "storage/delimited_file.h"
 #include "storage/storage_manager.h"
@@ -23,7 +28,9 @@ namespace {
 
 using parser::ParsedExpr;
 
-// Loads into one table are serialized: each commits a new catalog version built on the previous one.
+// Table writes (load commits, DROP TABLE, ANALYZE) are serialized: each commits a new catalog version built on the
+// current one. A load holds it only for its commit, not while it reads and builds blocks, so loads into the same
+// or different tables run concurrently and their segments add up in commit order.
 absl::Mutex& TableWriteMutex() {
   static absl::Mutex mutex;
   return mutex;
@@ -65,26 +72,54 @@ absl::StatusOr<uint32_t> ParseBlockSize(const Value& value) {
   return static_cast<uint32_t>(bytes);
 }
 
-// Installs `loaded`, already written by `writer`, as a new segment of `snapshot`'s table: flush the block file,
-// commit the catalog, then make the blocks readable. Any failure before the catalog commit leaves the table as it
-// was (the writer removes its file when it is destroyed unfinished).
-absl::Status CommitLoad(Database& database, const std::shared_ptr<const TableDescriptor>& snapshot,
-                        std::unique_ptr<SegmentWriter> writer, LoadedRows loaded) {
+// Installs `loaded`, already written by `writer`, as a new segment of the table `planned` was read from, in its
+// current version (other loads may have committed since): flush the block file, commit the catalog, then make the
+// blocks readable. Fails (Aborted) when the table was dropped meanwhile. Any failure before the catalog commit leaves
+// the table as it was and removes the segment file (the writer removes it when it is destroyed unfinished).
+absl::Status CommitLoad(Database& database, const TableDescriptor& planned, std::unique_ptr<SegmentWriter> writer,
+                        LoadedRows loaded) {
   if (loaded.row_count == 0) return absl::OkStatus();
-  TESSERA_RETURN_IF_ERROR(writer->Finish());
+  TESSERA_RETURN_IF_ERROR(writer->Finish());  // outside the mutex: it waits for the disk
   StorageManager& storage = database.storage();
   SegmentDescriptor segment = DescribeSegment(writer->segment_id(), loaded);
-  auto updated = std::make_shared<TableDescriptor>(*snapshot);
+  absl::MutexLock lock(&TableWriteMutex());
+  absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(planned.name);
+  if (!current.ok() || (*current)->table_id != planned.table_id) {
+    storage.DeleteSegmentFile(segment.segment_id);
+    return absl::AbortedError(absl::StrCat("table '", planned.name, "' was dropped while rows were loaded into it"));
+  }
+  auto updated = std::make_shared<TableDescriptor>(**current);
   updated->segments.push_back(segment);
   updated->row_count += loaded.row_count;
   for (size_t c = 0; c < updated->statistics.size(); ++c) updated->statistics[c].Merge(loaded.statistics[c]);
-  absl::Status committed = database.catalog().ReplaceTable(snapshot, std::move(updated));
+  absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated));
   if (!committed.ok()) {
     storage.DeleteSegmentFile(segment.segment_id);
     return committed;
   }
-  storage.RegisterSegment(segment, static_cast<uint32_t>(snapshot->columns.size()), std::move(loaded.blocks));
+  storage.RegisterSegment(segment, static_cast<uint32_t>(planned.columns.size()), std::move(loaded.blocks));
   return absl::OkStatus();
+}
+
+// A load into `table`: its new segment and how it commits.
+absl::StatusOr<std::shared_ptr<TableLoad>> StartLoad(Database& database, std::shared_ptr<const TableDescriptor> table) {
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
+                           database.storage().CreateSegmentWriter(database.catalog().AllocateSegmentId()));
+  TableLoad::CommitFunction commit = [&database, table](std::unique_ptr<SegmentWriter> writer, LoadedRows rows) {
+    return CommitLoad(database, *table, std::move(writer), std::move(rows));
+  };
+  return std::make_shared<TableLoad>(table, &database.storage(), std::move(writer), std::move(commit));
+}
+
+// Runs a load's DAG under the Foreman and returns the rows it committed. The statement succeeded iff the load
+// committed: a cancel that lands while the commit work order runs does not undo it. Otherwise the load's segment
+// file is gone once the last reference to `load` (the caller's) is.
+absl::StatusOr<int64_t> RunLoad(Database& database, std::unique_ptr<ExecutionDag> dag, const TableLoad& load,
+                                const QueryRunOptions& options) {
+  absl::StatusOr<std::shared_ptr<ExecutionQuery>> query = RunDag(database, std::move(dag), options);
+  if (load.committed()) return load.committed_rows();
+  if (!query.ok()) return query.status();
+  return absl::InternalError("a load finished without committing");
 }
 
 absl::StatusOr<std::vector<int>> ResolveColumnList(const TableDescriptor& table,
@@ -228,7 +263,8 @@ absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::D
   return StatusOnly("DROP TABLE");
 }
 
-absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement) {
+absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement,
+                                        const QueryRunOptions& options) {
   TESSERA_ASSIGN_OR_RETURN(DelimitedFormat format, CopyFormat(statement));
   if (!statement.from) {
     if (!statement.columns.empty()) return absl::UnimplementedError("COPY TO with a column list is not supported yet");
@@ -237,44 +273,70 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
     TESSERA_ASSIGN_OR_RETURN(int64_t rows, ExportDelimitedFile(statement.path, *table, format, database.storage()));
     return StatusOnly(absl::StrCat("COPY ", rows), rows);
   }
-  absl::MutexLock lock(&TableWriteMutex());
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
                            database.catalog().GetTable(statement.table));
   TESSERA_ASSIGN_OR_RETURN(std::vector<int> columns, ResolveColumnList(*table, statement.columns));
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
-                           database.storage().CreateSegmentWriter(database.catalog().AllocateSegmentId()));
-  TESSERA_ASSIGN_OR_RETURN(LoadedRows loaded, LoadDelimitedFile(statement.path, *table, columns, format,
-                                                                database.storage(), *writer,
-                                                                database.options().worker_threads));
-  int64_t rows = loaded.row_count;
-  TESSERA_RETURN_IF_ERROR(CommitLoad(database, table, std::move(writer), std::move(loaded)));
+  // Chunks of 8 to 32 MiB, about 8 per worker: short enough work orders for progress, cancellation and sharing
+  // the cores with other queries, long enough that a chunk's last, partly filled block is a small share.
+  ChunkSizing sizing;
+  sizing.min_bytes = 8 << 20;
+  sizing.max_bytes = 32 << 20;
+  sizing.target_chunks = static_cast<size_t>(std::max(1, database.options().worker_threads)) * 8;
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<DelimitedFileChunks> file,
+                           DelimitedFileChunks::Open(statement.path, *table, columns, format, sizing));
+  const int64_t file_bytes = static_cast<int64_t>(file->file_bytes());
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table));
+  auto dag = std::make_unique<ExecutionDag>();
+  std::unique_ptr<BufferPool> account = BufferPool::NewAccount(&database.buffer_pool());
+  const int index = dag->AddOperator(std::make_unique<CopyFromOperator>(std::move(file), load, account.get()),
+                                     absl::StrCat("into ", table->name, " from '", statement.path, "'"));
+  dag->set_memory_account(std::move(account));
+  dag->set_result_operator(index);
+  // The loaded blocks stay in memory until the commit; they take about the file's size.
+  dag->set_memory_estimate(QueryMemoryEstimate{file_bytes, file_bytes});
+  TESSERA_ASSIGN_OR_RETURN(int64_t rows, RunLoad(database, std::move(dag), *load, options));
   return StatusOnly(absl::StrCat("COPY ", rows), rows);
 }
 
-absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement,
-                                          const QueryResult* selected) {
-  if (statement.query != nullptr && selected == nullptr) {
-    return absl::InternalError("INSERT ... SELECT without the query's result");
-  }
-  absl::MutexLock lock(&TableWriteMutex());
+absl::StatusOr<QueryResult> ExecuteInsertSelect(Database& database, const parser::InsertStatement& statement,
+                                                const QueryRunOptions& options) {
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
                            database.catalog().GetTable(statement.table));
   TESSERA_ASSIGN_OR_RETURN(std::vector<int> targets, ResolveColumnList(*table, statement.columns));
   if (targets.empty()) {
     for (size_t c = 0; c < table->columns.size(); ++c) targets.push_back(static_cast<int>(c));
   }
-  const size_t row_count = selected != nullptr ? selected->rows.size() : statement.values.size();
-  if (selected != nullptr && selected->columns.size() != targets.size()) {
+  // The query reads the catalog as it is now: INSERT INTO t SELECT ... FROM t reads t's rows before the insert.
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
+                           optimizer::PlanQuery(*statement.query, database.catalog(), statement.text,
+                                                options.optimizer));
+  if (plan->output().size() != targets.size()) {
     return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
         statement.text, statement.position,
-        absl::StrCat("INSERT ... SELECT: the query returns ", selected->columns.size(), " columns but ",
+        absl::StrCat("INSERT ... SELECT: the query returns ", plan->output().size(), " columns but ",
                      targets.size(), " columns are targeted")));
   }
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table));
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
+                           BuildInsertDag(*plan, InsertTarget{load, std::move(targets)}, &database.storage(),
+                                          &database.buffer_pool()));
+  TESSERA_ASSIGN_OR_RETURN(int64_t rows, RunLoad(database, std::move(dag), *load, options));
+  return StatusOnly(absl::StrCat("INSERT ", rows), rows);
+}
+
+absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement) {
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
+                           database.catalog().GetTable(statement.table));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<int> targets, ResolveColumnList(*table, statement.columns));
+  if (targets.empty()) {
+    for (size_t c = 0; c < table->columns.size(); ++c) targets.push_back(static_cast<int>(c));
+  }
+  const size_t row_count = statement.values.size();
   std::vector<std::vector<Value>> rows;
   rows.reserve(row_count);
   for (size_t r = 0; r < row_count; ++r) {
-    if (selected == nullptr && statement.values[r].size() != targets.size()) {
-      const auto& exprs = statement.values[r];
+    const auto& exprs = statement.values[r];
+    if (exprs.size() != targets.size()) {
       return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
           statement.text, exprs.empty() ? statement.position : exprs[0]->position,
           absl::StrCat("INSERT row ", r + 1, " has ", exprs.size(), " values but ", targets.size(),
@@ -284,21 +346,12 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
     std::vector<bool> given(table->columns.size(), false);
     for (size_t i = 0; i < targets.size(); ++i) {
       const ColumnSchema& column = table->columns[targets[i]];
-      Value value;
-      if (selected != nullptr) {
-        value = selected->rows[r][i];
-      } else {
-        TESSERA_ASSIGN_OR_RETURN(value, EvaluateConstant(*statement.values[r][i], statement.text));
-      }
+      TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*exprs[i], statement.text));
       if (!value.is_null()) {
         absl::StatusOr<Value> cast = value.CastTo(column.type);
         if (!cast.ok()) {
-          const parser::SourcePosition position =
-              selected != nullptr ? statement.position : statement.values[r][i]->position;
           return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
-              statement.text, position,
-              absl::StrCat(selected != nullptr ? absl::StrCat("row ", r + 1, ", ") : "", "column ", column.name,
-                           ": ", cast.status().message())));
+              statement.text, exprs[i]->position, absl::StrCat("column ", column.name, ": ", cast.status().message())));
         }
         value = *std::move(cast);
       } else {
@@ -321,7 +374,7 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
                            database.storage().CreateSegmentWriter(database.catalog().AllocateSegmentId()));
   TESSERA_ASSIGN_OR_RETURN(LoadedRows loaded, LoadRows(*table, rows, database.storage(), *writer));
   int64_t count = loaded.row_count;
-  TESSERA_RETURN_IF_ERROR(CommitLoad(database, table, std::move(writer), std::move(loaded)));
+  TESSERA_RETURN_IF_ERROR(CommitLoad(database, *table, std::move(writer), std::move(loaded)));
   return StatusOnly(absl::StrCat("INSERT ", count), count);
 }
 

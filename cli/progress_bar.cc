@@ -14,7 +14,14 @@ namespace {
 constexpr const char* kPartialBlocks[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
 constexpr char kFullBlock[] = "█";
 
-// The operator to name: among the running ones, the one with the most work orders left (unknown totals last).
+// "950 rows", "12.3k rows", "6.0M rows".
+std::string RowCountText(int64_t rows) {
+  if (rows < 1000) return absl::StrCat(rows, rows == 1 ? " row" : " rows");
+  if (rows < 1000000) return absl::StrFormat("%.1fk rows", rows / 1e3);
+  return absl::StrFormat("%.1fM rows", rows / 1e6);
+}
+
+// The operator to name (with the rows it wrote so far, e.g. a COPY's rows loaded): among the running ones, the one with the most work orders left (unknown totals last).
 std::string RunningOperatorText(const QueryProgress& progress) {
   // Held back by the load controller: say so rather than name an operator that cannot run.
   if (progress.admission != "admitted" && !progress.admission.empty()) return progress.admission;
@@ -32,6 +39,7 @@ std::string RunningOperatorText(const QueryProgress& progress) {
   }
   if (chosen == nullptr) return progress.operators.empty() ? "starting" : "waiting";
   std::string text = chosen->name;
+  if (chosen->rows_out > 0) absl::StrAppend(&text, " ", RowCountText(chosen->rows_out));
   if (running > 1) absl::StrAppend(&text, " +", running - 1);
   return text;
 }

@@ -11,7 +11,8 @@
 namespace tessera {
 
 // One line (no newline) that fits in `width` characters (at least 20): the percentage done, a bar, the operator
-// running now (the running one with the most work orders left; "+N" when more run), how many operators are done,
+// running now (the running one with the most work orders left, with the rows it wrote so far when any, e.g. a
+// COPY's "CopyFrom 1.2M rows"; "+N" when more run), how many operators are done,
 // and the elapsed time. Uses UTF-8 block characters for the bar.
 std::string RenderProgressLine(const QueryProgress& progress, double elapsed_seconds, size_t width);
 

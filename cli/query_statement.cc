@@ -18,10 +18,6 @@
 #include "storage/storage_manager.h"
 
 namespace tessera {
-namespace {
-
-// Runs `dag` under the Foreman like every query: publishes its id in `options.running_query` while it runs (so
-// that Session::Cancel can reach it) and returns the finished query, or its error.
 absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::unique_ptr<ExecutionDag> dag,
                                                        const QueryRunOptions& options) {
   if (!options.pipelining) dag->MakeAllEdgesBlocking();
@@ -38,8 +34,6 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
   TESSERA_RETURN_IF_ERROR(outcome.status);
   return query;
 }
-
-}  // namespace
 
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
                                          const QueryRunOptions& options) {

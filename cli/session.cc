@@ -110,19 +110,14 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
         result = ExecuteDropTable(*database_, static_cast<const parser::DropStatement&>(*statement));
         break;
       case StatementKind::kCopy:
-        result = ExecuteCopy(*database_, static_cast<const parser::CopyStatement&>(*statement));
+        result = ExecuteCopy(*database_, static_cast<const parser::CopyStatement&>(*statement), RunOptions());
         break;
-      case StatementKind::kInsert:
-      {
+      case StatementKind::kInsert: {
         const auto& insert = static_cast<const parser::InsertStatement&>(*statement);
-        if (insert.query == nullptr) {
-          result = ExecuteInsert(*database_, insert);
-          break;
-        }
-        absl::StatusOr<QueryResult> selected = ExecuteSelect(*database_, *insert.query, insert.text, RunOptions());
-        result = selected.ok() ? ExecuteInsert(*database_, insert, &*selected) : selected.status();
-      }
+        result = insert.query == nullptr ? ExecuteInsert(*database_, insert)
+                                         : ExecuteInsertSelect(*database_, insert, RunOptions());
         break;
+      }
       case StatementKind::kAnalyze:
         result = ExecuteAnalyze(*database_, static_cast<const parser::AnalyzeStatement&>(*statement));
         break;

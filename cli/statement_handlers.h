@@ -1,6 +1,6 @@
 #pragma once
-// Execution of statements for the session: DDL, COPY, INSERT, SHOW/DESCRIBE run directly; SELECT goes through the
-// query engine. Internal to cli/.
+// Execution of statements for the session: DDL, COPY TO, INSERT ... VALUES, SHOW/DESCRIBE run directly; SELECT,
+// INSERT ... SELECT and COPY FROM go through the query engine and the Foreman. Internal to cli/.
 
 #include <atomic>
 #include <string_view>
@@ -11,16 +11,14 @@
 #include "optimizer/optimizer_options.h"
 #include "parser/ast.h"
 #include "query_execution/execution_dag.h"
+#include "scheduler/execution_query.h"
 
 namespace tessera {
 
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement);
 absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::DropStatement& statement);
-absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement);
-// INSERT ... VALUES, or INSERT ... SELECT with `selected` the query's result (run by the caller through
-// ExecuteSelect); values are cast to the target columns' types, missing columns get their DEFAULT.
-absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement,
-                                          const QueryResult* selected = nullptr);
+// INSERT ... VALUES: values are cast to the target columns' types, missing columns get their DEFAULT.
+absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement);
 // How a session runs a query: its priority under the scheduler's policy (SET priority = N), where it publishes
 // the running query's scheduler id (0 before and after, so that another thread can cancel it or read its
 // progress), the cancel flag (checked once the id is published, so a cancel that arrives just before submission
@@ -34,10 +32,23 @@ struct QueryRunOptions {
   bool pipelining = true;
 };
 
+// COPY t FROM 'file' as a query under the Foreman (relational_operators/copy_from_operator.h): progress by chunks,
+// cancellable like a SELECT; COPY t TO 'file' directly.
+absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement,
+                                        const QueryRunOptions& options);
+// INSERT ... SELECT as one query under the Foreman: the SELECT's DAG ends in an InsertOperator
+// (relational_operators/insert_operator.h) that casts, builds the table's blocks and commits them at the end.
+absl::StatusOr<QueryResult> ExecuteInsertSelect(Database& database, const parser::InsertStatement& statement,
+                                                const QueryRunOptions& options);
+// Runs `dag` under the Foreman like every query: publishes its id in `options.running_query` while it runs (so
+// that Session::Cancel can reach it) and returns the finished query, or its error.
+absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::unique_ptr<ExecutionDag> dag,
+                                                       const QueryRunOptions& options);
+
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
                                          const QueryRunOptions& options);
-// The same for a query inside another statement (INSERT ... SELECT); `text` is what its positions refer to.
+// The same for a query given as its AST; `text` is what its positions refer to.
 absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::SelectStatement& query,
                                           std::string_view text, const QueryRunOptions& options);
 // EXPLAIN [ANALYZE] [(FORMAT DOT)] SELECT: the logical plan, the operator DAG and its memory estimate; ANALYZE

@@ -246,6 +246,7 @@ void ProgressToProto(const QueryProgress& progress, v1::ProgressResponse* out) {
     proto->set_work_orders_issued(op.issued);
     proto->set_work_orders_finished(op.finished);
     proto->set_work_orders_estimated(op.estimated_total);
+    proto->set_rows_out(op.rows_out);
   }
 }
 
@@ -268,6 +269,7 @@ QueryProgress ProgressFromProto(const v1::ProgressResponse& progress) {
     op.issued = proto.work_orders_issued();
     op.finished = proto.work_orders_finished();
     op.estimated_total = proto.work_orders_estimated();
+    op.rows_out = proto.rows_out();
     out.operators.push_back(std::move(op));
   }
   return out;

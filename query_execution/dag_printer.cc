@@ -24,8 +24,13 @@ std::string ActualText(const OperatorStatus& status) {
                          status.rows_out, static_cast<double>(status.busy_ns) / 1e6);
 }
 
-std::string MemoryText(const QueryMemoryEstimate& memory) {
-  return absl::StrCat("memory estimate: min ", FormatBytes(memory.min_bytes), ", max ", FormatBytes(memory.max_bytes));
+// The estimate, and with progress (EXPLAIN ANALYZE) the query's actual peak.
+std::string MemoryText(const ExecutionDag& dag, bool with_actual) {
+  const QueryMemoryEstimate& memory = dag.memory_estimate();
+  std::string text =
+      absl::StrCat("memory estimate: min ", FormatBytes(memory.min_bytes), ", max ", FormatBytes(memory.max_bytes));
+  if (with_actual) absl::StrAppend(&text, "; actual peak ", FormatBytes(dag.PeakMemoryBytes()));
+  return text;
 }
 
 // Escapes a DOT double-quoted string; newlines become "\n" (a line break in the label).
@@ -72,13 +77,13 @@ std::string DagToText(const ExecutionDag& dag, const std::vector<OperatorStatus>
       absl::StrAppend(&text, "    actual: ", ActualText((*progress)[i]), "\n");
     }
   }
-  absl::StrAppend(&text, MemoryText(dag.memory_estimate()), "\n");
+  absl::StrAppend(&text, MemoryText(dag, progress != nullptr), "\n");
   return text;
 }
 
 std::string DagToDot(const ExecutionDag& dag, const std::vector<OperatorStatus>* progress) {
   std::string dot = "digraph plan {\n  rankdir=BT;\n  node [shape=box];\n";
-  absl::StrAppend(&dot, "  label=", DotQuoted(MemoryText(dag.memory_estimate())), ";\n");
+  absl::StrAppend(&dot, "  label=", DotQuoted(MemoryText(dag, progress != nullptr)), ";\n");
   for (int i = 0; i < dag.size(); ++i) {
     std::string label = absl::StrCat(OperatorTitle(dag, i), "\n", EstimateText(dag.estimate(i)));
     if (progress != nullptr && i < static_cast<int>(progress->size())) {

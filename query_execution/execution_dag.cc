@@ -1,6 +1,7 @@
 #include "query_execution/execution_dag.h"
 
 #include "glog/logging.h"
+#include "query_execution/memory_estimate.h"
 
 namespace tessera {
 
@@ -21,10 +22,15 @@ void ExecutionDag::AddEdge(int producer, int consumer, int consumer_input, bool 
 
 void ExecutionDag::MakeAllEdgesBlocking() {
   for (DagEdge& edge : edges_) edge.pipelining = false;
+  memory_estimate_ = EstimateQueryMemory(*this);  // nothing is streamed any more
 }
 
 int64_t ExecutionDag::CurrentMemoryBytes() const {
   return memory_account_ == nullptr ? 0 : static_cast<int64_t>(memory_account_->Usage().used_bytes);
+}
+
+int64_t ExecutionDag::PeakMemoryBytes() const {
+  return memory_account_ == nullptr ? 0 : static_cast<int64_t>(memory_account_->Usage().peak_used_bytes);
 }
 
 }  // namespace tessera

@@ -60,7 +60,8 @@ class ExecutionDag {
   // it scans, the join type, ...).
   int AddOperator(std::unique_ptr<RelationalOperator> op, std::string detail = "");
   void AddEdge(int producer, int consumer, int consumer_input, bool pipelining);
-  // The non-pipelined strategy: every consumer waits until its producers have finished.
+  // The non-pipelined strategy: every consumer waits until its producers have finished. Re-estimates the query's
+  // memory (no output is streamed any more).
   void MakeAllEdgesBlocking();
   // The operator whose output relation is the query's result.
   void set_result_operator(int index) { result_operator_ = index; }
@@ -74,6 +75,7 @@ class ExecutionDag {
   // The operator's name, kept after the QueryManager released the operator itself.
   const std::string& name(int index) const { return names_[index]; }
   const std::string& detail(int index) const { return details_[index]; }
+  void set_detail(int index, std::string detail) { details_[index] = std::move(detail); }
   void set_estimate(int index, OperatorEstimate estimate) { estimates_[index] = estimate; }
   const OperatorEstimate& estimate(int index) const { return estimates_[index]; }
   void set_memory_estimate(QueryMemoryEstimate estimate) { memory_estimate_ = estimate; }
@@ -85,6 +87,9 @@ class ExecutionDag {
   // Bytes the query's operators hold now (temporary blocks, hash and aggregation tables, sort buffers, filters);
   // 0 without an account. Thread-safe.
   int64_t CurrentMemoryBytes() const;
+  // The most the query's operators have held at once so far (EXPLAIN ANALYZE prints it next to the estimate); 0
+  // without an account. Thread-safe.
+  int64_t PeakMemoryBytes() const;
 
  private:
   std::unique_ptr<BufferPool> memory_account_;  // first: destroyed after everything allocated through it

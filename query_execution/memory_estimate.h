@@ -4,7 +4,12 @@
 //
 // Per operator (OperatorEstimate in execution_dag.h, filled by the plan builder):
 //   output relation    estimated output rows x EstimatedRowBytes(output types); every operator's output is
-//                      materialized in this engine and lives until its last consumer has finished
+//                      materialized in this engine and lives until its last consumer has finished, except that a
+//                      streamed output (every consumer reads it over a pipelining edge and frees each block once
+//                      read, RelationalOperator::ReleasesInputBlocks) holds only the blocks written and not yet
+//                      read: the QueryManager dispatches consumers first, so that is a few work orders' output
+//                      per worker, counted as kStreamedWorkOrdersResident of the producer's expected work orders
+//                      (its own estimate, else its pipelining producers'; unknown counts the whole output)
 //   hash table         a hash-join build: build rows x kHashEntryBytes (entry + bucket head); it references the
 //                      build relation, which therefore stays resident with it (retains_inputs)
 //   aggregation table  groups x (EstimatedRowBytes(group and aggregate types) + kAggregationEntryOverheadBytes);
@@ -32,6 +37,9 @@ namespace tessera {
 inline constexpr int64_t kHashEntryBytes = 32;
 inline constexpr int64_t kAggregationEntryOverheadBytes = 48;
 inline constexpr int64_t kSortEntryBytes = 16;
+// Producer work orders whose output a streamed relation is assumed to hold at once (see above): generous for up
+// to 32 workers with consumers-first dispatch.
+inline constexpr double kStreamedWorkOrdersResident = 64;
 
 // Estimated bytes of one row: fixed-width types their width, CHAR(n) n, VARCHAR(n) min(n, 32) and unbounded
 // VARCHAR 32, each string with a 4-byte offset; plus one null-flag byte per column.

@@ -12,6 +12,7 @@
 #include "relational_operators/bloom_filter.h"
 #include "relational_operators/exact_filter_build_operator.h"
 #include "relational_operators/hash_join_operator.h"
+#include "relational_operators/insert_operator.h"
 #include "relational_operators/select_operator.h"
 #include "relational_operators/sort_operator.h"
 #include "relational_operators/union_all_operator.h"
@@ -107,6 +108,52 @@ class Builder {
     TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(plan));
     // The result must be a materialized relation without a pending filter, in output column order.
     TESSERA_ASSIGN_OR_RETURN(int result, Materialize(std::move(stream)));
+    return Finish(result);
+  }
+
+  absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildInsert(const lp::LogicalOperator& plan, InsertTarget target) {
+    TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(plan));
+    // The insert reads the query's output columns directly from a base table or a relation; a pending filter is
+    // applied by a Select first, so that the insert's input rows are the query's output rows (its errors number
+    // rows by their position in the input blocks).
+    if (stream.filter != nullptr || !stream.runtime_filters.empty()) {
+      std::vector<std::string> names = stream.names;
+      const double rows = stream.rows;
+      TESSERA_ASSIGN_OR_RETURN(int producer, Materialize(std::move(stream)));
+      stream = FromOperator(producer, std::move(names));
+      stream.rows = rows;
+    }
+    const TableDescriptor& table = target.load->table();
+    std::vector<std::unique_ptr<BoundExpression>> values;
+    std::vector<int> sources(table.columns.size(), -1);
+    for (size_t i = 0; i < target.target_columns.size(); ++i) sources[target.target_columns[i]] = static_cast<int>(i);
+    std::vector<Type> table_types;
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      const ColumnSchema& column = table.columns[c];
+      table_types.push_back(column.type);
+      if (sources[c] < 0) {
+        values.push_back(MakeConstant(column.default_value.value_or(Value::Null(column.type))));
+        continue;
+      }
+      std::unique_ptr<BoundExpression> value = MakeColumn(sources[c], stream.types[sources[c]]);
+      if (stream.types[sources[c]] != column.type) value = MakeCast(std::move(value), column.type);
+      values.push_back(std::move(value));
+    }
+    std::string detail = absl::StrCat("into ", table.name);
+    if (std::string scan = stream.ScanDetail(); !scan.empty()) absl::StrAppend(&detail, ", ", scan);
+    const double rows = stream.rows;
+    ScanSpec spec = stream.TakeScanSpec();
+    auto op = std::make_unique<InsertOperator>(stream.input, std::move(spec), std::move(values), std::move(sources),
+                                               target.load, pool_);
+    const int index = dag_->AddOperator(std::move(op), std::move(detail));
+    // The new blocks stay in memory (pending) until the commit.
+    Estimate(index, rows, OperatorEstimate::Structure::kNone, EstimatedBytes(rows, EstimatedRowBytes(table_types)));
+    Connect(stream, index, 0, /*pipelining=*/true);
+    return Finish(index);
+  }
+
+ private:
+  absl::StatusOr<std::unique_ptr<ExecutionDag>> Finish(int result) {
     dag_->set_result_operator(result);
     for (const auto& [id, slot] : lip_filters_) {
       if (slot.builder < 0) return absl::InternalError(absl::StrCat("LIP filter #", id, " has no hash join building it"));
@@ -115,7 +162,6 @@ class Builder {
     return std::move(dag_);
   }
 
- private:
   absl::StatusOr<Stream> Visit(const lp::LogicalOperator& node) {
     TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitNode(node));
     stream.rows = estimator_.EstimateRows(node);
@@ -502,6 +548,10 @@ class Builder {
     }
 
     if (swap && SwappedProbeFilterPays(join)) AddSwappedProbeFilter(probe_keys, *table, &probe_stream);
+    if (HashJoinProbeOperator* chain = ChainableProbe(join, type, probe_stream, probe_keys)) {
+      return ChainJoin(join, chain, probe_stream, probe_keys, table, build, static_cast<int>(build_width),
+                       std::move(names));
+    }
 
     HashJoinSpec spec;
     spec.type = type;
@@ -515,9 +565,10 @@ class Builder {
       for (size_t c = 0; c < build_width; ++c) spec.build_output.push_back(static_cast<int>(c));
     }
     spec.output_names = names;
+    std::string scan_detail = probe_stream.ScanDetail();
     std::string detail = JoinDetails({swap ? lp::JoinTypeName(join.join_type) + " (left side built)"
                                            : lp::JoinTypeName(join.join_type),
-                                      probe_stream.ScanDetail()});
+                                      scan_detail});
     ScanSpec scan = probe_stream.TakeScanSpec();
     // The residual is over left ++ right columns; the probe's pair layout is [probe scan columns (the probe
     // stream's, then runtime-filter keys loaded after them)..., build relation columns (the build stream's
@@ -533,6 +584,7 @@ class Builder {
     }
     auto probe = std::make_unique<HashJoinProbeOperator>(probe_stream.input, std::move(scan), table, std::move(spec),
                                                          pool_);
+    probe_scan_details_[dag_->size()] = std::move(scan_detail);
     int probe_index = dag_->AddOperator(std::move(probe), std::move(detail));
     Estimate(probe_index, estimator_.EstimateRows(join));
     std::erase(probe_stream.lip_filter_ids, join.lip_filter_id);  // the probe waits for its own build anyway
@@ -581,6 +633,56 @@ class Builder {
     TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitAggregate(aggregate));
     if (stream.producer >= 0) aggregates_.emplace(std::move(key), std::make_pair(stream.producer, stream.names));
     return stream;
+  }
+
+  // The probe operator that `join` (planned with `type`, probing `probe_stream` with `probe_keys`) can be chained
+  // into (HashJoinProbeOperator::ChainInnerJoin), or null: an inner join without residual whose probe keys are
+  // plain columns, probing exactly the output of an inner probe without residual (no filter or runtime filter
+  // applied to it in between; a projection to some of its columns is fine). Such a stream is fed to this join
+  // by a pipelining edge: chaining runs both joins in the producer's work orders instead.
+  HashJoinProbeOperator* ChainableProbe(const lp::Join& join, HashJoinType type, const Stream& probe_stream,
+                                        const std::vector<std::unique_ptr<BoundExpression>>& probe_keys) {
+    if (type != HashJoinType::kInner || join.join_type != lp::JoinType::kInner || join.residual != nullptr ||
+        probe_keys.empty()) {
+      return nullptr;
+    }
+    for (const auto& key : probe_keys) {
+      if (key->kind != ExpressionKind::kColumn) return nullptr;
+    }
+    if (probe_stream.producer < 0 || probe_stream.filter != nullptr || !probe_stream.runtime_filters.empty() ||
+        !probe_stream.filter_builders.empty() || !probe_stream.lip_filter_ids.empty() ||
+        !probe_scan_details_.contains(probe_stream.producer)) {
+      return nullptr;
+    }
+    auto* producer = static_cast<HashJoinProbeOperator*>(dag_->op(probe_stream.producer));
+    return producer->CanChainInnerJoin() ? producer : nullptr;
+  }
+
+  // Chains `join` into `chain` (ChainableProbe): its hash table `table` (built by operator `build`) is probed in
+  // the chain's work orders, and the chain's output becomes the join's: the probe stream's columns, then the
+  // first `build_width` columns of the build relation.
+  absl::StatusOr<Stream> ChainJoin(const lp::Join& join, HashJoinProbeOperator* chain, const Stream& probe_stream,
+                                   const std::vector<std::unique_ptr<BoundExpression>>& probe_keys,
+                                   std::shared_ptr<JoinHashTable> table, int build, int build_width,
+                                   std::vector<std::string> names) {
+    const int index = probe_stream.producer;
+    // The probe stream's column c is the chain's output column block_columns[c].
+    auto pair_column = [&](int c) { return chain->output_pair_columns()[probe_stream.block_columns[c]]; };
+    std::vector<int> key_pair_columns;
+    for (const auto& key : probe_keys) key_pair_columns.push_back(pair_column(key->column_index));
+    std::vector<int> output;
+    for (size_t c = 0; c < probe_stream.types.size(); ++c) output.push_back(pair_column(static_cast<int>(c)));
+    const int first_build_column = chain->pair_width();
+    for (int c = 0; c < build_width; ++c) output.push_back(first_build_column + c);
+    chain->ChainInnerJoin(std::move(table), std::move(key_pair_columns), std::move(output), names);
+    dag_->set_detail(index, JoinDetails({absl::StrCat(chain->joins(), " chained INNER joins"),
+                                         probe_scan_details_[index]}));
+    Estimate(index, estimator_.EstimateRows(join));
+    // The chain waits for every table it probes (a LIP filter's ordering edge may already say so).
+    bool ordered = false;
+    for (const DagEdge& edge : dag_->edges()) ordered |= edge.producer == build && edge.consumer == index;
+    if (!ordered) dag_->AddEdge(build, index, chain->joins(), /*pipelining=*/false);
+    return FromOperator(index, std::move(names));
   }
 
   // A semi / anti join with an exact filter (Join::exact_filter): an ExactFilterBuild operator sets the bits from
@@ -706,6 +808,8 @@ class Builder {
   // Aggregates planned so far, by the EXPLAIN text of their subtree: the operator writing the result, and its
   // column names.
   absl::flat_hash_map<std::string, std::pair<int, std::vector<std::string>>> aggregates_;
+  // Hash-join probe operators by index, with what they scan (for EXPLAIN when joins are chained into them).
+  absl::flat_hash_map<int, std::string> probe_scan_details_;
   optimizer::CardinalityEstimator estimator_;
   std::vector<std::unique_ptr<lp::LogicalOperator>> rewritten_;  // see VisitSetOperation
 };
@@ -718,6 +822,16 @@ absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer:
   std::unique_ptr<BufferPool> account = BufferPool::NewAccount(pool);
   Builder builder(storage, account.get());
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag, builder.Build(plan));
+  dag->set_memory_account(std::move(account));
+  return dag;
+}
+
+absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildInsertDag(const optimizer::LogicalOperator& plan,
+                                                             InsertTarget target, StorageManager* storage,
+                                                             BufferPool* pool) {
+  std::unique_ptr<BufferPool> account = BufferPool::NewAccount(pool);
+  Builder builder(storage, account.get());
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag, builder.BuildInsert(plan, std::move(target)));
   dag->set_memory_account(std::move(account));
   return dag;
 }

@@ -9,11 +9,25 @@
 #include "absl/status/statusor.h"
 #include "optimizer/logical_plan.h"
 #include "query_execution/execution_dag.h"
+#include "relational_operators/table_load.h"
 #include "storage/storage_manager.h"
 
 namespace tessera {
 
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
                                                                  StorageManager* storage, BufferPool* pool);
+
+// Where INSERT ... SELECT puts the query's rows: output column i fills table column `target_columns[i]` (cast to
+// its type); the table's other columns get their DEFAULT or NULL. The caller checked that the counts match.
+struct InsertTarget {
+  std::shared_ptr<TableLoad> load;
+  std::vector<int> target_columns;
+};
+
+// The DAG of `plan` ending in an InsertOperator into `target.load` (relational_operators/insert_operator.h), its
+// result operator; the query then returns no rows, and the load commits with its last work order.
+absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildInsertDag(const optimizer::LogicalOperator& plan,
+                                                             InsertTarget target, StorageManager* storage,
+                                                             BufferPool* pool);
 
 }  // namespace tessera

@@ -8,7 +8,7 @@
 namespace tessera {
 
 QueryManager::QueryManager(std::unique_ptr<ExecutionDag> dag) : dag_(std::move(dag)) {
-  operators_.resize(dag_->size());
+  operators_ = std::vector<OperatorRuntime>(dag_->size());
   for (int i = 0; i < dag_->size(); ++i) {
     operators_[i].status.name = dag_->op(i)->name();
     operators_[i].status.estimated_total = dag_->op(i)->EstimatedWorkOrders();
@@ -39,6 +39,10 @@ QueryManager::QueryManager(std::unique_ptr<ExecutionDag> dag) : dag_(std::move(d
     }
   }
   CHECK_EQ(producers_first_.size(), operators_.size()) << "the execution DAG has a cycle";
+  consumers_first_.assign(producers_first_.rbegin(), producers_first_.rend());
+  for (const DagEdge& edge : edges) {
+    if (edge.consumer_input != DagEdge::kOrderingOnly) ++operators_[edge.producer].feeding_out_edges;
+  }
   scratch_output_blocks_.resize(operators_.size());
   CHECK_GE(dag_->result_operator(), 0);
   result_ = dag_->op(dag_->result_operator())->output();
@@ -66,15 +70,26 @@ void QueryManager::CollectWorkOrders(int index) {
   std::vector<std::unique_ptr<WorkOrder>> work_orders;
   runtime.done_generating = dag_->op(index)->GetWorkOrders(&work_orders);
   runtime.status.issued += static_cast<int64_t>(work_orders.size());
-  for (auto& work_order : work_orders) ready_.push_back(std::move(work_order));
+  for (auto& work_order : work_orders) runtime.ready.push_back(std::move(work_order));
+  ready_count_ += static_cast<int64_t>(work_orders.size());
   if (runtime.done_generating && runtime.status.issued == runtime.status.finished) FinishOperator(index);
 }
 
+int QueryManager::NextWorkOrderOperator() const {
+  if (ready_count_ == 0) return -1;
+  for (int index : consumers_first_) {
+    if (!operators_[index].ready.empty()) return index;
+  }
+  return -1;
+}
+
 std::unique_ptr<WorkOrder> QueryManager::NextWorkOrder() {
-  if (ready_.empty()) return nullptr;
-  std::unique_ptr<WorkOrder> work_order = std::move(ready_.front());
-  ready_.pop_front();
-  OperatorRuntime& runtime = operators_[work_order->operator_index()];
+  const int index = NextWorkOrderOperator();
+  if (index < 0) return nullptr;
+  OperatorRuntime& runtime = operators_[index];
+  std::unique_ptr<WorkOrder> work_order = std::move(runtime.ready.front());
+  runtime.ready.pop_front();
+  --ready_count_;
   ++runtime.in_flight;
   ++in_flight_;
   runtime.status.state = OperatorStatus::State::kRunning;
@@ -95,6 +110,7 @@ void QueryManager::OnWorkOrderFinished(const WorkOrder& work_order, const absl::
     return;
   }
   if (cancelled_) return;
+  CountConsumedBlock(work_order);
   FeedNewBlocks(index, /*producer_finished=*/false);
   CollectWorkOrders(index);
   if (!runtime.finished && runtime.done_generating && runtime.status.issued == runtime.status.finished) {
@@ -145,10 +161,26 @@ void QueryManager::ReleaseIfUnneeded(int index) {
   dag_->owned(index).reset();  // drops its output relation (and its references to its inputs)
 }
 
+void QueryManager::CountConsumedBlock(const WorkOrder& work_order) {
+  if (work_order.consumed_input() < 0) return;
+  const uint32_t block = work_order.consumed_block();
+  for (int e : operators_[work_order.operator_index()].in_edges) {
+    const DagEdge& edge = dag_->edges()[e];
+    if (edge.consumer_input != work_order.consumed_input()) continue;
+    OperatorRuntime& producer = operators_[edge.producer];
+    if (producer.block_consumptions.size() <= block) producer.block_consumptions.resize(block + 1, 0);
+    if (++producer.block_consumptions[block] < producer.feeding_out_edges) continue;
+    RelationalOperator* producer_op = dag_->op(edge.producer);
+    if (producer_op == nullptr || edge.producer == dag_->result_operator()) continue;
+    if (std::shared_ptr<TemporaryRelation> output = producer_op->output()) output->ReleaseBlock(block);
+  }
+}
+
 void QueryManager::Cancel(absl::Status reason) {
   if (status_.ok()) status_ = std::move(reason);
   cancelled_ = true;
-  ready_.clear();
+  for (OperatorRuntime& runtime : operators_) runtime.ready.clear();
+  ready_count_ = 0;
 }
 
 std::vector<OperatorStatus> QueryManager::Progress() const {

@@ -2,7 +2,13 @@
 // Drives one query's ExecutionDag (dissertation appendix A.1): activates an operator once every blocking
 // producer has finished executing, feeds each block a producer writes to its pipelining consumers at once (and
 // all blocks to blocking consumers when the producer is done), collects ready work orders, and tracks progress.
-// Intermediate relations are dropped as soon as their last consumer has finished.
+// Intermediate relations are dropped as soon as their last consumer has finished; a block of one is freed earlier,
+// once every consumer has finished a work order that declared it consumed (WorkOrder::consumed_input).
+//
+// Dispatch order within the query: consumers first. NextWorkOrder hands out a ready work order of the operator
+// latest in producers-before-consumers order, so a block a pipelining producer just wrote is read (while it is
+// still in cache) and freed before the producer writes more: with eager pipelining, a chain of streaming operators
+// holds a few blocks per worker instead of its whole intermediate result.
 //
 // Threading: every method is called from one thread at a time (the scheduler thread); work orders run elsewhere
 // and report back through OnWorkOrderFinished.
@@ -33,9 +39,9 @@ class QueryManager {
  public:
   explicit QueryManager(std::unique_ptr<ExecutionDag> dag);
 
-  bool HasReadyWorkOrder() const { return !ready_.empty(); }
+  bool HasReadyWorkOrder() const { return ready_count_ > 0; }
   // The operator index of the work order NextWorkOrder would return, -1 if none is ready.
-  int NextWorkOrderOperator() const { return ready_.empty() ? -1 : ready_.front()->operator_index(); }
+  int NextWorkOrderOperator() const;
   // The next ready work order, or null.
   std::unique_ptr<WorkOrder> NextWorkOrder();
   // Reports a finished work order (`status` is what Execute returned; `elapsed_ns` its run time). The first error
@@ -76,7 +82,7 @@ class QueryManager {
   // its partitions). Finished operators count 0; a finished or cancelled query 0.
   int64_t EstimatedRemainingWorkOrders() const;
   // Work orders ready to be issued plus those issued and not yet finished: what the query could run right now.
-  int64_t ReadyOrRunningWorkOrders() const { return static_cast<int64_t>(ready_.size()) + in_flight_; }
+  int64_t ReadyOrRunningWorkOrders() const { return ready_count_ + in_flight_; }
 
  private:
   struct OperatorRuntime {
@@ -93,6 +99,11 @@ class QueryManager {
     // at least 1; 0 for operators that write as they go.
     double planned_output_blocks = 0;
     OperatorStatus status;
+    std::deque<std::unique_ptr<WorkOrder>> ready;  // issued, not yet handed out
+    // Early block release: out edges that feed this operator's output (not ordering-only), and per output block
+    // how many consumers have declared it consumed so far.
+    int feeding_out_edges = 0;
+    std::vector<uint8_t> block_consumptions;
   };
 
   void ActivateReadyOperators();
@@ -100,13 +111,17 @@ class QueryManager {
   void FeedNewBlocks(int producer, bool producer_finished);
   void FinishOperator(int index);
   void ReleaseIfUnneeded(int index);
+  // Counts `work_order`'s declared consumption of an upstream block and frees the block once all its consumers
+  // have declared it.
+  void CountConsumedBlock(const WorkOrder& work_order);
 
   std::unique_ptr<ExecutionDag> dag_;
   std::vector<OperatorRuntime> operators_;
   std::vector<int> producers_first_;  // operator indexes, every producer before its consumers
   // EstimatedRemainingWorkOrders' per-operator scratch: output blocks the operator is expected to write in all.
   mutable std::vector<double> scratch_output_blocks_;
-  std::deque<std::unique_ptr<WorkOrder>> ready_;
+  std::vector<int> consumers_first_;  // producers_first_ reversed: the dispatch order
+  int64_t ready_count_ = 0;
   std::shared_ptr<TemporaryRelation> result_;
   int64_t in_flight_ = 0;
   int finished_operators_ = 0;

@@ -32,7 +32,9 @@ bool IsExactOrderable(const Type& type) {
 class AggregationOperator::UpdateWorkOrder : public WorkOrder {
  public:
   UpdateWorkOrder(AggregationOperator* op, uint32_t block, int node)
-      : WorkOrder(op->index(), node), op_(op), block_index_(block) {}
+      : WorkOrder(op->index(), node), op_(op), block_index_(block) {
+    if (!op->input_.is_table()) DeclareConsumedBlock(0, block);
+  }
 
   absl::Status Execute(const WorkOrderContext& context) override {
     absl::Status status = Run(context);

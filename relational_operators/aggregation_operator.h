@@ -34,6 +34,7 @@ class AggregationOperator : public RelationalOperator {
 
   void FeedInputBlock(int input, uint32_t block_index) override { blocks_.Feed(block_index); }
   void DoneFeedingInput(int input) override { blocks_.DoneFeeding(); }
+  bool ReleasesInputBlocks(int input) const override { return true; }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
   void OnAllWorkOrdersFinished() override;

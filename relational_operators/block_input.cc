@@ -23,6 +23,19 @@ int BlockInput::HomeNode(size_t i) const {
   return storage_->HomeNode(table_blocks_[i]);
 }
 
+int64_t BlockInput::RowsBefore(size_t i) const {
+  if (!is_table()) return relation_->RowsBefore(static_cast<uint32_t>(i));
+  int64_t rows = 0;
+  size_t seen = 0;
+  for (const SegmentDescriptor& segment : table_->segments) {
+    for (const BlockLocation& block : segment.blocks) {
+      if (seen++ == i) return rows;
+      rows += block.rows;
+    }
+  }
+  return rows;
+}
+
 absl::StatusOr<PinnedBlock> BlockInput::Pin(size_t i) const {
   PinnedBlock pinned;
   if (is_table()) {

@@ -35,6 +35,10 @@ class BlockInput {
   // Home NUMA node of base-table block `i`; -1 for temporary blocks and on single-node machines.
   int HomeNode(size_t i) const;
 
+  // Rows in the blocks before block `i` (O(i); for error messages that number rows across blocks), also for
+  // blocks of a relation already released.
+  int64_t RowsBefore(size_t i) const;
+
   // Pins base-table block `i`, or returns temporary block `i`.
   absl::StatusOr<PinnedBlock> Pin(size_t i) const;
 

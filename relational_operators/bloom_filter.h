@@ -41,6 +41,12 @@ class BlockedBloomFilter {
     return (words_[WordOf(hash)] & mask) == mask;
   }
   size_t size_bytes() const { return bytes_; }
+  // Writes to `kept_rows` the rows (rows[i], or i without `rows`; i < count) whose integer key (values[row],
+  // hashed by HashIntegerKey) may be in the filter, in order; returns how many. T is int32_t or int64_t.
+  // `kept_rows` has room for `count` rows and may be `rows` itself. Eight keys at a time with AVX-512 where the
+  // build allows it.
+  template <typename T>
+  uint32_t KeepIntegerKeys(const T* values, const uint32_t* rows, uint32_t count, uint32_t* kept_rows) const;
 
  private:
   BlockedBloomFilter(uint64_t* words, uint64_t word_count, size_t bytes, BufferPool* pool)

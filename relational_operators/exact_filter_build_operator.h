@@ -25,6 +25,7 @@ class ExactFilterBuildOperator : public RelationalOperator {
   void DoneFeedingInput(int input) override {
     if (input == 0) blocks_.DoneFeeding();
   }
+  bool ReleasesInputBlocks(int input) const override { return input == 0; }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   int64_t EstimatedWorkOrders() const override;
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "common/status_macros.h"
+#include "glog/logging.h"
 #include "relational_operators/key_hashing.h"
 #include "relational_operators/vector_block_writer.h"
 
@@ -68,13 +69,132 @@ bool HashJoinBuildOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>
 
 // ---- probe ----
 
+namespace {
+
+// The width of a single fixed-width key whose equality is a comparison of raw bytes, 0 otherwise.
+int RawComparableKeyWidth(const std::vector<const ColumnVector*>& keys) {
+  if (keys.size() != 1) return 0;
+  const Type& type = keys[0]->type();
+  return !type.IsString() && type.id() != TypeId::kDouble ? type.FixedWidth() : 0;
+}
+
+// Whether build entry `entry`, whose hash equals that of row `row` of the probe keys, holds the same key.
+// `raw_width`: RawComparableKeyWidth(keys).
+bool EntryHoldsKey(const JoinHashTable& table, const std::vector<const ColumnVector*>& keys, int raw_width,
+                   uint32_t row, uint32_t entry) {
+  if (table.HashDeterminesKey()) return true;  // equal hashes of one integer-like key are equal keys
+  const BlockView& build_block = table.blocks()[table.Block(entry)];
+  if (raw_width > 0) {
+    return std::memcmp(keys[0]->values<uint8_t>() + static_cast<size_t>(row) * raw_width,
+                       build_block.Values<uint8_t>(table.key_columns()[0]) +
+                           static_cast<size_t>(table.Row(entry)) * raw_width,
+                       raw_width) == 0;
+  }
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (!VectorValueEqualsBlockValue(*keys[k], row, build_block, table.key_columns()[k], table.Row(entry))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The buckets of `count` probe rows (rows selection->rows[s], or s without a selection), looked up in two
+// prefetched passes before any is walked, so that the cache misses of a vector overlap instead of stalling one
+// row at a time.
+void LookUpBuckets(const JoinHashTable& table, const uint64_t* hashes, const SelectionVector* selection,
+                   uint32_t count, JoinHashTable::EntryRange* buckets) {
+  for (uint32_t s = 0; s < count; ++s) table.PrefetchBucket(hashes[selection != nullptr ? selection->rows[s] : s]);
+  for (uint32_t s = 0; s < count; ++s) {
+    buckets[s] = table.Bucket(hashes[selection != nullptr ? selection->rows[s] : s]);
+    if (buckets[s].begin < buckets[s].end) table.PrefetchEntry(buckets[s].begin);
+  }
+}
+
+}  // namespace
+
+// The buffers of the inner-chain path (ProbesInnerChain), sized for the operator's chain once and reused by its
+// work orders (TakeChainScratch / GiveChainScratch): allocating and zeroing them per work order cost as much as
+// probing a small block's rows.
+struct HashJoinProbeOperator::ChainScratch {
+  // The rows of level l matched joins 0..l-1; each is a probe batch row and its entry in each of those joins'
+  // tables. Level joins() holds output rows; the levels in between also hold what probing their next join needs
+  // (per level, as a level's rows are being probed while deeper levels fill).
+  struct Level {
+    uint32_t count = 0;
+    std::vector<uint32_t> probe_rows;
+    std::vector<std::vector<uint32_t>> entries;  // [join][row]
+    std::vector<ColumnVector> keys;              // the next join's probe keys, gathered
+    std::vector<const ColumnVector*> key_pointers;
+    std::vector<uint64_t> hashes;
+    std::vector<JoinHashTable::EntryRange> buckets;
+  };
+
+  explicit ChainScratch(const HashJoinProbeOperator& op) {
+    const int joins = op.joins();
+    levels.resize(joins + 1);  // index 0 unused: join 0's rows are the probe batch's
+    for (int level = 1; level <= joins; ++level) {
+      Level& rows = levels[level];
+      rows.probe_rows.resize(kVectorSize);
+      rows.entries.assign(level, std::vector<uint32_t>(kVectorSize));
+      if (level == joins) continue;
+      const ChainedJoin& next = op.chained_[level - 1];
+      rows.keys.resize(next.key_pair_columns.size());
+      for (size_t k = 0; k < rows.keys.size(); ++k) {
+        rows.keys[k].set_type(op.pair_types_[next.key_pair_columns[k]]);
+        rows.keys[k].Reserve(kVectorSize);
+        rows.key_pointers.push_back(&rows.keys[k]);
+      }
+      rows.hashes.resize(kVectorSize);
+      rows.buckets.resize(kVectorSize);
+    }
+    build_blocks.assign(joins, std::vector<const BlockView*>(kVectorSize));
+    build_rows.assign(joins, std::vector<uint32_t>(kVectorSize));
+    output_columns.resize(op.output_pair_columns_.size());
+    for (size_t o = 0; o < output_columns.size(); ++o) {
+      output_columns[o].set_type(op.pair_types_[op.output_pair_columns_[o]]);
+      output_columns[o].Reserve(kVectorSize);
+      output_pointers.push_back(&output_columns[o]);
+    }
+  }
+
+  std::vector<Level> levels;
+  // Per join: the build blocks and rows of the entries of the level being probed or written, and whether they
+  // are resolved for it.
+  std::vector<std::vector<const BlockView*>> build_blocks;
+  std::vector<std::vector<uint32_t>> build_rows;
+  std::vector<uint8_t> resolved;
+  std::vector<ColumnVector> output_columns;
+  std::vector<const ColumnVector*> output_pointers;
+};
+
+std::unique_ptr<HashJoinProbeOperator::ChainScratch> HashJoinProbeOperator::TakeChainScratch() {
+  {
+    std::lock_guard<std::mutex> lock(scratch_mutex_);
+    if (!idle_scratch_.empty()) {
+      std::unique_ptr<ChainScratch> scratch = std::move(idle_scratch_.back());
+      idle_scratch_.pop_back();
+      return scratch;
+    }
+  }
+  return std::make_unique<ChainScratch>(*this);
+}
+
+void HashJoinProbeOperator::GiveChainScratch(std::unique_ptr<ChainScratch> scratch) {
+  for (ChainScratch::Level& level : scratch->levels) level.count = 0;  // rows left by a work order that failed
+  std::lock_guard<std::mutex> lock(scratch_mutex_);
+  idle_scratch_.push_back(std::move(scratch));
+}
+
 class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
  public:
   ProbeWorkOrder(HashJoinProbeOperator* op, uint32_t block, int node)
-      : WorkOrder(op->index(), node), op_(op), block_index_(block) {}
+      : WorkOrder(op->index(), node), op_(op), block_index_(block) {
+    if (!op->probe_.is_table()) DeclareConsumedBlock(0, block);
+  }
 
   absl::Status Execute(const WorkOrderContext&) override {
     absl::Status status = Probe();
+    if (chain_ != nullptr) op_->GiveChainScratch(std::move(chain_));
     op_->probes_finished_.fetch_add(1);
     return status;
   }
@@ -84,6 +204,84 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     uint32_t probe_row;
     uint32_t entry;
   };
+
+  // Appends a row that matched join `level - 1` at `entry`: `parent` (a row of the level before, or null for
+  // join 0, whose rows are the probe batch's) extended by the entry. Probes on when the level is full.
+  absl::Status AppendChainRow(int level, const ChainScratch::Level* parent, uint32_t parent_row, uint32_t probe_row,
+                              uint32_t entry, const Batch& batch, VectorBlockWriter& writer) {
+    ChainScratch::Level& rows = chain_->levels[level];
+    const uint32_t i = rows.count;
+    rows.probe_rows[i] = probe_row;
+    for (int j = 0; j + 1 < level; ++j) rows.entries[j][i] = parent->entries[j][parent_row];
+    rows.entries[level - 1][i] = entry;
+    if (++rows.count == kVectorSize) return ProbeChainLevel(level, batch, writer);
+    return absl::OkStatus();
+  }
+
+  // chain_->build_blocks[join] / build_rows[join]: the build blocks and rows of join `join`'s entries of the
+  // first `count` rows of `rows`.
+  void ResolveBuildRows(const ChainScratch::Level& rows, uint32_t count, int join) {
+    const JoinHashTable& table = join == 0 ? *op_->table_ : *op_->chained_[join - 1].table;
+    const uint32_t* entries = rows.entries[join].data();
+    const BlockView** blocks = chain_->build_blocks[join].data();
+    uint32_t* build_rows = chain_->build_rows[join].data();
+    for (uint32_t i = 0; i < count; ++i) {
+      blocks[i] = &table.blocks()[table.Block(entries[i])];
+      build_rows[i] = table.Row(entries[i]);
+    }
+  }
+
+  // Gathers pair column `column` of the first `count` rows of `rows` into `to` (typed; owned afterwards).
+  // `resolved[j]`: whether build_blocks_ / build_rows_ of join j already hold these rows' (updated here).
+  void GatherPairColumn(const ChainScratch::Level& rows, uint32_t count, int column, const Batch& batch,
+                        std::vector<uint8_t>* resolved, ColumnVector* to) {
+    to->ResetOwned(count);
+    const int join = op_->pair_column_join_[column];
+    if (join < 0) {
+      GatherVectorValues(batch.columns[column], rows.probe_rows.data(), count, to);
+      return;
+    }
+    if (!(*resolved)[join]) {
+      ResolveBuildRows(rows, count, join);
+      (*resolved)[join] = 1;
+    }
+    const int first = join == 0 ? static_cast<int>(op_->scan_.types.size()) : op_->chained_[join - 1].first_pair_column;
+    GatherBlockValues(chain_->build_blocks[join].data(), chain_->build_rows[join].data(), count, column - first, to);
+  }
+
+  // Probes the next join with the rows of `level` (emptying it), or writes them when they matched every join.
+  absl::Status ProbeChainLevel(int level, const Batch& batch, VectorBlockWriter& writer) {
+    ChainScratch::Level& rows = chain_->levels[level];
+    const uint32_t count = rows.count;
+    rows.count = 0;
+    chain_->resolved.assign(op_->joins(), 0);
+    if (level == op_->joins()) {
+      for (size_t o = 0; o < chain_->output_columns.size(); ++o) {
+        GatherPairColumn(rows, count, op_->output_pair_columns_[o], batch, &chain_->resolved, &chain_->output_columns[o]);
+      }
+      return writer.Append(chain_->output_pointers, nullptr, count);
+    }
+    const ChainedJoin& join = op_->chained_[level - 1];
+    const JoinHashTable& table = *join.table;
+    for (size_t k = 0; k < rows.keys.size(); ++k) {
+      GatherPairColumn(rows, count, join.key_pair_columns[k], batch, &chain_->resolved, &rows.keys[k]);
+      HashVectorRows(rows.keys[k], count, k == 0, rows.hashes.data());
+    }
+    const int raw_width = RawComparableKeyWidth(rows.key_pointers);
+    LookUpBuckets(table, rows.hashes.data(), nullptr, count, rows.buckets.data());
+    for (uint32_t i = 0; i < count; ++i) {
+      bool null_key = false;
+      for (const ColumnVector& key : rows.keys) null_key |= key.IsNull(i);
+      if (null_key) continue;
+      const uint64_t hash = rows.hashes[i];
+      for (uint32_t e = rows.buckets[i].begin; e < rows.buckets[i].end; ++e) {
+        if (table.Hash(e) != hash || !EntryHoldsKey(table, rows.key_pointers, raw_width, i, e)) continue;
+        TESSERA_RETURN_IF_ERROR(AppendChainRow(level + 1, &rows, i, rows.probe_rows[i], e, batch, writer));
+      }
+    }
+    if (chain_->levels[level + 1].count > 0) return ProbeChainLevel(level + 1, batch, writer);
+    return absl::OkStatus();
+  }
 
   absl::Status Probe() {
     const HashJoinSpec& spec = op_->spec_;
@@ -103,9 +301,14 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     if (spec.residual) residual = std::make_unique<ExpressionEvaluator>(*spec.residual);
 
     const size_t probe_width = op_->scan_.types.size();
-    pairs_.columns.resize(op_->pair_types_.size());
-    for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs_.columns[c].set_type(op_->pair_types_[c]);
-    VectorBlockWriter writer(op_->output_.get());
+    const bool chain = op_->ProbesInnerChain();
+    if (chain) {
+      chain_ = op_->TakeChainScratch();
+    } else {
+      pairs_.columns.resize(op_->pair_types_.size());
+      for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs_.columns[c].set_type(op_->pair_types_[c]);
+    }
+    VectorBlockWriter writer(op_->output_.get(), op_->builders_.get());
     std::vector<const ColumnVector*> keys(key_evaluators.size());
     std::vector<uint64_t> hashes(kVectorSize);
     std::vector<uint8_t> matched(kVectorSize);
@@ -128,20 +331,10 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         HashSelectedRows(*keys[k], selection, batch.size, k == 0, hashes.data());
       }
       if (keys.empty()) std::fill(hashes.begin(), hashes.begin() + batch.size, 0);  // nested loop: every build row
-      const Type key_type = keys.size() == 1 ? keys[0]->type() : Type::Null();
-      const int fast_width = keys.size() == 1 && !key_type.IsString() && key_type.id() != TypeId::kDouble
-                                 ? key_type.FixedWidth()
-                                 : 0;
-      const bool hash_determines_key = table.HashDeterminesKey();
-      std::fill(matched.begin(), matched.begin() + batch.size, 0);
+      const int raw_width = RawComparableKeyWidth(keys);
+      if (!chain) std::fill(matched.begin(), matched.begin() + batch.size, 0);
       candidates_.clear();
-      // Look up every row's bucket in two prefetched passes before walking any, so that the cache misses of a
-      // batch overlap instead of stalling one row at a time.
-      for (uint32_t s = 0; s < selected; ++s) table.PrefetchBucket(hashes[selection != nullptr ? selection->rows[s] : s]);
-      for (uint32_t s = 0; s < selected; ++s) {
-        buckets_[s] = table.Bucket(hashes[selection != nullptr ? selection->rows[s] : s]);
-        if (buckets_[s].begin < buckets_[s].end) table.PrefetchEntry(buckets_[s].begin);
-      }
+      LookUpBuckets(table, hashes.data(), selection, selected, buckets_.data());
       for (uint32_t s = 0; s < selected; ++s) {
         const uint32_t row = selection != nullptr ? selection->rows[s] : s;
         bool null_key = false;
@@ -150,23 +343,11 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         const uint64_t hash = hashes[row];
         const JoinHashTable::EntryRange bucket = buckets_[s];
         for (uint32_t e = bucket.begin; e < bucket.end; ++e) {
-          if (table.Hash(e) != hash) continue;
-          bool equal = true;
-          if (hash_determines_key) {
-            // Equal hashes of one integer-like key are equal keys.
-          } else if (fast_width > 0) {  // one fixed-width key: compare the raw bytes
-            const BlockView& build_block = table.blocks()[table.Block(e)];
-            equal = std::memcmp(keys[0]->values<uint8_t>() + static_cast<size_t>(row) * fast_width,
-                                build_block.Values<uint8_t>(table.key_columns()[0]) +
-                                    static_cast<size_t>(table.Row(e)) * fast_width,
-                                fast_width) == 0;
-          } else {
-            const BlockView& build_block = table.blocks()[table.Block(e)];
-            for (size_t k = 0; k < keys.size() && equal; ++k) {
-              equal = VectorValueEqualsBlockValue(*keys[k], row, build_block, table.key_columns()[k], table.Row(e));
-            }
+          if (table.Hash(e) != hash || !EntryHoldsKey(table, keys, raw_width, row, e)) continue;
+          if (chain) {
+            TESSERA_RETURN_IF_ERROR(AppendChainRow(1, nullptr, 0, row, e, batch, writer));
+            continue;
           }
-          if (!equal) continue;
           if (!gather_pairs) {
             if (marks_build) {  // right semi / anti: every matching build row counts
               table.MarkMatched(e);
@@ -180,6 +361,10 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
             TESSERA_RETURN_IF_ERROR(FlushCandidates(batch, probe_width, residual.get(), &passing, &matched, writer));
           }
         }
+      }
+      if (chain) {
+        if (chain_->levels[1].count > 0) TESSERA_RETURN_IF_ERROR(ProbeChainLevel(1, batch, writer));
+        continue;
       }
       if (!candidates_.empty()) {
         TESSERA_RETURN_IF_ERROR(FlushCandidates(batch, probe_width, residual.get(), &passing, &matched, writer));
@@ -279,6 +464,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   std::vector<uint32_t> probe_rows_;
   std::vector<const BlockView*> build_blocks_;
   std::vector<uint32_t> build_rows_;
+  std::unique_ptr<ChainScratch> chain_;  // inner-chain path; given back to the operator when done
 };
 
 // After the last probe: the build rows of one build block that no probe row matched (right / full outer join,
@@ -295,7 +481,7 @@ class HashJoinProbeOperator::BuildRowsByMatchWorkOrder : public WorkOrder {
     Batch pairs;
     pairs.columns.resize(op_->pair_types_.size());
     for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs.columns[c].set_type(op_->pair_types_[c]);
-    VectorBlockWriter writer(op_->output_.get());
+    VectorBlockWriter writer(op_->output_.get(), op_->builders_.get());
     std::vector<uint32_t> rows(kVectorSize);
     const std::vector<const BlockView*> blocks(kVectorSize, &block);
     const uint32_t row_count = block.row_count();
@@ -338,10 +524,14 @@ std::vector<const ColumnVector*> HashJoinProbeOperator::OutputColumns(const Batc
 HashJoinProbeOperator::HashJoinProbeOperator(BlockInput probe, ScanSpec scan, std::shared_ptr<JoinHashTable> table,
                                              HashJoinSpec spec, BufferPool* pool)
     : RelationalOperator("HashJoinProbe"), probe_(std::move(probe)), scan_(std::move(scan)),
-      table_(std::move(table)), spec_(std::move(spec)) {
+      table_(std::move(table)), spec_(std::move(spec)), pool_(pool) {
   scan_.Prepare();
   pair_types_ = scan_.types;
-  for (const ColumnSchema& column : table_->build().schema()) pair_types_.push_back(column.type);
+  pair_column_join_.assign(scan_.types.size(), -1);
+  for (const ColumnSchema& column : table_->build().schema()) {
+    pair_types_.push_back(column.type);
+    pair_column_join_.push_back(0);
+  }
   const int probe_width = static_cast<int>(scan_.types.size());
   std::vector<int> build_columns;
   if (EmitsBuildColumns(spec_.type)) {
@@ -352,13 +542,47 @@ HashJoinProbeOperator::HashJoinProbeOperator(BlockInput probe, ScanSpec scan, st
   if (spec_.build_columns_first) {
     output_pair_columns_.insert(output_pair_columns_.end(), spec_.probe_output.begin(), spec_.probe_output.end());
   }
+  MakeOutput(spec_.output_names);
+  if (TracksBuildMatches(spec_.type)) table_->TrackMatches();
+}
+
+HashJoinProbeOperator::~HashJoinProbeOperator() = default;
+
+void HashJoinProbeOperator::MakeOutput(std::vector<std::string> output_names) {
   // output_names follow the output order.
   std::vector<ColumnSchema> schema;
   for (size_t i = 0; i < output_pair_columns_.size(); ++i) {
-    schema.push_back({spec_.output_names[i], pair_types_[output_pair_columns_[i]], false, {}});
+    schema.push_back({std::move(output_names[i]), pair_types_[output_pair_columns_[i]], false, {}});
   }
-  output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
-  if (TracksBuildMatches(spec_.type)) table_->TrackMatches();
+  output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool_);
+  builders_ = std::make_unique<BlockBuilderPool>(output_.get());
+}
+
+bool HashJoinProbeOperator::CanChainInnerJoin() const {
+  return spec_.type == HashJoinType::kInner && spec_.residual == nullptr && !spec_.build_columns_first;
+}
+
+void HashJoinProbeOperator::ChainInnerJoin(std::shared_ptr<JoinHashTable> table, std::vector<int> key_pair_columns,
+                                           std::vector<int> output_pair_columns,
+                                           std::vector<std::string> output_names) {
+  CHECK(CanChainInnerJoin());
+  CHECK(!key_pair_columns.empty());
+  const int join = joins();
+  ChainedJoin chained{std::move(table), std::move(key_pair_columns), pair_width()};
+  for (const ColumnSchema& column : chained.table->build().schema()) {
+    pair_types_.push_back(column.type);
+    pair_column_join_.push_back(join);
+  }
+  chained_.push_back(std::move(chained));
+  output_pair_columns_ = std::move(output_pair_columns);
+  MakeOutput(std::move(output_names));
+}
+
+void HashJoinProbeOperator::OnAllWorkOrdersFinished() {
+  table_.reset();
+  chained_.clear();
+  idle_scratch_.clear();
+  builders_->Clear();
 }
 
 int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {

@@ -15,10 +15,19 @@
 // build relation (the other way round with `build_columns_first`). Semi / anti: `probe_output` only. The
 // residual predicate is evaluated over the candidate pair's columns laid out as [probe batch columns..., build
 // relation columns...] (all of them, not only output).
+//
+// Chained inner joins: a probe operator of an inner join without residual can absorb the inner joins (also
+// without residual, keys that are plain columns) that would probe its output (ChainInnerJoin). Each work order
+// then probes the tables one after the other: the rows matching join j (probe row and one entry per join so far)
+// are probed against join j + 1 directly, a vector at a time, only the key columns are gathered in between, and
+// the output columns are gathered once, from the probe batch and the build blocks, for the rows that matched
+// every join. No intermediate relation is written. The "pair columns" of a chain are [probe batch columns...,
+// build relation columns of join 0..., of join 1..., ...].
 
 #include <atomic>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "expressions/bound_expression.h"
@@ -26,6 +35,7 @@
 #include "relational_operators/block_scanner.h"
 #include "relational_operators/join_hash_table.h"
 #include "relational_operators/relational_operator.h"
+#include "relational_operators/vector_block_writer.h"
 
 namespace tessera {
 
@@ -77,6 +87,7 @@ class HashJoinProbeOperator : public RelationalOperator {
  public:
   HashJoinProbeOperator(BlockInput probe, ScanSpec scan, std::shared_ptr<JoinHashTable> table, HashJoinSpec spec,
                         BufferPool* pool);
+  ~HashJoinProbeOperator() override;
 
   void FeedInputBlock(int input, uint32_t block_index) override {
     if (input == 0) probe_blocks_.Feed(block_index);
@@ -84,14 +95,45 @@ class HashJoinProbeOperator : public RelationalOperator {
   void DoneFeedingInput(int input) override {
     if (input == 0) probe_blocks_.DoneFeeding();
   }
+  bool ReleasesInputBlocks(int input) const override { return input == 0; }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
-  void OnAllWorkOrdersFinished() override { table_.reset(); }
+  void OnAllWorkOrdersFinished() override;
   int64_t EstimatedWorkOrders() const override;
+
+  // Whether a further inner join can be chained into this operator (an inner join without residual). Plan
+  // building only, before the DAG runs.
+  bool CanChainInnerJoin() const;
+  // Makes every work order also probe `table` with the rows it would have written, and write only the rows that
+  // match there too (an inner join, no residual). `key_pair_columns` are the pair columns holding the probe
+  // keys (of the types of the table's key columns); the output becomes the pair columns `output_pair_columns`,
+  // named `output_names`; the new table's build columns are numbered from pair_width() as it was before this
+  // call. Replaces output().
+  void ChainInnerJoin(std::shared_ptr<JoinHashTable> table, std::vector<int> key_pair_columns,
+                      std::vector<int> output_pair_columns, std::vector<std::string> output_names);
+  int pair_width() const { return static_cast<int>(pair_types_.size()); }
+  // The output columns, as pair columns.
+  const std::vector<int>& output_pair_columns() const { return output_pair_columns_; }
+  // Joins probed per work order: 1 + the chained ones.
+  int joins() const { return 1 + static_cast<int>(chained_.size()); }
 
  private:
   class ProbeWorkOrder;
   class BuildRowsByMatchWorkOrder;
+
+  // A join chained after the first one (ChainInnerJoin).
+  struct ChainedJoin {
+    std::shared_ptr<JoinHashTable> table;
+    std::vector<int> key_pair_columns;
+    int first_pair_column;  // the pair column of the build relation's column 0
+  };
+  // Whether work orders use the inner-join path that ChainInnerJoin extends (every inner join without residual).
+  bool ProbesInnerChain() const { return CanChainInnerJoin(); }
+  struct ChainScratch;
+  // A ChainScratch for a work order of the inner-chain path, and back. Thread-safe.
+  std::unique_ptr<ChainScratch> TakeChainScratch();
+  void GiveChainScratch(std::unique_ptr<ChainScratch> scratch);
+  void MakeOutput(std::vector<std::string> output_names);
 
   // The output columns in output order, out of a batch laid out as [probe columns..., build columns...].
   std::vector<const ColumnVector*> OutputColumns(const Batch& pairs) const;
@@ -101,8 +143,16 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::shared_ptr<JoinHashTable> table_;
   HashJoinSpec spec_;
   std::shared_ptr<TemporaryRelation> output_;
-  std::vector<Type> pair_types_;  // types of [probe batch columns..., build columns...]
+  BufferPool* pool_;
+  std::vector<Type> pair_types_;  // types of [probe batch columns..., build columns...] (and chained builds')
   std::vector<int> output_pair_columns_;  // the output columns, as indexes into that layout
+  std::vector<ChainedJoin> chained_;
+  std::unique_ptr<BlockBuilderPool> builders_;  // for output_
+  std::mutex scratch_mutex_;
+  std::vector<std::unique_ptr<ChainScratch>> idle_scratch_;  // at most one per concurrent work order
+  // Per pair column: the join whose build relation it belongs to (0: table_, j: chained_[j - 1]), -1 for a
+  // probe batch column.
+  std::vector<int> pair_column_join_;
   BlockWorkQueue probe_blocks_;
   // Right / full outer joins: probe work orders issued and finished, and whether the unmatched build rows'
   // work orders are out.

@@ -88,19 +88,16 @@ absl::Status JoinHashTable::Finalize() {
   if (total >= UINT32_MAX) return absl::ResourceExhaustedError("hash join build side has too many rows");
   uint64_t buckets = 16;
   while (buckets < 2 * total) buckets <<= 1;
-  const size_t start_bytes = (buckets + 1) * sizeof(uint32_t);
-  TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, start_bytes));
-  reserved_bytes_ += start_bytes;
+  TESSERA_ASSIGN_OR_RETURN(bucket_starts_, PoolArray<uint32_t>::AllocateZeroed(pool_, buckets + 1));
+  TESSERA_ASSIGN_OR_RETURN(entries_, PoolArray<Entry>::Allocate(pool_, total));
   mask_ = buckets - 1;
   // Counting sort by bucket, in place of the offsets: count, turn counts into bucket ends (inclusive prefix
   // sum), then place each entry at --end of its bucket, which leaves every offset at its bucket's start.
-  bucket_starts_.assign(buckets + 1, 0);
   for (const auto& part : parts_) {
     for (const Entry& entry : part) ++bucket_starts_[entry.hash & mask_];
   }
   for (uint64_t b = 1; b < buckets; ++b) bucket_starts_[b] += bucket_starts_[b - 1];
   bucket_starts_[buckets] = static_cast<uint32_t>(total);
-  entries_.resize(total);
   for (auto& part : parts_) {
     for (const Entry& entry : part) entries_[--bucket_starts_[entry.hash & mask_]] = entry;
     std::vector<Entry>().swap(part);
@@ -113,10 +110,7 @@ absl::Status JoinHashTable::Finalize() {
       block_row_starts_.push_back(rows);
       rows += block.row_count();
     }
-    TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, rows));
-    reserved_bytes_ += rows;
-    matched_ = std::make_unique<std::atomic<uint8_t>[]>(rows);
-    for (uint64_t r = 0; r < rows; ++r) matched_[r].store(0, std::memory_order_relaxed);
+    TESSERA_ASSIGN_OR_RETURN(matched_, PoolArray<uint8_t>::AllocateZeroed(pool_, rows));
   }
   if (lip_filter_ != nullptr) {
     TESSERA_RETURN_IF_ERROR(lip_filter_->Build(static_cast<int64_t>(entries_.size()), pool_));
@@ -129,6 +123,9 @@ absl::Status JoinHashTable::Finalize() {
       std::vector<std::vector<uint64_t>>().swap(lip_hash_parts_);
     }
   }
+  // The parts (and their LIP hashes) are gone; the table's arrays are charged by themselves.
+  pool_->Release(MemoryKind::kBlob, reserved_bytes_);
+  reserved_bytes_ = 0;
   return absl::OkStatus();
 }
 

@@ -9,6 +9,10 @@
 // a bijection of the value (HashIntegerKey), so equal hashes mean equal keys and probes need not read the build
 // row's key at all (HashDeterminesKey).
 //
+// Memory: while building, each AddBlock's entries are heap vectors reserved against the buffer pool; Finalize moves
+// them into the table's arrays, which are buffer-pool memory (PoolArray: huge-page slots for large tables, which
+// the probes' random reads need), and gives the reservation back.
+//
 // Entries reference rows of the build relation (block, row), so the relation stays alive with the table. Rows
 // whose key has a NULL never match and are not indexed (they are counted for NOT IN semantics). Without key
 // columns every row lands in one chain, which turns the probe into a nested-loop join (for joins without an
@@ -25,6 +29,7 @@
 #include "relational_operators/bloom_filter.h"
 #include "relational_operators/temporary_relation.h"
 #include "storage/buffer_pool.h"
+#include "storage/pool_array.h"
 
 namespace tessera {
 
@@ -44,12 +49,12 @@ class JoinHashTable {
   void TrackMatches() { track_matches_ = true; }
   // Marks the build row of `entry` as matched. Thread-safe (concurrent probes); only with TrackMatches().
   void MarkMatched(uint32_t entry) const {
-    std::atomic<uint8_t>& flag = matched_[block_row_starts_[entries_[entry].block] + entries_[entry].row];
+    std::atomic_ref<uint8_t> flag(matched_[block_row_starts_[entries_[entry].block] + entries_[entry].row]);
     if (flag.load(std::memory_order_relaxed) == 0) flag.store(1, std::memory_order_relaxed);
   }
   // Whether row `row` of build block `block` matched a probe row; valid once every probe finished.
   bool IsMatched(uint32_t block, uint32_t row) const {
-    return matched_[block_row_starts_[block] + row].load(std::memory_order_relaxed) != 0;
+    return std::atomic_ref<uint8_t>(matched_[block_row_starts_[block] + row]).load(std::memory_order_relaxed) != 0;
   }
 
   // Finalize also inserts every indexed row's key hash into `filter` (sized for the indexed rows), so that scans
@@ -106,18 +111,18 @@ class JoinHashTable {
   std::vector<int> lip_key_positions_;
   std::vector<std::vector<uint64_t>> lip_hash_parts_;
   std::atomic<int64_t> null_first_key_rows_{0};
-  std::vector<Entry> entries_;
+  PoolArray<Entry> entries_;
   // Entries of bucket b are entries_[bucket_starts_[b], bucket_starts_[b + 1]).
-  std::vector<uint32_t> bucket_starts_;
+  PoolArray<uint32_t> bucket_starts_;
   bool hash_determines_key_ = false;
   std::vector<BlockView> blocks_;
   std::shared_ptr<LipFilter> lip_filter_;
   bool track_matches_ = false;
   // With TrackMatches(): the flag of build row (b, r) is matched_[block_row_starts_[b] + r].
   std::vector<uint64_t> block_row_starts_;
-  std::unique_ptr<std::atomic<uint8_t>[]> matched_;
+  mutable PoolArray<uint8_t> matched_;  // written through std::atomic_ref by concurrent probes
   uint64_t mask_ = 0;
-  size_t reserved_bytes_ = 0;
+  size_t reserved_bytes_ = 0;  // the building parts' reservation, until Finalize frees them
 };
 
 }  // namespace tessera

@@ -36,6 +36,10 @@ class RelationalOperator {
   virtual std::shared_ptr<TemporaryRelation> output() const { return nullptr; }
   // Work orders this operator is expected to issue over its life, -1 if unknown (for progress).
   virtual int64_t EstimatedWorkOrders() const { return -1; }
+  // True when the work orders reading blocks of upstream relation `input` read each block once and declare it
+  // consumed (WorkOrder::DeclareConsumedBlock), so that such blocks can be freed as they are read (the memory
+  // estimate counts a streamed relation's window, not all of it).
+  virtual bool ReleasesInputBlocks(int input) const { return false; }
 
  private:
   const std::string name_;

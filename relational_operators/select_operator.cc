@@ -8,7 +8,9 @@ namespace tessera {
 class SelectOperator::SelectWorkOrder : public WorkOrder {
  public:
   SelectWorkOrder(SelectOperator* op, uint32_t block_index, int node)
-      : WorkOrder(op->index(), node), op_(op), block_index_(block_index) {}
+      : WorkOrder(op->index(), node), op_(op), block_index_(block_index) {
+    if (!op->input_.is_table()) DeclareConsumedBlock(0, block_index);
+  }
 
   absl::Status Execute(const WorkOrderContext& context) override {
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_index_));

@@ -22,6 +22,7 @@ class SelectOperator : public RelationalOperator {
 
   void FeedInputBlock(int input, uint32_t block_index) override { blocks_.Feed(block_index); }
   void DoneFeedingInput(int input) override { blocks_.DoneFeeding(); }
+  bool ReleasesInputBlocks(int input) const override { return true; }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
   int64_t EstimatedWorkOrders() const override;

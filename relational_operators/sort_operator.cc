@@ -152,36 +152,31 @@ class SortOperator::RunWorkOrder : public WorkOrder {
   RunWorkOrder(SortOperator* op, uint32_t block) : WorkOrder(op->index(), -1), op_(op), block_(block) {}
 
   absl::Status Execute(const WorkOrderContext&) override {
-    std::vector<RowRef>& run = op_->runs_[block_];
     const BlockView& block = op_->blocks_[block_];
     const uint32_t rows = block.row_count();
-    // The run's row references are the sort's working memory.
-    TESSERA_RETURN_IF_ERROR(op_->pool_->Reserve(MemoryKind::kBlob, rows * sizeof(RowRef)));
-    op_->reserved_bytes_.fetch_add(rows * sizeof(RowRef));
-    std::vector<uint32_t> order(rows);
-    for (uint32_t r = 0; r < rows; ++r) order[r] = r;
+    // The run's row references are the sort's working memory (buffer-pool memory).
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<RowRef> run, PoolArray<RowRef>::Allocate(op_->pool_, rows));
+    for (uint32_t r = 0; r < rows; ++r) run[r] = RowRef{block_, r};
     const size_t needed = op_->RowsNeeded(rows);
     if (!op_->keys_.empty()) {
       std::vector<SortColumn> columns;
       columns.reserve(op_->keys_.size());
       for (const SortKey& key : op_->keys_) columns.emplace_back(block, key, op_->input_->schema()[key.column].type);
       // Ties go to the earlier row, so the run keeps the input order (also for partial_sort, which is not stable).
-      auto less = [&](uint32_t x, uint32_t y) {
+      auto less = [&](const RowRef& x, const RowRef& y) {
         for (const SortColumn& column : columns) {
-          const int c = column.Compare(x, y);
+          const int c = column.Compare(x.row, y.row);
           if (c != 0) return c < 0;
         }
-        return x < y;
+        return x.row < y.row;
       };
-      if (needed < order.size()) {
-        std::partial_sort(order.begin(), order.begin() + needed, order.end(), less);
+      if (needed < rows) {
+        std::partial_sort(run.begin(), run.begin() + needed, run.end(), less);
       } else {
-        std::sort(order.begin(), order.end(), less);
+        std::sort(run.begin(), run.end(), less);
       }
     }
-    order.resize(needed);
-    run.reserve(needed);
-    for (uint32_t r : order) run.push_back(RowRef{block_, r});
+    op_->runs_[block_] = Run{std::move(run), needed};
     rows_in_ = rows;  // the merge reports the rows out
     op_->runs_finished_.fetch_add(1);
     return absl::OkStatus();
@@ -207,8 +202,8 @@ class SortOperator::MergeWorkOrder : public WorkOrder {
     // std heaps put the greatest first: "after" orders a head after another when its row sorts later, or ties
     // and comes from a later run (the earlier block wins ties, which keeps the sort stable).
     auto after = [&](const Head& x, const Head& y) {
-      const RowRef& a = runs[x.run][x.position];
-      const RowRef& b = runs[y.run][y.position];
+      const RowRef& a = runs[x.run].rows[x.position];
+      const RowRef& b = runs[y.run].rows[y.position];
       if (op_->Less(b, a)) return true;
       if (op_->Less(a, b)) return false;
       return x.run > y.run;
@@ -216,8 +211,8 @@ class SortOperator::MergeWorkOrder : public WorkOrder {
     std::vector<Head> heap;
     size_t total = 0;
     for (uint32_t r = 0; r < runs.size(); ++r) {
-      total += runs[r].size();
-      if (!runs[r].empty()) heap.push_back(Head{r, 0});
+      total += runs[r].length;
+      if (runs[r].length > 0) heap.push_back(Head{r, 0});
     }
     std::make_heap(heap.begin(), heap.end(), after);
     const size_t begin = std::min<size_t>(total, static_cast<size_t>(std::max<int64_t>(0, op_->offset_)));
@@ -247,12 +242,12 @@ class SortOperator::MergeWorkOrder : public WorkOrder {
       std::pop_heap(heap.begin(), heap.end(), after);
       Head& head = heap.back();
       if (i >= begin) {
-        const RowRef& ref = runs[head.run][head.position];
+        const RowRef& ref = runs[head.run].rows[head.position];
         row_blocks.push_back(&op_->blocks_[ref.block]);
         row_numbers.push_back(ref.row);
         if (row_numbers.size() == kVectorSize) TESSERA_RETURN_IF_ERROR(flush());
       }
-      if (++head.position < runs[head.run].size()) {
+      if (++head.position < runs[head.run].length) {
         std::push_heap(heap.begin(), heap.end(), after);
       } else {
         heap.pop_back();
@@ -293,11 +288,8 @@ bool SortOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
   return true;
 }
 
-void SortOperator::OnAllWorkOrdersFinished() {
-  std::vector<std::vector<RowRef>>().swap(runs_);
-  if (const size_t bytes = reserved_bytes_.exchange(0); bytes > 0) pool_->Release(MemoryKind::kBlob, bytes);
-}
+void SortOperator::OnAllWorkOrdersFinished() { std::vector<Run>().swap(runs_); }
 
-SortOperator::~SortOperator() { OnAllWorkOrdersFinished(); }
+SortOperator::~SortOperator() = default;
 
 }  // namespace tessera

@@ -13,6 +13,7 @@
 
 #include "relational_operators/block_input.h"
 #include "relational_operators/relational_operator.h"
+#include "storage/pool_array.h"
 
 namespace tessera {
 
@@ -43,6 +44,11 @@ class SortOperator : public RelationalOperator {
     uint32_t block;
     uint32_t row;
   };
+  // A block's rows in sorted order; only the first `length` (the rows the output needs) count.
+  struct Run {
+    PoolArray<RowRef> rows;
+    size_t length = 0;
+  };
 
   // Whether row x orders before row y (ties: false).
   bool Less(const RowRef& x, const RowRef& y) const;
@@ -59,8 +65,7 @@ class SortOperator : public RelationalOperator {
   bool input_done_ = false;
   // Set when the runs are issued: the input blocks, and one sorted run per block (filled by its work order).
   std::vector<BlockView> blocks_;
-  std::vector<std::vector<RowRef>> runs_;
-  std::atomic<size_t> reserved_bytes_{0};  // run memory charged to the buffer pool
+  std::vector<Run> runs_;
   bool runs_issued_ = false;
   std::atomic<size_t> runs_finished_{0};
   bool merge_issued_ = false;

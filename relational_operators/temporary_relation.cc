@@ -1,9 +1,24 @@
 #include "relational_operators/temporary_relation.h"
 
+#include "glog/logging.h"
+
 namespace tessera {
 
 TemporaryRelation::~TemporaryRelation() {
-  for (const Entry& entry : blocks_) pool_->Free(entry.data, MemoryKind::kTemporaryBlock, entry.bytes);
+  for (const Entry& entry : blocks_) {
+    if (entry.data != nullptr) pool_->Free(entry.data, MemoryKind::kTemporaryBlock, entry.bytes);
+  }
+}
+
+void TemporaryRelation::ReleaseBlock(uint32_t index) {
+  Entry released;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    CHECK_LT(index, blocks_.size());
+    released = blocks_[index];
+    blocks_[index].data = nullptr;
+  }
+  if (released.data != nullptr) pool_->Free(released.data, MemoryKind::kTemporaryBlock, released.bytes);
 }
 
 absl::StatusOr<uint32_t> TemporaryRelation::AppendBlock(BlockBuilder& builder) {
@@ -13,9 +28,16 @@ absl::StatusOr<uint32_t> TemporaryRelation::AppendBlock(BlockBuilder& builder) {
   if (!memory.ok()) return memory.status();
   builder.Finish(*memory, /*string_zone_maps=*/false);
   std::lock_guard<std::mutex> lock(mutex_);
-  blocks_.push_back(Entry{*memory, bytes});
+  blocks_.push_back(Entry{*memory, bytes, rows});
   rows_ += rows;
   return static_cast<uint32_t>(blocks_.size() - 1);
+}
+
+int64_t TemporaryRelation::RowsBefore(uint32_t index) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t rows = 0;
+  for (uint32_t b = 0; b < index && b < blocks_.size(); ++b) rows += blocks_[b].rows;
+  return rows;
 }
 
 absl::Status TemporaryRelation::AppendValueRow(BlockBuilder& builder, const std::vector<Value>& row) {
@@ -36,6 +58,7 @@ uint32_t TemporaryRelation::block_count() const {
 
 BlockView TemporaryRelation::block(uint32_t index) const {
   std::lock_guard<std::mutex> lock(mutex_);
+  CHECK(blocks_[index].data != nullptr) << "temporary block " << index << " read after it was released";
   return BlockView(blocks_[index].data);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // A query intermediate: an append-only list of temporary blocks (buffer-pool memory of kind kTemporaryBlock),
-// freed when the relation is destroyed, i.e. as soon as its last consumer has finished.
+// freed when the relation is destroyed, i.e. as soon as its last consumer has finished, or one by one earlier
+// (ReleaseBlock) once every consumer has read a block for the last time.
 //
 // Thread-safe: work orders append concurrently; readers read blocks that were appended before they were told
 // about them (the QueryManager feeds a block to consumers only after AppendBlock returned its index).
@@ -38,14 +39,22 @@ class TemporaryRelation {
   // constants), not for bulk data.
   absl::Status AppendValueRow(BlockBuilder& builder, const std::vector<Value>& row);
 
+  // Frees block `index` now; nobody may read it afterwards (block(index) CHECK-fails). Idempotent. Block indexes
+  // and row_count() are unchanged.
+  void ReleaseBlock(uint32_t index);
+
+  // Blocks appended so far, released ones included.
   uint32_t block_count() const;
+  // Rows in blocks [0, index), released ones included (O(index), for error messages that number rows).
+  int64_t RowsBefore(uint32_t index) const;
   BlockView block(uint32_t index) const;
   int64_t row_count() const;
 
  private:
   struct Entry {
-    void* data;
+    void* data;  // null once released
     size_t bytes;
+    uint32_t rows;
   };
   const std::vector<ColumnSchema> schema_;
   BufferPool* const pool_;

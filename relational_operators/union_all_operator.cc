@@ -8,7 +8,9 @@ namespace tessera {
 class UnionAllOperator::CopyWorkOrder : public WorkOrder {
  public:
   CopyWorkOrder(UnionAllOperator* op, int input, uint32_t block, int node)
-      : WorkOrder(op->index(), node), op_(op), input_(input), block_(block) {}
+      : WorkOrder(op->index(), node), op_(op), input_(input), block_(block) {
+    if (!op->inputs_[input].is_table()) DeclareConsumedBlock(input, block);
+  }
 
   absl::Status Execute(const WorkOrderContext&) override {
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->inputs_[input_].Pin(block_));

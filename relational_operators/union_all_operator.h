@@ -22,6 +22,7 @@ class UnionAllOperator : public RelationalOperator {
 
   void FeedInputBlock(int input, uint32_t block_index) override { pending_.emplace_back(input, block_index); }
   void DoneFeedingInput(int input) override { ++inputs_done_; }
+  bool ReleasesInputBlocks(int input) const override { return true; }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
 

@@ -29,13 +29,27 @@ class WorkOrder {
   int64_t rows_in() const { return rows_in_; }
   int64_t rows_out() const { return rows_out_; }
 
+  // The upstream temporary block this work order reads and is done with when it finishes: block `consumed_block()`
+  // of the operator's input `consumed_input()` (-1: none declared). Once every consumer of that block has finished
+  // a work order declaring it, the QueryManager frees the block (TemporaryRelation::ReleaseBlock), so a work order
+  // that declares a block must keep no pointer into it past Execute.
+  int consumed_input() const { return consumed_input_; }
+  uint32_t consumed_block() const { return consumed_block_; }
+
  protected:
+  void DeclareConsumedBlock(int input, uint32_t block) {
+    consumed_input_ = input;
+    consumed_block_ = block;
+  }
+
   int64_t rows_in_ = 0;
   int64_t rows_out_ = 0;
 
  private:
   const int operator_index_;
   const int preferred_node_;
+  int consumed_input_ = -1;
+  uint32_t consumed_block_ = 0;
 };
 
 }  // namespace tessera

@@ -82,6 +82,7 @@ QueryProgress ExecutionQuery::Progress() const {
     op.issued = operators[i].issued;
     op.finished = operators[i].finished;
     op.estimated_total = operators[i].estimated_total;
+    op.rows_out = operators[i].rows_out;
     progress.issued += op.issued;
     progress.finished += op.finished;
     progress.operators.push_back(std::move(op));

@@ -83,6 +83,7 @@ struct OperatorProgress {
   int64_t issued = 0;            // work orders handed to the Foreman
   int64_t finished = 0;          // work orders completed
   int64_t estimated_total = -1;  // expected work orders over the operator's life, -1 if unknown
+  int64_t rows_out = 0;          // rows its finished work orders wrote (a load: rows loaded so far)
 };
 
 // What the optimizer expects a query to need, in bytes (query_execution/memory_estimate.h); {0, 0} = unknown.

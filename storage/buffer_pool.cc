@@ -104,6 +104,7 @@ void BufferPool::CountInAccount(MemoryKind kind, size_t bytes, bool add) {
   if (add) {
     by_kind_[k] += bytes;
     used_bytes_ += bytes;
+    peak_used_bytes_ = std::max(peak_used_bytes_, used_bytes_);
     return;
   }
   DCHECK_GE(by_kind_[k], bytes) << "buffer pool account: releasing more " << MemoryKindName(kind)
@@ -195,12 +196,18 @@ void BufferPool::Release(MemoryKind kind, size_t bytes) {
   Uncharge(kind, bytes);
 }
 
+void BufferPool::HandOverToParent(MemoryKind kind, size_t bytes) {
+  CHECK(parent_ != nullptr) << "HandOverToParent on a pool that is not an account";
+  CountInAccount(kind, ChargedBytes(bytes), /*add=*/false);
+}
+
 MemoryUsage BufferPool::Usage() const {
   const size_t budget = parent_ != nullptr ? parent_->budget_bytes() : 0;
   absl::MutexLock lock(&mutex_);
   MemoryUsage usage;
   usage.budget_bytes = parent_ != nullptr ? budget : budget_bytes_;
   usage.used_bytes = used_bytes_;
+  usage.peak_used_bytes = peak_used_bytes_;
   for (int i = 0; i < kNumMemoryKinds; ++i) usage.by_kind[i] = by_kind_[i];
   usage.huge_page_bytes = huge_page_bytes_;
   usage.evictions = evictions_;
@@ -231,6 +238,7 @@ absl::Status BufferPool::Charge(MemoryKind kind, size_t bytes, const char* verb)
       if (used_bytes_ <= budget_bytes_ && bytes <= budget_bytes_ - used_bytes_) {
         by_kind_[k] += bytes;
         used_bytes_ += bytes;
+        peak_used_bytes_ = std::max(peak_used_bytes_, used_bytes_);
         return absl::OkStatus();
       }
       // Eviction cannot help a request larger than the whole budget.
@@ -293,6 +301,15 @@ absl::StatusOr<void*> BufferPool::AllocateSlot(size_t bytes, int node) {
     }
   }
 
+  TESSERA_ASSIGN_OR_RETURN(void* address, MapSlot(bytes, node));
+  const bool huge = huge_pages_allowed_ && madvise(address, bytes, MADV_HUGEPAGE) == 0;
+  absl::MutexLock lock(&mutex_);
+  live_slots_[address] = LiveSlot{node, huge};
+  if (huge) huge_page_bytes_ += bytes;
+  return address;
+}
+
+absl::StatusOr<void*> BufferPool::MapSlot(size_t bytes, int node) {
   // Over-allocate by one alignment unit and trim both ends to get a 2 MiB-aligned slot.
   const size_t mapped_bytes = bytes + kSlotAlignment;
   void* mapped = mmap(nullptr, mapped_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
@@ -308,15 +325,60 @@ absl::StatusOr<void*> BufferPool::AllocateSlot(size_t bytes, int node) {
   const uintptr_t end = begin + mapped_bytes;
   if (end > aligned + bytes) munmap(reinterpret_cast<void*>(aligned + bytes), end - (aligned + bytes));
   void* address = reinterpret_cast<void*>(aligned);
-
-  // Both must happen before the first touch of the pages.
+  // Before the first touch of the pages (the caller advises huge pages, also before touching them).
   if (node >= 0 && topology_ != nullptr) topology_->BindMemoryToNode(address, bytes, node);
-  const bool huge = huge_pages_allowed_ && madvise(address, bytes, MADV_HUGEPAGE) == 0;
-
-  absl::MutexLock lock(&mutex_);
-  live_slots_[address] = LiveSlot{node, huge};
-  if (huge) huge_page_bytes_ += bytes;
   return address;
+}
+
+absl::StatusOr<void*> BufferPool::GrowSlot(void* address, size_t old_bytes, size_t new_bytes) {
+  LiveSlot live;
+  {
+    absl::MutexLock lock(&mutex_);
+    auto it = live_slots_.find(address);
+    CHECK(it != live_slots_.end()) << "buffer pool: reallocating " << address << " which it did not allocate";
+    live = it->second;
+  }
+  TESSERA_ASSIGN_OR_RETURN(void* target, MapSlot(new_bytes, live.node));
+  const bool huge = huge_pages_allowed_ && madvise(target, new_bytes, MADV_HUGEPAGE) == 0;
+  // Move the old pages to the start of the new slot (replacing its untouched pages there); the rest of the new
+  // slot stays fresh. Nothing is copied, and huge pages stay huge (both slots are 2 MiB-aligned).
+  void* moved = mremap(address, old_bytes, old_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, target);
+  if (moved == MAP_FAILED) {
+    const int error = errno;
+    munmap(target, new_bytes);
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of memory: mremap to ", FormatBytes(new_bytes), " failed: ", std::strerror(error)));
+  }
+  absl::MutexLock lock(&mutex_);
+  live_slots_.erase(address);
+  live_slots_[target] = LiveSlot{live.node, huge};
+  if (live.huge) huge_page_bytes_ -= old_bytes;
+  if (huge) huge_page_bytes_ += new_bytes;
+  return target;
+}
+
+absl::StatusOr<void*> BufferPool::Reallocate(MemoryKind kind, void* address, size_t old_bytes, size_t new_bytes,
+                                             int node) {
+  if (address == nullptr) return Allocate(kind, new_bytes, node);
+  const size_t old_charged = ChargedBytes(old_bytes);
+  const size_t new_charged = ChargedBytes(new_bytes);
+  if (new_charged == old_charged) return address;
+  if (parent_ != nullptr) {
+    TESSERA_ASSIGN_OR_RETURN(void* moved, parent_->Reallocate(kind, address, old_bytes, new_bytes, node));
+    CountInAccount(kind, old_charged, /*add=*/false);
+    CountInAccount(kind, new_charged, /*add=*/true);
+    return moved;
+  }
+  if (IsSlotSize(old_charged) && new_charged > old_charged) {
+    TESSERA_RETURN_IF_ERROR(Charge(kind, new_charged - old_charged, "allocate"));
+    absl::StatusOr<void*> grown = GrowSlot(address, old_charged, new_charged);
+    if (!grown.ok()) Uncharge(kind, new_charged - old_charged);
+    return grown;
+  }
+  TESSERA_ASSIGN_OR_RETURN(void* fresh, Allocate(kind, new_bytes, node));
+  std::memcpy(fresh, address, std::min(old_bytes, new_bytes));
+  Free(address, kind, old_bytes);
+  return fresh;
 }
 
 void BufferPool::FreeSlot(void* address, size_t bytes) {

@@ -51,6 +51,7 @@ const char* MemoryKindName(MemoryKind kind);
 struct MemoryUsage {
   size_t budget_bytes = 0;
   size_t used_bytes = 0;
+  size_t peak_used_bytes = 0;  // the most used_bytes has been over the pool's (or account's) life
   size_t by_kind[kNumMemoryKinds] = {};
   // Bytes of live allocations that were advised to use transparent huge pages.
   size_t huge_page_bytes = 0;
@@ -108,11 +109,22 @@ class BufferPool {
   // Returns memory from Allocate. `kind` and `bytes` must be those passed to Allocate.
   void Free(void* address, MemoryKind kind, size_t bytes);
 
+  // Resizes an allocation from Allocate (or Reallocate) of `old_bytes` to `new_bytes`, keeping its first
+  // min(old_bytes, new_bytes) bytes, and returns its address, which may have changed (null `address`: Allocate).
+  // Growing a slot moves its pages into a larger 2 MiB-aligned slot by remapping them (mremap), without copying;
+  // otherwise the bytes are copied into a new allocation. On error (ResourceExhausted) the old allocation is
+  // unchanged and still owned by the caller. `node` is used only when a new allocation is made.
+  absl::StatusOr<void*> Reallocate(MemoryKind kind, void* address, size_t old_bytes, size_t new_bytes, int node = -1);
+
   // Charges / uncharges `bytes` to `kind` without allocating memory, for the load controller and for
   // structures that allocate lazily. Reserve asks the evictor like Allocate and fails the same way
   // (ResourceExhausted). Sizes are charged exactly as given.
   absl::Status Reserve(MemoryKind kind, size_t bytes);
   void Release(MemoryKind kind, size_t bytes);
+  // Accounts only: an allocation of `bytes` made through this account now belongs to the parent's owner (a query's
+  // loaded blocks becoming the table's at the load's commit). The account stops counting it; the memory stays
+  // allocated and is freed later through the parent with the same kind and size.
+  void HandOverToParent(MemoryKind kind, size_t bytes);
 
   MemoryUsage Usage() const;
   size_t budget_bytes() const;
@@ -142,6 +154,10 @@ class BufferPool {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   absl::StatusOr<void*> AllocateSlot(size_t bytes, int node);
+  // Maps a fresh 2 MiB-aligned range of `bytes` bound to `node` (-1: unbound); not yet recorded as a live slot.
+  absl::StatusOr<void*> MapSlot(size_t bytes, int node);
+  // Moves live slot `address` of `old_bytes` into a new slot of `new_bytes` (both charged sizes) by remapping.
+  absl::StatusOr<void*> GrowSlot(void* address, size_t old_bytes, size_t new_bytes);
   void FreeSlot(void* address, size_t bytes);
   // Index into cached_slots_: node, or num_nodes_ for unbound slots.
   int CacheBucket(int node) const { return node < 0 ? num_nodes_ : node; }
@@ -155,6 +171,7 @@ class BufferPool {
   size_t budget_bytes_ ABSL_GUARDED_BY(mutex_);
   size_t by_kind_[kNumMemoryKinds] ABSL_GUARDED_BY(mutex_) = {};
   size_t used_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
+  size_t peak_used_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   size_t huge_page_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
   int64_t evictions_ ABSL_GUARDED_BY(mutex_) = 0;
   Evictor* evictor_ ABSL_GUARDED_BY(mutex_) = nullptr;

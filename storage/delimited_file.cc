@@ -19,7 +19,6 @@
 namespace tessera {
 namespace {
 
-constexpr size_t kMinChunkBytes = 8 << 20;
 constexpr size_t kMaxShownValueBytes = 80;
 
 std::string ShownValue(std::string_view value) {
@@ -120,15 +119,14 @@ bool AppendField(BlockBuilder& builder, int column, const ColumnSchema& schema, 
   return ok;
 }
 
-// Splits and converts delimited lines of one chunk. One instance per worker thread.
+// Splits and converts delimited lines of one chunk. One instance per chunk.
 class ChunkParser {
  public:
   ChunkParser(const TableDescriptor& table, const std::vector<int>& target_columns, const DelimitedFormat& format)
       : table_(table),
         format_(format),
         field_to_column_(target_columns),
-        builder_(table.columns, table.block_size_bytes),
-        statistics_(table.columns.size()) {
+        builder_(table.columns, table.block_size_bytes) {
     if (field_to_column_.empty()) {
       for (size_t i = 0; i < table.columns.size(); ++i) field_to_column_.push_back(static_cast<int>(i));
     }
@@ -138,13 +136,14 @@ class ChunkParser {
     quoted_.resize(field_to_column_.size() + 1);
   }
 
-  // Parses [begin, end) of `file` (line-aligned). On error fills `error` and returns false.
-  bool ParseChunk(std::string_view file, size_t begin, size_t end, StorageManager& storage, SegmentWriter& writer,
-                  const std::atomic<bool>& cancelled, std::vector<PendingBlock>* blocks, int64_t* rows,
-                  LineError* error, absl::Status* system_error) {
+  // Parses [begin, end) of `file` (line-aligned). On a bad line fills `error` and returns false; on a failed block
+  // allocation or write fills `system_error` and returns false; returns true early when `abandon` is set.
+  bool ParseChunk(std::string_view file, size_t begin, size_t end, LoadBlockWriter& out,
+                  const std::atomic<bool>& abandon, LineError* error, absl::Status* system_error) {
     size_t position = begin;
+    int64_t rows = 0;
     while (position < end) {
-      if ((*rows & 1023) == 0 && cancelled.load(std::memory_order_relaxed)) return true;
+      if ((rows & 1023) == 0 && abandon.load(std::memory_order_relaxed)) return true;
       const char* line_start = file.data() + position;
       const char* newline = static_cast<const char*>(std::memchr(line_start, '\n', end - position));
       size_t line_end = newline == nullptr ? end : static_cast<size_t>(newline - file.data());
@@ -159,7 +158,10 @@ class ChunkParser {
         return false;
       }
       if (!builder_.CommitRow()) {
-        if (!FlushBlock(storage, writer, blocks, system_error)) return false;
+        if (absl::Status flushed = out.Flush(builder_); !flushed.ok()) {
+          *system_error = std::move(flushed);
+          return false;
+        }
         if (!ParseLine(line, &error->message)) {
           error->line_offset = line_offset;
           return false;
@@ -171,13 +173,12 @@ class ChunkParser {
           return false;
         }
       }
-      ++*rows;
+      ++rows;
     }
-    return builder_.empty() || FlushBlock(storage, writer, blocks, system_error);
+    if (builder_.empty()) return true;
+    *system_error = out.Flush(builder_);
+    return system_error->ok();
   }
-
-  std::vector<ColumnStatistics>& statistics() { return statistics_; }
-
  private:
   // Splits `line` into fields and appends one row to the builder (not yet committed).
   bool ParseLine(std::string_view line, std::string* error) {
@@ -285,29 +286,11 @@ class ChunkParser {
     }
   }
 
-  bool FlushBlock(StorageManager& storage, SegmentWriter& writer, std::vector<PendingBlock>* blocks,
-                  absl::Status* system_error) {
-    absl::StatusOr<PendingBlock> block = storage.AllocatePendingBlock(builder_.EncodedSize());
-    if (!block.ok()) {
-      *system_error = block.status();
-      return false;
-    }
-    builder_.Finish(block->data());
-    AccumulateBlockStatistics(block->view(), table_.columns, &statistics_);
-    if (absl::Status written = writer.Append(*block); !written.ok()) {
-      *system_error = written;
-      return false;
-    }
-    blocks->push_back(*std::move(block));
-    return true;
-  }
-
   const TableDescriptor& table_;
   const DelimitedFormat& format_;
   std::vector<int> field_to_column_;
   std::vector<bool> column_is_loaded_;
   BlockBuilder builder_;
-  std::vector<ColumnStatistics> statistics_;
   std::vector<std::string_view> fields_;
   std::vector<bool> quoted_;
   std::deque<std::string> unescaped_fields_;  // deque: growing it keeps earlier fields' views valid
@@ -315,9 +298,47 @@ class ChunkParser {
 
 }  // namespace
 
-absl::StatusOr<LoadedRows> LoadDelimitedFile(const std::string& path, const TableDescriptor& table,
-                                             const std::vector<int>& target_columns, const DelimitedFormat& format,
-                                             StorageManager& storage, SegmentWriter& writer, int threads) {
+LoadBlockWriter::LoadBlockWriter(const std::vector<ColumnSchema>& columns, StorageManager& storage,
+                                 SegmentWriter& writer, BufferPool* account)
+    : columns_(columns), storage_(storage), writer_(writer), account_(account) {
+  loaded_.statistics.resize(columns.size());
+}
+
+absl::Status LoadBlockWriter::Flush(BlockBuilder& builder) {
+  const int64_t rows = builder.row_count();
+  TESSERA_ASSIGN_OR_RETURN(PendingBlock block, storage_.AllocatePendingBlock(builder.EncodedSize(), account_));
+  builder.Finish(block.data());
+  AccumulateBlockStatistics(block.view(), columns_, &loaded_.statistics);
+  TESSERA_RETURN_IF_ERROR(writer_.Append(block));
+  loaded_.blocks.push_back(std::move(block));
+  loaded_.row_count += rows;
+  return absl::OkStatus();
+}
+
+void LoadedRows::Append(LoadedRows other) {
+  row_count += other.row_count;
+  if (statistics.empty()) {
+    statistics = std::move(other.statistics);
+  } else {
+    for (size_t c = 0; c < other.statistics.size(); ++c) statistics[c].Merge(other.statistics[c]);
+  }
+  for (PendingBlock& block : other.blocks) blocks.push_back(std::move(block));
+}
+
+DelimitedFileChunks::DelimitedFileChunks(std::string path, const TableDescriptor& table,
+                                         std::vector<int> target_columns, DelimitedFormat format, MappedFile mapped)
+    : path_(std::move(path)),
+      table_(table),
+      target_columns_(std::move(target_columns)),
+      format_(std::move(format)),
+      mapped_(std::move(mapped)),
+      file_(mapped_.contents()) {}
+
+absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> DelimitedFileChunks::Open(const std::string& path,
+                                                                               const TableDescriptor& table,
+                                                                               const std::vector<int>& target_columns,
+                                                                               const DelimitedFormat& format,
+                                                                               ChunkSizing sizing) {
   for (size_t i = 0; i < target_columns.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (target_columns[i] == target_columns[j]) {
@@ -337,81 +358,90 @@ absl::StatusOr<LoadedRows> LoadDelimitedFile(const std::string& path, const Tabl
     }
   }
   absl::StatusOr<MappedFile> mapped = MappedFile::Open(path);
-  if (!mapped.ok()) return absl::Status(mapped.status().code(), absl::StrCat("COPY ", table.name, ": ", mapped.status().message()));
-  std::string_view file = mapped->contents();
-
+  if (!mapped.ok()) {
+    return absl::Status(mapped.status().code(), absl::StrCat("COPY ", table.name, ": ", mapped.status().message()));
+  }
+  std::unique_ptr<DelimitedFileChunks> chunks(
+      new DelimitedFileChunks(path, table, target_columns, format, *std::move(mapped)));
+  const std::string_view file = chunks->file_;
   size_t data_begin = 0;
   if (format.header) {
     const void* newline = std::memchr(file.data(), '\n', file.size());
     data_begin = newline == nullptr ? file.size() : static_cast<size_t>(static_cast<const char*>(newline) - file.data()) + 1;
   }
-
-  // Line-aligned chunks, a few per thread so that threads finish together.
-  threads = std::max(1, threads);
-  size_t chunk_bytes = std::max(kMinChunkBytes, (file.size() - data_begin) / (threads * 4) + 1);
-  std::vector<std::pair<size_t, size_t>> chunks;
+  const size_t chunk_bytes = std::max<size_t>(
+      1, std::clamp((file.size() - data_begin) / std::max<size_t>(1, sizing.target_chunks) + 1, sizing.min_bytes,
+                    std::max(sizing.min_bytes, sizing.max_bytes)));
   for (size_t begin = data_begin; begin < file.size();) {
-    size_t end = std::min(file.size(), begin + chunk_bytes);
+    size_t end = file.size() - begin > chunk_bytes ? begin + chunk_bytes : file.size();
     if (end < file.size()) {
       const void* newline = std::memchr(file.data() + end, '\n', file.size() - end);
       end = newline == nullptr ? file.size() : static_cast<size_t>(static_cast<const char*>(newline) - file.data()) + 1;
     }
-    chunks.emplace_back(begin, end);
+    chunks->chunks_.emplace_back(begin, end);
     begin = end;
   }
+  return chunks;
+}
+
+absl::Status DelimitedFileChunks::ParseChunk(size_t chunk, LoadBlockWriter& out,
+                                             const std::atomic<bool>& abandon) const {
+  ChunkParser parser(table_, target_columns_, format_);
+  LineError error;
+  absl::Status system_error;
+  if (parser.ParseChunk(file_, chunks_[chunk].first, chunks_[chunk].second, out, abandon, &error, &system_error)) {
+    if (abandon.load()) return absl::CancelledError(absl::StrCat("COPY ", table_.name, " abandoned"));
+    return absl::OkStatus();
+  }
+  if (!system_error.ok()) {
+    return absl::Status(system_error.code(), absl::StrCat("COPY ", table_.name, ": ", system_error.message()));
+  }
+  // Error path only: count the lines before the bad one.
+  const int64_t line = 1 + std::count(file_.data(), file_.data() + error.line_offset, '\n');
+  return absl::InvalidArgumentError(
+      absl::StrCat("COPY ", table_.name, ": '", path_, "' line ", line, ", ", error.message));
+}
+
+absl::StatusOr<LoadedRows> LoadDelimitedFile(const std::string& path, const TableDescriptor& table,
+                                             const std::vector<int>& target_columns, const DelimitedFormat& format,
+                                             StorageManager& storage, SegmentWriter& writer, int threads) {
+  threads = std::max(1, threads);
+  // A few chunks per thread so that threads finish together.
+  ChunkSizing sizing;
+  sizing.target_chunks = static_cast<size_t>(threads) * 4;
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<DelimitedFileChunks> chunks,
+                           DelimitedFileChunks::Open(path, table, target_columns, format, sizing));
 
   struct ChunkResult {
-    std::vector<PendingBlock> blocks;
-    int64_t rows = 0;
-    bool failed = false;
-    LineError error;
-    absl::Status system_error;
+    LoadedRows loaded;
+    absl::Status status;
   };
-  std::vector<ChunkResult> results(chunks.size());
-  std::vector<std::vector<ColumnStatistics>> thread_statistics(threads);
+  std::vector<ChunkResult> results(chunks->chunk_count());
   std::atomic<size_t> next_chunk{0};
-  std::atomic<bool> cancelled{false};
-  auto work = [&](int thread_index) {
-    ChunkParser parser(table, target_columns, format);
-    while (!cancelled.load()) {
+  std::atomic<bool> abandon{false};
+  auto work = [&]() {
+    while (!abandon.load()) {
       size_t k = next_chunk.fetch_add(1);
-      if (k >= chunks.size()) break;
-      ChunkResult& result = results[k];
-      if (!parser.ParseChunk(file, chunks[k].first, chunks[k].second, storage, writer, cancelled, &result.blocks,
-                             &result.rows, &result.error, &result.system_error)) {
-        result.failed = true;
-        cancelled.store(true);
-      }
+      if (k >= results.size()) break;
+      LoadBlockWriter out(table.columns, storage, writer);
+      results[k].status = chunks->ParseChunk(k, out, abandon);
+      results[k].loaded = std::move(out.loaded());
+      if (!results[k].status.ok()) abandon.store(true);
     }
-    thread_statistics[thread_index] = std::move(parser.statistics());
   };
-  int thread_count = static_cast<int>(std::min<size_t>(threads, std::max<size_t>(1, chunks.size())));
+  int thread_count = static_cast<int>(std::min<size_t>(threads, std::max<size_t>(1, results.size())));
   std::vector<std::thread> workers;
-  for (int t = 1; t < thread_count; ++t) workers.emplace_back(work, t);
-  work(0);
+  for (int t = 1; t < thread_count; ++t) workers.emplace_back(work);
+  work();
   for (std::thread& worker : workers) worker.join();
 
-  for (size_t k = 0; k < results.size(); ++k) {
-    if (!results[k].failed) continue;
-    if (!results[k].system_error.ok()) {
-      return absl::Status(results[k].system_error.code(),
-                          absl::StrCat("COPY ", table.name, ": ", results[k].system_error.message()));
-    }
-    size_t offset = results[k].error.line_offset;
-    int64_t line = 1 + std::count(file.data(), file.data() + offset, '\n');
-    return absl::InvalidArgumentError(
-        absl::StrCat("COPY ", table.name, ": '", path, "' line ", line, ", ", results[k].error.message));
+  // The first failed chunk in file order names the error (chunks abandoned because of it say Cancelled).
+  for (ChunkResult& result : results) {
+    if (!result.status.ok() && !absl::IsCancelled(result.status)) return result.status;
   }
-
   LoadedRows loaded;
   loaded.statistics.resize(table.columns.size());
-  for (auto& per_thread : thread_statistics) {
-    for (size_t c = 0; c < per_thread.size(); ++c) loaded.statistics[c].Merge(per_thread[c]);
-  }
-  for (ChunkResult& result : results) {
-    loaded.row_count += result.rows;
-    for (PendingBlock& block : result.blocks) loaded.blocks.push_back(std::move(block));
-  }
+  for (ChunkResult& result : results) loaded.Append(std::move(result.loaded));
   return loaded;
 }
 
@@ -427,17 +457,8 @@ SegmentDescriptor DescribeSegment(uint64_t segment_id, const LoadedRows& loaded)
 
 absl::StatusOr<LoadedRows> LoadRows(const TableDescriptor& table, const std::vector<std::vector<Value>>& rows,
                                     StorageManager& storage, SegmentWriter& writer) {
-  LoadedRows loaded;
-  loaded.statistics.resize(table.columns.size());
+  LoadBlockWriter out(table.columns, storage, writer);
   BlockBuilder builder(table.columns, table.block_size_bytes);
-  auto flush = [&]() -> absl::Status {
-    TESSERA_ASSIGN_OR_RETURN(PendingBlock block, storage.AllocatePendingBlock(builder.EncodedSize()));
-    builder.Finish(block.data());
-    AccumulateBlockStatistics(block.view(), table.columns, &loaded.statistics);
-    TESSERA_RETURN_IF_ERROR(writer.Append(block));
-    loaded.blocks.push_back(std::move(block));
-    return absl::OkStatus();
-  };
   for (const std::vector<Value>& row : rows) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       for (size_t c = 0; c < table.columns.size(); ++c) builder.AppendValue(static_cast<int>(c), row[c]);
@@ -446,12 +467,11 @@ absl::StatusOr<LoadedRows> LoadRows(const TableDescriptor& table, const std::vec
         return absl::InvalidArgumentError(
             absl::StrCat("row is too large for the table's block size of ", table.block_size_bytes, " bytes"));
       }
-      TESSERA_RETURN_IF_ERROR(flush());
+      TESSERA_RETURN_IF_ERROR(out.Flush(builder));
     }
-    ++loaded.row_count;
   }
-  if (!builder.empty()) TESSERA_RETURN_IF_ERROR(flush());
-  return loaded;
+  if (!builder.empty()) TESSERA_RETURN_IF_ERROR(out.Flush(builder));
+  return std::move(out.loaded());
 }
 
 namespace {

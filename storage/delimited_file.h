@@ -1,17 +1,22 @@
 #pragma once
 // COPY: loading delimited text files (CSV, dbgen/ssb-dbgen .tbl) into blocks, and writing tables back out.
 //
-// Loading is parallel: the file is memory-mapped and cut into line-aligned chunks; worker threads parse chunks
-// into PAX blocks (storage/block_builder.h) and compute statistics. Nothing becomes visible here: the result is a
-// set of pending blocks that the caller writes and commits (storage_manager.h, catalog.h), so a failed or
-// interrupted load leaves the table exactly as it was.
+// A file is memory-mapped and cut into line-aligned chunks (DelimitedFileChunks) that parse independently, in any
+// order and concurrently, into PAX blocks (storage/block_builder.h) with their statistics. The query engine parses
+// one chunk per work order (relational_operators/copy_from_operator.h); LoadDelimitedFile parses all of them on
+// private threads. Nothing becomes visible here: the result is a set of pending blocks that the caller writes and
+// commits (storage_manager.h, catalog.h), so a failed or interrupted load leaves the table exactly as it was.
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "catalog/catalog.h"
+#include "common/file_io.h"
+#include "storage/block_builder.h"
 #include "storage/storage_manager.h"
 
 namespace tessera {
@@ -30,15 +35,80 @@ struct LoadedRows {
   int64_t row_count = 0;
   std::vector<PendingBlock> blocks;            // in file order
   std::vector<ColumnStatistics> statistics;    // one per table column, over the loaded rows only
+
+  // Appends `other`'s rows after these (blocks in order, statistics merged).
+  void Append(LoadedRows other);
 };
 
-// Parses `path` into blocks for `table`. `target_columns` lists, for each field of a line, the index of the table
-// column it fills (empty = all columns in order); table columns not listed get their default or NULL.
-// A trailing delimiter at the end of a line is accepted. Errors (InvalidArgument) name the file, line number,
-// column and offending value, e.g.
-//   "COPY lineitem: 'l.tbl' line 17, column l_quantity: invalid input for DECIMAL(15,2): 'abc'".
-// Every block is written to `writer` as soon as it is built (in parallel), so the load ends with the segment file
-// complete except for its final flush (SegmentWriter::Finish, the caller's job).
+// Turns full BlockBuilders into base blocks of one load: allocates each block from the storage manager, writes it
+// through the segment writer at once, folds it into the statistics and keeps it (pending) in loaded(), in the
+// order flushed. One per thread or work order; the writer is shared (SegmentWriter::Append is thread-safe).
+// `account` (optional): the query account the blocks count against until they are registered (AllocatePendingBlock).
+class LoadBlockWriter {
+ public:
+  LoadBlockWriter(const std::vector<ColumnSchema>& columns, StorageManager& storage, SegmentWriter& writer,
+                  BufferPool* account = nullptr);
+  // Moves the builder's rows (at least one) into a new block; the builder is empty afterwards.
+  absl::Status Flush(BlockBuilder& builder);
+  LoadedRows& loaded() { return loaded_; }
+
+ private:
+  const std::vector<ColumnSchema>& columns_;
+  StorageManager& storage_;
+  SegmentWriter& writer_;
+  BufferPool* const account_;
+  LoadedRows loaded_;
+};
+
+// How big the chunks of a file are: about file size / target_chunks, within [min_bytes, max_bytes].
+struct ChunkSizing {
+  size_t min_bytes = 8 << 20;
+  size_t max_bytes = SIZE_MAX;
+  size_t target_chunks = 1;
+};
+
+// A delimited file opened for loading into `table`, cut into line-aligned chunks sized by `sizing`.
+// `target_columns` lists, for each field of a line, the index of the table column it fills (empty = all columns in
+// order); table columns not listed get their default or NULL. A trailing delimiter at the end of a line is
+// accepted. Quoted fields may not span lines, so every newline ends a line and chunk borders need no look-back.
+//
+// Thread-safe: ParseChunk may run for different chunks at once. `table` must outlive the object.
+class DelimitedFileChunks {
+ public:
+  // Errors: the file cannot be opened ("COPY t: ..."), a column listed twice, a NOT NULL column without a default
+  // missing from the list.
+  static absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> Open(const std::string& path,
+                                                                   const TableDescriptor& table,
+                                                                   const std::vector<int>& target_columns,
+                                                                   const DelimitedFormat& format, ChunkSizing sizing);
+
+  size_t chunk_count() const { return chunks_.size(); }
+  size_t chunk_bytes(size_t chunk) const { return chunks_[chunk].second - chunks_[chunk].first; }
+  size_t file_bytes() const { return file_.size(); }
+
+  // Parses chunk `chunk` into blocks through `out` (every block is written as soon as it is built; a chunk's last
+  // block may be partly filled). Checks `abandon` every 1024 rows and returns Cancelled once it is set. Errors
+  // (InvalidArgument) name the file, line number, column and offending value, e.g.
+  //   "COPY lineitem: 'l.tbl' line 17, column l_quantity: invalid input for DECIMAL(15,2): 'abc'";
+  // a block that cannot be allocated or written fails with its own status, prefixed "COPY t: ".
+  absl::Status ParseChunk(size_t chunk, LoadBlockWriter& out, const std::atomic<bool>& abandon) const;
+
+ private:
+  DelimitedFileChunks(std::string path, const TableDescriptor& table, std::vector<int> target_columns,
+                      DelimitedFormat format, MappedFile mapped);
+
+  const std::string path_;
+  const TableDescriptor& table_;
+  const std::vector<int> target_columns_;
+  const DelimitedFormat format_;
+  MappedFile mapped_;
+  std::string_view file_;
+  std::vector<std::pair<size_t, size_t>> chunks_;  // [begin, end) byte offsets, in file order
+};
+
+// Loads all of `path` on `threads` private threads (chunks of at least 8 MiB, a few per thread), outside the
+// scheduler: the COPY path before COPY became an operator, kept for tools that run without a Foreman and as the
+// baseline of benchmarks/load/copy_insert_benchmark. Blocks come back in file order.
 absl::StatusOr<LoadedRows> LoadDelimitedFile(const std::string& path, const TableDescriptor& table,
                                              const std::vector<int>& target_columns, const DelimitedFormat& format,
                                              StorageManager& storage, SegmentWriter& writer, int threads);

@@ -116,10 +116,11 @@ std::string StorageManager::SegmentPath(uint64_t segment_id) const {
   return absl::StrCat(segment_directory_, "/", kSegmentPrefix, segment_id, kSegmentSuffix);
 }
 
-absl::StatusOr<PendingBlock> StorageManager::AllocatePendingBlock(size_t bytes) {
+absl::StatusOr<PendingBlock> StorageManager::AllocatePendingBlock(size_t bytes, BufferPool* account) {
   int node = striper_.NextNode();
-  TESSERA_ASSIGN_OR_RETURN(void* data, pool_->Allocate(MemoryKind::kBaseBlock, bytes, node));
-  return PendingBlock(pool_, data, bytes, node);
+  BufferPool* pool = account != nullptr ? account : pool_;
+  TESSERA_ASSIGN_OR_RETURN(void* data, pool->Allocate(MemoryKind::kBaseBlock, bytes, node));
+  return PendingBlock(pool, data, bytes, node);
 }
 
 SegmentWriter::~SegmentWriter() {
@@ -206,7 +207,9 @@ void StorageManager::RegisterSegment(const SegmentDescriptor& segment, uint32_t 
     entry.home_node = blocks[i].home_node_;
     entry.data = blocks[i].data_;
     entry.allocated_bytes = blocks[i].allocated_bytes_;
-    blocks[i].data_ = nullptr;  // ownership moves to the entry
+    // Ownership moves to the entry, which frees through pool_; an account that allocated the block lets go of it.
+    if (blocks[i].pool_ != pool_) blocks[i].pool_->HandOverToParent(MemoryKind::kBaseBlock, blocks[i].allocated_bytes_);
+    blocks[i].data_ = nullptr;
     ids.push_back(id.Packed());
     replacer_.RecordAccess(id.Packed());
     replacer_.SetEvictable(id.Packed(), true);

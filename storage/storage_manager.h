@@ -125,7 +125,9 @@ class StorageManager : public Evictor {
   const Topology& topology() const { return *topology_; }
 
   // Allocates base-block memory for a block of `bytes` bytes, homed on the next node of the round-robin stripe.
-  absl::StatusOr<PendingBlock> AllocatePendingBlock(size_t bytes);
+  // `account` (optional) is an account of this manager's pool (BufferPool::NewAccount) that counts the block until
+  // RegisterSegment hands it over to the pool: a load's blocks count as its query's memory until its commit.
+  absl::StatusOr<PendingBlock> AllocatePendingBlock(size_t bytes, BufferPool* account = nullptr);
 
   // Starts the new segment file `segment_id`.
   absl::StatusOr<std::unique_ptr<SegmentWriter>> CreateSegmentWriter(uint64_t segment_id);

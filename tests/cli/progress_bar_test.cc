@@ -22,6 +22,17 @@ QueryProgress ThreeOperators(double fraction) {
   return progress;
 }
 
+TEST(ProgressBarTest, ShowsTheRowsTheRunningOperatorWroteSoFar) {
+  QueryProgress progress;
+  progress.fraction_done = 0.25;
+  progress.operators = {{0, "CopyFrom", OperatorState::kRunning, 24, 6, 25, 1'234'567}};
+  EXPECT_THAT(RenderProgressLine(progress, 1, 100), HasSubstr("] CopyFrom 1.2M rows (0 of 1 operators done)"));
+  progress.operators[0].rows_out = 12'345;
+  EXPECT_THAT(RenderProgressLine(progress, 1, 100), HasSubstr("] CopyFrom 12.3k rows ("));
+  progress.operators[0].rows_out = 1;
+  EXPECT_THAT(RenderProgressLine(progress, 1, 100), HasSubstr("] CopyFrom 1 row ("));
+}
+
 TEST(ProgressBarTest, ShowsPercentBarAndTheRunningOperatorWithTheMostWorkLeft) {
   std::string line = RenderProgressLine(ThreeOperators(0.5), 2.34, 100);
   EXPECT_THAT(line, StartsWith(" 50% ["));

@@ -13,6 +13,7 @@
 #include "cli/connection.h"
 #include "cli/session.h"
 #include "gtest/gtest.h"
+#include "test_database.h"
 
 namespace tessera {
 namespace {
@@ -28,20 +29,11 @@ class SessionCancelTest : public ::testing::Test {
     directory_ = std::filesystem::temp_directory_path() / absl::StrCat("session_cancel_test_", getpid());
     std::filesystem::remove_all(directory_);
     std::filesystem::create_directories(directory_);
-    WriteNumbers(directory_ / "5000.csv", 5000);
-    WriteNumbers(directory_ / "10000.csv", 10000);
-    DatabaseOptions options;
-    options.data_directory = (directory_ / "db").string();
-    options.sync_writes = false;
-    options.worker_threads = 2;
-    absl::StatusOr<std::unique_ptr<Database>> database = Database::Open(options);
+    absl::StatusOr<std::unique_ptr<Database>> database = OpenTestDatabase(directory_ / "db");
     ASSERT_TRUE(database.ok()) << database.status();
     database_ = *std::move(database);
     session_ = std::make_unique<Session>(database_.get());
-    std::string load = absl::StrCat("CREATE TABLE build (x BIGINT); COPY build FROM '",
-                                    (directory_ / "10000.csv").string(), "'; CREATE TABLE probe (x BIGINT);");
-    for (int i = 0; i < 20; ++i) absl::StrAppend(&load, "COPY probe FROM '", (directory_ / "5000.csv").string(), "';");
-    absl::StatusOr<QueryResult> loaded = session_->Execute(load);
+    absl::StatusOr<QueryResult> loaded = session_->Execute(ProbeAndBuildTablesSql(directory_));
     ASSERT_TRUE(loaded.ok()) << loaded.status();
   }
 
@@ -49,11 +41,6 @@ class SessionCancelTest : public ::testing::Test {
     session_.reset();
     database_.reset();
     std::filesystem::remove_all(directory_);
-  }
-
-  static void WriteNumbers(const std::filesystem::path& path, int count) {
-    std::ofstream out(path);
-    for (int i = 0; i < count; ++i) out << i << "\n";
   }
 
   // Waits until the session runs a query under the scheduler and its progress can be read (bounded).

@@ -1,6 +1,7 @@
 #include "query_execution/memory_estimate.h"
 
 #include "gtest/gtest.h"
+#include "optimizer/cardinality_estimator.h"
 #include "optimizer/logical_plan.h"
 #include "query_execution/plan_builder.h"
 #include "storage/buffer_pool.h"
@@ -77,6 +78,55 @@ TEST(MemoryEstimateTest, AllPipelinedOperatorsCountTogether) {
   QueryMemoryEstimate memory = EstimateQueryMemory(dag);
   EXPECT_EQ(memory.min_bytes, 60);
   EXPECT_EQ(memory.max_bytes, 60);
+}
+
+// An operator with a work-order estimate whose reads of its input free each block (RelationalOperator::
+// ReleasesInputBlocks).
+class StreamingOperator : public PlaceholderOperator {
+ public:
+  StreamingOperator(int64_t work_orders, bool releases)
+      : PlaceholderOperator("Probe"), work_orders_(work_orders), releases_(releases) {}
+  int64_t EstimatedWorkOrders() const override { return work_orders_; }
+  bool ReleasesInputBlocks(int) const override { return releases_; }
+
+ private:
+  const int64_t work_orders_;
+  const bool releases_;
+};
+
+// scan-probe (0, 640 work orders) -> probe (1, fed by 0) -> aggregation (2) =blocking=> sort (3): 0's and 1's
+// outputs are streamed, each counted as kStreamedWorkOrdersResident (64) of its 640 work orders' output; the
+// aggregation's output is read by a blocking edge and counts whole; so does everything once edges are blocking.
+TEST(MemoryEstimateTest, StreamedOutputsCountTheirWindow) {
+  ExecutionDag dag;
+  dag.AddOperator(std::make_unique<StreamingOperator>(640, true));
+  dag.AddOperator(std::make_unique<StreamingOperator>(-1, true));
+  dag.AddOperator(std::make_unique<StreamingOperator>(-1, true));
+  dag.AddOperator(std::make_unique<PlaceholderOperator>("Sort"));
+  dag.set_estimate(0, Estimate(Structure::kNone, 0, 64'000));
+  dag.set_estimate(1, Estimate(Structure::kNone, 0, 32'000));
+  dag.set_estimate(2, Estimate(Structure::kAggregationTable, 500, 300));
+  dag.set_estimate(3, Estimate(Structure::kSortBuffer, 7, 300));
+  dag.AddEdge(0, 1, 0, true);
+  dag.AddEdge(1, 2, 0, true);
+  dag.AddEdge(2, 3, 0, false);
+  dag.set_result_operator(3);
+  QueryMemoryEstimate memory = EstimateQueryMemory(dag);
+  EXPECT_EQ(memory.max_bytes, 6'400 + 3'200 + 800 + 307);
+  EXPECT_EQ(memory.min_bytes, 6'400 + 3'200 + 800);
+
+  // A consumer that keeps its input (a hash build, a sort) makes the whole output count.
+  ExecutionDag keeps;
+  keeps.AddOperator(std::make_unique<StreamingOperator>(640, false));
+  keeps.AddOperator(std::make_unique<StreamingOperator>(-1, false));
+  keeps.set_estimate(0, Estimate(Structure::kNone, 0, 64'000));
+  keeps.set_estimate(1, Estimate(Structure::kNone, 0, 10));
+  keeps.AddEdge(0, 1, 0, true);
+  keeps.set_result_operator(1);
+  EXPECT_EQ(EstimateQueryMemory(keeps).max_bytes, 64'010);
+
+  dag.MakeAllEdgesBlocking();
+  EXPECT_EQ(dag.memory_estimate().max_bytes, 64'000 + 32'000 + 800 + 307);
 }
 
 TEST(MemoryEstimateTest, HugeEstimatesSaturateInsteadOfOverflowing) {
@@ -170,6 +220,55 @@ TEST(MemoryEstimateTest, PlanBuilderAttachesEstimatesToAHandMadePlan) {
   EXPECT_LE(memory.min_bytes, memory.max_bytes);
   // The fact table is read from storage: the join's probe side costs nothing until the join's output.
   EXPECT_LT(memory.max_bytes, EstimatedBytes(1'000'000, EstimatedRowBytes({Type::Integer(), Type::Double()})));
+}
+
+// fact JOIN dim1 ON f.k = d1.k JOIN dim2 ON f.k2 = d2.k2, by hand: the second join probes the first one's output,
+// so both run in one probe operator (chained inner joins). Its estimate is the top join's output alone (no
+// intermediate relation is written), and it waits for both hash tables, so its pipeline needs both.
+TEST(MemoryEstimateTest, ChainedInnerJoinsAreOneProbeWithTheTopJoinsOutput) {
+  auto fact = Table("fact", 1'000'000, {{"k", Type::Integer()}, {"k2", Type::Integer()}, {"v", Type::Double()}});
+  auto dim1 = Table("dim1", 1000, {{"k", Type::Integer()}, {"name", Type::Char(20)}});
+  auto dim2 = Table("dim2", 500, {{"k2", Type::Integer()}, {"x", Type::BigInt()}});
+  auto lower = lp::MakeJoin(lp::JoinType::kInner, Scan(fact), Scan(dim1));
+  lower->left_keys.push_back(MakeColumn(0, Type::Integer()));
+  lower->right_keys.push_back(MakeColumn(0, Type::Integer()));
+  auto upper = lp::MakeJoin(lp::JoinType::kInner, std::move(lower), Scan(dim2));
+  upper->left_keys.push_back(MakeColumn(1, Type::Integer()));
+  upper->right_keys.push_back(MakeColumn(0, Type::Integer()));
+  const double upper_rows = optimizer::CardinalityEstimator().EstimateRows(*upper);
+
+  std::unique_ptr<Topology> topology = MakeFakeTopology(1, 2);
+  BufferPool pool(64 << 20, topology.get());
+  absl::StatusOr<std::unique_ptr<ExecutionDag>> built = BuildExecutionDag(*upper, /*storage=*/nullptr, &pool);
+  ASSERT_TRUE(built.ok()) << built.status();
+  const ExecutionDag& dag = **built;
+
+  std::vector<int> probes, builds;
+  for (int i = 0; i < dag.size(); ++i) {
+    if (dag.op(i)->name() == "HashJoinProbe") probes.push_back(i);
+    if (dag.op(i)->name() == "HashJoinBuild") builds.push_back(i);
+  }
+  ASSERT_EQ(probes.size(), 1u);
+  ASSERT_EQ(builds.size(), 2u);
+  const int probe = probes[0];
+  EXPECT_EQ(dag.detail(probe), "2 chained INNER joins, scan fact");
+  for (int build : builds) {
+    bool feeds_probe = false;
+    for (const DagEdge& edge : dag.edges()) {
+      feeds_probe |= edge.producer == build && edge.consumer == probe && !edge.pipelining;
+    }
+    EXPECT_TRUE(feeds_probe) << "build #" << build;
+  }
+  const std::vector<Type> output_types = {Type::Integer(), Type::Integer(), Type::Double(), Type::Integer(),
+                                          Type::Char(20), Type::Integer(), Type::BigInt()};
+  ASSERT_EQ(dag.op(probe)->output()->schema().size(), output_types.size());
+  const OperatorEstimate& joined = dag.estimate(probe);
+  EXPECT_DOUBLE_EQ(joined.output_rows, upper_rows);
+  EXPECT_EQ(joined.output_bytes, EstimatedBytes(upper_rows, EstimatedRowBytes(output_types)));
+  // The probe's pipeline holds both tables and the build rows they reference.
+  int64_t tables = 0;
+  for (int build : builds) tables += dag.estimate(build).bytes();
+  EXPECT_GE(dag.memory_estimate().min_bytes, joined.bytes() + tables);
 }
 
 }  // namespace

@@ -48,11 +48,15 @@ class ProducerOperator : public RelationalOperator {
   std::shared_ptr<TemporaryRelation> output_;
 };
 
-// Sums its input, one work order per fed block; records whether the input was complete when it started.
+// Sums its input, one work order per fed block; records whether the input was complete when it started. With
+// `declares_consumed`, each work order declares the block it read consumed (WorkOrder::DeclareConsumedBlock).
 class SumOperator : public RelationalOperator {
  public:
-  SumOperator(std::shared_ptr<TemporaryRelation> input, std::atomic<int64_t>* sum, int* blocks_fed)
-      : RelationalOperator("Sum"), input_(std::move(input)), sum_(sum), blocks_fed_(blocks_fed) {}
+  SumOperator(std::shared_ptr<TemporaryRelation> input, std::atomic<int64_t>* sum, int* blocks_fed,
+              bool declares_consumed = false)
+      : RelationalOperator("Sum"), input_(std::move(input)), sum_(sum), blocks_fed_(blocks_fed),
+        declares_consumed_(declares_consumed) {}
+  bool ReleasesInputBlocks(int) const override { return declares_consumed_; }
   void FeedInputBlock(int, uint32_t block) override {
     pending_.push_back(block);
     ++*blocks_fed_;
@@ -67,7 +71,9 @@ class SumOperator : public RelationalOperator {
  private:
   class Add : public WorkOrder {
    public:
-    Add(SumOperator* op, uint32_t block) : WorkOrder(op->index(), -1), op_(op), block_(block) {}
+    Add(SumOperator* op, uint32_t block) : WorkOrder(op->index(), -1), op_(op), block_(block) {
+      if (op->declares_consumed_) DeclareConsumedBlock(0, block);
+    }
     absl::Status Execute(const WorkOrderContext&) override {
       BlockView view = op_->input_->block(block_);
       int64_t sum = 0;
@@ -85,9 +91,25 @@ class SumOperator : public RelationalOperator {
   std::shared_ptr<TemporaryRelation> input_;
   std::atomic<int64_t>* sum_;
   int* blocks_fed_;
+  const bool declares_consumed_;
   std::vector<uint32_t> pending_;
   bool done_ = false;
 };
+
+// Runs `query` on the calling thread, one work order at a time in the order the QueryManager hands them out;
+// returns the operator of every work order run, and the most the pool held after any work order finished.
+std::vector<int> RunSerially(QueryManager& query, const BufferPool& pool, size_t* peak_bytes) {
+  std::vector<int> order;
+  const WorkOrderContext context{0, 1};
+  while (std::unique_ptr<WorkOrder> work_order = query.NextWorkOrder()) {
+    order.push_back(work_order->operator_index());
+    absl::Status status = work_order->Execute(context);
+    EXPECT_TRUE(status.ok()) << status;
+    query.OnWorkOrderFinished(*work_order, status, 1);
+    *peak_bytes = std::max(*peak_bytes, pool.Usage().used_bytes);
+  }
+  return order;
+}
 
 class QueryManagerTest : public ::testing::TestWithParam<bool> {
  protected:
@@ -192,6 +214,83 @@ TEST_F(QueryManagerTest, DropsAnIntermediateOnceItsConsumerFinished) {
   ASSERT_TRUE(RunQueryLocally(query, 2).ok());
   EXPECT_TRUE(produced.expired());
   EXPECT_EQ(query.result()->row_count(), 10);
+}
+
+// Consumers first: each block the producer writes is read (and, when declared consumed, freed) before the
+// producer's next work order runs, so a streaming pipeline holds one of its blocks at a time instead of all ten.
+TEST_F(QueryManagerTest, ConsumersRunFirstAndFreeEachStreamedBlockOnceRead) {
+  size_t peaks[2] = {0, 0};
+  for (bool declares : {true, false}) {
+    auto dag = std::make_unique<ExecutionDag>();
+    auto producer = std::make_unique<ProducerOperator>(10, 1000, &pool_);
+    std::shared_ptr<TemporaryRelation> produced = producer->output();
+    std::atomic<int64_t> sum{0};
+    int blocks_fed = 0;
+    int p = dag->AddOperator(std::move(producer));
+    int s = dag->AddOperator(std::make_unique<SumOperator>(produced, &sum, &blocks_fed, declares));
+    int r = dag->AddOperator(std::make_unique<ProducerOperator>(1, 10, &pool_));
+    dag->AddEdge(p, s, 0, /*pipelining=*/true);
+    dag->AddEdge(s, r, 0, /*pipelining=*/false);
+    dag->set_result_operator(r);
+    QueryManager query(std::move(dag));
+    std::vector<int> order = RunSerially(query, pool_, &peaks[declares ? 0 : 1]);
+    ASSERT_TRUE(query.IsFinished());
+    ASSERT_TRUE(query.status().ok()) << query.status();
+    std::vector<int> expected;
+    for (int b = 0; b < 10; ++b) expected.insert(expected.end(), {p, s});
+    expected.push_back(r);
+    EXPECT_EQ(order, expected);
+    EXPECT_EQ(sum.load(), 10'000 * 9'999 / 2);
+    EXPECT_EQ(produced->block_count(), 10u);  // indexes and row counts stay
+    EXPECT_EQ(produced->row_count(), 10'000);
+  }
+  EXPECT_LT(peaks[0] * 4, peaks[1]);
+}
+
+// A block is freed only once every consumer has declared it consumed; one that never declares keeps the whole
+// relation until it finishes; the result relation is never freed early.
+TEST_F(QueryManagerTest, FreesABlockOnlyWhenEveryConsumerDeclaredIt) {
+  size_t peaks[2] = {0, 0};
+  for (bool second_declares : {true, false}) {
+    auto dag = std::make_unique<ExecutionDag>();
+    auto producer = std::make_unique<ProducerOperator>(6, 1000, &pool_);
+    std::shared_ptr<TemporaryRelation> produced = producer->output();
+    std::atomic<int64_t> sum1{0}, sum2{0};
+    int fed1 = 0, fed2 = 0;
+    int p = dag->AddOperator(std::move(producer));
+    int s1 = dag->AddOperator(std::make_unique<SumOperator>(produced, &sum1, &fed1, /*declares_consumed=*/true));
+    int s2 = dag->AddOperator(std::make_unique<SumOperator>(produced, &sum2, &fed2, second_declares));
+    dag->AddEdge(p, s1, 0, /*pipelining=*/true);
+    dag->AddEdge(p, s2, 0, /*pipelining=*/true);
+    dag->set_result_operator(s2);
+    QueryManager query(std::move(dag));
+    size_t peak = 0;
+    RunSerially(query, pool_, &peak);
+    ASSERT_TRUE(query.status().ok()) << query.status();
+    EXPECT_EQ(sum1.load(), 6'000 * 5'999 / 2);
+    EXPECT_EQ(sum2.load(), sum1.load());
+    peaks[second_declares ? 0 : 1] = peak;
+  }
+  EXPECT_LT(peaks[0] * 4, peaks[1]);
+  EXPECT_EQ(pool_.Usage().used_bytes, 0u);
+
+  // The producer is the result: its blocks stay although its consumer declares them consumed.
+  auto dag = std::make_unique<ExecutionDag>();
+  auto producer = std::make_unique<ProducerOperator>(4, 100, &pool_);
+  std::shared_ptr<TemporaryRelation> produced = producer->output();
+  std::atomic<int64_t> sum{0};
+  int fed = 0;
+  int p = dag->AddOperator(std::move(producer));
+  int s = dag->AddOperator(std::make_unique<SumOperator>(produced, &sum, &fed, /*declares_consumed=*/true));
+  dag->AddEdge(p, s, 0, /*pipelining=*/true);
+  dag->set_result_operator(p);
+  QueryManager query(std::move(dag));
+  size_t peak = 0;
+  RunSerially(query, pool_, &peak);
+  ASSERT_TRUE(query.status().ok());
+  int64_t rows = 0;
+  for (uint32_t b = 0; b < produced->block_count(); ++b) rows += produced->block(b).row_count();
+  EXPECT_EQ(rows, 400);
 }
 
 }  // namespace

@@ -124,6 +124,52 @@ TEST(LipFilterTest, IntegerKeysWithoutNullsTakeTheInlineHashAndMissNothing) {
   EXPECT_LT(false_positives, 100);  // of about 1,365 non-members
 }
 
+// KeepIntegerKeys (eight keys at a time where the build has AVX-512) keeps exactly the rows that MayContain
+// passes, in order: INTEGER and BIGINT keys, negative ones, with and without a selection, counts that are no
+// multiple of eight, and the selection rewritten in place.
+TEST(BlockedBloomFilterTest, KeepIntegerKeysKeepsExactlyTheRowsMayContainPasses) {
+  BufferPool pool(64 << 20, nullptr);
+  auto bloom = BlockedBloomFilter::Create(500, &pool);
+  ASSERT_TRUE(bloom.ok()) << bloom.status();
+  std::mt19937_64 random(7);
+  std::vector<int64_t> wide(kVectorSize);
+  std::vector<int32_t> narrow(kVectorSize);
+  for (uint32_t i = 0; i < kVectorSize; ++i) {
+    wide[i] = static_cast<int64_t>(random() % 4000) - 2000 + (i % 5 == 0 ? (int64_t{1} << 40) : 0);
+    narrow[i] = static_cast<int32_t>(random() % 4000) - 2000;
+  }
+  for (int64_t key = -2000; key < 2000; key += 8) {
+    (*bloom)->Insert(HashIntegerKey(key));
+    (*bloom)->Insert(HashIntegerKey(key + (int64_t{1} << 40)));
+  }
+  std::vector<uint32_t> selection;
+  for (uint32_t i = 0; i < kVectorSize; i += 1 + static_cast<uint32_t>(random() % 3)) selection.push_back(i);
+  for (uint32_t count : {0u, 5u, 8u, 13u, 1000u, static_cast<uint32_t>(selection.size())}) {
+    for (bool selected : {false, true}) {
+      const uint32_t* rows = selected ? selection.data() : nullptr;
+      std::vector<uint32_t> expected_narrow, expected_wide;
+      for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t row = rows != nullptr ? rows[i] : i;
+        if ((*bloom)->MayContain(HashIntegerKey(narrow[row]))) expected_narrow.push_back(row);
+        if ((*bloom)->MayContain(HashIntegerKey(wide[row]))) expected_wide.push_back(row);
+      }
+      ASSERT_LT(expected_narrow.size(), std::max<size_t>(count, 1)) << "the filter should drop some keys";
+      std::vector<uint32_t> kept(kVectorSize);
+      uint32_t kept_count = (*bloom)->KeepIntegerKeys(narrow.data(), rows, count, kept.data());
+      EXPECT_EQ(std::vector<uint32_t>(kept.begin(), kept.begin() + kept_count), expected_narrow)
+          << count << " INTEGER keys, selection " << selected;
+      kept_count = (*bloom)->KeepIntegerKeys(wide.data(), rows, count, kept.data());
+      EXPECT_EQ(std::vector<uint32_t>(kept.begin(), kept.begin() + kept_count), expected_wide)
+          << count << " BIGINT keys, selection " << selected;
+      if (selected) {  // in place: the selection is also the output
+        std::vector<uint32_t> in_place = selection;
+        kept_count = (*bloom)->KeepIntegerKeys(wide.data(), in_place.data(), count, in_place.data());
+        EXPECT_EQ(std::vector<uint32_t>(in_place.begin(), in_place.begin() + kept_count), expected_wide) << count;
+      }
+    }
+  }
+}
+
 TEST(LipFilterTest, MultiColumnKeysHashLikeTheJoinHashTable) {
   BufferPool pool(64 << 20, nullptr);
   LipFilter filter("a, b");

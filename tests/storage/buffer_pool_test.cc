@@ -164,6 +164,10 @@ TEST(BufferPoolTest, AnAccountCountsOnlyWhatWentThroughItWithinItsPoolsBudget) {
   EXPECT_EQ(first->Usage().used_bytes, 0u);
   EXPECT_EQ(second->Usage().used_bytes, 0u);
   EXPECT_EQ(pool.Usage().used_bytes, 4 * kMiB);
+  // Peaks stay after the memory went.
+  EXPECT_EQ(first->Usage().peak_used_bytes, 2 * kMiB);
+  EXPECT_EQ(second->Usage().peak_used_bytes, 3 * kMiB + 128);
+  EXPECT_EQ(pool.Usage().peak_used_bytes, 9 * kMiB + 128);
   pool.Free(*direct, MemoryKind::kBaseBlock, 4 * kMiB);
 }
 

@@ -23,7 +23,7 @@ class StorageManagerTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(directory_); }
 
   // Builds `count` single-column blocks of `rows` BIGINTs each, block i holding values i*rows ...
-  std::vector<PendingBlock> MakeBlocks(StorageManager& storage, int count, int rows) {
+  std::vector<PendingBlock> MakeBlocks(StorageManager& storage, int count, int rows, BufferPool* account = nullptr) {
     std::vector<ColumnSchema> columns = {{"v", Type::BigInt(), false, {}}};
     BlockBuilder builder(columns, 2 << 20);
     std::vector<PendingBlock> blocks;
@@ -32,7 +32,7 @@ class StorageManagerTest : public ::testing::Test {
         builder.Append<int64_t>(0, int64_t{b} * rows + r);
         EXPECT_TRUE(builder.CommitRow());
       }
-      auto block = storage.AllocatePendingBlock(builder.EncodedSize());
+      auto block = storage.AllocatePendingBlock(builder.EncodedSize(), account);
       EXPECT_TRUE(block.ok()) << block.status();
       builder.Finish(block->data());
       blocks.push_back(*std::move(block));
@@ -82,6 +82,32 @@ TEST_F(StorageManagerTest, EvictsUnderPressureAndReloadsTransparently) {
   }
   EXPECT_GT(pool.Usage().evictions, 0);
   EXPECT_LE(pool.Usage().used_bytes, pool.budget_bytes());
+}
+
+TEST_F(StorageManagerTest, ALoadsBlocksCountInItsAccountUntilTheyAreRegistered) {
+  auto topology = MakeFakeTopology(1, 1);
+  BufferPool pool(64 << 20, topology.get());
+  auto opened = StorageManager::Open(directory_, *catalog_, &pool, topology.get(), false);
+  ASSERT_TRUE(opened.ok());
+  StorageManager& storage = **opened;
+  std::unique_ptr<BufferPool> account = BufferPool::NewAccount(&pool);
+  std::vector<PendingBlock> blocks = MakeBlocks(storage, 3, 1000, account.get());
+  const size_t bytes = account->Usage().by_kind[static_cast<int>(MemoryKind::kBaseBlock)];
+  EXPECT_GT(bytes, 0u);
+  EXPECT_EQ(pool.Usage().by_kind[static_cast<int>(MemoryKind::kBaseBlock)], bytes);
+  auto segment = storage.WriteSegmentFile(9, blocks);
+  ASSERT_TRUE(segment.ok());
+  storage.RegisterSegment(*segment, 1, std::move(blocks));
+  // The table owns them now: the account is empty (and may go), the pool still holds them until the drop.
+  EXPECT_EQ(account->Usage().used_bytes, 0u);
+  account.reset();
+  EXPECT_EQ(pool.Usage().by_kind[static_cast<int>(MemoryKind::kBaseBlock)], bytes);
+  auto pinned = storage.PinBlock(BlockId{9, 2});
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_EQ(pinned->view().Values<int64_t>(0)[5], 2005);
+  pinned->Reset();
+  storage.DropSegment(9);
+  EXPECT_EQ(pool.Usage().by_kind[static_cast<int>(MemoryKind::kBaseBlock)], 0u);
 }
 
 TEST_F(StorageManagerTest, PinnedBlocksAreNeverEvicted) {

@@ -1,0 +1,43 @@
+#pragma once
+// For tests that run SQL against a Database of their own: opening one in a temporary directory, and number files
+// to COPY from.
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "cli/session.h"
+
+namespace tessera {
+
+// A database in `directory` (created if missing) without fsync, with two worker threads.
+inline absl::StatusOr<std::unique_ptr<Database>> OpenTestDatabase(const std::filesystem::path& directory) {
+  DatabaseOptions options;
+  options.data_directory = directory.string();
+  options.sync_writes = false;
+  options.worker_threads = 2;
+  return Database::Open(options);
+}
+
+// Writes 0 .. count-1, one per line.
+inline void WriteNumbers(const std::filesystem::path& path, int count) {
+  std::ofstream out(path);
+  for (int i = 0; i < count; ++i) out << i << "\n";
+}
+
+// Writes the number files under `directory` and returns the statements that load `build` (10000 BIGINTs, one
+// block) and `probe` (20 loads of 5000: 20 blocks, so 20 work orders per operator reading it): a cross join of the
+// two is many seconds of work in twentieths, for tests of cancellation and concurrency.
+inline std::string ProbeAndBuildTablesSql(const std::filesystem::path& directory) {
+  WriteNumbers(directory / "5000.csv", 5000);
+  WriteNumbers(directory / "10000.csv", 10000);
+  std::string sql = absl::StrCat("CREATE TABLE build (x BIGINT); COPY build FROM '", (directory / "10000.csv").string(),
+                                 "'; CREATE TABLE probe (x BIGINT);");
+  for (int i = 0; i < 20; ++i) absl::StrAppend(&sql, "COPY probe FROM '", (directory / "5000.csv").string(), "';");
+  return sql;
+}
+
+}  // namespace tessera
