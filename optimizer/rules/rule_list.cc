@@ -7,6 +7,7 @@
 #include "optimizer/rules/distinct_aggregate_split.h"
 #include "optimizer/rules/eager_aggregation.h"
 #include "optimizer/rules/exact_filter_semi_join.h"
+#include "optimizer/rules/implied_lip_filters.h"
 #include "optimizer/rules/join_ordering.h"
 #include "optimizer/rules/lip_filters.h"
 #include "optimizer/rules/predicate_push_down.h"
@@ -27,6 +28,7 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
     list->push_back(std::make_unique<ColumnPruning>());
     list->push_back(std::make_unique<ExactFilterSemiJoin>());
     list->push_back(std::make_unique<LipFilters>());
+    list->push_back(std::make_unique<ImpliedLipFilters>());
     return list;
   }();
   return *rules;

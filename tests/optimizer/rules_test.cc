@@ -61,7 +61,8 @@ TEST_F(RulesTest, RuleListOrder) {
   for (const auto& rule : RuleList()) names.push_back(rule->name());
   EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "ConstantFolding", "JoinOrdering", "SemiJoinPushDown",
                                              "AggregateSemiJoinReduction", "DistinctAggregateSplit", "EagerAggregation",
-                                             "ColumnPruning", "ExactFilterSemiJoin", "LipFilters"}));
+                                             "ColumnPruning", "ExactFilterSemiJoin", "LipFilters",
+                                             "ImpliedLipFilters"}));
 }
 
 TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {
