@@ -48,39 +48,79 @@ absl::Status LipFilter::Build(int64_t keys, BufferPool* pool) {
 // GCC 12 reports the intrinsics' deliberately undefined pass-through operands as maybe uninitialized.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+namespace {
+
+// The key of row `row` hashed as HashSelectedRows hashes key columns without NULLs.
+uint64_t HashIntegerKeyTuple(const BlockedBloomFilter::IntegerKeyColumn* columns, int key_count, uint32_t row) {
+  uint64_t hash = 0;
+  for (int k = 0; k < key_count; ++k) {
+    const int64_t value = columns[k].wide ? static_cast<const int64_t*>(columns[k].values)[row]
+                                          : static_cast<const int32_t*>(columns[k].values)[row];
+    hash = k == 0 ? HashIntegerKey(value) : CombineHashes(hash, HashIntegerKey(value));
+  }
+  return hash;
+}
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
+// HashInt64 in eight lanes.
+inline __m512i HashLanes(__m512i key) {
+  const __m512i c1 = _mm512_set1_epi64(static_cast<int64_t>(0xff51afd7ed558ccdULL));
+  const __m512i c2 = _mm512_set1_epi64(static_cast<int64_t>(0xc4ceb9fe1a85ec53ULL));
+  key = _mm512_xor_si512(key, _mm512_srli_epi64(key, 33));
+  key = _mm512_mullo_epi64(key, c1);
+  key = _mm512_xor_si512(key, _mm512_srli_epi64(key, 33));
+  key = _mm512_mullo_epi64(key, c2);
+  return _mm512_xor_si512(key, _mm512_srli_epi64(key, 33));
+}
+
+// The values of column `column` in eight lanes (sign-extended, as HashIntegerKey sees them): rows `row` when
+// gathering, else the eight values from `first`.
+inline __m512i LoadKeyLanes(const BlockedBloomFilter::IntegerKeyColumn& column, bool gather, __m256i row,
+                            uint32_t first) {
+  if (!column.wide) {
+    const auto* values = static_cast<const int32_t*>(column.values);
+    return _mm512_cvtepi32_epi64(gather ? _mm256_i32gather_epi32(reinterpret_cast<const int*>(values), row, 4)
+                                        : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + first)));
+  }
+  const auto* values = static_cast<const int64_t*>(column.values);
+  return gather ? _mm512_i32gather_epi64(row, reinterpret_cast<const long long*>(values), 8)
+                : _mm512_loadu_si512(values + first);
+}
+#endif
+
+}  // namespace
+
 template <typename T>
 uint32_t BlockedBloomFilter::KeepIntegerKeys(const T* values, const uint32_t* rows, uint32_t count,
                                              uint32_t* kept_rows) const {
+  const IntegerKeyColumn column{values, sizeof(T) == 8};
+  return KeepIntegerKeyTuples(&column, 1, rows, count, kept_rows);
+}
+
+uint32_t BlockedBloomFilter::KeepIntegerKeyTuples(const IntegerKeyColumn* columns, int key_count,
+                                                  const uint32_t* rows, uint32_t count, uint32_t* kept_rows) const {
   uint32_t kept = 0;
   uint32_t i = 0;
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
-  // The scalar loop below, eight lanes wide: HashInt64, WordOf and Mask per lane, a gather of the filter words,
-  // and the passing rows compressed in a register (a compressing store to memory is slow on some CPUs). Each
-  // store writes eight slots at kept <= i, so it never overtakes the rows still to be read.
-  const __m512i c1 = _mm512_set1_epi64(static_cast<int64_t>(0xff51afd7ed558ccdULL));
-  const __m512i c2 = _mm512_set1_epi64(static_cast<int64_t>(0xc4ceb9fe1a85ec53ULL));
+  // The scalar loop below, eight lanes wide: the key hash per lane (CombineHashes for the columns after the
+  // first), WordOf and Mask, a gather of the filter words, and the passing rows compressed in a register (a
+  // compressing store to memory is slow on some CPUs). Each store writes eight slots at kept <= i, so it never
+  // overtakes the rows still to be read.
   const __m512i word_count = _mm512_set1_epi64(static_cast<int64_t>(word_count_));
   const __m512i one = _mm512_set1_epi64(1);
   const __m512i low6 = _mm512_set1_epi64(63);
+  const __m512i golden = _mm512_set1_epi64(static_cast<int64_t>(0x9e3779b97f4a7c15ULL));
   __m256i positions = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i eight = _mm256_set1_epi32(8);
   for (; i + 8 <= count; i += 8) {
     const __m256i row = rows != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + i)) : positions;
     positions = _mm256_add_epi32(positions, eight);
-    __m512i hash;
-    if constexpr (sizeof(T) == 4) {
-      const __m256i narrow = rows != nullptr ? _mm256_i32gather_epi32(reinterpret_cast<const int*>(values), row, 4)
-                                             : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + i));
-      hash = _mm512_cvtepi32_epi64(narrow);  // sign-extended, as HashIntegerKey(int64_t) sees it
-    } else {
-      hash = rows != nullptr ? _mm512_i32gather_epi64(row, reinterpret_cast<const long long*>(values), 8)
-                             : _mm512_loadu_si512(values + i);
+    __m512i hash = HashLanes(LoadKeyLanes(columns[0], rows != nullptr, row, i));
+    for (int k = 1; k < key_count; ++k) {  // CombineHashes(hash, key hash)
+      const __m512i key_hash = HashLanes(LoadKeyLanes(columns[k], rows != nullptr, row, i));
+      hash = HashLanes(_mm512_xor_si512(
+          hash, _mm512_add_epi64(_mm512_add_epi64(key_hash, golden), _mm512_slli_epi64(hash, 6))));
     }
-    hash = _mm512_xor_si512(hash, _mm512_srli_epi64(hash, 33));
-    hash = _mm512_mullo_epi64(hash, c1);
-    hash = _mm512_xor_si512(hash, _mm512_srli_epi64(hash, 33));
-    hash = _mm512_mullo_epi64(hash, c2);
-    hash = _mm512_xor_si512(hash, _mm512_srli_epi64(hash, 33));
     const __m512i word = _mm512_srli_epi64(_mm512_mullo_epi64(_mm512_srli_epi64(hash, 32), word_count), 32);
     __m512i mask = _mm512_sllv_epi64(one, _mm512_and_si512(hash, low6));
     for (int b = 1; b < kBitsSet; ++b) {
@@ -95,7 +135,7 @@ uint32_t BlockedBloomFilter::KeepIntegerKeys(const T* values, const uint32_t* ro
   for (; i < count; ++i) {
     const uint32_t row = rows != nullptr ? rows[i] : i;
     kept_rows[kept] = row;
-    kept += MayContain(HashIntegerKey(values[row]));
+    kept += MayContain(HashIntegerKeyTuple(columns, key_count, row));
   }
   return kept;
 }
@@ -115,6 +155,31 @@ void LipFilter::KeepIntegerMembers(const ColumnVector& key, const SelectionVecto
                                        out->rows.data());
 }
 
+bool LipFilter::KeepIntegerTupleMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
+                                        uint32_t size, SelectionVector* out) const {
+  BlockedBloomFilter::IntegerKeyColumn columns[kMaxIntegerTupleKeys];
+  if (keys.size() > kMaxIntegerTupleKeys) return false;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (keys[k]->has_nulls()) return false;
+    switch (keys[k]->type().id()) {
+      case TypeId::kInteger:
+      case TypeId::kDate:
+        columns[k] = {keys[k]->values<int32_t>(), false};
+        break;
+      case TypeId::kBigInt:
+      case TypeId::kTimestamp:
+        columns[k] = {keys[k]->values<int64_t>(), true};
+        break;
+      default:
+        return false;
+    }
+  }
+  const uint32_t candidates = in != nullptr ? in->count : size;
+  out->count = bloom_->KeepIntegerKeyTuples(columns, static_cast<int>(keys.size()),
+                                            in != nullptr ? in->rows.data() : nullptr, candidates, out->rows.data());
+  return true;
+}
+
 void LipFilter::KeepMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
                             uint32_t size, SelectionVector* out) const {
   // The common case, one integer key without NULLs: hash inline, no intermediate hash vector.
@@ -130,6 +195,7 @@ void LipFilter::KeepMembers(const std::vector<const ColumnVector*>& keys, const 
         break;
     }
   }
+  if (keys.size() > 1 && KeepIntegerTupleMembers(keys, in, size, out)) return;
   uint64_t hashes[kVectorSize];
   HashKeys(keys, in, size, hashes);
   const uint32_t candidates = in != nullptr ? in->count : size;

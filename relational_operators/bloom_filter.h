@@ -48,6 +48,16 @@ class BlockedBloomFilter {
   template <typename T>
   uint32_t KeepIntegerKeys(const T* values, const uint32_t* rows, uint32_t count, uint32_t* kept_rows) const;
 
+  // One column of a composite integer key: INTEGER / DATE values (int32_t) or BIGINT / TIMESTAMP ones (int64_t).
+  struct IntegerKeyColumn {
+    const void* values;
+    bool wide;  // int64_t values
+  };
+  // KeepIntegerKeys for a key of `key_count` integer columns (no NULLs), hashed as the join hash table hashes
+  // it (HashIntegerKey per column, combined left to right with CombineHashes); also eight rows at a time.
+  uint32_t KeepIntegerKeyTuples(const IntegerKeyColumn* columns, int key_count, const uint32_t* rows,
+                                uint32_t count, uint32_t* kept_rows) const;
+
  private:
   BlockedBloomFilter(uint64_t* words, uint64_t word_count, size_t bytes, BufferPool* pool)
       : words_(words), word_count_(word_count), bytes_(bytes), pool_(pool) {}
@@ -86,6 +96,11 @@ class LipFilter final : public RuntimeFilter {
   template <typename T>
   void KeepIntegerMembers(const ColumnVector& key, const SelectionVector* in, uint32_t size,
                           SelectionVector* out) const;
+  // Composite keys of integer columns without NULLs (TPC-H Q9's l_suppkey, l_partkey); false for other keys.
+  bool KeepIntegerTupleMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
+                               uint32_t size, SelectionVector* out) const;
+
+  static constexpr size_t kMaxIntegerTupleKeys = 4;
 
   const std::string description_;
   std::unique_ptr<BlockedBloomFilter> bloom_;

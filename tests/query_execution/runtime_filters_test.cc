@@ -170,6 +170,64 @@ TEST(BlockedBloomFilterTest, KeepIntegerKeysKeepsExactlyTheRowsMayContainPasses)
   }
 }
 
+// KeepIntegerKeyTuples keeps exactly the rows whose composite key, hashed as HashSelectedRows combines columns,
+// MayContain passes: an INTEGER and a BIGINT column, three columns, with and without a selection, counts that
+// are no multiple of eight, in place.
+TEST(BlockedBloomFilterTest, KeepIntegerKeyTuplesHashesLikeHashSelectedRows) {
+  BufferPool pool(64 << 20, nullptr);
+  auto bloom = BlockedBloomFilter::Create(300, &pool);
+  ASSERT_TRUE(bloom.ok()) << bloom.status();
+  std::mt19937_64 random(11);
+  ColumnVector narrow(Type::Integer());
+  ColumnVector wide(Type::BigInt());
+  ColumnVector third(Type::Integer());
+  narrow.ResetOwned(kVectorSize);
+  wide.ResetOwned(kVectorSize);
+  third.ResetOwned(kVectorSize);
+  for (uint32_t i = 0; i < kVectorSize; ++i) {
+    narrow.mutable_values<int32_t>()[i] = static_cast<int32_t>(random() % 40) - 20;
+    wide.mutable_values<int64_t>()[i] = static_cast<int64_t>(random() % 30) + (i % 3 == 0 ? (int64_t{1} << 40) : 0);
+    third.mutable_values<int32_t>()[i] = static_cast<int32_t>(random() % 4);
+  }
+  for (const std::vector<const ColumnVector*>& keys :
+       {std::vector<const ColumnVector*>{&narrow, &wide}, std::vector<const ColumnVector*>{&wide, &narrow, &third}}) {
+    uint64_t all_hashes[kVectorSize];
+    for (size_t k = 0; k < keys.size(); ++k) HashVectorRows(*keys[k], kVectorSize, k == 0, all_hashes);
+    for (uint32_t i = 0; i < kVectorSize; i += 5) (*bloom)->Insert(all_hashes[i]);  // a fifth of the rows' keys
+    std::vector<BlockedBloomFilter::IntegerKeyColumn> columns;
+    for (const ColumnVector* key : keys) {
+      columns.push_back(key->type().id() == TypeId::kBigInt
+                            ? BlockedBloomFilter::IntegerKeyColumn{key->values<int64_t>(), true}
+                            : BlockedBloomFilter::IntegerKeyColumn{key->values<int32_t>(), false});
+    }
+    std::vector<uint32_t> selection;
+    for (uint32_t i = 0; i < kVectorSize; i += 1 + static_cast<uint32_t>(random() % 3)) selection.push_back(i);
+    for (uint32_t count : {0u, 7u, 8u, 21u, 600u, static_cast<uint32_t>(selection.size())}) {
+      ASSERT_LE(count, selection.size());
+      for (bool selected : {false, true}) {
+        const uint32_t* rows = selected ? selection.data() : nullptr;
+        std::vector<uint32_t> expected;
+        for (uint32_t i = 0; i < count; ++i) {
+          const uint32_t row = rows != nullptr ? rows[i] : i;
+          if ((*bloom)->MayContain(all_hashes[row])) expected.push_back(row);
+        }
+        if (count >= 600) ASSERT_LT(expected.size(), count) << "the filter should drop some keys";
+        std::vector<uint32_t> kept(kVectorSize);
+        uint32_t kept_count = (*bloom)->KeepIntegerKeyTuples(columns.data(), static_cast<int>(columns.size()), rows,
+                                                             count, kept.data());
+        EXPECT_EQ(std::vector<uint32_t>(kept.begin(), kept.begin() + kept_count), expected)
+            << keys.size() << " keys, " << count << " rows, selection " << selected;
+        if (selected) {
+          std::vector<uint32_t> in_place = selection;
+          kept_count = (*bloom)->KeepIntegerKeyTuples(columns.data(), static_cast<int>(columns.size()),
+                                                      in_place.data(), count, in_place.data());
+          EXPECT_EQ(std::vector<uint32_t>(in_place.begin(), in_place.begin() + kept_count), expected) << count;
+        }
+      }
+    }
+  }
+}
+
 TEST(LipFilterTest, MultiColumnKeysHashLikeTheJoinHashTable) {
   BufferPool pool(64 << 20, nullptr);
   LipFilter filter("a, b");
@@ -185,6 +243,10 @@ TEST(LipFilterTest, MultiColumnKeysHashLikeTheJoinHashTable) {
   SelectionVector out = EmptySelection();
   filter.KeepMembers({&pa, &pb}, nullptr, 3, &out);
   EXPECT_EQ(Rows(out), (std::vector<uint32_t>{0, 1}));
+  ColumnVector pc = IntegerVector({5, 6, 5});  // no NULLs: the integer-tuple path
+  ColumnVector pd = IntegerVector({2, 1, 1});
+  filter.KeepMembers({&pd, &pc}, nullptr, 3, &out);
+  EXPECT_EQ(Rows(out), (std::vector<uint32_t>{2}));
 }
 
 TEST(ExactFilterTest, MembershipOverTheRangeWithNullsAndOutOfRangeProbes) {
