@@ -73,18 +73,18 @@ inline __m512i HashLanes(__m512i key) {
   return _mm512_xor_si512(key, _mm512_srli_epi64(key, 33));
 }
 
-// The values of column `column` in eight lanes (sign-extended, as HashIntegerKey sees them): rows `row` when
-// gathering, else the eight values from `first`.
-inline __m512i LoadKeyLanes(const BlockedBloomFilter::IntegerKeyColumn& column, bool gather, __m256i row,
-                            uint32_t first) {
-  if (!column.wide) {
-    const auto* values = static_cast<const int32_t*>(column.values);
+// Eight values of a key column in 64-bit lanes (sign-extended, as HashIntegerKey sees them): rows `row` when
+// gathering, else the eight from `first` on.
+template <typename T>
+inline __m512i LoadKeyLanes(const void* column_values, bool gather, __m256i row, uint32_t first) {
+  const auto* values = static_cast<const T*>(column_values);
+  if constexpr (sizeof(T) == 4) {
     return _mm512_cvtepi32_epi64(gather ? _mm256_i32gather_epi32(reinterpret_cast<const int*>(values), row, 4)
                                         : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + first)));
+  } else {
+    return gather ? _mm512_i32gather_epi64(row, reinterpret_cast<const long long*>(values), 8)
+                  : _mm512_loadu_si512(values + first);
   }
-  const auto* values = static_cast<const int64_t*>(column.values);
-  return gather ? _mm512_i32gather_epi64(row, reinterpret_cast<const long long*>(values), 8)
-                : _mm512_loadu_si512(values + first);
 }
 #endif
 
@@ -94,11 +94,18 @@ template <typename T>
 uint32_t BlockedBloomFilter::KeepIntegerKeys(const T* values, const uint32_t* rows, uint32_t count,
                                              uint32_t* kept_rows) const {
   const IntegerKeyColumn column{values, sizeof(T) == 8};
-  return KeepIntegerKeyTuples(&column, 1, rows, count, kept_rows);
+  return KeepKeys<T, /*kMoreColumns=*/false>(&column, 1, rows, count, kept_rows);
 }
 
 uint32_t BlockedBloomFilter::KeepIntegerKeyTuples(const IntegerKeyColumn* columns, int key_count,
                                                   const uint32_t* rows, uint32_t count, uint32_t* kept_rows) const {
+  return columns[0].wide ? KeepKeys<int64_t, /*kMoreColumns=*/true>(columns, key_count, rows, count, kept_rows)
+                         : KeepKeys<int32_t, /*kMoreColumns=*/true>(columns, key_count, rows, count, kept_rows);
+}
+
+template <typename FirstColumn, bool kMoreColumns>
+uint32_t BlockedBloomFilter::KeepKeys(const IntegerKeyColumn* columns, int key_count, const uint32_t* rows,
+                                      uint32_t count, uint32_t* kept_rows) const {
   uint32_t kept = 0;
   uint32_t i = 0;
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
@@ -112,14 +119,18 @@ uint32_t BlockedBloomFilter::KeepIntegerKeyTuples(const IntegerKeyColumn* column
   const __m512i golden = _mm512_set1_epi64(static_cast<int64_t>(0x9e3779b97f4a7c15ULL));
   __m256i positions = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i eight = _mm256_set1_epi32(8);
+  const bool gather = rows != nullptr;
   for (; i + 8 <= count; i += 8) {
-    const __m256i row = rows != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + i)) : positions;
+    const __m256i row = gather ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + i)) : positions;
     positions = _mm256_add_epi32(positions, eight);
-    __m512i hash = HashLanes(LoadKeyLanes(columns[0], rows != nullptr, row, i));
-    for (int k = 1; k < key_count; ++k) {  // CombineHashes(hash, key hash)
-      const __m512i key_hash = HashLanes(LoadKeyLanes(columns[k], rows != nullptr, row, i));
-      hash = HashLanes(_mm512_xor_si512(
-          hash, _mm512_add_epi64(_mm512_add_epi64(key_hash, golden), _mm512_slli_epi64(hash, 6))));
+    __m512i hash = HashLanes(LoadKeyLanes<FirstColumn>(columns[0].values, gather, row, i));
+    if constexpr (kMoreColumns) {
+      for (int k = 1; k < key_count; ++k) {  // CombineHashes(hash, key hash)
+        const __m512i key_hash = HashLanes(columns[k].wide ? LoadKeyLanes<int64_t>(columns[k].values, gather, row, i)
+                                                           : LoadKeyLanes<int32_t>(columns[k].values, gather, row, i));
+        hash = HashLanes(_mm512_xor_si512(
+            hash, _mm512_add_epi64(_mm512_add_epi64(key_hash, golden), _mm512_slli_epi64(hash, 6))));
+      }
     }
     const __m512i word = _mm512_srli_epi64(_mm512_mullo_epi64(_mm512_srli_epi64(hash, 32), word_count), 32);
     __m512i mask = _mm512_sllv_epi64(one, _mm512_and_si512(hash, low6));
@@ -135,7 +146,11 @@ uint32_t BlockedBloomFilter::KeepIntegerKeyTuples(const IntegerKeyColumn* column
   for (; i < count; ++i) {
     const uint32_t row = rows != nullptr ? rows[i] : i;
     kept_rows[kept] = row;
-    kept += MayContain(HashIntegerKeyTuple(columns, key_count, row));
+    if constexpr (kMoreColumns) {
+      kept += MayContain(HashIntegerKeyTuple(columns, key_count, row));
+    } else {
+      kept += MayContain(HashIntegerKey(static_cast<const FirstColumn*>(columns[0].values)[row]));
+    }
   }
   return kept;
 }

@@ -61,6 +61,10 @@ class BlockedBloomFilter {
  private:
   BlockedBloomFilter(uint64_t* words, uint64_t word_count, size_t bytes, BufferPool* pool)
       : words_(words), word_count_(word_count), bytes_(bytes), pool_(pool) {}
+  // KeepIntegerKeys (!kMoreColumns: columns[0] only, of type FirstColumn) and KeepIntegerKeyTuples.
+  template <typename FirstColumn, bool kMoreColumns>
+  uint32_t KeepKeys(const IntegerKeyColumn* columns, int key_count, const uint32_t* rows, uint32_t count,
+                    uint32_t* kept_rows) const;
   uint64_t WordOf(uint64_t hash) const { return (hash >> 32) * word_count_ >> 32; }  // fast range reduction
   static uint64_t Mask(uint64_t hash) {
     uint64_t mask = 0;
