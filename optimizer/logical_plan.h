@@ -102,8 +102,9 @@ class TableScan final : public LogicalOperator {
   std::vector<int> columns;
   ExpressionPtr filter;
   // Set by the LipFilters rule: Bloom filters published by hash joins above this scan (Join::lip_filter_id)
-  // that the scan's reader applies before any hash probe. key_columns are this scan's output columns, one per
-  // key pair of the join; build_keys names the build side's keys for EXPLAIN.
+  // that the scan's reader applies before any hash probe; ImpliedLipFilters adds filters of joins elsewhere
+  // whose probe key an equality above makes equal to a column of this scan. key_columns are this scan's output
+  // columns, one per key pair the filter covers; build_keys names the build side's keys for EXPLAIN.
   struct LipFilterUse {
     int filter_id = -1;
     std::vector<int> key_columns;
@@ -179,8 +180,9 @@ class Join final : public LogicalOperator {
     bool from_inner_join = false;
   };
   std::optional<ExactFilterRange> exact_filter;
-  // Set by the LipFilters rule: this join's hash build publishes Bloom filter `lip_filter_id` (-1: none), which
-  // a scan below lists in TableScan::lip_filters. The filter covers the key pairs lip_filter_key_pairs (indices
+  // Set by the LipFilters and ImpliedLipFilters rules: this join's hash build publishes Bloom filter
+  // `lip_filter_id` (-1: none), which scans list in TableScan::lip_filters (scans below its probe side, or,
+  // for ImpliedLipFilters, scans in another join's other input). The filter covers the key pairs lip_filter_key_pairs (indices
   // into left_keys / right_keys, ascending): all of them, or those whose probe keys come from one scan when the
   // others come from elsewhere (TPC-H Q5: l_suppkey of s_suppkey = l_suppkey AND s_nationkey = c_nationkey).
   int lip_filter_id = -1;

@@ -374,7 +374,8 @@ class Builder {
   }
 
   // A LIP filter (logical plan ids: Join::lip_filter_id, TableScan::lip_filters): the scans that read it are
-  // planned before the join that builds it, so readers wait here until the builder exists.
+  // mostly planned before the join that builds it (those of ImpliedLipFilters also after it), so readers wait
+  // here until the builder exists.
   struct LipFilterSlot {
     std::shared_ptr<LipFilter> filter;
     int builder = -1;
