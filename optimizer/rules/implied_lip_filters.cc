@@ -157,6 +157,12 @@ class Publisher {
   bool Pays(const Join& bounding, int pair, const TableScan& scan, int scan_column) const {
     const double scan_rows = estimator_.EstimateRows(scan);
     if (scan_rows < ImpliedLipFilters::kMinScanRows) return false;
+    // A publishing join builds on its right side; execution builds a semi join on a much smaller left side
+    // instead (Q21's EXISTS), which the filter would forbid.
+    if (bounding.join_type == JoinType::kSemi &&
+        estimator_.EstimateRows(*bounding.children[1]) > estimator_.EstimateRows(*bounding.children[0])) {
+      return false;
+    }
     const double build_keys = std::min(estimator_.DistinctValues(*bounding.right_keys[pair], *bounding.children[1]),
                                        estimator_.EstimateRows(*bounding.children[1]));
     const ExpressionPtr column = MakeInputColumn(scan.output(), scan_column);

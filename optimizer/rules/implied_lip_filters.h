@@ -21,7 +21,9 @@
 // fails K.
 //
 // Only when the filter is estimated to pass at most kMaxPassFraction of the scan's rows (J's distinct build keys
-// over the column's distinct values in the scan) and the scan has at least kMinScanRows estimated rows.
+// over the column's distinct values in the scan) and the scan has at least kMinScanRows estimated rows; not
+// from a semi join J whose right side is estimated larger than its left (execution would build on the left
+// side, which a published filter forbids).
 //
 // The scan waits for J's hash build. J's build input depends only on its own subtree (the other rules' filters
 // come from joins inside it), so the wait closes no cycle as long as no scan given a filter by this rule lies in
