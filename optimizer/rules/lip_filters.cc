@@ -11,7 +11,8 @@
 namespace tessera::optimizer {
 namespace {
 
-// The table scan below `node` that output column `column` passes unchanged from, and the scan's column.
+// The table scan below `node` that output column `column` passes unchanged from, and the scan's column. Not
+// through a limit: rows dropped below it would let other rows in (the join would see different rows).
 // *hash_joins counts the hash joins (joins without exact filter) on the way.
 bool TraceToScan(LogicalOperator* node, int column, TableScan** scan, int* scan_column, int* hash_joins) {
   while (true) {
@@ -22,7 +23,6 @@ bool TraceToScan(LogicalOperator* node, int column, TableScan** scan, int* scan_
         return true;
       case LogicalOperatorKind::kFilter:
       case LogicalOperatorKind::kSort:
-      case LogicalOperatorKind::kLimit:
         node = node->children[0].get();
         break;
       case LogicalOperatorKind::kProject: {

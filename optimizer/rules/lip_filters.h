@@ -7,7 +7,7 @@
 //
 // A join publishes a filter when it is an inner or semi join with equality keys (no exact filter: that one is
 // applied at the scan anyway), some of its probe keys are columns that pass unchanged from the scan
-// (through the left inputs of joins, filters, sorts, limits and column projections; the filter covers those
+// (through the left inputs of joins, filters, sorts and column projections, not limits; the filter covers those
 // key pairs, Join::lip_filter_key_pairs, taking the scan that most probe keys come from), and at least one hash
 // join lies between it and the scan: the scan's direct prober runs its hash probe right after the scan's
 // filters in the same loop, so a Bloom filter of its own keys would only repeat that probe (measured: it made
