@@ -45,6 +45,34 @@ absl::Status LipFilter::Build(int64_t keys, BufferPool* pool) {
   return absl::OkStatus();
 }
 
+absl::Status LipFilter::BuildDense(int64_t min, uint64_t span, BufferPool* pool) {
+  if (span >= (uint64_t{1} << 40)) return absl::InvalidArgumentError("dense LIP filter range too large");
+  dense_min_ = min;
+  dense_span_ = span;
+  TESSERA_ASSIGN_OR_RETURN(dense_words_, PoolArray<uint64_t>::AllocateZeroed(pool, (span + 1) / 64 + 1));
+  return absl::OkStatus();
+}
+
+template <typename T>
+void LipFilter::KeepDenseMembers(const ColumnVector& key, const SelectionVector* in, uint32_t size,
+                                 SelectionVector* out) const {
+  const T* values = key.values<T>();
+  const uint64_t* words = dense_words_.data();
+  const uint64_t min = static_cast<uint64_t>(dense_min_);
+  const uint64_t outside = dense_span_ + 1;  // a bit never set
+  const uint32_t candidates = in != nullptr ? in->count : size;
+  const bool nulls = key.has_nulls();
+  uint32_t kept = 0;
+  for (uint32_t s = 0; s < candidates; ++s) {
+    const uint32_t row = in != nullptr ? in->rows[s] : s;
+    uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(values[row])) - min;
+    offset = offset < outside ? offset : outside;
+    out->rows[kept] = row;
+    kept += ((words[offset >> 6] >> (offset & 63)) & 1) != 0 && !(nulls && key.IsNull(row));
+  }
+  out->count = kept;
+}
+
 // GCC 12 reports the intrinsics' deliberately undefined pass-through operands as maybe uninitialized.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -117,6 +145,11 @@ void LipFilter::KeepIntegerMembers(const ColumnVector& key, const SelectionVecto
 
 void LipFilter::KeepMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
                             uint32_t size, SelectionVector* out) const {
+  if (is_dense()) {  // one INTEGER, DATE, BIGINT or TIMESTAMP key
+    const TypeId type = keys[0]->type().id();
+    if (type == TypeId::kInteger || type == TypeId::kDate) return KeepDenseMembers<int32_t>(*keys[0], in, size, out);
+    return KeepDenseMembers<int64_t>(*keys[0], in, size, out);
+  }
   // The common case, one integer key without NULLs: hash inline, no intermediate hash vector.
   if (keys.size() == 1 && !keys[0]->has_nulls()) {
     switch (keys[0]->type().id()) {

@@ -1,5 +1,6 @@
 // JoinHashTable's direct index (join_hash_table.h): made for unique integer keys over a small range, found by
 // LookUpDirect exactly where the hash buckets hold the key; not made for duplicates, wide ranges or other types.
+// With one, the published LIP filter is an exact bit vector (bloom_filter.h); without, a Bloom filter.
 
 #include "relational_operators/join_hash_table.h"
 
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "relational_operators/bloom_filter.h"
 #include "relational_operators/key_hashing.h"
 #include "relational_operators/vector_block_writer.h"
 
@@ -40,8 +42,9 @@ std::shared_ptr<TemporaryRelation> BuildRelation(Type type, const std::vector<st
 }
 
 std::unique_ptr<JoinHashTable> Build(Type type, const std::vector<std::optional<int64_t>>& keys, BufferPool* pool,
-                                     size_t per_block = 1000) {
+                                     size_t per_block = 1000, std::shared_ptr<LipFilter> lip_filter = nullptr) {
   auto table = std::make_unique<JoinHashTable>(BuildRelation(type, keys, per_block, pool), std::vector<int>{0}, pool);
+  if (lip_filter != nullptr) table->PublishLipFilter(lip_filter, {0});
   for (uint32_t b = 0; b < table->build().block_count(); ++b) EXPECT_TRUE(table->AddBlock(b).ok());
   EXPECT_TRUE(table->Finalize().ok());
   return table;
@@ -151,6 +154,62 @@ TEST(JoinHashTableDirectIndexTest, NoDirectIndexForDuplicateKeysWideRangesOrOthe
   ASSERT_TRUE(table.AddBlock(0).ok());
   ASSERT_TRUE(table.Finalize().ok());
   EXPECT_FALSE(table.HasDirectIndex());
+}
+
+// The rows of `probes` (INTEGER keys, nullopt: NULL) that `filter` keeps, every other row a candidate when
+// `every_other`.
+std::vector<uint32_t> KeptRows(const LipFilter& filter, const std::vector<std::optional<int64_t>>& probes,
+                               bool every_other) {
+  ColumnVector keys(Type::Integer());
+  keys.ResetOwned(static_cast<uint32_t>(probes.size()));
+  for (uint32_t i = 0; i < probes.size(); ++i) {
+    if (probes[i].has_value()) {
+      keys.mutable_values<int32_t>()[i] = static_cast<int32_t>(*probes[i]);
+    } else {
+      keys.SetNull(i);
+    }
+  }
+  SelectionVector in;
+  for (uint32_t i = 0; i < probes.size(); i += every_other ? 2 : 1) in.rows.push_back(i);
+  in.count = static_cast<uint32_t>(in.rows.size());
+  SelectionVector out;
+  out.rows.resize(probes.size());
+  filter.KeepMembers({&keys}, every_other ? &in : nullptr, static_cast<uint32_t>(probes.size()), &out);
+  return std::vector<uint32_t>(out.rows.begin(), out.rows.begin() + out.count);
+}
+
+TEST(JoinHashTableDirectIndexTest, TheLipFilterOfADirectIndexIsExact) {
+  BufferPool pool(64 << 20, nullptr);
+  std::vector<std::optional<int64_t>> keys = {-5, 0, 3, 64, 65, 127, 128, 200, std::nullopt};
+  auto filter = std::make_shared<LipFilter>("k");
+  std::unique_ptr<JoinHashTable> table = Build(Type::Integer(), keys, &pool, 4, filter);
+  ASSERT_TRUE(table->HasDirectIndex());
+  EXPECT_TRUE(filter->is_dense());
+  // Every value from -70 to 270 (rows 0..340), then extremes and a NULL: exactly the build keys pass.
+  std::vector<std::optional<int64_t>> probes;
+  for (int64_t k = -70; k <= 270; ++k) probes.push_back(k);
+  probes.push_back(INT32_MIN);
+  probes.push_back(INT32_MAX);
+  probes.push_back(std::nullopt);
+  std::vector<uint32_t> expected;
+  for (std::optional<int64_t> key : keys) {
+    if (key.has_value()) expected.push_back(static_cast<uint32_t>(*key + 70));
+  }
+  EXPECT_EQ(KeptRows(*filter, probes, false), expected);
+  std::vector<uint32_t> expected_even;
+  for (uint32_t row : expected) {
+    if (row % 2 == 0) expected_even.push_back(row);
+  }
+  EXPECT_EQ(KeptRows(*filter, probes, true), expected_even);
+}
+
+TEST(JoinHashTableDirectIndexTest, WithoutADirectIndexTheLipFilterIsABloomFilter) {
+  BufferPool pool(64 << 20, nullptr);
+  auto filter = std::make_shared<LipFilter>("k");
+  std::unique_ptr<JoinHashTable> table = Build(Type::Integer(), {1, 2, 2, 3}, &pool, 1000, filter);
+  EXPECT_FALSE(table->HasDirectIndex());
+  EXPECT_FALSE(filter->is_dense());
+  EXPECT_EQ(KeptRows(*filter, {1, 2, 3, std::nullopt}, false), (std::vector<uint32_t>{0, 1, 2}));
 }
 
 }  // namespace
