@@ -201,6 +201,10 @@ TEST(JoinHashTableDirectIndexTest, TheLipFilterOfADirectIndexIsExact) {
     if (row % 2 == 0) expected_even.push_back(row);
   }
   EXPECT_EQ(KeptRows(*filter, probes, true), expected_even);
+  // Without the NULL (the vectorized path where the build has one).
+  probes.pop_back();
+  EXPECT_EQ(KeptRows(*filter, probes, false), expected);
+  EXPECT_EQ(KeptRows(*filter, probes, true), expected_even);
 }
 
 TEST(JoinHashTableDirectIndexTest, WithoutADirectIndexTheLipFilterIsABloomFilter) {
