@@ -25,6 +25,24 @@ bool AnyNull(const std::vector<const ColumnVector*>& keys, uint32_t row) {
   return null;
 }
 
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
+// Eight candidate rows of a vectorized integer-key filter loop and their keys as int64 lanes: rows[i..i+8) (or
+// the next eight positions, counted in `positions`, without `rows`), their values gathered (or loaded).
+template <typename T>
+__m512i LoadKeyLanes(const T* values, const uint32_t* rows, uint32_t i, __m256i* positions, __m256i* row) {
+  *row = rows != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + i)) : *positions;
+  *positions = _mm256_add_epi32(*positions, _mm256_set1_epi32(8));
+  if constexpr (sizeof(T) == 4) {
+    const __m256i narrow = rows != nullptr ? _mm256_i32gather_epi32(reinterpret_cast<const int*>(values), *row, 4)
+                                           : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + i));
+    return _mm512_cvtepi32_epi64(narrow);  // sign-extended, as HashIntegerKey(int64_t) sees it
+  } else {
+    return rows != nullptr ? _mm512_i32gather_epi64(*row, reinterpret_cast<const long long*>(values), 8)
+                           : _mm512_loadu_si512(values + i);
+  }
+}
+#endif
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BlockedBloomFilter>> BlockedBloomFilter::Create(int64_t expected_keys,
@@ -78,20 +96,9 @@ void LipFilter::KeepDenseMembers(const ColumnVector& key, const SelectionVector*
     const __m512i one = _mm512_set1_epi64(1);
     const __m512i low6 = _mm512_set1_epi64(63);
     __m256i positions = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i eight = _mm256_set1_epi32(8);
     for (; i + 8 <= candidates; i += 8) {
-      const __m256i row =
-          rows != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + i)) : positions;
-      positions = _mm256_add_epi32(positions, eight);
-      __m512i value;
-      if constexpr (sizeof(T) == 4) {
-        const __m256i narrow = rows != nullptr ? _mm256_i32gather_epi32(reinterpret_cast<const int*>(values), row, 4)
-                                               : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + i));
-        value = _mm512_cvtepi32_epi64(narrow);
-      } else {
-        value = rows != nullptr ? _mm512_i32gather_epi64(row, reinterpret_cast<const long long*>(values), 8)
-                                : _mm512_loadu_si512(values + i);
-      }
+      __m256i row;
+      const __m512i value = LoadKeyLanes(values, rows, i, &positions, &row);
       const __m512i offset = _mm512_min_epu64(_mm512_sub_epi64(value, min_lanes), outside_lanes);
       const __m512i word = _mm512_i64gather_epi64(_mm512_srli_epi64(offset, 6),
                                                   reinterpret_cast<const long long*>(words), 8);
@@ -127,19 +134,9 @@ uint32_t BlockedBloomFilter::KeepIntegerKeys(const T* values, const uint32_t* ro
   const __m512i one = _mm512_set1_epi64(1);
   const __m512i low6 = _mm512_set1_epi64(63);
   __m256i positions = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256i eight = _mm256_set1_epi32(8);
   for (; i + 8 <= count; i += 8) {
-    const __m256i row = rows != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + i)) : positions;
-    positions = _mm256_add_epi32(positions, eight);
-    __m512i hash;
-    if constexpr (sizeof(T) == 4) {
-      const __m256i narrow = rows != nullptr ? _mm256_i32gather_epi32(reinterpret_cast<const int*>(values), row, 4)
-                                             : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + i));
-      hash = _mm512_cvtepi32_epi64(narrow);  // sign-extended, as HashIntegerKey(int64_t) sees it
-    } else {
-      hash = rows != nullptr ? _mm512_i32gather_epi64(row, reinterpret_cast<const long long*>(values), 8)
-                             : _mm512_loadu_si512(values + i);
-    }
+    __m256i row;
+    __m512i hash = LoadKeyLanes(values, rows, i, &positions, &row);
     hash = _mm512_xor_si512(hash, _mm512_srli_epi64(hash, 33));
     hash = _mm512_mullo_epi64(hash, c1);
     hash = _mm512_xor_si512(hash, _mm512_srli_epi64(hash, 33));
