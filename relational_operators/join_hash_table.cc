@@ -194,11 +194,13 @@ void JoinHashTable::LookUpDirectTyped(const ColumnVector& keys, const SelectionV
   const uint32_t* direct = direct_entries_.data();
   const uint64_t span = direct_entries_.size();
   const uint64_t min = static_cast<uint64_t>(key_min_);
+  const bool nulls = keys.has_nulls();
   for (uint32_t s = 0; s < count; ++s) {
     const uint32_t row = selection != nullptr ? selection->rows[s] : s;
     const uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(values[row])) - min;
-    const uint32_t entry = offset < span ? direct[offset] : kNoDirectEntry;
-    buckets[s] = entry == kNoDirectEntry || keys.IsNull(row) ? EntryRange{0, 0} : EntryRange{entry, entry + 1};
+    uint32_t entry = offset < span ? direct[offset] : kNoDirectEntry;
+    if (nulls && keys.IsNull(row)) entry = kNoDirectEntry;
+    buckets[s] = EntryRange{entry, entry + static_cast<uint32_t>(entry != kNoDirectEntry)};  // empty: {e, e}
   }
 }
 
