@@ -86,6 +86,7 @@ class LipFilter final : public RuntimeFilter {
     dense_words_[offset >> 6] |= uint64_t{1} << (offset & 63);
   }
   bool is_dense() const { return !dense_words_.empty(); }
+  bool probes_before_scan_filter() const override { return is_dense(); }
 
   void KeepMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in, uint32_t size,
                    SelectionVector* out) const override;

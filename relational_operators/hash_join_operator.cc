@@ -604,7 +604,21 @@ int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {
   return probe_.is_table() ? static_cast<int64_t>(probe_.table_block_count()) : -1;
 }
 
+void HashJoinProbeOperator::ApplyKeyFilterInScan() {
+  key_filter_decided_ = true;
+  std::shared_ptr<const RuntimeFilter> filter = table_->key_filter();
+  // Only in front of a filter predicate, which then evaluates the rows with a match only; without one the
+  // probe's direct look-up costs about what the filter would.
+  if (filter == nullptr || scan_.filter == nullptr || spec_.probe_keys.size() != 1 ||
+      spec_.probe_keys[0]->kind != ExpressionKind::kColumn) {
+    return;
+  }
+  if (spec_.type != HashJoinType::kInner && spec_.type != HashJoinType::kSemi) return;
+  scan_.runtime_filters.push_back(RuntimeFilterProbe{std::move(filter), {spec_.probe_keys[0]->column_index}, true});
+}
+
 bool HashJoinProbeOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
+  if (!key_filter_decided_) ApplyKeyFilterInScan();
   const bool probes_done = probe_blocks_.IssueAll(probe_, [&](uint32_t block, int node) {
     out->push_back(std::make_unique<ProbeWorkOrder>(this, block, node));
     ++probes_issued_;

@@ -134,6 +134,10 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::unique_ptr<ChainScratch> TakeChainScratch();
   void GiveChainScratch(std::unique_ptr<ChainScratch> scratch);
   void MakeOutput(std::vector<std::string> output_names);
+  // Adds table_'s key filter to the scan when the join drops probe rows without a match, its key is a probe
+  // column and the scan has a filter predicate (the key filter runs before it); once, before the first work
+  // order.
+  void ApplyKeyFilterInScan();
 
   // The output columns in output order, out of a batch laid out as [probe columns..., build columns...].
   std::vector<const ColumnVector*> OutputColumns(const Batch& pairs) const;
@@ -154,6 +158,9 @@ class HashJoinProbeOperator : public RelationalOperator {
   // probe batch column.
   std::vector<int> pair_column_join_;
   BlockWorkQueue probe_blocks_;
+  // Whether the scan applies table_'s key filter (JoinHashTable::key_filter), decided by the first GetWorkOrders
+  // (the table is complete then).
+  bool key_filter_decided_ = false;
   // Right / full outer joins: probe work orders issued and finished, and whether the unmatched build rows'
   // work orders are out.
   int64_t probes_issued_ = 0;

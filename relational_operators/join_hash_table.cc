@@ -153,15 +153,18 @@ absl::Status JoinHashTable::Finalize() {
     }
     TESSERA_ASSIGN_OR_RETURN(matched_, PoolArray<uint8_t>::AllocateZeroed(pool_, rows));
   }
-  if (lip_filter_ != nullptr && direct && lip_key_positions_.empty()) {
-    // The keys are the direct index's: an exact bit vector over their range.
-    TESSERA_RETURN_IF_ERROR(lip_filter_->BuildDense(key_min_, key_span, pool_));
+  if (direct) {
+    // The keys are the direct index's: an exact bit vector over their range, which is also the LIP filter.
+    key_filter_ = lip_filter_ != nullptr && lip_key_positions_.empty() ? lip_filter_
+                                                                        : std::make_shared<LipFilter>("direct index");
+    TESSERA_RETURN_IF_ERROR(key_filter_->BuildDense(key_min_, key_span, pool_));
     for (uint64_t offset = 0; offset <= key_span; ++offset) {
       if (direct_entries_[offset] != kNoDirectEntry) {
-        lip_filter_->InsertDenseKey(static_cast<int64_t>(static_cast<uint64_t>(key_min_) + offset));
+        key_filter_->InsertDenseKey(static_cast<int64_t>(static_cast<uint64_t>(key_min_) + offset));
       }
     }
-  } else if (lip_filter_ != nullptr) {
+  }
+  if (lip_filter_ != nullptr && lip_filter_ != key_filter_) {  // a Bloom filter
     TESSERA_RETURN_IF_ERROR(lip_filter_->Build(static_cast<int64_t>(entries_.size()), pool_));
     if (lip_key_positions_.empty()) {
       for (const Entry& entry : entries_) lip_filter_->Insert(entry.hash);

@@ -87,6 +87,10 @@ class JoinHashTable {
   void PrefetchEntry(uint32_t entry) const { __builtin_prefetch(&entries_[entry]); }
   // Whether Finalize made a direct index (see the file comment). Probes then use LookUpDirect, not Bucket.
   bool HasDirectIndex() const { return !direct_entries_.empty(); }
+  // With HasDirectIndex(): an exact filter over the indexed keys (a bit vector over their range, bloom_filter.h's
+  // dense LipFilter); null without. A probe side that drops rows without a match (inner, semi) can apply it in
+  // its scan before the scan's filter predicate.
+  std::shared_ptr<const RuntimeFilter> key_filter() const { return key_filter_; }
   // With HasDirectIndex(): buckets[s] = the entry holding row r's key as a range {e, e + 1}, or an empty range
   // (no such key, or a NULL), for r = selection->rows[s] (r = s without a selection), s < count. `keys` is a
   // vector of the key's type.
@@ -133,6 +137,7 @@ class JoinHashTable {
   // Entry of key key_min_ + i, or kNoDirectEntry.
   static constexpr uint32_t kNoDirectEntry = UINT32_MAX;
   PoolArray<uint32_t> direct_entries_;
+  std::shared_ptr<LipFilter> key_filter_;
   PoolArray<Entry> entries_;
   // Entries of bucket b are entries_[bucket_starts_[b], bucket_starts_[b + 1]).
   PoolArray<uint32_t> bucket_starts_;
