@@ -614,6 +614,9 @@ void HashJoinProbeOperator::ApplyKeyFilterInScan() {
     return;
   }
   if (spec_.type != HashJoinType::kInner && spec_.type != HashJoinType::kSemi) return;
+  for (const RuntimeFilterProbe& probe : scan_.runtime_filters) {
+    if (probe.filter == filter) return;  // the table's LIP filter is its key filter, already applied here
+  }
   scan_.runtime_filters.push_back(RuntimeFilterProbe{std::move(filter), {spec_.probe_keys[0]->column_index}, true});
 }
 
