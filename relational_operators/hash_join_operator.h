@@ -23,6 +23,11 @@
 // the output columns are gathered once, from the probe batch and the build blocks, for the rows that matched
 // every join. No intermediate relation is written. The "pair columns" of a chain are [probe batch columns...,
 // build relation columns of join 0..., of join 1..., ...].
+//
+// Direct index and key filter (join_hash_table.h): probes of a table with a direct index look their entry up by
+// key instead of hashing. An inner or semi probe whose scan has a filter predicate and whose key is a probe
+// column also applies the table's key filter (a bit vector of its keys) in its scan, before the predicate; this
+// is decided when the operator first issues work orders and does not show in EXPLAIN.
 
 #include <atomic>
 #include <deque>
