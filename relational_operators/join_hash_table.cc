@@ -142,7 +142,6 @@ absl::Status JoinHashTable::Finalize() {
     std::vector<Entry>().swap(part);
   }
   parts_.clear();
-  std::vector<std::vector<int64_t>>().swap(key_parts_);
   if (!direct) direct_entries_.Reset();
   for (uint32_t b = 0; b < build_->block_count(); ++b) blocks_.push_back(build_->block(b));
   if (track_matches_) {
@@ -158,12 +157,11 @@ absl::Status JoinHashTable::Finalize() {
     key_filter_ = lip_filter_ != nullptr && lip_key_positions_.empty() ? lip_filter_
                                                                         : std::make_shared<LipFilter>("direct index");
     TESSERA_RETURN_IF_ERROR(key_filter_->BuildDense(key_min_, key_span, pool_));
-    for (uint64_t offset = 0; offset <= key_span; ++offset) {
-      if (direct_entries_[offset] != kNoDirectEntry) {
-        key_filter_->InsertDenseKey(static_cast<int64_t>(static_cast<uint64_t>(key_min_) + offset));
-      }
+    for (const std::vector<int64_t>& keys : key_parts_) {
+      for (int64_t key : keys) key_filter_->InsertDenseKey(key);
     }
   }
+  std::vector<std::vector<int64_t>>().swap(key_parts_);
   if (lip_filter_ != nullptr && lip_filter_ != key_filter_) {  // a Bloom filter
     TESSERA_RETURN_IF_ERROR(lip_filter_->Build(static_cast<int64_t>(entries_.size()), pool_));
     if (lip_key_positions_.empty()) {
