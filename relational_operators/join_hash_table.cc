@@ -126,8 +126,13 @@ absl::Status JoinHashTable::Finalize() {
   const uint64_t key_span = total > 0 ? static_cast<uint64_t>(key_max_) - static_cast<uint64_t>(key_min_) : 0;
   bool direct = direct_key_width_ > 0 && total > 0 && key_span < std::max<uint64_t>(4 * total, uint64_t{1} << 18);
   if (direct) {
-    TESSERA_ASSIGN_OR_RETURN(direct_entries_, PoolArray<uint32_t>::Allocate(pool_, key_span + 1));
-    std::fill(direct_entries_.begin(), direct_entries_.end(), kNoDirectEntry);
+    // Optional: when the pool cannot hold the array, the table probes by hash as without one.
+    absl::StatusOr<PoolArray<uint32_t>> array = PoolArray<uint32_t>::Allocate(pool_, key_span + 1);
+    direct = array.ok();
+    if (direct) {
+      direct_entries_ = std::move(*array);
+      std::fill(direct_entries_.begin(), direct_entries_.end(), kNoDirectEntry);
+    }
   }
   for (size_t p = 0; p < parts_.size(); ++p) {
     std::vector<Entry>& part = parts_[p];

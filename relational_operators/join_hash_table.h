@@ -14,6 +14,8 @@
 // maps key - min to the key's entry. Probes then find their entry with one read of that array, without hashing
 // or walking a bucket, and the entry found holds the key (dimension tables' primary keys: SSB's date, customer,
 // supplier, part). Whether the keys are unique is known only after the build; otherwise probes hash as usual.
+// The array (4 bytes per value of the range, at most 16 bytes per indexed row above the 1 MiB floor) comes from
+// the buffer pool; when the pool refuses it, there is no direct index.
 //
 // Memory: while building, each AddBlock's entries are heap vectors reserved against the buffer pool; Finalize moves
 // them into the table's arrays, which are buffer-pool memory (PoolArray: huge-page slots for large tables, which

@@ -15,6 +15,8 @@
 namespace tessera {
 namespace {
 
+constexpr size_t kSmallPoolBytes = 768 << 10;
+
 // A one-column build relation of `type` (INTEGER or BIGINT) holding `keys` (nullopt: NULL), `per_block` rows a
 // block.
 std::shared_ptr<TemporaryRelation> BuildRelation(Type type, const std::vector<std::optional<int64_t>>& keys,
@@ -154,6 +156,14 @@ TEST(JoinHashTableDirectIndexTest, NoDirectIndexForDuplicateKeysWideRangesOrOthe
   ASSERT_TRUE(table.AddBlock(0).ok());
   ASSERT_TRUE(table.Finalize().ok());
   EXPECT_FALSE(table.HasDirectIndex());
+}
+
+TEST(JoinHashTableDirectIndexTest, APoolWithoutRoomForTheArrayLeavesTheTableWithoutOne) {
+  // Room for the build relation and the hash table, not for the direct index's 1 MiB array (2^18 values).
+  BufferPool pool(kSmallPoolBytes, nullptr);
+  std::unique_ptr<JoinHashTable> table = Build(Type::Integer(), {0, (int64_t{1} << 18) - 1}, &pool);
+  EXPECT_FALSE(table->HasDirectIndex());
+  EXPECT_EQ(table->indexed_rows(), 2);
 }
 
 // The rows of `probes` (INTEGER keys, nullopt: NULL) that `filter` keeps, every other row a candidate when
