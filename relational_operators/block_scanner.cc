@@ -61,6 +61,13 @@ BlockScanner::BlockScanner(const ScanSpec& spec)
   std::iota(filter_order_.begin(), filter_order_.end(), 0);
   std::stable_sort(filter_order_.begin(), filter_order_.end(),
                    [&](int a, int b) { return pass_rate[a] < pass_rate[b]; });
+  if (spec.filter != nullptr) {
+    for (int f : filter_order_) {
+      if (spec.runtime_filters[f].filter->probes_before_scan_filter()) early_filter_order_.push_back(f);
+    }
+    std::erase_if(filter_order_,
+                  [&](int f) { return spec.runtime_filters[f].filter->probes_before_scan_filter(); });
+  }
   size_t max_keys = 0;
   for (const RuntimeFilterProbe& probe : spec.runtime_filters) max_keys = std::max(max_keys, probe.key_columns.size());
   keys_.reserve(max_keys);
@@ -115,11 +122,17 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
   const uint32_t count = std::min(kVectorSize, rows - next_row_);
   LoadBatchFromBlock(block, spec_.types, spec_.block_columns, next_row_, count, &batch_);
   next_row_ += count;
-  if (filter_ != nullptr) {
-    absl::Status status = filter_->Filter(batch_, nullptr, &selection_);
-    if (!status.ok()) return status;
+  const SelectionVector* in = nullptr;
+  if (!early_filter_order_.empty()) {
+    ApplyRuntimeFilters(early_filter_order_, nullptr);
+    in = &selection_;
   }
-  if (!filter_order_.empty()) ApplyRuntimeFilters();
+  if (filter_ != nullptr) {
+    absl::Status status = in != nullptr && in->count == 0 ? absl::OkStatus() : filter_->Filter(batch_, in, &selection_);
+    if (!status.ok()) return status;
+    in = &selection_;
+  }
+  if (!filter_order_.empty()) ApplyRuntimeFilters(filter_order_, in);
   if (!expanding_filters_.empty()) {
     StartExpansion();
     if (expanding_ && NextExpandedChunk()) return true;
@@ -127,10 +140,10 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
   return true;
 }
 
-void BlockScanner::ApplyRuntimeFilters() {
-  const SelectionVector* in = filter_ != nullptr ? &selection_ : nullptr;
+void BlockScanner::ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in) {
   uint32_t count = in != nullptr ? in->count : batch_.size;
-  for (int f : filter_order_) {
+  if (in == nullptr && count == 0) selection_.count = 0;
+  for (int f : order) {
     if (count == 0) break;
     const RuntimeFilterProbe& probe = spec_.runtime_filters[f];
     keys_.clear();

@@ -3,7 +3,8 @@
 // whole blocks whose zone maps rule out the filter, and applies the filter and the runtime filters (LIP Bloom
 // filters, exact semi / anti join filters: runtime_filter.h). One scanner per work order.
 //
-// Runtime filters run after the filter, in the order of the pass rates that earlier work orders of the same
+// Runtime filters run after the filter (those that probe with one bit test, RuntimeFilter::
+// probes_before_scan_filter, before it), in the order of the pass rates that earlier work orders of the same
 // scan observed (most selective first; each scanner publishes its counts when it is destroyed, so the order
 // adapts block by block). When a filter expands rows (ExactFilter::Multiplicity > 1), the scanner hands out
 // batches of gathered rows in which each row appears as often as its multiplicity says.
@@ -65,7 +66,8 @@ class BlockScanner {
   }
 
  private:
-  void ApplyRuntimeFilters();
+  // Applies the runtime filters `order` to the rows of `in` (null: all rows of the batch) into selection_.
+  void ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in);
   // Starts handing out the selected rows of batch_ repeated by their multiplicities, if any is above 1.
   void StartExpansion();
   // Fills expanded_ with the next up to kVectorSize rows of the expansion; false when it is exhausted.
@@ -80,7 +82,8 @@ class BlockScanner {
   uint32_t next_row_ = 0;
 
   // Runtime filters: application order, per-filter rows in / out of this work order, key column pointers.
-  std::vector<int> filter_order_;
+  std::vector<int> filter_order_;         // after the filter predicate
+  std::vector<int> early_filter_order_;   // before it
   std::vector<int64_t> rows_in_;
   std::vector<int64_t> rows_out_;
   std::vector<const ColumnVector*> keys_;

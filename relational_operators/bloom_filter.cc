@@ -25,6 +25,7 @@ bool AnyNull(const std::vector<const ColumnVector*>& keys, uint32_t row) {
   return null;
 }
 
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BlockedBloomFilter>> BlockedBloomFilter::Create(int64_t expected_keys,
@@ -42,6 +43,14 @@ BlockedBloomFilter::~BlockedBloomFilter() { pool_->Free(words_, MemoryKind::kBlo
 
 absl::Status LipFilter::Build(int64_t keys, BufferPool* pool) {
   TESSERA_ASSIGN_OR_RETURN(bloom_, BlockedBloomFilter::Create(keys, pool));
+  return absl::OkStatus();
+}
+
+absl::Status LipFilter::BuildDense(int64_t min, uint64_t span, BufferPool* pool) {
+  if (span >= (uint64_t{1} << 40)) return absl::InvalidArgumentError("dense LIP filter range too large");
+  dense_min_ = min;
+  dense_span_ = span;
+  TESSERA_ASSIGN_OR_RETURN(dense_words_, PoolArray<uint64_t>::AllocateZeroed(pool, (span + 1) / 64 + 1));
   return absl::OkStatus();
 }
 
@@ -89,6 +98,54 @@ inline __m512i LoadKeyLanes(const void* column_values, bool gather, __m256i row,
 #endif
 
 }  // namespace
+
+template <typename T>
+void LipFilter::KeepDenseMembers(const ColumnVector& key, const SelectionVector* in, uint32_t size,
+                                 SelectionVector* out) const {
+  const T* values = key.values<T>();
+  const uint64_t* words = dense_words_.data();
+  const uint64_t min = static_cast<uint64_t>(dense_min_);
+  const uint64_t outside = dense_span_ + 1;  // a bit never set
+  const uint32_t candidates = in != nullptr ? in->count : size;
+  const uint32_t* rows = in != nullptr ? in->rows.data() : nullptr;
+  uint32_t* kept_rows = out->rows.data();
+  const bool nulls = key.has_nulls();
+  uint32_t kept = 0;
+  uint32_t i = 0;
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
+  // The scalar loop below, eight lanes wide, for keys without NULLs (as in KeepIntegerKeys: the passing rows
+  // are compressed in a register; each store writes eight slots at kept <= i).
+  if (!nulls) {
+    const __m512i min_lanes = _mm512_set1_epi64(static_cast<int64_t>(min));
+    const __m512i outside_lanes = _mm512_set1_epi64(static_cast<int64_t>(outside));
+    const __m512i one = _mm512_set1_epi64(1);
+    const __m512i low6 = _mm512_set1_epi64(63);
+    __m256i positions = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i eight = _mm256_set1_epi32(8);
+    const bool gather = rows != nullptr;
+    for (; i + 8 <= candidates; i += 8) {
+      const __m256i row = gather ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + i)) : positions;
+      positions = _mm256_add_epi32(positions, eight);
+      const __m512i value = LoadKeyLanes<T>(values, gather, row, i);
+      const __m512i offset = _mm512_min_epu64(_mm512_sub_epi64(value, min_lanes), outside_lanes);
+      const __m512i word = _mm512_i64gather_epi64(_mm512_srli_epi64(offset, 6),
+                                                  reinterpret_cast<const long long*>(words), 8);
+      const __mmask8 hit = _mm512_test_epi64_mask(_mm512_srlv_epi64(word, _mm512_and_si512(offset, low6)), one);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(kept_rows + kept), _mm256_maskz_compress_epi32(hit, row));
+      kept += static_cast<uint32_t>(__builtin_popcount(hit));
+    }
+  }
+#endif
+  for (; i < candidates; ++i) {
+    const uint32_t row = rows != nullptr ? rows[i] : i;
+    uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(values[row])) - min;
+    offset = offset < outside ? offset : outside;
+    const bool member = ((words[offset >> 6] >> (offset & 63)) & 1) != 0;
+    kept_rows[kept] = row;
+    kept += static_cast<uint32_t>(member & !(nulls && key.IsNull(row)));
+  }
+  out->count = kept;
+}
 
 template <typename T>
 uint32_t BlockedBloomFilter::KeepIntegerKeys(const T* values, const uint32_t* rows, uint32_t count,
@@ -197,6 +254,11 @@ bool LipFilter::KeepIntegerTupleMembers(const std::vector<const ColumnVector*>& 
 
 void LipFilter::KeepMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
                             uint32_t size, SelectionVector* out) const {
+  if (is_dense()) {  // one INTEGER, DATE, BIGINT or TIMESTAMP key
+    const TypeId type = keys[0]->type().id();
+    if (type == TypeId::kInteger || type == TypeId::kDate) return KeepDenseMembers<int32_t>(*keys[0], in, size, out);
+    return KeepDenseMembers<int64_t>(*keys[0], in, size, out);
+  }
   // The common case, one integer key without NULLs: hash inline, no intermediate hash vector.
   if (keys.size() == 1 && !keys[0]->has_nulls()) {
     switch (keys[0]->type().id()) {

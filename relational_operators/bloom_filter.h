@@ -12,7 +12,11 @@
 //
 // LipFilter: the RuntimeFilter a probe-side scan holds. Empty until the hash join build's Finalize fills it
 // (JoinHashTable::Finalize calls Build with the number of keys, then Insert for each); the scan reads it only
-// after the build finished (a DAG edge orders them).
+// after the build finished (a DAG edge orders them). When the join hash table has a direct index (unique integer
+// keys over a small range, join_hash_table.h), Finalize makes the filter an exact bit vector over that range
+// instead (BuildDense, then InsertDenseKey for each key): a probe is a subtraction and one bit test, without
+// hashing, and no key passes that is not in the build. EXPLAIN's "IN bloom(...)" names the filter as planned;
+// which of the two it becomes is decided at run time.
 
 #include <cstdint>
 #include <memory>
@@ -21,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "relational_operators/runtime_filter.h"
 #include "storage/buffer_pool.h"
+#include "storage/pool_array.h"
 
 namespace tessera {
 
@@ -86,6 +91,16 @@ class LipFilter final : public RuntimeFilter {
   // Allocates the Bloom filter for `keys` keys; called once by the build before Insert.
   absl::Status Build(int64_t keys, BufferPool* pool);
   void Insert(uint64_t hash) { bloom_->Insert(hash); }
+  // Instead of Build: an exact filter over the integer keys [min, min + span] of a single key column (INTEGER,
+  // DATE, BIGINT or TIMESTAMP); called once by the build before InsertDenseKey for each key, which must lie in
+  // that range.
+  absl::Status BuildDense(int64_t min, uint64_t span, BufferPool* pool);
+  void InsertDenseKey(int64_t key) {
+    const uint64_t offset = static_cast<uint64_t>(key) - static_cast<uint64_t>(dense_min_);
+    dense_words_[offset >> 6] |= uint64_t{1} << (offset & 63);
+  }
+  bool is_dense() const { return !dense_words_.empty(); }
+  bool probes_before_scan_filter() const override { return is_dense(); }
 
   void KeepMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in, uint32_t size,
                    SelectionVector* out) const override;
@@ -105,9 +120,17 @@ class LipFilter final : public RuntimeFilter {
                                uint32_t size, SelectionVector* out) const;
 
   static constexpr size_t kMaxIntegerTupleKeys = 4;
+  template <typename T>
+  void KeepDenseMembers(const ColumnVector& key, const SelectionVector* in, uint32_t size,
+                        SelectionVector* out) const;
 
   const std::string description_;
   std::unique_ptr<BlockedBloomFilter> bloom_;
+  // The dense form: bit k - dense_min_ of key k, for offsets up to dense_span_; bit dense_span_ + 1 is never
+  // set, and probes clamp offsets outside the range to it.
+  int64_t dense_min_ = 0;
+  uint64_t dense_span_ = 0;
+  PoolArray<uint64_t> dense_words_;
 };
 
 }  // namespace tessera

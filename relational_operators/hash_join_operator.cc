@@ -98,6 +98,12 @@ bool EntryHoldsKey(const JoinHashTable& table, const std::vector<const ColumnVec
   return true;
 }
 
+// Whether build entry `entry`, found in the bucket of `hash` (the hash of row `row` of the probe keys), matches it.
+bool EntryMatches(const JoinHashTable& table, const std::vector<const ColumnVector*>& keys, int raw_width,
+                  uint64_t hash, uint32_t row, uint32_t entry) {
+  return table.Hash(entry) == hash && EntryHoldsKey(table, keys, raw_width, row, entry);
+}
+
 // The buckets of `count` probe rows (rows selection->rows[s], or s without a selection), looked up in two
 // prefetched passes before any is walked, so that the cache misses of a vector overlap instead of stalling one
 // row at a time.
@@ -263,19 +269,23 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     }
     const ChainedJoin& join = op_->chained_[level - 1];
     const JoinHashTable& table = *join.table;
+    const bool direct = table.HasDirectIndex();
     for (size_t k = 0; k < rows.keys.size(); ++k) {
       GatherPairColumn(rows, count, join.key_pair_columns[k], batch, &chain_->resolved, &rows.keys[k]);
-      HashVectorRows(rows.keys[k], count, k == 0, rows.hashes.data());
+      if (!direct) HashVectorRows(rows.keys[k], count, k == 0, rows.hashes.data());
     }
     const int raw_width = RawComparableKeyWidth(rows.key_pointers);
-    LookUpBuckets(table, rows.hashes.data(), nullptr, count, rows.buckets.data());
+    if (direct) {
+      table.LookUpDirect(rows.keys[0], nullptr, count, rows.buckets.data());
+    } else {
+      LookUpBuckets(table, rows.hashes.data(), nullptr, count, rows.buckets.data());
+    }
     for (uint32_t i = 0; i < count; ++i) {
       bool null_key = false;
       for (const ColumnVector& key : rows.keys) null_key |= key.IsNull(i);
       if (null_key) continue;
-      const uint64_t hash = rows.hashes[i];
       for (uint32_t e = rows.buckets[i].begin; e < rows.buckets[i].end; ++e) {
-        if (table.Hash(e) != hash || !EntryHoldsKey(table, rows.key_pointers, raw_width, i, e)) continue;
+        if (!direct && !EntryMatches(table, rows.key_pointers, raw_width, rows.hashes[i], i, e)) continue;
         TESSERA_RETURN_IF_ERROR(AppendChainRow(level + 1, &rows, i, rows.probe_rows[i], e, batch, writer));
       }
     }
@@ -318,6 +328,8 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     passing.rows.resize(kVectorSize);
     const bool gather_pairs = WritesPairs(spec.type) || spec.residual != nullptr;
     const bool marks_build = TracksBuildMatches(spec.type);
+    // A direct index finds the one entry of a key without hashing (one key column then).
+    const bool direct = table.HasDirectIndex() && keys.size() == 1;
 
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
@@ -328,22 +340,25 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       if (selected == 0) continue;
       for (size_t k = 0; k < keys.size(); ++k) {
         TESSERA_ASSIGN_OR_RETURN(keys[k], key_evaluators[k]->Evaluate(batch, selection));
-        HashSelectedRows(*keys[k], selection, batch.size, k == 0, hashes.data());
+        if (!direct) HashSelectedRows(*keys[k], selection, batch.size, k == 0, hashes.data());
       }
       if (keys.empty()) std::fill(hashes.begin(), hashes.begin() + batch.size, 0);  // nested loop: every build row
       const int raw_width = RawComparableKeyWidth(keys);
       if (!chain) std::fill(matched.begin(), matched.begin() + batch.size, 0);
       candidates_.clear();
-      LookUpBuckets(table, hashes.data(), selection, selected, buckets_.data());
+      if (direct) {
+        table.LookUpDirect(*keys[0], selection, selected, buckets_.data());
+      } else {
+        LookUpBuckets(table, hashes.data(), selection, selected, buckets_.data());
+      }
       for (uint32_t s = 0; s < selected; ++s) {
         const uint32_t row = selection != nullptr ? selection->rows[s] : s;
         bool null_key = false;
         for (const ColumnVector* key : keys) null_key |= key->IsNull(row);
         if (null_key) continue;
-        const uint64_t hash = hashes[row];
         const JoinHashTable::EntryRange bucket = buckets_[s];
         for (uint32_t e = bucket.begin; e < bucket.end; ++e) {
-          if (table.Hash(e) != hash || !EntryHoldsKey(table, keys, raw_width, row, e)) continue;
+          if (!direct && !EntryMatches(table, keys, raw_width, hashes[row], row, e)) continue;
           if (chain) {
             TESSERA_RETURN_IF_ERROR(AppendChainRow(1, nullptr, 0, row, e, batch, writer));
             continue;
@@ -589,7 +604,24 @@ int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {
   return probe_.is_table() ? static_cast<int64_t>(probe_.table_block_count()) : -1;
 }
 
+void HashJoinProbeOperator::ApplyKeyFilterInScan() {
+  key_filter_decided_ = true;
+  std::shared_ptr<const RuntimeFilter> filter = table_->key_filter();
+  // Only in front of a filter predicate, which then evaluates the rows with a match only; without one the
+  // probe's direct look-up costs about what the filter would.
+  if (filter == nullptr || scan_.filter == nullptr || spec_.probe_keys.size() != 1 ||
+      spec_.probe_keys[0]->kind != ExpressionKind::kColumn) {
+    return;
+  }
+  if (spec_.type != HashJoinType::kInner && spec_.type != HashJoinType::kSemi) return;
+  for (const RuntimeFilterProbe& probe : scan_.runtime_filters) {
+    if (probe.filter == filter) return;  // the table's LIP filter is its key filter, already applied here
+  }
+  scan_.runtime_filters.push_back(RuntimeFilterProbe{std::move(filter), {spec_.probe_keys[0]->column_index}, true});
+}
+
 bool HashJoinProbeOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
+  if (!key_filter_decided_) ApplyKeyFilterInScan();
   const bool probes_done = probe_blocks_.IssueAll(probe_, [&](uint32_t block, int node) {
     out->push_back(std::make_unique<ProbeWorkOrder>(this, block, node));
     ++probes_issued_;

@@ -23,6 +23,11 @@
 // the output columns are gathered once, from the probe batch and the build blocks, for the rows that matched
 // every join. No intermediate relation is written. The "pair columns" of a chain are [probe batch columns...,
 // build relation columns of join 0..., of join 1..., ...].
+//
+// Direct index and key filter (join_hash_table.h): probes of a table with a direct index look their entry up by
+// key instead of hashing. An inner or semi probe whose scan has a filter predicate and whose key is a probe
+// column also applies the table's key filter (a bit vector of its keys) in its scan, before the predicate; this
+// is decided when the operator first issues work orders and does not show in EXPLAIN.
 
 #include <atomic>
 #include <deque>
@@ -134,6 +139,10 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::unique_ptr<ChainScratch> TakeChainScratch();
   void GiveChainScratch(std::unique_ptr<ChainScratch> scratch);
   void MakeOutput(std::vector<std::string> output_names);
+  // Adds table_'s key filter to the scan when the join drops probe rows without a match, its key is a probe
+  // column and the scan has a filter predicate (the key filter runs before it); once, before the first work
+  // order.
+  void ApplyKeyFilterInScan();
 
   // The output columns in output order, out of a batch laid out as [probe columns..., build columns...].
   std::vector<const ColumnVector*> OutputColumns(const Batch& pairs) const;
@@ -154,6 +163,9 @@ class HashJoinProbeOperator : public RelationalOperator {
   // probe batch column.
   std::vector<int> pair_column_join_;
   BlockWorkQueue probe_blocks_;
+  // Whether the scan applies table_'s key filter (JoinHashTable::key_filter), decided by the first GetWorkOrders
+  // (the table is complete then).
+  bool key_filter_decided_ = false;
   // Right / full outer joins: probe work orders issued and finished, and whether the unmatched build rows'
   // work orders are out.
   int64_t probes_issued_ = 0;

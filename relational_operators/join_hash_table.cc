@@ -1,5 +1,6 @@
 #include "relational_operators/join_hash_table.h"
 
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -14,11 +15,17 @@ JoinHashTable::JoinHashTable(std::shared_ptr<TemporaryRelation> build, std::vect
     const Type& type = build_->schema()[key_columns_[0]].type;
     switch (type.id()) {
       case TypeId::kBoolean:
+        hash_determines_key_ = true;
+        break;
       case TypeId::kInteger:
       case TypeId::kDate:
+        hash_determines_key_ = true;
+        direct_key_width_ = 4;
+        break;
       case TypeId::kBigInt:
       case TypeId::kTimestamp:
         hash_determines_key_ = true;
+        direct_key_width_ = 8;
         break;
       case TypeId::kDecimal:
         hash_determines_key_ = !type.IsWideDecimal();
@@ -52,6 +59,8 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
   std::vector<uint64_t> lip_hashes(lip_positions.empty() ? 0 : kVectorSize);
   std::vector<uint64_t> lip_entry_hashes;
   if (!lip_positions.empty()) lip_entry_hashes.reserve(rows);
+  std::vector<int64_t> entry_keys;  // direct index candidates: the entries' key values
+  if (direct_key_width_ > 0) entry_keys.reserve(rows);
   int64_t null_first = 0;
   for (uint32_t first = 0; first < rows; first += kVectorSize) {
     const uint32_t count = std::min(kVectorSize, rows - first);
@@ -70,14 +79,28 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
       }
       entries.push_back(Entry{hashes[i], block_index, first + i});
       if (!lip_positions.empty()) lip_entry_hashes.push_back(lip_hashes[i]);
+      if (direct_key_width_ == 4) entry_keys.push_back(batch.columns[0].values<int32_t>()[i]);
+      if (direct_key_width_ == 8) entry_keys.push_back(batch.columns[0].values<int64_t>()[i]);
     }
   }
+  int64_t key_min = INT64_MAX;
+  int64_t key_max = INT64_MIN;
+  for (int64_t key : entry_keys) {
+    key_min = std::min(key_min, key);
+    key_max = std::max(key_max, key);
+  }
   null_first_key_rows_.fetch_add(null_first);
-  const size_t bytes = entries.size() * sizeof(Entry) + lip_entry_hashes.size() * sizeof(uint64_t);
+  const size_t bytes = (entries.size() * sizeof(Entry)) + (lip_entry_hashes.size() * sizeof(uint64_t)) +
+                       (entry_keys.size() * sizeof(int64_t));
   TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, bytes));
   std::lock_guard<std::mutex> lock(mutex_);
   reserved_bytes_ += bytes;
   parts_.push_back(std::move(entries));
+  if (direct_key_width_ > 0) {
+    key_parts_.push_back(std::move(entry_keys));
+    key_min_ = std::min(key_min_, key_min);
+    key_max_ = std::max(key_max_, key_max);
+  }
   if (!lip_positions.empty()) lip_hash_parts_.push_back(std::move(lip_entry_hashes));
   return absl::OkStatus();
 }
@@ -98,11 +121,33 @@ absl::Status JoinHashTable::Finalize() {
   }
   for (uint64_t b = 1; b < buckets; ++b) bucket_starts_[b] += bucket_starts_[b - 1];
   bucket_starts_[buckets] = static_cast<uint32_t>(total);
-  for (auto& part : parts_) {
-    for (const Entry& entry : part) entries_[--bucket_starts_[entry.hash & mask_]] = entry;
+  // The direct index, when the keys' range is small enough, is filled while placing the entries; a key seen
+  // twice drops it.
+  const uint64_t key_span = total > 0 ? static_cast<uint64_t>(key_max_) - static_cast<uint64_t>(key_min_) : 0;
+  bool direct = direct_key_width_ > 0 && total > 0 && key_span < std::max<uint64_t>(4 * total, uint64_t{1} << 18);
+  if (direct) {
+    // Optional: when the pool cannot hold the array, the table probes by hash as without one.
+    absl::StatusOr<PoolArray<uint32_t>> array = PoolArray<uint32_t>::Allocate(pool_, key_span + 1);
+    direct = array.ok();
+    if (direct) {
+      direct_entries_ = std::move(*array);
+      std::fill(direct_entries_.begin(), direct_entries_.end(), kNoDirectEntry);
+    }
+  }
+  for (size_t p = 0; p < parts_.size(); ++p) {
+    std::vector<Entry>& part = parts_[p];
+    for (size_t i = 0; i < part.size(); ++i) {
+      const uint32_t entry = --bucket_starts_[part[i].hash & mask_];
+      entries_[entry] = part[i];
+      if (!direct) continue;
+      uint32_t& slot = direct_entries_[static_cast<uint64_t>(key_parts_[p][i]) - static_cast<uint64_t>(key_min_)];
+      direct = slot == kNoDirectEntry;
+      slot = entry;
+    }
     std::vector<Entry>().swap(part);
   }
   parts_.clear();
+  if (!direct) direct_entries_.Reset();
   for (uint32_t b = 0; b < build_->block_count(); ++b) blocks_.push_back(build_->block(b));
   if (track_matches_) {
     uint64_t rows = 0;
@@ -112,7 +157,17 @@ absl::Status JoinHashTable::Finalize() {
     }
     TESSERA_ASSIGN_OR_RETURN(matched_, PoolArray<uint8_t>::AllocateZeroed(pool_, rows));
   }
-  if (lip_filter_ != nullptr) {
+  if (direct) {
+    // The keys are the direct index's: an exact bit vector over their range, which is also the LIP filter.
+    key_filter_ = lip_filter_ != nullptr && lip_key_positions_.empty() ? lip_filter_
+                                                                        : std::make_shared<LipFilter>("direct index");
+    TESSERA_RETURN_IF_ERROR(key_filter_->BuildDense(key_min_, key_span, pool_));
+    for (const std::vector<int64_t>& keys : key_parts_) {
+      for (int64_t key : keys) key_filter_->InsertDenseKey(key);
+    }
+  }
+  std::vector<std::vector<int64_t>>().swap(key_parts_);
+  if (lip_filter_ != nullptr && lip_filter_ != key_filter_) {  // a Bloom filter
     TESSERA_RETURN_IF_ERROR(lip_filter_->Build(static_cast<int64_t>(entries_.size()), pool_));
     if (lip_key_positions_.empty()) {
       for (const Entry& entry : entries_) lip_filter_->Insert(entry.hash);
@@ -127,6 +182,32 @@ absl::Status JoinHashTable::Finalize() {
   pool_->Release(MemoryKind::kBlob, reserved_bytes_);
   reserved_bytes_ = 0;
   return absl::OkStatus();
+}
+
+void JoinHashTable::LookUpDirect(const ColumnVector& keys, const SelectionVector* selection, uint32_t count,
+                                 EntryRange* buckets) const {
+  if (direct_key_width_ == 4) {
+    LookUpDirectTyped<int32_t>(keys, selection, count, buckets);
+  } else {
+    LookUpDirectTyped<int64_t>(keys, selection, count, buckets);
+  }
+}
+
+template <typename T>
+void JoinHashTable::LookUpDirectTyped(const ColumnVector& keys, const SelectionVector* selection, uint32_t count,
+                                      EntryRange* buckets) const {
+  const T* values = keys.values<T>();
+  const uint32_t* direct = direct_entries_.data();
+  const uint64_t span = direct_entries_.size();
+  const uint64_t min = static_cast<uint64_t>(key_min_);
+  const bool nulls = keys.has_nulls();
+  for (uint32_t s = 0; s < count; ++s) {
+    const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+    const uint64_t offset = static_cast<uint64_t>(static_cast<int64_t>(values[row])) - min;
+    uint32_t entry = offset < span ? direct[offset] : kNoDirectEntry;
+    if (nulls && keys.IsNull(row)) entry = kNoDirectEntry;
+    buckets[s] = EntryRange{entry, entry + static_cast<uint32_t>(entry != kNoDirectEntry)};  // empty: {e, e}
+  }
 }
 
 }  // namespace tessera

@@ -9,6 +9,14 @@
 // a bijection of the value (HashIntegerKey), so equal hashes mean equal keys and probes need not read the build
 // row's key at all (HashDeterminesKey).
 //
+// Direct index (dense unique keys, a perfect hash): when the key is one INTEGER, DATE, BIGINT or TIMESTAMP column,
+// no two indexed rows share a key, and the keys span at most max(4 x indexed rows, 2^18) values, Finalize also
+// maps key - min to the key's entry. Probes then find their entry with one read of that array, without hashing
+// or walking a bucket, and the entry found holds the key (dimension tables' primary keys: SSB's date, customer,
+// supplier, part). Whether the keys are unique is known only after the build; otherwise probes hash as usual.
+// The array (4 bytes per value of the range, at most 16 bytes per indexed row above the 1 MiB floor) comes from
+// the buffer pool; when the pool refuses it, there is no direct index.
+//
 // Memory: while building, each AddBlock's entries are heap vectors reserved against the buffer pool; Finalize moves
 // them into the table's arrays, which are buffer-pool memory (PoolArray: huge-page slots for large tables, which
 // the probes' random reads need), and gives the reservation back.
@@ -79,6 +87,17 @@ class JoinHashTable {
     if (!bucket_starts_.empty()) __builtin_prefetch(&bucket_starts_[hash & mask_]);
   }
   void PrefetchEntry(uint32_t entry) const { __builtin_prefetch(&entries_[entry]); }
+  // Whether Finalize made a direct index (see the file comment). Probes then use LookUpDirect, not Bucket.
+  bool HasDirectIndex() const { return !direct_entries_.empty(); }
+  // With HasDirectIndex(): an exact filter over the indexed keys (a bit vector over their range, bloom_filter.h's
+  // dense LipFilter); null without. A probe side that drops rows without a match (inner, semi) can apply it in
+  // its scan before the scan's filter predicate.
+  std::shared_ptr<const RuntimeFilter> key_filter() const { return key_filter_; }
+  // With HasDirectIndex(): buckets[s] = the entry holding row r's key as a range {e, e + 1}, or an empty range
+  // (no such key, or a NULL), for r = selection->rows[s] (r = s without a selection), s < count. `keys` is a
+  // vector of the key's type.
+  void LookUpDirect(const ColumnVector& keys, const SelectionVector* selection, uint32_t count,
+                    EntryRange* buckets) const;
   // Whether equal hashes imply equal keys (a single integer-like key column).
   bool HashDeterminesKey() const { return hash_determines_key_; }
   uint64_t Hash(uint32_t entry) const { return entries_[entry].hash; }
@@ -111,6 +130,16 @@ class JoinHashTable {
   std::vector<int> lip_key_positions_;
   std::vector<std::vector<uint64_t>> lip_hash_parts_;
   std::atomic<int64_t> null_first_key_rows_{0};
+  // Direct index: whether the key's type allows one (int32 or int64 values), per part the entries' key values,
+  // and their range over all parts (under mutex_ while building).
+  int direct_key_width_ = 0;
+  std::vector<std::vector<int64_t>> key_parts_;
+  int64_t key_min_ = INT64_MAX;
+  int64_t key_max_ = INT64_MIN;
+  // Entry of key key_min_ + i, or kNoDirectEntry.
+  static constexpr uint32_t kNoDirectEntry = UINT32_MAX;
+  PoolArray<uint32_t> direct_entries_;
+  std::shared_ptr<LipFilter> key_filter_;
   PoolArray<Entry> entries_;
   // Entries of bucket b are entries_[bucket_starts_[b], bucket_starts_[b + 1]).
   PoolArray<uint32_t> bucket_starts_;
@@ -122,7 +151,11 @@ class JoinHashTable {
   std::vector<uint64_t> block_row_starts_;
   mutable PoolArray<uint8_t> matched_;  // written through std::atomic_ref by concurrent probes
   uint64_t mask_ = 0;
-  size_t reserved_bytes_ = 0;  // the building parts' reservation, until Finalize frees them
+  size_t reserved_bytes_ = 0;
+
+  template <typename T>
+  void LookUpDirectTyped(const ColumnVector& keys, const SelectionVector* selection, uint32_t count,
+                         EntryRange* buckets) const;  // the building parts' reservation, until Finalize frees them
 };
 
 }  // namespace tessera

@@ -38,6 +38,9 @@ class RuntimeFilter {
   // Some kept rows stand for several join results (an inner join turned into a semi join whose build keys
   // turned out not to be unique); then Multiplicity gives the count for a kept row. Valid once complete.
   virtual bool expands_rows() const { return false; }
+  // Whether a probe costs about one bit test per row (valid once complete): scanners apply such filters before
+  // their own filter predicate, which then runs on fewer rows.
+  virtual bool probes_before_scan_filter() const { return false; }
   virtual uint32_t Multiplicity(const std::vector<const ColumnVector*>& keys, uint32_t row) const { return 1; }
 };
 

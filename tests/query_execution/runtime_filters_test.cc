@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "common/hash.h"
+#include "expressions/bound_expression.h"
 #include "gtest/gtest.h"
 #include "relational_operators/block_scanner.h"
 #include "relational_operators/bloom_filter.h"
@@ -391,6 +392,44 @@ TEST(BlockScannerRuntimeFiltersTest, AppliesTheMostSelectiveFilterFirstOnceItHas
   // The narrow filter passed 5 of 900 rows, the broad one 90%: now the narrow one goes first.
   EXPECT_EQ(narrow.rows_in.load(), 900 + 1000);
   EXPECT_EQ(broad.rows_in.load(), 1000 + 10);
+}
+
+TEST(BlockScannerRuntimeFiltersTest, BitTestFiltersRunBeforeTheFilterPredicateAndTheOthersAfterIt) {
+  BufferPool pool(64 << 20, nullptr);
+  auto relation = KeyBlock(1000, &pool);
+  // A dense LIP filter (one bit test per row) holding 3, 400, 450, 600 and 999.
+  auto dense = std::make_shared<LipFilter>("dense");
+  ASSERT_TRUE(dense->BuildDense(0, 999, &pool).ok());
+  for (int64_t key : {3, 400, 450, 600, 999}) dense->InsertDenseKey(key);
+  ASSERT_TRUE(dense->probes_before_scan_filter());
+  // An exact filter holding every key but 450 (not a bit-test LIP filter: it runs after the predicate).
+  std::vector<std::optional<int32_t>> all_but_450;
+  for (int32_t k = 0; k < 1000; ++k) {
+    if (k != 450) all_but_450.push_back(k);
+  }
+  ScanSpec spec;
+  spec.block_columns = {0};
+  spec.types = {Type::Integer()};
+  spec.filter = MakeComparison(ComparisonOp::kLess, MakeColumn(0, Type::Integer()), MakeConstant(Value::Integer(500)));
+  spec.runtime_filters.push_back({FilterOf(all_but_450, false, &pool), {0}, /*member=*/true});
+  spec.runtime_filters.push_back({dense, {0}, /*member=*/true});
+  spec.Prepare();
+  const RuntimeFilterCounters& late = *spec.runtime_filters[0].counters;
+  const RuntimeFilterCounters& early = *spec.runtime_filters[1].counters;
+
+  EXPECT_EQ(ScanKeys(spec, relation->block(0)), (std::vector<int32_t>{3, 400}));
+  // The dense filter saw every row; the predicate kept 3 of its 5; the exact filter saw those 3.
+  EXPECT_EQ(early.rows_in.load(), 1000);
+  EXPECT_EQ(early.rows_out.load(), 5);
+  EXPECT_EQ(late.rows_in.load(), 3);
+  EXPECT_EQ(late.rows_out.load(), 2);
+
+  // Without a predicate the filters run in their observed order as before.
+  ScanSpec plain;
+  plain.block_columns = {0};
+  plain.types = {Type::Integer()};
+  plain.runtime_filters.push_back({dense, {0}, /*member=*/true});
+  EXPECT_EQ(ScanKeys(plain, relation->block(0)), (std::vector<int32_t>{3, 400, 450, 600, 999}));
 }
 
 TEST(BlockScannerRuntimeFiltersTest, AntiFiltersKeepNonMembersAndExpandingFiltersRepeatRows) {
