@@ -24,6 +24,8 @@ constexpr size_t kSlotBytes = 32;
 // The key of a scalar aggregate's one group (zero key words).
 constexpr uint64_t kScalarKey[1] = {0};
 constexpr uint32_t kMergePartitions = AggregationTable::kPartitions;
+// While a table has at most this many groups, Update compares a key with each of them instead of hashing it.
+constexpr uint32_t kScannedGroups = 8;
 // The merge partition of a group's hash (bits far from the ones that pick hash-table slots).
 inline uint32_t MergePartition(uint64_t hash) {
   return static_cast<uint32_t>((hash >> 40) % kMergePartitions);
@@ -171,7 +173,14 @@ class GroupTable {
  public:
   // `pool` (not owned) must outlive the table.
   GroupTable(const AggregationSpec& spec, BufferPool* pool)
-      : spec_(spec), pool_(pool), slots_(pool), rows_(pool), group_of_row_(kVectorSize), hashes_(kVectorSize) {
+      : spec_(spec),
+        pool_(pool),
+        slots_(pool),
+        rows_(pool),
+        group_of_row_(kVectorSize),
+        hashes_(kVectorSize),
+        lookup_positions_(kVectorSize) {
+    lookup_rows_.rows.resize(kVectorSize);
     for (PartitionList& list : partition_groups_) list.groups = PoolArray<uint32_t>(pool);
     fixed_keys_ = true;
     size_t key_bytes = 0;
@@ -255,6 +264,9 @@ class GroupTable {
   // Per-batch scratch of Update, kept here so that it allocates once per table.
   uint32_t* group_of_row() { return group_of_row_.data(); }
   uint64_t* hashes() { return hashes_.data(); }
+  // The rows of a batch to look up by hash, and the position (in the batch's selection) of each.
+  SelectionVector& lookup_rows() { return lookup_rows_; }
+  uint32_t* lookup_positions() { return lookup_positions_.data(); }
   uint64_t* batch_keys() { return batch_keys_.data(); }
   std::string& key_buffer() { return key_buffer_; }
   std::string& previous_key_buffer() { return previous_key_buffer_; }
@@ -501,6 +513,8 @@ class GroupTable {
   std::string scratch_;
   std::vector<uint32_t> group_of_row_;
   std::vector<uint64_t> hashes_;
+  SelectionVector lookup_rows_;
+  std::vector<uint32_t> lookup_positions_;
   std::vector<uint64_t> batch_keys_;  // fixed keys of one batch, key_words_ per selected row
   std::string key_buffer_;
   std::string previous_key_buffer_;
@@ -962,6 +976,48 @@ bool EncodeStringKeyColumn(const ColumnVector& vector, const SelectionVector* se
   return true;
 }
 
+// The groups of the selected rows whose fixed keys are in table.batch_keys() (one pass over the keys, then
+// lookups of the rest): a row whose key equals the previous row's joins its group (rows of one group often
+// come in runs: input sorted or clustered by the key, as lineitem by l_orderkey, or few groups); while the
+// table has at most kScannedGroups groups, a key is compared with each of them. Only the remaining rows are
+// hashed (column by column, as a selection) and looked up in (or inserted into) the hash table.
+void FindFixedKeyGroups(const std::vector<const ColumnVector*>& keys, const SelectionVector* selection,
+                        uint32_t batch_size, uint32_t selected, GroupTable& table, uint32_t* group_of_row) {
+  constexpr uint32_t kSameAsPrevious = UINT32_MAX;  // never a group (a slot stores group + 1 in 32 bits)
+  const size_t words = table.key_words();
+  const uint64_t* batch_keys = table.batch_keys();
+  SelectionVector& lookups = table.lookup_rows();
+  uint32_t* lookup_positions = table.lookup_positions();  // the s of each lookup
+  lookups.count = 0;
+  const uint32_t scanned =
+      table.group_count() <= kScannedGroups ? static_cast<uint32_t>(table.group_count()) : 0;
+  for (uint32_t s = 0; s < selected; ++s) {
+    const uint64_t* key = batch_keys + s * words;
+    if (s > 0 && GroupTable::SameWords(key, key - words, words)) {
+      group_of_row[s] = kSameAsPrevious;
+      continue;
+    }
+    uint32_t g = 0;
+    while (g < scanned && !GroupTable::SameWords(table.key_words(g), key, words)) ++g;
+    if (g < scanned) {
+      group_of_row[s] = g;
+      continue;
+    }
+    lookups.rows[lookups.count] = selection != nullptr ? selection->rows[s] : s;
+    lookup_positions[lookups.count++] = s;
+  }
+  uint64_t* hashes = table.hashes();
+  for (size_t k = 0; k < keys.size(); ++k) HashSelectedRows(*keys[k], &lookups, batch_size, k == 0, hashes);
+  for (uint32_t i = 0; i < lookups.count; ++i) table.Prefetch(hashes[lookups.rows[i]]);
+  for (uint32_t i = 0; i < lookups.count; ++i) {
+    const uint32_t s = lookup_positions[i];
+    group_of_row[s] = table.FindOrInsertFixed(batch_keys + s * words, hashes[lookups.rows[i]]);
+  }
+  for (uint32_t s = 1; s < selected; ++s) {
+    if (group_of_row[s] == kSameAsPrevious) group_of_row[s] = group_of_row[s - 1];
+  }
+}
+
 // Builds the fixed keys of the selected rows into `out` (key_words per row). Returns false when a string does
 // not fit its inline width (the table must then switch to serialized keys).
 bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys,
@@ -1023,30 +1079,20 @@ absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& ke
     if (table.group_count() == 0) table.FindOrInsertFixed(kScalarKey, 0);
     std::fill(group_of_row, group_of_row + selected, 0);
   } else {
-    for (size_t g = 0; g < keys.size(); ++g) {
-      HashSelectedRows(*keys[g], selection, batch_size, g == 0, hashes);  // only the rows used below
-    }
-    for (uint32_t s = 0; s < selected; ++s)
-      table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
-    // Rows of one group often come in runs (input sorted or clustered by the key, as lineitem by
-    // l_orderkey): a row whose key equals the previous row's joins its group without a table lookup.
     if (table.fixed_keys() && !EncodeFixedKeys(keys, table.key_columns(), selection, selected,
                                                table.key_words(), table.batch_keys())) {
       // A string longer than its inline width (not valid UTF-8, or a CAST).
       TESSERA_RETURN_IF_ERROR(table.ConvertToSerializedKeys());
     }
     if (table.fixed_keys()) {
-      const size_t words = table.key_words();
-      const uint64_t* batch_keys = table.batch_keys();
-      for (uint32_t s = 0; s < selected; ++s) {
-        const uint64_t* key = batch_keys + s * words;
-        if (s > 0 && GroupTable::SameWords(key, key - words, words)) {
-          group_of_row[s] = group_of_row[s - 1];
-          continue;
-        }
-        group_of_row[s] = table.FindOrInsertFixed(key, hashes[selection != nullptr ? selection->rows[s] : s]);
-      }
+      FindFixedKeyGroups(keys, selection, batch_size, selected, table, group_of_row);
     } else {
+      for (size_t g = 0; g < keys.size(); ++g) {
+        HashSelectedRows(*keys[g], selection, batch_size, g == 0, hashes);  // only the rows used below
+      }
+      for (uint32_t s = 0; s < selected; ++s)
+        table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
+      // Runs of one key (see FindFixedKeyGroups) join the previous row's group without a lookup.
       std::string& key = table.key_buffer();
       std::string& previous_key = table.previous_key_buffer();
       previous_key.clear();
