@@ -1007,7 +1007,9 @@ void FindFixedKeyGroups(const std::vector<const ColumnVector*>& keys, const Sele
     lookup_positions[lookups.count++] = s;
   }
   uint64_t* hashes = table.hashes();
-  for (size_t k = 0; k < keys.size(); ++k) HashSelectedRows(*keys[k], &lookups, batch_size, k == 0, hashes);
+  // Every row to look up (distinct keys): the input's selection, which may be none (a dense pass).
+  const SelectionVector* hashed = lookups.count == selected ? selection : &lookups;
+  for (size_t k = 0; k < keys.size(); ++k) HashSelectedRows(*keys[k], hashed, batch_size, k == 0, hashes);
   for (uint32_t i = 0; i < lookups.count; ++i) table.Prefetch(hashes[lookups.rows[i]]);
   for (uint32_t i = 0; i < lookups.count; ++i) {
     const uint32_t s = lookup_positions[i];
@@ -1172,9 +1174,25 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
         base = partial->table_.get();
     }
   }
+  // With a base, the groups of the last other partial table (in the base's key form) that neither the base nor
+  // the tables before it have are written from where they are, not copied into the new table: no later table
+  // can add to them. (With two workers, no group is copied at all.)
+  GroupTable* last = nullptr;
+  if (base != nullptr) {
+    for (const auto& partial : partials) {
+      if (partial != nullptr && partial->table_.get() != base) last = partial->table_.get();
+    }
+    if (last != nullptr && last->fixed_keys() != merged.fixed_keys()) last = nullptr;
+  }
+  PoolArray<uint32_t> in_place(pool);
+  uint32_t in_place_count = 0;
+  if (last != nullptr) {
+    TESSERA_ASSIGN_OR_RETURN(in_place, PoolArray<uint32_t>::Allocate(pool, groups_of(*last).count));
+  }
   size_t incoming = 0;
   for (const auto& partial : partials) {
-    if (partial != nullptr && partial->table_.get() != base) incoming += groups_of(*partial->table_).count;
+    if (partial != nullptr && partial->table_.get() != base && partial->table_.get() != last)
+      incoming += groups_of(*partial->table_).count;
   }
   // Keys are a few bytes per column; an estimate is enough to avoid most regrowth.
   // Room for every incoming group (and a scalar aggregate's one row): the inserts below cannot fail.
@@ -1223,6 +1241,17 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
           continue;
         }
       }
+      if (&table == last) {
+        const uint32_t found = merged.group_count() == 0 ? GroupTable::kNotFound
+                               : merged.fixed_keys()     ? merged.FindFixed(table.key_words(g), hash)
+                                                         : merged.FindSerialized(key, hash);
+        if (found != GroupTable::kNotFound) {
+          merge_slots(merged, found, table, g);
+        } else {
+          in_place[in_place_count++] = g;
+        }
+        continue;
+      }
       const size_t groups_before = merged.group_count();
       const uint32_t target = merged.fixed_keys() ? merged.FindOrInsertFixed(table.key_words(g), hash)
                                                   : merged.FindOrInsertSerialized(key, hash);
@@ -1235,6 +1264,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   }
   std::vector<GroupRun> runs;
   if (base != nullptr) runs.push_back(groups_of(*base));
+  if (in_place_count > 0) runs.push_back(GroupRun{last, in_place.data(), in_place_count});
   if (spec.group_by.empty() && merged.group_count() == 0 && (base == nullptr || base->group_count() == 0)) {
     merged.FindOrInsertFixed(kScalarKey, 0);  // a scalar aggregate's one row, also without input
   }

@@ -180,16 +180,21 @@ TEST_P(AggregationTableTest, OverlappingPartialTablesMergeToTheDirectAnswer) {
   const auto [kind, by_partition] = GetParam();
   const Input in;
   const AggregationSpec spec = MakeSpec(kind);
-  // Three partial tables (one unused: null) whose inputs overlap in keys: rows 0..12000 and 8000..20000 (the
-  // rows from 12000 on last, so that a table that switches to serialized keys already has groups).
+  // Four partial tables (one unused: null) whose inputs overlap in keys: rows 0..12000 and 8000..20000 (the
+  // rows from 12000 on last, so that a table that switches to serialized keys already has groups), and a third.
   std::vector<std::unique_ptr<AggregationTable>> partials;
   partials.push_back(std::make_unique<AggregationTable>(spec, &pool_));
   partials.push_back(nullptr);
+  partials.push_back(std::make_unique<AggregationTable>(spec, &pool_));
   partials.push_back(std::make_unique<AggregationTable>(spec, &pool_));
   int vectors = 0;
   Feed(in, kind, 0, 12000, partials[0].get(), &vectors);
   Feed(in, kind, 8000, 12000, partials[2].get(), &vectors);  // these rows a second time
   Feed(in, kind, 12000, kRows, partials[2].get(), &vectors);
+  // A third time, in a table merged last: its groups are in the first table, the second, or both, so some
+  // are found in the base, some among the groups that the merge copied from the other table.
+  Feed(in, kind, 2000, 6000, partials[3].get(), &vectors);
+  Feed(in, kind, 16000, 17000, partials[3].get(), &vectors);
   std::vector<ColumnSchema> schema;
   schema.push_back({"k1", Type::BigInt(), true, {}});
   schema.push_back({"k2", SecondKeyType(kind), true, {}});
@@ -206,7 +211,8 @@ TEST_P(AggregationTableTest, OverlappingPartialTablesMergeToTheDirectAnswer) {
   } else {
     ASSERT_TRUE(AggregationTable::MergeAndWrite(spec, partials, -1, &pool_, &output, &written).ok());
   }
-  const std::map<Row, Row> expected = Expected(kind, {{0, 12000}, {8000, 12000}, {12000, kRows}});
+  const std::map<Row, Row> expected =
+      Expected(kind, {{0, 12000}, {8000, 12000}, {12000, kRows}, {2000, 6000}, {16000, 17000}});
   const std::map<Row, Row> actual = Read(output);
   EXPECT_EQ(written, static_cast<int64_t>(expected.size()));
   ASSERT_EQ(actual.size(), expected.size());
