@@ -27,6 +27,8 @@ constexpr uint64_t kScalarKey[1] = {0};
 constexpr uint32_t kMergePartitions = AggregationTable::kPartitions;
 // While a table has at most this many groups, Update compares a key with each of them instead of hashing it.
 constexpr uint32_t kScannedGroups = 8;
+// How many look-ups ahead Update prefetches a hash slot.
+constexpr uint32_t kLookupPrefetchDistance = 16;
 // The merge partition of a group's hash (bits far from the ones that pick hash-table slots).
 inline uint32_t MergePartition(uint64_t hash) {
   return static_cast<uint32_t>((hash >> 40) % kMergePartitions);
@@ -1054,8 +1056,13 @@ void FindFixedKeyGroups(const std::vector<const ColumnVector*>& keys, const Sele
   // Every row to look up (distinct keys): the input's selection, which may be none (a dense pass).
   const SelectionVector* hashed = lookups.count == selected ? selection : &lookups;
   for (size_t k = 0; k < keys.size(); ++k) HashSelectedRows(*keys[k], hashed, batch_size, k == 0, hashes);
-  for (uint32_t i = 0; i < lookups.count; ++i) table.Prefetch(hashes[lookups.rows[i]]);
+  // Slots are prefetched a fixed distance ahead: a whole batch of prefetches at once would overrun the
+  // outstanding misses a core can track, and most would be dropped.
+  for (uint32_t i = 0; i < std::min(lookups.count, kLookupPrefetchDistance); ++i)
+    table.Prefetch(hashes[lookups.rows[i]]);
   for (uint32_t i = 0; i < lookups.count; ++i) {
+    if (i + kLookupPrefetchDistance < lookups.count)
+      table.Prefetch(hashes[lookups.rows[i + kLookupPrefetchDistance]]);
     const uint32_t s = lookup_positions[i];
     group_of_row[s] = table.FindOrInsertFixed(batch_keys + s * words, hashes[lookups.rows[i]]);
   }
