@@ -28,7 +28,7 @@ constexpr uint32_t kMergePartitions = AggregationTable::kPartitions;
 // While a table has at most this many groups, Update compares a key with each of them instead of hashing it.
 constexpr uint32_t kScannedGroups = 8;
 // How many look-ups ahead Update prefetches a hash slot.
-constexpr uint32_t kLookupPrefetchDistance = 16;
+constexpr uint32_t kLookupPrefetchDistance = 48;
 // The merge partition of a group's hash (bits far from the ones that pick hash-table slots).
 inline uint32_t MergePartition(uint64_t hash) {
   return static_cast<uint32_t>((hash >> 40) % kMergePartitions);
