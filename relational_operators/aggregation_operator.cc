@@ -62,9 +62,11 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
     const AggregationSpec& spec = op_->spec_;
     std::vector<std::unique_ptr<ExpressionEvaluator>> group_evaluators, argument_evaluators;
     for (const auto& g : spec.group_by) group_evaluators.push_back(std::make_unique<ExpressionEvaluator>(*g));
-    for (const auto& call : spec.calls) {
-      argument_evaluators.push_back(call.argument ? std::make_unique<ExpressionEvaluator>(*call.argument)
-                                                  : nullptr);
+    for (size_t c = 0; c < spec.calls.size(); ++c) {
+      // A call that reads another's state (AggregationTable::StateSources) needs no argument.
+      const bool evaluated = spec.calls[c].argument != nullptr && op_->state_sources_[c] == c;
+      argument_evaluators.push_back(evaluated ? std::make_unique<ExpressionEvaluator>(*spec.calls[c].argument)
+                                              : nullptr);
     }
     std::vector<const ColumnVector*> keys(group_evaluators.size());
     std::vector<const ColumnVector*> arguments(argument_evaluators.size(), nullptr);
@@ -114,7 +116,8 @@ AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, Aggreg
       input_(std::move(input)),
       scan_(std::move(scan)),
       spec_(std::move(spec)),
-      pool_(pool) {
+      pool_(pool),
+      state_sources_(AggregationTable::StateSources(spec_)) {
   scan_.Prepare();
   std::vector<ColumnSchema> schema;
   size_t n = 0;

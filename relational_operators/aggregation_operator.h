@@ -57,6 +57,7 @@ class AggregationOperator : public RelationalOperator {
   ScanSpec scan_;
   AggregationSpec spec_;
   BufferPool* pool_;
+  const std::vector<size_t> state_sources_;  // AggregationTable::StateSources(spec_)
   std::shared_ptr<TemporaryRelation> output_;
 
   std::mutex tables_mutex_;  // guards creation of partial tables only

@@ -262,6 +262,8 @@ class GroupTable {
   }
 
   const AggregationSpec& spec() const { return spec_; }
+  // The call whose state call `call` reads (AggregationTable::StateSources).
+  size_t state_source(size_t call) const { return state_sources_[call]; }
   bool fixed_keys() const { return fixed_keys_; }
   size_t key_words() const { return key_words_; }
   // Per-batch scratch of Update, kept here so that it allocates once per table.
@@ -493,6 +495,7 @@ class GroupTable {
   static constexpr uint32_t kMaxInlineStringBytes = 32;
 
   const AggregationSpec& spec_;
+  const std::vector<size_t> state_sources_ = AggregationTable::StateSources(spec_);
   BufferPool* const pool_;
   std::vector<KeyColumn> key_columns_;
   bool fixed_keys_;
@@ -926,7 +929,7 @@ void StoreKey(const GroupTable& table, uint32_t g, uint32_t row, const std::vect
 // vector of groups.
 absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRun>& runs,
                           const std::vector<Type>& key_types, const std::vector<Type>& argument_types,
-                          TemporaryRelation* output) {
+                          const std::vector<size_t>& sources, TemporaryRelation* output) {
   std::vector<ColumnVector> columns;
   for (const Type& type : key_types) columns.emplace_back(type);
   for (const AggregationSpec::Call& call : spec.calls) columns.emplace_back(call.result_type);
@@ -940,22 +943,23 @@ absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRu
   for (ColumnVector& column : columns) column.ResetOwned(kVectorSize);
   TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
     StoreKey(table, g, filled, key_types, columns);
-    const Slot* slots = table.state(g);
+    const Slot* states = table.state(g);
     for (size_t c = 0; c < spec.calls.size(); ++c) {
       ColumnVector& column = columns[key_types.size() + c];
+      const Slot& slot = states[sources[c]];
       switch (copies[c]) {
         case ResultCopy::kCount:
-          column.mutable_values<int64_t>()[filled] = slots[c].count;
+          column.mutable_values<int64_t>()[filled] = slot.count;
           break;
         case ResultCopy::kWideSum:
-          if (slots[c].count == 0) {
+          if (slot.count == 0) {
             column.SetNull(filled);
           } else {
-            column.mutable_values<int128>()[filled] = slots[c].value;
+            column.mutable_values<int128>()[filled] = slot.value;
           }
           break;
         case ResultCopy::kValue: {
-          TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], table, slots[c]));
+          TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], table, slot));
           StoreFixedWidth(v, filled, &column);
           break;
         }
@@ -1111,6 +1115,28 @@ bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys,
 
 }  // namespace
 
+std::vector<size_t> AggregationTable::StateSources(const AggregationSpec& spec) {
+  std::vector<size_t> sources(spec.calls.size());
+  std::vector<std::string> arguments(spec.calls.size());
+  auto sum_or_avg = [](const AggregationSpec::Call& call) {
+    return !call.distinct && (call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg) &&
+           call.argument != nullptr;
+  };
+  for (size_t c = 0; c < spec.calls.size(); ++c) {
+    sources[c] = c;
+    if (!sum_or_avg(spec.calls[c])) continue;
+    arguments[c] = spec.calls[c].argument->ToString();
+    for (size_t e = 0; e < c; ++e) {
+      if (sources[e] == e && sum_or_avg(spec.calls[e]) && arguments[e] == arguments[c] &&
+          spec.calls[e].argument->result_type == spec.calls[c].argument->result_type) {
+        sources[c] = e;
+        break;
+      }
+    }
+  }
+  return sources;
+}
+
 AggregationTable::AggregationTable(const AggregationSpec& spec, BufferPool* pool)
     : table_(std::make_unique<GroupTable>(spec, pool)) {}
 AggregationTable::~AggregationTable() = default;
@@ -1164,6 +1190,7 @@ absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& ke
   }
   // Pass 2: fold the arguments in, one aggregate at a time, with the type dispatch outside the row loop.
   for (size_t c = 0; c < spec.calls.size(); ++c) {
+    if (table.state_source(c) != c) continue;  // folded into an earlier call's state
     const AggregationSpec::Call& call = spec.calls[c];
     if (call.kind == AggregateKind::kCountStar) {
       CountRows(selected, group_of_row, c, table);
@@ -1191,6 +1218,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   std::vector<Type> argument_types;
   for (const auto& call : spec.calls)
     argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
+  const std::vector<size_t> sources = StateSources(spec);
   // A group's states can be copied as they are into a group the merge just created, and updated in place in
   // their partial table, unless they index into their table (string MIN/MAX, DISTINCT sets).
   bool copyable_states = true;
@@ -1251,6 +1279,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
       merged.ReserveGroups(std::max<size_t>(incoming, 1), incoming * (spec.group_by.size() * 9)));
   auto merge_slots = [&](GroupTable& into, uint32_t target, GroupTable& from, uint32_t g) {
     for (size_t c = 0; c < spec.calls.size(); ++c) {
+      if (sources[c] != c) continue;
       MergeSlot(spec.calls[c], argument_types[c], into, into.state(target)[c], from, from.state(g)[c]);
     }
   };
@@ -1325,7 +1354,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   *groups_written = 0;
   for (const GroupRun& run : runs) *groups_written += run.count;
   if (HasColumnOutput(spec, key_types))
-    return WriteColumns(spec, runs, key_types, argument_types, output);
+    return WriteColumns(spec, runs, key_types, argument_types, sources, output);
   BlockBuilder builder(output->schema(), output->block_size_bytes());
   std::vector<Value> row;
   TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
@@ -1336,7 +1365,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
     for (const Type& type : key_types) row.push_back(DecodeKeyPart(&p, type));
     for (size_t c = 0; c < spec.calls.size(); ++c) {
       TESSERA_ASSIGN_OR_RETURN(Value v,
-                               FinalizeSlot(spec.calls[c], argument_types[c], table, table.state(g)[c]));
+                               FinalizeSlot(spec.calls[c], argument_types[c], table, table.state(g)[sources[c]]));
       row.push_back(std::move(v));
     }
     return output->AppendValueRow(builder, row);

@@ -66,6 +66,12 @@ class AggregationTable {
                       const std::vector<const ColumnVector*>& arguments, const SelectionVector* selection,
                       uint32_t batch_size, uint32_t selected);
 
+  // Per call, the call whose state it reads: itself, or for a SUM or AVG whose argument prints the same as an
+  // earlier SUM's or AVG's (TPC-H Q1: sum(l_quantity) and avg(l_quantity)), that call, whose state (sum and
+  // count of non-NULL values) is the same. Update folds only calls that are their own source (it ignores the
+  // others' arguments, which may be null).
+  static std::vector<size_t> StateSources(const AggregationSpec& spec);
+
   size_t group_count() const;
   // Bytes the table holds on the heap rather than in the pool (serialized keys of long strings, MIN/MAX
   // strings, COUNT(DISTINCT) sets; partly an estimate), for the owner to charge to the pool.
