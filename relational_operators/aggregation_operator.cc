@@ -49,21 +49,24 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
     BlockScanner scanner(op_->scan_);
     if (scanner.CanSkip(block.view)) return absl::OkStatus();
     AggregationTable& table = *op_->PartialTable(context.worker_index);
-    // The table's growth is charged to the buffer pool once per block, not per group.
-    const size_t bytes_before = table.MemoryBytes();
+    // The table's arrays are charged by the pool as they grow; what it holds on the heap (strings, DISTINCT
+    // sets) is charged once per block.
+    const size_t bytes_before = table.HeapBytes();
     absl::Status status = Fold(block, scanner, table);
-    if (!status.ok()) return status;
-    const size_t bytes_after = table.MemoryBytes();
-    return op_->ChargeGrowth(bytes_after > bytes_before ? bytes_after - bytes_before : 0);
+    const size_t bytes_after = table.HeapBytes();
+    absl::Status charged = op_->ChargeGrowth(bytes_after > bytes_before ? bytes_after - bytes_before : 0);
+    return status.ok() ? charged : status;
   }
 
   absl::Status Fold(const PinnedBlock& block, BlockScanner& scanner, AggregationTable& table) {
     const AggregationSpec& spec = op_->spec_;
     std::vector<std::unique_ptr<ExpressionEvaluator>> group_evaluators, argument_evaluators;
     for (const auto& g : spec.group_by) group_evaluators.push_back(std::make_unique<ExpressionEvaluator>(*g));
-    for (const auto& call : spec.calls) {
-      argument_evaluators.push_back(call.argument ? std::make_unique<ExpressionEvaluator>(*call.argument)
-                                                  : nullptr);
+    for (size_t c = 0; c < spec.calls.size(); ++c) {
+      // A call that reads another's state (AggregationTable::StateSources) needs no argument.
+      const bool evaluated = spec.calls[c].argument != nullptr && op_->state_sources_[c] == c;
+      argument_evaluators.push_back(evaluated ? std::make_unique<ExpressionEvaluator>(*spec.calls[c].argument)
+                                              : nullptr);
     }
     std::vector<const ColumnVector*> keys(group_evaluators.size());
     std::vector<const ColumnVector*> arguments(argument_evaluators.size(), nullptr);
@@ -82,7 +85,7 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
           TESSERA_ASSIGN_OR_RETURN(arguments[a], argument_evaluators[a]->Evaluate(batch, selection));
         }
       }
-      table.Update(keys, arguments, selection, batch.size, selected);
+      TESSERA_RETURN_IF_ERROR(table.Update(keys, arguments, selection, batch.size, selected));
     }
     return absl::OkStatus();
   }
@@ -99,8 +102,8 @@ class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
       : WorkOrder(op->index(), -1), op_(op), partition_(partition) {}
 
   absl::Status Execute(const WorkOrderContext&) override {
-    return AggregationTable::MergeAndWrite(op_->spec_, op_->partial_tables_, partition_, op_->output_.get(),
-                                           &rows_out_);
+    return AggregationTable::MergeAndWrite(op_->spec_, op_->partial_tables_, partition_, op_->pool_,
+                                           op_->output_.get(), &rows_out_);
   }
 
  private:
@@ -113,7 +116,8 @@ AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, Aggreg
       input_(std::move(input)),
       scan_(std::move(scan)),
       spec_(std::move(spec)),
-      pool_(pool) {
+      pool_(pool),
+      state_sources_(AggregationTable::StateSources(spec_)) {
   scan_.Prepare();
   std::vector<ColumnSchema> schema;
   size_t n = 0;
@@ -155,7 +159,7 @@ AggregationTable* AggregationOperator::PartialTable(int worker_index) {
   std::lock_guard<std::mutex> lock(tables_mutex_);
   if (static_cast<size_t>(worker_index) >= partial_tables_.size()) partial_tables_.resize(worker_index + 1);
   if (partial_tables_[worker_index] == nullptr)
-    partial_tables_[worker_index] = std::make_unique<AggregationTable>(spec_);
+    partial_tables_[worker_index] = std::make_unique<AggregationTable>(spec_, pool_);
   return partial_tables_[worker_index].get();
 }
 

@@ -47,7 +47,8 @@ class AggregationOperator : public RelationalOperator {
   AggregationOperator(BlockInput input, ScanSpec scan, AggregationSpec spec, BufferPool* pool);
   // The calling worker's partial table, created on first use.
   AggregationTable* PartialTable(int worker_index);
-  // Charges `bytes` of partial-table growth to the pool; ResourceExhausted over the budget. Any thread.
+  // Charges `bytes` of growth of the partial tables' heap parts (AggregationTable::HeapBytes) to the pool;
+  // ResourceExhausted over the budget. Any thread.
   absl::Status ChargeGrowth(size_t bytes);
   // Frees the partial tables and gives their charge back.
   void ReleaseTables();
@@ -56,6 +57,7 @@ class AggregationOperator : public RelationalOperator {
   ScanSpec scan_;
   AggregationSpec spec_;
   BufferPool* pool_;
+  const std::vector<size_t> state_sources_;  // AggregationTable::StateSources(spec_)
   std::shared_ptr<TemporaryRelation> output_;
 
   std::mutex tables_mutex_;  // guards creation of partial tables only
@@ -64,7 +66,8 @@ class AggregationOperator : public RelationalOperator {
   BlockWorkQueue blocks_;
   int64_t issued_ = 0;
   std::atomic<int64_t> completed_{0};
-  // Bytes of the partial tables charged to the pool (kBlob); released with the tables.
+  // Heap bytes of the partial tables charged to the pool (kBlob); released with the tables. Their arrays
+  // are pool allocations and are not counted here.
   std::atomic<size_t> charged_bytes_{0};
   bool finalize_issued_ = false;
 };

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +15,7 @@
 #include "glog/logging.h"
 #include "relational_operators/key_hashing.h"
 #include "relational_operators/vector_block_writer.h"
+#include "storage/pool_array.h"
 
 namespace tessera {
 
@@ -22,6 +25,10 @@ constexpr size_t kSlotBytes = 32;
 // The key of a scalar aggregate's one group (zero key words).
 constexpr uint64_t kScalarKey[1] = {0};
 constexpr uint32_t kMergePartitions = AggregationTable::kPartitions;
+// While a table has at most this many groups, Update compares a key with each of them instead of hashing it.
+constexpr uint32_t kScannedGroups = 8;
+// How many look-ups ahead Update prefetches a hash slot.
+constexpr uint32_t kLookupPrefetchDistance = 48;
 // The merge partition of a group's hash (bits far from the ones that pick hash-table slots).
 inline uint32_t MergePartition(uint64_t hash) {
   return static_cast<uint32_t>((hash >> 40) % kMergePartitions);
@@ -155,7 +162,11 @@ Value DecodeKeyPart(const char** p, const Type& type) {
 // Groups and their aggregate states for one worker (or the merged result). Not thread-safe.
 //
 // Each group is one row of a single growing buffer: [hash][key][states: one Slot per call], so that a new
-// group costs no allocation of its own (the buffer doubles, with realloc). When every group column is
+// group costs no allocation of its own (the buffer doubles). The row buffer, the slot array and the merge
+// partitions' group lists are PoolArrays of the table's buffer pool, so the table is charged to the pool (the
+// query's account) exactly as it grows; they grow only in ReserveGroups, before a batch is folded in, so that
+// inserting a group cannot fail and the hot loop has no growth checks. Serialized keys, MIN/MAX strings and
+// DISTINCT sets stay on the heap (HeapBytes). When every group column is
 // fixed-width or a string of a declared length up to kMaxInlineStringBytes, the key is stored in the row
 // itself ("fixed keys"), as key_words_ zero-padded 64-bit words (per column a NULL flag byte, then the value,
 // or a string's length byte and bytes: KeyColumn), built a vector at a time and compared word by word.
@@ -163,8 +174,17 @@ Value DecodeKeyPart(const char** p, const Type& type) {
 // with fixed keys switches to serialized keys for good when a string does not fit (ConvertToSerializedKeys).
 class GroupTable {
  public:
-  explicit GroupTable(const AggregationSpec& spec)
-      : spec_(spec), group_of_row_(kVectorSize), hashes_(kVectorSize) {
+  // `pool` (not owned) must outlive the table.
+  GroupTable(const AggregationSpec& spec, BufferPool* pool)
+      : spec_(spec),
+        pool_(pool),
+        slots_(pool),
+        rows_(pool),
+        group_of_row_(kVectorSize),
+        hashes_(kVectorSize),
+        lookup_positions_(kVectorSize) {
+    lookup_rows_.rows.resize(kVectorSize);
+    for (PartitionList& list : partition_groups_) list.groups = PoolArray<uint32_t>(pool);
     fixed_keys_ = true;
     size_t key_bytes = 0;
     for (const auto& g : spec.group_by) {
@@ -181,10 +201,9 @@ class GroupTable {
       key_columns_.push_back(column);
       key_bytes += 1 + column.width;
     }
-    key_words_ = fixed_keys_ ? (key_bytes + 7) / 8 : 2;  // serialized keys: offset and size
+    key_words_ = fixed_keys_ ? (key_bytes + 7) / 8 : kSerializedKeyWords;
     SetRowLayout();
     if (fixed_keys_) batch_keys_.resize(static_cast<size_t>(kVectorSize) * key_words_ + 1);
-    slots_.assign(256, 0);
   }
 
   // Where a group column's part of a fixed key lies: a NULL flag byte at `offset`, then `width` bytes (for an
@@ -204,19 +223,23 @@ class GroupTable {
 
   // Switches to serialized keys, re-encoding the groups' keys (used when a string does not fit its inline
   // width, and by the merge to bring tables to one key form). Group indexes, hashes and states stay as they
-  // are.
-  void ConvertToSerializedKeys() {
-    if (!fixed_keys_) return;
+  // are. Errors: ResourceExhausted (the table is then unchanged).
+  absl::Status ConvertToSerializedKeys() {
+    if (!fixed_keys_) return absl::OkStatus();
     const size_t old_row_bytes = row_bytes_, old_state_offset = state_offset_;
-    std::unique_ptr<uint8_t, FreeDeleter> old_rows(rows_.release());
+    // The same capacity: room reserved by ReserveGroups stays reserved.
+    const size_t capacity = std::max<size_t>(row_capacity_, 64);
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<uint8_t> rows,
+                             PoolArray<uint8_t>::Allocate(pool_, capacity * RowBytes(kSerializedKeyWords)));
+    PoolArray<uint8_t> old_rows = std::move(rows_);
+    rows_ = std::move(rows);
+    row_capacity_ = capacity;
     fixed_keys_ = false;
-    key_words_ = 2;
+    key_words_ = kSerializedKeyWords;
     SetRowLayout();
-    row_capacity_ = 0;
-    ReserveRows(std::max<size_t>(group_count_, 1));
     std::string key;
     for (uint32_t g = 0; g < group_count_; ++g) {
-      const uint8_t* old_row = old_rows.get() + static_cast<size_t>(g) * old_row_bytes;
+      const uint8_t* old_row = old_rows.data() + static_cast<size_t>(g) * old_row_bytes;
       key.clear();
       SerializeFixedKey(old_row + sizeof(uint64_t), &key);
       uint64_t* words = RowWords(g);
@@ -226,6 +249,7 @@ class GroupTable {
       keys_.append(key);
       std::memcpy(Row(g) + state_offset_, old_row + old_state_offset, spec_.calls.size() * kSlotBytes);
     }
+    return absl::OkStatus();
   }
 
   // Appends group `group`'s key in serialized form (the form of AppendKeyPart) to `out`.
@@ -238,11 +262,16 @@ class GroupTable {
   }
 
   const AggregationSpec& spec() const { return spec_; }
+  // The call whose state call `call` reads (AggregationTable::StateSources).
+  size_t state_source(size_t call) const { return state_sources_[call]; }
   bool fixed_keys() const { return fixed_keys_; }
   size_t key_words() const { return key_words_; }
   // Per-batch scratch of Update, kept here so that it allocates once per table.
   uint32_t* group_of_row() { return group_of_row_.data(); }
   uint64_t* hashes() { return hashes_.data(); }
+  // The rows of a batch to look up by hash, and the position (in the batch's selection) of each.
+  SelectionVector& lookup_rows() { return lookup_rows_; }
+  uint32_t* lookup_positions() { return lookup_positions_.data(); }
   uint64_t* batch_keys() { return batch_keys_.data(); }
   std::string& key_buffer() { return key_buffer_; }
   std::string& previous_key_buffer() { return previous_key_buffer_; }
@@ -264,14 +293,23 @@ class GroupTable {
   std::vector<std::unordered_set<std::string>>& sets() { return sets_; }
   // A reusable buffer for serializing one value (DISTINCT), so the hot loop does not allocate.
   std::string& scratch() { return scratch_; }
-  // Makes room for `groups` more groups with `key_bytes` more serialized key bytes, so that filling a table
-  // of known size (the merge) does not grow and rehash it step by step.
-  void Reserve(size_t groups, size_t key_bytes) {
-    ReserveRows(group_count_ + groups);
-    if (!fixed_keys_) keys_.reserve(keys_.size() + key_bytes);
-    size_t slots = slots_.size();
-    while ((group_count_ + groups) * 2 > slots) slots *= 2;
-    if (slots != slots_.size()) Rehash(slots);
+  // Makes room for `groups` more groups (rows, hash slots at a load of at most one half, partition lists):
+  // up to that many FindOrInsert* calls then neither allocate nor fail. `key_bytes` more serialized key bytes
+  // are reserved on the heap (serialized keys only), so that filling a table of known size (the merge) does
+  // not grow it step by step. Errors: ResourceExhausted (the table stays valid, possibly partly grown).
+  absl::Status ReserveGroups(size_t groups, size_t key_bytes = 0) {
+    const size_t needed = group_count_ + groups;
+    TESSERA_RETURN_IF_ERROR(ReserveRows(needed));
+    for (PartitionList& list : partition_groups_) {
+      if (list.size + groups <= list.groups.size()) continue;
+      TESSERA_RETURN_IF_ERROR(
+          list.groups.Resize(std::max({list.groups.size() * 2, list.size + groups, size_t{64}})));
+    }
+    if (!fixed_keys_ && key_bytes > 0) keys_.reserve(keys_.size() + key_bytes);
+    size_t slots = std::max<size_t>(slots_.size(), kMinSlots);
+    while (needed * 2 > slots) slots *= 2;
+    if (slots != slots_.size()) TESSERA_RETURN_IF_ERROR(Rehash(slots));
+    return absl::OkStatus();
   }
 
   // Fixed keys: `key` points at key_words() words.
@@ -303,27 +341,36 @@ class GroupTable {
     return FindWith(hash, [&](uint32_t group) { return this->key(group) == key; });
   }
   // The groups whose hash falls into merge partition `partition`, in insertion order.
-  const std::vector<uint32_t>& groups_in_partition(uint32_t partition) const {
-    return partition_groups_[partition];
+  std::span<const uint32_t> groups_in_partition(uint32_t partition) const {
+    const PartitionList& list = partition_groups_[partition];
+    return std::span<const uint32_t>(list.groups.data(), list.size);
   }
   // A hint for reading group `group` a little later (its hash, key and states: up to two cache lines).
   void PrefetchGroup(uint32_t group) const {
-    const uint8_t* row = rows_.get() + static_cast<size_t>(group) * row_bytes_;
+    const uint8_t* row = rows_.data() + static_cast<size_t>(group) * row_bytes_;
     __builtin_prefetch(row);
     __builtin_prefetch(row + row_bytes_ - 1);
   }
   // A hint for a FindOrInsert*(_, hash) a little later.
   void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]); }
 
-  size_t MemoryBytes() const {
-    return slots_.size() * sizeof(uint64_t) + row_capacity_ * row_bytes_ + group_count_ * sizeof(uint32_t) +
-           keys_.size();
+  // Bytes held on the heap, outside the pool: serialized keys, MIN/MAX strings and DISTINCT sets (an
+  // estimate for the last two: their bytes plus a per-entry overhead).
+  size_t HeapBytes() const {
+    return keys_.size() + strings_.capacity() * sizeof(std::string) + sets_.capacity() * kSetBytes +
+           heap_value_bytes_;
   }
+  // Counts `bytes` of a value just stored in a MIN/MAX string or a DISTINCT set (HeapBytes).
+  void CountHeapValue(size_t bytes) { heap_value_bytes_ += bytes + kHeapEntryOverheadBytes; }
 
  private:
-  struct FreeDeleter {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
+  // An empty std::unordered_set, and the assumed allocator overhead of one heap entry (node or buffer).
+  static constexpr size_t kSetBytes = sizeof(std::unordered_set<std::string>);
+  static constexpr size_t kHeapEntryOverheadBytes = 48;
+  // Serialized keys: the key's offset in keys_ and its size.
+  static constexpr size_t kSerializedKeyWords = 2;
+  // The smallest slot array (a power of two).
+  static constexpr size_t kMinSlots = 256;
 
   // A slot holds (group + 1) in its low 32 bits and the top 32 bits of the group's hash above them, so that a
   // probe skips slots of other groups without reading the group (0 = empty). `equals(group)` compares a
@@ -359,9 +406,12 @@ class GroupTable {
     }
   }
 
+  // A row: the hash, `key_words` key words, the states (16-byte aligned).
+  static size_t StateOffset(size_t key_words) { return (sizeof(uint64_t) * (1 + key_words) + 15) / 16 * 16; }
+  size_t RowBytes(size_t key_words) const { return StateOffset(key_words) + spec_.calls.size() * kSlotBytes; }
   void SetRowLayout() {
-    state_offset_ = (sizeof(uint64_t) * (1 + key_words_) + 15) / 16 * 16;
-    row_bytes_ = state_offset_ + spec_.calls.size() * kSlotBytes;
+    state_offset_ = StateOffset(key_words_);
+    row_bytes_ = RowBytes(key_words_);
   }
 
   // `key` holds a fixed key (key_columns_ layout); appends its serialized form.
@@ -383,28 +433,33 @@ class GroupTable {
     }
   }
 
-  uint8_t* Row(uint32_t group) { return rows_.get() + static_cast<size_t>(group) * row_bytes_; }
+  uint8_t* Row(uint32_t group) { return rows_.data() + static_cast<size_t>(group) * row_bytes_; }
   uint64_t* RowWords(uint32_t group) { return reinterpret_cast<uint64_t*>(Row(group)); }
   const uint64_t* RowWords(uint32_t group) const {
-    return reinterpret_cast<const uint64_t*>(rows_.get() + static_cast<size_t>(group) * row_bytes_);
+    return reinterpret_cast<const uint64_t*>(rows_.data() + static_cast<size_t>(group) * row_bytes_);
   }
 
-  void ReserveRows(size_t groups) {
-    if (groups <= row_capacity_) return;
+  absl::Status ReserveRows(size_t groups) {
+    if (groups <= row_capacity_) return absl::OkStatus();
     size_t capacity = std::max<size_t>(row_capacity_ * 2, 64);
     while (capacity < groups) capacity *= 2;
-    // realloc: large buffers move by remapping pages rather than copying; malloc aligns to 16 bytes (int128).
-    void* grown = std::realloc(rows_.get(), capacity * row_bytes_);
-    CHECK(grown != nullptr) << "out of memory for " << capacity << " aggregation groups";
-    rows_.release();
-    rows_.reset(static_cast<uint8_t*>(grown));
+    // A new buffer and a copy rather than PoolArray::Resize (remapping the pages into a fresh, larger slot):
+    // the pool's slot cache hands back slots of a size freed before with their pages already faulted in, so a
+    // query that grows its table through the sizes of an earlier one copies into warm memory instead of
+    // zeroing fresh pages, which cost more (TPC-H Q18's aggregation, busy: 496 ms with the heap's realloc,
+    // 716 ms with Resize). The pool aligns to 64 bytes (int128 states).
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<uint8_t> grown, PoolArray<uint8_t>::Allocate(pool_, capacity * row_bytes_));
+    if (group_count_ > 0) std::memcpy(grown.data(), rows_.data(), group_count_ * row_bytes_);
+    rows_ = std::move(grown);
     row_capacity_ = capacity;
+    return absl::OkStatus();
   }
 
-  // Appends a group with `hash` (its key is the caller's to fill) and points slot `slot` at it.
+  // Appends a group with `hash` (its key is the caller's to fill) and points slot `slot` at it. ReserveGroups
+  // made room for it.
   uint32_t AddGroup(uint64_t hash, size_t slot) {
     const uint32_t group = static_cast<uint32_t>(group_count_);
-    if (group_count_ == row_capacity_) ReserveRows(group_count_ + 1);
+    DCHECK_LT(group_count_, row_capacity_);
     ++group_count_;
     RowWords(group)[0] = hash;
     std::memset(Row(group) + state_offset_, 0, spec_.calls.size() * kSlotBytes);
@@ -415,13 +470,16 @@ class GroupTable {
       }
     }
     slots_[slot] = (hash & 0xffffffff00000000ULL) | (group + 1);
-    partition_groups_[MergePartition(hash)].push_back(group);
-    if (group_count_ * 2 > slots_.size()) Rehash(slots_.size() * 2);
+    PartitionList& list = partition_groups_[MergePartition(hash)];
+    DCHECK_LT(list.size, list.groups.size());
+    list.groups[list.size++] = group;
+    DCHECK_LE(group_count_ * 2, slots_.size());
     return group;
   }
 
-  void Rehash(size_t slot_count) {
-    std::vector<uint64_t> bigger(slot_count, 0);
+  absl::Status Rehash(size_t slot_count) {
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<uint64_t> bigger,
+                             PoolArray<uint64_t>::AllocateZeroed(pool_, slot_count));
     size_t mask = bigger.size() - 1;
     for (uint32_t g = 0; g < group_count_; ++g) {
       const uint64_t hash = this->hash(g);
@@ -429,29 +487,40 @@ class GroupTable {
       while (bigger[i] != 0) i = (i + 1) & mask;
       bigger[i] = (hash & 0xffffffff00000000ULL) | (g + 1);
     }
-    slots_.swap(bigger);
+    slots_ = std::move(bigger);
+    return absl::OkStatus();
   }
 
   // Strings of a declared length up to this many bytes are stored in fixed keys.
   static constexpr uint32_t kMaxInlineStringBytes = 32;
 
   const AggregationSpec& spec_;
+  const std::vector<size_t> state_sources_ = AggregationTable::StateSources(spec_);
+  BufferPool* const pool_;
   std::vector<KeyColumn> key_columns_;
   bool fixed_keys_;
   size_t key_words_;
   size_t state_offset_;
   size_t row_bytes_;
-  std::vector<uint64_t> slots_;
-  std::unique_ptr<uint8_t, FreeDeleter> rows_;
+  PoolArray<uint64_t> slots_;  // empty until the first ReserveGroups, then a power of two
+  PoolArray<uint8_t> rows_;    // row_capacity_ rows of row_bytes_
   size_t row_capacity_ = 0;
   size_t group_count_ = 0;
-  std::vector<uint32_t> partition_groups_[kMergePartitions];
+  // The groups of one merge partition, in insertion order: the first `size` of `groups`.
+  struct PartitionList {
+    PoolArray<uint32_t> groups;
+    size_t size = 0;
+  };
+  PartitionList partition_groups_[kMergePartitions];
+  size_t heap_value_bytes_ = 0;  // CountHeapValue
   std::string keys_;                                   // serialized keys (not fixed_keys_)
   std::vector<std::string> strings_;                   // MIN/MAX of strings: slot.value indexes here
   std::vector<std::unordered_set<std::string>> sets_;  // DISTINCT: slot.value indexes here
   std::string scratch_;
   std::vector<uint32_t> group_of_row_;
   std::vector<uint64_t> hashes_;
+  SelectionVector lookup_rows_;
+  std::vector<uint32_t> lookup_positions_;
   std::vector<uint64_t> batch_keys_;  // fixed keys of one batch, key_words_ per selected row
   std::string key_buffer_;
   std::string previous_key_buffer_;
@@ -468,7 +537,10 @@ void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot
     key.clear();
     AppendKeyPart(argument, row, &key);
     auto& set = table.sets()[static_cast<size_t>(slot.value)];
-    if (set.find(key) == set.end()) set.insert(key);  // copies only values not seen before
+    if (set.find(key) == set.end()) {  // copies only values not seen before
+      set.insert(key);
+      table.CountHeapValue(key.size());
+    }
     return;
   }
   switch (call.kind) {
@@ -493,10 +565,14 @@ void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot
         if (slot.count == 0) {
           slot.value = static_cast<int128>(table.strings().size());
           table.strings().emplace_back(s);
+          table.CountHeapValue(s.size());
           slot.count = 1;
         } else {
           std::string& current = table.strings()[static_cast<size_t>(slot.value)];
-          if (is_min ? s < current : s > current) current.assign(s.data(), s.size());
+          if (is_min ? s < current : s > current) {
+            if (s.size() > current.capacity()) table.CountHeapValue(s.size() - current.capacity());
+            current.assign(s.data(), s.size());
+          }
         }
       } else if (type.id() == TypeId::kDouble) {
         double d = argument.values<double>()[row];
@@ -625,11 +701,54 @@ absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type
 
 namespace {
 
+// With few groups (at most kScannedGroups), the rows of one group follow each other closely, and folding row
+// after row into the group's state waits each time for the previous row's store to it. The few-group folds
+// below fold row s into lane s % kLanes of local copies of the states instead, so kLanes chains of additions
+// run side by side, and add the lanes into the table after the batch. (Exact types and counts only: adding
+// doubles in another order could change a SUM's last bits.)
+constexpr int kLanes = 4;
+
+// Adds `lanes` (per lane, one state per group) into call `call`'s states of the table's groups.
+void AddLanes(const Slot (&lanes)[kLanes][kScannedGroups], size_t call, GroupTable& table) {
+  for (uint32_t g = 0; g < table.group_count(); ++g) {
+    Slot& slot = table.state(g)[call];
+    for (int lane = 0; lane < kLanes; ++lane) {
+      slot.value += lanes[lane][g].value;
+      slot.count += lanes[lane][g].count;
+    }
+  }
+}
+
+// COUNT(*) over the selected rows.
+void CountRows(uint32_t selected, const uint32_t* group_of_row, size_t call, GroupTable& table) {
+  if (table.group_count() <= kScannedGroups) {
+    Slot lanes[kLanes][kScannedGroups] = {};
+    for (uint32_t s = 0; s < selected; ++s) ++lanes[s % kLanes][group_of_row[s]].count;
+    AddLanes(lanes, call, table);
+    return;
+  }
+  for (uint32_t s = 0; s < selected; ++s) ++table.state(group_of_row[s])[call].count;
+}
+
 template <typename T, typename Accumulate>
 void FoldTyped(const ColumnVector& argument, const SelectionVector* selection, uint32_t selected,
                const uint32_t* group_of_row, size_t call, GroupTable& table, Accumulate accumulate) {
   const T* values = argument.values<T>();
   const bool nulls = argument.has_nulls();
+  if constexpr (!std::is_same_v<T, double>) {
+    if (table.group_count() <= kScannedGroups) {
+      Slot lanes[kLanes][kScannedGroups] = {};
+      for (uint32_t s = 0; s < selected; ++s) {
+        const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+        if (nulls && argument.IsNull(row)) continue;
+        Slot& slot = lanes[s % kLanes][group_of_row[s]];
+        accumulate(slot, values[row]);
+        ++slot.count;
+      }
+      AddLanes(lanes, call, table);
+      return;
+    }
+  }
   for (uint32_t s = 0; s < selected; ++s) {
     const uint32_t row = selection != nullptr ? selection->rows[s] : s;
     if (nulls && argument.IsNull(row)) continue;
@@ -810,7 +929,7 @@ void StoreKey(const GroupTable& table, uint32_t g, uint32_t row, const std::vect
 // vector of groups.
 absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRun>& runs,
                           const std::vector<Type>& key_types, const std::vector<Type>& argument_types,
-                          TemporaryRelation* output) {
+                          const std::vector<size_t>& sources, TemporaryRelation* output) {
   std::vector<ColumnVector> columns;
   for (const Type& type : key_types) columns.emplace_back(type);
   for (const AggregationSpec::Call& call : spec.calls) columns.emplace_back(call.result_type);
@@ -824,22 +943,23 @@ absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRu
   for (ColumnVector& column : columns) column.ResetOwned(kVectorSize);
   TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
     StoreKey(table, g, filled, key_types, columns);
-    const Slot* slots = table.state(g);
+    const Slot* states = table.state(g);
     for (size_t c = 0; c < spec.calls.size(); ++c) {
       ColumnVector& column = columns[key_types.size() + c];
+      const Slot& slot = states[sources[c]];
       switch (copies[c]) {
         case ResultCopy::kCount:
-          column.mutable_values<int64_t>()[filled] = slots[c].count;
+          column.mutable_values<int64_t>()[filled] = slot.count;
           break;
         case ResultCopy::kWideSum:
-          if (slots[c].count == 0) {
+          if (slot.count == 0) {
             column.SetNull(filled);
           } else {
-            column.mutable_values<int128>()[filled] = slots[c].value;
+            column.mutable_values<int128>()[filled] = slot.value;
           }
           break;
         case ResultCopy::kValue: {
-          TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], table, slots[c]));
+          TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], table, slot));
           StoreFixedWidth(v, filled, &column);
           break;
         }
@@ -906,6 +1026,55 @@ bool EncodeStringKeyColumn(const ColumnVector& vector, const SelectionVector* se
   return true;
 }
 
+// The groups of the selected rows whose fixed keys are in table.batch_keys() (one pass over the keys, then
+// lookups of the rest): a row whose key equals the previous row's joins its group (rows of one group often
+// come in runs: input sorted or clustered by the key, as lineitem by l_orderkey, or few groups); while the
+// table has at most kScannedGroups groups, a key is compared with each of them. Only the remaining rows are
+// hashed (column by column, as a selection) and looked up in (or inserted into) the hash table.
+void FindFixedKeyGroups(const std::vector<const ColumnVector*>& keys, const SelectionVector* selection,
+                        uint32_t batch_size, uint32_t selected, GroupTable& table, uint32_t* group_of_row) {
+  constexpr uint32_t kSameAsPrevious = UINT32_MAX;  // never a group (a slot stores group + 1 in 32 bits)
+  const size_t words = table.key_words();
+  const uint64_t* batch_keys = table.batch_keys();
+  SelectionVector& lookups = table.lookup_rows();
+  uint32_t* lookup_positions = table.lookup_positions();  // the s of each lookup
+  lookups.count = 0;
+  const uint32_t scanned =
+      table.group_count() <= kScannedGroups ? static_cast<uint32_t>(table.group_count()) : 0;
+  for (uint32_t s = 0; s < selected; ++s) {
+    const uint64_t* key = batch_keys + s * words;
+    if (s > 0 && GroupTable::SameWords(key, key - words, words)) {
+      group_of_row[s] = kSameAsPrevious;
+      continue;
+    }
+    uint32_t g = 0;
+    while (g < scanned && !GroupTable::SameWords(table.key_words(g), key, words)) ++g;
+    if (g < scanned) {
+      group_of_row[s] = g;
+      continue;
+    }
+    lookups.rows[lookups.count] = selection != nullptr ? selection->rows[s] : s;
+    lookup_positions[lookups.count++] = s;
+  }
+  uint64_t* hashes = table.hashes();
+  // Every row to look up (distinct keys): the input's selection, which may be none (a dense pass).
+  const SelectionVector* hashed = lookups.count == selected ? selection : &lookups;
+  for (size_t k = 0; k < keys.size(); ++k) HashSelectedRows(*keys[k], hashed, batch_size, k == 0, hashes);
+  // Slots are prefetched a fixed distance ahead: a whole batch of prefetches at once would overrun the
+  // outstanding misses a core can track, and most would be dropped.
+  for (uint32_t i = 0; i < std::min(lookups.count, kLookupPrefetchDistance); ++i)
+    table.Prefetch(hashes[lookups.rows[i]]);
+  for (uint32_t i = 0; i < lookups.count; ++i) {
+    if (i + kLookupPrefetchDistance < lookups.count)
+      table.Prefetch(hashes[lookups.rows[i + kLookupPrefetchDistance]]);
+    const uint32_t s = lookup_positions[i];
+    group_of_row[s] = table.FindOrInsertFixed(batch_keys + s * words, hashes[lookups.rows[i]]);
+  }
+  for (uint32_t s = 1; s < selected; ++s) {
+    if (group_of_row[s] == kSameAsPrevious) group_of_row[s] = group_of_row[s - 1];
+  }
+}
+
 // Builds the fixed keys of the selected rows into `out` (key_words per row). Returns false when a string does
 // not fit its inline width (the table must then switch to serialized keys).
 bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys,
@@ -946,17 +1115,42 @@ bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys,
 
 }  // namespace
 
-AggregationTable::AggregationTable(const AggregationSpec& spec)
-    : table_(std::make_unique<GroupTable>(spec)) {}
+std::vector<size_t> AggregationTable::StateSources(const AggregationSpec& spec) {
+  std::vector<size_t> sources(spec.calls.size());
+  std::vector<std::string> arguments(spec.calls.size());
+  auto sum_or_avg = [](const AggregationSpec::Call& call) {
+    return !call.distinct && (call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg) &&
+           call.argument != nullptr;
+  };
+  for (size_t c = 0; c < spec.calls.size(); ++c) {
+    sources[c] = c;
+    if (!sum_or_avg(spec.calls[c])) continue;
+    arguments[c] = spec.calls[c].argument->ToString();
+    for (size_t e = 0; e < c; ++e) {
+      if (sources[e] == e && sum_or_avg(spec.calls[e]) && arguments[e] == arguments[c] &&
+          spec.calls[e].argument->result_type == spec.calls[c].argument->result_type) {
+        sources[c] = e;
+        break;
+      }
+    }
+  }
+  return sources;
+}
+
+AggregationTable::AggregationTable(const AggregationSpec& spec, BufferPool* pool)
+    : table_(std::make_unique<GroupTable>(spec, pool)) {}
 AggregationTable::~AggregationTable() = default;
 size_t AggregationTable::group_count() const { return table_->group_count(); }
-size_t AggregationTable::MemoryBytes() const { return table_->MemoryBytes(); }
+size_t AggregationTable::HeapBytes() const { return table_->HeapBytes(); }
 
-void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
-                              const std::vector<const ColumnVector*>& arguments,
-                              const SelectionVector* selection, uint32_t batch_size, uint32_t selected) {
+absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
+                                      const std::vector<const ColumnVector*>& arguments,
+                                      const SelectionVector* selection, uint32_t batch_size,
+                                      uint32_t selected) {
   GroupTable& table = *table_;
   const AggregationSpec& spec = table.spec();
+  // Room for every selected row to be a new group, so that the inserts below cannot fail.
+  TESSERA_RETURN_IF_ERROR(table.ReserveGroups(keys.empty() ? 1 : selected));
   uint32_t* group_of_row = table.group_of_row();
   uint64_t* hashes = table.hashes();
   // Pass 1: the group of every selected row (inserting groups may move states, so no pointers yet).
@@ -964,29 +1158,20 @@ void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
     if (table.group_count() == 0) table.FindOrInsertFixed(kScalarKey, 0);
     std::fill(group_of_row, group_of_row + selected, 0);
   } else {
-    for (size_t g = 0; g < keys.size(); ++g) {
-      HashSelectedRows(*keys[g], selection, batch_size, g == 0, hashes);  // only the rows used below
-    }
-    for (uint32_t s = 0; s < selected; ++s)
-      table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
-    // Rows of one group often come in runs (input sorted or clustered by the key, as lineitem by
-    // l_orderkey): a row whose key equals the previous row's joins its group without a table lookup.
     if (table.fixed_keys() && !EncodeFixedKeys(keys, table.key_columns(), selection, selected,
                                                table.key_words(), table.batch_keys())) {
-      table.ConvertToSerializedKeys();  // a string longer than its inline width (not valid UTF-8, or a CAST)
+      // A string longer than its inline width (not valid UTF-8, or a CAST).
+      TESSERA_RETURN_IF_ERROR(table.ConvertToSerializedKeys());
     }
     if (table.fixed_keys()) {
-      const size_t words = table.key_words();
-      const uint64_t* batch_keys = table.batch_keys();
-      for (uint32_t s = 0; s < selected; ++s) {
-        const uint64_t* key = batch_keys + s * words;
-        if (s > 0 && GroupTable::SameWords(key, key - words, words)) {
-          group_of_row[s] = group_of_row[s - 1];
-          continue;
-        }
-        group_of_row[s] = table.FindOrInsertFixed(key, hashes[selection != nullptr ? selection->rows[s] : s]);
-      }
+      FindFixedKeyGroups(keys, selection, batch_size, selected, table, group_of_row);
     } else {
+      for (size_t g = 0; g < keys.size(); ++g) {
+        HashSelectedRows(*keys[g], selection, batch_size, g == 0, hashes);  // only the rows used below
+      }
+      for (uint32_t s = 0; s < selected; ++s)
+        table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
+      // Runs of one key (see FindFixedKeyGroups) join the previous row's group without a lookup.
       std::string& key = table.key_buffer();
       std::string& previous_key = table.previous_key_buffer();
       previous_key.clear();
@@ -1005,9 +1190,10 @@ void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
   }
   // Pass 2: fold the arguments in, one aggregate at a time, with the type dispatch outside the row loop.
   for (size_t c = 0; c < spec.calls.size(); ++c) {
+    if (table.state_source(c) != c) continue;  // folded into an earlier call's state
     const AggregationSpec::Call& call = spec.calls[c];
     if (call.kind == AggregateKind::kCountStar) {
-      for (uint32_t s = 0; s < selected; ++s) ++table.state(group_of_row[s])[c].count;
+      CountRows(selected, group_of_row, c, table);
       continue;
     }
     const ColumnVector& argument = *arguments[c];
@@ -1022,15 +1208,17 @@ void AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
       UpdateSlot(call, table, table.state(group_of_row[s])[c], argument, row);
     }
   }
+  return absl::OkStatus();
 }
 
 absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
                                              const std::vector<std::unique_ptr<AggregationTable>>& partials,
-                                             int partition, TemporaryRelation* output,
+                                             int partition, BufferPool* pool, TemporaryRelation* output,
                                              int64_t* groups_written) {
   std::vector<Type> argument_types;
   for (const auto& call : spec.calls)
     argument_types.push_back(call.argument ? call.argument->result_type : Type::BigInt());
+  const std::vector<size_t> sources = StateSources(spec);
   // A group's states can be copied as they are into a group the merge just created, and updated in place in
   // their partial table, unless they index into their table (string MIN/MAX, DISTINCT sets).
   bool copyable_states = true;
@@ -1042,7 +1230,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   }
   auto groups_of = [&](GroupTable& table) -> GroupRun {
     if (partition < 0) return {&table, nullptr, static_cast<uint32_t>(table.group_count())};
-    const std::vector<uint32_t>& groups = table.groups_in_partition(partition);
+    const std::span<const uint32_t> groups = table.groups_in_partition(partition);
     return {&table, groups.data(), static_cast<uint32_t>(groups.size())};
   };
   // With copyable states, the partial table with the most groups of the partition is the base: its groups
@@ -1051,9 +1239,11 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   // groups it lacks go to a new table. Otherwise every group goes to a new table. Keys are compared in one
   // form: fixed, unless a partial table had to switch to serialized keys (a string longer than its inline
   // width); then groups of fixed-key tables are serialized on the way.
-  GroupTable merged(spec);
+  GroupTable merged(spec, pool);
   for (const auto& partial : partials) {
-    if (partial != nullptr && !partial->table_->fixed_keys()) merged.ConvertToSerializedKeys();
+    if (partial != nullptr && !partial->table_->fixed_keys()) {
+      TESSERA_RETURN_IF_ERROR(merged.ConvertToSerializedKeys());
+    }
   }
   GroupTable* base = nullptr;
   if (copyable_states) {
@@ -1063,14 +1253,33 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
         base = partial->table_.get();
     }
   }
+  // With a base, the groups of the last other partial table (in the base's key form) that neither the base nor
+  // the tables before it have are written from where they are, not copied into the new table: no later table
+  // can add to them. (With two workers, no group is copied at all.)
+  GroupTable* last = nullptr;
+  if (base != nullptr) {
+    for (const auto& partial : partials) {
+      if (partial != nullptr && partial->table_.get() != base) last = partial->table_.get();
+    }
+    if (last != nullptr && last->fixed_keys() != merged.fixed_keys()) last = nullptr;
+  }
+  PoolArray<uint32_t> in_place(pool);
+  uint32_t in_place_count = 0;
+  if (last != nullptr) {
+    TESSERA_ASSIGN_OR_RETURN(in_place, PoolArray<uint32_t>::Allocate(pool, groups_of(*last).count));
+  }
   size_t incoming = 0;
   for (const auto& partial : partials) {
-    if (partial != nullptr && partial->table_.get() != base) incoming += groups_of(*partial->table_).count;
+    if (partial != nullptr && partial->table_.get() != base && partial->table_.get() != last)
+      incoming += groups_of(*partial->table_).count;
   }
   // Keys are a few bytes per column; an estimate is enough to avoid most regrowth.
-  merged.Reserve(incoming, incoming * (spec.group_by.size() * 9));
+  // Room for every incoming group (and a scalar aggregate's one row): the inserts below cannot fail.
+  TESSERA_RETURN_IF_ERROR(
+      merged.ReserveGroups(std::max<size_t>(incoming, 1), incoming * (spec.group_by.size() * 9)));
   auto merge_slots = [&](GroupTable& into, uint32_t target, GroupTable& from, uint32_t g) {
     for (size_t c = 0; c < spec.calls.size(); ++c) {
+      if (sources[c] != c) continue;
       MergeSlot(spec.calls[c], argument_types[c], into, into.state(target)[c], from, from.state(g)[c]);
     }
   };
@@ -1112,6 +1321,17 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
           continue;
         }
       }
+      if (&table == last) {
+        const uint32_t found = merged.group_count() == 0 ? GroupTable::kNotFound
+                               : merged.fixed_keys()     ? merged.FindFixed(table.key_words(g), hash)
+                                                         : merged.FindSerialized(key, hash);
+        if (found != GroupTable::kNotFound) {
+          merge_slots(merged, found, table, g);
+        } else {
+          in_place[in_place_count++] = g;
+        }
+        continue;
+      }
       const size_t groups_before = merged.group_count();
       const uint32_t target = merged.fixed_keys() ? merged.FindOrInsertFixed(table.key_words(g), hash)
                                                   : merged.FindOrInsertSerialized(key, hash);
@@ -1124,6 +1344,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   }
   std::vector<GroupRun> runs;
   if (base != nullptr) runs.push_back(groups_of(*base));
+  if (in_place_count > 0) runs.push_back(GroupRun{last, in_place.data(), in_place_count});
   if (spec.group_by.empty() && merged.group_count() == 0 && (base == nullptr || base->group_count() == 0)) {
     merged.FindOrInsertFixed(kScalarKey, 0);  // a scalar aggregate's one row, also without input
   }
@@ -1133,7 +1354,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   *groups_written = 0;
   for (const GroupRun& run : runs) *groups_written += run.count;
   if (HasColumnOutput(spec, key_types))
-    return WriteColumns(spec, runs, key_types, argument_types, output);
+    return WriteColumns(spec, runs, key_types, argument_types, sources, output);
   BlockBuilder builder(output->schema(), output->block_size_bytes());
   std::vector<Value> row;
   TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {
@@ -1144,7 +1365,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
     for (const Type& type : key_types) row.push_back(DecodeKeyPart(&p, type));
     for (size_t c = 0; c < spec.calls.size(); ++c) {
       TESSERA_ASSIGN_OR_RETURN(Value v,
-                               FinalizeSlot(spec.calls[c], argument_types[c], table, table.state(g)[c]));
+                               FinalizeSlot(spec.calls[c], argument_types[c], table, table.state(g)[sources[c]]));
       row.push_back(std::move(v));
     }
     return output->AppendValueRow(builder, row);

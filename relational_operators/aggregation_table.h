@@ -25,6 +25,7 @@
 #include "expressions/bound_expression.h"
 #include "expressions/column_vector.h"
 #include "relational_operators/temporary_relation.h"
+#include "storage/buffer_pool.h"
 
 namespace tessera {
 
@@ -49,30 +50,43 @@ class AggregationTable {
   // The number of hash partitions that MergeAndWrite can split the groups into.
   static constexpr uint32_t kPartitions = 16;
 
-  // `spec` must outlive the table; only its kinds and types are used (the expressions are evaluated by the
-  // caller).
-  explicit AggregationTable(const AggregationSpec& spec);
+  // `spec` and `pool` must outlive the table; only the spec's kinds and types are used (the expressions are
+  // evaluated by the caller). The table's arrays (group rows, hash slots, partition lists) are allocated from
+  // `pool` as the table grows, so they count against its budget (and account) exactly while they exist.
+  AggregationTable(const AggregationSpec& spec, BufferPool* pool);
   ~AggregationTable();
   AggregationTable(const AggregationTable&) = delete;
   AggregationTable& operator=(const AggregationTable&) = delete;
 
   // Folds the selected rows (all rows 0..batch_size-1 when `selection` is null; `selected` of them) of one
   // batch: keys[g] is group column g evaluated over the batch, arguments[c] the argument of call c (null for
-  // COUNT(*)).
-  void Update(const std::vector<const ColumnVector*>& keys, const std::vector<const ColumnVector*>& arguments,
-              const SelectionVector* selection, uint32_t batch_size, uint32_t selected);
+  // COUNT(*)). Errors: ResourceExhausted when the table cannot grow within the pool's budget (the table stays
+  // valid and frees everything when destroyed, but the batch may be partly folded in).
+  absl::Status Update(const std::vector<const ColumnVector*>& keys,
+                      const std::vector<const ColumnVector*>& arguments, const SelectionVector* selection,
+                      uint32_t batch_size, uint32_t selected);
+
+  // Per call, the call whose state it reads: itself, or for a SUM or AVG whose argument prints the same as an
+  // earlier SUM's or AVG's (TPC-H Q1: sum(l_quantity) and avg(l_quantity)), that call, whose state (sum and
+  // count of non-NULL values) is the same. Update folds only calls that are their own source (it ignores the
+  // others' arguments, which may be null).
+  static std::vector<size_t> StateSources(const AggregationSpec& spec);
 
   size_t group_count() const;
-  size_t MemoryBytes() const;
+  // Bytes the table holds on the heap rather than in the pool (serialized keys of long strings, MIN/MAX
+  // strings, COUNT(DISTINCT) sets; partly an estimate), for the owner to charge to the pool.
+  size_t HeapBytes() const;
 
   // Combines the groups of hash partition `partition` of `partials` (null entries are skipped), or all their
   // groups when `partition` is -1, and appends the final groups to `output` (whose schema is the group
   // columns, then one column per call). A scalar aggregation (no group columns) writes its one row also
-  // without input. Partial tables are left in an unspecified state for the partitions merged (each partition
-  // at most once). Errors: SUM overflowing its result type.
+  // without input. Groups missing from the largest partial table are merged in a table allocated from `pool`
+  // (freed before returning). Partial tables are left in an unspecified state for the partitions merged (each
+  // partition at most once). Errors: SUM overflowing its result type; ResourceExhausted over the budget.
   static absl::Status MergeAndWrite(const AggregationSpec& spec,
                                     const std::vector<std::unique_ptr<AggregationTable>>& partials,
-                                    int partition, TemporaryRelation* output, int64_t* groups_written);
+                                    int partition, BufferPool* pool, TemporaryRelation* output,
+                                    int64_t* groups_written);
 
  private:
   std::unique_ptr<GroupTable> table_;

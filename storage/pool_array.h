@@ -25,6 +25,8 @@ class PoolArray {
 
  public:
   PoolArray() = default;
+  // An empty array tied to `pool` (not owned), which Resize can grow; allocates nothing.
+  explicit PoolArray(BufferPool* pool) : pool_(pool) {}
   ~PoolArray() { Reset(); }
   PoolArray(PoolArray&& other) noexcept { *this = std::move(other); }
   PoolArray& operator=(PoolArray&& other) noexcept {
@@ -61,7 +63,7 @@ class PoolArray {
 
   // Changes the length to `size`, keeping the first min(size(), size) elements (new ones are uninitialized).
   // A large array grows by remapping its pages, without copying (BufferPool::Reallocate). The array must come
-  // from Allocate. On error (ResourceExhausted) it is unchanged.
+  // from Allocate or the pool constructor. On error (ResourceExhausted) it is unchanged.
   absl::Status Resize(size_t size) {
     if (size == 0) {
       BufferPool* pool = pool_;

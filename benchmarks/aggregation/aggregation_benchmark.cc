@@ -249,17 +249,19 @@ void ForEachTask(int tasks, int threads, const std::function<void(int task)>& bo
 }
 
 // (a) The engine's way: per-thread partial tables, then the partitioned merge writing the output.
-void RunPartialTables(const Shape& s, const AggregationSpec& spec, int threads, TemporaryRelation* output,
-                      double* update_seconds) {
+void RunPartialTables(const Shape& s, const AggregationSpec& spec, int threads, BufferPool* pool,
+                      TemporaryRelation* output, double* update_seconds) {
   std::vector<std::unique_ptr<AggregationTable>> tables;
-  for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<AggregationTable>(spec));
+  for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<AggregationTable>(spec, pool));
   const int64_t start = MonotonicNanos();
   ForEachGrab(s, threads, [&](int t, size_t first, uint32_t rows) {
     BatchVectors batch(s);
     for (uint32_t done = 0; done < rows; done += kVectorSize) {
       const uint32_t count = std::min(kVectorSize, rows - done);
       batch.Set(s, first + done, count);
-      tables[t]->Update(batch.key_pointers, batch.argument_pointers, nullptr, count, count);
+      const absl::Status status =
+          tables[t]->Update(batch.key_pointers, batch.argument_pointers, nullptr, count, count);
+      if (!status.ok()) std::fprintf(stderr, "update failed: %s\n", status.ToString().c_str());
     }
   });
   *update_seconds = static_cast<double>(MonotonicNanos() - start) * 1e-9;
@@ -270,7 +272,7 @@ void RunPartialTables(const Shape& s, const AggregationSpec& spec, int threads, 
   ForEachTask(partitions, threads, [&](int p) {
     int64_t written = 0;
     const absl::Status status =
-        AggregationTable::MergeAndWrite(spec, tables, partitions == 1 ? -1 : p, output, &written);
+        AggregationTable::MergeAndWrite(spec, tables, partitions == 1 ? -1 : p, pool, output, &written);
     if (!status.ok()) std::fprintf(stderr, "merge failed: %s\n", status.ToString().c_str());
   });
 }
@@ -606,7 +608,7 @@ int Main(int argc, char** argv) {
     const AggregationSpec spec = MakeSpec(s);
     for (int threads : g_threads) {
       const Measurement engine = Measure(s, spec, &pool, [&](TemporaryRelation* out, double* update) {
-        RunPartialTables(s, spec, threads, out, update);
+        RunPartialTables(s, spec, threads, &pool, out, update);
       });
       std::printf("%-30s %5.1fM %3d | %13.0f %3.0f%% |", s.description.c_str(),
                   static_cast<double>(s.rows) / 1e6, threads, engine.rows_per_second,

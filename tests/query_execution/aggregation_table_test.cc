@@ -108,8 +108,10 @@ void Feed(const Input& in, SecondKey kind, int first, int last, AggregationTable
     if (selective) {
       for (uint32_t r = 0; r < size; r += 2) selection.rows[selection.count++] = r;
     }
-    table->Update({&key1, &key2}, {&amount, nullptr, &value, &value, &amount},
-                  selective ? &selection : nullptr, size, selective ? selection.count : size);
+    ASSERT_TRUE(table
+                    ->Update({&key1, &key2}, {&amount, nullptr, &value, &value, &amount},
+                             selective ? &selection : nullptr, size, selective ? selection.count : size)
+                    .ok());
   }
 }
 
@@ -178,16 +180,21 @@ TEST_P(AggregationTableTest, OverlappingPartialTablesMergeToTheDirectAnswer) {
   const auto [kind, by_partition] = GetParam();
   const Input in;
   const AggregationSpec spec = MakeSpec(kind);
-  // Three partial tables (one unused: null) whose inputs overlap in keys: rows 0..12000 and 8000..20000 (the
-  // rows from 12000 on last, so that a table that switches to serialized keys already has groups).
+  // Four partial tables (one unused: null) whose inputs overlap in keys: rows 0..12000 and 8000..20000 (the
+  // rows from 12000 on last, so that a table that switches to serialized keys already has groups), and a third.
   std::vector<std::unique_ptr<AggregationTable>> partials;
-  partials.push_back(std::make_unique<AggregationTable>(spec));
+  partials.push_back(std::make_unique<AggregationTable>(spec, &pool_));
   partials.push_back(nullptr);
-  partials.push_back(std::make_unique<AggregationTable>(spec));
+  partials.push_back(std::make_unique<AggregationTable>(spec, &pool_));
+  partials.push_back(std::make_unique<AggregationTable>(spec, &pool_));
   int vectors = 0;
   Feed(in, kind, 0, 12000, partials[0].get(), &vectors);
   Feed(in, kind, 8000, 12000, partials[2].get(), &vectors);  // these rows a second time
   Feed(in, kind, 12000, kRows, partials[2].get(), &vectors);
+  // A third time, in a table merged last: its groups are in the first table, the second, or both, so some
+  // are found in the base, some among the groups that the merge copied from the other table.
+  Feed(in, kind, 2000, 6000, partials[3].get(), &vectors);
+  Feed(in, kind, 16000, 17000, partials[3].get(), &vectors);
   std::vector<ColumnSchema> schema;
   schema.push_back({"k1", Type::BigInt(), true, {}});
   schema.push_back({"k2", SecondKeyType(kind), true, {}});
@@ -198,13 +205,14 @@ TEST_P(AggregationTableTest, OverlappingPartialTablesMergeToTheDirectAnswer) {
   if (by_partition) {
     for (int p = 0; p < static_cast<int>(AggregationTable::kPartitions); ++p) {
       int64_t groups = 0;
-      ASSERT_TRUE(AggregationTable::MergeAndWrite(spec, partials, p, &output, &groups).ok());
+      ASSERT_TRUE(AggregationTable::MergeAndWrite(spec, partials, p, &pool_, &output, &groups).ok());
       written += groups;
     }
   } else {
-    ASSERT_TRUE(AggregationTable::MergeAndWrite(spec, partials, -1, &output, &written).ok());
+    ASSERT_TRUE(AggregationTable::MergeAndWrite(spec, partials, -1, &pool_, &output, &written).ok());
   }
-  const std::map<Row, Row> expected = Expected(kind, {{0, 12000}, {8000, 12000}, {12000, kRows}});
+  const std::map<Row, Row> expected =
+      Expected(kind, {{0, 12000}, {8000, 12000}, {12000, kRows}, {2000, 6000}, {16000, 17000}});
   const std::map<Row, Row> actual = Read(output);
   EXPECT_EQ(written, static_cast<int64_t>(expected.size()));
   ASSERT_EQ(actual.size(), expected.size());
@@ -232,16 +240,69 @@ TEST(AggregationTableScalarTest, ScalarAggregateWithoutInputWritesOneRow) {
   spec.calls.push_back({AggregateKind::kCountStar, false, nullptr, Type::BigInt()});
   spec.calls.push_back({AggregateKind::kSum, false, MakeColumn(0, Type::BigInt()), Type::Decimal(38, 0)});
   std::vector<std::unique_ptr<AggregationTable>> partials;
-  partials.push_back(std::make_unique<AggregationTable>(spec));
+  partials.push_back(std::make_unique<AggregationTable>(spec, &pool));
   TemporaryRelation output({{"n", Type::BigInt(), true, {}}, {"total", Type::Decimal(38, 0), true, {}}},
                            &pool);
   int64_t written = 0;
-  ASSERT_TRUE(AggregationTable::MergeAndWrite(spec, partials, -1, &output, &written).ok());
+  ASSERT_TRUE(AggregationTable::MergeAndWrite(spec, partials, -1, &pool, &output, &written).ok());
   ASSERT_EQ(written, 1);
   ASSERT_EQ(output.row_count(), 1);
   BlockView block = output.block(0);
   EXPECT_EQ(block.GetValue(0, 0, Type::BigInt()).ToString(), "0");
   EXPECT_TRUE(block.GetValue(1, 0, Type::Decimal(38, 0)).is_null());
+}
+
+size_t BlobBytes(const BufferPool& pool) {
+  return pool.Usage().by_kind[static_cast<int>(MemoryKind::kBlob)];
+}
+
+// The table's rows, hash slots and partition lists are pool memory: charged as the table grows (at least a
+// row of hash, key and five states per group) and freed with the table.
+TEST(AggregationTableMemoryTest, TableIsChargedToItsPoolAsItGrowsAndFreedWithIt) {
+  auto topology = MakeFakeTopology(1, 2);
+  BufferPool pool(256 << 20, topology.get());
+  const Input in;
+  const AggregationSpec spec = MakeSpec(SecondKey::kInteger);
+  {
+    AggregationTable table(spec, &pool);
+    EXPECT_EQ(BlobBytes(pool), 0u);
+    int vectors = 0;
+    Feed(in, SecondKey::kInteger, 0, 2000, &table, &vectors);
+    const size_t small = BlobBytes(pool);
+    EXPECT_GE(small, table.group_count() * (3 + 5 * 4) * sizeof(uint64_t));
+    Feed(in, SecondKey::kInteger, 2000, kRows, &table, &vectors);
+    EXPECT_GT(table.group_count(), 10000u);
+    EXPECT_GE(BlobBytes(pool), table.group_count() * (3 + 5 * 4) * sizeof(uint64_t));
+    EXPECT_GT(BlobBytes(pool), small);
+    EXPECT_EQ(table.HeapBytes(), 0u);  // fixed keys, no strings or sets: nothing outside the pool
+  }
+  EXPECT_EQ(BlobBytes(pool), 0u);
+}
+
+// Over the budget, Update fails with ResourceExhausted instead of growing, and the table still frees all it
+// holds; the merge of a table that does not fit fails the same way.
+TEST(AggregationTableMemoryTest, GrowthOverTheBudgetFailsCleanly) {
+  auto topology = MakeFakeTopology(1, 2);
+  BufferPool pool(1 << 20, topology.get());
+  const Input in;
+  const AggregationSpec spec = MakeSpec(SecondKey::kInteger);
+  ColumnVector key1(Type::BigInt()), key2(Type::Integer()), amount(Type::Decimal(15, 2)), value(Type::Integer());
+  absl::Status status;
+  {
+    AggregationTable table(spec, &pool);
+    for (int start = 0; start + kVectorSize <= kRows && status.ok(); start += kVectorSize) {
+      key1.BorrowFixed(in.key1.data() + start, nullptr, 0, kVectorSize);
+      key2.BorrowFixed(in.key2_int.data() + start, nullptr, 0, kVectorSize);
+      amount.BorrowFixed(in.amount.data() + start, nullptr, 0, kVectorSize);
+      value.BorrowFixed(in.value.data() + start, nullptr, 0, kVectorSize);
+      status = table.Update({&key1, &key2}, {&amount, nullptr, &value, &value, &amount}, nullptr, kVectorSize,
+                            kVectorSize);
+    }
+    EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+    EXPECT_GT(BlobBytes(pool), 0u);
+    EXPECT_LE(pool.Usage().used_bytes, pool.budget_bytes());
+  }
+  EXPECT_EQ(BlobBytes(pool), 0u);
 }
 
 }  // namespace
