@@ -82,6 +82,14 @@ inline __m512i HashLanes(__m512i key) {
   return _mm512_xor_si512(key, _mm512_srli_epi64(key, 33));
 }
 
+// The next eight candidate rows of a vectorized loop: rows[i..i+8) when gathering (`rows` not null), else the
+// running positions (advanced by eight).
+inline __m256i NextRowLanes(const uint32_t* rows, uint32_t i, __m256i* positions) {
+  const __m256i row = rows != nullptr ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + i)) : *positions;
+  *positions = _mm256_add_epi32(*positions, _mm256_set1_epi32(8));
+  return row;
+}
+
 // Eight values of a key column in 64-bit lanes (sign-extended, as HashIntegerKey sees them): rows `row` when
 // gathering, else the eight from `first` on.
 template <typename T>
@@ -121,12 +129,9 @@ void LipFilter::KeepDenseMembers(const ColumnVector& key, const SelectionVector*
     const __m512i one = _mm512_set1_epi64(1);
     const __m512i low6 = _mm512_set1_epi64(63);
     __m256i positions = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i eight = _mm256_set1_epi32(8);
-    const bool gather = rows != nullptr;
     for (; i + 8 <= candidates; i += 8) {
-      const __m256i row = gather ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + i)) : positions;
-      positions = _mm256_add_epi32(positions, eight);
-      const __m512i value = LoadKeyLanes<T>(values, gather, row, i);
+      const __m256i row = NextRowLanes(rows, i, &positions);
+      const __m512i value = LoadKeyLanes<T>(values, rows != nullptr, row, i);
       const __m512i offset = _mm512_min_epu64(_mm512_sub_epi64(value, min_lanes), outside_lanes);
       const __m512i word = _mm512_i64gather_epi64(_mm512_srli_epi64(offset, 6),
                                                   reinterpret_cast<const long long*>(words), 8);
@@ -175,11 +180,9 @@ uint32_t BlockedBloomFilter::KeepKeys(const IntegerKeyColumn* columns, int key_c
   const __m512i low6 = _mm512_set1_epi64(63);
   const __m512i golden = _mm512_set1_epi64(static_cast<int64_t>(0x9e3779b97f4a7c15ULL));
   __m256i positions = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256i eight = _mm256_set1_epi32(8);
   const bool gather = rows != nullptr;
   for (; i + 8 <= count; i += 8) {
-    const __m256i row = gather ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows + i)) : positions;
-    positions = _mm256_add_epi32(positions, eight);
+    const __m256i row = NextRowLanes(rows, i, &positions);
     __m512i hash = HashLanes(LoadKeyLanes<FirstColumn>(columns[0].values, gather, row, i));
     if constexpr (kMoreColumns) {
       for (int k = 1; k < key_count; ++k) {  // CombineHashes(hash, key hash)
