@@ -20,8 +20,10 @@ std::string EstimateText(const OperatorEstimate& estimate) {
 }
 
 std::string ActualText(const OperatorStatus& status) {
-  return absl::StrFormat("work orders %d, rows in %d, rows out %d, busy %.3f ms", status.finished, status.rows_in,
-                         status.rows_out, static_cast<double>(status.busy_ns) / 1e6);
+  std::string text = absl::StrFormat("work orders %d, rows in %d, rows out %d, busy %.3f ms", status.finished,
+                                     status.rows_in, status.rows_out, static_cast<double>(status.busy_ns) / 1e6);
+  if (!status.runtime_detail.empty()) absl::StrAppend(&text, "; ", status.runtime_detail);
+  return text;
 }
 
 // The estimate, and with progress (EXPLAIN ANALYZE) the query's actual peak.

@@ -146,6 +146,7 @@ void QueryManager::FinishOperator(int index) {
   runtime.finished = true;
   runtime.status.state = OperatorStatus::State::kDone;
   ++finished_operators_;
+  runtime.status.runtime_detail = dag_->op(index)->RuntimeDetail();
   dag_->op(index)->OnAllWorkOrdersFinished();
   FeedNewBlocks(index, /*producer_finished=*/true);
   ActivateReadyOperators();

@@ -33,6 +33,7 @@ struct OperatorStatus {
   int64_t rows_in = 0;
   int64_t rows_out = 0;
   int64_t busy_ns = 0;
+  std::string runtime_detail;  // RelationalOperator::RuntimeDetail, once the operator finished
 };
 
 class QueryManager {

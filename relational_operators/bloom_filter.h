@@ -16,7 +16,7 @@
 // keys over a small range, join_hash_table.h), Finalize makes the filter an exact bit vector over that range
 // instead (BuildDense, then InsertDenseKey for each key): a probe is a subtraction and one bit test, without
 // hashing, and no key passes that is not in the build. EXPLAIN's "IN bloom(...)" names the filter as planned;
-// which of the two it becomes is decided at run time.
+// which of the two it becomes is decided at run time (EXPLAIN ANALYZE shows it on the build's line).
 
 #include <cstdint>
 #include <memory>

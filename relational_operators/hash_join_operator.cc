@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "glog/logging.h"
 #include "relational_operators/key_hashing.h"
@@ -604,8 +605,16 @@ int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {
   return probe_.is_table() ? static_cast<int64_t>(probe_.table_block_count()) : -1;
 }
 
+std::string HashJoinBuildOperator::RuntimeDetail() const {
+  if (!table_->HasDirectIndex()) return "hash buckets";
+  return table_->LipFilterIsExact() ? "direct index, exact LIP filter" : "direct index";
+}
+
 void HashJoinProbeOperator::ApplyKeyFilterInScan() {
   key_filter_decided_ = true;
+  int direct = table_->HasDirectIndex() ? 1 : 0;
+  for (const ChainedJoin& join : chained_) direct += join.table->HasDirectIndex() ? 1 : 0;
+  runtime_detail_ = absl::StrCat("direct look-ups in ", direct, " of ", joins(), joins() == 1 ? " join" : " joins");
   std::shared_ptr<const RuntimeFilter> filter = table_->key_filter();
   // Only in front of a filter predicate, which then evaluates the rows with a match only; without one the
   // probe's direct look-up costs about what the filter would.
@@ -618,6 +627,7 @@ void HashJoinProbeOperator::ApplyKeyFilterInScan() {
     if (probe.filter == filter) return;  // the table's LIP filter is its key filter, already applied here
   }
   scan_.runtime_filters.push_back(RuntimeFilterProbe{std::move(filter), {spec_.probe_keys[0]->column_index}, true});
+  absl::StrAppend(&runtime_detail_, ", key filter before the scan's predicate");
 }
 
 bool HashJoinProbeOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {

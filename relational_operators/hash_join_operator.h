@@ -64,6 +64,8 @@ class HashJoinBuildOperator : public RelationalOperator {
   void FeedInputBlock(int input, uint32_t block_index) override { pending_.push_back(block_index); }
   void DoneFeedingInput(int input) override { input_done_ = true; }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
+  // "direct index" or "hash buckets", and whether its LIP filter is an exact bit vector.
+  std::string RuntimeDetail() const override;
 
  private:
   class AddBlockWorkOrder;
@@ -121,6 +123,8 @@ class HashJoinProbeOperator : public RelationalOperator {
   const std::vector<int>& output_pair_columns() const { return output_pair_columns_; }
   // Joins probed per work order: 1 + the chained ones.
   int joins() const { return 1 + static_cast<int>(chained_.size()); }
+  // Which joins look their build row up through a direct index, and whether the key filter runs in the scan.
+  std::string RuntimeDetail() const override { return runtime_detail_; }
 
  private:
   class ProbeWorkOrder;
@@ -166,6 +170,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   // Whether the scan applies table_'s key filter (JoinHashTable::key_filter), decided by the first GetWorkOrders
   // (the table is complete then).
   bool key_filter_decided_ = false;
+  std::string runtime_detail_;  // set when the key filter is decided (all tables are built by then)
   // Right / full outer joins: probe work orders issued and finished, and whether the unmatched build rows'
   // work orders are out.
   int64_t probes_issued_ = 0;

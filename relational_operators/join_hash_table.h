@@ -93,6 +93,8 @@ class JoinHashTable {
   // dense LipFilter); null without. A probe side that drops rows without a match (inner, semi) can apply it in
   // its scan before the scan's filter predicate.
   std::shared_ptr<const RuntimeFilter> key_filter() const { return key_filter_; }
+  // Whether the published LIP filter (PublishLipFilter) became the exact key filter instead of a Bloom filter.
+  bool LipFilterIsExact() const { return lip_filter_ != nullptr && lip_filter_ == key_filter_; }
   // With HasDirectIndex(): buckets[s] = the entry holding row r's key as a range {e, e + 1}, or an empty range
   // (no such key, or a NULL), for r = selection->rows[s] (r = s without a selection), s < count. `keys` is a
   // vector of the key's type.

@@ -40,6 +40,10 @@ class RelationalOperator {
   // consumed (WorkOrder::DeclareConsumedBlock), so that such blocks can be freed as they are read (the memory
   // estimate counts a streamed relation's window, not all of it).
   virtual bool ReleasesInputBlocks(int input) const { return false; }
+  // What the operator decided while running that the plan does not show (e.g. a hash join's direct index), for
+  // EXPLAIN ANALYZE; "" when nothing. Scheduler thread; read once every work order has finished, before
+  // OnAllWorkOrdersFinished.
+  virtual std::string RuntimeDetail() const { return ""; }
 
  private:
   const std::string name_;
