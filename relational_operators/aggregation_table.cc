@@ -12,6 +12,7 @@
 #include "catalog/text_conversion.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
+#include "expressions/vector_kernels.h"
 #include "glog/logging.h"
 #include "relational_operators/key_hashing.h"
 #include "relational_operators/vector_block_writer.h"
@@ -806,44 +807,6 @@ bool HasColumnOutput(const AggregationSpec& spec, const std::vector<Type>& key_t
   return true;
 }
 
-// Stores a fixed-width value at `row` of `column` (of the value's type).
-void StoreFixedWidth(const Value& value, uint32_t row, ColumnVector* column) {
-  if (value.is_null()) {
-    column->SetNull(row);
-    return;
-  }
-  const Type& type = column->type();
-  switch (type.id()) {
-    case TypeId::kBoolean:
-      column->mutable_values<uint8_t>()[row] = value.AsBool() ? 1 : 0;
-      return;
-    case TypeId::kInteger:
-    case TypeId::kDate:
-      column->mutable_values<int32_t>()[row] = static_cast<int32_t>(value.AsInt64());
-      return;
-    case TypeId::kBigInt:
-    case TypeId::kTimestamp:
-      column->mutable_values<int64_t>()[row] = value.AsInt64();
-      return;
-    case TypeId::kDouble:
-      column->mutable_values<double>()[row] = value.AsDouble();
-      return;
-    case TypeId::kDecimal:
-      if (type.IsWideDecimal()) {
-        column->mutable_values<int128>()[row] = value.AsInt128();
-      } else {
-        column->mutable_values<int64_t>()[row] = value.AsInt64();
-      }
-      return;
-    case TypeId::kInterval:
-      column->mutable_values<Interval>()[row] = value.AsInterval();
-      return;
-    default:
-      column->SetNull(row);
-      return;
-  }
-}
-
 // Groups to write: `count` groups of `table`, listed in `groups` or (null) its groups 0..count-1.
 struct GroupRun {
   GroupTable* table;
@@ -960,7 +923,7 @@ absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRu
           break;
         case ResultCopy::kValue: {
           TESSERA_ASSIGN_OR_RETURN(Value v, FinalizeSlot(spec.calls[c], argument_types[c], table, slot));
-          StoreFixedWidth(v, filled, &column);
+          SetRowValue(v, filled, &column);
           break;
         }
       }
