@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/query_result.h"
+#include "engine/query_result.h"
 
 namespace tessera {
 

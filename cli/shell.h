@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/connection.h"
 #include "cli/result_format.h"
+#include "engine/connection.h"
 
 namespace tessera {
 

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <thread>
 
-#include "cli/connection.h"
+#include "engine/connection.h"
 
 namespace tessera {
 

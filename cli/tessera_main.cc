@@ -15,11 +15,11 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "cli/connection.h"
-#include "cli/remote_connection.h"
-#include "cli/session.h"
 #include "cli/shell.h"
 #include "cli/statement_monitor.h"
+#include "client/remote_connection.h"
+#include "engine/connection.h"
+#include "engine/session.h"
 #include "glog/logging.h"
 
 namespace {

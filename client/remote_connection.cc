@@ -1,4 +1,4 @@
-#include "cli/remote_connection.h"
+#include "client/remote_connection.h"
 
 #include <chrono>
 #include <fstream>
@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "cli/tessera.grpc.pb.h"
-#include "cli/wire_format.h"
 #include "grpcpp/grpcpp.h"
+#include "server/tessera.grpc.pb.h"
+#include "server/wire_format.h"
 
 namespace tessera {
 namespace {

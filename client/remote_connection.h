@@ -20,13 +20,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "cli/connection.h"
-#include "cli/query_result.h"
+#include "engine/connection.h"
+#include "engine/query_result.h"
 
 namespace tessera {
-
-// The port tessera-server listens on when --listen names none.
-constexpr int kDefaultServerPort = 7482;
 
 struct ClientOptions {
   // Sent as "authorization: Bearer <token>" on every call; empty = none (for a server without --token).

@@ -1,6 +1,6 @@
-#include "cli/connection.h"
+#include "engine/connection.h"
 
-#include "cli/session.h"
+#include "engine/session.h"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "cli/constant_expression.h"
+#include "engine/constant_expression.h"
 
 #include "absl/strings/str_cat.h"
 #include "catalog/text_conversion.h"

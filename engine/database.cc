@@ -1,8 +1,8 @@
 #include <thread>
 
 #include "catalog/catalog.h"
-#include "cli/session.h"
 #include "common/status_macros.h"
+#include "engine/session.h"
 #include "scheduler/foreman.h"
 #include "storage/buffer_pool.h"
 #include "storage/storage_manager.h"

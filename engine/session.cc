@@ -1,12 +1,12 @@
-#include "cli/session.h"
+#include "engine/session.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "catalog/catalog.h"
-#include "cli/constant_expression.h"
-#include "cli/statement_handlers.h"
 #include "common/status_macros.h"
+#include "engine/constant_expression.h"
+#include "engine/statement_handlers.h"
 #include "parser/parser.h"
 
 namespace tessera {

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "cli/query_result.h"
+#include "engine/query_result.h"
 #include "scheduler/foreman.h"
 
 namespace tessera {

@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "cli/query_result.h"
-#include "cli/session.h"
+#include "engine/query_result.h"
+#include "engine/session.h"
 #include "optimizer/optimizer_options.h"
 #include "parser/ast.h"
 #include "query_execution/execution_dag.h"

@@ -1,4 +1,4 @@
-#include "cli/server_sessions.h"
+#include "server/server_sessions.h"
 
 #include <random>
 

@@ -15,7 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "cli/session.h"
+#include "engine/session.h"
 
 namespace grpc {
 class ServerContext;

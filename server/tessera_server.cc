@@ -1,4 +1,4 @@
-#include "cli/tessera_server.h"
+#include "server/tessera_server.h"
 
 #include <algorithm>
 #include <atomic>
@@ -13,15 +13,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "catalog/catalog.h"
-#include "cli/server_sessions.h"
-#include "cli/session.h"
-#include "cli/statement_handlers.h"
-#include "cli/tessera.grpc.pb.h"
-#include "cli/wire_format.h"
 #include "common/clock.h"
+#include "engine/session.h"
+#include "engine/statement_handlers.h"
 #include "glog/logging.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/resource_quota.h"
+#include "server/server_sessions.h"
+#include "server/tessera.grpc.pb.h"
+#include "server/wire_format.h"
 
 namespace tessera {
 namespace {

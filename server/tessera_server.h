@@ -20,6 +20,9 @@ namespace tessera {
 
 class Database;
 
+// The port tessera-server listens on when --listen names none.
+constexpr int kDefaultServerPort = 7482;
+
 struct ServerOptions {
   // HOST:PORT; port 0 picks a free port (see TesseraServer::port).
   std::string listen_address = "127.0.0.1:7482";

@@ -22,10 +22,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "cli/remote_connection.h"
-#include "cli/session.h"
-#include "cli/tessera_server.h"
+#include "engine/session.h"
 #include "glog/logging.h"
+#include "server/tessera_server.h"
 
 namespace {
 

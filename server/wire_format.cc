@@ -1,4 +1,4 @@
-#include "cli/wire_format.h"
+#include "server/wire_format.h"
 
 #include <string>
 

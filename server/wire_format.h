@@ -8,10 +8,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "cli/query_result.h"
-#include "cli/tessera.pb.h"
+#include "engine/query_result.h"
 #include "grpcpp/support/status.h"
 #include "scheduler/schedulable_query.h"
+#include "server/tessera.pb.h"
 
 namespace tessera {
 

@@ -26,11 +26,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
-#include "cli/connection.h"
-#include "cli/remote_connection.h"
-#include "cli/session.h"
-#include "cli/tessera_server.h"
+#include "client/remote_connection.h"
 #include "common/clock.h"
+#include "engine/connection.h"
+#include "engine/session.h"
+#include "server/tessera_server.h"
 
 namespace tessera {
 namespace {

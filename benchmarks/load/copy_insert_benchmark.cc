@@ -24,9 +24,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "cli/session.h"
 #include "common/clock.h"
 #include "common/file_io.h"
+#include "engine/session.h"
 #include "storage/delimited_file.h"
 
 namespace tessera {

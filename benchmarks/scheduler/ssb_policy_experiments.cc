@@ -61,9 +61,9 @@
 
 #include "absl/status/statusor.h"
 #include "benchmarks/ssb_generator/ssb_generator.h"
-#include "cli/session.h"
-#include "cli/statement_handlers.h"
 #include "common/clock.h"
+#include "engine/session.h"
+#include "engine/statement_handlers.h"
 #include "scheduler/foreman.h"
 #include "scheduler/learning_agent.h"
 #include "scheduler/policy.h"

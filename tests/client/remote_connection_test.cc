@@ -12,11 +12,11 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "cli/connection.h"
-#include "cli/remote_connection.h"
-#include "cli/session.h"
-#include "cli/tessera_server.h"
+#include "client/remote_connection.h"
+#include "engine/connection.h"
+#include "engine/session.h"
 #include "gtest/gtest.h"
+#include "server/tessera_server.h"
 
 namespace tessera {
 namespace {

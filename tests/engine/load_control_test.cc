@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "cli/session.h"
-#include "cli/statement_handlers.h"
+#include "engine/session.h"
+#include "engine/statement_handlers.h"
 #include "gtest/gtest.h"
 #include "scheduler/foreman.h"
 #include "storage/buffer_pool.h"

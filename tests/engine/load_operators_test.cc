@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "cli/session.h"
+#include "engine/session.h"
 #include "gtest/gtest.h"
 #include "test_database.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "cli/session.h"
+#include "engine/session.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "storage/buffer_pool.h"

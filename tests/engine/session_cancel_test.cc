@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "cli/connection.h"
-#include "cli/session.h"
+#include "engine/connection.h"
+#include "engine/session.h"
 #include "gtest/gtest.h"
 #include "test_database.h"
 

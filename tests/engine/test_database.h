@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "cli/session.h"
+#include "engine/session.h"
 
 namespace tessera {
 
