@@ -34,7 +34,7 @@ py_missing=()
 command -v tpchgen-cli >/dev/null 2>&1 || py_missing+=(tpchgen-cli)
 "$PYTHON" -c "import pytest" 2>/dev/null || py_missing+=(pytest)
 "$PYTHON" -c "import pexpect" 2>/dev/null || py_missing+=(pexpect)  # the shell's terminal tests
-# The Python client of tessera-server (cli/python) and its tests: grpcio, and grpcio-tools to generate the stubs.
+# The Python client of tessera-server (client/python) and its tests: grpcio, and grpcio-tools to generate the stubs.
 "$PYTHON" -c "import grpc" 2>/dev/null || py_missing+=(grpcio)
 "$PYTHON" -c "import grpc_tools.protoc" 2>/dev/null || py_missing+=(grpcio-tools)
 if ((${#py_missing[@]})); then

@@ -1,4 +1,4 @@
-"""Python client for tessera-server, from the same cli/tessera.proto as the C++ server and client.
+"""Python client for tessera-server, from the same server/tessera.proto as the C++ server and client.
 
     import tessera_client
     with tessera_client.connect("127.0.0.1:7482") as client:
@@ -9,7 +9,7 @@ Needs `grpcio` and `grpcio-tools` (pip). The message and stub modules are genera
 import, with grpc_tools' own protoc, into a cache directory ($TESSERA_CLIENT_CACHE, else ~/.cache/tessera-client);
 they are not checked in because generated protobuf code must match the protobuf runtime installed beside it
 (protobuf >= 5 refuses code generated for another version), and grpcio-tools pins a matching runtime.
-The .proto is found at $TESSERA_PROTO, else ../tessera.proto next to this file (the repository layout).
+The .proto is found at $TESSERA_PROTO, else ../../server/tessera.proto from this file (the repository layout).
 
 Values come back as Python types: INTEGER/BIGINT -> int, DOUBLE -> float, DECIMAL -> decimal.Decimal,
 CHAR/VARCHAR -> str, BOOLEAN -> bool, DATE -> datetime.date, TIMESTAMP -> datetime.datetime,
@@ -42,7 +42,7 @@ _stubs = None
 
 def _proto_path():
     path = os.environ.get("TESSERA_PROTO") or os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), os.pardir, "tessera.proto")
+        os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "server", "tessera.proto")
     return os.path.abspath(path)
 
 

@@ -1,4 +1,4 @@
-"""End-to-end tests of tessera-server through the Python client (cli/python/tessera_client.py): concurrent TPC-H
+"""End-to-end tests of tessera-server through the Python client (client/python/tessera_client.py): concurrent TPC-H
 clients with checked answers, cancellation, progress, sessions and settings, bad input (garbage bytes, oversized
 statements, unknown sessions and queries, clients that vanish), token authentication, TLS, and SIGTERM.
 
@@ -23,10 +23,10 @@ import pytest
 
 from test_tpch_answers import QUERIES, ROOT, assert_matches_reference, database  # noqa: F401 (database: fixture)
 
-sys.path.insert(0, os.path.join(ROOT, "cli", "python"))
+sys.path.insert(0, os.path.join(ROOT, "client", "python"))
 import tessera_client  # noqa: E402
 
-SERVER = os.environ.get("TESSERA_SERVER_BIN", os.path.join(ROOT, "build", "cli", "tessera-server"))
+SERVER = os.environ.get("TESSERA_SERVER_BIN", os.path.join(ROOT, "build", "server", "tessera-server"))
 # A long query made of many short work orders, so that it is still running when a test cancels it and stops soon
 # after: lineitem again in 64 KiB blocks (about 120 of them), joined with itself on a two-valued key (1.8e9 pairs,
 # about a minute on 2 cores) under a condition no pair meets (no output, little memory).
@@ -292,7 +292,7 @@ def test_clients_that_go_away_are_cleaned_up(server, client):
     # A process killed while its query runs: the server notices the closed connection and cancels the query.
     script = textwrap.dedent(f"""
         import sys, time
-        sys.path.insert(0, {os.path.join(ROOT, "cli", "python")!r})
+        sys.path.insert(0, {os.path.join(ROOT, "client", "python")!r})
         import tessera_client
         c = tessera_client.connect({server.target!r})
         running = c.start({LONG_QUERY!r})

@@ -24,7 +24,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESSERA = os.environ.get("TESSERA_BIN", os.path.join(ROOT, "build", "cli", "tessera"))
-SERVER = os.environ.get("TESSERA_SERVER_BIN", os.path.join(ROOT, "build", "cli", "tessera-server"))
+SERVER = os.environ.get("TESSERA_SERVER_BIN", os.path.join(ROOT, "build", "server", "tessera-server"))
 TIMEOUT = 60
 PROMPT = "tessera> "
 # 20 probe blocks x 10000 build rows: 10^9 row pairs, tens of seconds, in 20 work orders (cancel waits for the ones
