@@ -1,5 +1,5 @@
 #pragma once
-// The tessera shell's read-eval loop and meta-commands, written against Connection only (cli/connection.h), so
+// The tessera shell's read-eval loop and meta-commands, written against Connection only (engine/connection.h), so
 // that it works the same on a data directory in this process and on a server (--connect).
 //
 // Input is read a line at a time and split into statements at ';' (StatementSplitter); every statement is sent

@@ -1,5 +1,5 @@
 #pragma once
-// The C++ client library: a Connection (cli/connection.h) to a tessera-server over gRPC (cli/tessera.proto).
+// The C++ client library: a Connection (engine/connection.h) to a tessera-server over gRPC (server/tessera.proto).
 // One RemoteConnection is one server session: ConnectRemote opens it (OpenSession), the destructor closes it.
 //
 //   absl::StatusOr<std::unique_ptr<Connection>> connection = ConnectRemote("127.0.0.1:7482", ClientOptions{});

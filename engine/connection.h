@@ -1,6 +1,6 @@
 #pragma once
 // What the shell talks to: one client connection that runs statements, either in this process (a Session on an
-// open Database) or on a server over gRPC (cli/remote_connection.h). The shell is written against this interface
+// open Database) or on a server over gRPC (client/remote_connection.h). The shell is written against this interface
 // only, so every shell feature (meta-commands, progress bar, Ctrl-C) works the same in both modes.
 //
 // Threading: Execute is called from one thread at a time. Cancel and Progress may be called from any other thread

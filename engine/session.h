@@ -26,7 +26,7 @@ struct DatabaseOptions {
   std::string data_directory;
   // Buffer-pool budget in bytes for everything large; 0 = the default (80% of physical memory).
   size_t memory_budget_bytes = 0;
-  // Worker threads for parallel work (COPY today, work orders later); 0 = one per core.
+  // Worker threads of the Foreman's pool, on which every work order runs; 0 = one per core.
   int worker_threads = 0;
   // fsync block files and the catalog at every commit.
   bool sync_writes = true;

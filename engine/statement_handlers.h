@@ -1,6 +1,7 @@
 #pragma once
 // Execution of statements for the session: DDL, COPY TO, INSERT ... VALUES, SHOW/DESCRIBE run directly; SELECT,
-// INSERT ... SELECT and COPY FROM go through the query engine and the Foreman. Internal to cli/.
+// INSERT ... SELECT and COPY FROM go through the query engine and the Foreman. Internal to engine/
+// (also used by the server for DescribeTable and by tests and benchmarks that run a DAG directly).
 
 #include <atomic>
 #include <string_view>

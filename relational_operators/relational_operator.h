@@ -5,7 +5,8 @@
 //   - DoneFeedingInput(input): no more blocks will arrive on that edge;
 //   - GetWorkOrders: hands out the work orders that are ready now; returns true once no more will ever come.
 // All of these run on the scheduler thread only; the work orders run on workers. Adding an operator: one header,
-// one source file, one test, and one line each in the physical planner and the plan builder.
+// one source file, one test, and one case in the plan builder (query_execution/plan_builder.cc, which also plays
+// the physical planner's part); relational_operators/README.md has the checklist.
 
 #include <memory>
 #include <string>

@@ -1,7 +1,8 @@
 #pragma once
 // The unit of scheduling: a self-contained piece of one operator's work, typically one input block. A work order
-// runs to completion on one worker (no preemption) and touches only its input, the QueryContext's thread-safe
-// structures, and its own output blocks.
+// runs to completion on one worker (no preemption) and touches only its input, the thread-safe structures its
+// operator shares between work orders (a join's hash table, an aggregation's per-worker tables, runtime filters),
+// and its own output blocks.
 
 #include <cstdint>
 

@@ -1,6 +1,6 @@
 #pragma once
-// The gRPC server: the tessera.v1.Tessera service (cli/tessera.proto) over one open Database. Each client session
-// is a Session (cli/session.h) in a thread-safe registry keyed by a random id; every query runs on the database's
+// The gRPC server: the tessera.v1.Tessera service (server/tessera.proto) over one open Database. Each client session
+// is a Session (engine/session.h) in a thread-safe registry keyed by a random id; every query runs on the database's
 // one Foreman under its policy, so concurrent sessions share the workers as the policy says.
 //
 // Execute runs the statements on the gRPC handler thread, then streams the materialized result in bounded

@@ -1,4 +1,4 @@
-// tessera-server: serves one data directory over gRPC (cli/tessera.proto).
+// tessera-server: serves one data directory over gRPC (server/tessera.proto).
 //
 //   tessera-server --data DIR [--listen HOST:PORT] [--token TOKEN | --token-file FILE] [--tls-cert PEM --tls-key PEM]
 //                  [--memory-limit BYTES] [--threads N] [--max-statement-bytes N] [--max-sessions N]

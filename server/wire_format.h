@@ -1,7 +1,7 @@
 #pragma once
 // Conversions between the engine's types (absl::Status, Type, Value rows, QueryProgress) and the tessera.v1
-// messages of cli/tessera.proto, shared by the server (cli/tessera_server.h) and the C++ client
-// (cli/remote_connection.h). Stateless and thread-safe.
+// messages of server/tessera.proto, shared by the server (server/tessera_server.h) and the C++ client
+// (client/remote_connection.h). Stateless and thread-safe.
 
 #include <cstddef>
 #include <vector>
