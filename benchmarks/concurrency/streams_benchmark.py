@@ -2,8 +2,7 @@
 """Concurrent query streams against one tessera-server, and against DuckDB in the same run.
 
     benchmarks/concurrency/streams_benchmark.py [--benchmark ssb|tpch] [--sf 1] [--streams 1,2,4,8,16] [--rounds 1]
-        [--repeat 1]
-        [--config NAME:SPEC ...] [--no-duckdb] [--json FILE] [--quick]
+        [--repeat 1] [--config NAME:SPEC ...] [--no-duckdb] [--json FILE] [--quick]
 
 For each configuration (--config) one tessera-server (`--data DIR --threads T`, 127.0.0.1, a free port) is started,
 every query is run once alone to warm up and once alone as the reference, then for each N in --streams: N client
