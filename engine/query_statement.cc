@@ -24,6 +24,7 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
   auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), options.priority,
                                                 std::make_unique<QueryManager>(std::move(dag)),
                                                 database.options().worker_threads);
+  query->set_scan_sharing(options.scan_sharing);
   TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query));
   options.running_query->store(query->query_id());
   // A Cancel() that came before the id was published found nothing to cancel; cancel on its behalf.

@@ -59,6 +59,8 @@ QueryRunOptions Session::RunOptions() {
     options.optimizer = optimizer::ParseDisabledRules(it->second).value_or(optimizer::OptimizerOptions{});
   }
   if (auto it = settings_.find("pipelining"); it != settings_.end()) ParsePipelining(it->second, &options.pipelining);
+  options.scan_sharing = database_->options().scan_sharing;
+  if (auto it = settings_.find("scan_sharing"); it != settings_.end()) ParseScanSharing(it->second, &options.scan_sharing);
   return options;
 }
 
@@ -140,6 +142,12 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
           bool pipelining = true;
           if (set.name == "pipelining" && !ParsePipelining(setting, &pipelining)) {
             result = absl::InvalidArgumentError(absl::StrCat("pipelining must be on or off, not '", setting, "'"));
+            break;
+          }
+          ScanSharing scan_sharing;
+          if (set.name == "scan_sharing" && !ParseScanSharing(setting, &scan_sharing)) {
+            result = absl::InvalidArgumentError(
+                absl::StrCat("scan_sharing must be off, full or batch, not '", setting, "'"));
             break;
           }
           if (set.name == "scheduler_policy" || set.name == "admission_threshold") {

@@ -36,6 +36,8 @@ struct DatabaseOptions {
   // The load controller admits queries while their estimated memory fits under this fraction of the buffer-pool
   // budget (scheduler/load_controller.h); 0 turns admission control off.
   double admission_threshold = 0.9;
+  // Shared scans for sessions that do not SET scan_sharing (scheduler/schedulable_query.h).
+  ScanSharing scan_sharing = ScanSharing::kOff;
 };
 
 class Database {

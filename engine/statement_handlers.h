@@ -24,13 +24,15 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
 // the running query's scheduler id (0 before and after, so that another thread can cancel it or read its
 // progress), the cancel flag (checked once the id is published, so a cancel that arrives just before submission
 // is not lost), the rules SET disabled_rules switches off, and SET pipelining = off (every DAG edge blocking:
-// consumers start when their producers have finished; the answers are the same).
+// consumers start when their producers have finished; the answers are the same), and SET scan_sharing (whether
+// the query's table scans run beside other queries' on the same blocks; the answers are the same).
 struct QueryRunOptions {
   int priority = 1;
   std::atomic<QueryId>* running_query = nullptr;
   const std::atomic<bool>* cancel_requested = nullptr;
   optimizer::OptimizerOptions optimizer;
   bool pipelining = true;
+  ScanSharing scan_sharing = ScanSharing::kOff;
 };
 
 // COPY t FROM 'file' as a query under the Foreman (relational_operators/copy_from_operator.h): progress by chunks,

@@ -22,6 +22,7 @@ std::string EstimateText(const OperatorEstimate& estimate) {
 std::string ActualText(const OperatorStatus& status) {
   std::string text = absl::StrFormat("work orders %d, rows in %d, rows out %d, busy %.3f ms", status.finished,
                                      status.rows_in, status.rows_out, static_cast<double>(status.busy_ns) / 1e6);
+  if (status.shared > 0) absl::StrAppend(&text, ", ", status.shared, " in shared scans");
   if (!status.runtime_detail.empty()) absl::StrAppend(&text, "; ", status.runtime_detail);
   return text;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "glog/logging.h"
+#include "relational_operators/block_input.h"
 
 namespace tessera {
 
@@ -49,6 +50,10 @@ QueryManager::QueryManager(std::unique_ptr<ExecutionDag> dag) : dag_(std::move(d
   ActivateReadyOperators();
 }
 
+QueryManager::~QueryManager() {
+  for (OperatorRuntime& runtime : operators_) EndScan(runtime);
+}
+
 void QueryManager::ActivateReadyOperators() {
   for (int i = 0; i < dag_->size(); ++i) {
     OperatorRuntime& runtime = operators_[i];
@@ -70,7 +75,11 @@ void QueryManager::CollectWorkOrders(int index) {
   std::vector<std::unique_ptr<WorkOrder>> work_orders;
   runtime.done_generating = dag_->op(index)->GetWorkOrders(&work_orders);
   runtime.status.issued += static_cast<int64_t>(work_orders.size());
-  for (auto& work_order : work_orders) runtime.ready.push_back(std::move(work_order));
+  BeginScan(index, &work_orders);
+  for (auto& work_order : work_orders) {
+    if (const uint64_t key = work_order->shared_scan().block_key) ready_scans_[key].push_back(index);
+    runtime.ready.push_back(std::move(work_order));
+  }
   ready_count_ += static_cast<int64_t>(work_orders.size());
   if (runtime.done_generating && runtime.status.issued == runtime.status.finished) FinishOperator(index);
 }
@@ -83,20 +92,77 @@ int QueryManager::NextWorkOrderOperator() const {
   return -1;
 }
 
+void QueryManager::BeginScan(int index, std::vector<std::unique_ptr<WorkOrder>>* work_orders) {
+  OperatorRuntime& runtime = operators_[index];
+  if (runtime.scan_cursor != nullptr || work_orders->empty()) return;
+  ScanCursor* cursor = work_orders->front()->shared_scan().cursor;
+  if (cursor == nullptr) return;
+  int own_scans = 0;
+  for (const OperatorRuntime& other : operators_) own_scans += other.scan_cursor == cursor ? 1 : 0;
+  if (cursor->scans() > own_scans) {
+    const uint32_t position = cursor->position();
+    auto first = std::find_if(work_orders->begin(), work_orders->end(), [&](const auto& work_order) {
+      return work_order->shared_scan().cursor == cursor && work_order->shared_scan().position >= position;
+    });
+    if (first != work_orders->end() && (*first)->shared_scan().cursor == cursor) {
+      std::rotate(work_orders->begin(), first, work_orders->end());
+    }
+  }
+  cursor->BeginScan();
+  runtime.scan_cursor = cursor;
+}
+
+void QueryManager::EndScan(OperatorRuntime& runtime) {
+  if (runtime.scan_cursor == nullptr) return;
+  runtime.scan_cursor->EndScan();
+  runtime.scan_cursor = nullptr;
+}
+
+std::unique_ptr<WorkOrder> QueryManager::HandOut(int index, std::unique_ptr<WorkOrder> work_order) {
+  OperatorRuntime& runtime = operators_[index];
+  --ready_count_;
+  ++runtime.in_flight;
+  ++in_flight_;
+  runtime.status.state = OperatorStatus::State::kRunning;
+  const SharedScanTag& tag = work_order->shared_scan();
+  if (tag.cursor != nullptr) tag.cursor->Advance(tag.position);
+  return work_order;
+}
+
 std::unique_ptr<WorkOrder> QueryManager::NextWorkOrder() {
   const int index = NextWorkOrderOperator();
   if (index < 0) return nullptr;
   OperatorRuntime& runtime = operators_[index];
   std::unique_ptr<WorkOrder> work_order = std::move(runtime.ready.front());
   runtime.ready.pop_front();
-  --ready_count_;
-  ++runtime.in_flight;
-  ++in_flight_;
-  runtime.status.state = OperatorStatus::State::kRunning;
-  return work_order;
+  if (const uint64_t key = work_order->shared_scan().block_key) {
+    auto it = ready_scans_.find(key);
+    DCHECK(it != ready_scans_.end());
+    auto& operators = it->second;
+    operators.erase(std::find(operators.begin(), operators.end(), index));
+    if (operators.empty()) ready_scans_.erase(it);
+  }
+  return HandOut(index, std::move(work_order));
 }
 
-void QueryManager::OnWorkOrderFinished(const WorkOrder& work_order, const absl::Status& status, int64_t elapsed_ns) {
+std::unique_ptr<WorkOrder> QueryManager::TakeSharedScanWorkOrder(uint64_t block_key) {
+  auto it = ready_scans_.find(block_key);
+  if (it == ready_scans_.end()) return nullptr;
+  const int index = it->second.back();
+  it->second.pop_back();
+  if (it->second.empty()) ready_scans_.erase(it);
+  std::deque<std::unique_ptr<WorkOrder>>& ready = operators_[index].ready;
+  // Circular scans keep the block near the front: the other queries' scans move through the table in step.
+  auto found = std::find_if(ready.begin(), ready.end(),
+                            [&](const auto& work_order) { return work_order->shared_scan().block_key == block_key; });
+  DCHECK(found != ready.end());
+  std::unique_ptr<WorkOrder> work_order = std::move(*found);
+  ready.erase(found);
+  return HandOut(index, std::move(work_order));
+}
+
+void QueryManager::OnWorkOrderFinished(const WorkOrder& work_order, const absl::Status& status, int64_t elapsed_ns,
+                                       bool shared) {
   const int index = work_order.operator_index();
   OperatorRuntime& runtime = operators_[index];
   --runtime.in_flight;
@@ -105,6 +171,7 @@ void QueryManager::OnWorkOrderFinished(const WorkOrder& work_order, const absl::
   runtime.status.rows_in += work_order.rows_in();
   runtime.status.rows_out += work_order.rows_out();
   runtime.status.busy_ns += elapsed_ns;
+  runtime.status.shared += shared ? 1 : 0;
   if (!status.ok()) {
     Cancel(status);
     return;
@@ -144,6 +211,7 @@ void QueryManager::FinishOperator(int index) {
   OperatorRuntime& runtime = operators_[index];
   if (runtime.finished) return;
   runtime.finished = true;
+  EndScan(runtime);
   runtime.status.state = OperatorStatus::State::kDone;
   ++finished_operators_;
   runtime.status.runtime_detail = dag_->op(index)->RuntimeDetail();
@@ -180,7 +248,11 @@ void QueryManager::CountConsumedBlock(const WorkOrder& work_order) {
 void QueryManager::Cancel(absl::Status reason) {
   if (status_.ok()) status_ = std::move(reason);
   cancelled_ = true;
-  for (OperatorRuntime& runtime : operators_) runtime.ready.clear();
+  for (OperatorRuntime& runtime : operators_) {
+    runtime.ready.clear();
+    EndScan(runtime);
+  }
+  ready_scans_.clear();
   ready_count_ = 0;
 }
 

@@ -10,6 +10,12 @@
 // still in cache) and freed before the producer writes more: with eager pipelining, a chain of streaming operators
 // holds a few blocks per worker instead of its whole intermediate result.
 //
+// Shared scans (scheduler/README.md): work orders that read a base-table block carry its key
+// (WorkOrder::shared_scan); TakeSharedScanWorkOrder hands out a ready one by key, out of the dispatch order, so the
+// scheduler can run it right after another query's work order on the same block. An operator's table scan
+// registers with the table's ScanCursor while it runs; one that starts while scans of other queries run begins at
+// the cursor's block and wraps around (a circular scan), so its blocks line up with theirs.
+//
 // Threading: every method is called from one thread at a time (the scheduler thread); work orders run elsewhere
 // and report back through OnWorkOrderFinished.
 
@@ -19,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "query_execution/execution_dag.h"
 
@@ -33,21 +41,29 @@ struct OperatorStatus {
   int64_t rows_in = 0;
   int64_t rows_out = 0;
   int64_t busy_ns = 0;
+  int64_t shared = 0;  // work orders that ran in a shared scan (beside other queries' on the same block)
   std::string runtime_detail;  // RelationalOperator::RuntimeDetail, once the operator finished
 };
 
 class QueryManager {
  public:
   explicit QueryManager(std::unique_ptr<ExecutionDag> dag);
+  // Ends the scans still registered with their tables' cursors.
+  ~QueryManager();
+  QueryManager(const QueryManager&) = delete;
+  QueryManager& operator=(const QueryManager&) = delete;
 
   bool HasReadyWorkOrder() const { return ready_count_ > 0; }
   // The operator index of the work order NextWorkOrder would return, -1 if none is ready.
   int NextWorkOrderOperator() const;
   // The next ready work order, or null.
   std::unique_ptr<WorkOrder> NextWorkOrder();
-  // Reports a finished work order (`status` is what Execute returned; `elapsed_ns` its run time). The first error
-  // cancels the query.
-  void OnWorkOrderFinished(const WorkOrder& work_order, const absl::Status& status, int64_t elapsed_ns);
+  // A ready work order reading the base-table block `block_key` (SharedScanTag::block_key), or null if none is.
+  std::unique_ptr<WorkOrder> TakeSharedScanWorkOrder(uint64_t block_key);
+  // Reports a finished work order (`status` is what Execute returned; `elapsed_ns` its run time; `shared`: it ran
+  // in a shared scan). The first error cancels the query.
+  void OnWorkOrderFinished(const WorkOrder& work_order, const absl::Status& status, int64_t elapsed_ns,
+                           bool shared = false);
   // No work order is running or ready and none will be issued.
   bool IsFinished() const { return in_flight_ == 0 && (cancelled_ || finished_operators_ == dag_->size()); }
   bool IsOperatorDone(int index) const { return operators_[index].finished; }
@@ -101,6 +117,7 @@ class QueryManager {
     double planned_output_blocks = 0;
     OperatorStatus status;
     std::deque<std::unique_ptr<WorkOrder>> ready;  // issued, not yet handed out
+    ScanCursor* scan_cursor = nullptr;              // the table cursor this operator's running scan registered with
     // Early block release: out edges that feed this operator's output (not ordering-only), and per output block
     // how many consumers have declared it consumed so far.
     int feeding_out_edges = 0;
@@ -108,6 +125,12 @@ class QueryManager {
   };
 
   void ActivateReadyOperators();
+  // Registers the operator's table scan with its cursor and, when other queries scan that table now, rotates the
+  // scan's work orders to begin at the cursor's block.
+  void BeginScan(int index, std::vector<std::unique_ptr<WorkOrder>>* work_orders);
+  void EndScan(OperatorRuntime& runtime);
+  // Hands out `work_order` of operator `index` (bookkeeping shared by NextWorkOrder and TakeSharedScanWorkOrder).
+  std::unique_ptr<WorkOrder> HandOut(int index, std::unique_ptr<WorkOrder> work_order);
   void CollectWorkOrders(int index);
   void FeedNewBlocks(int producer, bool producer_finished);
   void FinishOperator(int index);
@@ -123,6 +146,8 @@ class QueryManager {
   mutable std::vector<double> scratch_output_blocks_;
   std::vector<int> consumers_first_;  // producers_first_ reversed: the dispatch order
   int64_t ready_count_ = 0;
+  // Ready base-block work orders: block key -> the operators with one ready (an operator once per work order).
+  absl::flat_hash_map<uint64_t, absl::InlinedVector<int, 1>> ready_scans_;
   std::shared_ptr<TemporaryRelation> result_;
   int64_t in_flight_ = 0;
   int finished_operators_ = 0;

@@ -168,9 +168,9 @@ int64_t AggregationOperator::EstimatedWorkOrders() const {
 }
 
 bool AggregationOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
-  const bool all_issued = blocks_.IssueAll(input_, [&](uint32_t block, int node) {
-    out->push_back(std::make_unique<UpdateWorkOrder>(this, block, node));
+  const bool all_issued = blocks_.IssueAll(input_, out, [&](uint32_t block, int node) -> std::unique_ptr<WorkOrder> {
     ++issued_;
+    return std::make_unique<UpdateWorkOrder>(this, block, node);
   });
   if (finalize_issued_) return true;
   if (all_issued && completed_.load() == issued_) {

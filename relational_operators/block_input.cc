@@ -1,6 +1,24 @@
 #include "relational_operators/block_input.h"
 
+#include <memory>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+
 namespace tessera {
+
+ScanCursor* ScanCursor::For(const StorageManager* storage, uint32_t table_id) {
+  struct Registry {
+    absl::Mutex mutex;
+    absl::flat_hash_map<std::pair<const StorageManager*, uint32_t>, std::unique_ptr<ScanCursor>> cursors;
+  };
+  static Registry* const registry = new Registry;  // never destroyed: cursors outlive every query
+  absl::MutexLock lock(&registry->mutex);
+  std::unique_ptr<ScanCursor>& cursor = registry->cursors[{storage, table_id}];
+  if (cursor == nullptr) cursor = std::make_unique<ScanCursor>();
+  return cursor.get();
+}
 
 BlockInput BlockInput::FromTable(std::shared_ptr<const TableDescriptor> table, StorageManager* storage) {
   BlockInput input;
@@ -8,6 +26,7 @@ BlockInput BlockInput::FromTable(std::shared_ptr<const TableDescriptor> table, S
   for (const SegmentDescriptor& segment : table->segments) {
     for (uint32_t b = 0; b < segment.blocks.size(); ++b) input.table_blocks_.push_back(BlockId{segment.segment_id, b});
   }
+  input.cursor_ = ScanCursor::For(storage, table->table_id);
   input.table_ = std::move(table);
   return input;
 }
@@ -49,16 +68,26 @@ absl::StatusOr<PinnedBlock> BlockInput::Pin(size_t i) const {
   return pinned;
 }
 
-bool BlockWorkQueue::IssueAll(const BlockInput& input, const std::function<void(uint32_t, int)>& issue) {
+SharedScanTag BlockInput::SharedScanTagFor(size_t i) const {
+  if (!is_table()) return {};
+  return SharedScanTag{table_blocks_[i].Packed() + 1, cursor_, static_cast<uint32_t>(i)};
+}
+
+bool BlockWorkQueue::IssueAll(const BlockInput& input, std::vector<std::unique_ptr<WorkOrder>>* out,
+                              const MakeWorkOrder& make) {
   if (input.is_table()) {
     if (!table_blocks_issued_) {
-      for (size_t i = 0; i < input.table_block_count(); ++i) issue(static_cast<uint32_t>(i), input.HomeNode(i));
+      for (size_t i = 0; i < input.table_block_count(); ++i) {
+        std::unique_ptr<WorkOrder> work_order = make(static_cast<uint32_t>(i), input.HomeNode(i));
+        work_order->set_shared_scan(input.SharedScanTagFor(i));
+        out->push_back(std::move(work_order));
+      }
       table_blocks_issued_ = true;
     }
     return true;
   }
   while (!pending_.empty()) {
-    issue(pending_.front(), -1);
+    out->push_back(make(pending_.front(), -1));
     pending_.pop_front();
   }
   return done_feeding_;

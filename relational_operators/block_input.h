@@ -2,6 +2,7 @@
 // Where an operator's blocks come from: a base table (its blocks are pinned through the storage manager while a
 // work order reads them) or an upstream operator's temporary relation.
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -11,9 +12,32 @@
 #include "absl/status/statusor.h"
 #include "catalog/catalog.h"
 #include "relational_operators/temporary_relation.h"
+#include "relational_operators/work_order.h"
 #include "storage/storage_manager.h"
 
 namespace tessera {
+
+// Where the scans of one base table are, shared by every query of the process (circular scans,
+// scheduler/README.md): the QueryManager registers each running scan of the table and moves the cursor to the
+// block of every scan work order it hands out. A scan that starts while scans of other queries run begins at the
+// cursor's block and wraps around, so it first reads the blocks the running scans are reading (and shares them),
+// then the ones it missed: every block exactly once. A lone scan reads in storage order.
+// Threading: any thread; relaxed atomics (a stale value only moves where a scan begins).
+class ScanCursor {
+ public:
+  // The cursor of table `table_id` of `storage`; lives as long as the process.
+  static ScanCursor* For(const StorageManager* storage, uint32_t table_id);
+
+  void BeginScan() { scans_.fetch_add(1, std::memory_order_relaxed); }
+  void EndScan() { scans_.fetch_sub(1, std::memory_order_relaxed); }
+  int scans() const { return scans_.load(std::memory_order_relaxed); }
+  void Advance(uint32_t position) { position_.store(position, std::memory_order_relaxed); }
+  uint32_t position() const { return position_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int> scans_{0};
+  std::atomic<uint32_t> position_{0};
+};
 
 // A block readable by one work order; keeps a base block pinned while alive.
 struct PinnedBlock {
@@ -42,10 +66,16 @@ class BlockInput {
   // Pins base-table block `i`, or returns temporary block `i`.
   absl::StatusOr<PinnedBlock> Pin(size_t i) const;
 
+  // For base-table block `i`: its shared-scan tag (work_order.h); empty for temporary blocks.
+  SharedScanTag SharedScanTagFor(size_t i) const;
+  // The table's scan cursor; null for temporary relations.
+  ScanCursor* cursor() const { return cursor_; }
+
  private:
   std::shared_ptr<const TableDescriptor> table_;
   StorageManager* storage_ = nullptr;
   std::vector<BlockId> table_blocks_;
+  ScanCursor* cursor_ = nullptr;
   std::shared_ptr<TemporaryRelation> relation_;
 };
 
@@ -55,9 +85,11 @@ class BlockWorkQueue {
  public:
   void Feed(uint32_t block) { pending_.push_back(block); }
   void DoneFeeding() { done_feeding_ = true; }
-  // Calls `issue(block, home NUMA node or -1)` once for every block of `input` not handed out yet; returns true
-  // when every block has been handed out and no more will come.
-  bool IssueAll(const BlockInput& input, const std::function<void(uint32_t, int)>& issue);
+  using MakeWorkOrder = std::function<std::unique_ptr<WorkOrder>(uint32_t block, int node)>;
+  // Appends `make(block, home NUMA node or -1)` to `out` once for every block of `input` not handed out yet;
+  // returns true when every block has been handed out and no more will come. Base-table blocks come in storage
+  // order, each work order tagged for shared scans (SharedScanTagFor).
+  bool IssueAll(const BlockInput& input, std::vector<std::unique_ptr<WorkOrder>>* out, const MakeWorkOrder& make);
 
  private:
   std::deque<uint32_t> pending_;

@@ -44,8 +44,8 @@ int64_t ExactFilterBuildOperator::EstimatedWorkOrders() const {
 }
 
 bool ExactFilterBuildOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
-  return blocks_.IssueAll(input_, [&](uint32_t block, int node) {
-    out->push_back(std::make_unique<InsertWorkOrder>(this, block, node));
+  return blocks_.IssueAll(input_, out, [&](uint32_t block, int node) -> std::unique_ptr<WorkOrder> {
+    return std::make_unique<InsertWorkOrder>(this, block, node);
   });
 }
 

@@ -632,9 +632,9 @@ void HashJoinProbeOperator::ApplyKeyFilterInScan() {
 
 bool HashJoinProbeOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
   if (!key_filter_decided_) ApplyKeyFilterInScan();
-  const bool probes_done = probe_blocks_.IssueAll(probe_, [&](uint32_t block, int node) {
-    out->push_back(std::make_unique<ProbeWorkOrder>(this, block, node));
+  const bool probes_done = probe_blocks_.IssueAll(probe_, out, [&](uint32_t block, int node) -> std::unique_ptr<WorkOrder> {
     ++probes_issued_;
+    return std::make_unique<ProbeWorkOrder>(this, block, node);
   });
   if (!TracksBuildMatches(spec_.type) || unmatched_issued_) return probes_done;
   // Which build rows matched is known only once every probe has finished.

@@ -100,9 +100,9 @@ int64_t InsertOperator::EstimatedWorkOrders() const {
 
 bool InsertOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
   if (commit_issued_) return true;
-  const bool all_issued = blocks_.IssueAll(input_, [&](uint32_t block, int node) {
-    out->push_back(std::make_unique<InsertWorkOrder>(this, block, node));
+  const bool all_issued = blocks_.IssueAll(input_, out, [&](uint32_t block, int node) -> std::unique_ptr<WorkOrder> {
     ++issued_;
+    return std::make_unique<InsertWorkOrder>(this, block, node);
   });
   // The commit waits for every load work order: each records its part as its last step.
   if (!all_issued || load_->parts() != issued_) return false;

@@ -63,8 +63,8 @@ int64_t SelectOperator::EstimatedWorkOrders() const {
 }
 
 bool SelectOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
-  return blocks_.IssueAll(input_, [&](uint32_t block, int node) {
-    out->push_back(std::make_unique<SelectWorkOrder>(this, block, node));
+  return blocks_.IssueAll(input_, out, [&](uint32_t block, int node) -> std::unique_ptr<WorkOrder> {
+    return std::make_unique<SelectWorkOrder>(this, block, node);
   });
 }
 

@@ -10,6 +10,18 @@
 
 namespace tessera {
 
+class ScanCursor;
+
+// The base-table block a work order reads as its main input, for shared scans (scheduler/README.md, Shared
+// scans): the scheduler runs work orders of several queries with the same `block_key` back to back on one worker,
+// so the block is read from memory once and from the cache by the others. `cursor` is the table's scan position
+// (block_input.h), advanced when the work order is handed out; null with block_key 0 for other work orders.
+struct SharedScanTag {
+  uint64_t block_key = 0;  // BlockId::Packed() + 1 of the block; 0: not a base-table block
+  ScanCursor* cursor = nullptr;
+  uint32_t position = 0;  // the block's index in its table
+};
+
 // What a worker tells a work order about where it runs.
 struct WorkOrderContext {
   int worker_index = 0;  // 0 .. worker_count-1, stable for the worker's life (for per-worker partial state)
@@ -37,6 +49,9 @@ class WorkOrder {
   int consumed_input() const { return consumed_input_; }
   uint32_t consumed_block() const { return consumed_block_; }
 
+  const SharedScanTag& shared_scan() const { return shared_scan_; }
+  void set_shared_scan(const SharedScanTag& tag) { shared_scan_ = tag; }
+
  protected:
   void DeclareConsumedBlock(int input, uint32_t block) {
     consumed_input_ = input;
@@ -51,6 +66,7 @@ class WorkOrder {
   const int preferred_node_;
   int consumed_input_ = -1;
   uint32_t consumed_block_ = 0;
+  SharedScanTag shared_scan_;
 };
 
 }  // namespace tessera

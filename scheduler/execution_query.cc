@@ -7,7 +7,8 @@ namespace tessera {
 class ExecutionQuery::Task : public WorkOrderTask {
  public:
   Task(ExecutionQuery* query, std::unique_ptr<WorkOrder> work_order)
-      : WorkOrderTask(work_order->operator_index(), work_order->preferred_node()),
+      : WorkOrderTask(work_order->operator_index(), work_order->preferred_node(),
+                      work_order->shared_scan().block_key),
         query_(query),
         work_order_(std::move(work_order)) {}
 
@@ -18,7 +19,7 @@ class ExecutionQuery::Task : public WorkOrderTask {
     absl::Status status = work_order_->Execute(work_context);
     int64_t elapsed = MonotonicNanos() - start;
     int64_t rows = work_order_->rows_out();
-    query_->Record(Outcome{std::move(work_order_), std::move(status), elapsed});
+    query_->Record(Outcome{std::move(work_order_), std::move(status), elapsed, shared()});
     return rows;
   }
 
@@ -37,6 +38,13 @@ std::unique_ptr<WorkOrderTask> ExecutionQuery::NextWorkOrder() {
   return std::make_unique<Task>(this, std::move(work_order));
 }
 
+std::unique_ptr<WorkOrderTask> ExecutionQuery::TakeSharedScanWorkOrder(uint64_t block_key) {
+  if (cancelled_) return nullptr;
+  std::unique_ptr<WorkOrder> work_order = manager_->TakeSharedScanWorkOrder(block_key);
+  if (work_order == nullptr) return nullptr;
+  return std::make_unique<Task>(this, std::move(work_order));
+}
+
 void ExecutionQuery::Record(Outcome outcome) {
   std::lock_guard<std::mutex> lock(mutex_);
   finished_.push_back(std::move(outcome));
@@ -50,7 +58,7 @@ void ExecutionQuery::OnWorkOrderFinished(const WorkOrderCompletion&) {
     outcome = std::move(finished_.back());
     finished_.pop_back();
   }
-  manager_->OnWorkOrderFinished(*outcome.work_order, outcome.status, outcome.elapsed_ns);
+  manager_->OnWorkOrderFinished(*outcome.work_order, outcome.status, outcome.elapsed_ns, outcome.shared);
   // A failed work order cancels the query inside the QueryManager; stop issuing too.
   if (!manager_->status().ok()) cancelled_ = true;
 }

@@ -34,6 +34,10 @@ class ExecutionQuery : public SchedulableQuery {
   int priority() const override { return priority_; }
   bool HasReadyWorkOrder() const override { return !cancelled_ && manager_->HasReadyWorkOrder(); }
   std::unique_ptr<WorkOrderTask> NextWorkOrder() override;
+  ScanSharing scan_sharing() const override { return scan_sharing_; }
+  // Before Foreman::Submit.
+  void set_scan_sharing(ScanSharing sharing) { scan_sharing_ = sharing; }
+  std::unique_ptr<WorkOrderTask> TakeSharedScanWorkOrder(uint64_t block_key) override;
   void OnWorkOrderFinished(const WorkOrderCompletion& completion) override;
   bool IsOperatorDone(int operator_id) const override { return manager_->IsOperatorDone(operator_id); }
   bool IsFinished() const override { return cancelled_ || manager_->IsFinished(); }
@@ -55,6 +59,7 @@ class ExecutionQuery : public SchedulableQuery {
     std::unique_ptr<WorkOrder> work_order;
     absl::Status status;
     int64_t elapsed_ns;
+    bool shared;
   };
   void Record(Outcome outcome);
 
@@ -63,6 +68,7 @@ class ExecutionQuery : public SchedulableQuery {
   const int workers_;
   std::unique_ptr<QueryManager> manager_;
   bool cancelled_ = false;
+  ScanSharing scan_sharing_ = ScanSharing::kOff;
   std::mutex mutex_;
   std::vector<Outcome> finished_;
 };

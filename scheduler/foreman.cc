@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -69,7 +70,11 @@ Foreman::Foreman(const ForemanOptions& options)
                        [](LoadController::Owner owner) {
                          return static_cast<QueryState*>(owner)->query->MemoryFootprint();
                        }),
-      loads_(options.pool.max_workers) {}
+      loads_(options.pool.max_workers) {
+  shared_scan_cache_bytes_ = options.shared_scan_cache_bytes;
+  if (shared_scan_cache_bytes_ <= 0) shared_scan_cache_bytes_ = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (shared_scan_cache_bytes_ <= 0) shared_scan_cache_bytes_ = int64_t{32} << 20;
+}
 
 absl::Status Foreman::Start() {
   if (!options_.work_order_log_path.empty()) {
@@ -244,7 +249,8 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
     ++state->skipped;
   } else {
     const WorkOrderCompletion record{state->id,           task->operator_id(), completion.worker_id,
-                                     completion.start_ns, completion.end_ns,   task->rows()};
+                                     completion.start_ns, completion.end_ns,   task->rows(),
+                                     task->shared() ? task->shared_scan_key() : 0};
     ++state->executed;
     ++executed_;
     state->busy_ns += record.end_ns - record.start_ns;
@@ -512,18 +518,69 @@ void Foreman::Dispatch() {
       continue;
     }
     if (work_order->preferred_node() >= 0) worker = loads_.Choose(work_order->preferred_node(), target);
-    work_order->BindForDispatch(state, &state->cancelled);
-    ++state->running;
-    ++dispatched_;
-    if (state->first_dispatch_ns < 0) state->first_dispatch_ns = MonotonicNanos();
-    loads_.OnDispatched(worker);
+    NoteDispatched(state, work_order.get(), worker);
     std::vector<std::unique_ptr<Task>>& out = outgoing_[worker];
     if (out.empty()) touched_workers_.push_back(worker);
+    WorkOrderTask* leader = work_order.get();
     out.push_back(std::move(work_order));
+    if (leader->shared_scan_key() != 0 && state->query->scan_sharing() != ScanSharing::kOff) {
+      ShareScan(state, leader, worker, &out);
+    }
     if (out.size() >= kSubmitEvery) CHECK(pool_->Submit(worker, &out)) << "worker " << worker << " is gone";
     RefreshAfterTake(state);
   }
   FlushOutgoing();
+}
+
+void Foreman::NoteDispatched(QueryState* state, WorkOrderTask* work_order, int worker) {
+  work_order->BindForDispatch(state, &state->cancelled);
+  ++state->running;
+  ++dispatched_;
+  if (state->first_dispatch_ns < 0) state->first_dispatch_ns = MonotonicNanos();
+  loads_.OnDispatched(worker);
+}
+
+void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,
+                        std::vector<std::unique_ptr<Task>>* out) {
+  const bool same_priority_only = RanksByPriority(enforcer_.policy().kind);
+  const bool batch = state->query->scan_sharing() == ScanSharing::kBatch;
+  // Batch mode's runtime similarity compares each query's predicted work-order time (pooled over its operators).
+  double leader_ns = 0;
+  const bool leader_predicted = batch && agent_.Predict(state->history, &leader_ns);
+  // Batch mode: the members' working sets (what they hold in the pool: hash tables, aggregation states) and the
+  // block itself must fit the cache together.
+  int64_t cache_left = shared_scan_cache_bytes_ - state->query->MemoryFootprint() - (int64_t{2} << 20);
+  int members = 1;
+  for (auto& [id, other_state] : queries_) {
+    QueryState* other = other_state.get();
+    if (other == state || other->slot < 0 || other->cancelling) continue;
+    if (other->query->scan_sharing() == ScanSharing::kOff) continue;
+    if (same_priority_only && other->priority != state->priority) continue;
+    if (!enforcer_.candidate(other->slot).ready) continue;
+    int64_t working_set = 0;
+    if (batch) {
+      working_set = other->query->MemoryFootprint();
+      if (working_set > cache_left) continue;
+      double member_ns = 0;
+      if (leader_predicted && agent_.Predict(other->history, &member_ns) &&
+          std::max(member_ns, leader_ns) > options_.shared_scan_similarity * std::min(member_ns, leader_ns)) {
+        continue;
+      }
+    }
+    std::unique_ptr<WorkOrderTask> member = other->query->TakeSharedScanWorkOrder(leader->shared_scan_key());
+    if (member == nullptr) continue;
+    cache_left -= working_set;
+    member->set_shared(true);
+    NoteDispatched(other, member.get(), worker);
+    out->push_back(std::move(member));
+    RefreshAfterTake(other);
+    ++members;
+    ++shared_;
+  }
+  if (members > 1) {
+    leader->set_shared(true);
+    ++shared_;
+  }
 }
 
 void Foreman::FlushOutgoing() {
@@ -541,6 +598,7 @@ ForemanStats Foreman::CollectStats() const {
   stats.active_queries = static_cast<int>(queries_.size());
   stats.dispatched = dispatched_;
   stats.executed = executed_;
+  stats.shared = shared_;
   stats.mean_prediction_error = agent_.total_error(PredictorKind::kWindowMean);
   stats.autoregression_prediction_error = agent_.total_error(PredictorKind::kAutoregression);
   stats.load = load_controller_.Stats();

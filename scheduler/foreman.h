@@ -9,6 +9,15 @@
 // policy responsiveness (a new high-priority query waits for what is already queued), a shallower one costs
 // idle workers between a completion and the refill.
 //
+// Shared scans: when the work order it dispatches reads a base-table block, the Foreman also takes the ready
+// work orders of other sharing queries on that block (SchedulableQuery::TakeSharedScanWorkOrder) and queues them
+// right behind it on the same worker, so the block comes from memory once and from the cache for the others. Each
+// work order is still its own task: its query is charged its own measured time, the LearningAgent learns per query,
+// cancelling one query skips only its own. Members: queries with sharing on, admitted, not cancelling, of the same
+// priority when the policy ranks by priority (a low-priority query never slows a high-priority one's work order by
+// riding along, nor gets CPU its priority would not give it); in batch mode only while their working sets fit the
+// cache together and their predicted work-order times differ from the first one's by less than a factor `shared_scan_similarity`.
+//
 // Messages in: query arrived (Submit), work order finished (from workers), cancel, priority changed, policy
 // changed, pool resize, progress/stats requests. On each wake-up the Foreman handles everything queued, then
 // refills the workers.
@@ -54,6 +63,11 @@ struct ForemanOptions {
   uint64_t random_seed = 42;
   // Empty: no work-order log. Otherwise JSON lines, see work_order_log.h.
   std::string work_order_log_path;
+  // Shared scans in batch mode (SchedulableQuery::scan_sharing): the cache the members' working sets and the
+  // block must fit together (0: the last-level cache size the C library reports, else 32 MiB), and the factor by
+  // which a member's predicted work-order time may differ from the first one's (the seed's runtime similarity d).
+  int64_t shared_scan_cache_bytes = 0;
+  double shared_scan_similarity = 1.25;
 };
 
 class Foreman {
@@ -117,6 +131,10 @@ class Foreman {
   void ReconcilePoolSize();
   int PendingTarget() const;
   void Dispatch();
+  // Queues behind `leader` (just queued on `worker` for `state`) the other queries' work orders on its block.
+  void ShareScan(QueryState* state, WorkOrderTask* leader, int worker, std::vector<std::unique_ptr<Task>>* out);
+  // Bookkeeping of one work order handed to `worker` for `state`.
+  void NoteDispatched(QueryState* state, WorkOrderTask* work_order, int worker);
   void FlushOutgoing();
   ForemanStats CollectStats() const;
 
@@ -144,6 +162,8 @@ class Foreman {
   bool stopping_ = false;
   int64_t dispatched_ = 0;
   int64_t executed_ = 0;
+  int64_t shared_ = 0;
+  int64_t shared_scan_cache_bytes_ = 0;
 };
 
 }  // namespace tessera

@@ -57,6 +57,7 @@ struct ForemanStats {
   int active_queries = 0;
   int64_t dispatched = 0;  // work orders handed to workers since start
   int64_t executed = 0;    // work orders executed (not skipped)
+  int64_t shared = 0;      // work orders dispatched in shared scans (each member of a shared block counted)
   PredictionError mean_prediction_error;
   PredictionError autoregression_prediction_error;
   LoadControlStats load;  // the LoadController's admitted / waiting / suspended queries and memory

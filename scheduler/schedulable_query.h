@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "threading/task.h"
@@ -19,6 +20,15 @@
 namespace tessera {
 
 using QueryId = int64_t;
+
+// Shared scans (scheduler/README.md): whether the Foreman may run a query's base-table work orders back to back
+// with other queries' work orders on the same block. kFull shares with every admitted query that scans the block
+// (under a priority policy: with queries of the same priority); kBatch only within a batch whose working sets fit
+// the cache together and whose work orders take similar times (the seed's BatchSharing).
+enum class ScanSharing { kOff, kFull, kBatch };
+const char* ScanSharingName(ScanSharing sharing);
+// "off", "full" or "batch" (case-insensitive); false for anything else.
+bool ParseScanSharing(std::string_view text, ScanSharing* sharing);
 
 // What a worker reports for one finished work order (the Foreman fills it from the task and the worker's
 // times).
@@ -29,6 +39,9 @@ struct WorkOrderCompletion {
   int64_t start_ns = 0;  // monotonic (common/clock.h)
   int64_t end_ns = 0;
   int64_t rows = 0;  // what Execute returned (rows produced)
+  // Nonzero when the work order ran in a shared scan, back to back with other queries' work orders on this
+  // base-table block (its key); 0 otherwise.
+  uint64_t shared_block_key = 0;
 };
 
 // One work order: an operator's self-contained piece of work (typically one input block). Created by
@@ -38,11 +51,17 @@ class WorkOrderTask : public Task {
  public:
   // `preferred_node` is the NUMA node of the work order's input (-1: any); the Foreman prefers a worker
   // there.
-  explicit WorkOrderTask(int operator_id, int preferred_node = -1)
-      : operator_id_(operator_id), preferred_node_(preferred_node) {}
+  // `shared_scan_key`: the base-table block the work order reads (SchedulableQuery::TakeSharedScanWorkOrder), 0
+  // when it reads none.
+  explicit WorkOrderTask(int operator_id, int preferred_node = -1, uint64_t shared_scan_key = 0)
+      : operator_id_(operator_id), preferred_node_(preferred_node), shared_scan_key_(shared_scan_key) {}
 
   int operator_id() const { return operator_id_; }
   int preferred_node() const { return preferred_node_; }
+  uint64_t shared_scan_key() const { return shared_scan_key_; }
+  // Set by the Foreman before dispatch when the work order runs in a shared scan.
+  bool shared() const { return shared_; }
+  void set_shared(bool shared) { shared_ = shared; }
   // Valid after the task ran.
   int64_t rows() const { return rows_; }
   // True if the work order was not executed because its query was cancelled while it sat in a worker's queue.
@@ -67,6 +86,8 @@ class WorkOrderTask : public Task {
  private:
   const int operator_id_;
   const int preferred_node_;
+  const uint64_t shared_scan_key_;
+  bool shared_ = false;
   int64_t rows_ = 0;
   bool skipped_ = false;
   void* dispatch_owner_ = nullptr;
@@ -120,6 +141,10 @@ class SchedulableQuery {
   virtual bool HasReadyWorkOrder() const = 0;
   // The next work order, or null if none is ready.
   virtual std::unique_ptr<WorkOrderTask> NextWorkOrder() = 0;
+  // Shared scans: whether and how this query shares, and a ready work order reading the base-table block
+  // `block_key` (WorkOrderTask::shared_scan_key), handed out as NextWorkOrder would, or null if none is ready.
+  virtual ScanSharing scan_sharing() const { return ScanSharing::kOff; }
+  virtual std::unique_ptr<WorkOrderTask> TakeSharedScanWorkOrder(uint64_t block_key) { return nullptr; }
   // Called once per executed work order (not for work orders skipped after Cancel).
   virtual void OnWorkOrderFinished(const WorkOrderCompletion& completion) = 0;
   // Whether all work orders of `operator_id` have finished and it will issue no more (the LearningAgent then

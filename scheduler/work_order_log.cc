@@ -31,8 +31,12 @@ WorkOrderLog::WorkOrderLog(std::FILE* file, std::string path) : file_(file), pat
 WorkOrderLog::~WorkOrderLog() { (void)Close(); }
 
 std::string WorkOrderLog::FormatLine(const WorkOrderCompletion& r) {
-  return absl::StrFormat(R"({"query":%d,"operator":%d,"worker":%d,"start_ns":%d,"end_ns":%d,"rows":%d})",
-                         r.query_id, r.operator_id, r.worker_id, r.start_ns, r.end_ns, r.rows);
+  std::string line = absl::StrFormat(R"({"query":%d,"operator":%d,"worker":%d,"start_ns":%d,"end_ns":%d,"rows":%d)",
+                                     r.query_id, r.operator_id, r.worker_id, r.start_ns, r.end_ns, r.rows);
+  // A shared scan's work orders: the same block key, run back to back on one worker.
+  if (r.shared_block_key != 0) absl::StrAppend(&line, R"(,"shared_block":)", r.shared_block_key);
+  line += '}';
+  return line;
 }
 
 void WorkOrderLog::Append(const WorkOrderCompletion& record) {

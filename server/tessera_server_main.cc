@@ -33,6 +33,7 @@ constexpr char kUsage[] =
     "                      [--tls-cert PEM --tls-key PEM] [--memory-limit BYTES] [--threads N]\n"
     "                      [--policy fair|hpf|pp|pp-exp|lottery|fcfs|srpt|ifsrpt|static]\n"
     "                      [--admission-threshold F (0..1, default 0.9, 0 = off)]\n"
+    "                      [--scan-sharing off|full|batch (default for sessions; SET scan_sharing)]\n"
     "                      [--max-statement-bytes N] [--max-sessions N] [--session-idle-timeout SECONDS] "
     "[--no-sync]\n";
 
@@ -109,6 +110,12 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
         return false;
       }
       options->database.admission_threshold = fraction;
+    } else if (arg == "--scan-sharing") {
+      if (!next()) return false;
+      if (!tessera::ParseScanSharing(value, &options->database.scan_sharing)) {
+        *error = absl::StrCat("invalid --scan-sharing '", value, "' (off, full or batch)");
+        return false;
+      }
     } else if (arg == "--threads") {
       if (!next_int(&number, 1)) return false;
       options->database.worker_threads = static_cast<int>(number);
