@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "cli/session.h"
+#include "engine/session.h"
 #include "gtest/gtest.h"
 #include "optimizer/binder.h"
 #include "parser/parser.h"
