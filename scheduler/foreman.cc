@@ -19,6 +19,8 @@ namespace {
 // Work orders handed to one worker per queue push while a dispatch round is still filling it: lets a worker
 // start before a large round (e.g. the first one) is complete.
 constexpr size_t kSubmitEvery = 16;
+// Picks a query in shared-scan debt may pass over per work order dispatched (Dispatch).
+constexpr int kMaxPassesPerPick = 16;
 
 template <typename... Handlers>
 struct Overloaded : Handlers... {
@@ -50,6 +52,9 @@ struct Foreman::QueryState {
   int64_t skipped = 0;
   int64_t busy_ns = 0;
   int predicted_operator = -1;  // the NextWorkOrderOperator the candidate's prediction was made for
+  // Shared scans: CPU time of work orders that rode along with other queries' picks, not yet paid back by
+  // passing over picks of this query (Dispatch), so that the policy's shares hold with sharing on.
+  int64_t ride_debt_ns = 0;
 };
 
 absl::StatusOr<std::unique_ptr<Foreman>> Foreman::Create(const ForemanOptions& options) {
@@ -57,6 +62,7 @@ absl::StatusOr<std::unique_ptr<Foreman>> Foreman::Create(const ForemanOptions& o
     return absl::InvalidArgumentError("need 1 <= min_pending_per_worker <= max_pending_per_worker");
   }
   if (options.pool.max_workers < 1) return absl::InvalidArgumentError("max_workers must be at least 1");
+  if (options.dispatch_run < 1) return absl::InvalidArgumentError("dispatch_run must be at least 1");
   std::unique_ptr<Foreman> foreman(new Foreman(options));
   TESSERA_RETURN_IF_ERROR(foreman->Start());
   return foreman;
@@ -254,6 +260,7 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
     ++state->executed;
     ++executed_;
     state->busy_ns += record.end_ns - record.start_ns;
+    if (task->rode_along()) state->ride_debt_ns += record.end_ns - record.start_ns;
     if (log_ != nullptr) log_->Append(record);
     state->query->OnWorkOrderFinished(record);
     if (!state->cancelling) {
@@ -512,22 +519,35 @@ void Foreman::Dispatch() {
     if (worker < 0) break;
     auto* state = static_cast<QueryState*>(enforcer_.Pick());
     if (state == nullptr) break;
-    std::unique_ptr<WorkOrderTask> work_order = state->query->NextWorkOrder();
-    if (work_order == nullptr) {
-      enforcer_.SetReady(state->slot, false);
-      continue;
+    // A query that got CPU by riding along in shared scans pays it back by passing over its picks: each pass
+    // counts as one predicted work order. Bounded, so that a round where every query owes still dispatches.
+    for (int pass = 0; pass < kMaxPassesPerPick && state->ride_debt_ns > 0; ++pass) {
+      const double predicted = enforcer_.candidate(state->slot).predicted_ns;
+      state->ride_debt_ns -= std::max<int64_t>(1000, static_cast<int64_t>(predicted));
+      auto* next = static_cast<QueryState*>(enforcer_.Pick());
+      if (next == nullptr) break;
+      state = next;
     }
-    if (work_order->preferred_node() >= 0) worker = loads_.Choose(work_order->preferred_node(), target);
-    NoteDispatched(state, work_order.get(), worker);
-    std::vector<std::unique_ptr<Task>>& out = outgoing_[worker];
-    if (out.empty()) touched_workers_.push_back(worker);
-    WorkOrderTask* leader = work_order.get();
-    out.push_back(std::move(work_order));
-    if (leader->shared_scan_key() != 0 && state->query->scan_sharing() != ScanSharing::kOff) {
-      ShareScan(state, leader, worker, &out);
+    for (int run = 0; run < options_.dispatch_run; ++run) {
+      std::unique_ptr<WorkOrderTask> work_order = state->query->NextWorkOrder();
+      if (work_order == nullptr) {
+        enforcer_.SetReady(state->slot, false);
+        break;
+      }
+      // A run stays on one worker; the first work order may move to a worker on its NUMA node.
+      if (run == 0 && work_order->preferred_node() >= 0) worker = loads_.Choose(work_order->preferred_node(), target);
+      NoteDispatched(state, work_order.get(), worker);
+      std::vector<std::unique_ptr<Task>>& out = outgoing_[worker];
+      if (out.empty()) touched_workers_.push_back(worker);
+      WorkOrderTask* leader = work_order.get();
+      out.push_back(std::move(work_order));
+      if (leader->shared_scan_key() != 0 && state->query->scan_sharing() != ScanSharing::kOff) {
+        ShareScan(state, leader, worker, &out);
+      }
+      if (out.size() >= kSubmitEvery) CHECK(pool_->Submit(worker, &out)) << "worker " << worker << " is gone";
+      RefreshAfterTake(state);
+      if (state->slot < 0) break;
     }
-    if (out.size() >= kSubmitEvery) CHECK(pool_->Submit(worker, &out)) << "worker " << worker << " is gone";
-    RefreshAfterTake(state);
   }
   FlushOutgoing();
 }
@@ -557,6 +577,9 @@ void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,
     if (other->query->scan_sharing() == ScanSharing::kOff) continue;
     if (same_priority_only && other->priority != state->priority) continue;
     if (!enforcer_.candidate(other->slot).ready) continue;
+    // Its rides not yet paid back are bounded (about one queue of work), so that passing over its picks later
+    // stays short and the policy's shares hold over short windows too.
+    if (other->ride_debt_ns > options_.target_pending_ns) continue;
     int64_t working_set = 0;
     if (batch) {
       working_set = other->query->MemoryFootprint();
@@ -570,7 +593,7 @@ void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,
     std::unique_ptr<WorkOrderTask> member = other->query->TakeSharedScanWorkOrder(leader->shared_scan_key());
     if (member == nullptr) continue;
     cache_left -= working_set;
-    member->set_shared(true);
+    member->set_shared(true, /*rode_along=*/true);
     NoteDispatched(other, member.get(), worker);
     out->push_back(std::move(member));
     RefreshAfterTake(other);

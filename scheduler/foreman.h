@@ -63,6 +63,11 @@ struct ForemanOptions {
   uint64_t random_seed = 42;
   // Empty: no work-order log. Otherwise JSON lines, see work_order_log.h.
   std::string work_order_log_path;
+  // Work orders of the picked query dispatched to one worker per policy decision (a run): consecutive work orders
+  // of one query on one core find its hash tables and aggregation states still in the cache, where alternating
+  // queries per work order evicts them. Every pick gives every query the same count, so each policy's shares
+  // (which assume one work order per pick) are kept; the run ends early when the query has no ready work order.
+  int dispatch_run = 1;
   // Shared scans in batch mode (SchedulableQuery::scan_sharing): the cache the members' working sets and the
   // block must fit together (0: the last-level cache size the C library reports, else 32 MiB), and the factor by
   // which a member's predicted work-order time may differ from the first one's (the seed's runtime similarity d).

@@ -59,9 +59,14 @@ class WorkOrderTask : public Task {
   int operator_id() const { return operator_id_; }
   int preferred_node() const { return preferred_node_; }
   uint64_t shared_scan_key() const { return shared_scan_key_; }
-  // Set by the Foreman before dispatch when the work order runs in a shared scan.
+  // Set by the Foreman before dispatch when the work order runs in a shared scan; `rode_along`: it was taken along
+  // with another query's work order on the same block, not picked for its own query.
   bool shared() const { return shared_; }
-  void set_shared(bool shared) { shared_ = shared; }
+  bool rode_along() const { return rode_along_; }
+  void set_shared(bool shared, bool rode_along = false) {
+    shared_ = shared;
+    rode_along_ = rode_along;
+  }
   // Valid after the task ran.
   int64_t rows() const { return rows_; }
   // True if the work order was not executed because its query was cancelled while it sat in a worker's queue.
@@ -88,6 +93,7 @@ class WorkOrderTask : public Task {
   const int preferred_node_;
   const uint64_t shared_scan_key_;
   bool shared_ = false;
+  bool rode_along_ = false;
   int64_t rows_ = 0;
   bool skipped_ = false;
   void* dispatch_owner_ = nullptr;
