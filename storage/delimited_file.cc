@@ -340,11 +340,11 @@ DelimitedFileChunks::DelimitedFileChunks(std::string path, const TableDescriptor
 
 DelimitedFileChunks::~DelimitedFileChunks() { ::close(fd_); }
 
-absl::Status DelimitedFileChunks::ReadRange(size_t begin, size_t end, std::string* out) const {
-  out->resize(end - begin);
+absl::Status DelimitedFileChunks::ReadRange(size_t begin, size_t end, char* out) const {
+  const size_t size = end - begin;
   size_t done = 0;
-  while (done < out->size()) {
-    const ssize_t got = ::pread(fd_, out->data() + done, out->size() - done, static_cast<off_t>(begin + done));
+  while (done < size) {
+    const ssize_t got = ::pread(fd_, out + done, size - done, static_cast<off_t>(begin + done));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
       return absl::InternalError(
@@ -361,12 +361,12 @@ absl::Status DelimitedFileChunks::ReadRange(size_t begin, size_t end, std::strin
 
 absl::StatusOr<size_t> DelimitedFileChunks::NextLineStart(size_t from) const {
   constexpr size_t kWindow = 64 << 10;
-  std::string window;
+  std::unique_ptr<char[]> window(new char[kWindow]);
   while (from < file_size_) {
     const size_t end = std::min(file_size_, from + kWindow);
-    TESSERA_RETURN_IF_ERROR(ReadRange(from, end, &window));
-    if (const void* newline = std::memchr(window.data(), '\n', window.size()); newline != nullptr) {
-      return from + static_cast<size_t>(static_cast<const char*>(newline) - window.data()) + 1;
+    TESSERA_RETURN_IF_ERROR(ReadRange(from, end, window.get()));
+    if (const void* newline = std::memchr(window.get(), '\n', end - from); newline != nullptr) {
+      return from + static_cast<size_t>(static_cast<const char*>(newline) - window.get()) + 1;
     }
     from = end;
   }
@@ -437,8 +437,10 @@ absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> DelimitedFileChunks::Open(c
 absl::Status DelimitedFileChunks::ParseChunk(size_t chunk, LoadBlockWriter& out,
                                              const std::atomic<bool>& abandon) const {
   const auto [begin, end] = chunks_[chunk];
-  std::string text;
-  TESSERA_RETURN_IF_ERROR(ReadRange(begin, end, &text));
+  // Not a std::string: its zero-filling resize would be one more pass over the chunk.
+  std::unique_ptr<char[]> buffer(new char[end - begin]);
+  TESSERA_RETURN_IF_ERROR(ReadRange(begin, end, buffer.get()));
+  const std::string_view text(buffer.get(), end - begin);
   ChunkParser parser(table_, target_columns_, format_);
   LineError error;
   absl::Status system_error;
@@ -451,10 +453,12 @@ absl::Status DelimitedFileChunks::ParseChunk(size_t chunk, LoadBlockWriter& out,
   }
   // Error path only: count the lines before the bad one (those of earlier chunks read again).
   int64_t line = 1 + std::count(text.data(), text.data() + error.line_offset, '\n');
-  std::string before;
-  for (size_t from = 0; from < begin; from += 8 << 20) {
-    if (!ReadRange(from, std::min(begin, from + (8 << 20)), &before).ok()) break;
-    line += std::count(before.begin(), before.end(), '\n');
+  constexpr size_t kPiece = 8 << 20;
+  std::unique_ptr<char[]> before(new char[kPiece]);
+  for (size_t from = 0; from < begin; from += kPiece) {
+    const size_t to = std::min(begin, from + kPiece);
+    if (!ReadRange(from, to, before.get()).ok()) break;
+    line += std::count(before.get(), before.get() + (to - from), '\n');
   }
   return absl::InvalidArgumentError(
       absl::StrCat("COPY ", table_.name, ": '", path_, "' line ", line, ", ", error.message));

@@ -98,8 +98,8 @@ class DelimitedFileChunks {
  private:
   DelimitedFileChunks(std::string path, const TableDescriptor& table, std::vector<int> target_columns,
                       DelimitedFormat format, int fd, size_t file_size);
-  // Reads [begin, end) of the file into `out`; FailedPrecondition if the file ends before `end`.
-  absl::Status ReadRange(size_t begin, size_t end, std::string* out) const;
+  // Reads [begin, end) of the file into `out` (end - begin bytes); FailedPrecondition if the file ends before `end`.
+  absl::Status ReadRange(size_t begin, size_t end, char* out) const;
   // The offset just past the first newline at or after `from`, or the file size.
   absl::StatusOr<size_t> NextLineStart(size_t from) const;
 
