@@ -1,6 +1,11 @@
 #include "catalog/catalog.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
@@ -14,6 +19,7 @@ namespace tessera {
 namespace {
 
 constexpr char kCatalogFileName[] = "catalog.tcat";
+constexpr char kLockFileName[] = "LOCK";
 constexpr uint32_t kCatalogMagic = 0x54435431;  // "TCT1"
 constexpr uint32_t kCatalogVersion = 1;
 
@@ -139,8 +145,42 @@ int64_t TableDescriptor::BlockCount() const {
 absl::StatusOr<std::unique_ptr<Catalog>> Catalog::Open(const std::string& data_directory, bool sync) {
   TESSERA_RETURN_IF_ERROR(CreateDirectories(data_directory));
   std::unique_ptr<Catalog> catalog(new Catalog(data_directory, sync));
+  TESSERA_RETURN_IF_ERROR(catalog->LockDirectory());
   TESSERA_RETURN_IF_ERROR(catalog->Load());
   return catalog;
+}
+
+Catalog::~Catalog() {
+  if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock; the file stays (removing it would race a new opener)
+}
+
+absl::Status Catalog::LockDirectory() {
+  const std::string path = absl::StrCat(data_directory_, "/", kLockFileName);
+  lock_fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open lock file '", path, "': ", std::strerror(errno)));
+  }
+  if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    char holder[32] = {};
+    const ssize_t got = pread(lock_fd_, holder, sizeof(holder) - 1, 0);
+    std::string pid = got > 0 ? std::string(holder, static_cast<size_t>(got)) : "";
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    close(lock_fd_);
+    lock_fd_ = -1;
+    if (error != EWOULDBLOCK) {
+      return absl::FailedPreconditionError(absl::StrCat("cannot lock '", path, "': ", std::strerror(error)));
+    }
+    return absl::FailedPreconditionError(
+        absl::StrCat("data directory '", data_directory_, "' is in use by another server or shell",
+                     pid.empty() ? "" : absl::StrCat(" (pid ", pid, ")"), "; lock file '", path, "'"));
+  }
+  const std::string pid = absl::StrCat(getpid(), "\n");
+  if (ftruncate(lock_fd_, 0) != 0 || pwrite(lock_fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    return absl::InternalError(absl::StrCat("cannot write lock file '", path, "': ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Catalog::Load() {

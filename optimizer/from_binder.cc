@@ -118,6 +118,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindNamedRelation(const parser::Table
                                                              Scope* scope) {
   const std::string alias = ref.alias.empty() ? ref.name : ref.alias;
   if (const CteEntry* found = FindCte(ref.name); found != nullptr) {
+    TESSERA_RETURN_IF_ERROR(CountExpansion(ref));
     const CteEntry entry = *found;
     std::vector<CteEntry> saved = ctes_;
     ctes_.resize(entry.visible);  // a WITH query sees only the ones defined before it
@@ -153,6 +154,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindNamedRelation(const parser::Table
   if (catalog_.HasView(ref.name)) {
     absl::StatusOr<std::shared_ptr<const ViewDescriptor>> view = catalog_.GetView(ref.name);
     if (!view.ok()) return Rewrap(view.status(), ref.position);
+    TESSERA_RETURN_IF_ERROR(CountExpansion(ref));
     TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, BindView(ref, **view));
     TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, alias, ref.column_aliases, &relation, scope));
     return relation;
@@ -165,6 +167,13 @@ absl::StatusOr<BoundRelation> QueryBinder::BindNamedRelation(const parser::Table
   return ErrorAt(absl::StatusCode::kNotFound, ref.position,
                  absl::StrCat("table '", ref.name, "' does not exist",
                               hint.empty() ? "" : absl::StrCat("; did you mean '", hint, "'?")));
+}
+
+absl::Status QueryBinder::CountExpansion(const parser::TableRef& ref) {
+  if (++*expanded_references_ <= kMaxExpandedReferences) return absl::OkStatus();
+  return ErrorAt(absl::StatusCode::kInvalidArgument, ref.position,
+                 absl::StrCat("query too large: more than ", kMaxExpandedReferences,
+                              " references to WITH queries and views after expansion"));
 }
 
 absl::StatusOr<BoundRelation> QueryBinder::BindView(const parser::TableRef& ref, const ViewDescriptor& view) {
@@ -187,6 +196,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindView(const parser::TableRef& ref,
   std::vector<std::string> expanding = expanding_views_;
   expanding.push_back(view.name);
   QueryBinder view_binder(catalog_, view.query_text, view.name, view_depth_ + 1, std::move(expanding));
+  view_binder.expanded_references_ = expanded_references_;
   TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, view_binder.BindStatement(*select.query, nullptr));
   for (size_t i = 0; i < view.column_names.size() && i < relation.names.size(); ++i) {
     relation.names[i] = view.column_names[i];

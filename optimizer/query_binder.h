@@ -96,6 +96,11 @@ class QueryBinder {
   QueryBinder(const Catalog& catalog, std::string_view sql, std::string view_name, int view_depth,
               std::vector<std::string> expanding_views);
 
+  // A statement may expand at most this many CTE and view references in all (nested views and CTEs
+  // included): a CTE that joins the previous one to itself doubles the plan per level, so without a bound a short
+  // statement makes a plan of millions of operators.
+  static constexpr int64_t kMaxExpandedReferences = 4096;
+
   // Binds a full statement (WITH, body, ORDER BY, LIMIT). `outer` is the enclosing block's scope (for error
   // messages about unsupported correlation), or null.
   absl::StatusOr<BoundRelation> BindStatement(const parser::SelectStatement& statement, const Scope* outer);
@@ -202,6 +207,8 @@ class QueryBinder {
     size_t visible;  // number of entries of ctes_ visible to its own query (those defined before it)
   };
   const CteEntry* FindCte(const std::string& name) const;
+  // Counts one CTE or view expansion at `ref`; an error once the statement exceeds kMaxExpandedReferences.
+  absl::Status CountExpansion(const parser::TableRef& ref);
 
   const Catalog& catalog_;
   std::string_view sql_;
@@ -209,6 +216,8 @@ class QueryBinder {
   int view_depth_;
   std::vector<std::string> expanding_views_;  // views being expanded (cycle detection)
   std::vector<CteEntry> ctes_;
+  int64_t own_expanded_references_ = 0;
+  int64_t* expanded_references_ = &own_expanded_references_;  // shared with the binders of nested views
 };
 
 // Splits nested ANDs of a parsed expression into its conjuncts.

@@ -154,6 +154,10 @@ class Builder {
 
  private:
   absl::StatusOr<std::unique_ptr<ExecutionDag>> Finish(int result) {
+    if (dag_->size() > kMaxPlanOperators) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("query plan too large: ", dag_->size(), " operators (limit ", kMaxPlanOperators, ")"));
+    }
     dag_->set_result_operator(result);
     for (const auto& [id, slot] : lip_filters_) {
       if (slot.builder < 0) return absl::InternalError(absl::StrCat("LIP filter #", id, " has no hash join building it"));

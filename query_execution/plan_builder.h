@@ -14,6 +14,11 @@
 
 namespace tessera {
 
+// A plan of more operators is refused with InvalidArgument "query plan too large: N operators (limit M)". The
+// binder already bounds CTE and view expansion (optimizer::QueryBinder::kMaxExpandedReferences); this bounds what
+// the scheduler's per-operator structures (LearningAgent, progress) must hold.
+inline constexpr int kMaxPlanOperators = 10000;
+
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
                                                                  StorageManager* storage, BufferPool* pool);
 

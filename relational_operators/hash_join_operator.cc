@@ -199,7 +199,8 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     if (!op->probe_.is_table()) DeclareConsumedBlock(0, block);
   }
 
-  absl::Status Execute(const WorkOrderContext&) override {
+  absl::Status Execute(const WorkOrderContext& context) override {
+    context_ = &context;
     absl::Status status = Probe();
     if (chain_ != nullptr) op_->GiveChainScratch(std::move(chain_));
     op_->probes_finished_.fetch_add(1);
@@ -256,8 +257,15 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     GatherBlockValues(chain_->build_blocks[join].data(), chain_->build_rows[join].data(), count, column - first, to);
   }
 
+  // A probe row may meet every build row (a nested-loop join: no keys, or one key value everywhere), so a work
+  // order can run for minutes: the query's cancel flag is polled once per vector of pairs or rows.
+  absl::Status CheckCancelled() const {
+    return context_->Cancelled() ? absl::CancelledError("query cancelled") : absl::OkStatus();
+  }
+
   // Probes the next join with the rows of `level` (emptying it), or writes them when they matched every join.
   absl::Status ProbeChainLevel(int level, const Batch& batch, VectorBlockWriter& writer) {
+    TESSERA_RETURN_IF_ERROR(CheckCancelled());
     ChainScratch::Level& rows = chain_->levels[level];
     const uint32_t count = rows.count;
     rows.count = 0;
@@ -358,6 +366,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         for (const ColumnVector* key : keys) null_key |= key->IsNull(row);
         if (null_key) continue;
         const JoinHashTable::EntryRange bucket = buckets_[s];
+        if (bucket.end - bucket.begin > kVectorSize) TESSERA_RETURN_IF_ERROR(CheckCancelled());
         for (uint32_t e = bucket.begin; e < bucket.end; ++e) {
           if (!direct && !EntryMatches(table, keys, raw_width, hashes[row], row, e)) continue;
           if (chain) {
@@ -417,6 +426,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   // Gathers candidate pairs into `pairs_`, applies the residual, marks matches, and writes inner/outer matches.
   absl::Status FlushCandidates(const Batch& batch, size_t probe_width, ExpressionEvaluator* residual,
                                SelectionVector* passing, std::vector<uint8_t>* matched, VectorBlockWriter& writer) {
+    TESSERA_RETURN_IF_ERROR(CheckCancelled());
     const HashJoinSpec& spec = op_->spec_;
     const JoinHashTable& table = *op_->table_;
     const uint32_t count = static_cast<uint32_t>(candidates_.size());
@@ -474,6 +484,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
 
   HashJoinProbeOperator* op_;
   uint32_t block_index_;
+  const WorkOrderContext* context_ = nullptr;  // set by Execute
   Batch pairs_;
   std::vector<Candidate> candidates_;
   std::vector<JoinHashTable::EntryRange> buckets_ = std::vector<JoinHashTable::EntryRange>(kVectorSize);

@@ -18,13 +18,16 @@ class UnionAllOperator::CopyWorkOrder : public WorkOrder {
     BlockScanner scanner(op_->scans_[input_]);
     if (scanner.CanSkip(block.view)) return absl::OkStatus();
     VectorBlockWriter writer(op_->output_.get());
+    // The batch may carry more columns than the output: runtime-filter keys the branch does not output are loaded
+    // after the output columns (ScanSpec::runtime_filters). Only the first `width` are copied.
+    const size_t width = op_->output_->schema().size();
     std::vector<const ColumnVector*> columns;
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
       if (!more) break;
       if (scanner.selected_count() == 0) continue;
       columns.clear();
-      for (const ColumnVector& column : scanner.batch().columns) columns.push_back(&column);
+      for (size_t c = 0; c < width; ++c) columns.push_back(&scanner.batch().columns[c]);
       TESSERA_RETURN_IF_ERROR(writer.Append(columns, scanner.selection(), scanner.batch().size));
     }
     TESSERA_RETURN_IF_ERROR(writer.Flush());

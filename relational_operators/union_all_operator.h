@@ -16,7 +16,8 @@ namespace tessera {
 
 class UnionAllOperator : public RelationalOperator {
  public:
-  // Input i is `inputs[i]` read through `scans[i]`, whose batch columns are the output columns in order.
+  // Input i is `inputs[i]` read through `scans[i]`, whose first batch columns are the output columns in order
+  // (runtime-filter keys that the branch does not output may follow them; they are not copied).
   UnionAllOperator(std::vector<BlockInput> inputs, std::vector<ScanSpec> scans, std::vector<std::string> names,
                    BufferPool* pool);
 

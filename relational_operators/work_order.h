@@ -4,6 +4,7 @@
 // operator shares between work orders (a join's hash table, an aggregation's per-worker tables, runtime filters),
 // and its own output blocks.
 
+#include <atomic>
 #include <cstdint>
 
 #include "absl/status/status.h"
@@ -26,6 +27,12 @@ struct SharedScanTag {
 struct WorkOrderContext {
   int worker_index = 0;  // 0 .. worker_count-1, stable for the worker's life (for per-worker partial state)
   int worker_count = 1;
+  // The query's cancel flag (set by the scheduler when the query is cancelled or failed), or null. A work order
+  // whose loops can run long (nested-loop join probes, COPY chunks) checks it every few thousand rows and then
+  // returns Cancelled, so that cancellation takes effect within about 100 ms.
+  const std::atomic<bool>* cancelled = nullptr;
+
+  bool Cancelled() const { return cancelled != nullptr && cancelled->load(std::memory_order_relaxed); }
 };
 
 class WorkOrder {

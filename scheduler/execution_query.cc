@@ -14,7 +14,7 @@ class ExecutionQuery::Task : public WorkOrderTask {
 
  protected:
   int64_t Execute(const WorkerContext& context) override {
-    WorkOrderContext work_context{context.worker_id < 0 ? 0 : context.worker_id, 0};
+    WorkOrderContext work_context{context.worker_id < 0 ? 0 : context.worker_id, 0, cancel_flag()};
     int64_t start = MonotonicNanos();
     absl::Status status = work_order_->Execute(work_context);
     int64_t elapsed = MonotonicNanos() - start;

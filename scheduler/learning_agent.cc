@@ -125,8 +125,9 @@ bool LearningAgent::PredictCombined(PredictorKind kind, const QueryHistory* quer
 const QueryLearningStats& LearningAgent::stats(const QueryHistory* query) const { return query->stats; }
 
 void LearningAgent::Record(QueryHistory* query, int operator_id, int64_t duration_ns) {
-  CHECK_GE(operator_id, 0);
-  CHECK_LT(operator_id, kMaxOperatorId);
+  // Ids come from the plan (SQL input): one outside the table's bound is not recorded (its query predicts from its
+  // other operators or the defaults) rather than growing the per-operator table without limit.
+  if (operator_id < 0 || operator_id >= kMaxOperatorId) return;
   duration_ns = std::max<int64_t>(duration_ns, 1);
   const double actual = static_cast<double>(duration_ns);
   const bool evaluate_ar = EvaluatesAutoregression();

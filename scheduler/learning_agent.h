@@ -92,7 +92,7 @@ class LearningAgent {
   QueryHistory* AddQuery();
   void RemoveQuery(QueryHistory* query);
 
-  // Records one finished work order of `operator_id` (>= 0, small and dense per query).
+  // Records one finished work order of `operator_id` (small and dense per query); an id < 0 or >= 65536 is ignored.
   void Record(QueryHistory* query, int operator_id, int64_t duration_ns);
   // Drops the operator's history (its work orders have all finished).
   void RemoveOperator(QueryHistory* query, int operator_id);

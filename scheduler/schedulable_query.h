@@ -87,6 +87,8 @@ class WorkOrderTask : public Task {
   // produced. Must not throw; an internal failure is recorded in the query's own state and reported by the
   // query.
   virtual int64_t Execute(const WorkerContext& context) = 0;
+  // The query's cancel flag bound at dispatch (null before), for long work orders to poll.
+  const std::atomic<bool>* cancel_flag() const { return cancelled_; }
 
  private:
   const int operator_id_;

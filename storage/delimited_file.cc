@@ -1,7 +1,10 @@
 #include "storage/delimited_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
@@ -326,13 +329,49 @@ void LoadedRows::Append(LoadedRows other) {
 }
 
 DelimitedFileChunks::DelimitedFileChunks(std::string path, const TableDescriptor& table,
-                                         std::vector<int> target_columns, DelimitedFormat format, MappedFile mapped)
+                                         std::vector<int> target_columns, DelimitedFormat format, int fd,
+                                         size_t file_size)
     : path_(std::move(path)),
       table_(table),
       target_columns_(std::move(target_columns)),
       format_(std::move(format)),
-      mapped_(std::move(mapped)),
-      file_(mapped_.contents()) {}
+      fd_(fd),
+      file_size_(file_size) {}
+
+DelimitedFileChunks::~DelimitedFileChunks() { ::close(fd_); }
+
+absl::Status DelimitedFileChunks::ReadRange(size_t begin, size_t end, char* out) const {
+  const size_t size = end - begin;
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t got = ::pread(fd_, out + done, size - done, static_cast<off_t>(begin + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      return absl::InternalError(
+          absl::StrCat("COPY ", table_.name, ": cannot read '", path_, "': ", std::strerror(errno)));
+    }
+    if (got == 0) {
+      return absl::FailedPreconditionError(absl::StrCat("COPY ", table_.name, ": file '", path_,
+                                                        "' changed while being read (it was truncated)"));
+    }
+    done += static_cast<size_t>(got);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<size_t> DelimitedFileChunks::NextLineStart(size_t from) const {
+  constexpr size_t kWindow = 64 << 10;
+  std::unique_ptr<char[]> window(new char[kWindow]);
+  while (from < file_size_) {
+    const size_t end = std::min(file_size_, from + kWindow);
+    TESSERA_RETURN_IF_ERROR(ReadRange(from, end, window.get()));
+    if (const void* newline = std::memchr(window.get(), '\n', end - from); newline != nullptr) {
+      return from + static_cast<size_t>(static_cast<const char*>(newline) - window.get()) + 1;
+    }
+    from = end;
+  }
+  return file_size_;
+}
 
 absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> DelimitedFileChunks::Open(const std::string& path,
                                                                                const TableDescriptor& table,
@@ -357,26 +396,37 @@ absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> DelimitedFileChunks::Open(c
       }
     }
   }
-  absl::StatusOr<MappedFile> mapped = MappedFile::Open(path);
-  if (!mapped.ok()) {
-    return absl::Status(mapped.status().code(), absl::StrCat("COPY ", table.name, ": ", mapped.status().message()));
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (FIFOs are refused below).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const int error = errno;
+    const std::string message = absl::StrCat("COPY ", table.name, ": cannot open '", path, "': ", std::strerror(error));
+    if (error == ENOENT) return absl::NotFoundError(message);
+    if (error == EACCES || error == EPERM) return absl::PermissionDeniedError(message);
+    return absl::InternalError(message);
   }
-  std::unique_ptr<DelimitedFileChunks> chunks(
-      new DelimitedFileChunks(path, table, target_columns, format, *std::move(mapped)));
-  const std::string_view file = chunks->file_;
+  struct stat info;
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    const bool directory = S_ISDIR(info.st_mode);
+    ::close(fd);
+    return absl::InvalidArgumentError(
+        absl::StrCat("COPY ", table.name, ": '", path, "' is ",
+                     directory ? "a directory, not a file" : "not a regular file (named pipes are not supported)"));
+  }
+  ::fcntl(fd, F_SETFL, 0);
+  const size_t size = static_cast<size_t>(info.st_size);
+  std::unique_ptr<DelimitedFileChunks> chunks(new DelimitedFileChunks(path, table, target_columns, format, fd, size));
   size_t data_begin = 0;
   if (format.header) {
-    const void* newline = std::memchr(file.data(), '\n', file.size());
-    data_begin = newline == nullptr ? file.size() : static_cast<size_t>(static_cast<const char*>(newline) - file.data()) + 1;
+    TESSERA_ASSIGN_OR_RETURN(data_begin, chunks->NextLineStart(0));
   }
   const size_t chunk_bytes = std::max<size_t>(
-      1, std::clamp((file.size() - data_begin) / std::max<size_t>(1, sizing.target_chunks) + 1, sizing.min_bytes,
+      1, std::clamp((size - data_begin) / std::max<size_t>(1, sizing.target_chunks) + 1, sizing.min_bytes,
                     std::max(sizing.min_bytes, sizing.max_bytes)));
-  for (size_t begin = data_begin; begin < file.size();) {
-    size_t end = file.size() - begin > chunk_bytes ? begin + chunk_bytes : file.size();
-    if (end < file.size()) {
-      const void* newline = std::memchr(file.data() + end, '\n', file.size() - end);
-      end = newline == nullptr ? file.size() : static_cast<size_t>(static_cast<const char*>(newline) - file.data()) + 1;
+  for (size_t begin = data_begin; begin < size;) {
+    size_t end = size - begin > chunk_bytes ? begin + chunk_bytes : size;
+    if (end < size) {
+      TESSERA_ASSIGN_OR_RETURN(end, chunks->NextLineStart(end));
     }
     chunks->chunks_.emplace_back(begin, end);
     begin = end;
@@ -386,18 +436,30 @@ absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> DelimitedFileChunks::Open(c
 
 absl::Status DelimitedFileChunks::ParseChunk(size_t chunk, LoadBlockWriter& out,
                                              const std::atomic<bool>& abandon) const {
+  const auto [begin, end] = chunks_[chunk];
+  // Not a std::string: its zero-filling resize would be one more pass over the chunk.
+  std::unique_ptr<char[]> buffer(new char[end - begin]);
+  TESSERA_RETURN_IF_ERROR(ReadRange(begin, end, buffer.get()));
+  const std::string_view text(buffer.get(), end - begin);
   ChunkParser parser(table_, target_columns_, format_);
   LineError error;
   absl::Status system_error;
-  if (parser.ParseChunk(file_, chunks_[chunk].first, chunks_[chunk].second, out, abandon, &error, &system_error)) {
+  if (parser.ParseChunk(text, 0, text.size(), out, abandon, &error, &system_error)) {
     if (abandon.load()) return absl::CancelledError(absl::StrCat("COPY ", table_.name, " abandoned"));
     return absl::OkStatus();
   }
   if (!system_error.ok()) {
     return absl::Status(system_error.code(), absl::StrCat("COPY ", table_.name, ": ", system_error.message()));
   }
-  // Error path only: count the lines before the bad one.
-  const int64_t line = 1 + std::count(file_.data(), file_.data() + error.line_offset, '\n');
+  // Error path only: count the lines before the bad one (those of earlier chunks read again).
+  int64_t line = 1 + std::count(text.data(), text.data() + error.line_offset, '\n');
+  constexpr size_t kPiece = 8 << 20;
+  std::unique_ptr<char[]> before(new char[kPiece]);
+  for (size_t from = 0; from < begin; from += kPiece) {
+    const size_t to = std::min(begin, from + kPiece);
+    if (!ReadRange(from, to, before.get()).ok()) break;
+    line += std::count(before.get(), before.get() + (to - from), '\n');
+  }
   return absl::InvalidArgumentError(
       absl::StrCat("COPY ", table_.name, ": '", path_, "' line ", line, ", ", error.message));
 }

@@ -1,8 +1,8 @@
 #pragma once
 // COPY: loading delimited text files (CSV, dbgen/ssb-dbgen .tbl) into blocks, and writing tables back out.
 //
-// A file is memory-mapped and cut into line-aligned chunks (DelimitedFileChunks) that parse independently, in any
-// order and concurrently, into PAX blocks (storage/block_builder.h) with their statistics. The query engine parses
+// A file is cut into line-aligned chunks (DelimitedFileChunks) that are read with pread (no memory mapping: a file
+// truncated while COPY reads it is an error, not a SIGBUS) and parse independently, in any order and concurrently, into PAX blocks (storage/block_builder.h) with their statistics. The query engine parses
 // one chunk per work order (relational_operators/copy_from_operator.h); LoadDelimitedFile parses all of them on
 // private threads. Nothing becomes visible here: the result is a set of pending blocks that the caller writes and
 // commits (storage_manager.h, catalog.h), so a failed or interrupted load leaves the table exactly as it was.
@@ -84,25 +84,31 @@ class DelimitedFileChunks {
 
   size_t chunk_count() const { return chunks_.size(); }
   size_t chunk_bytes(size_t chunk) const { return chunks_[chunk].second - chunks_[chunk].first; }
-  size_t file_bytes() const { return file_.size(); }
+  size_t file_bytes() const { return file_size_; }
+  ~DelimitedFileChunks();
 
   // Parses chunk `chunk` into blocks through `out` (every block is written as soon as it is built; a chunk's last
   // block may be partly filled). Checks `abandon` every 1024 rows and returns Cancelled once it is set. Errors
   // (InvalidArgument) name the file, line number, column and offending value, e.g.
   //   "COPY lineitem: 'l.tbl' line 17, column l_quantity: invalid input for DECIMAL(15,2): 'abc'";
-  // a block that cannot be allocated or written fails with its own status, prefixed "COPY t: ".
+  // a block that cannot be allocated or written fails with its own status, prefixed "COPY t: ". A file that is
+  // shorter than at Open (truncated meanwhile) fails with FailedPrecondition "... changed while being read".
   absl::Status ParseChunk(size_t chunk, LoadBlockWriter& out, const std::atomic<bool>& abandon) const;
 
  private:
   DelimitedFileChunks(std::string path, const TableDescriptor& table, std::vector<int> target_columns,
-                      DelimitedFormat format, MappedFile mapped);
+                      DelimitedFormat format, int fd, size_t file_size);
+  // Reads [begin, end) of the file into `out` (end - begin bytes); FailedPrecondition if the file ends before `end`.
+  absl::Status ReadRange(size_t begin, size_t end, char* out) const;
+  // The offset just past the first newline at or after `from`, or the file size.
+  absl::StatusOr<size_t> NextLineStart(size_t from) const;
 
   const std::string path_;
   const TableDescriptor& table_;
   const std::vector<int> target_columns_;
   const DelimitedFormat format_;
-  MappedFile mapped_;
-  std::string_view file_;
+  const int fd_;
+  const size_t file_size_;  // at Open
   std::vector<std::pair<size_t, size_t>> chunks_;  // [begin, end) byte offsets, in file order
 };
 

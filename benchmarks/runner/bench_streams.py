@@ -1,4 +1,5 @@
-"""The TPC-H throughput test: S concurrent query streams, each its own tessera process on the same data directory.
+"""The TPC-H throughput test: S concurrent query streams, each its own tessera process on the same data (a hard-linked
+view of the data directory per stream after the first: a directory admits one opener at a time).
 
 Stream order: TPC-H specification, Appendix A ("Ordered Sets"): stream 00 is the power test's order, streams 01..S
 run concurrently in the throughput test; stream numbers past 40 wrap around (the table has 41 rows).
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 import threading
 import time
 from dataclasses import dataclass, field
@@ -151,7 +153,7 @@ def run_streams(engine, queries_by_number: dict, statements_by_number: dict, str
                 timeout: float, log) -> list[StreamRun]:
     """Runs the given streams concurrently (see the module doc); queries_by_number: TPC-H number -> (path, sql)."""
     allowed = set(queries_by_number)
-    runs, processes, timed_sql = [], [], []
+    runs, processes, timed_sql, copies = [], [], [], []
     for stream in streams:
         order = stream_order(stream, allowed)
         run = StreamRun(stream, order)
@@ -161,7 +163,11 @@ def run_streams(engine, queries_by_number: dict, statements_by_number: dict, str
         fifo = os.path.join(workdir, f"stream{stream}-{os.getpid()}-{time.monotonic_ns()}.fifo")
         os.mkfifo(fifo)
         warmup_statements = sum(statements_by_number[q] for q in order)
-        processes.append((_StreamProcess(engine.base_args() + ["-f", warmup, "-f", fifo], warmup_statements), fifo))
+        args = engine.base_args()
+        if runs:  # every stream after the first reads its own hard-linked view of the data directory
+            args[args.index(engine.data_dir)] = _linked_copy(engine.data_dir, os.path.join(workdir, f"stream{stream}-db"))
+            copies.append(args[1])
+        processes.append((_StreamProcess(args + ["-f", warmup, "-f", fifo], warmup_statements), fifo))
         timed_sql.append("\n".join(_terminated(queries_by_number[q][1]) for q in order))
         runs.append(run)
     deadline = time.monotonic() + timeout
@@ -206,7 +212,21 @@ def run_streams(engine, queries_by_number: dict, statements_by_number: dict, str
             run.error = f"stream ended after {len(run.times_ms)} of {len(run.queries)} queries"
         if arrivals and run.error is None:
             run.elapsed_s = arrivals[-1] - start
+    for copy in copies:
+        shutil.rmtree(copy, ignore_errors=True)
     return runs
+
+
+def _linked_copy(data_dir: str, target: str) -> str:
+    """A copy of `data_dir` made of hard links (no data copied), without its LOCK file.
+
+    A data directory admits one opener at a time (catalog/README.md: an exclusive flock on LOCK), so concurrent
+    read-only streams each open their own view. Nothing a stream does changes the original: the catalog is
+    replaced by rename, block files of committed segments are never rewritten, and orphan removal unlinks only the
+    copy's links."""
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(data_dir, target, copy_function=os.link, ignore=lambda d, names: [n for n in names if n == "LOCK"])
+    return target
 
 
 def _terminated(sql: str) -> str:

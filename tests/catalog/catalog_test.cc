@@ -1,5 +1,9 @@
 #include "catalog/catalog.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -114,6 +118,47 @@ TEST(DistinctSketchTest, EstimatesWithinAFewPercentAndMerges) {
 TEST(ClosestNameTest, OnlySuggestsPlausibleTypos) {
   EXPECT_EQ(ClosestName("lineitme", {"lineitem", "orders"}), "lineitem");
   EXPECT_EQ(ClosestName("x", {"lineitem", "orders"}), "");
+}
+
+TEST_F(CatalogTest, ASecondOpenerOfTheDirectoryIsRefusedUntilTheFirstCloses) {
+  auto first = Catalog::Open(directory_, false);
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = Catalog::Open(directory_, false);
+  ASSERT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(second.status().message().find("is in use by another server or shell (pid " + std::to_string(getpid()) + ")"),
+            std::string::npos)
+      << second.status();
+  first->reset();  // closing releases the lock: reopening sequentially keeps working
+  auto third = Catalog::Open(directory_, false);
+  EXPECT_TRUE(third.ok()) << third.status();
+}
+
+// Another process holds the directory: the refusal names its pid; once it dies (even killed) the lock is gone.
+TEST_F(CatalogTest, AnotherProcessHoldingTheDirectoryIsNamedAndItsDeathReleasesIt) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto held = Catalog::Open(directory_, false);
+    const char byte = held.ok() ? 'y' : 'n';
+    (void)!write(ready[1], &byte, 1);
+    while (true) pause();
+  }
+  close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  close(ready[0]);
+  EXPECT_EQ(byte, 'y');
+  auto refused = Catalog::Open(directory_, false);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("(pid " + std::to_string(child) + ")"), std::string::npos)
+      << refused.status();
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  auto reopened = Catalog::Open(directory_, false);
+  EXPECT_TRUE(reopened.ok()) << reopened.status();
 }
 
 }  // namespace

@@ -221,6 +221,64 @@ TEST_F(JoinTest, LeftOuter) {
 TEST_F(JoinTest, Semi) { EXPECT_EQ(Join(HashJoinType::kSemi, false), (Rows{{"1"}, {"2"}, {"3"}})); }
 TEST_F(JoinTest, SemiWithResidual) { EXPECT_EQ(Join(HashJoinType::kSemi, true), (Rows{{"1"}, {"3"}})); }
 TEST_F(JoinTest, Anti) { EXPECT_EQ(Join(HashJoinType::kAnti, false), (Rows{{"4"}, {"5"}})); }
+
+// A nested-loop join (no keys: every probe row meets every build row) polls its query's cancel flag inside the
+// probe loop: a work order run after the query was cancelled stops with Cancelled instead of running to the end
+// (issue #18: cancelling nested loops took 16-78 s).
+TEST_F(JoinTest, NestedLoopProbeStopsOnceItsQueryIsCancelled) {
+  std::vector<std::vector<Value>> build_rows;
+  for (int i = 0; i < 5000; ++i) build_rows.push_back({Value::Integer(i)});
+  std::vector<std::vector<Value>> probe_rows;
+  for (int i = 0; i < 3000; ++i) probe_rows.push_back({Value::Integer(i)});
+  auto build_table = MakeTable("b", {{"b", Type::Integer(), false, {}}}, build_rows);
+  auto probe_table = MakeTable("p", {{"p", Type::Integer(), false, {}}}, probe_rows);
+  auto dag = std::make_unique<ExecutionDag>();
+  ScanSpec build_scan;
+  build_scan.block_columns = {0};
+  build_scan.types = {Type::Integer()};
+  std::vector<std::unique_ptr<BoundExpression>> build_columns;
+  build_columns.push_back(Col(0, Type::Integer()));
+  auto select = std::make_unique<SelectOperator>(BlockInput::FromTable(build_table, storage_.get()),
+                                                 std::move(build_scan), std::move(build_columns),
+                                                 std::vector<std::string>{"b"}, pool_.get());
+  auto hash_table = std::make_shared<JoinHashTable>(select->output(), std::vector<int>{}, pool_.get());
+  int sel = dag->AddOperator(std::move(select));
+  int build = dag->AddOperator(std::make_unique<HashJoinBuildOperator>(hash_table));
+  dag->AddEdge(sel, build, 0, true);
+  ScanSpec probe_scan;
+  probe_scan.block_columns = {0};
+  probe_scan.types = {Type::Integer()};
+  HashJoinSpec spec;
+  spec.type = HashJoinType::kInner;
+  spec.probe_output = {0};
+  spec.output_names = {"p"};
+  // p = b + 1000000 (pair layout: p, b): never true, so all 15 million pairs are looked at.
+  spec.residual = MakeComparison(ComparisonOp::kEqual, Col(0, Type::Integer()),
+                                 MakeArithmetic(ArithmeticOp::kAdd, Col(1, Type::Integer()),
+                                                MakeConstant(Value::Integer(1000000)), Type::Integer()));
+  auto probe = std::make_unique<HashJoinProbeOperator>(BlockInput::FromTable(probe_table, storage_.get()),
+                                                       std::move(probe_scan), hash_table, std::move(spec), pool_.get());
+  int p = dag->AddOperator(std::move(probe));
+  dag->AddEdge(build, p, 1, false);
+  dag->set_result_operator(p);
+  QueryManager query(std::move(dag));
+  std::atomic<bool> cancelled{false};
+  const WorkOrderContext context{0, 1, &cancelled};
+  int probes = 0;
+  while (std::unique_ptr<WorkOrder> work_order = query.NextWorkOrder()) {
+    const bool is_probe = work_order->operator_index() == p;
+    cancelled.store(is_probe);
+    absl::Status status = work_order->Execute(context);
+    if (is_probe) {
+      ++probes;
+      EXPECT_TRUE(absl::IsCancelled(status)) << status;
+      break;
+    }
+    ASSERT_TRUE(status.ok()) << status;
+    query.OnWorkOrderFinished(*work_order, status, 1);
+  }
+  EXPECT_EQ(probes, 1);
+}
 TEST_F(JoinTest, AntiWithResidual) { EXPECT_EQ(Join(HashJoinType::kAnti, true), (Rows{{"2"}, {"4"}, {"5"}})); }
 
 }  // namespace

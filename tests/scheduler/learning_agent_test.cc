@@ -56,6 +56,20 @@ TEST(LearningAgentTest, NoPredictionBeforeTheFirstRecord) {
   EXPECT_EQ(predicted, 1000);
 }
 
+// Operator ids come from SQL plans: a huge or negative id must neither abort the process nor grow the table.
+TEST(LearningAgentTest, OutOfRangeOperatorIdsAreIgnored) {
+  LearningAgent agent(LearningAgentOptions{});
+  LearningAgent::QueryHistory* query = agent.AddQuery();
+  agent.Record(query, 655'301, 1000);
+  agent.Record(query, -1, 1000);
+  agent.RemoveOperator(query, 655'301);
+  double predicted;
+  EXPECT_FALSE(agent.Predict(query, &predicted));
+  agent.Record(query, 3, 2000);
+  ASSERT_TRUE(agent.Predict(query, 655'301, &predicted));
+  EXPECT_EQ(predicted, 2000);
+}
+
 TEST(LearningAgentTest, BothPredictorsConvergeOnConstantDurations) {
   for (PredictorKind kind : {PredictorKind::kWindowMean, PredictorKind::kAutoregression}) {
     LearningAgentOptions options;
