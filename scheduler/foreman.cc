@@ -579,7 +579,7 @@ void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,
     if (!enforcer_.candidate(other->slot).ready) continue;
     // Its rides not yet paid back are bounded (about one queue of work), so that passing over its picks later
     // stays short and the policy's shares hold over short windows too.
-    if (other->ride_debt_ns > options_.target_pending_ns) continue;
+    if (other->ride_debt_ns > options_.shared_scan_ride_debt_ns) continue;
     int64_t working_set = 0;
     if (batch) {
       working_set = other->query->MemoryFootprint();

@@ -73,6 +73,9 @@ struct ForemanOptions {
   // which a member's predicted work-order time may differ from the first one's (the seed's runtime similarity d).
   int64_t shared_scan_cache_bytes = 0;
   double shared_scan_similarity = 1.25;
+  // CPU time a query may get by riding along in other queries' shared scans before it has paid it back by
+  // passing over its own picks (foreman.cc, Dispatch): bounds how far sharing moves a query from its policy share.
+  int64_t shared_scan_ride_debt_ns = 200'000;
 };
 
 class Foreman {
