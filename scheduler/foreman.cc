@@ -576,7 +576,6 @@ void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,
     if (other == state || other->slot < 0 || other->cancelling) continue;
     if (other->query->scan_sharing() == ScanSharing::kOff) continue;
     if (same_priority_only && other->priority != state->priority) continue;
-    if (!enforcer_.candidate(other->slot).ready) continue;
     // Its rides not yet paid back are bounded (about one queue of work), so that passing over its picks later
     // stays short and the policy's shares hold over short windows too.
     if (other->ride_debt_ns > options_.shared_scan_ride_debt_ns) continue;

@@ -110,10 +110,9 @@ SharedRun RunTogether(std::vector<std::shared_ptr<ScanQuery>> queries, const std
     }
     return true;
   }));
-  for (const auto& query : queries) {
-    query->Release();
-    EXPECT_TRUE(foreman->Poke(query->query_id()).ok());
-  }
+  // All released before the Foreman looks at any: the first one it dispatches takes the others along.
+  for (const auto& query : queries) query->Release();
+  for (const auto& query : queries) EXPECT_TRUE(foreman->Poke(query->query_id()).ok());
   for (QueryHandle& handle : handles) EXPECT_TRUE(handle.Wait().status.ok());
   absl::StatusOr<ForemanStats> stats = foreman->GetStats();
   EXPECT_TRUE(stats.ok());
@@ -172,10 +171,8 @@ TEST(ForemanSharedScanTest, RidesAlongAreBoundedAndPaidBackSoEveryQueryStillFini
     }
     return true;
   }));
-  for (const auto& query : queries) {
-    query->Release();
-    EXPECT_TRUE(foreman->Poke(query->query_id()).ok());
-  }
+  for (const auto& query : queries) query->Release();
+  for (const auto& query : queries) EXPECT_TRUE(foreman->Poke(query->query_id()).ok());
   for (QueryHandle& handle : handles) EXPECT_TRUE(handle.Wait().status.ok());
   int64_t shared = 0;
   for (const auto& query : queries) {
