@@ -35,6 +35,7 @@ import platform
 import re
 import select
 import shlex
+import shutil
 import signal
 import statistics
 import subprocess
@@ -465,6 +466,7 @@ def main(argv=None) -> int:
     problems: list[str] = []
     results: list[dict] = []
     engines: list[Engine] = []
+    views = None  # hard-linked views of the data directory, one per server after the first
     report = {
         "tool": "streams_benchmark", "benchmark": bench.name, "rounds": args.rounds, "repeat": args.repeat,
         "threads": args.threads,
@@ -505,8 +507,11 @@ def main(argv=None) -> int:
             report["duckdb_alone_ms"] = {q: v[2] for q, v in duck_alone.items() if isinstance(v, tuple)}
             duck = Engine("duckdb", lambda: DuckDBSession(con), duck_alone)
         report["tessera_alone_ms"] = {}
-        for config in args.config_list:
-            engines.append(start_tessera(args, config, data_dir, client_module, queries, sqls, order_keys,
+        # One opener per data directory (its LOCK file): every server after the first gets a hard-linked view.
+        views = tempfile.mkdtemp(prefix="streams-benchmark-")
+        for i, config in enumerate(args.config_list):
+            config_dir = data_dir if i == 0 else bench_streams.linked_copy(data_dir, os.path.join(views, f"db{i}"))
+            engines.append(start_tessera(args, config, config_dir, client_module, queries, sqls, order_keys,
                                          duck_alone, report, problems))
         if not args.no_duckdb:
             engines.append(duck)
@@ -557,6 +562,8 @@ def main(argv=None) -> int:
         for engine in engines:
             if engine.server is not None:
                 engine.server.stop()
+        if views is not None:
+            shutil.rmtree(views, ignore_errors=True)
     report["loadavg_end"] = list(os.getloadavg())
     report["results"] = results
     report["problems"] = problems

@@ -165,7 +165,7 @@ def run_streams(engine, queries_by_number: dict, statements_by_number: dict, str
         warmup_statements = sum(statements_by_number[q] for q in order)
         args = engine.base_args()
         if runs:  # every stream after the first reads its own hard-linked view of the data directory
-            args[args.index(engine.data_dir)] = _linked_copy(engine.data_dir, os.path.join(workdir, f"stream{stream}-db"))
+            args[args.index(engine.data_dir)] = linked_copy(engine.data_dir, os.path.join(workdir, f"stream{stream}-db"))
             copies.append(args[1])
         processes.append((_StreamProcess(args + ["-f", warmup, "-f", fifo], warmup_statements), fifo))
         timed_sql.append("\n".join(_terminated(queries_by_number[q][1]) for q in order))
@@ -217,7 +217,7 @@ def run_streams(engine, queries_by_number: dict, statements_by_number: dict, str
     return runs
 
 
-def _linked_copy(data_dir: str, target: str) -> str:
+def linked_copy(data_dir: str, target: str) -> str:
     """A copy of `data_dir` made of hard links (no data copied), without its LOCK file.
 
     A data directory admits one opener at a time (catalog/README.md: an exclusive flock on LOCK), so concurrent
