@@ -48,6 +48,7 @@ class ExecutionQuery : public SchedulableQuery {
   int64_t MemoryFootprint() const override { return manager_->dag().CurrentMemoryBytes(); }
   int64_t EstimatedRemainingWorkOrders() const override;
   bool InInelasticPhase() const override;
+  int64_t ReadyWorkOrders() const override { return cancelled_ ? 0 : manager_->ReadyWorkOrders(); }
   int NextWorkOrderOperator() const override { return cancelled_ ? -1 : manager_->NextWorkOrderOperator(); }
 
   // After the query's handle completed: the query's own status (first work-order error) and its result.

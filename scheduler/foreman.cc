@@ -21,6 +21,8 @@ namespace {
 constexpr size_t kSubmitEvery = 16;
 // Picks a query in shared-scan debt may pass over per work order dispatched (Dispatch).
 constexpr int kMaxPassesPerPick = 16;
+// Longest run of one query's work orders per pick (ForemanOptions::dispatch_run_ns).
+constexpr int kMaxRunLength = 256;
 
 template <typename... Handlers>
 struct Overloaded : Handlers... {
@@ -62,7 +64,7 @@ absl::StatusOr<std::unique_ptr<Foreman>> Foreman::Create(const ForemanOptions& o
     return absl::InvalidArgumentError("need 1 <= min_pending_per_worker <= max_pending_per_worker");
   }
   if (options.pool.max_workers < 1) return absl::InvalidArgumentError("max_workers must be at least 1");
-  if (options.dispatch_run < 1) return absl::InvalidArgumentError("dispatch_run must be at least 1");
+  if (options.dispatch_run_ns < 0) return absl::InvalidArgumentError("dispatch_run_ns must be >= 0");
   std::unique_ptr<Foreman> foreman(new Foreman(options));
   TESSERA_RETURN_IF_ERROR(foreman->Start());
   return foreman;
@@ -90,6 +92,7 @@ absl::Status Foreman::Start() {
   for (const WorkerInfo& worker : pool_->Workers()) loads_.AddWorker(worker.worker_id, worker.node);
   desired_workers_ = loads_.num_dispatchable();
   outgoing_.resize(pool_->max_workers());
+  runs_.resize(pool_->max_workers());
   thread_ = std::thread([this] { Run(); });
   return absl::OkStatus();
 }
@@ -394,6 +397,9 @@ void Foreman::Suspend(QueryState* state) {
 
 void Foreman::Deactivate(QueryState* state) {
   if (state->slot < 0) return;
+  for (WorkerRun& run : runs_) {
+    if (run.state == state) run = WorkerRun{};
+  }
   void* moved = enforcer_.Remove(state->slot);
   if (moved != nullptr) static_cast<QueryState*>(moved)->slot = state->slot;
   state->slot = -1;
@@ -418,17 +424,35 @@ void Foreman::RefreshCandidate(QueryState* state) {
     candidate.remaining_ns = static_cast<double>(remaining) * per_work_order;
   }
   candidate.inelastic = query.InInelasticPhase();
+  candidate.run_length = RunLength(candidate, query);
+}
+
+int Foreman::RunLength(const PolicyCandidate& candidate, const SchedulableQuery& query) const {
+  if (options_.dispatch_run_ns <= 0 || !candidate.has_prediction || candidate.predicted_ns <= 0) return 1;
+  double length = std::ceil(static_cast<double>(options_.dispatch_run_ns) / candidate.predicted_ns);
+  // A pick must yield the run its weight was divided by: never more than the query can hand out now.
+  const int64_t ready = query.ReadyWorkOrders();
+  if (ready >= 0) length = std::min(length, static_cast<double>(ready));
+  return static_cast<int>(std::clamp(length, 1.0, static_cast<double>(kMaxRunLength)));
 }
 
 void Foreman::RefreshAfterTake(QueryState* state) {
   enforcer_.SetReady(state->slot, state->query->HasReadyWorkOrder());
+  if (options_.dispatch_run_ns > 0) {
+    const int run_length = RunLength(enforcer_.candidate(state->slot), *state->query);
+    if (run_length != enforcer_.candidate(state->slot).run_length) {
+      enforcer_.mutable_candidate(state->slot).run_length = run_length;
+    }
+  }
   const int next_operator = state->query->NextWorkOrderOperator();
   if (next_operator == state->predicted_operator) return;  // the prediction changes only with records
   state->predicted_operator = next_operator;
   double predicted = 0;
   if (agent_.Predict(state->history, next_operator, &predicted) &&
       predicted != enforcer_.candidate(state->slot).predicted_ns) {
-    enforcer_.mutable_candidate(state->slot).predicted_ns = predicted;
+    PolicyCandidate& candidate = enforcer_.mutable_candidate(state->slot);
+    candidate.predicted_ns = predicted;
+    candidate.run_length = RunLength(candidate, *state->query);
   }
 }
 
@@ -517,39 +541,56 @@ void Foreman::Dispatch() {
   while (true) {
     int worker = loads_.Choose(-1, target);
     if (worker < 0) break;
-    auto* state = static_cast<QueryState*>(enforcer_.Pick());
-    if (state == nullptr) break;
-    // A query that got CPU by riding along in shared scans pays it back by passing over its picks: each pass
-    // counts as one predicted work order. Bounded, so that a round where every query owes still dispatches.
-    for (int pass = 0; pass < kMaxPassesPerPick && state->ride_debt_ns > 0; ++pass) {
-      const double predicted = enforcer_.candidate(state->slot).predicted_ns;
-      state->ride_debt_ns -= std::max<int64_t>(1000, static_cast<int64_t>(predicted));
-      auto* next = static_cast<QueryState*>(enforcer_.Pick());
-      if (next == nullptr) break;
-      state = next;
+    // The worker's time slice goes on while its query has work ready; otherwise the policy picks.
+    WorkerRun& run = runs_[worker];
+    QueryState* state = run.state;
+    if (state != nullptr && run.remaining > 0 && enforcer_.candidate(state->slot).ready) {
+      --run.remaining;
+    } else {
+      state = PickPayingBackRides();
+      if (state == nullptr) break;
+      run = WorkerRun{state, enforcer_.candidate(state->slot).run_length - 1};
     }
-    for (int run = 0; run < options_.dispatch_run; ++run) {
-      std::unique_ptr<WorkOrderTask> work_order = state->query->NextWorkOrder();
-      if (work_order == nullptr) {
-        enforcer_.SetReady(state->slot, false);
-        break;
-      }
-      // A run stays on one worker; the first work order may move to a worker on its NUMA node.
-      if (run == 0 && work_order->preferred_node() >= 0) worker = loads_.Choose(work_order->preferred_node(), target);
-      NoteDispatched(state, work_order.get(), worker);
-      std::vector<std::unique_ptr<Task>>& out = outgoing_[worker];
-      if (out.empty()) touched_workers_.push_back(worker);
-      WorkOrderTask* leader = work_order.get();
-      out.push_back(std::move(work_order));
-      if (leader->shared_scan_key() != 0 && state->query->scan_sharing() != ScanSharing::kOff) {
-        ShareScan(state, leader, worker, &out);
-      }
-      if (out.size() >= kSubmitEvery) CHECK(pool_->Submit(worker, &out)) << "worker " << worker << " is gone";
-      RefreshAfterTake(state);
-      if (state->slot < 0) break;
+    std::unique_ptr<WorkOrderTask> work_order = state->query->NextWorkOrder();
+    if (work_order == nullptr) {
+      enforcer_.SetReady(state->slot, false);
+      run = WorkerRun{};
+      continue;
     }
+    if (work_order->preferred_node() >= 0) {
+      const int preferred = loads_.Choose(work_order->preferred_node(), target);
+      if (preferred != worker) {
+        runs_[preferred] = run;  // the slice moves with the work order to a worker on its node
+        runs_[worker] = WorkerRun{};
+        worker = preferred;
+      }
+    }
+    NoteDispatched(state, work_order.get(), worker);
+    std::vector<std::unique_ptr<Task>>& out = outgoing_[worker];
+    if (out.empty()) touched_workers_.push_back(worker);
+    WorkOrderTask* leader = work_order.get();
+    out.push_back(std::move(work_order));
+    if (leader->shared_scan_key() != 0 && state->query->scan_sharing() != ScanSharing::kOff) {
+      ShareScan(state, leader, worker, &out);
+    }
+    if (out.size() >= kSubmitEvery) CHECK(pool_->Submit(worker, &out)) << "worker " << worker << " is gone";
+    RefreshAfterTake(state);
   }
   FlushOutgoing();
+}
+
+Foreman::QueryState* Foreman::PickPayingBackRides() {
+  auto* state = static_cast<QueryState*>(enforcer_.Pick());
+  // A query that got CPU by riding along in shared scans pays it back by passing over its picks: each pass
+  // counts as one predicted work order. Bounded, so that a round where every query owes still dispatches.
+  for (int pass = 0; state != nullptr && pass < kMaxPassesPerPick && state->ride_debt_ns > 0; ++pass) {
+    const double predicted = enforcer_.candidate(state->slot).predicted_ns;
+    state->ride_debt_ns -= std::max<int64_t>(1000, static_cast<int64_t>(predicted));
+    auto* next = static_cast<QueryState*>(enforcer_.Pick());
+    if (next == nullptr) break;
+    state = next;
+  }
+  return state;
 }
 
 void Foreman::NoteDispatched(QueryState* state, WorkOrderTask* work_order, int worker) {

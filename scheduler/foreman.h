@@ -63,11 +63,13 @@ struct ForemanOptions {
   uint64_t random_seed = 42;
   // Empty: no work-order log. Otherwise JSON lines, see work_order_log.h.
   std::string work_order_log_path;
-  // Work orders of the picked query dispatched to one worker per policy decision (a run): consecutive work orders
-  // of one query on one core find its hash tables and aggregation states still in the cache, where alternating
-  // queries per work order evicts them. Every pick gives every query the same count, so each policy's shares
-  // (which assume one work order per pick) are kept; the run ends early when the query has no ready work order.
-  int dispatch_run = 1;
+  // Time slice: a pick gives the chosen worker a run of the query's work orders, as many as its predicted
+  // work-order time fills `dispatch_run_ns` (at most kMaxRunLength, at most its ready ones), handed out one at a
+  // time as the worker needs them (queues stay at their target depth), so consecutive work orders of one query on
+  // one core find its hash tables and aggregation states still in the cache, where alternating queries per work
+  // order evicts them. The PolicyEnforcer divides the query's weight by the run length, so the policy's shares
+  // hold. The slice ends early when the query has no ready work order. 0: one work order per pick.
+  int64_t dispatch_run_ns = 0;
   // Shared scans in batch mode (SchedulableQuery::scan_sharing): the cache the members' working sets and the
   // block must fit together (0: the last-level cache size the C library reports, else 32 MiB), and the factor by
   // which a member's predicted work-order time may differ from the first one's (the seed's runtime similarity d).
@@ -134,11 +136,15 @@ class Foreman {
   void MaybeFinish(QueryState* state);
   void Finish(QueryState* state);
   void RefreshCandidate(QueryState* state);
+  // The candidate's run length for its current prediction (dispatch_run_ns) and ready work orders.
+  int RunLength(const PolicyCandidate& candidate, const SchedulableQuery& query) const;
   // After NextWorkOrder: readiness, and the prediction when the next work order's operator changed.
   void RefreshAfterTake(QueryState* state);
   void ReconcilePoolSize();
   int PendingTarget() const;
   void Dispatch();
+  // A query from the PolicyEnforcer, passing over picks of queries that still owe CPU from shared-scan rides.
+  QueryState* PickPayingBackRides();
   // Queues behind `leader` (just queued on `worker` for `state`) the other queries' work orders on its block.
   void ShareScan(QueryState* state, WorkOrderTask* leader, int worker, std::vector<std::unique_ptr<Task>>* out);
   // Bookkeeping of one work order handed to `worker` for `state`.
@@ -164,6 +170,12 @@ class Foreman {
   WorkerLoadTable loads_;
   absl::flat_hash_map<QueryId, std::unique_ptr<QueryState>> queries_;
   std::vector<std::vector<std::unique_ptr<Task>>> outgoing_;  // by worker id
+  // By worker id: the query whose time slice the worker is in and the work orders left in it (dispatch_run_ns).
+  struct WorkerRun {
+    QueryState* state = nullptr;
+    int remaining = 0;
+  };
+  std::vector<WorkerRun> runs_;
   std::vector<int> touched_workers_;
   uint64_t next_arrival_ = 0;
   int desired_workers_ = 0;

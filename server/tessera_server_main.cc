@@ -34,7 +34,7 @@ constexpr char kUsage[] =
     "                      [--policy fair|hpf|pp|pp-exp|lottery|fcfs|srpt|ifsrpt|static]\n"
     "                      [--admission-threshold F (0..1, default 0.9, 0 = off)]\n"
     "                      [--scan-sharing off|full|batch (default for sessions; SET scan_sharing)]\n"
-    "                      [--dispatch-run N (work orders of one query per scheduling decision, default 1)]\n"
+    "                      [--time-slice-us N (a pick runs that much of one query's work on one worker, 0 = one work order)]\n"
     "                      [--max-statement-bytes N] [--max-sessions N] [--session-idle-timeout SECONDS] "
     "[--no-sync]\n";
 
@@ -111,9 +111,9 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
         return false;
       }
       options->database.admission_threshold = fraction;
-    } else if (arg == "--dispatch-run") {
-      if (!next_int(&number, 1)) return false;
-      options->database.scheduler.dispatch_run = static_cast<int>(number);
+    } else if (arg == "--time-slice-us") {
+      if (!next_int(&number, 0)) return false;
+      options->database.scheduler.dispatch_run_ns = number * 1000;
     } else if (arg == "--scan-sharing") {
       if (!next()) return false;
       if (!tessera::ParseScanSharing(value, &options->database.scan_sharing)) {

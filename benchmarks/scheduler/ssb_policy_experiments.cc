@@ -36,7 +36,7 @@
 //          [--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]
 //          [--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu]
 //          [--policies fcfs,srpt,ifsrpt,fair]
-//          [--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1] [--dispatch-run 4]
+//          [--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1] [--time-slice-us 0]
 //          [--scan-sharing off|full|batch]
 //          (experiments 5 and 6 run only when named: --experiments 5,6)
 
@@ -102,7 +102,7 @@ struct Flags {
   std::vector<std::string> arrival_policies = {"fcfs", "srpt", "ifsrpt", "fair"};  // in this order
   PredictionScope prediction = PredictionScope::kNextOperator;  // the LearningAgent's (learning_agent.h)
   std::vector<std::string> exp2_queries = {"q1.1", "q4.1"};     // short, long work orders
-  int dispatch_run = ForemanOptions{}.dispatch_run;               // work orders per scheduling decision
+  int64_t dispatch_run_ns = ForemanOptions{}.dispatch_run_ns;     // the Foreman's time slice
   ScanSharing scan_sharing = ScanSharing::kOff;
 };
 Flags g_flags;
@@ -145,7 +145,7 @@ DatabaseOptions MakeDatabaseOptions(const PolicyOptions& policy, const std::stri
   // The policy experiments measure the policies alone; experiment 6 switches admission control on at run time.
   options.admission_threshold = 0;
   options.scheduler.learning.scope = g_flags.prediction;
-  options.scheduler.dispatch_run = g_flags.dispatch_run;
+  options.scheduler.dispatch_run_ns = g_flags.dispatch_run_ns;
   options.scan_sharing = g_flags.scan_sharing;
   return options;
 }
@@ -1823,8 +1823,8 @@ void ParseFlags(int argc, char** argv) {
       g_flags.sf = std::atof(next().c_str());
     } else if (name == "--workers") {
       g_flags.workers = std::atoi(next().c_str());
-    } else if (name == "--dispatch-run") {
-      g_flags.dispatch_run = std::max(1, std::atoi(next().c_str()));
+    } else if (name == "--time-slice-us") {
+      g_flags.dispatch_run_ns = std::max<int64_t>(0, std::atoll(next().c_str())) * 1000;
     } else if (name == "--scan-sharing") {
       if (!ParseScanSharing(next(), &g_flags.scan_sharing)) Die("--scan-sharing takes off, full or batch");
     } else if (name == "--log-dir") {
@@ -1881,7 +1881,7 @@ void ParseFlags(int argc, char** argv) {
           "20] "
           "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl] "
           "[--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu] "
-          "[--policies fcfs,srpt,ifsrpt,fair] [--dispatch-run 4] [--scan-sharing off|full|batch] "
+          "[--policies fcfs,srpt,ifsrpt,fair] [--time-slice-us 0] [--scan-sharing off|full|batch] "
           "[--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1]");
     }
   }
