@@ -223,5 +223,34 @@ TEST(ForemanTest, PrefersWorkersOnTheWorkOrdersNode) {
   ExpectEachWorkOrderRanOnce(*query, spec);
 }
 
+TEST(ForemanTest, TimeSlicesGiveAWorkerRunsOfOneQueryAndStillRunEveryWorkOrderOnce) {
+  ForemanOptions options = TestForemanOptions(1);
+  options.dispatch_run_ns = 2'000'000;  // 2 ms: runs of up to 100 work orders of 20 us
+  std::unique_ptr<Foreman> foreman = MakeForeman(options);
+  auto clock = std::make_shared<std::atomic<int64_t>>(0);
+  std::vector<std::shared_ptr<SyntheticQuery>> queries;
+  std::vector<QueryHandle> handles;
+  std::vector<SyntheticQueryOptions> specs;
+  for (QueryId id = 1; id <= 3; ++id) {
+    specs.push_back(SimpleSyntheticQuery(id, 600, 20'000));
+    specs.back().dispatch_clock = clock;
+    queries.push_back(std::make_shared<SyntheticQuery>(specs.back()));
+    handles.push_back(SubmitOrDie(*foreman, queries.back()));
+  }
+  for (size_t i = 0; i < queries.size(); ++i) {
+    EXPECT_TRUE(handles[i].Wait().status.ok());
+    ExpectEachWorkOrderRanOnce(*queries[i], specs[i]);
+  }
+  // Once predictions exist, a query's dispatches come in runs: far fewer switches between queries than
+  // dispatches (one work order per pick switches about two times in three with three queries).
+  std::vector<int> owner(3 * 600, -1);
+  for (size_t q = 0; q < queries.size(); ++q) {
+    for (int64_t sequence : queries[q]->dispatch_sequence()) owner[sequence] = static_cast<int>(q);
+  }
+  int switches = 0;
+  for (size_t s = 1; s < owner.size(); ++s) switches += owner[s] != owner[s - 1] ? 1 : 0;
+  EXPECT_LT(switches, 3 * 600 / 5);
+}
+
 }  // namespace
 }  // namespace tessera
