@@ -36,8 +36,9 @@ struct DatabaseOptions {
   // The load controller admits queries while their estimated memory fits under this fraction of the buffer-pool
   // budget (scheduler/load_controller.h); 0 turns admission control off.
   double admission_threshold = 0.9;
-  // Shared scans for sessions that do not SET scan_sharing (scheduler/schedulable_query.h).
-  ScanSharing scan_sharing = ScanSharing::kOff;
+  // Shared scans for sessions that do not SET scan_sharing (scheduler/schedulable_query.h, scheduler/README.md):
+  // full by default (16 SSB streams: +25% queries per second, the same fair shares, nothing lost alone).
+  ScanSharing scan_sharing = ScanSharing::kFull;
 };
 
 class Database {

@@ -33,7 +33,7 @@ constexpr char kUsage[] =
     "                      [--tls-cert PEM --tls-key PEM] [--memory-limit BYTES] [--threads N]\n"
     "                      [--policy fair|hpf|pp|pp-exp|lottery|fcfs|srpt|ifsrpt|static]\n"
     "                      [--admission-threshold F (0..1, default 0.9, 0 = off)]\n"
-    "                      [--scan-sharing off|full|batch (default for sessions; SET scan_sharing)]\n"
+    "                      [--scan-sharing off|full|batch (default full; sessions: SET scan_sharing)]\n"
     "                      [--time-slice-us N (a pick runs that much of one query's work on one worker, 0 = one work order)]\n"
     "                      [--max-statement-bytes N] [--max-sessions N] [--session-idle-timeout SECONDS] "
     "[--no-sync]\n";
