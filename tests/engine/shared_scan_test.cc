@@ -16,10 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "engine/session.h"
 #include "gtest/gtest.h"
-#include "optimizer/binder.h"
-#include "parser/parser.h"
-#include "query_execution/plan_builder.h"
 #include "scheduler/execution_query.h"
+#include "tests/engine/test_database.h"
 
 namespace tessera {
 namespace {
@@ -67,17 +65,7 @@ class SharedScanTest : public ::testing::Test {
   }
 
   std::unique_ptr<ExecutionQuery> Plan(const std::string& sql, QueryId id) {
-    absl::StatusOr<std::unique_ptr<parser::Statement>> statement = parser::ParseStatement(sql);
-    EXPECT_TRUE(statement.ok()) << statement.status();
-    auto* select = dynamic_cast<parser::SelectQueryStatement*>(statement->get());
-    EXPECT_NE(select, nullptr);
-    absl::StatusOr<std::unique_ptr<optimizer::LogicalOperator>> plan =
-        optimizer::PlanQuery(*select->query, database_->catalog(), sql);
-    EXPECT_TRUE(plan.ok()) << plan.status();
-    absl::StatusOr<std::unique_ptr<ExecutionDag>> dag =
-        BuildExecutionDag(**plan, &database_->storage(), &database_->buffer_pool());
-    EXPECT_TRUE(dag.ok()) << dag.status();
-    return std::make_unique<ExecutionQuery>(id, 1, std::make_unique<QueryManager>(*std::move(dag)), kWorkers);
+    return PlanTestQuery(*database_, sql, id, kWorkers);
   }
 
   static void RunTask(ExecutionQuery& query, std::unique_ptr<WorkOrderTask> task) {

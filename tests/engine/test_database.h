@@ -10,6 +10,11 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "engine/session.h"
+#include "gtest/gtest.h"
+#include "optimizer/binder.h"
+#include "parser/parser.h"
+#include "query_execution/plan_builder.h"
+#include "scheduler/execution_query.h"
 
 namespace tessera {
 
@@ -38,6 +43,27 @@ inline std::string ProbeAndBuildTablesSql(const std::filesystem::path& directory
                                  "'; CREATE TABLE probe (x BIGINT);");
   for (int i = 0; i < 20; ++i) absl::StrAppend(&sql, "COPY probe FROM '", (directory / "5000.csv").string(), "';");
   return sql;
+}
+
+// `sql` (one SELECT) planned over `database` into an ExecutionQuery with id `id` that is not submitted: tests drive
+// it by hand through the calls the Foreman makes. Null (and a test failure) if it does not plan.
+inline std::unique_ptr<ExecutionQuery> PlanTestQuery(Database& database, const std::string& sql, QueryId id,
+                                                     int workers) {
+  absl::StatusOr<std::unique_ptr<parser::Statement>> statement = parser::ParseStatement(sql);
+  EXPECT_TRUE(statement.ok()) << statement.status();
+  if (!statement.ok()) return nullptr;
+  auto* select = dynamic_cast<parser::SelectQueryStatement*>(statement->get());
+  EXPECT_NE(select, nullptr) << sql;
+  if (select == nullptr) return nullptr;
+  absl::StatusOr<std::unique_ptr<optimizer::LogicalOperator>> plan =
+      optimizer::PlanQuery(*select->query, database.catalog(), sql);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  if (!plan.ok()) return nullptr;
+  absl::StatusOr<std::unique_ptr<ExecutionDag>> dag =
+      BuildExecutionDag(**plan, &database.storage(), &database.buffer_pool());
+  EXPECT_TRUE(dag.ok()) << dag.status();
+  if (!dag.ok()) return nullptr;
+  return std::make_unique<ExecutionQuery>(id, 1, std::make_unique<QueryManager>(*std::move(dag)), workers);
 }
 
 }  // namespace tessera

@@ -97,10 +97,7 @@ struct SharedRun {
 };
 
 // Submits `queries`, waits until all are admitted, releases them together and waits for every handle.
-SharedRun RunTogether(std::vector<std::shared_ptr<ScanQuery>> queries, const std::string& policy = "fair") {
-  ForemanOptions options = TestForemanOptions(1, policy);
-  // Every query may ride along without paying back first: the counts below are then exact on any machine.
-  options.shared_scan_ride_debt_ns = int64_t{1} << 50;
+SharedRun RunTogether(std::vector<std::shared_ptr<ScanQuery>> queries, const ForemanOptions& options) {
   std::unique_ptr<Foreman> foreman = MakeForeman(options);
   std::vector<QueryHandle> handles;
   for (const auto& query : queries) handles.push_back(SubmitOrDie(*foreman, query));
@@ -117,6 +114,13 @@ SharedRun RunTogether(std::vector<std::shared_ptr<ScanQuery>> queries, const std
   absl::StatusOr<ForemanStats> stats = foreman->GetStats();
   EXPECT_TRUE(stats.ok());
   return SharedRun{std::move(queries), *stats};
+}
+
+// One worker; every query may ride along without paying back first, so the counts below are exact on any machine.
+SharedRun RunTogether(std::vector<std::shared_ptr<ScanQuery>> queries, const std::string& policy = "fair") {
+  ForemanOptions options = TestForemanOptions(1, policy);
+  options.shared_scan_ride_debt_ns = int64_t{1} << 50;
+  return RunTogether(std::move(queries), options);
 }
 
 constexpr int kBlocks = 40;
@@ -158,31 +162,16 @@ TEST(ForemanSharedScanTest, UnderHighestPriorityFirstOnlyQueriesOfTheSamePriorit
 TEST(ForemanSharedScanTest, RidesAlongAreBoundedAndPaidBackSoEveryQueryStillFinishes) {
   // With the default bound, a query that rode along passes over picks until it has paid back; whatever the
   // timing, every block of every query runs exactly once and some are shared.
-  std::unique_ptr<Foreman> foreman = MakeForeman(TestForemanOptions(2));
   std::vector<std::shared_ptr<ScanQuery>> queries;
-  std::vector<QueryHandle> handles;
-  for (int q = 1; q <= 4; ++q) {
-    queries.push_back(std::make_shared<ScanQuery>(q, kBlocks, ScanSharing::kFull));
-    handles.push_back(SubmitOrDie(*foreman, queries.back()));
-  }
-  ASSERT_TRUE(WaitUntil([&] {
-    for (const auto& query : queries) {
-      if (!foreman->GetProgress(query->query_id()).ok()) return false;
-    }
-    return true;
-  }));
-  for (const auto& query : queries) query->Release();
-  for (const auto& query : queries) EXPECT_TRUE(foreman->Poke(query->query_id()).ok());
-  for (QueryHandle& handle : handles) EXPECT_TRUE(handle.Wait().status.ok());
+  for (int q = 1; q <= 4; ++q) queries.push_back(std::make_shared<ScanQuery>(q, kBlocks, ScanSharing::kFull));
+  SharedRun run = RunTogether(queries, TestForemanOptions(2));
   int64_t shared = 0;
-  for (const auto& query : queries) {
+  for (const auto& query : run.queries) {
     for (int b = 0; b < kBlocks; ++b) EXPECT_EQ(query->executions(b), 1);
     shared += query->shared_runs();
   }
   EXPECT_GT(shared, 0);
-  absl::StatusOr<ForemanStats> stats = foreman->GetStats();
-  ASSERT_TRUE(stats.ok());
-  EXPECT_EQ(stats->shared, shared);
+  EXPECT_EQ(run.stats.shared, shared);
 }
 
 TEST(ForemanSharedScanTest, PartlyOverlappingScansShareOnlyTheCommonBlocks) {
