@@ -1,9 +1,13 @@
 #include "engine/session.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "catalog/catalog.h"
+#include "catalog/schema.h"
 #include "common/status_macros.h"
 #include "engine/constant_expression.h"
 #include "engine/statement_handlers.h"
@@ -42,6 +46,22 @@ absl::Status SetAdmissionThreshold(Database& database, const std::string& settin
         absl::StrCat("admission_threshold must be a fraction in [0, 1], not '", setting, "'"));
   }
   return database.foreman().SetLoadControl(fraction, database.options().scheduler.load_control.max_query_fraction);
+}
+
+// Every name SET accepts: the session's settings and the server-wide ones (scheduler_policy, admission_threshold).
+const std::vector<std::string>& SettingNames() {
+  static const std::vector<std::string>* const names = new std::vector<std::string>{
+      "admission_threshold", "disabled_rules", "pipelining", "priority", "scan_sharing", "scheduler_policy"};
+  return *names;
+}
+
+absl::Status CheckSettingName(const std::string& name) {
+  const std::vector<std::string>& names = SettingNames();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return absl::OkStatus();
+  const std::string hint = ClosestName(name, names);
+  return absl::InvalidArgumentError(absl::StrCat("unknown setting '", name, "'",
+                                                 hint.empty() ? "" : absl::StrCat("; did you mean '", hint, "'?"),
+                                                 " (settings: ", absl::StrJoin(names, ", "), ")"));
 }
 
 }  // namespace
@@ -133,6 +153,10 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
           result = value.status();
         } else {
           std::string setting = value->type().IsString() ? value->AsString() : value->ToString();
+          if (absl::Status known = CheckSettingName(set.name); !known.ok()) {
+            result = known;
+            break;
+          }
           int priority_value = 0;
           if (set.name == "priority" && (!absl::SimpleAtoi(setting, &priority_value) || priority_value < 1)) {
             result = absl::InvalidArgumentError(

@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -75,6 +76,10 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
       options->server.listen_address = absl::SimpleAtoi(value, &port) ? absl::StrCat("127.0.0.1:", port) : value;
     } else if (arg == "--token") {
       if (!next()) return false;
+      if (absl::StripAsciiWhitespace(value).empty()) {
+        *error = "--token is empty: give a non-blank token, or leave --token out to serve without authentication";
+        return false;
+      }
       options->server.token = value;
     } else if (arg == "--token-file") {
       if (!next()) return false;
@@ -86,6 +91,10 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
         return false;
       }
       options->server.token = std::string(absl::StripAsciiWhitespace(contents.str()));
+      if (options->server.token.empty()) {
+        *error = absl::StrCat("--token-file '", value, "' is empty or blank: it must hold the token");
+        return false;
+      }
     } else if (arg == "--tls-cert") {
       if (!next()) return false;
       options->server.tls_cert_path = value;
@@ -148,6 +157,13 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
   return true;
 }
 
+// Whether `address` (HOST:PORT) listens on the loopback interface only.
+bool IsLoopback(const std::string& address) {
+  std::string host = address.substr(0, address.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -170,6 +186,15 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  if (!IsLoopback(options.server.listen_address) &&
+      (options.server.token.empty() || options.server.tls_cert_path.empty())) {
+    std::cerr << "tessera-server: WARNING: listening on " << options.server.listen_address << ", beyond this machine, "
+              << (options.server.token.empty() ? "WITHOUT AUTHENTICATION (no --token): anyone who reaches the port can "
+                                                 "read and change every table"
+                                               : "WITHOUT TLS (no --tls-cert): the token and all data cross the "
+                                                 "network in clear text")
+              << std::endl;
+  }
   absl::StatusOr<std::unique_ptr<tessera::Database>> database = tessera::Database::Open(options.database);
   if (!database.ok()) {
     std::cerr << "tessera-server: cannot open " << options.database.data_directory << ": "

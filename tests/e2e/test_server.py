@@ -248,7 +248,14 @@ def test_priority_through_rpc_fields(server):
         with pytest.raises(tessera_client.TesseraError) as error:
             c.set_priority(-1)
         assert error.value.code == grpc.StatusCode.INVALID_ARGUMENT
-        assert c.update_settings(my_setting="a'b").settings["my_setting"] == "a'b"
+        # Unknown names are refused; a quote inside a value reaches the server intact (named in its error).
+        with pytest.raises(tessera_client.TesseraError) as error:
+            c.update_settings(my_setting="x")
+        assert error.value.code == grpc.StatusCode.INVALID_ARGUMENT and "unknown setting 'my_setting'" in str(error.value)
+        with pytest.raises(tessera_client.TesseraError) as error:
+            c.update_settings(disabled_rules="a'b")
+        assert "a'b" in str(error.value)
+        assert c.update_settings(scan_sharing="batch").settings["scan_sharing"] == "batch"
 
 
 def test_bad_input_leaves_server_serving(server, client):
@@ -380,6 +387,21 @@ def test_session_limit_and_bad_arguments(empty_dir):
     for args in ([], ["--data"], ["--data", empty_dir, "--threads", "0"], ["--data", empty_dir, "--bogus"]):
         refused = subprocess.run([SERVER, *args], capture_output=True, text=True, timeout=BOUND_S)
         assert refused.returncode == 2 and "usage: tessera-server" in refused.stderr, args
+
+
+def test_authentication_never_fails_open(empty_dir):
+    # An empty or blank token is an error at start, never a server without authentication.
+    blank = os.path.join(empty_dir, "blank-token")
+    with open(blank, "w") as f:
+        f.write("  \n")
+    data = os.path.join(empty_dir, "auth")
+    for args in (["--token", ""], ["--token", "   "], ["--token-file", blank]):
+        refused = subprocess.run([SERVER, "--data", data, *args], capture_output=True, text=True, timeout=BOUND_S)
+        assert refused.returncode == 2 and ("empty" in refused.stderr or "blank" in refused.stderr), args
+    # Listening beyond loopback without a token warns loudly (and still serves).
+    server = Server(data, "--listen", "0.0.0.0:0")
+    assert server.stop() == 0
+    assert "WITHOUT AUTHENTICATION" in server.process.stderr.read()
 
 
 def test_expired_session_is_reopened(empty_dir):
