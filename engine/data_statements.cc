@@ -266,6 +266,8 @@ absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::D
 absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement,
                                         const QueryRunOptions& options) {
   TESSERA_ASSIGN_OR_RETURN(DelimitedFormat format, CopyFormat(statement));
+  TESSERA_RETURN_IF_ERROR(CheckFileAccess(database.options().file_access, database.options().data_directory,
+                                          statement.path, /*writing=*/!statement.from));
   if (!statement.from) {
     if (!statement.columns.empty()) return absl::UnimplementedError("COPY TO with a column list is not supported yet");
     TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,

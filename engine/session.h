@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "engine/file_access.h"
 #include "engine/query_result.h"
 #include "scheduler/foreman.h"
 
@@ -39,6 +40,8 @@ struct DatabaseOptions {
   // Shared scans for sessions that do not SET scan_sharing (scheduler/schedulable_query.h, scheduler/README.md):
   // full by default (16 SSB streams: +25% queries per second, the same fair shares, nothing lost alone).
   ScanSharing scan_sharing = ScanSharing::kFull;
+  // Which files COPY may read and write (engine/file_access.h): unrestricted unless a server restricts it.
+  FileAccessPolicy file_access;
 };
 
 class Database {

@@ -22,6 +22,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "engine/session.h"
 #include "glog/logging.h"
@@ -34,6 +35,7 @@ constexpr char kUsage[] =
     "                      [--tls-cert PEM --tls-key PEM] [--memory-limit BYTES] [--threads N]\n"
     "                      [--policy fair|hpf|pp|pp-exp|lottery|fcfs|srpt|ifsrpt|static]\n"
     "                      [--admission-threshold F (0..1, default 0.9, 0 = off)]\n"
+    "                      [--allowed-directories DIR[,DIR...] (COPY reads and writes files only there)]\n"
     "                      [--scan-sharing off|full|batch (default full; sessions: SET scan_sharing)]\n"
     "                      [--time-slice-us N (a pick runs that much of one query's work on one worker, 0 = one work order)]\n"
     "                      [--max-statement-bytes N] [--max-sessions N] [--session-idle-timeout SECONDS] "
@@ -46,6 +48,8 @@ struct Options {
 
 bool ParseArguments(int argc, char** argv, Options* options, std::string* error) {
   options->server.listen_address = absl::StrCat("127.0.0.1:", tessera::kDefaultServerPort);
+  // Clients name files on the server's machine: none may be read or written unless a directory is allowed.
+  options->database.file_access.restricted = true;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -94,6 +98,11 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
       if (options->server.token.empty()) {
         *error = absl::StrCat("--token-file '", value, "' is empty or blank: it must hold the token");
         return false;
+      }
+    } else if (arg == "--allowed-directories") {
+      if (!next()) return false;
+      for (absl::string_view directory : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+        options->database.file_access.allowed_directories.emplace_back(directory);
       }
     } else if (arg == "--tls-cert") {
       if (!next()) return false;

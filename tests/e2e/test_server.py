@@ -90,14 +90,19 @@ def running_ids(client):
     return {q.query_id for q in client.list_queries()}
 
 
+def tpch_tbl_dir():
+    """Where the database fixture's generated TPC-H SF 0.01 .tbl files are."""
+    cache = os.environ.get("TESSERA_TEST_CACHE", os.path.join(tempfile.gettempdir(), "tessera-test-cache"))
+    return os.path.join(cache, "tpch-sf0.01")
+
+
 def create_lineitem_small(target):
     """Loads lineitem again as lineitem_small with 64 KiB blocks, through the server (DDL and COPY over gRPC)."""
     with open(os.path.join(ROOT, "benchmarks", "tpch", "schema.sql")) as f:
         schema = f.read()
     lineitem = re.search(r"CREATE TABLE lineitem \(.*?\);", schema, re.S).group(0)
     create = lineitem.replace("CREATE TABLE lineitem", "CREATE TABLE lineitem_small")[:-1]
-    cache = os.environ.get("TESSERA_TEST_CACHE", os.path.join(tempfile.gettempdir(), "tessera-test-cache"))
-    tbl = os.path.join(cache, "tpch-sf0.01", "lineitem.tbl")
+    tbl = os.path.join(tpch_tbl_dir(), "lineitem.tbl")
     with tessera_client.connect(target) as c:
         c.execute(create + " WITH (block_size = '64KB')")
         assert c.execute(f"COPY lineitem_small FROM '{tbl}' (DELIMITER '|')").rows_affected == 60175
@@ -105,7 +110,7 @@ def create_lineitem_small(target):
 
 @pytest.fixture(scope="module")
 def server(database):  # noqa: F811 (the fixture imported above)
-    process = Server(database, "--threads", "2")
+    process = Server(database, "--threads", "2", "--allowed-directories", tpch_tbl_dir())
     create_lineitem_small(process.target)
     yield process
     assert process.stop() == 0
@@ -387,6 +392,37 @@ def test_session_limit_and_bad_arguments(empty_dir):
     for args in ([], ["--data"], ["--data", empty_dir, "--threads", "0"], ["--data", empty_dir, "--bogus"]):
         refused = subprocess.run([SERVER, *args], capture_output=True, text=True, timeout=BOUND_S)
         assert refused.returncode == 2 and "usage: tessera-server" in refused.stderr, args
+
+
+def test_copy_reads_and_writes_files_only_under_allowed_directories(server, client, empty_dir):
+    # The fixture's server allows the .tbl directory: COPY from it works (the fixture loaded lineitem_small),
+    # anything else is refused with the flag named, also through a symbolic link or `..`.
+    link = os.path.join(tpch_tbl_dir(), "etc-link")
+    if not os.path.lexists(link):
+        os.symlink("/etc", link)
+    for path in ("/etc/passwd", os.path.join(link, "passwd"),
+                 os.path.join(tpch_tbl_dir(), "..", "..", "passwd")):
+        with pytest.raises(tessera_client.TesseraError) as error:
+            client.execute(f"COPY nation FROM '{path}' (DELIMITER '|')")
+        assert error.value.code == grpc.StatusCode.PERMISSION_DENIED and "--allowed-directories" in str(error.value)
+    with pytest.raises(tessera_client.TesseraError) as error:
+        client.execute(f"COPY nation TO '{os.path.join(empty_dir, 'out.tbl')}'")
+    assert error.value.code == grpc.StatusCode.PERMISSION_DENIED
+    out = os.path.join(tpch_tbl_dir(), f"nation-out-{os.getpid()}.tbl")
+    try:
+        assert client.execute(f"COPY nation TO '{out}' (DELIMITER '|')").rows_affected == 25
+    finally:
+        os.unlink(out)
+    # Without the flag the server reads and writes no file at all.
+    bare = Server(os.path.join(empty_dir, "bare"))
+    try:
+        with tessera_client.connect(bare.target) as c:
+            c.execute("CREATE TABLE t (x INTEGER)")
+            with pytest.raises(tessera_client.TesseraError) as error:
+                c.execute(f"COPY t FROM '{os.path.join(tpch_tbl_dir(), 'nation.tbl')}'")
+            assert "none given" in str(error.value)
+    finally:
+        assert bare.stop() == 0
 
 
 def test_authentication_never_fails_open(empty_dir):
