@@ -1,9 +1,12 @@
 #include "client/remote_connection.h"
 
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
@@ -44,6 +47,7 @@ struct RemoteConnection::Impl {
     context.set_wait_for_ready(true);  // wait for the connection within the deadline rather than fail at once
     v1::OpenSessionRequest request;
     request.set_priority(options.priority);
+    request.set_lease_seconds(static_cast<uint32_t>(std::max(0, options.lease_seconds)));
     v1::OpenSessionResponse response;
     grpc::Status status = stub->OpenSession(&context, request, &response);
     if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
@@ -55,6 +59,40 @@ struct RemoteConnection::Impl {
     session_id = response.session_id();
     return absl::OkStatus();
   }
+
+  // Renews the session's lease every third of it until StopKeepAlive (a failed renewal is retried at the next
+  // period; a session the server forgot is reopened by the next Execute).
+  void StartKeepAlive() {
+    if (options.lease_seconds <= 0) return;
+    keep_alive = std::thread([this] {
+      const auto period = std::chrono::milliseconds(options.lease_seconds * 1000 / 3);
+      std::unique_lock<std::mutex> lock(keep_alive_mutex);
+      while (!keep_alive_wakeup.wait_for(lock, period, [this] { return stop_keep_alive; })) {
+        lock.unlock();
+        grpc::ClientContext context;
+        Prepare(&context, kControlDeadlineMs);
+        v1::KeepAliveRequest request;
+        request.set_session_id(SessionId());
+        v1::KeepAliveResponse response;
+        stub->KeepAlive(&context, request, &response).error_code();  // best effort
+        lock.lock();
+      }
+    });
+  }
+
+  void StopKeepAlive() {
+    {
+      std::lock_guard<std::mutex> lock(keep_alive_mutex);
+      stop_keep_alive = true;
+    }
+    keep_alive_wakeup.notify_all();
+    if (keep_alive.joinable()) keep_alive.join();
+  }
+
+  std::thread keep_alive;
+  std::mutex keep_alive_mutex;
+  std::condition_variable keep_alive_wakeup;
+  bool stop_keep_alive = false;
 
   void Prepare(grpc::ClientContext* context, int deadline_ms = 0) const {
     if (!options.token.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", options.token));
@@ -95,12 +133,14 @@ absl::StatusOr<std::unique_ptr<RemoteConnection>> RemoteConnection::Connect(cons
 
   absl::Status opened = impl->OpenSession();
   if (!opened.ok()) return opened;
+  impl->StartKeepAlive();
   return std::unique_ptr<RemoteConnection>(new RemoteConnection(std::move(impl)));
 }
 
 RemoteConnection::RemoteConnection(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 RemoteConnection::~RemoteConnection() {
+  impl_->StopKeepAlive();
   grpc::ClientContext context;
   impl_->Prepare(&context, kControlDeadlineMs);
   v1::CloseSessionRequest request;

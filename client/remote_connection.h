@@ -40,6 +40,9 @@ struct ClientOptions {
   int connect_timeout_ms = 10'000;
   // Rows per streamed batch asked of the server (0 = the server's choice; the server caps it).
   int max_batch_rows = 0;
+  // The session's lease (OpenSessionRequest.lease_seconds): a background thread renews it every third of it, and
+  // the server frees the session within this long of the client dying. 0 = no lease (the server's idle timeout).
+  int lease_seconds = 6;
 };
 
 struct RemoteTableInfo {

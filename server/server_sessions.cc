@@ -135,7 +135,9 @@ int SessionRegistry::CloseIdle(int64_t idle_ns) {
   const int64_t now = MonotonicNanos();
   std::vector<std::string> idle;
   for (const std::shared_ptr<ServerSession>& session : All()) {
-    if (session->IdleNanos(now) >= idle_ns) idle.push_back(session->id());
+    if ((idle_ns > 0 && session->IdleNanos(now) >= idle_ns) || session->LeaseExpired(now)) {
+      idle.push_back(session->id());
+    }
   }
   int closed = 0;
   for (const std::string& id : idle) closed += Close(id).ok() ? 1 : 0;

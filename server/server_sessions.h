@@ -64,6 +64,12 @@ class ServerSession {
   void Touch();
   // Nanoseconds since the last call on this session; 0 while an execution runs.
   int64_t IdleNanos(int64_t now_ns) const;
+  // The client's lease (OpenSessionRequest.lease_seconds), 0 for none.
+  void set_lease_ns(int64_t lease_ns) { lease_ns_.store(lease_ns); }
+  bool LeaseExpired(int64_t now_ns) const {
+    const int64_t lease = lease_ns_.load();
+    return lease > 0 && IdleNanos(now_ns) >= lease;
+  }
 
  private:
   const std::string id_;
@@ -76,6 +82,7 @@ class ServerSession {
   bool cancel_requested_ = false;
   std::optional<int> pending_priority_;
   int64_t last_active_ns_ = 0;
+  std::atomic<int64_t> lease_ns_{0};
 };
 
 class SessionRegistry {
@@ -91,7 +98,8 @@ class SessionRegistry {
   // Forgets the session and cancels what it runs (a running Execute keeps its ServerSession alive until it
   // returns). NotFound for an unknown id.
   absl::Status Close(const std::string& session_id);
-  // Closes sessions idle for at least `idle_ns`; returns how many.
+  // Closes sessions idle for at least `idle_ns` (0: none by idleness) and those whose lease expired; returns how
+  // many.
   int CloseIdle(int64_t idle_ns);
   void CloseAll();
 

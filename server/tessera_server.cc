@@ -28,6 +28,8 @@ namespace {
 
 constexpr char kVersion[] = "tessera 0.1 (tessera.v1)";
 constexpr int64_t kMonitorPeriodMs = 20;
+// How often the monitor looks for idle sessions and expired leases.
+constexpr int64_t kSessionCheckPeriodNs = 250'000'000;
 constexpr int64_t kSessionBusyWaitMs = 2'000;
 constexpr char kUnknownSessionKey[] = "tessera-unknown-session";
 // Room for the rest of an ExecuteRequest beside the statement, so that the statement limit, not gRPC's, speaks
@@ -171,7 +173,18 @@ class TesseraServer::Service final : public v1::Tessera::Service {
       sessions_.Close((*session)->id()).IgnoreError();
       return ToGrpcStatus(applied);
     }
+    (*session)->set_lease_ns(static_cast<int64_t>(request->lease_seconds()) * 1'000'000'000);
+    (*session)->Touch();
     response->set_session_id((*session)->id());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status KeepAlive(grpc::ServerContext* context, const v1::KeepAliveRequest* request,
+                         v1::KeepAliveResponse*) override {
+    if (grpc::Status status = Authorize(context); !status.ok()) return status;
+    absl::StatusOr<std::shared_ptr<ServerSession>> session = sessions_.Find(request->session_id());
+    if (!session.ok()) return ToGrpcStatus(session.status());
+    (*session)->Touch();
     return grpc::Status::OK;
   }
 
@@ -480,10 +493,10 @@ class TesseraServer::Service final : public v1::Tessera::Service {
       lock.unlock();
       for (const std::shared_ptr<ServerSession>& session : sessions_.All()) session->Watch();
       const int64_t now = MonotonicNanos();
-      if (options_.session_idle_timeout_ms > 0 && now - last_idle_check_ns > 1'000'000'000) {
+      if (now - last_idle_check_ns > kSessionCheckPeriodNs) {
         last_idle_check_ns = now;
         int closed = sessions_.CloseIdle(options_.session_idle_timeout_ms * 1'000'000);
-        if (closed > 0) LOG(INFO) << "closed " << closed << " idle session(s)";
+        if (closed > 0) LOG(INFO) << "closed " << closed << " idle or abandoned session(s)";
       }
       lock.lock();
     }

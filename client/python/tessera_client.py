@@ -231,7 +231,7 @@ class Client:
     execute at a time (the server refuses a second concurrent one with FAILED_PRECONDITION)."""
 
     def __init__(self, target=f"127.0.0.1:{DEFAULT_PORT}", token=None, tls=False, root_certificates=None,
-                 server_name=None, priority=0, settings=None, timeout=10.0):
+                 server_name=None, priority=0, settings=None, timeout=10.0, lease_seconds=6):
         self._pb2, pb2_grpc = _load_stubs()
         self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
         options = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
@@ -243,13 +243,28 @@ class Client:
         else:
             self._channel = grpc.insecure_channel(target, options=options)
         self._stub = pb2_grpc.TesseraStub(self._channel)
-        self._open_request = self._pb2.OpenSessionRequest(priority=priority, settings=settings or {})
+        # The lease: a daemon thread renews the session every third of it, so the server frees the session within
+        # lease_seconds of this process dying (0: no lease, the server's idle timeout applies).
+        self._open_request = self._pb2.OpenSessionRequest(priority=priority, settings=settings or {},
+                                                          lease_seconds=lease_seconds)
         self._timeout = timeout
         try:
             self._open_session()
         except TesseraError:
             self._channel.close()
             raise
+        self._closed = threading.Event()
+        if lease_seconds > 0:
+            self._keep_alive = threading.Thread(target=self._renew_lease, args=(lease_seconds / 3,), daemon=True)
+            self._keep_alive.start()
+
+    def _renew_lease(self, period):
+        while not self._closed.wait(period):
+            try:
+                self._stub.KeepAlive(self._pb2.KeepAliveRequest(session_id=self.session_id), metadata=self._metadata,
+                                     timeout=5)
+            except grpc.RpcError:
+                pass  # retried at the next period; a session the server forgot is reopened by the next execute
 
     def _open_session(self):
         response = self._call(self._stub.OpenSession, self._open_request, timeout=self._timeout, wait_for_ready=True)
@@ -322,6 +337,7 @@ class Client:
     def close(self):
         if self._channel is None:
             return
+        self._closed.set()
         try:
             self._call(self._stub.CloseSession, self._pb2.CloseSessionRequest(session_id=self.session_id), timeout=5)
         except TesseraError:
@@ -337,5 +353,6 @@ class Client:
 
 
 def connect(target=f"127.0.0.1:{DEFAULT_PORT}", **kwargs):
-    """Opens a session: Client(target, token=..., tls=..., root_certificates=..., server_name=..., priority=...)."""
+    """Opens a session: Client(target, token=..., tls=..., root_certificates=..., server_name=..., priority=...,
+    lease_seconds=6)."""
     return Client(target, **kwargs)

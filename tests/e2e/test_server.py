@@ -86,6 +86,15 @@ def wait_until(predicate, what):
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def can_open_session(target):
+    try:
+        tessera_client.connect(target, lease_seconds=0).close()
+        return True
+    except tessera_client.TesseraError as error:
+        assert error.code == grpc.StatusCode.RESOURCE_EXHAUSTED, error
+        return False
+
+
 def running_ids(client):
     return {q.query_id for q in client.list_queries()}
 
@@ -423,6 +432,44 @@ def test_copy_reads_and_writes_files_only_under_allowed_directories(server, clie
             assert "none given" in str(error.value)
     finally:
         assert bare.stop() == 0
+
+
+def test_sessions_of_killed_clients_are_freed_within_their_lease(empty_dir):
+    # With --max-sessions 2, two clients killed with SIGKILL (one idle, one running a query) used to lock everyone
+    # out until the idle timeout; their leases (2 s here) expire and a new client gets a session within seconds.
+    server = Server(os.path.join(empty_dir, "leases"), "--max-sessions", "2")
+    children = []
+    try:
+        for sql in ("SELECT 1", "SELECT count(*) FROM (SELECT 1 AS x) a, (SELECT 1 AS y) b"):
+            script = textwrap.dedent(f"""
+                import sys, time
+                sys.path.insert(0, {os.path.join(ROOT, "client", "python")!r})
+                import tessera_client
+                c = tessera_client.connect({server.target!r}, lease_seconds=2)
+                c.execute({sql!r})
+                print("ready", flush=True)
+                time.sleep(600)
+            """)
+            child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+            children.append(child)
+            ready, _, _ = select.select([child.stdout], [], [], BOUND_S)
+            assert ready and child.stdout.readline().strip() == "ready"
+        with pytest.raises(tessera_client.TesseraError) as error:
+            tessera_client.connect(server.target, lease_seconds=0)
+        assert error.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        time.sleep(3)  # longer than the lease: the living clients' renewals keep their sessions
+        with pytest.raises(tessera_client.TesseraError):
+            tessera_client.connect(server.target, lease_seconds=0)
+        for child in children:
+            child.kill()
+            child.wait()
+        # Within the test's bound (seconds), far below the idle timeout (an hour).
+        wait_until(lambda: can_open_session(server.target), "a session after the kills")
+    finally:
+        for child in children:
+            child.kill()
+            child.wait()
+        assert server.stop() == 0
 
 
 def test_authentication_never_fails_open(empty_dir):
