@@ -1,6 +1,8 @@
 // SELECT through the query engine: bind and optimize (optimizer/), build the operator DAG (query_execution/),
 // run its work orders, and collect the result relation's rows.
 
+#include <chrono>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -29,8 +31,17 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
   options.running_query->store(query->query_id());
   // A Cancel() that came before the id was published found nothing to cancel; cancel on its behalf.
   if (options.cancel_requested->load()) database.foreman().Cancel(query->query_id()).IgnoreError();
+  bool timed_out = false;
+  if (options.statement_timeout_ms > 0 &&
+      !handle.WaitFor(std::chrono::milliseconds(options.statement_timeout_ms))) {
+    timed_out = database.foreman().Cancel(query->query_id()).ok();
+  }
   const QueryOutcome& outcome = handle.Wait();
   options.running_query->store(0);
+  if (timed_out && !outcome.status.ok()) {
+    return absl::DeadlineExceededError(absl::StrCat("statement timeout (", options.statement_timeout_ms,
+                                                    " ms, SET statement_timeout) exceeded: the query was cancelled"));
+  }
   TESSERA_RETURN_IF_ERROR(query->manager().status());
   TESSERA_RETURN_IF_ERROR(outcome.status);
   return query;

@@ -51,7 +51,8 @@ absl::Status SetAdmissionThreshold(Database& database, const std::string& settin
 // Every name SET accepts: the session's settings and the server-wide ones (scheduler_policy, admission_threshold).
 const std::vector<std::string>& SettingNames() {
   static const std::vector<std::string>* const names = new std::vector<std::string>{
-      "admission_threshold", "disabled_rules", "pipelining", "priority", "scan_sharing", "scheduler_policy"};
+      "admission_threshold", "disabled_rules", "pipelining", "priority", "scan_sharing", "scheduler_policy",
+      "statement_timeout"};
   return *names;
 }
 
@@ -81,6 +82,9 @@ QueryRunOptions Session::RunOptions() {
   if (auto it = settings_.find("pipelining"); it != settings_.end()) ParsePipelining(it->second, &options.pipelining);
   options.scan_sharing = database_->options().scan_sharing;
   if (auto it = settings_.find("scan_sharing"); it != settings_.end()) ParseScanSharing(it->second, &options.scan_sharing);
+  if (auto it = settings_.find("statement_timeout"); it != settings_.end()) {
+    absl::SimpleAtoi(it->second, &options.statement_timeout_ms);
+  }
   return options;
 }
 
@@ -166,6 +170,12 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
           bool pipelining = true;
           if (set.name == "pipelining" && !ParsePipelining(setting, &pipelining)) {
             result = absl::InvalidArgumentError(absl::StrCat("pipelining must be on or off, not '", setting, "'"));
+            break;
+          }
+          int64_t timeout_ms = 0;
+          if (set.name == "statement_timeout" && (!absl::SimpleAtoi(setting, &timeout_ms) || timeout_ms < 0)) {
+            result = absl::InvalidArgumentError(absl::StrCat(
+                "statement_timeout must be a whole number of milliseconds (0 = none), not '", setting, "'"));
             break;
           }
           ScanSharing scan_sharing;

@@ -33,6 +33,8 @@ struct QueryRunOptions {
   optimizer::OptimizerOptions optimizer;
   bool pipelining = true;
   ScanSharing scan_sharing = ScanSharing::kOff;
+  // SET statement_timeout (milliseconds; 0 = none): a query running longer is cancelled with DeadlineExceeded.
+  int64_t statement_timeout_ms = 0;
 };
 
 // COPY t FROM 'file' as a query under the Foreman (relational_operators/copy_from_operator.h): progress by chunks,

@@ -145,5 +145,16 @@ TEST_F(SessionCancelTest, InProcessConnectionForwardsCancel) {
   EXPECT_EQ(next->rows[0][0].AsInt64(), 10000);
 }
 
+TEST_F(SessionCancelTest, AStatementTimeoutCancelsALongQueryAndTheSessionGoesOn) {
+  ASSERT_TRUE(session_->Execute("SET statement_timeout = 200").ok());
+  absl::StatusOr<QueryResult> result = session_->Execute(kLongQuery);  // many seconds of work
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded) << result.status();
+  EXPECT_NE(result.status().message().find("statement timeout (200 ms"), std::string::npos) << result.status();
+  EXPECT_EQ(CountRows("build"), 10000);  // short queries still run under the timeout
+  ASSERT_TRUE(session_->Execute("SET statement_timeout = 0").ok());
+  EXPECT_FALSE(session_->Execute("SET statement_timeout = 'soon'").ok());
+}
+
 }  // namespace
 }  // namespace tessera
