@@ -561,8 +561,11 @@ void AppendFieldText(const BlockView& block, int column, uint32_t row, const Typ
 
 absl::StatusOr<int64_t> ExportDelimitedFile(const std::string& path, const TableDescriptor& table,
                                             const DelimitedFormat& format, StorageManager& storage) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("COPY TO: cannot create", path);
+  // Written beside the target and renamed over it at the end: a failed or interrupted COPY TO leaves the target as
+  // it was (or absent) and no partial file under its name.
+  const std::string temporary = absl::StrCat(path, ".tessera-", getpid(), ".tmp");
+  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("COPY TO: cannot create", temporary);
   std::string buffer;
   std::string field;
   absl::Status status;
@@ -633,8 +636,15 @@ absl::StatusOr<int64_t> ExportDelimitedFile(const std::string& path, const Table
     }
   }
   flush();
-  ::close(fd);
-  if (!status.ok()) return status;
+  if (status.ok() && ::fsync(fd) != 0) status = ErrnoStatus("COPY TO: cannot write", path);
+  if (::close(fd) != 0 && status.ok()) status = ErrnoStatus("COPY TO: cannot write", path);
+  if (status.ok() && ::rename(temporary.c_str(), path.c_str()) != 0) {
+    status = ErrnoStatus("COPY TO: cannot create", path);
+  }
+  if (!status.ok()) {
+    ::unlink(temporary.c_str());
+    return status;
+  }
   return rows;
 }
 

@@ -126,7 +126,8 @@ absl::StatusOr<LoadedRows> LoadRows(const TableDescriptor& table, const std::vec
 // The segment descriptor of loaded blocks written by a SegmentWriter, in load order.
 SegmentDescriptor DescribeSegment(uint64_t segment_id, const LoadedRows& loaded);
 
-// Writes every row of `table` to `path` in the given format. Returns the number of rows written.
+// Writes every row of `table` to `path` in the given format, through a temporary file in the same directory that
+// replaces `path` only once complete (atomic: on failure `path` is untouched). Returns the number of rows written.
 absl::StatusOr<int64_t> ExportDelimitedFile(const std::string& path, const TableDescriptor& table,
                                             const DelimitedFormat& format, StorageManager& storage);
 
