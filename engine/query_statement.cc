@@ -17,6 +17,7 @@
 #include "query_execution/query_manager.h"
 #include "scheduler/execution_query.h"
 #include "scheduler/foreman.h"
+#include "storage/buffer_pool.h"
 #include "storage/storage_manager.h"
 
 namespace tessera {
@@ -57,6 +58,33 @@ absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::Selec
   return ExecuteSelect(database, *statement.query, statement.text, options);
 }
 
+namespace {
+
+// Materialized rows live outside the buffer pool's blocks (one Value per field, strings copied): before making
+// them, the pool must have room for them (a reservation taken and given back at once; the result may outlive the
+// database, so it holds none), so that a result too large for the memory limit fails its query alone with a clear
+// error instead of growing the process past the limit. The estimate: the Values and row vectors, plus the
+// relation's block bytes (an upper bound of the string bytes the Values copy).
+absl::Status CheckResultFits(BufferPool& pool, const TemporaryRelation& relation, size_t columns) {
+  int64_t rows = 0;
+  size_t block_bytes = 0;
+  for (uint32_t b = 0; b < relation.block_count(); ++b) {
+    rows += relation.block(b).row_count();
+    block_bytes += relation.block_size_bytes();
+  }
+  const size_t bytes =
+      static_cast<size_t>(rows) * (sizeof(std::vector<Value>) + columns * sizeof(Value)) + block_bytes;
+  if (absl::Status reserved = pool.Reserve(MemoryKind::kBlob, bytes); !reserved.ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the result (", rows, " rows) needs about ", bytes >> 20, " MiB to hold, more than the memory limit leaves ",
+        "free; add a LIMIT or aggregate (", reserved.message(), ")"));
+  }
+  pool.Release(MemoryKind::kBlob, bytes);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::SelectStatement& select,
                                           std::string_view text, const QueryRunOptions& options) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
@@ -70,6 +98,7 @@ absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::Sele
   result.returns_rows = true;
   for (const optimizer::OutputColumn& column : plan->output()) result.columns.push_back({column.name, column.type});
   const TemporaryRelation& relation = *query->manager().result();
+  TESSERA_RETURN_IF_ERROR(CheckResultFits(database.buffer_pool(), relation, result.columns.size()));
   for (uint32_t b = 0; b < relation.block_count(); ++b) {
     BlockView block = relation.block(b);
     for (uint32_t r = 0; r < block.row_count(); ++r) {

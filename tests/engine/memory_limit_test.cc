@@ -100,5 +100,21 @@ TEST_F(MemoryLimitTest, AggregationTablesCountAgainstTheBudget) {
   EXPECT_EQ(Count("SELECT count(*) FROM (SELECT g, count(*) FROM big GROUP BY g) s"), 10);
 }
 
+TEST_F(MemoryLimitTest, AResultTooLargeToHoldFailsItsQueryAlone) {
+  // 1,000,000 rows of two columns materialized as Values: about 70 MiB on top of the relation, more than the
+  // 96 MiB budget leaves beside the table itself.
+  absl::StatusOr<QueryResult> result = session_->Execute("SELECT k, g FROM big");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kResourceExhausted) << result.status();
+  EXPECT_THAT(result.status().message(), HasSubstr("the result (1000000 rows) needs about"));
+  EXPECT_EQ(database_->buffer_pool().Usage().by_kind[static_cast<int>(MemoryKind::kBlob)], 0u);
+
+  // A result that fits is returned; the data and the next queries are untouched.
+  result = session_->Execute("SELECT k FROM big WHERE k < 1000");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->rows.size(), 1000u);
+  EXPECT_EQ(Count("SELECT count(*) FROM big"), 1000000);
+}
+
 }  // namespace
 }  // namespace tessera
