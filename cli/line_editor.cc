@@ -2,6 +2,7 @@
 
 #include <histedit.h>
 #include <langinfo.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,8 +11,10 @@
 #include <clocale>
 #include <cstdio>
 #include <cstring>
+#include <cwchar>
 
 #include "cli/completion.h"
+#include "cli/statement_monitor.h"
 
 namespace tessera {
 namespace {
@@ -43,6 +46,42 @@ struct LineEditor::Impl {
   }
 
   static char* Prompt(EditLine* editor) { return Of(editor)->prompt.data(); }
+
+  // libedit's character reader, which also ends the read when a Ctrl-C arrived (InterruptSignal's pipe): a SIGINT
+  // that lands while libedit is processing typed characters, not blocked in read(), would otherwise be noticed only
+  // at the next key press. Returns 1 with a character, 0 at end of input, -1 with errno EINTR on Ctrl-C.
+  static int ReadCharacter(EditLine*, wchar_t* out) {
+    static std::mbstate_t state{};
+    while (true) {
+      pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {InterruptSignal::fd(), POLLIN, 0}};
+      const int nfds = InterruptSignal::fd() >= 0 ? 2 : 1;
+      if (poll(fds, nfds, -1) < 0) {
+        if (errno == EINTR) continue;  // the handler wrote to the pipe: seen at the next poll
+        return -1;
+      }
+      if (nfds == 2 && (fds[1].revents & POLLIN) != 0) {
+        state = std::mbstate_t{};
+        errno = EINTR;
+        return -1;
+      }
+      char byte = 0;
+      const ssize_t n = read(STDIN_FILENO, &byte, 1);
+      if (n == 0) return 0;
+      if (n < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        return -1;
+      }
+      wchar_t character = 0;
+      const size_t converted = std::mbrtowc(&character, &byte, 1, &state);
+      if (converted == static_cast<size_t>(-2)) continue;  // more bytes of a multibyte character to come
+      if (converted == static_cast<size_t>(-1)) {
+        state = std::mbstate_t{};
+        character = static_cast<unsigned char>(byte);  // not valid in the locale: pass the byte through
+      }
+      *out = character;
+      return 1;
+    }
+  }
 
   // Tab: inserts the completion, or lists the candidates under the line and redraws it.
   static unsigned char Complete(EditLine* editor, int) {
@@ -90,6 +129,7 @@ LineEditor::LineEditor(std::string history_path) : impl_(std::make_unique<Impl>(
   el_set(impl_->editor, EL_CLIENTDATA, impl_.get());
   el_set(impl_->editor, EL_PROMPT, &Impl::Prompt);
   el_set(impl_->editor, EL_EDITOR, "emacs");
+  el_set(impl_->editor, EL_GETCFN, &Impl::ReadCharacter);
   el_set(impl_->editor, EL_HIST, history, impl_->history);
   el_set(impl_->editor, EL_ADDFN, "tessera-complete", "complete a keyword or name", &Impl::Complete);
   el_set(impl_->editor, EL_BIND, "^I", "tessera-complete", nullptr);
