@@ -1,8 +1,15 @@
 // CREATE TABLE, DROP TABLE, COPY, INSERT ... VALUES / SELECT and ANALYZE. COPY FROM and INSERT ... SELECT run as
 // queries under the Foreman (their DAGs end in a load operator); the others run here, in the session's thread.
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <system_error>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -194,6 +201,51 @@ absl::StatusOr<DelimitedFormat> CopyFormat(const parser::CopyStatement& statemen
   return format;
 }
 
+absl::Status CopyToError(absl::string_view what, const std::string& path, int error) {
+  std::string message = absl::StrCat("COPY TO: ", what, " '", path, "': ", std::strerror(error));
+  if (error == ENOENT) return absl::NotFoundError(message);
+  if (error == EACCES || error == EPERM) return absl::PermissionDeniedError(message);
+  return absl::InternalError(message);
+}
+
+// COPY t TO 'path'. ExportDelimitedFile writes a temporary file beside the file it is given and renames it into
+// place; here it writes into a private directory that mkdtemp creates beside `path` (mode 0700, a name nobody can
+// know in advance), and that file is renamed over `path`. So no one else's link can stand where the temporary file
+// is created (a link planted at a predictable temporary name would make the server write through it: into its
+// catalog, or out of its --allowed-directories), concurrent COPY TOs of one target never share a temporary file
+// (each leaves a whole file; the last rename wins), and a failed COPY TO leaves `path` as it was and nothing
+// beside it. A symbolic link at `path` itself is replaced, not written through.
+absl::StatusOr<int64_t> ExportAtomically(Database& database, const std::string& path, const TableDescriptor& table,
+                                         const DelimitedFormat& format) {
+  const std::filesystem::path target(path);
+  const std::string name = target.filename().string();
+  if (name.empty() || name == "." || name == "..") {
+    return absl::InvalidArgumentError(absl::StrCat("COPY TO '", path, "': not a file name"));
+  }
+  const std::filesystem::path directory = target.has_parent_path() ? target.parent_path() : ".";
+  std::string staging = (directory / ".tessera-copy-XXXXXX").string();
+  if (::mkdtemp(staging.data()) == nullptr) return CopyToError("cannot create", path, errno);
+  absl::StatusOr<int64_t> rows =
+      ExportDelimitedFile((std::filesystem::path(staging) / name).string(), table, format, database.storage());
+  absl::Status status = rows.status();
+  if (status.ok() && ::rename((std::filesystem::path(staging) / name).c_str(), path.c_str()) != 0) {
+    status = CopyToError("cannot create", path, errno);
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(staging, ignored);  // empty after the rename; the partial file after a failure
+  if (!status.ok()) return status;
+  if (database.options().sync_writes) {
+    // The rename is durable once the directory is.
+    int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return CopyToError("cannot sync the directory of", path, errno);
+    int synced = ::fsync(fd);
+    int error = errno;
+    ::close(fd);
+    if (synced != 0) return CopyToError("cannot sync the directory of", path, error);
+  }
+  return rows;
+}
+
 }  // namespace
 
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement) {
@@ -272,7 +324,7 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
     if (!statement.columns.empty()) return absl::UnimplementedError("COPY TO with a column list is not supported yet");
     TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
                              database.catalog().GetTable(statement.table));
-    TESSERA_ASSIGN_OR_RETURN(int64_t rows, ExportDelimitedFile(statement.path, *table, format, database.storage()));
+    TESSERA_ASSIGN_OR_RETURN(int64_t rows, ExportAtomically(database, statement.path, *table, format));
     return StatusOnly(absl::StrCat("COPY ", rows), rows);
   }
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,

@@ -1,8 +1,12 @@
 #include "engine/session.h"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
+#include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -63,6 +67,38 @@ absl::Status CheckSettingName(const std::string& name) {
   return absl::InvalidArgumentError(absl::StrCat("unknown setting '", name, "'",
                                                  hint.empty() ? "" : absl::StrCat("; did you mean '", hint, "'?"),
                                                  " (settings: ", absl::StrJoin(names, ", "), ")"));
+}
+
+bool IsServerWideSetting(const std::string& name) {
+  return name == "scheduler_policy" || name == "admission_threshold";
+}
+
+// The value a session setting has before the session SETs it (what SHOW answers then).
+std::string DefaultSessionSetting(const Database& database, const std::string& name) {
+  if (name == "priority") return "1";
+  if (name == "pipelining") return "on";
+  if (name == "scan_sharing") return ScanSharingName(database.options().scan_sharing);
+  if (name == "statement_timeout") return "0";
+  return "";  // disabled_rules: none
+}
+
+// SET statement_timeout: milliseconds as a whole number (5000), or a string with a unit ('5s', '500ms', '2min');
+// 0 = none. The normalized number of milliseconds, or -1 when `setting` is neither.
+int64_t ParseTimeoutMs(const std::string& setting) {
+  std::string text = absl::AsciiStrToLower(absl::StripAsciiWhitespace(setting));
+  int64_t multiplier = 1;
+  for (auto [suffix, factor] : {std::pair<const char*, int64_t>{"ms", 1}, {"min", 60'000}, {"s", 1'000}}) {
+    if (absl::EndsWith(text, suffix)) {
+      text = std::string(absl::StripAsciiWhitespace(text.substr(0, text.size() - strlen(suffix))));
+      multiplier = factor;
+      break;
+    }
+  }
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(text, &value) || value < 0 || value > std::numeric_limits<int64_t>::max() / multiplier) {
+    return -1;
+  }
+  return value * multiplier;
 }
 
 }  // namespace
@@ -172,11 +208,15 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
             result = absl::InvalidArgumentError(absl::StrCat("pipelining must be on or off, not '", setting, "'"));
             break;
           }
-          int64_t timeout_ms = 0;
-          if (set.name == "statement_timeout" && (!absl::SimpleAtoi(setting, &timeout_ms) || timeout_ms < 0)) {
-            result = absl::InvalidArgumentError(absl::StrCat(
-                "statement_timeout must be a whole number of milliseconds (0 = none), not '", setting, "'"));
-            break;
+          if (set.name == "statement_timeout") {
+            const int64_t timeout_ms = ParseTimeoutMs(setting);
+            if (timeout_ms < 0) {
+              result = absl::InvalidArgumentError(absl::StrCat(
+                  "statement_timeout must be a whole number of milliseconds or a string such as '5s', '500ms' or "
+                  "'2min' (0 = none), not '", setting, "'"));
+              break;
+            }
+            setting = absl::StrCat(timeout_ms);  // kept (and shown) in milliseconds
           }
           ScanSharing scan_sharing;
           if (set.name == "scan_sharing" && !ParseScanSharing(setting, &scan_sharing)) {
@@ -227,17 +267,25 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
                                                  : absl::StrCat(stats->load.threshold_fraction))});
           result = std::move(rows);
         } else {
+          // SHOW ALL: every session setting with its value in this session (its default until SET); SHOW name: one
+          // of them. The server-wide ones are shown by name only (above).
+          if (show.name != "all") {
+            if (absl::Status known = CheckSettingName(show.name); !known.ok()) {
+              result = absl::NotFoundError(known.message());
+              break;
+            }
+          }
           QueryResult rows;
           rows.returns_rows = true;
           rows.columns = {{"name", Type::Varchar()}, {"setting", Type::Varchar()}};
-          for (const auto& [name, setting] : settings_) {
-            if (show.name == "all" || show.name == name) rows.rows.push_back({Value::String(name), Value::String(setting)});
+          for (const std::string& name : SettingNames()) {
+            if (IsServerWideSetting(name) || (show.name != "all" && show.name != name)) continue;
+            auto it = settings_.find(name);
+            rows.rows.push_back({Value::String(name), Value::String(it != settings_.end()
+                                                                        ? it->second
+                                                                        : DefaultSessionSetting(*database_, name))});
           }
-          if (rows.rows.empty() && show.name != "all") {
-            result = absl::NotFoundError(absl::StrCat("unknown setting '", show.name, "'"));
-          } else {
-            result = std::move(rows);
-          }
+          result = std::move(rows);
         }
         break;
       }
