@@ -1,9 +1,12 @@
 // Hash aggregation on TPC-H-shaped inputs: the engine's AggregationTable (per-worker partial tables, then the
 // partitioned merge that writes the groups, exactly as AggregationOperator runs them) against one shared
 // concurrent table that all threads update (built here, for this comparison only), with 1 and 2 threads.
-// Prints rows/s side by side; see README.md here, and relational_operators/README.md for the figures.
+// A Google Benchmark program: rows/s of each table side by side, with vs_engine (rate over the engine table's in
+// the same run) and a check that every table gives the engine's groups (exit status 1 otherwise); see README.md
+// here, and relational_operators/README.md for the figures.
 //
 // Usage: aggregation_benchmark [--repeats=R] [--threads=1,2] [--shapes=q1,q1-char,q18,q13] [--scale=1.0]
+//          [--benchmark_filter=...] (--help lists all flags)
 
 #include <algorithm>
 #include <atomic>
@@ -11,11 +14,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "benchmarks/google_benchmark_flags.h"
 #include "common/bitmap.h"
 #include "common/clock.h"
 #include "common/hash.h"
@@ -26,10 +31,14 @@
 #include "storage/buffer_pool.h"
 #include "storage/topology.h"
 
+DEFINE_int32(repeats, 3, "iterations of each benchmark (each one aggregates the whole input)");
+DEFINE_string(threads, "1,2", "comma-separated thread counts");
+DEFINE_string(shapes, "q1,q1-char,q18,q13", "comma-separated input shapes: q1, q1-char, q18, q13");
+DEFINE_double(scale, 1.0, "input size relative to TPC-H SF1 (q1: 6M rows at 1.0)");
+
 namespace tessera {
 namespace {
 
-int g_repeats = 3;
 double g_scale = 1.0;
 std::vector<int> g_threads = {1, 2};
 std::vector<std::string> g_shapes = {"q1", "q1-char", "q18", "q13"};
@@ -511,33 +520,111 @@ std::vector<ColumnSchema> OutputSchema(const AggregationSpec& spec, const Shape&
   return schema;
 }
 
-struct Measurement {
-  double rows_per_second = 0;
-  double update_share = 0;  // of the best run's time
-  uint64_t digest = 0;
-  int64_t groups = 0;
+// The three tables of the comparison; kEngine is the baseline every other one is reported against.
+enum class Variant { kEngine, kShared, kFixedPartial };
+
+const char* VariantName(Variant v) {
+  switch (v) {
+    case Variant::kEngine:
+      return "engine";
+    case Variant::kShared:
+      return "shared";
+    case Variant::kFixedPartial:
+      return "fixed_partial";
+  }
+  return "?";
+}
+
+// A shape's input and spec, built once per run and shared by its benchmarks; its engine result (digest and
+// group count, the check for the other tables) and the engine's rows/s per thread count, from the same run.
+struct Input {
+  Shape shape;
+  AggregationSpec spec;
+  bool have_engine_result = false;
+  uint64_t engine_digest = 0;
+  int64_t engine_groups = 0;
+  std::map<int, double> engine_rate;  // threads -> rows/s
 };
 
-template <typename Run>
-Measurement Measure(const Shape& s, const AggregationSpec& spec, BufferPool* pool, Run run) {
-  Measurement best;
-  for (int r = 0; r < g_repeats; ++r) {
-    TemporaryRelation output(OutputSchema(spec, s), pool);
+BufferPool* Pool() {
+  static std::unique_ptr<Topology> topology = MakeFakeTopology(1, 2);
+  static BufferPool pool(size_t{8} << 30, topology.get());
+  return &pool;
+}
+
+Input* GetInput(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<Input>> inputs;
+  std::unique_ptr<Input>& input = inputs[name];
+  if (input == nullptr) {
+    input = std::make_unique<Input>();
+    input->shape = name == "q1" ? MakeQ1(false) : name == "q1-char" ? MakeQ1(true) : name == "q18" ? MakeQ18() : MakeQ13();
+    input->spec = MakeSpec(input->shape);
+  }
+  return input.get();
+}
+
+void RunVariant(Variant variant, const Shape& s, const AggregationSpec& spec, int threads, TemporaryRelation* out,
+                double* update_seconds) {
+  switch (variant) {
+    case Variant::kEngine:
+      return RunPartialTables(s, spec, threads, Pool(), out, update_seconds);
+    case Variant::kShared:
+      return RunSharedTable(s, spec, threads, out, update_seconds);
+    case Variant::kFixedPartial:
+      return RunFixedKeyPartialTables(s, spec, threads, out, update_seconds);
+  }
+}
+
+bool g_different = false;  // a table's groups differed from the engine's: the run fails
+
+// One iteration aggregates the whole input (update, merge, output). Counters: rows/s (wall clock), upd (share of
+// the time spent updating; the rest is merge + output), vs_engine (rows/s over the engine table's, same run),
+// groups. The result of the first iteration is checked against the engine table's.
+void BM_Aggregate(benchmark::State& state, std::string shape_name, Variant variant, int threads) {
+  Input* input = GetInput(shape_name);
+  const Shape& s = input->shape;
+  if (variant != Variant::kEngine && !input->have_engine_result) {
+    TemporaryRelation output(OutputSchema(input->spec, s), Pool());
     double update_seconds = 0;
-    const int64_t start = MonotonicNanos();
-    run(&output, &update_seconds);
-    const double seconds = static_cast<double>(MonotonicNanos() - start) * 1e-9;
-    const double rate = static_cast<double>(s.rows) / seconds;
-    if (r == 0) {
-      best.digest = Digest(output);
-      best.groups = output.row_count();
-    }
-    if (rate > best.rows_per_second) {
-      best.rows_per_second = rate;
-      best.update_share = update_seconds / seconds;
+    RunPartialTables(s, input->spec, threads, Pool(), &output, &update_seconds);
+    input->engine_digest = Digest(output);
+    input->engine_groups = output.row_count();
+    input->have_engine_result = true;
+  }
+  double update_seconds_total = 0;
+  bool checked = false;
+  int64_t groups = 0;
+  const int64_t loop_start = MonotonicNanos();
+  for (auto _ : state) {
+    TemporaryRelation output(OutputSchema(input->spec, s), Pool());
+    double update_seconds = 0;
+    RunVariant(variant, s, input->spec, threads, &output, &update_seconds);
+    update_seconds_total += update_seconds;
+    if (!checked) {
+      state.PauseTiming();
+      const uint64_t digest = Digest(output);
+      groups = output.row_count();
+      if (variant == Variant::kEngine) {
+        input->engine_digest = digest;
+        input->engine_groups = groups;
+        input->have_engine_result = true;
+      } else if (digest != input->engine_digest || groups != input->engine_groups) {
+        g_different = true;
+        state.SkipWithError("groups differ from the engine table's");
+      }
+      checked = true;
+      state.ResumeTiming();
     }
   }
-  return best;
+  const double seconds = static_cast<double>(MonotonicNanos() - loop_start) * 1e-9;
+  const int64_t rows = static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(s.rows);
+  state.SetItemsProcessed(rows);
+  state.counters["upd"] = update_seconds_total / seconds;
+  state.counters["groups"] = static_cast<double>(groups);
+  const double rate = static_cast<double>(rows) / seconds;
+  if (variant == Variant::kEngine) input->engine_rate[threads] = rate;
+  if (input->engine_rate.count(threads)) state.counters["vs_engine"] = rate / input->engine_rate[threads];
+  state.SetLabel(s.description);
 }
 
 std::vector<std::string> SplitCommas(const std::string& text) {
@@ -551,90 +638,52 @@ std::vector<std::string> SplitCommas(const std::string& text) {
   }
 }
 
-bool ParseFlags(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const size_t equals = arg.find('=');
-    if (equals == std::string::npos) return false;
-    const std::string name = arg.substr(0, equals), value = arg.substr(equals + 1);
-    if (name == "--repeats") {
-      g_repeats = std::atoi(value.c_str());
-      if (g_repeats < 1) return false;
-    } else if (name == "--scale") {
-      g_scale = std::atof(value.c_str());
-      if (!(g_scale > 0)) return false;
-    } else if (name == "--threads") {
-      g_threads.clear();
-      for (const std::string& t : SplitCommas(value)) {
-        g_threads.push_back(std::atoi(t.c_str()));
-        if (g_threads.back() < 1) return false;
-      }
-    } else if (name == "--shapes") {
-      g_shapes = SplitCommas(value);
-    } else {
+// For each shape and thread count: the engine table, then the shared and the fixed-key tables (integer keys only).
+bool RegisterBenchmarks() {
+  for (const std::string& t : SplitCommas(FLAGS_threads)) {
+    g_threads.push_back(std::atoi(t.c_str()));
+    if (g_threads.back() < 1) return false;
+  }
+  g_shapes = SplitCommas(FLAGS_shapes);
+  for (const std::string& name : g_shapes) {
+    if (name != "q1" && name != "q1-char" && name != "q18" && name != "q13") {
+      std::fprintf(stderr, "unknown shape %s\n", name.c_str());
       return false;
+    }
+    for (int threads : g_threads) {
+      for (Variant variant : {Variant::kEngine, Variant::kShared, Variant::kFixedPartial}) {
+        if (variant != Variant::kEngine && name == "q1-char") continue;  // the fixed-key tables take one integer key
+        const std::string bench_name =
+            std::string("BM_Aggregate/") + name + "/" + VariantName(variant) + "/threads:" + std::to_string(threads);
+        benchmark::RegisterBenchmark(bench_name.c_str(), BM_Aggregate, name, variant, threads)
+            ->Iterations(FLAGS_repeats)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+      }
     }
   }
   return true;
 }
 
 int Main(int argc, char** argv) {
-  if (!ParseFlags(argc, argv)) {
-    std::fprintf(stderr,
-                 "usage: %s [--repeats=R] [--threads=1,2] [--shapes=q1,q1-char,q18,q13] [--scale=1.0]\n",
-                 argv[0]);
+  bench::ParseBenchmarkCommandLine(
+      &argc, &argv,
+      "hash aggregation on TPC-H shapes: the engine's partial tables + merge against a shared concurrent table.\n"
+      "usage: aggregation_benchmark [--repeats=R] [--threads=1,2] [--shapes=q1,q1-char,q18,q13] [--scale=1.0] "
+      "[--benchmark_* flags]",
+      __FILE__);
+  if (argc > 1 || FLAGS_repeats < 1 || !(FLAGS_scale > 0)) {
+    std::fprintf(stderr, "aggregation_benchmark: bad arguments (see --help)\n");
     return 2;
   }
-  std::unique_ptr<Topology> topology = MakeFakeTopology(1, 2);
-  BufferPool pool(size_t{8} << 30, topology.get());
-  std::printf("rows/s (best of %d; 'upd' = share of that run spent updating, the rest is merge + output)\n",
-              g_repeats);
-  std::printf("%-30s %6s %3s | %13s %4s | %13s %4s %6s | %13s %4s %6s | %s\n", "shape", "rows", "thr",
-              "(a) engine", "upd", "(b) shared", "upd", "b/a", "(c) fixed+mrg", "upd", "c/a", "check");
-  for (const std::string& name : g_shapes) {
-    Shape s;
-    if (name == "q1") {
-      s = MakeQ1(false);
-    } else if (name == "q1-char") {
-      s = MakeQ1(true);
-    } else if (name == "q18") {
-      s = MakeQ18();
-    } else if (name == "q13") {
-      s = MakeQ13();
-    } else {
-      std::fprintf(stderr, "unknown shape %s\n", name.c_str());
-      return 2;
-    }
-    const AggregationSpec spec = MakeSpec(s);
-    for (int threads : g_threads) {
-      const Measurement engine = Measure(s, spec, &pool, [&](TemporaryRelation* out, double* update) {
-        RunPartialTables(s, spec, threads, &pool, out, update);
-      });
-      std::printf("%-30s %5.1fM %3d | %13.0f %3.0f%% |", s.description.c_str(),
-                  static_cast<double>(s.rows) / 1e6, threads, engine.rows_per_second,
-                  100 * engine.update_share);
-      if (s.key_type.IsString()) {  // the fixed-key tables take one integer key
-        std::printf(" %13s %4s %6s | %13s %4s %6s | - (%lld groups)\n", "-", "-", "-", "-", "-", "-",
-                    static_cast<long long>(engine.groups));
-        continue;
-      }
-      const Measurement shared = Measure(s, spec, &pool, [&](TemporaryRelation* out, double* update) {
-        RunSharedTable(s, spec, threads, out, update);
-      });
-      const Measurement fixed = Measure(s, spec, &pool, [&](TemporaryRelation* out, double* update) {
-        RunFixedKeyPartialTables(s, spec, threads, out, update);
-      });
-      const bool same = shared.digest == engine.digest && shared.groups == engine.groups &&
-                        fixed.digest == engine.digest && fixed.groups == engine.groups;
-      std::printf(" %13.0f %3.0f%% %5.2fx | %13.0f %3.0f%% %5.2fx | %s (%lld groups)\n",
-                  shared.rows_per_second, 100 * shared.update_share,
-                  shared.rows_per_second / engine.rows_per_second, fixed.rows_per_second,
-                  100 * fixed.update_share, fixed.rows_per_second / engine.rows_per_second,
-                  same ? "same" : "DIFFERENT", static_cast<long long>(engine.groups));
-      std::fflush(stdout);
-    }
-  }
-  return 0;
+  g_scale = FLAGS_scale;
+  g_threads.clear();
+  if (!RegisterBenchmarks()) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  // The last line, which the smoke test (bench/aggregation_smoke) matches.
+  std::printf("check: groups of every table against the engine table's: %s\n", g_different ? "DIFFERENT" : "same");
+  return g_different ? 1 : 0;
 }
 
 }  // namespace

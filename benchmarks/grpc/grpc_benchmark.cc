@@ -3,6 +3,7 @@
 // in-process path (InProcessConnection) for the same queries on the same database, printed side by side.
 //
 //   grpc_benchmark [--data DIR] [--clients 1,4,16] [--seconds 3] [--threads N] [--rows 100000]
+//   (gflags: --help lists the flags; --flag value and --flag=value both work)
 //
 // Without --data it builds a temporary database with one table t(k BIGINT, v DOUBLE, s VARCHAR(16)) of --rows rows
 // (COPY from a generated file). Each client is a thread with its own connection (session) that runs one query in a
@@ -26,11 +27,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "benchmarks/command_line_flags.h"
 #include "client/remote_connection.h"
 #include "common/clock.h"
 #include "engine/connection.h"
 #include "engine/session.h"
 #include "server/tessera_server.h"
+
+DEFINE_string(data, "", "data directory to use (default: a temporary database with table t of --rows rows)");
+DEFINE_string(clients, "1,4,16", "comma-separated client counts; one row of the table each");
+DEFINE_double(seconds, 3, "seconds each query runs in a closed loop per client count and path");
+DEFINE_int32(threads, 0, "worker threads of the database (0: all cores)");
+DEFINE_int64(rows, 100'000, "rows of the temporary table t (at least 1000)");
 
 namespace tessera {
 namespace {
@@ -115,31 +123,23 @@ Measurement Run(std::vector<std::unique_ptr<Connection>>& connections, const std
   return m;
 }
 
-bool ParseArguments(int argc, char** argv, Options* options) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (i + 1 >= argc) return false;
-    std::string value = argv[++i];
-    if (arg == "--data") {
-      options->data_directory = value;
-    } else if (arg == "--clients") {
-      options->clients.clear();
-      for (absl::string_view part : absl::StrSplit(value, ',')) {
-        int clients = 0;
-        if (!absl::SimpleAtoi(part, &clients) || clients < 1) return false;
-        options->clients.push_back(clients);
-      }
-    } else if (arg == "--seconds") {
-      if (!absl::SimpleAtod(value, &options->seconds) || options->seconds <= 0) return false;
-    } else if (arg == "--threads") {
-      if (!absl::SimpleAtoi(value, &options->threads) || options->threads < 0) return false;
-    } else if (arg == "--rows") {
-      if (!absl::SimpleAtoi(value, &options->rows) || options->rows < 1000) return false;
-    } else {
-      return false;
-    }
+constexpr char kUsage[] =
+    "queries/s and latency percentiles of short queries: tessera-server's gRPC path against the in-process path.\n"
+    "usage: grpc_benchmark [--data DIR] [--clients 1,4,16] [--seconds 3] [--threads N] [--rows 100000]";
+
+// The flags, after gflags has parsed them, into Options; false on a bad value.
+bool ReadFlags(Options* options) {
+  options->data_directory = FLAGS_data;
+  options->clients.clear();
+  for (absl::string_view part : absl::StrSplit(FLAGS_clients, ',')) {
+    int clients = 0;
+    if (!absl::SimpleAtoi(part, &clients) || clients < 1) return false;
+    options->clients.push_back(clients);
   }
-  return true;
+  options->seconds = FLAGS_seconds;
+  options->threads = FLAGS_threads;
+  options->rows = FLAGS_rows;
+  return options->seconds > 0 && options->threads >= 0 && options->rows >= 1000;
 }
 
 absl::Status CreateTable(Database* database, const std::filesystem::path& directory, int64_t rows) {
@@ -175,9 +175,11 @@ absl::Status CheckSameResult(Connection& local, Connection& remote, const std::s
 }
 
 int Main(int argc, char** argv) {
+  bench::ParseCommandLine(&argc, &argv, kUsage, __FILE__);
   Options options;
-  if (!ParseArguments(argc, argv, &options)) {
-    std::cerr << "usage: grpc_benchmark [--data DIR] [--clients 1,4,16] [--seconds 3] [--threads N] [--rows N]\n";
+  if (argc > 1 || !ReadFlags(&options)) {
+    std::cerr << "grpc_benchmark: bad arguments (--clients: positive counts, --seconds > 0, --threads >= 0, "
+                 "--rows >= 1000; see --help)\n";
     return 2;
   }
   std::filesystem::path temporary;

@@ -4,6 +4,7 @@
 //   copy_insert_benchmark [--tbl ~/.cache/tessera/tpch-sf1/lineitem.tbl] [--runs 3] [--threads 2]
 //                         [--insert-max-orderkey N]   (default 1000000, about 1M rows; 0 = all of lineitem)
 //                         [--pin-workers 0|1]         (default 1: the Foreman's workers pinned to cores, as the server)
+//   (gflags: --help lists the flags; --flag value and --flag=value both work)
 //
 // Everything is written into a fresh temporary data directory (removed at the end), without fsync.
 //   - COPY old: LoadDelimitedFile (storage/delimited_file.h) on --threads private threads, then the segment's final
@@ -22,12 +23,20 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "benchmarks/command_line_flags.h"
 #include "common/clock.h"
 #include "common/file_io.h"
 #include "engine/session.h"
 #include "storage/delimited_file.h"
+
+DEFINE_string(tbl, "", "TPC-H lineitem.tbl to load (default: $HOME/.cache/tessera/tpch-sf1/lineitem.tbl)");
+DEFINE_int32(runs, 3, "rounds; each round runs the old and the new path of COPY and of INSERT ... SELECT");
+DEFINE_int32(threads, 2, "threads of the old COPY path and worker threads of the Foreman");
+// The old INSERT path holds the query's result as rows of Values (about 3.5 KB per lineitem row), so all of
+// lineitem (6M rows) does not fit on a 24 GiB machine: by default ~1M rows.
+DEFINE_int64(insert_max_orderkey, 1'000'000, "INSERT ... SELECT copies lineitem rows with l_orderkey <= N (0: all)");
+DEFINE_int32(pin_workers, 1, "1: the Foreman's workers pinned to cores, as in the server; 0: not pinned");
 
 namespace tessera {
 namespace {
@@ -108,28 +117,23 @@ int64_t OldInsert(Database& database, Session& session, const std::string& table
   return loaded->row_count;
 }
 
+constexpr char kUsage[] =
+    "COPY FROM and INSERT ... SELECT: the old paths against the load operators, alternating in every round.\n"
+    "usage: copy_insert_benchmark [--tbl lineitem.tbl] [--runs 3] [--threads 2] [--insert-max-orderkey N] "
+    "[--pin-workers 0|1]";
+
 int Main(int argc, char** argv) {
-  std::string tbl = absl::StrCat(std::getenv("HOME") ? std::getenv("HOME") : "", "/.cache/tessera/tpch-sf1/lineitem.tbl");
-  int runs = 3;
-  int threads = 2;
-  int pin_workers = 1;
-  // The old INSERT path holds the query's result as rows of Values (about 3.5 KB per lineitem row), so all of
-  // lineitem (6M rows) does not fit on a 24 GiB machine: by default ~1M rows.
-  int64_t insert_max_orderkey = 1'000'000;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    const std::string value = argv[i + 1];
-    bool ok = true;
-    if (flag == "--tbl") tbl = value;
-    else if (flag == "--runs") ok = absl::SimpleAtoi(value, &runs) && runs > 0;
-    else if (flag == "--threads") ok = absl::SimpleAtoi(value, &threads) && threads > 0;
-    else if (flag == "--insert-max-orderkey") ok = absl::SimpleAtoi(value, &insert_max_orderkey);
-    else if (flag == "--pin-workers") ok = absl::SimpleAtoi(value, &pin_workers);
-    else ok = false;
-    if (!ok) {
-      std::fprintf(stderr, "bad argument %s %s\n", flag.c_str(), value.c_str());
-      return 2;
-    }
+  bench::ParseCommandLine(&argc, &argv, kUsage, __FILE__);
+  const char* home = std::getenv("HOME");
+  const std::string tbl = !FLAGS_tbl.empty() ? FLAGS_tbl
+                                             : absl::StrCat(home ? home : "", "/.cache/tessera/tpch-sf1/lineitem.tbl");
+  const int runs = FLAGS_runs;
+  const int threads = FLAGS_threads;
+  const int pin_workers = FLAGS_pin_workers;
+  const int64_t insert_max_orderkey = FLAGS_insert_max_orderkey;
+  if (argc > 1 || runs <= 0 || threads <= 0) {
+    std::fprintf(stderr, "copy_insert_benchmark: bad arguments (--runs and --threads must be > 0; see --help)\n");
+    return 2;
   }
   const std::filesystem::path directory =
       std::filesystem::temp_directory_path() / absl::StrCat("copy_insert_benchmark_", getpid());

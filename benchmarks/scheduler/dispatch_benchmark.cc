@@ -1,12 +1,14 @@
 // How many work orders per second the scheduler can push through, measured with empty work orders so that
-// only scheduling overhead is timed, against baselines from the same run:
+// only scheduling overhead is timed, against baselines from the same run (Google Benchmark):
+//   - BM_InlineLoop (the baseline): the same synthetic query driven by a plain single-thread loop (no scheduler,
+//     no threads); every other benchmark's vs_loop counter is its rate over this one's, from the same run,
 //   - call cost of the task abstraction itself (virtual Task vs std::function),
-//   - the same synthetic query driven by a plain single-thread loop (no scheduler, no threads),
 //   - the queue hand-off between two threads,
-//   - the Foreman with 1 and 2 workers, several pending-depth settings and query counts.
+//   - the Foreman with 1 and 2 workers, several pending-depth settings, query counts and policies.
 // Goal (scheduler issue): >= 500,000 work orders/s, stretch 1,000,000/s.
 //
-// Usage: dispatch_benchmark [--work-orders=N] [--repeats=R] [--pin=0|1]
+// Usage: dispatch_benchmark [--work_orders=N] [--pin=0|1] [--benchmark_filter=Foreman]
+//          [--benchmark_repetitions=3] (--help lists all flags)
 
 #include <algorithm>
 #include <cstdio>
@@ -17,38 +19,31 @@
 #include <thread>
 #include <vector>
 
+#include "benchmarks/google_benchmark_flags.h"
 #include "common/clock.h"
 #include "scheduler/foreman.h"
 #include "scheduler/synthetic_query.h"
 #include "threading/message_queue.h"
 
+DEFINE_int64(work_orders, 2'000'000, "work orders per iteration of the inline-loop, queue and Foreman benchmarks");
+DEFINE_int32(pin, 1, "1: the Foreman's workers pinned to cores; 0: not pinned");
+
 namespace tessera {
 namespace {
 
-int64_t g_work_orders = 2'000'000;
-int g_repeats = 3;
-bool g_pin = true;
+// The inline loop's work orders/s, measured first in the run; 0 until then.
+double g_loop_rate = 0;
 
-struct Row {
-  std::string name;
-  double per_second;
-};
-
-void Print(const Row& row, double baseline) {
-  std::printf("%-58s %14.0f %10.1f ns %8.2fx\n", row.name.c_str(), row.per_second, 1e9 / row.per_second,
-              row.per_second / baseline);
-}
-
-template <typename Body>
-double BestRate(int64_t items, Body body) {
-  double best = 0;
-  for (int r = 0; r < g_repeats; ++r) {
-    const int64_t start = MonotonicNanos();
-    body();
-    const int64_t elapsed = MonotonicNanos() - start;
-    best = std::max(best, static_cast<double>(items) * 1e9 / static_cast<double>(elapsed));
-  }
-  return best;
+// Work orders/s (items_per_second) and the rate relative to the inline-loop baseline of the same run (vs_loop).
+// Every benchmark here uses wall-clock time (UseRealTime), as the ones that hand work to other threads must.
+// `loop_start`: MonotonicNanos() just before the benchmark's timed loop.
+void SetRates(benchmark::State& state, int64_t work_orders_per_iteration, int64_t loop_start) {
+  const int64_t elapsed = MonotonicNanos() - loop_start;
+  const int64_t items = static_cast<int64_t>(state.iterations()) * work_orders_per_iteration;
+  state.SetItemsProcessed(items);
+  const double rate = static_cast<double>(items) * 1e9 / static_cast<double>(std::max<int64_t>(1, elapsed));
+  if (g_loop_rate == 0) g_loop_rate = rate;  // BM_InlineLoop, the first benchmark of the run
+  state.counters["vs_loop"] = rate / g_loop_rate;
 }
 
 class EmptyTask final : public Task {
@@ -57,38 +52,46 @@ class EmptyTask final : public Task {
   int64_t sink_ = 0;
 };
 
-double VirtualTaskRate() {
-  return BestRate(g_work_orders, [] {
-    WorkerContext context{0, -1, 0};
-    for (int64_t i = 0; i < g_work_orders; ++i) {
-      std::unique_ptr<Task> task = std::make_unique<EmptyTask>();
-      task->Run(context);
-    }
-  });
+// One make_unique<Task> + virtual Run per iteration.
+void BM_TaskCallVirtual(benchmark::State& state) {
+  WorkerContext context{0, -1, 0};
+  const int64_t loop_start = MonotonicNanos();
+  for (auto _ : state) {
+    std::unique_ptr<Task> task = std::make_unique<EmptyTask>();
+    task->Run(context);
+    benchmark::DoNotOptimize(task.get());
+  }
+  SetRates(state, 1, loop_start);
 }
 
-double FunctionRate(bool large_capture) {
-  return BestRate(g_work_orders, [large_capture] {
-    int64_t sink = 0;
-    char pad[64] = {};
-    for (int64_t i = 0; i < g_work_orders; ++i) {
-      std::function<void()> fn;
-      if (large_capture) {
-        fn = [&sink, pad] { sink += pad[0]; };  // too big for the small-buffer: one allocation
-      } else {
-        fn = [&sink] { ++sink; };
-      }
-      fn();
+// One std::function built and called per iteration; Arg 0: small capture, 1: a 64-byte capture, too big for the
+// small buffer (one allocation).
+void BM_TaskCallStdFunction(benchmark::State& state) {
+  const bool large_capture = state.range(0) != 0;
+  int64_t sink = 0;
+  char pad[64] = {};
+  const int64_t loop_start = MonotonicNanos();
+  for (auto _ : state) {
+    std::function<void()> fn;
+    if (large_capture) {
+      fn = [&sink, pad] { sink += pad[0]; };
+    } else {
+      fn = [&sink] { ++sink; };
     }
-    if (sink == -1) std::printf("%c", pad[0]);
-  });
+    fn();
+    benchmark::DoNotOptimize(sink);
+  }
+  SetRates(state, 1, loop_start);
 }
 
 // The same synthetic query the Foreman runs, driven inline: NextWorkOrder -> two clock reads around Run ->
 // OnWorkOrderFinished -> destroy. What a scheduler-free single thread costs per work order.
-double InlineLoopRate() {
-  return BestRate(g_work_orders, [] {
-    SyntheticQueryOptions options = SimpleSyntheticQuery(1, g_work_orders, 0);
+// The baseline; registered first, so that the other benchmarks of the run can report vs_loop.
+void BM_InlineLoop(benchmark::State& state) {
+  const int64_t work_orders = state.range(0);
+  const int64_t loop_start = MonotonicNanos();
+  for (auto _ : state) {
+    SyntheticQueryOptions options = SimpleSyntheticQuery(1, work_orders, 0);
     options.track_executions = false;
     SyntheticQuery query(options);
     WorkerContext context{0, -1, 0};
@@ -99,98 +102,117 @@ double InlineLoopRate() {
       const int64_t end = MonotonicNanos();
       query.OnWorkOrderFinished(WorkOrderCompletion{1, task->operator_id(), 0, start, end, task->rows()});
     }
-  });
+  }
+  g_loop_rate = 0;
+  SetRates(state, work_orders, loop_start);
 }
 
-double QueueRate(int batch) {
-  return BestRate(g_work_orders, [batch] {
+// Arg: tasks per push; range(1): tasks per iteration.
+void BM_QueueHandOff(benchmark::State& state) {
+  const int batch = static_cast<int>(state.range(0));
+  const int64_t work_orders = state.range(1);
+  const int64_t loop_start = MonotonicNanos();
+  for (auto _ : state) {
     MessageQueue<std::unique_ptr<Task>> queue;
     std::thread consumer([&] {
       std::vector<std::unique_ptr<Task>> out;
       int64_t received = 0;
-      while (received < g_work_orders) {
+      while (received < work_orders) {
         out.clear();
         if (!queue.PopAll(&out)) break;
         received += static_cast<int64_t>(out.size());
       }
     });
     std::vector<std::unique_ptr<Task>> pending;
-    for (int64_t i = 0; i < g_work_orders; ++i) {
+    for (int64_t i = 0; i < work_orders; ++i) {
       pending.push_back(std::make_unique<EmptyTask>());
       if (static_cast<int>(pending.size()) >= batch) queue.PushBatch(&pending);
     }
     queue.PushBatch(&pending);
     consumer.join();
-  });
+  }
+  SetRates(state, work_orders, loop_start);
 }
 
-struct ForemanConfig {
-  int workers;
-  int queries;
-  int min_pending;
-  int max_pending;
-  const char* policy;
-};
+constexpr const char* kPolicies[] = {"fair", "static", "pp"};
 
-double ForemanRate(const ForemanConfig& config) {
+// Args: workers, queries, min and max pending work orders per worker, policy (index into kPolicies), work
+// orders per iteration (split evenly over the queries).
+void BM_Foreman(benchmark::State& state) {
+  const int workers = static_cast<int>(state.range(0));
+  const int queries = static_cast<int>(state.range(1));
+  const int64_t work_orders = state.range(5);
   ForemanOptions options;
-  options.pool.num_workers = config.workers;
-  options.pool.pin_to_cpus = g_pin;
-  options.min_pending_per_worker = config.min_pending;
-  options.max_pending_per_worker = config.max_pending;
-  options.policy = *ParsePolicy(config.policy);
+  options.pool.num_workers = workers;
+  options.pool.pin_to_cpus = FLAGS_pin != 0;
+  options.min_pending_per_worker = static_cast<int>(state.range(2));
+  options.max_pending_per_worker = static_cast<int>(state.range(3));
+  options.policy = *ParsePolicy(kPolicies[state.range(4)]);
   absl::StatusOr<std::unique_ptr<Foreman>> foreman = Foreman::Create(options);
   if (!foreman.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(foreman.status().message()).c_str());
-    std::exit(1);
+    state.SkipWithError(std::string(foreman.status().message()).c_str());
+    return;
   }
   QueryId next_id = 1;
-  return BestRate(g_work_orders, [&] {
+  const int64_t loop_start = MonotonicNanos();
+  for (auto _ : state) {
     std::vector<QueryHandle> handles;
-    for (int q = 0; q < config.queries; ++q) {
-      SyntheticQueryOptions spec = SimpleSyntheticQuery(next_id++, g_work_orders / config.queries, 0);
+    for (int q = 0; q < queries; ++q) {
+      SyntheticQueryOptions spec = SimpleSyntheticQuery(next_id++, work_orders / queries, 0);
       spec.track_executions = false;
       handles.push_back(*(*foreman)->Submit(std::make_shared<SyntheticQuery>(spec)));
     }
     for (QueryHandle& handle : handles) handle.Wait();
-  });
+  }
+  SetRates(state, work_orders / queries * queries, loop_start);
+  state.SetLabel(kPolicies[state.range(4)]);
+}
+
+void RegisterBenchmarks() {
+  const int64_t n = FLAGS_work_orders;
+  benchmark::RegisterBenchmark("BM_InlineLoop", BM_InlineLoop)->Arg(n)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_TaskCallVirtual", BM_TaskCallVirtual)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_TaskCallStdFunction", BM_TaskCallStdFunction)
+      ->ArgName("large_capture")
+      ->Arg(0)
+      ->Arg(1)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark("BM_QueueHandOff", BM_QueueHandOff)
+      ->ArgNames({"per_push", "work_orders"})
+      ->Args({1, n})
+      ->Args({16, n})
+      ->UseRealTime();
+  // {workers, queries, min pending, max pending, policy}
+  const int64_t configs[][5] = {
+      {1, 1, 2, 64, 0},  {2, 1, 2, 64, 0},  {1, 1, 2, 2, 0},  {2, 1, 2, 2, 0},  {1, 1, 16, 16, 0},
+      {2, 1, 16, 16, 0}, {2, 4, 2, 64, 0},  {2, 4, 2, 64, 1}, {2, 4, 2, 64, 2}, {2, 16, 2, 64, 0},
+  };
+  benchmark::internal::Benchmark* foreman = benchmark::RegisterBenchmark("BM_Foreman", BM_Foreman);
+  foreman->ArgNames({"workers", "queries", "min_pending", "max_pending", "policy", "work_orders"});
+  for (const auto& c : configs) foreman->Args({c[0], c[1], c[2], c[3], c[4], n});
+  foreman->UseRealTime();
 }
 
 }  // namespace
 }  // namespace tessera
 
 int main(int argc, char** argv) {
-  using namespace tessera;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--work-orders=", 14) == 0) g_work_orders = std::atoll(argv[i] + 14);
-    if (std::strncmp(argv[i], "--repeats=", 10) == 0) g_repeats = std::atoi(argv[i] + 10);
-    if (std::strncmp(argv[i], "--pin=", 6) == 0) g_pin = std::atoi(argv[i] + 6) != 0;
+  tessera::bench::ParseBenchmarkCommandLine(
+      &argc, &argv,
+      "empty work orders through the Foreman, the task abstraction and the queue, against an inline loop.\n"
+      "usage: dispatch_benchmark [--work_orders=N] [--pin=0|1] [--benchmark_* flags]",
+      __FILE__);
+  if (argc > 1) {
+    std::fprintf(stderr, "dispatch_benchmark: unexpected argument %s (see --help)\n", argv[1]);
+    return 2;
   }
-  std::printf("empty work orders: %lld per measurement, best of %d; %u hardware threads; workers %s\n\n",
-              static_cast<long long>(g_work_orders), g_repeats, std::thread::hardware_concurrency(),
-              g_pin ? "pinned" : "unpinned");
-  std::printf("%-58s %14s %13s %9s\n", "what", "per second", "per item", "vs loop");
-
-  const Row loop{"baseline: inline loop over the same query (1 thread)", InlineLoopRate()};
-  const double baseline = loop.per_second;
-  Print(loop, baseline);
-  Print({"task call: make_unique<Task> + virtual Run", VirtualTaskRate()}, baseline);
-  Print({"task call: std::function, small capture", FunctionRate(false)}, baseline);
-  Print({"task call: std::function, 64-byte capture (allocates)", FunctionRate(true)}, baseline);
-  Print({"queue hand-off between 2 threads, 1 per push", QueueRate(1)}, baseline);
-  Print({"queue hand-off between 2 threads, 16 per push", QueueRate(16)}, baseline);
-
-  const ForemanConfig configs[] = {
-      {1, 1, 2, 64, "fair"},  {2, 1, 2, 64, "fair"},  {1, 1, 2, 2, "fair"},  {2, 1, 2, 2, "fair"},
-      {1, 1, 16, 16, "fair"}, {2, 1, 16, 16, "fair"}, {2, 4, 2, 64, "fair"}, {2, 4, 2, 64, "static"},
-      {2, 4, 2, 64, "pp"},    {2, 16, 2, 64, "fair"},
-  };
-  for (const ForemanConfig& c : configs) {
-    char name[128];
-    std::snprintf(name, sizeof(name), "Foreman: %d worker%s, %2d quer%s, depth %d-%d, %s", c.workers,
-                  c.workers == 1 ? " " : "s", c.queries, c.queries == 1 ? "y  " : "ies", c.min_pending,
-                  c.max_pending, c.policy);
-    Print({name, ForemanRate(c)}, baseline);
+  if (FLAGS_work_orders < 16) {
+    std::fprintf(stderr, "dispatch_benchmark: --work_orders must be at least 16\n");
+    return 2;
   }
+  benchmark::AddCustomContext("workers", FLAGS_pin != 0 ? "pinned" : "unpinned");
+  tessera::RegisterBenchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
   return 0;
 }

@@ -3,7 +3,7 @@
 // policy, reproducing the §3.8.5 comparison: a query whose work orders are 4x longer takes ~4x the CPU under
 // static probabilities and an equal share under fair. Each scenario leaves its log for plot_cpu_share.py.
 //
-// Usage: policy_share_benchmark [--log-dir=/tmp] [--workers=2] [--scale=1.0]
+// Usage: policy_share_benchmark [--log-dir=/tmp] [--workers=2] [--scale=1.0]   (gflags; --help lists the flags)
 
 #include <algorithm>
 #include <cstdio>
@@ -15,8 +15,15 @@
 #include <thread>
 #include <vector>
 
+#include "benchmarks/command_line_flags.h"
 #include "scheduler/foreman.h"
 #include "scheduler/synthetic_query.h"
+
+DEFINE_int32(workers, 2, "worker threads of the Foreman");
+DEFINE_double(scale, 1.0, "multiplies every query's work-order count");
+// --log-dir is glog's flag (glog defines log_dir, and gflags allows a name once); here: where the work-order logs
+// go, /tmp when it is empty.
+DECLARE_string(log_dir);
 
 namespace tessera {
 namespace {
@@ -120,11 +127,19 @@ void Report(const std::string& name, const std::string& policy, const std::vecto
 
 int main(int argc, char** argv) {
   using namespace tessera;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--log-dir=", 10) == 0) g_log_dir = argv[i] + 10;
-    if (std::strncmp(argv[i], "--workers=", 10) == 0) g_workers = std::atoi(argv[i] + 10);
-    if (std::strncmp(argv[i], "--scale=", 8) == 0) g_scale = std::atof(argv[i] + 8);
+  bench::ParseCommandLine(
+      &argc, &argv,
+      "CPU shares each policy gives concurrent synthetic queries, static 1/N baseline in the same run.\n"
+      "usage: policy_share_benchmark [--log-dir=/tmp] [--workers=2] [--scale=1.0]\n"
+      "--log-dir DIR (glog's flag): where the work-order logs go (default: /tmp).",
+      __FILE__);
+  if (argc > 1 || FLAGS_workers < 1 || !(FLAGS_scale > 0)) {
+    std::fprintf(stderr, "policy_share_benchmark: bad arguments (see --help)\n");
+    return 2;
   }
+  if (!FLAGS_log_dir.empty()) g_log_dir = FLAGS_log_dir;
+  g_workers = FLAGS_workers;
+  g_scale = FLAGS_scale;
   std::printf("CPU share of each query while all were active (from the work-order log), %d workers\n\n",
               g_workers);
   std::printf("%-10s %-8s %-40s %-26s %s\n", "scenario", "policy", "measured CPU share", "expected", "log");

@@ -3,7 +3,7 @@
 // each, on synthetic duration series with known shapes, and on durations measured from real (busy-spin) work
 // orders run by the Foreman. Both predictors see the same records (evaluate_both_predictors).
 //
-// Usage: predictor_benchmark [--length=N]
+// Usage: predictor_benchmark [--length=N]   (gflags; --help lists the flags)
 
 #include <cmath>
 #include <cstdio>
@@ -13,10 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "benchmarks/command_line_flags.h"
 #include "scheduler/fast_random.h"
 #include "scheduler/foreman.h"
 #include "scheduler/learning_agent.h"
 #include "scheduler/synthetic_query.h"
+
+DEFINE_int32(length, 20000, "work orders in each synthetic duration series");
 
 namespace tessera {
 namespace {
@@ -119,9 +122,16 @@ void Measured(int64_t spin_ns, int queries) {
 
 int main(int argc, char** argv) {
   using namespace tessera;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--length=", 9) == 0) g_length = std::atoi(argv[i] + 9);
+  bench::ParseCommandLine(
+      &argc, &argv,
+      "prediction errors of the window mean and AR(p) predictors on synthetic and measured work-order times.\n"
+      "usage: predictor_benchmark [--length=20000]",
+      __FILE__);
+  if (argc > 1 || FLAGS_length < 100) {
+    std::fprintf(stderr, "predictor_benchmark: bad arguments (--length >= 100; see --help)\n");
+    return 2;
   }
+  g_length = FLAGS_length;
   LearningAgentOptions defaults;
   std::printf(
       "window mean: last %d per operator; autoregression: AR(%d) over the last %d, refit every %d\n\n",

@@ -39,6 +39,7 @@
 //          [--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1] [--time-slice-us 0]
 //          [--scan-sharing off|full|batch]
 //          (experiments 5 and 6 run only when named: --experiments 5,6)
+//        (gflags: --help lists every flag with its default)
 
 #include <algorithm>
 #include <atomic>
@@ -61,6 +62,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "benchmarks/command_line_flags.h"
 #include "benchmarks/ssb_generator/ssb_generator.h"
 #include "common/clock.h"
 #include "engine/session.h"
@@ -75,6 +77,32 @@
 #ifndef TESSERA_PLOT_SCRIPT
 #define TESSERA_PLOT_SCRIPT "benchmarks/scheduler/plot_cpu_share.py"
 #endif
+
+// The flags (gflags: --help lists them; --flag value and --flag=value both work, and dashes in a name, as in
+// --time-slice-us, stand for its underscores). Lists are comma-separated strings, split after parsing.
+DEFINE_string(data, "", "data directory: the generated .tbl files and the loaded database are cached here; required");
+DEFINE_double(sf, 1, "SSB scale factor");
+DEFINE_int32(workers, 2, "worker threads of the Foreman");
+DEFINE_double(window_ms, 20, "window of the CPU-share measurement, ms");
+DEFINE_double(plot_window_ms, 100, "window of the CPU-share plots, ms");
+DEFINE_double(scale, 1, "stretches every experiment's duration");
+DEFINE_string(experiments, "1,2,3,4", "comma-separated experiments to run (5 and 6 run only when named)");
+DEFINE_int64(memory_mb, 4096, "buffer pool size, MiB");
+DEFINE_bool(keep_tbl, false, "keep the generated .tbl files after loading");
+DEFINE_string(ssb_dir, TESSERA_SSB_DIR, "folder with the SSB schema.sql and queries/");
+DEFINE_string(plot_script, TESSERA_PLOT_SCRIPT, "plot_cpu_share.py, run on each stream log");
+DEFINE_uint64(seed, 5, "experiment 5: seed of the Poisson arrivals");
+DEFINE_int32(arrivals, 300, "experiment 5: queries in the Poisson stream");
+DEFINE_double(load, 0.9, "experiment 5: offered load");
+DEFINE_string(load_basis, "throughput", "experiment 5: what the load is relative to: throughput, wall or cpu");
+DEFINE_string(policies, "fcfs,srpt,ifsrpt,fair", "experiment 5: comma-separated policies; must include fcfs (the baseline)");
+DEFINE_string(prediction, "next-operator", "the LearningAgent's prediction scope: next-operator or pooled");
+DEFINE_string(exp2_queries, "q1.1,q4.1", "experiment 2: two different SSB queries (short and long work orders)");
+DEFINE_int64(time_slice_us, tessera::ForemanOptions{}.dispatch_run_ns / 1000, "the Foreman's time slice, us (0: off)");
+DEFINE_string(scan_sharing, "off", "shared scans: off, full or batch");
+// --log-dir is glog's flag (glog defines log_dir, and gflags allows a name once): here it says where the
+// work-order logs and plots go (default: DATA/scheduler-logs); glog's own log files, if any, go there too.
+DECLARE_string(log_dir);
 
 namespace tessera {
 namespace {
@@ -1806,84 +1834,52 @@ void Experiment6() {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+constexpr char kUsage[] =
+    "SSB scheduling-policy experiments: fair CPU shares, priorities, SRPT on a Poisson stream, load control.\n"
+    "usage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--experiments 1,2,3,4] "
+    "[--policies fcfs,srpt,ifsrpt,fair] [--time-slice-us 0] [--scan-sharing off|full|batch] ...\n"
+    "--log-dir DIR (glog's flag): where the work-order logs and plots go (default: DATA/scheduler-logs).";
+
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) items.push_back(item);
+  return items;
+}
+
+// Parses the command line with gflags and copies the flags into g_flags; dies on a bad value.
 void ParseFlags(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    const size_t eq = arg.find('=');
-    auto next = [&]() -> std::string {
-      if (eq != std::string::npos) return arg.substr(eq + 1);
-      if (i + 1 >= argc) Die("missing value for " + arg);
-      return argv[++i];
-    };
-    const std::string name = arg.substr(0, eq);
-    if (name == "--data") {
-      g_flags.data_dir = next();
-    } else if (name == "--sf") {
-      g_flags.sf = std::atof(next().c_str());
-    } else if (name == "--workers") {
-      g_flags.workers = std::atoi(next().c_str());
-    } else if (name == "--time-slice-us") {
-      g_flags.dispatch_run_ns = std::max<int64_t>(0, std::atoll(next().c_str())) * 1000;
-    } else if (name == "--scan-sharing") {
-      if (!ParseScanSharing(next(), &g_flags.scan_sharing)) Die("--scan-sharing takes off, full or batch");
-    } else if (name == "--log-dir") {
-      g_flags.log_dir = next();
-    } else if (name == "--window-ms") {
-      g_flags.window_ms = std::atof(next().c_str());
-    } else if (name == "--plot-window-ms") {
-      g_flags.plot_window_ms = std::atof(next().c_str());
-    } else if (name == "--scale") {
-      g_flags.scale = std::atof(next().c_str());
-    } else if (name == "--memory-mb") {
-      g_flags.memory_mb = static_cast<size_t>(std::atoll(next().c_str()));
-    } else if (name == "--experiments") {
-      g_flags.experiments.clear();
-      std::stringstream list(next());
-      for (std::string item; std::getline(list, item, ',');)
-        g_flags.experiments.insert(std::atoi(item.c_str()));
-    } else if (name == "--keep-tbl") {
-      g_flags.keep_tbl = true;
-    } else if (name == "--ssb-dir") {
-      g_flags.ssb_dir = next();
-    } else if (name == "--plot-script") {
-      g_flags.plot_script = next();
-    } else if (name == "--seed") {
-      g_flags.seed = std::strtoull(next().c_str(), nullptr, 10);
-    } else if (name == "--arrivals") {
-      g_flags.arrivals = std::atoi(next().c_str());
-    } else if (name == "--load") {
-      g_flags.load = std::atof(next().c_str());
-    } else if (name == "--load-basis") {
-      g_flags.load_basis = next();
-    } else if (name == "--policies") {
-      g_flags.arrival_policies.clear();
-      std::stringstream list(next());
-      for (std::string item; std::getline(list, item, ',');) g_flags.arrival_policies.push_back(item);
-    } else if (name == "--exp2-queries") {
-      g_flags.exp2_queries.clear();
-      std::stringstream list(next());
-      for (std::string item; std::getline(list, item, ',');) g_flags.exp2_queries.push_back(item);
-      if (g_flags.exp2_queries.size() != 2 || g_flags.exp2_queries[0] == g_flags.exp2_queries[1])
-        Die("--exp2-queries takes two different SSB queries, e.g. q1.1,q4.1");
-    } else if (name == "--prediction") {
-      const std::string scope = next();
-      if (scope == PredictionScopeName(PredictionScope::kNextOperator)) {
-        g_flags.prediction = PredictionScope::kNextOperator;
-      } else if (scope == PredictionScopeName(PredictionScope::kPooled)) {
-        g_flags.prediction = PredictionScope::kPooled;
-      } else {
-        Die("--prediction must be next-operator or pooled");
-      }
-    } else {
-      Die("unknown argument " + arg +
-          "\nusage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms "
-          "20] "
-          "[--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl] "
-          "[--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu] "
-          "[--policies fcfs,srpt,ifsrpt,fair] [--time-slice-us 0] [--scan-sharing off|full|batch] "
-          "[--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1]");
-    }
+  bench::ParseCommandLine(&argc, &argv, kUsage, __FILE__);
+  if (argc > 1) Die(std::string("unexpected argument ") + argv[1] + " (see --help)");
+  g_flags.data_dir = FLAGS_data;
+  g_flags.sf = FLAGS_sf;
+  g_flags.workers = FLAGS_workers;
+  g_flags.dispatch_run_ns = std::max<int64_t>(0, FLAGS_time_slice_us) * 1000;
+  if (!ParseScanSharing(FLAGS_scan_sharing, &g_flags.scan_sharing)) Die("--scan-sharing takes off, full or batch");
+  g_flags.log_dir = FLAGS_log_dir;
+  g_flags.window_ms = FLAGS_window_ms;
+  g_flags.plot_window_ms = FLAGS_plot_window_ms;
+  g_flags.scale = FLAGS_scale;
+  g_flags.memory_mb = static_cast<size_t>(std::max<int64_t>(0, FLAGS_memory_mb));
+  g_flags.experiments.clear();
+  for (const std::string& item : SplitList(FLAGS_experiments)) g_flags.experiments.insert(std::atoi(item.c_str()));
+  g_flags.keep_tbl = FLAGS_keep_tbl;
+  g_flags.ssb_dir = FLAGS_ssb_dir;
+  g_flags.plot_script = FLAGS_plot_script;
+  g_flags.seed = FLAGS_seed;
+  g_flags.arrivals = FLAGS_arrivals;
+  g_flags.load = FLAGS_load;
+  g_flags.load_basis = FLAGS_load_basis;
+  g_flags.arrival_policies = SplitList(FLAGS_policies);
+  g_flags.exp2_queries = SplitList(FLAGS_exp2_queries);
+  if (g_flags.exp2_queries.size() != 2 || g_flags.exp2_queries[0] == g_flags.exp2_queries[1])
+    Die("--exp2-queries takes two different SSB queries, e.g. q1.1,q4.1");
+  if (FLAGS_prediction == PredictionScopeName(PredictionScope::kNextOperator)) {
+    g_flags.prediction = PredictionScope::kNextOperator;
+  } else if (FLAGS_prediction == PredictionScopeName(PredictionScope::kPooled)) {
+    g_flags.prediction = PredictionScope::kPooled;
+  } else {
+    Die("--prediction must be next-operator or pooled");
   }
   if (g_flags.data_dir.empty()) Die("--data DIR is required");
   if (g_flags.sf <= 0 || g_flags.workers < 1 || g_flags.window_ms <= 0 || g_flags.scale <= 0)

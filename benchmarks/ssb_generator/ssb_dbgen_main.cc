@@ -2,7 +2,9 @@
 //
 //   ssb-dbgen --sf 1 --output DIR [--seed 42] [--threads N] [--tables lineorder,customer,...] [--quiet]
 //
-// Exit status: 0 on success, 1 on a generation or I/O error, 2 on a usage error.
+// Flags are gflags (--help lists them; --flag value and --flag=value both work). Exit status: 0 on success, 1 on a
+// generation or I/O error, 2 on a missing or bad value; gflags' own errors (an unknown flag, a non-numeric --seed or
+// --threads) exit with 1.
 
 #include <cerrno>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "benchmarks/command_line_flags.h"
 #include "benchmarks/ssb_generator/ssb_generator.h"
 
 namespace {
@@ -21,19 +24,29 @@ using tessera::ssb::GeneratorOptions;
 using tessera::ssb::SsbTable;
 
 constexpr char kUsage[] =
+    "writes the Star Schema Benchmark tables as DIR/<table>.tbl ('|'-separated, trailing '|').\n"
     "usage: ssb-dbgen --sf SCALE --output DIR [--seed N] [--threads N] [--tables T1,T2,...] [--quiet]\n"
-    "\n"
-    "Generates the Star Schema Benchmark tables as DIR/<table>.tbl ('|'-separated, trailing '|').\n"
-    "  --sf SCALE      scale factor, e.g. 1, 10 or 0.01 (SF1: 6M lineorder rows, about 0.6 GB)\n"
-    "  --output DIR    output directory (created if missing; existing files are overwritten)\n"
-    "  --seed N        random seed (default 42); output is a function of (SF, seed) only\n"
-    "  --threads N     worker threads (default: all cores); does not change the output\n"
-    "  --tables LIST   comma-separated subset of lineorder,customer,supplier,part,date (default: all)\n"
-    "  --quiet         no progress on stderr\n";
+    "Exit status: 0 on success, 1 on a generation or I/O error (or an unknown flag), 2 on a missing or bad value.";
 
 int UsageError(const std::string& message) {
-  std::fprintf(stderr, "ssb-dbgen: %s\n\n%s", message.c_str(), kUsage);
+  std::fprintf(stderr, "ssb-dbgen: %s (see ssb-dbgen --help)\n", message.c_str());
   return 2;
+}
+
+// The one-letter forms the hand-written parser accepted (-s 1, -o DIR, -j 4, -T part, -q, -h), rewritten to the
+// flag names before gflags sees them (gflags reads -s as a flag named "s").
+void RewriteShortForms(int argc, char** argv) {
+  static const struct {
+    const char* short_form;
+    const char* long_form;
+  } kShortForms[] = {{"-s", "--sf"},     {"-o", "--output"}, {"-j", "--threads"},
+                     {"-T", "--tables"}, {"-q", "--quiet"},  {"-h", "--help"}};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--") == 0) return;
+    for (const auto& form : kShortForms) {
+      if (std::strcmp(argv[i], form.short_form) == 0) argv[i] = const_cast<char*>(form.long_form);
+    }
+  }
 }
 
 bool ParseDouble(const std::string& text, double* value) {
@@ -41,14 +54,6 @@ bool ParseDouble(const std::string& text, double* value) {
   char* end = nullptr;
   errno = 0;
   *value = std::strtod(text.c_str(), &end);
-  return errno == 0 && end == text.c_str() + text.size();
-}
-
-bool ParseUint(const std::string& text, unsigned long long* value) {
-  if (text.empty() || text[0] == '-' || text[0] == '+') return false;
-  char* end = nullptr;
-  errno = 0;
-  *value = std::strtoull(text.c_str(), &end, 10);
   return errno == 0 && end == text.c_str() + text.size();
 }
 
@@ -71,58 +76,36 @@ bool ParseTables(const std::string& list, std::vector<SsbTable>* tables) {
 
 }  // namespace
 
+// A string, not a double flag, so that a bad scale factor is a usage error (status 2) like every other bad value
+// this program checks; gflags exits with 1 on a value it cannot parse.
+DEFINE_string(sf, "", "scale factor, e.g. 1, 10 or 0.01 (SF1: 6M lineorder rows, about 0.6 GB); required");
+DEFINE_string(output, "", "output directory (created if missing; existing files are overwritten); required");
+DEFINE_uint64(seed, 42, "random seed; the output is a function of (SF, seed) only");
+DEFINE_int32(threads, 0, "worker threads (0: all cores); does not change the output");
+DEFINE_string(tables, "", "comma-separated subset of lineorder,customer,supplier,part,date (empty: all)");
+DEFINE_bool(quiet, false, "no progress on stderr");
+
 int main(int argc, char** argv) {
+  RewriteShortForms(argc, argv);
+  tessera::bench::ParseCommandLine(&argc, &argv, kUsage, __FILE__);
+  if (argc > 1) return UsageError(std::string("unexpected argument '") + argv[1] + "'");
+  if (FLAGS_sf.empty()) return UsageError("--sf is required");
+  if (FLAGS_output.empty()) return UsageError("--output is required");
+  if (FLAGS_threads < 0 || FLAGS_threads > 1024) {
+    return UsageError("bad thread count '" + std::to_string(FLAGS_threads) + "'");
+  }
   GeneratorOptions options;
-  options.progress = true;
-  bool have_sf = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    const size_t eq = arg.find('=');
-    const bool inline_value = arg.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inline_value) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    }
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (arg == "--quiet" || arg == "-q") {
-      options.progress = false;
-      continue;
-    }
-    const bool takes_value = arg == "--sf" || arg == "-s" || arg == "--output" || arg == "-o" ||
-                             arg == "--seed" || arg == "--threads" || arg == "-j" || arg == "--tables" ||
-                             arg == "-T";
-    if (!takes_value) return UsageError("unknown argument '" + arg + "'");
-    if (!inline_value) {
-      if (i + 1 >= argc) return UsageError(arg + " needs a value");
-      value = argv[++i];
-    }
-    if (arg == "--sf" || arg == "-s") {
-      if (!ParseDouble(value, &options.scale_factor)) return UsageError("bad scale factor '" + value + "'");
-      have_sf = true;
-    } else if (arg == "--output" || arg == "-o") {
-      options.output_dir = value;
-    } else if (arg == "--seed") {
-      unsigned long long seed;
-      if (!ParseUint(value, &seed)) return UsageError("bad seed '" + value + "'");
-      options.seed = seed;
-    } else if (arg == "--threads" || arg == "-j") {
-      unsigned long long threads;
-      if (!ParseUint(value, &threads) || threads > 1024)
-        return UsageError("bad thread count '" + value + "'");
-      options.threads = static_cast<int>(threads);
-    } else {
-      options.tables.clear();
-      if (!ParseTables(value, &options.tables)) {
-        return UsageError("bad table list '" + value + "' (tables: lineorder,customer,supplier,part,date)");
-      }
+  if (!ParseDouble(FLAGS_sf, &options.scale_factor)) return UsageError("bad scale factor '" + FLAGS_sf + "'");
+  options.output_dir = FLAGS_output;
+  options.seed = FLAGS_seed;
+  if (FLAGS_threads > 0) options.threads = FLAGS_threads;
+  options.progress = !FLAGS_quiet;
+  if (!gflags::GetCommandLineFlagInfoOrDie("tables").is_default) {
+    options.tables.clear();
+    if (!ParseTables(FLAGS_tables, &options.tables)) {
+      return UsageError("bad table list '" + FLAGS_tables + "' (tables: lineorder,customer,supplier,part,date)");
     }
   }
-  if (!have_sf) return UsageError("--sf is required");
-  if (options.output_dir.empty()) return UsageError("--output is required");
   tessera::ssb::ScaleCounts counts;
   std::string error;
   if (!tessera::ssb::ComputeScaleCounts(options.scale_factor, &counts, &error)) return UsageError(error);
