@@ -185,6 +185,8 @@ class ChunkParser {
  private:
   // Splits `line` into fields and appends one row to the builder (not yet committed).
   bool ParseLine(std::string_view line, std::string* error) {
+    // The previous line's unescaped fields are done with; this line's must live until its fields are converted.
+    unescaped_fields_.clear();
     const size_t expected = field_to_column_.size();
     size_t count = 0;
     size_t i = 0;
@@ -253,7 +255,6 @@ class ChunkParser {
         break;
       }
     }
-    unescaped_fields_.clear();
     if (count != expected) {
       *error = absl::StrCat("expected ", expected, " fields, found ", count);
       return false;

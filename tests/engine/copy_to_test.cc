@@ -145,11 +145,9 @@ TEST_F(CopyToTest, OutputLoadsBackWithTheSameOptions) {
 }
 
 // A string that needs quoting and holds the quote character is written with the quote doubled ("say ""hi"", x");
-// the reader must undo that. Disabled: storage/delimited_file.cc ChunkParser::ParseLine clears unescaped_fields_
-// (the buffers the unescaped fields' string_views point into) before it converts the fields, so such a field
-// loads as freed memory (seen: the previous field's bytes and NULs instead of `say "hi", then 'bye'`). Enable
-// once ParseLine clears the buffers at the start of the next line instead.
-TEST_F(CopyToTest, DISABLED_QuotesInsideQuotedFieldsLoadBack) {
+// the reader must undo that. (ChunkParser::ParseLine used to free the unescaped fields' buffers before converting
+// them, so such a field loaded as freed memory: the previous field's bytes and NULs.)
+TEST_F(CopyToTest, QuotesInsideQuotedFieldsLoadBack) {
   OpenDatabase(/*restricted=*/false);
   Session& session = NewSession();
   Run(session, absl::StrCat("CREATE TABLE src ", kAllTypes));
