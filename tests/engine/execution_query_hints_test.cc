@@ -38,11 +38,7 @@ class ExecutionQueryHintsTest : public ::testing::Test {
       std::ofstream out(directory_ / "rows.csv");
       for (int i = 0; i < 500; ++i) out << i << "," << i % 7 << "\n";
     }
-    DatabaseOptions options;
-    options.data_directory = (directory_ / "db").string();
-    options.sync_writes = false;
-    options.worker_threads = kWorkers;
-    absl::StatusOr<std::unique_ptr<Database>> database = Database::Open(options);
+    absl::StatusOr<std::unique_ptr<Database>> database = OpenTestDatabase(directory_ / "db");  // kWorkers workers
     ASSERT_TRUE(database.ok()) << database.status();
     database_ = *std::move(database);
     Session session(database_.get());

@@ -31,11 +31,7 @@ class SharedScanTest : public ::testing::Test {
     directory_ = std::filesystem::temp_directory_path() / absl::StrCat("shared_scan_test_", getpid());
     std::filesystem::remove_all(directory_);
     std::filesystem::create_directories(directory_);
-    DatabaseOptions options;
-    options.data_directory = (directory_ / "db").string();
-    options.sync_writes = false;
-    options.worker_threads = kWorkers;
-    absl::StatusOr<std::unique_ptr<Database>> database = Database::Open(options);
+    absl::StatusOr<std::unique_ptr<Database>> database = OpenTestDatabase(directory_ / "db");  // kWorkers workers
     ASSERT_TRUE(database.ok()) << database.status();
     database_ = *std::move(database);
     // Every COPY appends one block: `fact` has kFactBlocks blocks of distinct rows, `dim` one.
