@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -21,8 +22,6 @@ namespace {
 constexpr size_t kSubmitEvery = 16;
 // Picks a query in shared-scan debt may pass over per work order dispatched (Dispatch).
 constexpr int kMaxPassesPerPick = 16;
-// Longest run of one query's work orders per pick (ForemanOptions::dispatch_run_ns).
-constexpr int kMaxRunLength = 256;
 
 template <typename... Handlers>
 struct Overloaded : Handlers... {
@@ -57,6 +56,11 @@ struct Foreman::QueryState {
   // Shared scans: CPU time of work orders that rode along with other queries' picks, not yet paid back by
   // passing over picks of this query (Dispatch), so that the policy's shares hold with sharing on.
   int64_t ride_debt_ns = 0;
+  // Time slices (ForemanOptions::dispatch_run_ns): the query's virtual time (CPU over its share weight, ns) and
+  // its CPU share weight relative to the mean of the ready queries (1 for every query under fair), as last
+  // computed (LeastReadyVirtualTime).
+  double virtual_time_ns = 0;
+  double share_weight = 1;
 };
 
 absl::StatusOr<std::unique_ptr<Foreman>> Foreman::Create(const ForemanOptions& options) {
@@ -92,7 +96,7 @@ absl::Status Foreman::Start() {
   for (const WorkerInfo& worker : pool_->Workers()) loads_.AddWorker(worker.worker_id, worker.node);
   desired_workers_ = loads_.num_dispatchable();
   outgoing_.resize(pool_->max_workers());
-  runs_.resize(pool_->max_workers());
+  slice_holders_.resize(pool_->max_workers(), nullptr);
   thread_ = std::thread([this] { Run(); });
   return absl::OkStatus();
 }
@@ -263,7 +267,11 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
     ++state->executed;
     ++executed_;
     state->busy_ns += record.end_ns - record.start_ns;
-    if (task->rode_along()) state->ride_debt_ns += record.end_ns - record.start_ns;
+    // Rides are paid back by passing over draws; with time slices virtual time accounts for them instead.
+    if (task->rode_along() && task->charged_ns() <= 0) state->ride_debt_ns += record.end_ns - record.start_ns;
+    if (task->charged_ns() > 0) {
+      ChargeVirtualTime(state, static_cast<double>(record.end_ns - record.start_ns) - task->charged_ns());
+    }
     if (log_ != nullptr) log_->Append(record);
     state->query->OnWorkOrderFinished(record);
     if (!state->cancelling) {
@@ -397,8 +405,8 @@ void Foreman::Suspend(QueryState* state) {
 
 void Foreman::Deactivate(QueryState* state) {
   if (state->slot < 0) return;
-  for (WorkerRun& run : runs_) {
-    if (run.state == state) run = WorkerRun{};
+  for (QueryState*& holder : slice_holders_) {
+    if (holder == state) holder = nullptr;
   }
   void* moved = enforcer_.Remove(state->slot);
   if (moved != nullptr) static_cast<QueryState*>(moved)->slot = state->slot;
@@ -409,7 +417,16 @@ void Foreman::RefreshCandidate(QueryState* state) {
   if (state->slot < 0) return;
   PolicyCandidate& candidate = enforcer_.mutable_candidate(state->slot);
   const SchedulableQuery& query = *state->query;
+  const bool was_ready = candidate.ready;
   candidate.ready = query.HasReadyWorkOrder();
+  if (candidate.ready && !was_ready && SlicesOn()) {
+    // Arrived or woke: at most one slice behind the others, so waiting earns no more than one slice of credit.
+    const double least = LeastReadyVirtualTime(state);
+    if (least < std::numeric_limits<double>::infinity()) {
+      state->virtual_time_ns =
+          std::max(state->virtual_time_ns, least - static_cast<double>(options_.dispatch_run_ns));
+    }
+  }
   state->predicted_operator = query.NextWorkOrderOperator();
   double predicted = 0;
   candidate.has_prediction = agent_.Predict(state->history, state->predicted_operator, &predicted);
@@ -424,35 +441,99 @@ void Foreman::RefreshCandidate(QueryState* state) {
     candidate.remaining_ns = static_cast<double>(remaining) * per_work_order;
   }
   candidate.inelastic = query.InInelasticPhase();
-  candidate.run_length = RunLength(candidate, query);
 }
 
-int Foreman::RunLength(const PolicyCandidate& candidate, const SchedulableQuery& query) const {
-  if (options_.dispatch_run_ns <= 0 || !candidate.has_prediction || candidate.predicted_ns <= 0) return 1;
-  double length = std::ceil(static_cast<double>(options_.dispatch_run_ns) / candidate.predicted_ns);
-  // A pick must yield the run its weight was divided by: never more than the query can hand out now.
-  const int64_t ready = query.ReadyWorkOrders();
-  if (ready >= 0) length = std::min(length, static_cast<double>(ready));
-  return static_cast<int>(std::clamp(length, 1.0, static_cast<double>(kMaxRunLength)));
+bool Foreman::SlicesOn() const {
+  if (options_.dispatch_run_ns <= 0) return false;
+  switch (enforcer_.policy().kind) {
+    case PolicyKind::kFcfs:
+    case PolicyKind::kSrpt:
+    case PolicyKind::kInelasticFirstSrpt:
+      return false;
+    default:
+      return true;
+  }
+}
+
+double Foreman::LeastReadyVirtualTime(const QueryState* except) {
+  // The CPU share weight of a ready query, relative to the mean over the ready queries. Fair: equal; HPF: equal
+  // within the highest ready priority, 0 below; lottery: its tickets (its priority). Otherwise what one draw
+  // gives it in expectation: its probability times its predicted work-order time (static: CPU in proportion
+  // to work-order time; pp: its class's share split fairly). Fair and HPF do not use the draw's probabilities,
+  // which are uniform while some ready query has no prediction yet (cold start) and would then weigh queries
+  // by their work-order times.
+  const PolicyKind kind = enforcer_.policy().kind;
+  int top_priority = 0;
+  if (kind == PolicyKind::kHighestPriorityFirst) {
+    for (int slot = 0; slot < enforcer_.size(); ++slot) {
+      const PolicyCandidate& candidate = enforcer_.candidate(slot);
+      if (candidate.ready) top_priority = std::max(top_priority, candidate.priority);
+    }
+  }
+  double sum = 0;
+  int ready = 0;
+  const double fallback_ns = agent_.global_mean_ns() > 0 ? agent_.global_mean_ns() : 1e6;
+  for (int slot = 0; slot < enforcer_.size(); ++slot) {
+    const PolicyCandidate& candidate = enforcer_.candidate(slot);
+    if (!candidate.ready) continue;
+    auto* state = static_cast<QueryState*>(enforcer_.owner(slot));
+    switch (kind) {
+      case PolicyKind::kFair:
+        state->share_weight = 1;
+        break;
+      case PolicyKind::kHighestPriorityFirst:
+        state->share_weight = candidate.priority == top_priority ? 1 : 0;
+        break;
+      case PolicyKind::kLottery:
+        state->share_weight = candidate.priority;
+        break;
+      default:
+        state->share_weight =
+            enforcer_.Probability(slot) * (candidate.has_prediction ? candidate.predicted_ns : fallback_ns);
+        break;
+    }
+    sum += state->share_weight;
+    ++ready;
+  }
+  double least = std::numeric_limits<double>::infinity();
+  for (int slot = 0; slot < enforcer_.size(); ++slot) {
+    if (!enforcer_.candidate(slot).ready) continue;
+    auto* state = static_cast<QueryState*>(enforcer_.owner(slot));
+    state->share_weight = sum > 0 ? state->share_weight * ready / sum : 0;
+    if (state != except && state->share_weight > 0) least = std::min(least, state->virtual_time_ns);
+  }
+  return least;
+}
+
+void Foreman::ChargeVirtualTime(QueryState* state, double cpu_ns) {
+  // A weight of 0 (a lower HPF level) or a stale tiny one must not blow the virtual time up.
+  state->virtual_time_ns += cpu_ns / std::max(state->share_weight, 1e-3);
+}
+
+Foreman::QueryState* Foreman::NextInSlice(QueryState* holder) {
+  const double least = LeastReadyVirtualTime(nullptr);
+  if (least == std::numeric_limits<double>::infinity()) return nullptr;
+  if (holder != nullptr && holder->slot >= 0 && enforcer_.candidate(holder->slot).ready &&
+      holder->share_weight > 0 &&
+      holder->virtual_time_ns < least + static_cast<double>(options_.dispatch_run_ns)) {
+    return holder;
+  }
+  for (int slot = 0; slot < enforcer_.size(); ++slot) {
+    auto* state = static_cast<QueryState*>(enforcer_.owner(slot));
+    if (enforcer_.candidate(slot).ready && state->share_weight > 0 && state->virtual_time_ns == least) return state;
+  }
+  return nullptr;
 }
 
 void Foreman::RefreshAfterTake(QueryState* state) {
   enforcer_.SetReady(state->slot, state->query->HasReadyWorkOrder());
-  if (options_.dispatch_run_ns > 0) {
-    const int run_length = RunLength(enforcer_.candidate(state->slot), *state->query);
-    if (run_length != enforcer_.candidate(state->slot).run_length) {
-      enforcer_.mutable_candidate(state->slot).run_length = run_length;
-    }
-  }
   const int next_operator = state->query->NextWorkOrderOperator();
   if (next_operator == state->predicted_operator) return;  // the prediction changes only with records
   state->predicted_operator = next_operator;
   double predicted = 0;
   if (agent_.Predict(state->history, next_operator, &predicted) &&
       predicted != enforcer_.candidate(state->slot).predicted_ns) {
-    PolicyCandidate& candidate = enforcer_.mutable_candidate(state->slot);
-    candidate.predicted_ns = predicted;
-    candidate.run_length = RunLength(candidate, *state->query);
+    enforcer_.mutable_candidate(state->slot).predicted_ns = predicted;
   }
 }
 
@@ -541,30 +622,26 @@ void Foreman::Dispatch() {
   while (true) {
     int worker = loads_.Choose(-1, target);
     if (worker < 0) break;
-    // The worker's time slice goes on while its query has work ready; otherwise the policy picks.
-    WorkerRun& run = runs_[worker];
-    QueryState* state = run.state;
-    if (state != nullptr && run.remaining > 0 && enforcer_.candidate(state->slot).ready) {
-      --run.remaining;
-    } else {
-      state = PickPayingBackRides();
-      if (state == nullptr) break;
-      run = WorkerRun{state, enforcer_.candidate(state->slot).run_length - 1};
-    }
+    // With time slices the worker's slice goes on or passes to the query with the least virtual time;
+    // otherwise the policy draws.
+    const bool slices = SlicesOn();
+    QueryState* state = slices ? NextInSlice(slice_holders_[worker]) : PickPayingBackRides();
+    if (state == nullptr) break;
+    slice_holders_[worker] = slices ? state : nullptr;
     std::unique_ptr<WorkOrderTask> work_order = state->query->NextWorkOrder();
     if (work_order == nullptr) {
       enforcer_.SetReady(state->slot, false);
-      run = WorkerRun{};
       continue;
     }
     if (work_order->preferred_node() >= 0) {
       const int preferred = loads_.Choose(work_order->preferred_node(), target);
       if (preferred != worker) {
-        runs_[preferred] = run;  // the slice moves with the work order to a worker on its node
-        runs_[worker] = WorkerRun{};
+        slice_holders_[preferred] = slice_holders_[worker];  // the slice moves with the work order
+        slice_holders_[worker] = nullptr;
         worker = preferred;
       }
     }
+    if (slices) ChargeAtDispatch(state, work_order.get());
     NoteDispatched(state, work_order.get(), worker);
     std::vector<std::unique_ptr<Task>>& out = outgoing_[worker];
     if (out.empty()) touched_workers_.push_back(worker);
@@ -593,6 +670,14 @@ Foreman::QueryState* Foreman::PickPayingBackRides() {
   return state;
 }
 
+void Foreman::ChargeAtDispatch(QueryState* state, WorkOrderTask* work_order) {
+  const PolicyCandidate& candidate = enforcer_.candidate(state->slot);
+  double predicted = candidate.has_prediction ? candidate.predicted_ns : agent_.global_mean_ns();
+  if (predicted <= 0) predicted = 1e6;  // nothing learned yet anywhere: assume 1 ms
+  work_order->set_charged_ns(predicted);
+  ChargeVirtualTime(state, predicted);
+}
+
 void Foreman::NoteDispatched(QueryState* state, WorkOrderTask* work_order, int worker) {
   work_order->BindForDispatch(state, &state->cancelled);
   ++state->running;
@@ -611,6 +696,11 @@ void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,
   // Batch mode: the members' working sets (what they hold in the pool: hash tables, aggregation states) and the
   // block itself must fit the cache together.
   int64_t cache_left = shared_scan_cache_bytes_ - state->query->MemoryFootprint() - (int64_t{2} << 20);
+  // With time slices a query rides along only while its virtual time is less than a slice ahead of the least
+  // one (as rides' debt is bounded without slices), so that rides do not give it its share in bursts.
+  const bool slices = SlicesOn();
+  const double ride_limit_ns =
+      slices ? LeastReadyVirtualTime(nullptr) + static_cast<double>(options_.dispatch_run_ns) : 0;
   int members = 1;
   for (auto& [id, other_state] : queries_) {
     QueryState* other = other_state.get();
@@ -620,6 +710,7 @@ void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,
     // Its rides not yet paid back are bounded (about one queue of work), so that passing over its picks later
     // stays short and the policy's shares hold over short windows too.
     if (other->ride_debt_ns > options_.shared_scan_ride_debt_ns) continue;
+    if (slices && !(other->virtual_time_ns < ride_limit_ns)) continue;
     int64_t working_set = 0;
     if (batch) {
       working_set = other->query->MemoryFootprint();
@@ -634,6 +725,7 @@ void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,
     if (member == nullptr) continue;
     cache_left -= working_set;
     member->set_shared(true, /*rode_along=*/true);
+    if (slices) ChargeAtDispatch(other, member.get());
     NoteDispatched(other, member.get(), worker);
     out->push_back(std::move(member));
     RefreshAfterTake(other);

@@ -63,12 +63,18 @@ struct ForemanOptions {
   uint64_t random_seed = 42;
   // Empty: no work-order log. Otherwise JSON lines, see work_order_log.h.
   std::string work_order_log_path;
-  // Time slice: a pick gives the chosen worker a run of the query's work orders, as many as its predicted
-  // work-order time fills `dispatch_run_ns` (at most kMaxRunLength, at most its ready ones), handed out one at a
-  // time as the worker needs them (queues stay at their target depth), so consecutive work orders of one query on
-  // one core find its hash tables and aggregation states still in the cache, where alternating queries per work
-  // order evicts them. The PolicyEnforcer divides the query's weight by the run length, so the policy's shares
-  // hold. The slice ends early when the query has no ready work order. 0: one work order per pick.
+  // Time slices (0: off, one policy draw per work order). A worker keeps handing out one query's work orders
+  // (one at a time as it needs them; queues stay at their target depth) for about `dispatch_run_ns` of CPU, so
+  // that consecutive work orders of one query on one core find its hash tables and aggregation states still in
+  // the cache, where alternating queries per work order evicts them. Shares are kept by virtual time instead of
+  // draws (stride scheduling, the deterministic form of the lottery): each query's CPU share weight is what the
+  // policy's draw would give it (its probability times its predicted work-order time); its virtual time advances
+  // by the CPU it gets over that weight (predicted at dispatch, corrected by the measured time at completion);
+  // a slice goes to the ready query with the least virtual time and ends when its query is no longer ready or
+  // has run `dispatch_run_ns` of virtual time past the least one. A query that becomes ready (arrives, or
+  // starts a new phase) is placed at most one slice behind the least virtual time of the others, so it cannot
+  // hoard credit while it waits and it preempts the running slices at once when it is behind. Only under the
+  // policies that draw (static, fair, hpf, pp, lottery); FCFS and the SRPT family pick one query anyway.
   int64_t dispatch_run_ns = 0;
   // Shared scans in batch mode (SchedulableQuery::scan_sharing): the cache the members' working sets and the
   // block must fit together (0: the last-level cache size the C library reports, else 32 MiB), and the factor by
@@ -136,8 +142,14 @@ class Foreman {
   void MaybeFinish(QueryState* state);
   void Finish(QueryState* state);
   void RefreshCandidate(QueryState* state);
-  // The candidate's run length for its current prediction (dispatch_run_ns) and ready work orders.
-  int RunLength(const PolicyCandidate& candidate, const SchedulableQuery& query) const;
+  // Time slices (ForemanOptions::dispatch_run_ns): whether they are on under the current policy; the query a
+  // worker whose slice belongs to `holder` (null: none) serves next (null: none ready); the least virtual time
+  // among the ready queries other than `except` (+inf: none), refreshing their CPU share weights.
+  bool SlicesOn() const;
+  QueryState* NextInSlice(QueryState* holder);
+  double LeastReadyVirtualTime(const QueryState* except);
+  // Time slices: advances the query's virtual time by `cpu_ns` of CPU.
+  void ChargeVirtualTime(QueryState* state, double cpu_ns);
   // After NextWorkOrder: readiness, and the prediction when the next work order's operator changed.
   void RefreshAfterTake(QueryState* state);
   void ReconcilePoolSize();
@@ -147,6 +159,8 @@ class Foreman {
   QueryState* PickPayingBackRides();
   // Queues behind `leader` (just queued on `worker` for `state`) the other queries' work orders on its block.
   void ShareScan(QueryState* state, WorkOrderTask* leader, int worker, std::vector<std::unique_ptr<Task>>* out);
+  // Time slices: charges the work order's predicted time to the query's virtual time (corrected at completion).
+  void ChargeAtDispatch(QueryState* state, WorkOrderTask* work_order);
   // Bookkeeping of one work order handed to `worker` for `state`.
   void NoteDispatched(QueryState* state, WorkOrderTask* work_order, int worker);
   void FlushOutgoing();
@@ -170,12 +184,8 @@ class Foreman {
   WorkerLoadTable loads_;
   absl::flat_hash_map<QueryId, std::unique_ptr<QueryState>> queries_;
   std::vector<std::vector<std::unique_ptr<Task>>> outgoing_;  // by worker id
-  // By worker id: the query whose time slice the worker is in and the work orders left in it (dispatch_run_ns).
-  struct WorkerRun {
-    QueryState* state = nullptr;
-    int remaining = 0;
-  };
-  std::vector<WorkerRun> runs_;
+  // By worker id: the query whose time slice the worker is in (dispatch_run_ns), null if none.
+  std::vector<QueryState*> slice_holders_;
   std::vector<int> touched_workers_;
   uint64_t next_arrival_ = 0;
   int desired_workers_ = 0;

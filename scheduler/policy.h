@@ -68,10 +68,6 @@ struct PolicyCandidate {
   double predicted_ns = 0;   // predicted next work-order time, > 0 when has_prediction
   double remaining_ns = -1;  // estimated remaining work; < 0 = unknown
   bool inelastic = false;    // in an inelastic phase
-  // Work orders one pick dispatches (the Foreman's time slice over the predicted work-order time). Policies
-  // assume one per pick; the PolicyEnforcer divides the candidate's weight by it, so each policy's expected work
-  // orders (and CPU) per query are those of one work order per pick.
-  int run_length = 1;
 };
 
 // Reusable buffers so that computing weights never allocates once they have grown to the query count.

@@ -41,7 +41,6 @@ void PolicyEnforcer::Recompute() {
   ComputePolicyWeights(options_, candidates_, weights_, &scratch_);
   double sum = 0;
   for (size_t i = 0; i < weights_.size(); ++i) {
-    if (candidates_[i].run_length > 1) weights_[i] /= candidates_[i].run_length;
     sum += weights_[i];
     cumulative_[i] = sum;
   }

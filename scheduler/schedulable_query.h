@@ -67,6 +67,10 @@ class WorkOrderTask : public Task {
     shared_ = shared;
     rode_along_ = rode_along;
   }
+  // Time slices: the CPU time the Foreman charged the query's virtual time at dispatch (its prediction), to be
+  // corrected by the measured time at completion. Not for query implementations.
+  double charged_ns() const { return charged_ns_; }
+  void set_charged_ns(double charged_ns) { charged_ns_ = charged_ns; }
   // Valid after the task ran.
   int64_t rows() const { return rows_; }
   // True if the work order was not executed because its query was cancelled while it sat in a worker's queue.
@@ -96,6 +100,7 @@ class WorkOrderTask : public Task {
   const uint64_t shared_scan_key_;
   bool shared_ = false;
   bool rode_along_ = false;
+  double charged_ns_ = 0;
   int64_t rows_ = 0;
   bool skipped_ = false;
   void* dispatch_owner_ = nullptr;

@@ -3,6 +3,7 @@
 // machine only makes the tests slower, not flaky.
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "scheduler/foreman.h"
 #include "tests/scheduler/foreman_test_util.h"
 
@@ -93,6 +94,45 @@ TEST(ForemanPolicyTest, FairIsNotBiasedByAShortOperatorThatStaysActive) {
       EXPECT_GT(ratio, 1.8) << "pooled, work orders query 1 / query 2: " << counts[0] << "/" << counts[1];
     }
   }
+}
+
+// Time slices (ForemanOptions::dispatch_run_ns) give a query runs of its work orders; the policy still draws
+// as if each pick were one work order and the runs' extra CPU is paid back by passing over later picks, so a
+// query with 4x shorter work orders still gets 4x the work orders (equal CPU), as without slices.
+TEST(ForemanPolicyTest, FairWithTimeSlicesStillEqualizesCpu) {
+  ForemanOptions options = TestForemanOptions(2, "fair");
+  options.dispatch_run_ns = 1'000'000;
+  std::unique_ptr<Foreman> foreman = MakeForeman(options);
+  QueryRun run =
+      SubmitAndWait(*foreman, {SimpleSyntheticQuery(1, 16000, 10'000), SimpleSyntheticQuery(2, 4000, 40'000)});
+  std::vector<int64_t> counts = CountsWhileAllActive(run);
+  ASSERT_GT(counts[1], 100);
+  const double ratio = static_cast<double>(counts[0]) / counts[1];
+  std::fprintf(stderr, "slices ratio %.2f\n", ratio);
+  EXPECT_GT(ratio, 2.0) << "short/long work orders under fair with slices: " << counts[0] << "/" << counts[1];
+  EXPECT_LT(ratio, 8.0) << "short/long work orders under fair with slices: " << counts[0] << "/" << counts[1];
+}
+
+// A query of many short phases (each phase's work orders become ready only when the previous phase is done)
+// can never use a whole slice. It must still get its share: its short runs cost it no weight, and when it
+// becomes ready with nothing in flight it starts a run at once instead of waiting for the other query's slice
+// to end (one worker, so that every phase start finds the worker in the other query's slice).
+TEST(ForemanPolicyTest, FairWithTimeSlicesServesAQueryOfShortPhases) {
+  ForemanOptions options = TestForemanOptions(1, "fair");
+  options.dispatch_run_ns = 1'000'000;  // 25 work orders of 40 us
+  std::unique_ptr<Foreman> foreman = MakeForeman(options);
+  SyntheticQueryOptions phases;
+  phases.query_id = 1;
+  for (int phase = 0; phase < 150; ++phase) {
+    phases.operators.push_back({absl::StrCat("phase ", phase), 4, 40'000, /*blocking_input=*/phase > 0});
+  }
+  QueryRun run = SubmitAndWait(*foreman, {phases, SimpleSyntheticQuery(2, 3000, 40'000)});
+  std::vector<int64_t> counts = CountsWhileAllActive(run);
+  ASSERT_GT(counts[1], 100);
+  const double ratio = static_cast<double>(counts[0]) / counts[1];
+  std::fprintf(stderr, "phased ratio %.2f\n", ratio);
+  EXPECT_GT(ratio, 0.5) << "work orders phased / steady query: " << counts[0] << "/" << counts[1];
+  EXPECT_LT(ratio, 2.0) << "work orders phased / steady query: " << counts[0] << "/" << counts[1];
 }
 
 TEST(ForemanPolicyTest, HighestPriorityFirstRunsTheHighPriorityQueryFirst) {
