@@ -37,7 +37,8 @@ constexpr char kUsage[] =
     "                      [--admission-threshold F (0..1, default 0.9, 0 = off)]\n"
     "                      [--allowed-directories DIR[,DIR...] (COPY reads and writes files only there)]\n"
     "                      [--scan-sharing off|full|batch (default full; sessions: SET scan_sharing)]\n"
-    "                      [--time-slice-us N (a pick runs that much of one query's work on one worker, 0 = one work order)]\n"
+    "                      [--time-slice-us N (default 1000: a worker runs about that much CPU of one query's work\n"
+    "                       orders before the scheduler switches, shares kept by virtual time; 0 = one draw per work order)]\n"
     "                      [--max-statement-bytes N] [--max-sessions N] [--session-idle-timeout SECONDS] "
     "[--no-sync]\n";
 

@@ -98,8 +98,9 @@ DEFINE_string(load_basis, "throughput", "experiment 5: what the load is relative
 DEFINE_string(policies, "fcfs,srpt,ifsrpt,fair", "experiment 5: comma-separated policies; must include fcfs (the baseline)");
 DEFINE_string(prediction, "next-operator", "the LearningAgent's prediction scope: next-operator or pooled");
 DEFINE_string(exp2_queries, "q1.1,q4.1", "experiment 2: two different SSB queries (short and long work orders)");
-DEFINE_int64(time_slice_us, tessera::ForemanOptions{}.dispatch_run_ns / 1000, "the Foreman's time slice, us (0: off)");
-DEFINE_string(scan_sharing, "off", "shared scans: off, full or batch");
+DEFINE_int64(time_slice_us, tessera::DefaultDatabaseScheduler().dispatch_run_ns / 1000,
+             "the Foreman's time slice, us (0: off; default: the database's)");
+DEFINE_string(scan_sharing, "full", "shared scans: off, full or batch (default: the database's)");
 // --log-dir is glog's flag (glog defines log_dir, and gflags allows a name once): here it says where the
 // work-order logs and plots go (default: DATA/scheduler-logs); glog's own log files, if any, go there too.
 DECLARE_string(log_dir);
@@ -130,8 +131,8 @@ struct Flags {
   std::vector<std::string> arrival_policies = {"fcfs", "srpt", "ifsrpt", "fair"};  // in this order
   PredictionScope prediction = PredictionScope::kNextOperator;  // the LearningAgent's (learning_agent.h)
   std::vector<std::string> exp2_queries = {"q1.1", "q4.1"};     // short, long work orders
-  int64_t dispatch_run_ns = ForemanOptions{}.dispatch_run_ns;     // the Foreman's time slice
-  ScanSharing scan_sharing = ScanSharing::kOff;
+  int64_t dispatch_run_ns = DefaultDatabaseScheduler().dispatch_run_ns;  // the Foreman's time slice
+  ScanSharing scan_sharing = ScanSharing::kFull;
 };
 Flags g_flags;
 
