@@ -262,7 +262,8 @@ std::vector<OperatorStatus> QueryManager::Progress() const {
   return progress;
 }
 
-int64_t QueryManager::EstimatedRemainingWorkOrders() const {
+int64_t QueryManager::EstimatedRemainingWorkOrders(std::vector<int64_t>* by_operator) const {
+  if (by_operator != nullptr) by_operator->assign(operators_.size(), 0);
   if (cancelled_) return 0;
   const auto& edges = dag_->edges();
   double total_remaining = 0;
@@ -291,6 +292,7 @@ int64_t QueryManager::EstimatedRemainingWorkOrders() const {
     const double finished = static_cast<double>(runtime.status.finished);
     const double remaining = std::max(1.0, expected_total - finished);
     total_remaining += remaining;
+    if (by_operator != nullptr) (*by_operator)[i] = std::llround(remaining);
     // Expected output blocks over the operator's life: what it wrote so far, extrapolated over its remaining
     // work orders at the observed blocks per finished work order; the plan's estimate before any finished.
     if (!runtime.writes_output) {

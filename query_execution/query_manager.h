@@ -96,8 +96,9 @@ class QueryManager {
   // Serial tails (an aggregation's or hash build's finalize, a sort's merge) are not foreseen: they count once
   // issued, or as the 1 of max(1, ...) when they are all an unfinished operator has left, so with right output
   // estimates the result is low by at most one work order per such operator (a partitioned aggregation merge: by
-  // its partitions). Finished operators count 0; a finished or cancelled query 0.
-  int64_t EstimatedRemainingWorkOrders() const;
+  // its partitions). Finished operators count 0; a finished or cancelled query 0. With `by_operator` (resized to
+  // the operator count) each operator's share of the sum, by operator id.
+  int64_t EstimatedRemainingWorkOrders(std::vector<int64_t>* by_operator = nullptr) const;
   // Work orders ready to be issued plus those issued and not yet finished: what the query could run right now.
   int64_t ReadyOrRunningWorkOrders() const { return ready_count_ + in_flight_; }
   // Work orders ready to be issued now.

@@ -1,6 +1,8 @@
 #include "scheduler/execution_query.h"
 
 #include "common/clock.h"
+#include "common/hash.h"
+#include "query_execution/dag_printer.h"
 
 namespace tessera {
 
@@ -29,7 +31,11 @@ class ExecutionQuery::Task : public WorkOrderTask {
 };
 
 ExecutionQuery::ExecutionQuery(QueryId id, int priority, std::unique_ptr<QueryManager> manager, int workers)
-    : id_(id), priority_(std::max(1, priority)), workers_(std::max(1, workers)), manager_(std::move(manager)) {}
+    : id_(id),
+      priority_(std::max(1, priority)),
+      workers_(std::max(1, workers)),
+      manager_(std::move(manager)),
+      plan_signature_(std::max<uint64_t>(1, HashString(DagToText(manager_->dag())))) {}
 
 std::unique_ptr<WorkOrderTask> ExecutionQuery::NextWorkOrder() {
   if (cancelled_) return nullptr;
@@ -70,6 +76,15 @@ void ExecutionQuery::Cancel() {
 
 int64_t ExecutionQuery::EstimatedRemainingWorkOrders() const {
   return cancelled_ ? 0 : manager_->EstimatedRemainingWorkOrders();
+}
+
+bool ExecutionQuery::EstimatedRemainingWorkOrdersByOperator(std::vector<int64_t>* by_operator) const {
+  if (cancelled_) {
+    by_operator->clear();
+  } else {
+    manager_->EstimatedRemainingWorkOrders(by_operator);
+  }
+  return true;
 }
 
 bool ExecutionQuery::InInelasticPhase() const {

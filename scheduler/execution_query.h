@@ -47,6 +47,9 @@ class ExecutionQuery : public SchedulableQuery {
   QueryMemoryRequest MemoryRequest() const override;
   int64_t MemoryFootprint() const override { return manager_->dag().CurrentMemoryBytes(); }
   int64_t EstimatedRemainingWorkOrders() const override;
+  bool EstimatedRemainingWorkOrdersByOperator(std::vector<int64_t>* by_operator) const override;
+  // A hash of the DAG's EXPLAIN text (operators, their details and estimates), computed at construction.
+  uint64_t PlanSignature() const override { return plan_signature_; }
   bool InInelasticPhase() const override;
   int64_t ReadyWorkOrders() const override { return cancelled_ ? 0 : manager_->ReadyWorkOrders(); }
   int NextWorkOrderOperator() const override { return cancelled_ ? -1 : manager_->NextWorkOrderOperator(); }
@@ -68,6 +71,7 @@ class ExecutionQuery : public SchedulableQuery {
   const int priority_;
   const int workers_;
   std::unique_ptr<QueryManager> manager_;
+  uint64_t plan_signature_ = 0;
   bool cancelled_ = false;
   ScanSharing scan_sharing_ = ScanSharing::kOff;
   std::mutex mutex_;

@@ -369,7 +369,7 @@ void Foreman::Admit(foreman_message::Submit& submit) {
   state->id = id;
   state->handle = std::move(submit.handle);
   state->submit_ns = submit.submit_ns;
-  state->history = agent_.AddQuery();
+  state->history = agent_.AddQuery(state->query->PlanSignature());
   state->priority = std::max(1, state->query->priority());
   state->arrival = next_arrival_++;
   QueryState* raw = state.get();
@@ -394,6 +394,7 @@ void Foreman::Activate(QueryState* state) {
   PolicyCandidate candidate;
   candidate.priority = state->priority;
   candidate.arrival = state->arrival;
+  candidate.arrival_ns = state->submit_ns;
   state->slot = enforcer_.Add(state, candidate);
   RefreshCandidate(state);
 }
@@ -431,16 +432,31 @@ void Foreman::RefreshCandidate(QueryState* state) {
   double predicted = 0;
   candidate.has_prediction = agent_.Predict(state->history, state->predicted_operator, &predicted);
   candidate.predicted_ns = predicted;
-  const int64_t remaining = query.EstimatedRemainingWorkOrders();
-  candidate.remaining_ns = -1;
-  if (remaining >= 0) {
-    // Remaining work spans every operator: the combined prediction, not the next operator's.
-    double per_work_order = 0;
-    if (!agent_.Predict(state->history, &per_work_order)) per_work_order = agent_.global_mean_ns();
-    if (per_work_order <= 0) per_work_order = 1e6;  // nothing learned yet anywhere: assume 1 ms
-    candidate.remaining_ns = static_cast<double>(remaining) * per_work_order;
-  }
+  const PolicyKind kind = enforcer_.policy().kind;
+  const bool size_based = kind == PolicyKind::kSrpt || kind == PolicyKind::kInelasticFirstSrpt;
+  candidate.remaining_ns = size_based ? EstimateRemainingNs(state) : -1;
   candidate.inelastic = query.InInelasticPhase();
+}
+
+double Foreman::EstimateRemainingNs(QueryState* state) {
+  const SchedulableQuery& query = *state->query;
+  // Operators not measured yet in this query nor in an earlier one of its plan: the query's combined prediction,
+  // else the global mean.
+  double fallback_ns = 0;
+  if (!agent_.Predict(state->history, &fallback_ns)) fallback_ns = agent_.global_mean_ns();
+  if (fallback_ns <= 0) fallback_ns = 1e6;  // nothing learned yet anywhere: assume 1 ms
+  if (query.EstimatedRemainingWorkOrdersByOperator(&remaining_scratch_)) {
+    double total_ns = 0;
+    for (size_t op = 0; op < remaining_scratch_.size(); ++op) {
+      if (remaining_scratch_[op] <= 0) continue;
+      double cost_ns = 0;
+      if (!agent_.PredictOperatorCost(state->history, static_cast<int>(op), &cost_ns)) cost_ns = fallback_ns;
+      total_ns += static_cast<double>(remaining_scratch_[op]) * cost_ns;
+    }
+    return total_ns;
+  }
+  const int64_t remaining = query.EstimatedRemainingWorkOrders();
+  return remaining < 0 ? -1 : static_cast<double>(remaining) * fallback_ns;
 }
 
 bool Foreman::SlicesOn() const {

@@ -142,6 +142,10 @@ class Foreman {
   void MaybeFinish(QueryState* state);
   void Finish(QueryState* state);
   void RefreshCandidate(QueryState* state);
+  // SRPT / IFSRPT: the query's remaining work in ns: Σ over operators of its remaining work orders × that
+  // operator's cost (LearningAgent::PredictOperatorCost), falling back to the remaining count × the query's
+  // prediction; -1 if unknown.
+  double EstimateRemainingNs(QueryState* state);
   // Time slices (ForemanOptions::dispatch_run_ns): whether they are on under the current policy; the query a
   // worker whose slice belongs to `holder` (null: none) serves next (null: none ready); the least virtual time
   // among the ready queries other than `except` (+inf: none), refreshing their CPU share weights.
@@ -187,6 +191,7 @@ class Foreman {
   // By worker id: the query whose time slice the worker is in (dispatch_run_ns), null if none.
   std::vector<QueryState*> slice_holders_;
   std::vector<int> touched_workers_;
+  std::vector<int64_t> remaining_scratch_;  // EstimateRemainingNs
   uint64_t next_arrival_ = 0;
   int desired_workers_ = 0;
   bool stopping_ = false;

@@ -10,6 +10,8 @@ namespace {
 
 constexpr int kMaxArWindow = 256;
 constexpr int kMaxOperatorId = 1 << 16;
+// Bound of LearningAgent::remembered_costs_ (entries of 24-32 bytes).
+constexpr size_t kMaxRememberedOperators = 1 << 16;
 
 struct OperatorHistory {
   bool active = false;
@@ -17,6 +19,7 @@ struct OperatorHistory {
   int64_t count = 0;          // records since activation
   int head = 0;               // next write position
   int64_t mean_sum = 0;       // sum of the last min(count, mean_window) durations
+  int64_t total_sum = 0;      // sum of every recorded duration since activation
   AutoregressionModel model;
   int records_since_fit = 0;
   double ar_prediction = 0;
@@ -27,6 +30,7 @@ struct OperatorHistory {
 class LearningAgent::QueryHistory {
  public:
   size_t index = 0;  // position in LearningAgent::queries_
+  uint64_t plan_signature = 0;
   std::vector<OperatorHistory> operators;
   std::vector<int> active;  // ids of active operators
   int64_t pooled_sum = 0;   // sum of mean_sum over active operators
@@ -65,9 +69,10 @@ LearningAgent::LearningAgent(const LearningAgentOptions& options)
 
 LearningAgent::~LearningAgent() = default;
 
-LearningAgent::QueryHistory* LearningAgent::AddQuery() {
+LearningAgent::QueryHistory* LearningAgent::AddQuery(uint64_t plan_signature) {
   queries_.push_back(std::make_unique<QueryHistory>());
   queries_.back()->index = queries_.size() - 1;
+  queries_.back()->plan_signature = plan_signature;
   return queries_.back().get();
 }
 
@@ -165,6 +170,7 @@ void LearningAgent::Record(QueryHistory* query, int operator_id, int64_t duratio
     ++query->pooled_count;
   }
   op.mean_sum += duration_ns;
+  op.total_sum += duration_ns;
   query->pooled_sum += duration_ns;
   op.ring[op.head] = duration_ns;
   op.head = (op.head + 1) % capacity;
@@ -204,12 +210,35 @@ void LearningAgent::RemoveOperator(QueryHistory* query, int operator_id) {
   if (operator_id < 0 || static_cast<size_t>(operator_id) >= query->operators.size()) return;
   OperatorHistory& op = query->operators[operator_id];
   if (!op.active) return;
+  if (query->plan_signature != 0 && op.count > 0) {
+    if (remembered_costs_.size() >= kMaxRememberedOperators) remembered_costs_.clear();
+    const double mean = static_cast<double>(op.total_sum) / static_cast<double>(op.count);
+    auto [it, inserted] = remembered_costs_.try_emplace({query->plan_signature, operator_id}, mean);
+    if (!inserted) it->second = (it->second + mean) / 2;
+  }
   UpdateCachedPredictions(query);  // what is kept if this was the last active operator
   query->pooled_sum -= op.mean_sum;
   query->pooled_count -= std::min<int64_t>(op.count, options_.mean_window);
   op = OperatorHistory();
   query->active.erase(std::find(query->active.begin(), query->active.end(), operator_id));
   UpdateCachedPredictions(query);
+}
+
+bool LearningAgent::PredictOperatorCost(const QueryHistory* query, int operator_id, double* cost_ns) const {
+  if (operator_id < 0) return false;
+  if (static_cast<size_t>(operator_id) < query->operators.size()) {
+    const OperatorHistory& op = query->operators[operator_id];
+    if (op.active && op.count > 0) {
+      *cost_ns = static_cast<double>(op.mean_sum) /
+                 static_cast<double>(std::min<int64_t>(op.count, options_.mean_window));
+      return true;
+    }
+  }
+  if (query->plan_signature == 0) return false;
+  auto it = remembered_costs_.find({query->plan_signature, operator_id});
+  if (it == remembered_costs_.end()) return false;
+  *cost_ns = it->second;
+  return true;
 }
 
 void LearningAgent::UpdateCachedPredictions(QueryHistory* query) const {

@@ -32,8 +32,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "scheduler/autoregression.h"
 
 namespace tessera {
@@ -88,14 +90,20 @@ class LearningAgent {
 
   const LearningAgentOptions& options() const { return options_; }
 
-  // The returned history lives until RemoveQuery.
-  QueryHistory* AddQuery();
+  // The returned history lives until RemoveQuery. `plan_signature` (SchedulableQuery::PlanSignature, 0: none)
+  // keys the per-operator costs remembered across queries of the same plan (PredictOperatorCost).
+  QueryHistory* AddQuery(uint64_t plan_signature = 0);
   void RemoveQuery(QueryHistory* query);
 
   // Records one finished work order of `operator_id` (small and dense per query); an id < 0 or >= 65536 is ignored.
   void Record(QueryHistory* query, int operator_id, int64_t duration_ns);
-  // Drops the operator's history (its work orders have all finished).
+  // Drops the operator's history (its work orders have all finished); with a plan signature, its mean work-order
+  // time is remembered for later queries of the same plan (averaged with what was remembered before).
   void RemoveOperator(QueryHistory* query, int operator_id);
+  // The expected time of one work order of `operator_id`, for remaining-time estimates: the window mean of the
+  // operator's own recent work orders once it has one, else what a finished query of the same plan measured for
+  // it. False if neither is known.
+  bool PredictOperatorCost(const QueryHistory* query, int operator_id, double* cost_ns) const;
 
   // The predicted duration of the query's next work order with the configured predictor and scope;
   // `next_operator` is the operator that work order comes from (-1: unknown, the combined prediction). False
@@ -130,6 +138,9 @@ class LearningAgent {
   PredictionError total_mean_error_;
   PredictionError total_autoregression_error_;
   double global_mean_ns_ = 0;
+  // (plan signature, operator id) -> mean work-order time of that operator in earlier queries of the plan.
+  // Bounded: cleared when it reaches kMaxRememberedOperators entries.
+  absl::flat_hash_map<std::pair<uint64_t, int>, double> remembered_costs_;
 };
 
 }  // namespace tessera

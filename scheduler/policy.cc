@@ -27,10 +27,12 @@ double FairWithinGroup(std::span<const PolicyCandidate> candidates, std::span<co
 
 int EffectivePriority(const PolicyCandidate& candidate) { return std::max(1, candidate.priority); }
 
-// The one ready candidate that a strict-order policy serves: least remaining work (unknown = +inf) among
-// those accepted by `filter`, ties broken by arrival; or by arrival alone if `by_remaining` is false.
+// The one ready candidate that a strict-order policy serves: least aged remaining work (remaining_ns +
+// aging × arrival_ns; unknown remaining = +inf) among those accepted by `filter`, ties broken by arrival; or by
+// arrival alone if `by_remaining` is false. Ranking by remaining + aging × arrival time is ranking by remaining −
+// aging × time waited (the clock term is the same for every candidate), so no clock is needed here.
 template <typename Filter>
-int StrictChoice(std::span<const PolicyCandidate> candidates, bool by_remaining, Filter filter) {
+int StrictChoice(std::span<const PolicyCandidate> candidates, bool by_remaining, double aging, Filter filter) {
   int best = -1;
   for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
     const PolicyCandidate& c = candidates[i];
@@ -41,9 +43,11 @@ int StrictChoice(std::span<const PolicyCandidate> candidates, bool by_remaining,
     }
     const PolicyCandidate& b = candidates[best];
     if (by_remaining) {
-      const double remaining = c.remaining_ns < 0 ? std::numeric_limits<double>::infinity() : c.remaining_ns;
-      const double best_remaining =
-          b.remaining_ns < 0 ? std::numeric_limits<double>::infinity() : b.remaining_ns;
+      const double remaining = c.remaining_ns < 0 ? std::numeric_limits<double>::infinity()
+                                                  : c.remaining_ns + aging * static_cast<double>(c.arrival_ns);
+      const double best_remaining = b.remaining_ns < 0
+                                        ? std::numeric_limits<double>::infinity()
+                                        : b.remaining_ns + aging * static_cast<double>(b.arrival_ns);
       if (remaining < best_remaining || (remaining == best_remaining && c.arrival < b.arrival)) best = i;
     } else if (c.arrival < b.arrival) {
       best = i;
@@ -180,18 +184,18 @@ void ComputePolicyWeights(const PolicyOptions& options, std::span<const PolicyCa
       ProportionalPriority(options, candidates, weights, ready);
       return;
     case PolicyKind::kFcfs: {
-      weights[StrictChoice(candidates, /*by_remaining=*/false, [](const PolicyCandidate&) { return true; })] =
+      weights[StrictChoice(candidates, /*by_remaining=*/false, 0, [](const PolicyCandidate&) { return true; })] =
           1.0;
       return;
     }
     case PolicyKind::kSrpt: {
-      weights[StrictChoice(candidates, /*by_remaining=*/true, [](const PolicyCandidate&) { return true; })] =
+      weights[StrictChoice(candidates, /*by_remaining=*/true, options.srpt_aging, [](const PolicyCandidate&) { return true; })] =
           1.0;
       return;
     }
     case PolicyKind::kInelasticFirstSrpt: {
-      int choice = StrictChoice(candidates, true, [](const PolicyCandidate& c) { return c.inelastic; });
-      if (choice < 0) choice = StrictChoice(candidates, true, [](const PolicyCandidate&) { return true; });
+      int choice = StrictChoice(candidates, true, options.srpt_aging, [](const PolicyCandidate& c) { return c.inelastic; });
+      if (choice < 0) choice = StrictChoice(candidates, true, options.srpt_aging, [](const PolicyCandidate&) { return true; });
       weights[choice] = 1.0;
       return;
     }

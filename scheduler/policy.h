@@ -18,7 +18,8 @@
 //   lottery  each query holds PV tickets; p_j ∝ tickets_j / t_j (Waldspurger's compensation tickets with the
 //            predicted work-order time as the quantum), so CPU share ∝ tickets.
 //   fcfs     the earliest-arrived ready query gets every work order.
-//   srpt     the ready query with the least estimated remaining work gets every work order (ties: earliest).
+//   srpt     the ready query with the least estimated remaining work gets every work order (ties: earliest);
+//            remaining work is aged by the time waited (PolicyOptions::srpt_aging) so long queries do not starve.
 //   ifsrpt   Inelastic-First SRPT: SRPT among ready queries in an inelastic phase if any, else SRPT.
 // Cold start: until every ready query of a level (all queries for fair/lottery, one PV for hpf/pp) has a
 // prediction, that level uses default probabilities (uniform; PV-proportional across pp classes), as in
@@ -50,6 +51,10 @@ struct PolicyOptions {
   PolicyKind kind = PolicyKind::kFair;
   PriorityScale scale = PriorityScale::kLinear;  // proportional priority only
   double exponential_base = 2.0;                 // proportional priority with the exponential scale
+  // SRPT / IFSRPT: ns of remaining work a query's rank gains per ns it has waited since arrival (0: pure size
+  // order, which starves a long query while shorter ones keep arriving). With 0.25 a query that waited 4x the
+  // difference of remaining work goes before a newer shorter one.
+  double srpt_aging = 0.25;
 };
 
 // Accepts: static, fair, hpf, pp (= pp-linear), pp-exp, lottery, fcfs, srpt, ifsrpt (case-insensitive).
@@ -64,6 +69,7 @@ struct PolicyCandidate {
   bool ready = false;    // has a work order to hand out now
   int priority = 1;      // PV, >= 1
   uint64_t arrival = 0;  // arrival order, smaller = earlier
+  int64_t arrival_ns = 0;  // arrival time (monotonic ns), for SRPT's aging
   bool has_prediction = false;
   double predicted_ns = 0;   // predicted next work-order time, > 0 when has_prediction
   double remaining_ns = -1;  // estimated remaining work; < 0 = unknown

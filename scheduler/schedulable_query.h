@@ -181,6 +181,15 @@ class SchedulableQuery {
   // Optional hints for size-based policies (SRPT, IF-SRPT).
   // Work orders still to finish, including issued ones; -1 if unknown (ranked last by SRPT).
   virtual int64_t EstimatedRemainingWorkOrders() const { return -1; }
+  // The same per operator, by operator id (the ids of NextWorkOrderOperator and the LearningAgent), into
+  // `by_operator` (resized by the callee; no allocation once it has grown); false if unknown. The Foreman then
+  // estimates remaining time as Σ remaining work orders × that operator's own cost, which ranks queries far
+  // better than the count times one per-query mean (work orders of one query differ in cost by 10-100x).
+  virtual bool EstimatedRemainingWorkOrdersByOperator(std::vector<int64_t>* by_operator) const { return false; }
+  // An id of the query's plan, equal for queries that run the same plan (0: none). The LearningAgent remembers
+  // each finished operator's mean work-order time under it, so that a query whose plan ran before has per-operator
+  // costs from its first work order on (dashboards and benchmark streams repeat their queries).
+  virtual uint64_t PlanSignature() const { return 0; }
   // True while the query is in a phase that cannot use many workers (e.g. a single-work-order merge or a
   // serial finalization); IF-SRPT serves such queries first.
   virtual bool InInelasticPhase() const { return false; }

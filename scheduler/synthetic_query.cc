@@ -189,6 +189,14 @@ int64_t SyntheticQuery::EstimatedRemainingWorkOrders() const {
   return total_ - finished_total_.load(std::memory_order_relaxed);
 }
 
+bool SyntheticQuery::EstimatedRemainingWorkOrdersByOperator(std::vector<int64_t>* by_operator) const {
+  by_operator->resize(operators_.size());
+  for (size_t i = 0; i < operators_.size(); ++i) {
+    (*by_operator)[i] = cancelled_ ? 0 : operators_[i]->spec.work_orders - operators_[i]->finished;
+  }
+  return true;
+}
+
 bool SyntheticQuery::InInelasticPhase() const {
   for (int i = 0; i < static_cast<int>(operators_.size()); ++i) {
     const Operator& op = *operators_[i];

@@ -50,6 +50,8 @@ struct SyntheticQueryOptions {
   // until its last work order has finished (then it holds nothing).
   QueryMemoryRequest memory;
   int64_t footprint_per_work_order = 0;
+  // SchedulableQuery::PlanSignature (0: none): queries with the same signature share remembered operator costs.
+  uint64_t plan_signature = 0;
 };
 
 // One operator of SyntheticQueryOptions repeated: `work_orders` work orders spinning `spin_ns` each.
@@ -71,6 +73,8 @@ class SyntheticQuery final : public SchedulableQuery {
   void Cancel() override;
   QueryProgress Progress() const override;
   int64_t EstimatedRemainingWorkOrders() const override;
+  bool EstimatedRemainingWorkOrdersByOperator(std::vector<int64_t>* by_operator) const override;
+  uint64_t PlanSignature() const override { return options_.plan_signature; }
   bool InInelasticPhase() const override;
   QueryMemoryRequest MemoryRequest() const override { return options_.memory; }
   int64_t MemoryFootprint() const override {

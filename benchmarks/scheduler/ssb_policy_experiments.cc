@@ -100,6 +100,8 @@ DEFINE_string(prediction, "next-operator", "the LearningAgent's prediction scope
 DEFINE_string(exp2_queries, "q1.1,q4.1", "experiment 2: two different SSB queries (short and long work orders)");
 DEFINE_int64(time_slice_us, tessera::DefaultDatabaseScheduler().dispatch_run_ns / 1000,
              "the Foreman's time slice, us (0: off; default: the database's)");
+DEFINE_double(srpt_aging, tessera::PolicyOptions{}.srpt_aging,
+              "SRPT / IFSRPT: remaining work (ns) a query's rank gains per ns waited (0: pure size order)");
 DEFINE_string(scan_sharing, "full", "shared scans: off, full or batch (default: the database's)");
 // --log-dir is glog's flag (glog defines log_dir, and gflags allows a name once): here it says where the
 // work-order logs and plots go (default: DATA/scheduler-logs); glog's own log files, if any, go there too.
@@ -917,6 +919,7 @@ int64_t TotalLength(const std::vector<Interval>& intervals) {
 PolicyOptions Policy(const std::string& name) {
   absl::StatusOr<PolicyOptions> policy = ParsePolicy(name);
   if (!policy.ok()) Die("policy " + name);
+  policy->srpt_aging = FLAGS_srpt_aging;
   return *policy;
 }
 

@@ -230,6 +230,41 @@ TEST(ForemanPolicyTest, SrptServesTheShortestQueryFirst) {
   long_handle.Wait();
 }
 
+// SRPT ranks by remaining time, not work orders: 4000 work orders of 5 us (20 ms) come before 400 of 200 us
+// (80 ms). Costs come from the operator's own work orders or, before any has run, from an earlier query of the
+// same plan (the LearningAgent remembers finished operators by plan signature): here both plans ran once alone
+// first. Ranked by count (or with the cheap query's cost unknown: the global mean, about 200 us) the cheap query
+// would wait for the whole expensive one.
+TEST(ForemanPolicyTest, SrptRanksByRemainingTimeWithCostsRememberedFromTheSamePlan) {
+  std::unique_ptr<Foreman> foreman = MakeForeman(TestForemanOptions(2, "srpt"));
+  auto cheap_spec = [](QueryId id) {
+    SyntheticQueryOptions spec = SimpleSyntheticQuery(id, 4000, 5'000);
+    spec.plan_signature = 11;
+    return spec;
+  };
+  auto expensive_spec = [](QueryId id) {
+    SyntheticQueryOptions spec = SimpleSyntheticQuery(id, 400, 200'000);
+    spec.plan_signature = 22;
+    return spec;
+  };
+  for (SyntheticQueryOptions spec : {cheap_spec(1), expensive_spec(2)}) {
+    ASSERT_TRUE(SubmitOrDie(*foreman, std::make_shared<SyntheticQuery>(spec)).Wait().status.ok());
+  }
+  auto clock = std::make_shared<std::atomic<int64_t>>(0);
+  SyntheticQueryOptions expensive = expensive_spec(3);
+  SyntheticQueryOptions cheap = cheap_spec(4);
+  expensive.dispatch_clock = cheap.dispatch_clock = clock;
+  auto expensive_query = std::make_shared<SyntheticQuery>(expensive);
+  auto cheap_query = std::make_shared<SyntheticQuery>(cheap);
+  QueryHandle expensive_handle = SubmitOrDie(*foreman, expensive_query);
+  ASSERT_TRUE(WaitUntil([&] { return expensive_query->finished() >= 20; }));
+  QueryHandle cheap_handle = SubmitOrDie(*foreman, cheap_query);
+  ASSERT_TRUE(cheap_handle.Wait().status.ok());
+  EXPECT_TRUE(DispatchedContiguously(*cheap_query));
+  EXPECT_FALSE(expensive_handle.done()) << "the expensive query finished before the cheap one";
+  ASSERT_TRUE(expensive_handle.Wait().status.ok());
+}
+
 TEST(ForemanPolicyTest, InelasticFirstSrptServesTheSerialPhaseBeforeAShorterElasticQuery) {
   for (const char* policy : {"ifsrpt", "srpt"}) {
     std::unique_ptr<Foreman> foreman = MakeForeman(TestForemanOptions(2, policy));

@@ -226,5 +226,34 @@ TEST(LearningAgentTest, GlobalMeanTracksAllRecords) {
   EXPECT_NEAR(agent.global_mean_ns(), 2000, 1e-6);
 }
 
+TEST(LearningAgentTest, OperatorCostsAreOwnThenRememberedByPlanSignature) {
+  LearningAgent agent(LearningAgentOptions{});
+  LearningAgent::QueryHistory* first = agent.AddQuery(/*plan_signature=*/7);
+  double cost;
+  EXPECT_FALSE(agent.PredictOperatorCost(first, 1, &cost));  // nothing measured anywhere
+  for (int i = 0; i < 5; ++i) agent.Record(first, 1, 3000);
+  ASSERT_TRUE(agent.PredictOperatorCost(first, 1, &cost));  // its own window mean
+  EXPECT_EQ(cost, 3000);
+  agent.RemoveOperator(first, 1);  // finished: remembered under plan 7
+  agent.RemoveQuery(first);
+
+  LearningAgent::QueryHistory* same_plan = agent.AddQuery(7);
+  LearningAgent::QueryHistory* other_plan = agent.AddQuery(8);
+  LearningAgent::QueryHistory* no_plan = agent.AddQuery();
+  ASSERT_TRUE(agent.PredictOperatorCost(same_plan, 1, &cost));
+  EXPECT_EQ(cost, 3000);
+  EXPECT_FALSE(agent.PredictOperatorCost(same_plan, 0, &cost));  // another operator of the plan
+  EXPECT_FALSE(agent.PredictOperatorCost(other_plan, 1, &cost));
+  EXPECT_FALSE(agent.PredictOperatorCost(no_plan, 1, &cost));
+  // Its own records win over the remembered cost; when it finishes, the memory averages the two runs.
+  for (int i = 0; i < 4; ++i) agent.Record(same_plan, 1, 1000);
+  ASSERT_TRUE(agent.PredictOperatorCost(same_plan, 1, &cost));
+  EXPECT_EQ(cost, 1000);
+  agent.RemoveOperator(same_plan, 1);
+  LearningAgent::QueryHistory* third = agent.AddQuery(7);
+  ASSERT_TRUE(agent.PredictOperatorCost(third, 1, &cost));
+  EXPECT_EQ(cost, 2000);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -152,6 +152,23 @@ TEST(PolicyTest, SrptServesTheLeastRemainingWorkAndRanksUnknownLast) {
   EXPECT_EQ(Probabilities(Policy("srpt"), c), (std::vector<double>{1, 0, 0, 0}));
 }
 
+// Aging: a query's remaining work counts srpt_aging ns less per ns it has waited, so a long query is not
+// starved by a stream of shorter newer ones; with aging 0 the order is by size alone.
+TEST(PolicyTest, SrptAgesRemainingWorkByTheTimeWaited) {
+  std::vector<PolicyCandidate> c = {Ready(1e3, 1, 0), Ready(1e3, 1, 1)};
+  c[0].remaining_ns = 100e6;  // long, arrived at 0
+  c[0].arrival_ns = 0;
+  c[1].remaining_ns = 10e6;  // 90 ms shorter
+  PolicyOptions options = Policy("srpt");
+  ASSERT_EQ(options.srpt_aging, 0.25);
+  c[1].arrival_ns = 300'000'000;  // 300 ms later: 0.25 x 300 ms of aging does not make up 90 ms
+  EXPECT_EQ(Probabilities(options, c), (std::vector<double>{0, 1}));
+  c[1].arrival_ns = 400'000'000;  // 400 ms later: 100 ms of aging does
+  EXPECT_EQ(Probabilities(options, c), (std::vector<double>{1, 0}));
+  options.srpt_aging = 0;
+  EXPECT_EQ(Probabilities(options, c), (std::vector<double>{0, 1}));
+}
+
 TEST(PolicyTest, InelasticFirstSrptPrefersAnInelasticQueryOverAShorterElasticOne) {
   std::vector<PolicyCandidate> c = {Ready(1e3, 1, 0), Ready(1e3, 1, 1), Ready(1e3, 1, 2)};
   c[0].remaining_ns = 1e3;  // tiny, elastic: SRPT's choice
