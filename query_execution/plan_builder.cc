@@ -796,7 +796,9 @@ class Builder {
     const lp::LogicalOperator& top = limit != nullptr ? static_cast<const lp::LogicalOperator&>(*limit) : *sort;
     Estimate(index, estimator_.EstimateRows(top), OperatorEstimate::Structure::kSortBuffer,
              EstimatedBytes(input_rows, kSortEntryBytes));
-    dag_->AddEdge(input, index, 0, /*pipelining=*/false);
+    // A LIMIT without ORDER BY takes its input as it is produced: once it has its rows and is the query's result,
+    // the QueryManager stops the rest of the query (RelationalOperator::InputSatisfied).
+    dag_->AddEdge(input, index, 0, /*pipelining=*/sort == nullptr && limit_rows >= 0);
     Stream sorted = FromOperator(index, column_names);
     if (extra) {  // drop the computed key columns
       sorted.block_columns.resize(width);

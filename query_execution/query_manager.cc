@@ -202,8 +202,52 @@ void QueryManager::FeedNewBlocks(int producer, bool producer_finished) {
   }
   runtime.fed_blocks_pipelined = available;
   for (int e : runtime.out_edges) {
+    const int consumer = dag_->edges()[e].consumer;
+    OperatorRuntime& fed = operators_[consumer];
+    if (!fed.finished && !fed.upstream_stopped && dag_->op(consumer)->InputSatisfied()) StopUpstreamOf(consumer);
+  }
+  for (int e : runtime.out_edges) {
     const DagEdge& edge = dag_->edges()[e];
     if (edge.pipelining || producer_finished) CollectWorkOrders(edge.consumer);
+  }
+}
+
+void QueryManager::StopUpstreamOf(int satisfied) {
+  operators_[satisfied].upstream_stopped = true;
+  // The operators whose output flows only into `satisfied`: consumers come before their producers in
+  // consumers_first_, so one pass finds them.
+  std::vector<bool> only_feeds(operators_.size(), false);
+  only_feeds[satisfied] = true;
+  for (int index : consumers_first_) {
+    if (index == satisfied || index == dag_->result_operator() || operators_[index].out_edges.empty()) continue;
+    bool all = true;
+    for (int e : operators_[index].out_edges) all = all && only_feeds[dag_->edges()[e].consumer];
+    only_feeds[index] = all;
+  }
+  for (int index : producers_first_) {
+    OperatorRuntime& runtime = operators_[index];
+    if (index == satisfied || !only_feeds[index] || runtime.finished || runtime.stopped) continue;
+    runtime.stopped = true;
+    // Its ready work orders are dropped as if never issued; it finishes once those in flight have.
+    const int64_t dropped = static_cast<int64_t>(runtime.ready.size());
+    for (const auto& work_order : runtime.ready) {
+      if (const uint64_t key = work_order->shared_scan().block_key) {
+        auto it = ready_scans_.find(key);
+        if (it == ready_scans_.end()) continue;
+        auto found = std::find(it->second.begin(), it->second.end(), index);
+        if (found != it->second.end()) it->second.erase(found);
+        if (it->second.empty()) ready_scans_.erase(it);
+      }
+    }
+    runtime.ready.clear();
+    ready_count_ -= dropped;
+    runtime.status.issued -= dropped;
+    runtime.done_generating = true;
+    runtime.active = true;  // never activated (and asked for work orders) later
+  }
+  for (int index : producers_first_) {
+    OperatorRuntime& runtime = operators_[index];
+    if (runtime.stopped && !runtime.finished && runtime.in_flight == 0) FinishOperator(index);
   }
 }
 

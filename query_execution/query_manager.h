@@ -111,6 +111,8 @@ class QueryManager {
     bool active = false;
     bool done_generating = false;
     bool finished = false;
+    bool stopped = false;           // StopUpstreamOf: issues no more work orders
+    bool upstream_stopped = false;  // StopUpstreamOf ran for this operator
     int64_t in_flight = 0;
     uint32_t fed_blocks_pipelined = 0;  // blocks of this operator's output already fed along pipelining edges
     int64_t input_blocks_fed = 0;       // blocks fed to this operator so far, over all its inputs
@@ -137,6 +139,11 @@ class QueryManager {
   void CollectWorkOrders(int index);
   void FeedNewBlocks(int producer, bool producer_finished);
   void FinishOperator(int index);
+  // Operator `satisfied` needs no more input (RelationalOperator::InputSatisfied: a LIMIT without ORDER BY has
+  // its rows): every operator whose output flows only into it stops issuing work orders, drops its ready ones and
+  // finishes once those in flight have; `satisfied` then gets DoneFeedingInput and produces its output. What the
+  // stopped operators hand on after that (partial, for blocking ones) reaches only `satisfied`, which ignores it.
+  void StopUpstreamOf(int satisfied);
   void ReleaseIfUnneeded(int index);
   // Counts `work_order`'s declared consumption of an upstream block and frees the block once all its consumers
   // have declared it.

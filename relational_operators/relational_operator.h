@@ -32,6 +32,10 @@ class RelationalOperator {
   virtual bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) = 0;
   // Called once every work order of this operator has finished executing.
   virtual void OnAllWorkOrdersFinished() {}
+  // True once the operator needs no more input: its complete output comes from the blocks fed so far, and blocks
+  // fed later are ignored (a LIMIT without ORDER BY that has its rows). When the query's result operator says so,
+  // the QueryManager stops every other operator: no more work orders are issued, those in flight finish.
+  virtual bool InputSatisfied() const { return false; }
 
   // The relation this operator writes (null for operators without output).
   virtual std::shared_ptr<TemporaryRelation> output() const { return nullptr; }

@@ -274,10 +274,17 @@ SortOperator::SortOperator(std::shared_ptr<TemporaryRelation> input, std::vector
   output_ = std::make_shared<TemporaryRelation>(input_->schema(), pool);
 }
 
+void SortOperator::FeedInputBlock(int input, uint32_t block_index) {
+  if (InputSatisfied()) return;
+  ++blocks_fed_;
+  rows_fed_ += input_->block(block_index).row_count();
+}
+
 bool SortOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
   if (!input_done_ || merge_issued_) return merge_issued_;
   if (!runs_issued_) {
-    for (uint32_t b = 0; b < input_->block_count(); ++b) blocks_.push_back(input_->block(b));
+    // The blocks fed (all of the input, or with a satisfied LIMIT those before it was satisfied).
+    for (uint32_t b = 0; b < blocks_fed_; ++b) blocks_.push_back(input_->block(b));
     runs_.resize(blocks_.size());
     for (uint32_t b = 0; b < blocks_.size(); ++b) out->push_back(std::make_unique<RunWorkOrder>(this, b));
     runs_issued_ = true;

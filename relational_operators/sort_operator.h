@@ -30,12 +30,17 @@ class SortOperator : public RelationalOperator {
                BufferPool* pool);
   ~SortOperator() override;
 
-  void FeedInputBlock(int input, uint32_t block_index) override { ++blocks_fed_; }
+  // Without sort keys and with a limit (a LIMIT without ORDER BY), blocks fed once offset + limit rows have
+  // arrived are ignored (InputSatisfied), and the output is the first rows of the blocks fed before that.
+  void FeedInputBlock(int input, uint32_t block_index) override;
   void DoneFeedingInput(int input) override { input_done_ = true; }
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
   int64_t EstimatedWorkOrders() const override { return static_cast<int64_t>(blocks_fed_) + 1; }
   void OnAllWorkOrdersFinished() override;
+  bool InputSatisfied() const override {
+    return keys_.empty() && limit_ >= 0 && rows_fed_ >= offset_ + limit_;
+  }
 
  private:
   class RunWorkOrder;
@@ -62,6 +67,7 @@ class SortOperator : public RelationalOperator {
   BufferPool* pool_;
   std::shared_ptr<TemporaryRelation> output_;
   uint32_t blocks_fed_ = 0;
+  int64_t rows_fed_ = 0;
   bool input_done_ = false;
   // Set when the runs are issued: the input blocks, and one sorted run per block (filled by its work order).
   std::vector<BlockView> blocks_;

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "query_execution/local_executor.h"
+#include "relational_operators/sort_operator.h"
 #include "storage/topology.h"
 
 namespace tessera {
@@ -142,6 +143,59 @@ TEST_P(QueryManagerTest, FeedsEveryBlockOnceAndFinishes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PipeliningAndBlocking, QueryManagerTest, ::testing::Bool());
+
+// A LIMIT without ORDER BY (a SortOperator without keys) fed as blocks are produced: once it has offset + limit
+// rows it is satisfied and the operators feeding only it stop: here the producer runs 3 of its 40 work orders.
+TEST_F(QueryManagerTest, ASatisfiedLimitStopsTheOperatorsFeedingOnlyIt) {
+  auto dag = std::make_unique<ExecutionDag>();
+  auto producer = std::make_unique<ProducerOperator>(40, 1000, &pool_);
+  std::shared_ptr<TemporaryRelation> produced = producer->output();
+  int p = dag->AddOperator(std::move(producer));
+  int l = dag->AddOperator(std::make_unique<SortOperator>(produced, std::vector<SortKey>{}, /*limit=*/2500,
+                                                          /*offset=*/100, &pool_));
+  dag->AddEdge(p, l, 0, /*pipelining=*/true);
+  dag->set_result_operator(l);
+  QueryManager query(std::move(dag));
+  size_t peak = 0;
+  RunSerially(query, pool_, &peak);
+  EXPECT_TRUE(query.IsFinished());
+  ASSERT_TRUE(query.status().ok()) << query.status();
+  auto progress = query.Progress();
+  EXPECT_EQ(progress[p].issued, 3);  // 3,000 rows >= 100 + 2,500
+  EXPECT_EQ(progress[p].finished, 3);
+  EXPECT_EQ(progress[p].state, OperatorStatus::State::kDone);
+  std::shared_ptr<TemporaryRelation> result = query.result();
+  ASSERT_EQ(result->row_count(), 2500);
+  int64_t expected = 100;  // serial run: the producer's blocks arrive in order
+  for (uint32_t b = 0; b < result->block_count(); ++b) {
+    BlockView view = result->block(b);
+    for (uint32_t r = 0; r < view.row_count(); ++r) EXPECT_EQ(view.Values<int64_t>(0)[r], expected++);
+  }
+}
+
+// The producer also feeds the query's result (a sum): a satisfied LIMIT beside it must not stop it.
+TEST_F(QueryManagerTest, ASatisfiedLimitDoesNotStopAProducerThatFeedsOthersToo) {
+  auto dag = std::make_unique<ExecutionDag>();
+  auto producer = std::make_unique<ProducerOperator>(40, 1000, &pool_);
+  std::shared_ptr<TemporaryRelation> produced = producer->output();
+  std::atomic<int64_t> sum{0};
+  int blocks_fed = 0;
+  int p = dag->AddOperator(std::move(producer));
+  int l = dag->AddOperator(std::make_unique<SortOperator>(produced, std::vector<SortKey>{}, 10, 0, &pool_));
+  int s = dag->AddOperator(std::make_unique<SumOperator>(produced, &sum, &blocks_fed));
+  dag->AddEdge(p, l, 0, /*pipelining=*/true);
+  dag->AddEdge(p, s, 0, /*pipelining=*/true);
+  dag->set_result_operator(s);
+  QueryManager query(std::move(dag));
+  size_t peak = 0;
+  RunSerially(query, pool_, &peak);
+  ASSERT_TRUE(query.IsFinished());
+  ASSERT_TRUE(query.status().ok()) << query.status();
+  EXPECT_EQ(query.Progress()[p].issued, 40);
+  const int64_t n = 40 * 1000;
+  EXPECT_EQ(sum.load(), n * (n - 1) / 2);
+  EXPECT_EQ(query.Progress()[l].state, OperatorStatus::State::kDone);
+}
 
 // The scheduler's LearningAgent predicts with the history of the operator the next work order comes from.
 TEST_F(QueryManagerTest, NextWorkOrderOperatorIsThatOfTheNextReadyWorkOrder) {
