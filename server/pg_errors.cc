@@ -77,6 +77,8 @@ std::string SqlStateOf(const absl::Status& status) {
     return "42704";
   }
   if (absl::StartsWith(message, "unknown setting")) return "42704";
+  if (absl::StartsWith(message, "invalid value for parameter")) return "22023";
+  if (absl::EndsWith(message, "cannot be changed")) return "55P02";
   if (absl::StartsWith(message, "invalid input for")) return "22P02";
   if (Contains(message, "out of range")) return "22003";
   if (Contains(message, "too long for")) return "22001";

@@ -6,7 +6,7 @@
 //   42601 syntax error           42P01 undefined table/view      42703 undefined column   42883 undefined function
 //   42P07 duplicate table        42804 datatype mismatch         42501 insufficient privilege (file access)
 //   22P02 invalid text           22003 numeric out of range      22001 string too long     22012 division by zero
-//   22023 invalid parameter value 53200 out of memory            53300 too many connections
+//   22023 invalid parameter value 55P02 read-only parameter     53200 out of memory     53300 too many connections
 //   57014 query canceled (cancel, statement_timeout)             0A000 feature not supported
 //   08P01 protocol violation     28P01 invalid password          XX000 anything else
 //

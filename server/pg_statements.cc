@@ -370,24 +370,27 @@ absl::Status PgParameters::Set(const std::string& name, const std::string& value
   std::string stored = absl::EqualsIgnoreCase(value, "default") ? defaults_.at(lower) : value;
   const std::string normalized = Unquoted(stored);
   if (lower == "client_encoding" && normalized != "utf8" && normalized != "unicode") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("client_encoding '", value, "' is not supported: Tessera speaks UTF8 only"));
+    return absl::InvalidArgumentError(absl::StrCat("invalid value for parameter \"client_encoding\": '", value,
+                                                   "' (Tessera speaks UTF8 only)"));
   }
   if (lower == "client_encoding") stored = "UTF8";
   if (lower == "datestyle" && !absl::StrContains(normalized, "iso")) {
-    return absl::InvalidArgumentError(absl::StrCat("DateStyle '", value, "' is not supported: dates are ISO"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value for parameter \"DateStyle\": '", value, "' (dates are ISO only)"));
   }
   if (lower == "timezone" && normalized != "utc" && normalized != "gmt" && normalized != "etc/utc" &&
       normalized != "z" && normalized != "0" && normalized != "zulu") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("TimeZone '", value, "' is not supported: Tessera's timestamps have no time zone (UTC)"));
+    return absl::InvalidArgumentError(absl::StrCat("invalid value for parameter \"TimeZone\": '", value,
+                                                   "' (Tessera's timestamps have no time zone: UTC only)"));
   }
   if (lower == "timezone") stored = "UTC";
   if (lower == "standard_conforming_strings" && normalized != "on" && normalized != "true") {
-    return absl::InvalidArgumentError("standard_conforming_strings must be on: backslashes in strings are literal");
+    return absl::InvalidArgumentError(absl::StrCat("invalid value for parameter \"standard_conforming_strings\": '",
+                                                   value, "' (on only: backslashes in strings are literal)"));
   }
   if (lower == "intervalstyle" && normalized != "postgres") {
-    return absl::InvalidArgumentError(absl::StrCat("IntervalStyle '", value, "' is not supported: postgres only"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value for parameter \"IntervalStyle\": '", value, "' (postgres only)"));
   }
   values_[lower] = stored;
   *reported = info->reported;
