@@ -26,6 +26,7 @@
 #include "common/clock.h"
 #include "engine/session.h"
 #include "glog/logging.h"
+#include "server/pg_catalog_queries.h"
 #include "server/pg_errors.h"
 #include "server/pg_protocol.h"
 #include "server/pg_statements.h"
@@ -586,7 +587,8 @@ absl::Status PgConnection::RunStatement(std::string_view statement, QueryResult*
                         "current transaction is aborted, commands ignored until end of transaction block");
   }
   if (!compat.has_value()) {
-    absl::StatusOr<QueryResult> ran = RunInEngine(statement);
+    std::optional<absl::StatusOr<QueryResult>> catalog = pg::AnswerCatalogQuery(statement, *server_->database());
+    absl::StatusOr<QueryResult> ran = catalog.has_value() ? *std::move(catalog) : RunInEngine(statement);
     if (!ran.ok()) return ran.status();
     *result = *std::move(ran);
     return absl::OkStatus();

@@ -116,6 +116,18 @@ def test_psql_aligned_output_and_errors(server):
     assert "column 'n_nam' does not exist" in result.stderr and "LINE 1: SELECT n_nam FROM nation" in result.stderr
 
 
+def test_psql_describes_tables(server):
+    result = server.psql("-c", "\\dt", "-c", "\\d lineitem", "-c", "\\dt no_such*", "-c", "\\d nation")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for table in ("lineitem", "orders", "region"):
+        assert f"public | {table}" in out
+    assert 'Table "public.lineitem"' in out
+    assert "l_orderkey" in out and "l_shipinstruct" in out and "numeric(15,2)" in out and "date" in out
+    assert 'Table "public.nation"' in out and "n_comment" in out
+    assert "Did not find any relation named" in out or "Did not find any relation named" in result.stderr
+
+
 def test_psql_wrong_password_is_refused(server):
     result = server.psql("-c", "SELECT 1", password="wrong")
     assert result.returncode == 2
