@@ -7,7 +7,7 @@ DEBIAN_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libabsl-dev libgoogle-glog-dev libgflags-dev libnuma-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
-  libgtest-dev libgmock-dev libbenchmark-dev libedit-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libedit-dev libssl-dev
   python3 python3-pip
 )
 

@@ -29,6 +29,7 @@
 #include "server/pg_catalog_queries.h"
 #include "server/pg_errors.h"
 #include "server/pg_protocol.h"
+#include "server/pg_scram.h"
 #include "server/pg_statements.h"
 #include "server/pg_types.h"
 #include "server/secret_equals.h"
@@ -46,6 +47,8 @@ using pg::PgError;
 constexpr int64_t kMessageMargin = 64 << 10;
 // Threads beyond max_connections that may still answer "too many connections" before connections are dropped.
 constexpr int kRefusingThreads = 16;
+// Password and SASL messages are short; a longer one is a protocol violation.
+constexpr size_t kMaxAuthenticationMessageBytes = 4096;
 
 void SetReceiveTimeout(int fd, int64_t timeout_ms) {
   timeval tv{};
@@ -133,7 +136,8 @@ class PgConnection;
 class PgServer::Impl {
  public:
   Impl(Database* database, SessionRegistry* sessions, const PgServerOptions& options)
-      : database_(database), sessions_(sessions), options_(options), random_(std::random_device{}()) {}
+      : database_(database), sessions_(sessions), options_(options), random_(std::random_device{}()),
+        scram_secret_(pg::ScramSecret::FromPassword(options.token)) {}
 
   absl::Status Listen();
   int port() const { return port_; }
@@ -143,6 +147,8 @@ class PgServer::Impl {
   SessionRegistry* sessions() const { return sessions_; }
   const PgServerOptions& options() const { return options_; }
   bool shutting_down() const { return shutting_down_.load(); }
+  // The token's SCRAM-SHA-256 keys (one salt per server run).
+  const pg::ScramSecret& scram_secret() const { return scram_secret_; }
   // Cancels the running statement of the connection with this key; false when none matches.
   bool CancelByKey(int32_t process_id, int32_t secret_key);
 
@@ -166,6 +172,7 @@ class PgServer::Impl {
   std::mt19937_64 random_;
   absl::flat_hash_map<int32_t, std::shared_ptr<PgConnection>> connections_;
   bool stopped_ = false;
+  const pg::ScramSecret scram_secret_;
 };
 
 // One client connection: its thread runs Run() to the end.
@@ -482,29 +489,75 @@ bool PgConnection::Startup(bool accepted) {
 bool PgConnection::Authenticate(const std::string& user) {
   const std::string& token = server_->options().token;
   if (token.empty()) return true;
-  MessageWriter writer(&stream_.output());
-  writer.Begin('R');
-  writer.Int32(3);  // AuthenticationCleartextPassword
-  writer.End();
-  if (!stream_.Flush().ok()) return false;
-  absl::StatusOr<Message> message = stream_.ReadMessage(1024);
-  if (!message.ok()) {
-    if (message.status().code() == absl::StatusCode::kInvalidArgument) {
-      ProtocolViolation(std::string(message.status().message()));
-    }
-    return false;
-  }
-  MessageReader reader(message->body);
-  std::string_view password;
-  if (message->type != 'p' || !reader.ReadCString(&password) || !reader.AtEnd()) {
-    return ProtocolViolation("expected a password message");
-  }
-  if (!SecretEquals(password, token)) {
+  auto refuse = [&]() {
     SendError(MakeError("28P01", absl::StrCat("password authentication failed for user \"", user,
                                               "\" (the password is the server's token)"),
                         "FATAL"));
     return false;
+  };
+  // Reads the client's next password-phase message ('p'); nullopt (the connection ends) otherwise.
+  auto read_password_message = [&]() -> std::optional<Message> {
+    if (!stream_.Flush().ok()) return std::nullopt;
+    absl::StatusOr<Message> message = stream_.ReadMessage(kMaxAuthenticationMessageBytes);
+    if (!message.ok()) {
+      if (message.status().code() == absl::StatusCode::kInvalidArgument) {
+        ProtocolViolation(std::string(message.status().message()));
+      }
+      return std::nullopt;
+    }
+    if (message->type != 'p') {
+      ProtocolViolation("expected a password message");
+      return std::nullopt;
+    }
+    return *std::move(message);
+  };
+  MessageWriter writer(&stream_.output());
+  if (server_->options().cleartext_password) {
+    writer.Begin('R');
+    writer.Int32(3);  // AuthenticationCleartextPassword
+    writer.End();
+    std::optional<Message> message = read_password_message();
+    if (!message) return false;
+    MessageReader reader(message->body);
+    std::string_view password;
+    if (!reader.ReadCString(&password) || !reader.AtEnd()) return ProtocolViolation("malformed password message");
+    return SecretEquals(password, token) ? true : refuse();
   }
+  writer.Begin('R');
+  writer.Int32(10);  // AuthenticationSASL
+  writer.CString("SCRAM-SHA-256");
+  writer.Byte('\0');
+  writer.End();
+  std::optional<Message> initial = read_password_message();
+  if (!initial) return false;
+  MessageReader reader(initial->body);
+  std::string_view mechanism, client_first;
+  int32_t length;
+  if (!reader.ReadCString(&mechanism) || !reader.ReadInt32(&length) || length < 0 ||
+      !reader.ReadBytes(static_cast<size_t>(length), &client_first) || !reader.AtEnd()) {
+    return ProtocolViolation("malformed SASLInitialResponse");
+  }
+  if (mechanism != "SCRAM-SHA-256") {
+    SendError(MakeError("28000", absl::StrCat("SASL mechanism \"", std::string(mechanism),
+                                              "\" is not supported (SCRAM-SHA-256 is)"), "FATAL"));
+    return false;
+  }
+  pg::ScramExchange exchange(server_->scram_secret());
+  absl::StatusOr<std::string> server_first = exchange.Start(client_first);
+  if (!server_first.ok()) return ProtocolViolation(std::string(server_first.status().message()));
+  writer.Begin('R');
+  writer.Int32(11);  // AuthenticationSASLContinue
+  writer.Bytes(*server_first);
+  writer.End();
+  std::optional<Message> response = read_password_message();
+  if (!response) return false;
+  absl::StatusOr<std::string> server_final = exchange.Finish(response->body);
+  if (server_final.status().code() == absl::StatusCode::kUnauthenticated) return refuse();
+  if (!server_final.ok()) return ProtocolViolation(std::string(server_final.status().message()));
+  writer.Begin('R');
+  writer.Int32(12);  // AuthenticationSASLFinal
+  writer.Bytes(*server_final);
+  writer.End();
   return true;
 }
 

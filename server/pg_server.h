@@ -5,8 +5,8 @@
 // --max-sessions cap, the idle timeout).
 //
 // One thread accepts; each connection runs on its own thread: startup (SSLRequest and GSSENCRequest answered 'N',
-// CancelRequest), cleartext password authentication with the server's token, then the simple and the extended
-// query protocols (pg_connection.cc). Connections beyond max_connections are refused with SQLSTATE 53300.
+// CancelRequest), password authentication with the server's token (SCRAM-SHA-256, or cleartext when asked for),
+// then the simple and the extended query protocols. Connections beyond max_connections are refused with SQLSTATE 53300.
 //
 // Threading: Start and Shutdown from any thread; Shutdown is idempotent and joins every connection thread. The
 // Database and the SessionRegistry must outlive the server.
@@ -25,8 +25,11 @@ class SessionRegistry;
 struct PgServerOptions {
   // HOST:PORT; port 0 picks a free port.
   std::string listen_address;
-  // Non-empty: clients must send it as their password.
+  // Non-empty: clients must send it as their password, by SCRAM-SHA-256 unless cleartext_password.
   std::string token;
+  // Ask for the password in clear text (AuthenticationCleartextPassword) instead of SCRAM-SHA-256, for clients
+  // without SCRAM (libpq before 10, some old drivers).
+  bool cleartext_password = false;
   // A Query or Parse message whose text is larger fails (the message limit is this plus a margin).
   int64_t max_statement_bytes = 1 << 20;
   // Connections served at once; more are refused with "too many connections".

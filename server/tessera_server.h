@@ -47,6 +47,8 @@ struct ServerOptions {
   // Non-empty (HOST:PORT, port 0 picks one): also serve the PostgreSQL protocol there (server/pg_server.h), over
   // the same sessions, token and limits.
   std::string pg_listen_address;
+  // The PostgreSQL protocol asks for the token in clear text instead of by SCRAM-SHA-256 (--pg-auth password).
+  bool pg_cleartext_password = false;
 };
 
 class TesseraServer {

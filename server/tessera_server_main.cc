@@ -1,7 +1,7 @@
 // tessera-server: serves one data directory over gRPC (server/tessera.proto).
 //
-//   tessera-server --data DIR [--listen HOST:PORT] [--pg-listen HOST:PORT] [--token TOKEN | --token-file FILE]
-//                  [--tls-cert PEM --tls-key PEM]
+//   tessera-server --data DIR [--listen HOST:PORT] [--pg-listen HOST:PORT] [--pg-auth scram-sha-256|password]
+//                  [--token TOKEN | --token-file FILE] [--tls-cert PEM --tls-key PEM]
 //                  [--memory-limit BYTES] [--threads N] [--max-statement-bytes N] [--max-sessions N]
 //                  [--session-idle-timeout SECONDS] [--no-sync]
 //
@@ -33,6 +33,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: tessera-server --data DIR [--listen HOST:PORT] [--pg-listen HOST:PORT] [--token TOKEN | --token-file FILE]\n"
+    "                      [--pg-auth scram-sha-256|password (how PostgreSQL clients send the token)]\n"
     "                      [--tls-cert PEM --tls-key PEM] [--memory-limit BYTES] [--threads N]\n"
     "                      [--policy fair|hpf|pp|pp-exp|lottery|fcfs|srpt|ifsrpt|static]\n"
     "                      [--admission-threshold F (0..1, default 0.9, 0 = off)]\n"
@@ -84,6 +85,13 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
       // A bare port, or HOST:PORT, as --listen.
       int64_t port = 0;
       options->server.pg_listen_address = absl::SimpleAtoi(value, &port) ? absl::StrCat("127.0.0.1:", port) : value;
+    } else if (arg == "--pg-auth") {
+      if (!next()) return false;
+      if (value != "scram-sha-256" && value != "password") {
+        *error = absl::StrCat("invalid --pg-auth '", value, "' (scram-sha-256 or password)");
+        return false;
+      }
+      options->server.pg_cleartext_password = value == "password";
     } else if (arg == "--token") {
       if (!next()) return false;
       if (absl::StripAsciiWhitespace(value).empty()) {

@@ -5,7 +5,10 @@ The TPC-H SF 0.01 database of test_tpch_answers.py is served on 127.0.0.1 with f
 PostgreSQL password); the server is stopped by its pid with SIGTERM. Every wait is bounded.
 Environment: TESSERA_BIN (the shell, to load data), TESSERA_SERVER_BIN, TESSERA_TEST_CACHE, PSQL (optional).
 """
+import base64
 import datetime
+import hashlib
+import hmac
 import decimal
 import os
 import shutil
@@ -286,6 +289,40 @@ def test_too_many_connections(tmp_path):
         assert server.stop() == 0
 
 
+def test_cleartext_password_when_asked_for(tmp_path):
+    server = Server(str(tmp_path / "data"), "--threads", "1", "--token", TOKEN, "--pg-auth", "password")
+    try:
+        with server.connect() as conn:
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+        with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+            server.connect(password="wrong")
+        raw = Raw(server.pg_port)
+        raw.startup()  # answers AuthenticationCleartextPassword (3) with the token
+        raw.sock.close()
+    finally:
+        assert server.stop() == 0
+
+
+def test_scram_exchange_by_hand(server):
+    """The raw exchange: AuthenticationSASL offers SCRAM-SHA-256 only; a wrong proof is refused with 28P01."""
+    raw = Raw(server.pg_port)
+    body = struct.pack("!i", 196608) + b"user\0raw\0\0"
+    raw.send(struct.pack("!i", len(body) + 4) + body)
+    kind, payload = raw.read()
+    assert kind == b"R" and payload == struct.pack("!i", 10) + b"SCRAM-SHA-256\0\0"
+    client_first = b"n,,n=,r=abcdefghijklmnop"
+    raw.message(b"p", b"SCRAM-SHA-256\0" + struct.pack("!i", len(client_first)) + client_first)
+    kind, payload = raw.read()
+    assert kind == b"R" and payload[:4] == struct.pack("!i", 11)
+    server_first = payload[4:].decode()
+    nonce = server_first.split(",")[0][2:]
+    assert nonce.startswith("abcdefghijklmnop") and ",i=4096" in server_first
+    raw.message(b"p", f"c=biws,r={nonce},p=".encode() + base64.b64encode(b"\0" * 32))
+    kind, payload = raw.read()
+    assert kind == b"E" and b"28P01" in payload
+    raw.sock.close()
+
+
 # --- raw protocol ---
 
 class Raw:
@@ -304,8 +341,32 @@ class Raw:
         if kind == b"R" and struct.unpack("!i", payload[:4])[0] == 3:
             self.message(b"p", password.encode() + b"\0")
             kind, payload = self.read()
+        elif kind == b"R" and struct.unpack("!i", payload[:4])[0] == 10:
+            self.scram(password.encode())
+            kind, payload = self.read()
         assert (kind, payload) == (b"R", b"\0\0\0\0"), (kind, payload)
         return self.until(b"Z")
+
+    def scram(self, password):
+        """The client side of SCRAM-SHA-256 (RFC 5802), written from the RFC, independent of the server's code."""
+        client_first_bare = b"n=,r=" + base64.b64encode(os.urandom(18))
+        client_first = b"n,," + client_first_bare
+        self.message(b"p", b"SCRAM-SHA-256\0" + struct.pack("!i", len(client_first)) + client_first)
+        kind, payload = self.read()
+        assert kind == b"R" and struct.unpack("!i", payload[:4])[0] == 11, (kind, payload)
+        server_first = payload[4:]
+        fields = dict(item.split(b"=", 1) for item in server_first.split(b","))
+        salted = hashlib.pbkdf2_hmac("sha256", password, base64.b64decode(fields[b"s"]), int(fields[b"i"]))
+        client_key = hmac.new(salted, b"Client Key", "sha256").digest()
+        without_proof = b"c=biws,r=" + fields[b"r"]
+        auth_message = client_first_bare + b"," + server_first + b"," + without_proof
+        signature = hmac.new(hashlib.sha256(client_key).digest(), auth_message, "sha256").digest()
+        proof = bytes(a ^ b for a, b in zip(client_key, signature))
+        self.message(b"p", without_proof + b",p=" + base64.b64encode(proof))
+        kind, payload = self.read()
+        assert kind == b"R" and struct.unpack("!i", payload[:4])[0] == 12, (kind, payload)
+        server_key = hmac.new(salted, b"Server Key", "sha256").digest()
+        assert payload[4:] == b"v=" + base64.b64encode(hmac.new(server_key, auth_message, "sha256").digest())
 
     def message(self, kind, body=b""):
         self.send(kind + struct.pack("!i", len(body) + 4) + body)
