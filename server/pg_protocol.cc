@@ -1,9 +1,12 @@
 #include "server/pg_protocol.h"
 
 #include <errno.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -144,10 +147,7 @@ absl::Status PgStream::Fill(size_t count, bool at_boundary) {
     // Never more than the bytes asked for beyond one chunk: what is allocated follows what has arrived.
     const size_t want = std::max(kReadChunkBytes, count - (have - read_offset_));
     read_buffer_.resize(have + want);
-    ssize_t received;
-    do {
-      received = recv(fd_, read_buffer_.data() + have, want, 0);
-    } while (received < 0 && errno == EINTR);
+    const ssize_t received = Receive(read_buffer_.data() + have, want);
     if (received <= 0) {
       read_buffer_.resize(have);
       if (received == 0) {
@@ -196,8 +196,7 @@ absl::Status PgStream::FlushIfLarge() {
 absl::Status PgStream::Flush() {
   size_t sent_total = 0;
   while (sent_total < output_.size()) {
-    ssize_t sent = send(fd_, output_.data() + sent_total, output_.size() - sent_total, MSG_NOSIGNAL);
-    if (sent < 0 && errno == EINTR) continue;
+    const ssize_t sent = Send(output_.data() + sent_total, output_.size() - sent_total);
     if (sent <= 0) {
       output_.clear();
       return absl::UnavailableError(absl::StrCat("send failed: ", strerror(errno)));
@@ -206,6 +205,52 @@ absl::Status PgStream::Flush() {
   }
   output_.clear();
   return absl::OkStatus();
+}
+
+PgStream::~PgStream() {
+  if (ssl_ != nullptr) {
+    SSL_shutdown(ssl_);
+    SSL_free(ssl_);
+  }
+}
+
+absl::Status PgStream::StartTls(ssl_ctx_st* context) {
+  if (HasBufferedInput()) {
+    return absl::InvalidArgumentError("the client sent unencrypted data after its SSLRequest");
+  }
+  ssl_ = SSL_new(context);
+  if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) return absl::UnavailableError("cannot set up TLS");
+  if (SSL_accept(ssl_) != 1) {
+    char reason[256];
+    ERR_error_string_n(ERR_get_error(), reason, sizeof(reason));
+    return absl::UnavailableError(absl::StrCat("TLS handshake failed: ", reason));
+  }
+  return absl::OkStatus();
+}
+
+ssize_t PgStream::Receive(char* data, size_t size) {
+  if (ssl_ != nullptr) {
+    const int received = SSL_read(ssl_, data, static_cast<int>(std::min<size_t>(size, 1 << 30)));
+    if (received > 0) return received;
+    return SSL_get_error(ssl_, received) == SSL_ERROR_ZERO_RETURN ? 0 : -1;
+  }
+  ssize_t received;
+  do {
+    received = recv(fd_, data, size, 0);
+  } while (received < 0 && errno == EINTR);
+  return received;
+}
+
+ssize_t PgStream::Send(const char* data, size_t size) {
+  if (ssl_ != nullptr) {
+    const int sent = SSL_write(ssl_, data, static_cast<int>(std::min<size_t>(size, 1 << 30)));
+    return sent > 0 ? sent : -1;
+  }
+  ssize_t sent;
+  do {
+    sent = send(fd_, data, size, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  return sent;
 }
 
 absl::Status PgStream::WriteByteNow(char value) {

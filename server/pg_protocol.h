@@ -15,6 +15,10 @@
 
 #include "absl/status/statusor.h"
 
+// OpenSSL's SSL and SSL_CTX (pg_protocol.cc includes OpenSSL itself).
+struct ssl_st;
+struct ssl_ctx_st;
+
 namespace tessera::pg {
 
 // The startup packet's first word: protocol 3.0, or one of the special request codes.
@@ -85,12 +89,21 @@ struct StartupPacket {
 // for protocol versions other than 3.x and the special codes.
 absl::StatusOr<StartupPacket> ParseStartupPacket(std::string_view body);
 
-// A connected socket speaking the protocol. Reads fail with OutOfRange when the peer closed the connection
-// cleanly at a message boundary, Unavailable on I/O errors and mid-message EOF, InvalidArgument for framing
-// violations (the connection must then be closed).
+// A connected socket speaking the protocol, in clear text or, after StartTls, over TLS. Reads fail with OutOfRange
+// when the peer closed the connection cleanly at a message boundary, Unavailable on I/O errors and mid-message EOF,
+// InvalidArgument for framing violations (the connection must then be closed).
 class PgStream {
  public:
   explicit PgStream(int fd) : fd_(fd) {}
+  ~PgStream();
+  PgStream(const PgStream&) = delete;
+  PgStream& operator=(const PgStream&) = delete;
+
+  // The TLS handshake as the server (after answering SSLRequest with 'S'); everything after goes through TLS.
+  // InvalidArgument when the client sent bytes after its SSLRequest before the handshake (they would be read as
+  // if they had been encrypted); Unavailable when the handshake fails.
+  absl::Status StartTls(ssl_ctx_st* context);
+  bool tls() const { return ssl_ != nullptr; }
 
   // The startup packet body (after its length word), at most kMaxStartupPacketBytes.
   absl::StatusOr<std::string> ReadStartupPacket();
@@ -111,7 +124,12 @@ class PgStream {
   // Makes at least `count` unread bytes available; `at_boundary`: EOF before any byte is a clean close.
   absl::Status Fill(size_t count, bool at_boundary);
 
+  // One receive or send of at most `size` bytes, through TLS when it is on: the count, 0 at EOF, -1 on errors.
+  ssize_t Receive(char* data, size_t size);
+  ssize_t Send(const char* data, size_t size);
+
   int fd_;
+  ssl_st* ssl_ = nullptr;
   std::string read_buffer_;
   size_t read_offset_ = 0;
   std::string output_;

@@ -1,6 +1,8 @@
 #include "server/pg_server.h"
 
 #include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -139,6 +141,12 @@ class PgServer::Impl {
       : database_(database), sessions_(sessions), options_(options), random_(std::random_device{}()),
         scram_secret_(pg::ScramSecret::FromPassword(options.token)) {}
 
+  ~Impl() {
+    if (tls_context_ != nullptr) SSL_CTX_free(tls_context_);
+  }
+
+  // Loads the TLS certificate when the options name one.
+  absl::Status LoadTls();
   absl::Status Listen();
   int port() const { return port_; }
   void Shutdown();
@@ -149,6 +157,8 @@ class PgServer::Impl {
   bool shutting_down() const { return shutting_down_.load(); }
   // The token's SCRAM-SHA-256 keys (one salt per server run).
   const pg::ScramSecret& scram_secret() const { return scram_secret_; }
+  // Null without a certificate.
+  SSL_CTX* tls_context() const { return tls_context_; }
   // Cancels the running statement of the connection with this key; false when none matches.
   bool CancelByKey(int32_t process_id, int32_t secret_key);
 
@@ -173,6 +183,7 @@ class PgServer::Impl {
   absl::flat_hash_map<int32_t, std::shared_ptr<PgConnection>> connections_;
   bool stopped_ = false;
   const pg::ScramSecret scram_secret_;
+  SSL_CTX* tls_context_ = nullptr;
 };
 
 // One client connection: its thread runs Run() to the end.
@@ -242,6 +253,25 @@ class PgConnection {
 };
 
 // --- the listener ---
+
+absl::Status PgServer::Impl::LoadTls() {
+  if (options_.tls_cert_path.empty() && options_.tls_key_path.empty()) return absl::OkStatus();
+  if (options_.tls_cert_path.empty() || options_.tls_key_path.empty()) {
+    return absl::InvalidArgumentError("TLS needs both --tls-cert and --tls-key");
+  }
+  tls_context_ = SSL_CTX_new(TLS_server_method());
+  if (tls_context_ == nullptr) return absl::InternalError("cannot create a TLS context");
+  SSL_CTX_set_min_proto_version(tls_context_, TLS1_2_VERSION);
+  if (SSL_CTX_use_certificate_chain_file(tls_context_, options_.tls_cert_path.c_str()) != 1 ||
+      SSL_CTX_use_PrivateKey_file(tls_context_, options_.tls_key_path.c_str(), SSL_FILETYPE_PEM) != 1 ||
+      SSL_CTX_check_private_key(tls_context_) != 1) {
+    char reason[256];
+    ERR_error_string_n(ERR_get_error(), reason, sizeof(reason));
+    return absl::InvalidArgumentError(absl::StrCat("cannot use the TLS certificate '", options_.tls_cert_path,
+                                                   "' and key '", options_.tls_key_path, "': ", reason));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status PgServer::Impl::Listen() {
   const std::string& address = options_.listen_address;
@@ -429,8 +459,19 @@ bool PgConnection::Startup(bool accepted) {
                           std::string(parsed.status().message()), "FATAL"));
       return false;
     }
+    if (parsed->code == pg::kSslRequestCode && server_->tls_context() != nullptr && !stream_.tls()) {
+      if (!stream_.WriteByteNow('S').ok()) return false;
+      if (absl::Status started = stream_.StartTls(server_->tls_context()); !started.ok()) {
+        if (started.code() == absl::StatusCode::kInvalidArgument) {
+          ProtocolViolation(std::string(started.message()));
+        }
+        return false;
+      }
+      continue;
+    }
     if (parsed->code == pg::kSslRequestCode || parsed->code == pg::kGssEncRequestCode) {
-      // No TLS or GSS encryption on this port: the client goes on in clear text or gives up, as it is set to.
+      // No TLS (no certificate, or already on) or GSS encryption: the client goes on in clear text or gives up, as
+      // it is set to.
       if (!stream_.WriteByteNow('N').ok()) return false;
       continue;
     }
@@ -1069,6 +1110,7 @@ absl::StatusOr<std::unique_ptr<PgServer>> PgServer::Start(Database* database, Se
     return absl::InvalidArgumentError("PostgreSQL server limits must be positive");
   }
   auto impl = std::make_unique<Impl>(database, sessions, options);
+  if (absl::Status tls = impl->LoadTls(); !tls.ok()) return tls;
   if (absl::Status listening = impl->Listen(); !listening.ok()) return listening;
   return std::unique_ptr<PgServer>(new PgServer(std::move(impl)));
 }

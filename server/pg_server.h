@@ -4,8 +4,8 @@
 // gRPC one (settings, memory accounting, ListQueries, cancellation through the registry's monitor, the
 // --max-sessions cap, the idle timeout).
 //
-// One thread accepts; each connection runs on its own thread: startup (SSLRequest and GSSENCRequest answered 'N',
-// CancelRequest), password authentication with the server's token (SCRAM-SHA-256, or cleartext when asked for),
+// One thread accepts; each connection runs on its own thread: startup (SSLRequest answered 'S' and TLS when the
+// server has a certificate, else 'N'; GSSENCRequest 'N'; CancelRequest), password authentication with the server's token (SCRAM-SHA-256, or cleartext when asked for),
 // then the simple and the extended query protocols. Connections beyond max_connections are refused with SQLSTATE 53300.
 //
 // Threading: Start and Shutdown from any thread; Shutdown is idempotent and joins every connection thread. The
@@ -30,6 +30,10 @@ struct PgServerOptions {
   // Ask for the password in clear text (AuthenticationCleartextPassword) instead of SCRAM-SHA-256, for clients
   // without SCRAM (libpq before 10, some old drivers).
   bool cleartext_password = false;
+  // Both set (PEM files, as the gRPC service's): SSLRequest is answered 'S' and the connection continues over TLS
+  // with this certificate; otherwise 'N'.
+  std::string tls_cert_path;
+  std::string tls_key_path;
   // A Query or Parse message whose text is larger fails (the message limit is this plus a margin).
   int64_t max_statement_bytes = 1 << 20;
   // Connections served at once; more are refused with "too many connections".

@@ -126,6 +126,8 @@ class TesseraServer::Service final : public v1::Tessera::Service {
       pg_options.listen_address = options_.pg_listen_address;
       pg_options.token = options_.token;
       pg_options.cleartext_password = options_.pg_cleartext_password;
+      pg_options.tls_cert_path = options_.tls_cert_path;
+      pg_options.tls_key_path = options_.tls_key_path;
       pg_options.max_statement_bytes = options_.max_statement_bytes;
       pg_options.max_connections = options_.max_sessions;
       absl::StatusOr<std::unique_ptr<PgServer>> pg_server = PgServer::Start(database_, &sessions_, pg_options);

@@ -209,11 +209,14 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  if (!options.server.pg_listen_address.empty() && !IsLoopback(options.server.pg_listen_address)) {
+  if (!options.server.pg_listen_address.empty() && !IsLoopback(options.server.pg_listen_address) &&
+      (options.server.token.empty() || options.server.tls_cert_path.empty())) {
     std::cerr << "tessera-server: WARNING: the PostgreSQL protocol listens on " << options.server.pg_listen_address
-              << ", beyond this machine, WITHOUT TLS: "
-              << (options.server.token.empty() ? "and WITHOUT AUTHENTICATION (no --token)"
-                                               : "the token (the password) and all data cross the network in clear text")
+              << ", beyond this machine, "
+              << (options.server.token.empty() ? "WITHOUT AUTHENTICATION (no --token): anyone who reaches the port "
+                                                 "can read and change every table"
+                                               : "WITHOUT TLS (no --tls-cert): all data cross the network in clear "
+                                                 "text")
               << std::endl;
   }
   if (!IsLoopback(options.server.listen_address) &&

@@ -323,6 +323,28 @@ def test_scram_exchange_by_hand(server):
     raw.sock.close()
 
 
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_tls_with_the_servers_certificate(tmp_path):
+    cert, key = str(tmp_path / "cert.pem"), str(tmp_path / "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=BOUND_S)
+    server = Server(str(tmp_path / "data"), "--threads", "1", "--token", TOKEN, "--tls-cert", cert, "--tls-key", key)
+    try:
+        # verify-full: the certificate is checked against the CA file and the host name.
+        with psycopg.connect(host="localhost", port=server.pg_port, user="u", dbname="d", password=TOKEN,
+                             sslmode="verify-full", sslrootcert=cert, autocommit=True) as conn:
+            assert conn.pgconn.ssl_in_use
+            assert conn.execute("SELECT %s, 1 + %s", ("tls", 1)).fetchone() == ("tls", 2)
+        result = server.psql("-c", "SELECT 40 + 2")
+        assert result.returncode == 0 and "42" in result.stdout, result.stderr
+        # A client that refuses TLS still gets in: the server does not insist (no hostssl rule).
+        with server.connect(sslmode="disable") as conn:
+            assert not conn.pgconn.ssl_in_use
+    finally:
+        assert server.stop() == 0
+
+
 # --- raw protocol ---
 
 class Raw:
