@@ -178,6 +178,7 @@ class PgServer::Impl {
   std::mutex mutex_;
   std::condition_variable threads_done_;
   int threads_ = 0;
+  int accepted_ = 0;
   int32_t next_process_id_ = 1000;
   std::mt19937_64 random_;
   absl::flat_hash_map<int32_t, std::shared_ptr<PgConnection>> connections_;
@@ -192,6 +193,7 @@ class PgConnection {
   PgConnection(PgServer::Impl* server, int fd, int32_t process_id, int32_t secret_key)
       : server_(server), fd_(fd), stream_(fd), process_id_(process_id), secret_key_(secret_key) {}
 
+  int32_t process_id() const { return process_id_; }
   int32_t secret_key() const { return secret_key_; }
   // `accepted`: within the connection cap (else the client is told "too many connections").
   void Run(bool accepted);
@@ -354,19 +356,17 @@ void PgServer::Impl::Serve(int fd) {
       if (next_process_id_ <= 0) next_process_id_ = 1000;
     } while (connections_.contains(process_id));
     connection = std::make_shared<PgConnection>(this, fd, process_id, static_cast<int32_t>(random_()));
-    accepted = static_cast<int>(connections_.size()) < options_.max_connections;
-    if (accepted) connections_.emplace(process_id, connection);
+    // Every connection is registered (so that Shutdown can close it); only accepted ones count against the cap.
+    accepted = accepted_ < options_.max_connections;
+    if (accepted) ++accepted_;
+    connections_.emplace(process_id, connection);
     if (stopped_) connection->Close();
   }
   connection->Run(accepted);
   close(fd);
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto it = connections_.begin(); it != connections_.end(); ++it) {
-    if (it->second == connection) {
-      connections_.erase(it);
-      break;
-    }
-  }
+  connections_.erase(connection->process_id());
+  if (accepted) --accepted_;
   --threads_;
   threads_done_.notify_all();
 }
@@ -726,6 +726,11 @@ void PgConnection::SendStatementError(const absl::Status& status, std::string_vi
     error.sqlstate = "25P02";
   }
   if (byte != std::string_view::npos) error.position = pg::CharacterPosition(query, to_query(byte));
+  if (closing_) {
+    // The session was closed under the connection (idle timeout, shutdown): the connection ends too.
+    error.severity = "FATAL";
+    error.sqlstate = server_->shutting_down() ? "57P01" : "57P05";
+  }
   if (transaction_ == 'T') transaction_ = 'E';
   SendError(error);
 }

@@ -289,6 +289,21 @@ def test_too_many_connections(tmp_path):
         assert server.stop() == 0
 
 
+def test_idle_session_timeout_ends_the_connection(tmp_path):
+    server = Server(str(tmp_path / "data"), "--threads", "1", "--session-idle-timeout", "1")
+    try:
+        with server.connect(password=None) as conn:
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+            time.sleep(2.0)  # the registry closes sessions idle for 1 s (checked every 250 ms)
+            with pytest.raises(psycopg.Error) as error:
+                conn.execute("SELECT 1")
+            assert error.value.sqlstate == "57P05", error.value
+            with pytest.raises(psycopg.OperationalError):  # the server closed the connection
+                conn.execute("SELECT 1")
+    finally:
+        assert server.stop() == 0
+
+
 def test_cleartext_password_when_asked_for(tmp_path):
     server = Server(str(tmp_path / "data"), "--threads", "1", "--token", TOKEN, "--pg-auth", "password")
     try:
