@@ -160,7 +160,9 @@ constexpr ParameterInfo kParameters[] = {
     {"client_encoding", "UTF8", true, false, true},
     {"application_name", "", true, false, true},
     {"DateStyle", "ISO, MDY", true, false, true},
-    {"TimeZone", "UTC", true, false, true},
+    // Tessera's TIMESTAMP has no time zone, so the session's zone changes nothing; any zone is accepted (drivers
+    // send the machine's).
+    {"TimeZone", "UTC", true, false, false},
     {"IntervalStyle", "postgres", true, false, true},
     {"integer_datetimes", "on", true, true, true},
     {"standard_conforming_strings", "on", true, false, true},
@@ -378,12 +380,6 @@ absl::Status PgParameters::Set(const std::string& name, const std::string& value
     return absl::InvalidArgumentError(
         absl::StrCat("invalid value for parameter \"DateStyle\": '", value, "' (dates are ISO only)"));
   }
-  if (lower == "timezone" && normalized != "utc" && normalized != "gmt" && normalized != "etc/utc" &&
-      normalized != "z" && normalized != "0" && normalized != "zulu") {
-    return absl::InvalidArgumentError(absl::StrCat("invalid value for parameter \"TimeZone\": '", value,
-                                                   "' (Tessera's timestamps have no time zone: UTC only)"));
-  }
-  if (lower == "timezone") stored = "UTC";
   if (lower == "standard_conforming_strings" && normalized != "on" && normalized != "true") {
     return absl::InvalidArgumentError(absl::StrCat("invalid value for parameter \"standard_conforming_strings\": '",
                                                    value, "' (on only: backslashes in strings are literal)"));

@@ -62,7 +62,7 @@ class PgParameters {
 
   // SET name = value: NotFound when `name` is no PostgreSQL parameter known here (the caller then asks the
   // engine); InvalidArgument for values Tessera cannot honour (a client_encoding other than UTF8, a DateStyle
-  // without ISO, a TimeZone other than UTC, standard_conforming_strings off). `*notice` is set when the setting is
+  // without ISO, standard_conforming_strings off). `*notice` is set when the setting is
   // accepted but has no effect in Tessera; `*reported` when clients must be told of the new value.
   absl::Status Set(const std::string& name, const std::string& value, std::string* notice, bool* reported);
   std::optional<std::string> Get(const std::string& name) const;
