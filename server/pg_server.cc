@@ -94,7 +94,9 @@ PgError MakeError(std::string sqlstate, std::string message, std::string severit
 // PostgreSQL's CommandComplete tag for a Tessera result.
 std::string CommandTag(const QueryResult& result, std::string_view statement, size_t rows_sent) {
   if (result.returns_rows) {
-    if (result.status_message == "SHOW") return "SHOW";
+    // SHOW and EXPLAIN have tags of their own; every other statement with rows reads as a SELECT.
+    if (result.status_message == "SHOW" || pg::FirstWord(statement) == "show") return "SHOW";
+    if (pg::FirstWord(statement) == "explain") return "EXPLAIN";
     return absl::StrCat("SELECT ", rows_sent);
   }
   const std::string& tag = result.status_message;
@@ -106,13 +108,6 @@ std::string CommandTag(const QueryResult& result, std::string_view statement, si
   size_t end = 0;
   while (end < statement.size() && absl::ascii_isalpha(static_cast<unsigned char>(statement[end]))) ++end;
   return absl::AsciiStrToUpper(std::string(statement.substr(0, end)));
-}
-
-std::string Utf8Prefix(std::string_view text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return std::string(text);
-  size_t cut = max_bytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return std::string(text.substr(0, cut));
 }
 
 // A statement prepared by Parse.

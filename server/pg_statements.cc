@@ -304,17 +304,12 @@ size_t SubstitutedSql::OriginalOffset(size_t offset) const {
   return static_cast<size_t>(static_cast<int64_t>(offset) + shift);
 }
 
-namespace {
-
-// The statement's first word, lower-cased ("" when it starts otherwise), skipping opening parentheses.
 std::string FirstWord(std::string_view statement) {
   std::vector<Token> tokens = Tokenize(statement.substr(0, std::min<size_t>(statement.size(), 256)));
   size_t i = 0;
   while (i < tokens.size() && tokens[i].kind == 'p' && tokens[i].text == "(") ++i;
   return i < tokens.size() && tokens[i].kind == 'w' ? tokens[i].text : std::string();
 }
-
-}  // namespace
 
 bool IsQuery(std::string_view statement) {
   const std::string word = FirstWord(statement);

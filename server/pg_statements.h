@@ -45,6 +45,9 @@ struct SubstitutedSql {
 // Precondition: literals.size() >= CountParameters(sql).
 SubstitutedSql SubstituteParameters(std::string_view sql, const std::vector<std::string>& literals);
 
+// The statement's first word, lower-cased, skipping opening parentheses and comments ("" when it starts with
+// something else).
+std::string FirstWord(std::string_view statement);
 // Whether the statement returns rows (SELECT, WITH, VALUES, SHOW, EXPLAIN, DESCRIBE), by its first word.
 bool ReturnsRows(std::string_view statement);
 // Whether it is a query that may stand in FROM ( ... ) (SELECT, WITH, VALUES).

@@ -9,6 +9,13 @@
 
 namespace tessera {
 
+std::string Utf8Prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut));
+}
+
 ServerSession::ServerSession(std::string id, Database* database)
     : id_(std::move(id)), session_(std::make_unique<Session>(database)), last_active_ns_(MonotonicNanos()) {}
 

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -22,6 +23,10 @@ class ServerContext;
 }
 
 namespace tessera {
+
+// At most `max_bytes` of `text`, cut at a UTF-8 character boundary (RunningExecution::sql_prefix; proto3 string
+// fields must hold valid UTF-8).
+std::string Utf8Prefix(std::string_view text, size_t max_bytes);
 
 // What a session is running now, as ListQueries reports it.
 struct RunningExecution {

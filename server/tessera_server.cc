@@ -55,14 +55,6 @@ std::string SqlStringLiteral(absl::string_view value) {
   return absl::StrCat("'", absl::StrReplaceAll(value, {{"'", "''"}}), "'");
 }
 
-// At most `max_bytes` of `text`, cut at a character boundary (proto3 string fields must hold valid UTF-8).
-std::string Utf8Prefix(const std::string& text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return text;
-  size_t cut = max_bytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return text.substr(0, cut);
-}
-
 // Rough wire size of one row, to bound batches by bytes as well as rows.
 int64_t EstimatedRowBytes(const std::vector<Value>& row) {
   int64_t bytes = 0;
