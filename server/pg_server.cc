@@ -659,7 +659,11 @@ absl::StatusOr<QueryResult> PgConnection::RunInEngine(std::string_view statement
   execution.sql_prefix = Utf8Prefix(statement, 200);
   execution.start_ns = MonotonicNanos();
   execution.priority = session.session().priority();
-  session.BeginExecution(execution, nullptr);
+  // The monitor cancels the statement when the client hangs up meanwhile (as gRPC's does for a call it lost).
+  session.BeginExecution(execution, [fd = fd_] {
+    pollfd peer{fd, POLLRDHUP, 0};
+    return poll(&peer, 1, 0) > 0 && (peer.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+  });
   if (server_->shutting_down()) session.RequestCancel();
   absl::StatusOr<QueryResult> result = session.session().Execute(statement);
   session.EndExecution();

@@ -26,10 +26,18 @@ void ServerSession::BeginExecution(const RunningExecution& execution, grpc::Serv
   cancel_requested_ = false;
 }
 
+void ServerSession::BeginExecution(const RunningExecution& execution, std::function<bool()> client_gone) {
+  std::lock_guard<std::mutex> lock(state_mutex_);
+  running_ = execution;
+  running_client_gone_ = std::move(client_gone);
+  cancel_requested_ = false;
+}
+
 void ServerSession::EndExecution() {
   std::lock_guard<std::mutex> lock(state_mutex_);
   running_.reset();
   running_context_ = nullptr;
+  running_client_gone_ = nullptr;
   cancel_requested_ = false;
   last_active_ns_ = MonotonicNanos();
 }
@@ -53,6 +61,7 @@ void ServerSession::Watch() {
   // IsCancelled is safe to call from any thread with the synchronous API; the context stays valid while it is
   // registered here (EndExecution runs before the handler returns).
   if (!cancel_requested_ && running_context_ != nullptr && running_context_->IsCancelled()) cancel_requested_ = true;
+  if (!cancel_requested_ && running_client_gone_ && running_client_gone_()) cancel_requested_ = true;
   if (cancel_requested_) session_->Cancel();
 }
 

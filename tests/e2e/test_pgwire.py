@@ -304,6 +304,33 @@ def test_idle_session_timeout_ends_the_connection(tmp_path):
         assert server.stop() == 0
 
 
+def test_a_client_that_hangs_up_has_its_query_cancelled(tmp_path):
+    server = Server(str(tmp_path / "data"), "--threads", "1", "--max-sessions", "1")
+    try:
+        with server.connect(password=None) as conn:
+            conn.execute("CREATE TABLE big (x BIGINT)")
+            conn.execute("INSERT INTO big VALUES (1), (2), (3), (4), (5), (6), (7), (8)")
+            for _ in range(13):
+                conn.execute("INSERT INTO big SELECT x + (SELECT count(*) FROM big) FROM big")
+        raw = Raw(server.pg_port)
+        raw.startup()
+        sql = b"SELECT count(*) FROM big a, big b WHERE a.x + b.x < 0"  # 4e9 pairs: minutes
+        raw.message(b"Q", sql + b"\0")
+        time.sleep(0.5)
+        raw.sock.close()
+        # The only session slot frees once the server has cancelled the query of the client that hung up.
+        start = time.monotonic()
+        while True:
+            try:
+                server.connect(password=None).close()
+                break
+            except psycopg.OperationalError:
+                assert time.monotonic() - start < BOUND_S / 2, "the abandoned query was not cancelled"
+                time.sleep(0.05)
+    finally:
+        assert server.stop() == 0
+
+
 def test_cleartext_password_when_asked_for(tmp_path):
     server = Server(str(tmp_path / "data"), "--threads", "1", "--token", TOKEN, "--pg-auth", "password")
     try:
