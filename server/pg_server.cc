@@ -204,6 +204,9 @@ class PgConnection {
   // Startup and authentication; false when the connection must end.
   bool Startup(bool accepted);
   bool Authenticate(const std::string& user);
+  // The settings of the startup packet's "options" ("-c name=value ..."): PostgreSQL parameters, else SET in the
+  // engine. Runs once the session is open.
+  absl::Status ApplyStartupOptions(const std::vector<std::pair<std::string, std::string>>& parameters);
   // One message of the query phase; false to end the connection.
   bool HandleMessage(const Message& message);
 
@@ -508,6 +511,12 @@ bool PgConnection::Startup(bool accepted) {
     return false;
   }
   std::atomic_store(&session_, *session);
+  if (absl::Status applied = ApplyStartupOptions(packet.parameters); !applied.ok()) {
+    PgError error = pg::ErrorFromStatus(applied);
+    error.severity = "FATAL";
+    SendError(error);
+    return false;
+  }
   MessageWriter writer(&stream_.output());
   writer.Begin('R');
   writer.Int32(0);  // AuthenticationOk
@@ -520,6 +529,31 @@ bool PgConnection::Startup(bool accepted) {
   SendReadyForQuery();
   SetReceiveTimeout(fd_, 0);
   return stream_.Flush().ok();
+}
+
+absl::Status PgConnection::ApplyStartupOptions(
+    const std::vector<std::pair<std::string, std::string>>& parameters) {
+  for (const auto& [name, value] : parameters) {
+    if (name != "options") continue;
+    absl::StatusOr<std::vector<std::pair<std::string, std::string>>> settings = pg::ParseStartupOptions(value);
+    if (!settings.ok()) return settings.status();
+    for (const auto& [setting, setting_value] : *settings) {
+      std::string notice;
+      bool reported = false;
+      absl::Status set = parameters_.Set(setting, setting_value, &notice, &reported);
+      if (set.code() == absl::StatusCode::kNotFound) {
+        // One of Tessera's settings (or an unknown name, which the engine refuses).
+        std::string literal = "'";
+        for (char c : setting_value) {
+          literal.push_back(c);
+          if (c == '\'') literal.push_back('\'');
+        }
+        set = RunInEngine(absl::StrCat("SET ", setting, " = ", literal, "'")).status();
+      }
+      if (!set.ok()) return set;
+    }
+  }
+  return absl::OkStatus();
 }
 
 bool PgConnection::Authenticate(const std::string& user) {

@@ -256,6 +256,50 @@ std::vector<StatementText> SplitStatements(std::string_view sql) {
   return statements;
 }
 
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseStartupOptions(std::string_view options) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < options.size(); ++i) {
+    const char c = options[i];
+    if (IsSpace(c)) {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\\' && i + 1 < options.size()) {
+      word.push_back(options[++i]);
+    } else {
+      word.push_back(c);
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  std::vector<std::pair<std::string, std::string>> settings;
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string setting;
+    if (words[i] == "-c" && i + 1 < words.size()) {
+      setting = words[++i];
+    } else if (absl::StartsWith(words[i], "-c") && words[i].size() > 2) {
+      setting = words[i].substr(2);
+    } else if (absl::StartsWith(words[i], "--") && words[i].size() > 2) {
+      setting = words[i].substr(2);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("invalid startup option '", words[i],
+                                                     "' (use -c name=value or --name=value)"));
+    }
+    const size_t equals = setting.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("invalid startup option '", setting, "' (use name=value)"));
+    }
+    std::string name = setting.substr(0, equals);
+    std::replace(name.begin(), name.end(), '-', '_');
+    settings.emplace_back(std::move(name), setting.substr(equals + 1));
+  }
+  return settings;
+}
+
 absl::StatusOr<int> CountParameters(std::string_view sql) {
   int64_t highest = 0;
   absl::Status status;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -52,6 +53,11 @@ std::string FirstWord(std::string_view statement);
 bool ReturnsRows(std::string_view statement);
 // Whether it is a query that may stand in FROM ( ... ) (SELECT, WITH, VALUES).
 bool IsQuery(std::string_view statement);
+
+// The settings in a startup packet's "options" parameter, as libpq's PGOPTIONS writes them: "-c name=value" (also
+// "-cname=value") and "--name=value", separated by spaces, a backslash escaping the next character.
+// InvalidArgument for anything else.
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseStartupOptions(std::string_view options);
 
 // PostgreSQL's session parameters of one connection (client_encoding, DateStyle, TimeZone, application_name, ...):
 // the values reported at startup and what SET/SHOW/RESET of them do.

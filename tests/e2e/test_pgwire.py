@@ -255,6 +255,17 @@ def test_driver_settings_and_version(server):
         assert conn.execute("SHOW priority").fetchone() == ("priority", "3")
 
 
+def test_startup_options(server):
+    with server.connect(options="-c priority=3 -c application_name=from\\ options") as conn:
+        assert conn.execute("SHOW priority").fetchone() == ("priority", "3")
+        assert conn.info.parameter_status("application_name") == "from options"
+    with server.connect(options="-c statement_timeout=200ms") as conn:
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            conn.execute(LONG_QUERY)
+    with pytest.raises(psycopg.OperationalError, match="unknown setting 'no_such_setting'"):
+        server.connect(options="-c no_such_setting=1")
+
+
 def test_transaction_blocks(server):
     with server.connect(autocommit=False) as conn:  # psycopg sends BEGIN itself
         assert conn.execute("SELECT count(*) FROM region").fetchone() == (5,)

@@ -242,5 +242,18 @@ TEST(PgStatementsTest, StartupParametersBecomeDefaults) {
   EXPECT_FALSE(parameters.ApplyStartup({{"client_encoding", "SQL_ASCII"}}).ok());
 }
 
+TEST(PgStatementsTest, StartupOptions) {
+  auto options = ParseStartupOptions("-c statement_timeout=5s  --application-name=my\\ app -cpriority=2");
+  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_EQ(options->size(), 3u);
+  EXPECT_EQ((*options)[0], (std::pair<std::string, std::string>("statement_timeout", "5s")));
+  EXPECT_EQ((*options)[1], (std::pair<std::string, std::string>("application_name", "my app")));
+  EXPECT_EQ((*options)[2], (std::pair<std::string, std::string>("priority", "2")));
+  EXPECT_TRUE(ParseStartupOptions("").ok());
+  EXPECT_FALSE(ParseStartupOptions("-x").ok());
+  EXPECT_FALSE(ParseStartupOptions("-c novalue").ok());
+  EXPECT_FALSE(ParseStartupOptions("--=1").ok());
+}
+
 }  // namespace
 }  // namespace tessera::pg
