@@ -352,16 +352,16 @@ absl::StatusOr<std::string> ParameterLiteral(int number, int32_t oid, int16_t fo
     }
     case kOidNumeric: {
       int128 ignored;
-      if (!ParseDecimal(value, kMaxDecimalPrecision, 0, &ignored) && !ParseDecimal(value, kMaxDecimalPrecision,
-                                                                                   kMaxDecimalPrecision / 2, &ignored)) {
+      if (!ParseDecimal(value, kMaxDecimalPrecision, 0, &ignored)) {
         return BadParameter(number, oid, absl::StrCat("invalid or too large numeric '", text, "'"));
       }
       if (value.find_first_of("eE") != std::string_view::npos) {
         return BadParameter(number, oid, "numeric values with an exponent are not supported; write the digits");
       }
       std::string digits(value[0] == '+' ? value.substr(1) : value);
-      if (!digits.empty() && (digits[0] == '.' || (digits[0] == '-' && digits.size() > 1 && digits[1] == '.'))) {
-        digits.insert(digits[0] == '-' ? 1 : 0, "0");
+      const size_t sign = !digits.empty() && digits[0] == '-' ? 1 : 0;
+      if (digits.size() > sign && digits[sign] == '.') {
+        digits = absl::StrCat(digits.substr(0, sign), "0", digits.substr(sign));  // ".5" -> "0.5"
       }
       if (!digits.empty() && digits.back() == '.') digits.pop_back();
       return SignedLiteral(digits);

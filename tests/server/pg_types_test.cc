@@ -91,6 +91,8 @@ TEST(ParameterLiteralTest, TextParametersBecomeTypedLiterals) {
   EXPECT_EQ(*ParameterLiteral(1, kOidUnspecified, 0, "'; DROP TABLE t; --"), "'''; DROP TABLE t; --'");
   EXPECT_EQ(*ParameterLiteral(1, kOidNumeric, 0, "-0.50"), "(-0.50)");
   EXPECT_EQ(*ParameterLiteral(1, kOidNumeric, 0, ".5"), "0.5");
+  EXPECT_EQ(*ParameterLiteral(1, kOidNumeric, 0, "-.5"), "(-0.5)");
+  EXPECT_EQ(*ParameterLiteral(1, kOidNumeric, 0, "+7."), "7");
   EXPECT_EQ(*ParameterLiteral(1, kOidBool, 0, "t"), "TRUE");
   EXPECT_EQ(*ParameterLiteral(1, kOidDate, 0, "1995-3-5"), "DATE '1995-03-05'");
   EXPECT_EQ(*ParameterLiteral(1, kOidTimestamp, 0, "2024-02-29 12:00:00"), "TIMESTAMP '2024-02-29 12:00:00'");
