@@ -342,6 +342,19 @@ def test_a_client_that_hangs_up_has_its_query_cancelled(tmp_path):
         assert server.stop() == 0
 
 
+def test_a_taken_port_is_an_error_at_start(tmp_path):
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    try:
+        result = subprocess.run([SERVER, "--data", str(tmp_path / "data"), "--listen", "127.0.0.1:0", "--pg-listen",
+                                 f"127.0.0.1:{holder.getsockname()[1]}"], capture_output=True, text=True,
+                                timeout=BOUND_S)
+        assert result.returncode == 1 and "cannot listen on" in result.stderr, result.stderr
+    finally:
+        holder.close()
+
+
 def test_cleartext_password_when_asked_for(tmp_path):
     server = Server(str(tmp_path / "data"), "--threads", "1", "--token", TOKEN, "--pg-auth", "password")
     try:
