@@ -7,7 +7,7 @@ DEBIAN_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libabsl-dev libgoogle-glog-dev libgflags-dev libnuma-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
-  libgtest-dev libgmock-dev libbenchmark-dev libedit-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libedit-dev libssl-dev
   python3 python3-pip
 )
 
@@ -17,6 +17,8 @@ for pkg in "${DEBIAN_PACKAGES[@]}"; do
     missing+=("$pkg")
   fi
 done
+# psql, for the PostgreSQL protocol's end-to-end tests (any installed version will do).
+command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
 
 if ((${#missing[@]})); then
   echo "[install_deps] installing Debian packages: ${missing[*]}"
@@ -37,6 +39,8 @@ command -v tpchgen-cli >/dev/null 2>&1 || py_missing+=(tpchgen-cli)
 # The Python client of tessera-server (client/python) and its tests: grpcio, and grpcio-tools to generate the stubs.
 "$PYTHON" -c "import grpc" 2>/dev/null || py_missing+=(grpcio)
 "$PYTHON" -c "import grpc_tools.protoc" 2>/dev/null || py_missing+=(grpcio-tools)
+# The PostgreSQL protocol's end-to-end tests and benchmark (psql comes from postgresql-client above).
+"$PYTHON" -c "import psycopg" 2>/dev/null || py_missing+=("psycopg[binary]")
 if ((${#py_missing[@]})); then
   echo "[install_deps] installing Python packages: ${py_missing[*]}"
   "$PYTHON" -m pip install -q "${py_missing[@]}" 2>/dev/null ||

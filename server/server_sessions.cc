@@ -9,6 +9,13 @@
 
 namespace tessera {
 
+std::string Utf8Prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut));
+}
+
 ServerSession::ServerSession(std::string id, Database* database)
     : id_(std::move(id)), session_(std::make_unique<Session>(database)), last_active_ns_(MonotonicNanos()) {}
 
@@ -19,10 +26,18 @@ void ServerSession::BeginExecution(const RunningExecution& execution, grpc::Serv
   cancel_requested_ = false;
 }
 
+void ServerSession::BeginExecution(const RunningExecution& execution, std::function<bool()> client_gone) {
+  std::lock_guard<std::mutex> lock(state_mutex_);
+  running_ = execution;
+  running_client_gone_ = std::move(client_gone);
+  cancel_requested_ = false;
+}
+
 void ServerSession::EndExecution() {
   std::lock_guard<std::mutex> lock(state_mutex_);
   running_.reset();
   running_context_ = nullptr;
+  running_client_gone_ = nullptr;
   cancel_requested_ = false;
   last_active_ns_ = MonotonicNanos();
 }
@@ -46,6 +61,7 @@ void ServerSession::Watch() {
   // IsCancelled is safe to call from any thread with the synchronous API; the context stays valid while it is
   // registered here (EndExecution runs before the handler returns).
   if (!cancel_requested_ && running_context_ != nullptr && running_context_->IsCancelled()) cancel_requested_ = true;
+  if (!cancel_requested_ && running_client_gone_ && running_client_gone_()) cancel_requested_ = true;
   if (cancel_requested_) session_->Cancel();
 }
 

@@ -7,10 +7,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -22,6 +24,10 @@ class ServerContext;
 }
 
 namespace tessera {
+
+// At most `max_bytes` of `text`, cut at a UTF-8 character boundary (RunningExecution::sql_prefix; proto3 string
+// fields must hold valid UTF-8).
+std::string Utf8Prefix(std::string_view text, size_t max_bytes);
 
 // What a session is running now, as ListQueries reports it.
 struct RunningExecution {
@@ -46,6 +52,9 @@ class ServerSession {
 
   // Under execute_mutex(): registers the execution and the call it serves (watched for the client going away).
   void BeginExecution(const RunningExecution& execution, grpc::ServerContext* context);
+  // The same for a client that is not a gRPC call: `client_gone` (called from the monitor thread while the
+  // execution runs) says whether its client went away.
+  void BeginExecution(const RunningExecution& execution, std::function<bool()> client_gone);
   void EndExecution();
   std::optional<RunningExecution> running() const;
 
@@ -79,6 +88,7 @@ class ServerSession {
   mutable std::mutex state_mutex_;
   std::optional<RunningExecution> running_;
   grpc::ServerContext* running_context_ = nullptr;
+  std::function<bool()> running_client_gone_;
   bool cancel_requested_ = false;
   std::optional<int> pending_priority_;
   int64_t last_active_ns_ = 0;

@@ -19,6 +19,8 @@
 #include "glog/logging.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/resource_quota.h"
+#include "server/pg_server.h"
+#include "server/secret_equals.h"
 #include "server/server_sessions.h"
 #include "server/tessera.grpc.pb.h"
 #include "server/wire_format.h"
@@ -44,14 +46,6 @@ absl::StatusOr<std::string> ReadFile(const std::string& path, const char* what) 
   return contents.str();
 }
 
-// Constant-time comparison, so the token cannot be found byte by byte from response times.
-bool SecretEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char difference = 0;
-  for (size_t i = 0; i < a.size(); ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return difference == 0;
-}
-
 bool IsSettingName(std::string_view name) {
   if (name.empty() || !(absl::ascii_isalpha(name[0]) || name[0] == '_')) return false;
   return std::all_of(name.begin(), name.end(), [](char c) { return absl::ascii_isalnum(c) || c == '_'; });
@@ -59,14 +53,6 @@ bool IsSettingName(std::string_view name) {
 
 std::string SqlStringLiteral(absl::string_view value) {
   return absl::StrCat("'", absl::StrReplaceAll(value, {{"'", "''"}}), "'");
-}
-
-// At most `max_bytes` of `text`, cut at a character boundary (proto3 string fields must hold valid UTF-8).
-std::string Utf8Prefix(const std::string& text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return text;
-  size_t cut = max_bytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return text.substr(0, cut);
 }
 
 // Rough wire size of one row, to bound batches by bytes as well as rows.
@@ -127,16 +113,35 @@ class TesseraServer::Service final : public v1::Tessera::Service {
       return absl::UnavailableError(absl::StrCat("cannot listen on ", options_.listen_address));
     }
     monitor_ = std::thread([this] { Monitor(); });
+    if (!options_.pg_listen_address.empty()) {
+      PgServerOptions pg_options;
+      pg_options.listen_address = options_.pg_listen_address;
+      pg_options.token = options_.token;
+      pg_options.cleartext_password = options_.pg_cleartext_password;
+      pg_options.tls_cert_path = options_.tls_cert_path;
+      pg_options.tls_key_path = options_.tls_key_path;
+      pg_options.max_statement_bytes = options_.max_statement_bytes;
+      pg_options.max_connections = options_.max_sessions;
+      absl::StatusOr<std::unique_ptr<PgServer>> pg_server = PgServer::Start(database_, &sessions_, pg_options);
+      if (!pg_server.ok()) {
+        Shutdown();
+        return pg_server.status();
+      }
+      pg_server_ = *std::move(pg_server);
+    }
     return absl::OkStatus();
   }
 
   int port() const { return port_; }
+  int pg_port() const { return pg_server_ != nullptr ? pg_server_->port() : 0; }
 
   void Shutdown() {
     std::lock_guard<std::mutex> lock(shutdown_mutex_);
     if (server_ == nullptr) return;
     shutting_down_.store(true);
     for (const std::shared_ptr<ServerSession>& session : sessions_.All()) session->RequestCancel();
+    // PostgreSQL connections end first (their running statements are cancelled); the monitor still runs.
+    if (pg_server_ != nullptr) pg_server_->Shutdown();
     // Waits for the handlers; cancels the calls still running at the deadline. The monitor keeps re-issuing the
     // cancels meanwhile.
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(options_.shutdown_grace_ms));
@@ -508,6 +513,7 @@ class TesseraServer::Service final : public v1::Tessera::Service {
   const int64_t start_ns_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
+  std::unique_ptr<PgServer> pg_server_;
   std::atomic<bool> shutting_down_{false};
   std::mutex shutdown_mutex_;
 
@@ -530,6 +536,8 @@ TesseraServer::~TesseraServer() {
 }
 
 int TesseraServer::port() const { return service_->port(); }
+
+int TesseraServer::pg_port() const { return service_->pg_port(); }
 
 void TesseraServer::Shutdown() { service_->Shutdown(); }
 

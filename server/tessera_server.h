@@ -44,6 +44,11 @@ struct ServerOptions {
   int64_t session_idle_timeout_ms = 3'600'000;
   // At Shutdown, running calls get this long to finish after their queries are cancelled.
   int64_t shutdown_grace_ms = 5'000;
+  // Non-empty (HOST:PORT, port 0 picks one): also serve the PostgreSQL protocol there (server/pg_server.h), over
+  // the same sessions, token and limits.
+  std::string pg_listen_address;
+  // The PostgreSQL protocol asks for the token in clear text instead of by SCRAM-SHA-256 (--pg-auth password).
+  bool pg_cleartext_password = false;
 };
 
 class TesseraServer {
@@ -55,6 +60,8 @@ class TesseraServer {
 
   // The bound port (the chosen one when listen_address asked for port 0).
   int port() const;
+  // The PostgreSQL protocol's bound port; 0 when pg_listen_address is empty.
+  int pg_port() const;
   // Stops accepting calls, cancels every running query, waits up to shutdown_grace_ms for calls to end, then
   // ends the rest and closes every session. Afterwards the Database may be closed.
   void Shutdown();

@@ -1,6 +1,7 @@
 // tessera-server: serves one data directory over gRPC (server/tessera.proto).
 //
-//   tessera-server --data DIR [--listen HOST:PORT] [--token TOKEN | --token-file FILE] [--tls-cert PEM --tls-key PEM]
+//   tessera-server --data DIR [--listen HOST:PORT] [--pg-listen HOST:PORT] [--pg-auth scram-sha-256|password]
+//                  [--token TOKEN | --token-file FILE] [--tls-cert PEM --tls-key PEM]
 //                  [--memory-limit BYTES] [--threads N] [--max-statement-bytes N] [--max-sessions N]
 //                  [--session-idle-timeout SECONDS] [--no-sync]
 //
@@ -31,7 +32,8 @@
 namespace {
 
 constexpr char kUsage[] =
-    "usage: tessera-server --data DIR [--listen HOST:PORT] [--token TOKEN | --token-file FILE]\n"
+    "usage: tessera-server --data DIR [--listen HOST:PORT] [--pg-listen HOST:PORT] [--token TOKEN | --token-file FILE]\n"
+    "                      [--pg-auth scram-sha-256|password (how PostgreSQL clients send the token)]\n"
     "                      [--tls-cert PEM --tls-key PEM] [--memory-limit BYTES] [--threads N]\n"
     "                      [--policy fair|hpf|pp|pp-exp|lottery|fcfs|srpt|ifsrpt|static]\n"
     "                      [--admission-threshold F (0..1, default 0.9, 0 = off)]\n"
@@ -79,6 +81,18 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
       // A bare port, or HOST:PORT.
       int64_t port = 0;
       options->server.listen_address = absl::SimpleAtoi(value, &port) ? absl::StrCat("127.0.0.1:", port) : value;
+    } else if (arg == "--pg-listen") {
+      if (!next()) return false;
+      // A bare port, or HOST:PORT, as --listen.
+      int64_t port = 0;
+      options->server.pg_listen_address = absl::SimpleAtoi(value, &port) ? absl::StrCat("127.0.0.1:", port) : value;
+    } else if (arg == "--pg-auth") {
+      if (!next()) return false;
+      if (value != "scram-sha-256" && value != "password") {
+        *error = absl::StrCat("invalid --pg-auth '", value, "' (scram-sha-256 or password)");
+        return false;
+      }
+      options->server.pg_cleartext_password = value == "password";
     } else if (arg == "--token") {
       if (!next()) return false;
       if (absl::StripAsciiWhitespace(value).empty()) {
@@ -196,6 +210,16 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &shutdown_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  if (!options.server.pg_listen_address.empty() && !IsLoopback(options.server.pg_listen_address) &&
+      (options.server.token.empty() || options.server.tls_cert_path.empty())) {
+    std::cerr << "tessera-server: WARNING: the PostgreSQL protocol listens on " << options.server.pg_listen_address
+              << ", beyond this machine, "
+              << (options.server.token.empty() ? "WITHOUT AUTHENTICATION (no --token): anyone who reaches the port "
+                                                 "can read and change every table"
+                                               : "WITHOUT TLS (no --tls-cert): all data cross the network in clear "
+                                                 "text")
+              << std::endl;
+  }
   if (!IsLoopback(options.server.listen_address) &&
       (options.server.token.empty() || options.server.tls_cert_path.empty())) {
     std::cerr << "tessera-server: WARNING: listening on " << options.server.listen_address << ", beyond this machine, "
@@ -218,6 +242,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::string host = options.server.listen_address.substr(0, options.server.listen_address.rfind(':'));
+  if (!options.server.pg_listen_address.empty()) {
+    // Before the gRPC line, which tests wait for: once that is out, both ports serve.
+    const std::string& pg_address = options.server.pg_listen_address;
+    std::cout << "tessera-server PostgreSQL protocol on " << pg_address.substr(0, pg_address.rfind(':')) << ":"
+              << (*server)->pg_port() << std::endl;
+  }
   std::cout << "tessera-server listening on " << host << ":" << (*server)->port() << std::endl;
 
   int signal_number = 0;

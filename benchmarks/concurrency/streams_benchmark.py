@@ -2,12 +2,16 @@
 """Concurrent query streams against one tessera-server, and against DuckDB in the same run.
 
     benchmarks/concurrency/streams_benchmark.py [--benchmark ssb|tpch] [--sf 1] [--streams 1,2,4,8,16] [--rounds 1]
-        [--repeat 1] [--config NAME:SPEC ...] [--no-duckdb] [--json FILE] [--quick]
+        [--repeat 1] [--config NAME:SPEC ...] [--protocols grpc,pg] [--no-duckdb] [--json FILE] [--quick]
 
 For each configuration (--config) one tessera-server (`--data DIR --threads T`, 127.0.0.1, a free port) is started,
 every query is run once alone to warm up and once alone as the reference, then for each N in --streams: N client
 sessions (one Python thread each) run their stream of queries together, released by a barrier. DuckDB: one
 in-memory database with the same data, `SET threads=T`, N cursors in N threads, the same streams.
+
+--protocols grpc,pg measures each configuration twice on the same server (started with --pg-listen): through the
+gRPC Python client (engine NAME) and through psycopg 3 over the PostgreSQL protocol (engine NAME/pg, autocommit,
+simple query protocol, text results). The two run one after the other, never at the same time.
 
 Stream i (0-based) of SSB runs the 13 queries in file order starting at query i mod 13; TPC-H stream i runs TPC-H
 Appendix A row i+1 (benchmarks/runner/bench_streams.py). Each stream repeats its order --rounds times.
@@ -33,7 +37,6 @@ import math
 import os
 import platform
 import re
-import select
 import shlex
 import shutil
 import signal
@@ -128,17 +131,32 @@ class Config:
 class Server:
     """tessera-server on 127.0.0.1 and a free port (it prints the port it got); stopped by its pid."""
 
-    def __init__(self, binary, data_dir, threads, flags):
+    def __init__(self, binary, data_dir, threads, flags, pg=False):
         self.stderr = tempfile.TemporaryFile(mode="w+")
         self.args = [binary, "--data", data_dir, "--threads", str(threads), "--listen", "127.0.0.1:0", *flags]
+        if pg:
+            self.args += ["--pg-listen", "127.0.0.1:0"]
         progress("starting " + " ".join(shlex.quote(a) for a in self.args))
         self.process = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=self.stderr, text=True)
-        ready, _, _ = select.select([self.process.stdout], [], [], START_TIMEOUT_S)
-        line = self.process.stdout.readline() if ready else ""
+        # With --pg-listen the PostgreSQL line comes first, then the gRPC one (read by a thread: once the first
+        # line is read, the second may already sit in the pipe's buffer, where select() does not see it).
+        lines = []
+
+        def read_lines():
+            for line in self.process.stdout:
+                lines.append(line)
+                if "listening on" in line:
+                    return
+
+        reader = threading.Thread(target=read_lines, daemon=True)
+        reader.start()
+        reader.join(START_TIMEOUT_S)
+        line = lines[-1] if lines else ""
         if "listening on" not in line:
             self.stop()
             raise SetupError(f"tessera-server did not start: {line.strip()!r} {self.error_tail()}")
         self.target = line.strip().rsplit(" ", 1)[1]
+        self.pg_port = next((int(l.strip().rsplit(":", 1)[1]) for l in lines if "PostgreSQL protocol on" in l), None)
         # Keep reading stdout so that the server never blocks writing to it.
         threading.Thread(target=lambda: [None for _ in self.process.stdout], daemon=True).start()
 
@@ -180,6 +198,28 @@ class TesseraSession:
 
     def close(self):
         self.client.close()
+
+
+class PgSession:
+    """One psycopg 3 connection over the PostgreSQL protocol; queries without parameters go through the simple
+    query protocol (so a query text may hold several statements), results in text format."""
+
+    def __init__(self, port, config):
+        import psycopg  # noqa: E402 pylint: disable=import-outside-toplevel
+
+        self.conn = psycopg.connect(host="127.0.0.1", port=port, user="bench", dbname="bench", autocommit=True)
+        for statement in config.statements:
+            self.conn.execute(statement)
+
+    def run(self, sql):
+        cursor = self.conn.execute(sql)
+        if cursor.description is None:
+            return None, []
+        header = [d.name for d in cursor.description]
+        return header, [[bench_results.to_text(v) for v in row] for row in cursor.fetchall()]
+
+    def close(self):
+        self.conn.close()
 
 
 class DuckDBSession:
@@ -382,37 +422,51 @@ def cpu_model() -> str | None:
 
 
 def start_tessera(args, config, data_dir, client_module, queries, sqls, order_keys, duck_alone, report, problems):
-    """Starts the configuration's server and runs every query alone on it (warm-up, then the reference)."""
-    server = Server(args.server, data_dir, args.threads, config.server_flags)
-    engine = Engine(config.name, server=server, check=server.check_alive)
-    try:
-        with client_module.connect(server.target) as c:
-            c.health()
-        progress(f"{config.name} ({config.describe()}): every query alone (warm-up, then the reference) ...")
-        session = TesseraSession(client_module, server.target, config)
-        policy = session.client.execute("SHOW scheduler_policy").rows[0][1]
-        report["configs"][config.name]["scheduler_policy"] = policy
-        progress(f"{config.name}: SHOW scheduler_policy = {policy}")
-        run_alone(session, queries, sqls)
-        engine.alone = run_alone(session, queries, sqls)
-        session.close()
-    except Exception as e:  # noqa: BLE001: a failing configuration is reported; the others still run
-        engine.error = f"{type(e).__name__}: {error_text(e)}"
-        crashed = server.check_alive()
-        problems.append(f"{config.name}: {engine.error}" + (f"; {crashed}" if crashed else ""))
-        return engine
-    report["tessera_alone_ms"][config.name] = {q: v[2] for q, v in engine.alone.items() if isinstance(v, tuple)}
-    for query in queries:
-        value = engine.alone[query.id]
-        if isinstance(value, str):
-            problems.append(f"{config.name} {query.id} alone: ERROR {value}")
-        elif duck_alone and isinstance(duck_alone.get(query.id), tuple):
-            difference = bench_results.compare_results(value[1], duck_alone[query.id][1], order_keys[query.id],
-                                                       value[0])
-            if difference:
-                problems.append(f"{config.name} {query.id} alone: MISMATCH vs duckdb: {difference}")
-    engine.open_session = lambda: TesseraSession(client_module, server.target, config)
-    return engine
+    """Starts the configuration's server and runs every query alone on it through each protocol (warm-up, then the
+    reference); one engine per protocol of --protocols."""
+    server = Server(args.server, data_dir, args.threads, config.server_flags, pg="pg" in args.protocols)
+    engines = []
+    for protocol in args.protocols:
+        name = config.name if protocol == "grpc" else f"{config.name}/pg"
+        if protocol == "grpc":
+            open_session = lambda: TesseraSession(client_module, server.target, config)  # noqa: E731
+        else:
+            open_session = lambda: PgSession(server.pg_port, config)  # noqa: E731
+        engine = Engine(name, server=server, check=server.check_alive)
+        engines.append(engine)
+        try:
+            with client_module.connect(server.target) as c:
+                c.health()
+            progress(f"{name} ({config.describe()}): every query alone (warm-up, then the reference) ...")
+            session = open_session()
+            policy = session.run("SHOW scheduler_policy")[1][0][1]
+            report["configs"][config.name]["scheduler_policy"] = policy
+            progress(f"{name}: SHOW scheduler_policy = {policy}")
+            run_alone(session, queries, sqls)
+            engine.alone = run_alone(session, queries, sqls)
+            session.close()
+        except Exception as e:  # noqa: BLE001: a failing configuration is reported; the others still run
+            engine.error = f"{type(e).__name__}: {error_text(e)}"
+            crashed = server.check_alive()
+            problems.append(f"{name}: {engine.error}" + (f"; {crashed}" if crashed else ""))
+            continue
+        report["tessera_alone_ms"][name] = {q: v[2] for q, v in engine.alone.items() if isinstance(v, tuple)}
+        # Answers alone must equal DuckDB's, and the PostgreSQL protocol's must equal gRPC's.
+        references = [("duckdb", duck_alone)] + ([(engines[0].name, engines[0].alone)]
+                                                 if protocol != "grpc" and engines[0].alone else [])
+        for query in queries:
+            value = engine.alone[query.id]
+            if isinstance(value, str):
+                problems.append(f"{name} {query.id} alone: ERROR {value}")
+                continue
+            for reference_name, reference in references:
+                if reference and isinstance(reference.get(query.id), tuple):
+                    difference = bench_results.compare_results(value[1], reference[query.id][1],
+                                                               order_keys[query.id], value[0])
+                    if difference:
+                        problems.append(f"{name} {query.id} alone: MISMATCH vs {reference_name}: {difference}")
+        engine.open_session = open_session
+    return engines
 
 
 def parse_args(argv=None):
@@ -426,6 +480,9 @@ def parse_args(argv=None):
     parser.add_argument("--repeat", type=int, default=1,
                         help="measure every (stream count, engine) this many times, interleaved; q/s is the median "
                              "(default 1)")
+    parser.add_argument("--protocols", default="grpc",
+                        help="grpc, pg or grpc,pg: the client paths measured for each configuration (pg: psycopg 3 "
+                             "over --pg-listen; default grpc)")
     parser.add_argument("--no-duckdb", action="store_true", help="do not run DuckDB")
     parser.add_argument("--threads", type=int, default=2, help="threads for tessera-server and DuckDB (default 2)")
     parser.add_argument("--quick", action="store_true", help="smoke test: SF 0.1, streams 1,2")
@@ -453,10 +510,14 @@ def parse_args(argv=None):
     if args.rounds < 1 or args.threads < 1 or args.repeat < 1:
         parser.error("--rounds, --repeat and --threads must be positive")
     args.server = args.server or first_existing(SERVER_CANDIDATES)
+    args.protocols = [p.strip() for p in args.protocols.split(",") if p.strip()]
+    if not args.protocols or any(p not in ("grpc", "pg") for p in args.protocols) or \
+            len(set(args.protocols)) != len(args.protocols):
+        parser.error("--protocols takes grpc, pg or grpc,pg")
     args.config_list = [Config(c) for c in (args.configs or ["default:"])]
     names = [c.name for c in args.config_list]
-    if len(set(names)) != len(names) or "duckdb" in names:
-        parser.error("configuration names must be distinct and not 'duckdb'")
+    if len(set(names)) != len(names) or "duckdb" in names or any(n.endswith("/pg") for n in names):
+        parser.error("configuration names must be distinct, not 'duckdb' and not end in /pg")
     return args
 
 
@@ -511,8 +572,8 @@ def main(argv=None) -> int:
         views = tempfile.mkdtemp(prefix="streams-benchmark-")
         for i, config in enumerate(args.config_list):
             config_dir = data_dir if i == 0 else bench_streams.linked_copy(data_dir, os.path.join(views, f"db{i}"))
-            engines.append(start_tessera(args, config, config_dir, client_module, queries, sqls, order_keys,
-                                         duck_alone, report, problems))
+            engines += start_tessera(args, config, config_dir, client_module, queries, sqls, order_keys,
+                                     duck_alone, report, problems)
         if not args.no_duckdb:
             engines.append(duck)
         runs = {}
@@ -542,8 +603,10 @@ def main(argv=None) -> int:
                 results.append(result)
                 problems += [f"{engine.name}, {count} streams: ERROR {e}" for e in result["errors"]]
                 problems += [f"{engine.name}, {count} streams: MISMATCH vs alone: {m}" for m in result["mismatches"]]
+        stopped = set()  # a server serves one engine per protocol: checked and stopped once
         for engine in engines:
-            if engine.server is not None:
+            if engine.server is not None and id(engine.server) not in stopped:
+                stopped.add(id(engine.server))
                 crashed = engine.server.check_alive()
                 code = engine.server.stop()
                 if crashed:

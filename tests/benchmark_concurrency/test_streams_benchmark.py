@@ -62,19 +62,21 @@ def test_smoke_run():
             pytest.skip(f"{path} not built")
     pytest.importorskip("duckdb")
     pytest.importorskip("grpc_tools")
+    pytest.importorskip("psycopg")
     cache = os.environ.get("TESSERA_TEST_CACHE", os.path.join(tempfile.gettempdir(), "tessera-test-cache"))
     with tempfile.TemporaryDirectory() as tmp:
         report_path = os.path.join(tmp, "report.json")
         process = subprocess.run(
             [sys.executable, SCRIPT, "--quick", "--sf", "0.01", "--cache", cache, "--server", SERVER,
              "--tessera", TESSERA, "--ssb-dbgen", DBGEN, "--config", "fair:scheduler_policy=fair",
-             "--config", "fcfs:--policy fcfs", "--json", report_path],
+             "--config", "fcfs:--policy fcfs", "--protocols", "grpc,pg", "--json", report_path],
             capture_output=True, text=True, timeout=300)
         assert process.returncode == 0, process.stdout + process.stderr
-        assert "answers: all 117 concurrent results equal" in process.stdout, process.stdout
+        # (1 + 2 streams) x 13 queries x 5 engines (fair, fair/pg, fcfs, fcfs/pg, duckdb)
+        assert "answers: all 195 concurrent results equal" in process.stdout, process.stdout
         report = json.load(open(report_path))
     assert report["configs"]["fair"]["scheduler_policy"] == "fair"
     assert report["configs"]["fcfs"]["scheduler_policy"] == "fcfs"
     assert {(r["streams"], r["engine"]) for r in report["results"]} == {
-        (n, e) for n in (1, 2) for e in ("fair", "fcfs", "duckdb")}
+        (n, e) for n in (1, 2) for e in ("fair", "fair/pg", "fcfs", "fcfs/pg", "duckdb")}
     assert all(r["qps"] > 0 and r["p95_ms"] >= r["p50_ms"] for r in report["results"])
