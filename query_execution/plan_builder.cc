@@ -4,9 +4,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "optimizer/cardinality_estimator.h"
 #include "optimizer/expression_analysis.h"
+#include "optimizer/logical_window.h"
 #include "query_execution/memory_estimate.h"
 #include "relational_operators/aggregation_operator.h"
 #include "relational_operators/bloom_filter.h"
@@ -17,6 +19,7 @@
 #include "relational_operators/sort_operator.h"
 #include "relational_operators/union_all_operator.h"
 #include "relational_operators/values_operator.h"
+#include "relational_operators/window_operator.h"
 
 namespace tessera {
 namespace {
@@ -209,6 +212,7 @@ class Builder {
         return VisitSort(nullptr, &limit);
       }
       case lp::LogicalOperatorKind::kSetOperation: return VisitSetOperation(node.As<lp::SetOperation>());
+      case lp::LogicalOperatorKind::kWindow: return VisitWindow(node.As<lp::Window>());
       case lp::LogicalOperatorKind::kDistinct: {
         TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*node.children[0]));
         return Distinct(std::move(child), estimator_.EstimateRows(node));
@@ -804,6 +808,114 @@ class Builder {
       sorted.names = names;
     }
     return sorted;
+  }
+
+  static WindowFunctionKind WindowKind(lp::WindowFunction function) {
+    switch (function) {
+      case lp::WindowFunction::kRowNumber: return WindowFunctionKind::kRowNumber;
+      case lp::WindowFunction::kRank: return WindowFunctionKind::kRank;
+      case lp::WindowFunction::kDenseRank: return WindowFunctionKind::kDenseRank;
+      case lp::WindowFunction::kPercentRank: return WindowFunctionKind::kPercentRank;
+      case lp::WindowFunction::kCumeDist: return WindowFunctionKind::kCumeDist;
+      case lp::WindowFunction::kNtile: return WindowFunctionKind::kNtile;
+      case lp::WindowFunction::kLag: return WindowFunctionKind::kLag;
+      case lp::WindowFunction::kLead: return WindowFunctionKind::kLead;
+      case lp::WindowFunction::kFirstValue: return WindowFunctionKind::kFirstValue;
+      case lp::WindowFunction::kLastValue: return WindowFunctionKind::kLastValue;
+      case lp::WindowFunction::kNthValue: return WindowFunctionKind::kNthValue;
+      case lp::WindowFunction::kCountStar: return WindowFunctionKind::kCountStar;
+      case lp::WindowFunction::kCount: return WindowFunctionKind::kCount;
+      case lp::WindowFunction::kSum: return WindowFunctionKind::kSum;
+      case lp::WindowFunction::kAvg: return WindowFunctionKind::kAvg;
+      case lp::WindowFunction::kMin: return WindowFunctionKind::kMin;
+      case lp::WindowFunction::kMax: return WindowFunctionKind::kMax;
+    }
+    return WindowFunctionKind::kRowNumber;
+  }
+
+  static WindowFrameBoundSpec WindowBound(const lp::WindowFrameBound& bound) {
+    WindowFrameBoundSpec spec;
+    spec.offset = bound.offset;
+    switch (bound.kind) {
+      case lp::WindowFrameBound::Kind::kUnboundedPreceding: spec.kind = WindowFrameBoundSpec::Kind::kUnboundedPreceding; break;
+      case lp::WindowFrameBound::Kind::kPreceding: spec.kind = WindowFrameBoundSpec::Kind::kPreceding; break;
+      case lp::WindowFrameBound::Kind::kCurrentRow: spec.kind = WindowFrameBoundSpec::Kind::kCurrentRow; break;
+      case lp::WindowFrameBound::Kind::kFollowing: spec.kind = WindowFrameBoundSpec::Kind::kFollowing; break;
+      case lp::WindowFrameBound::Kind::kUnboundedFollowing: spec.kind = WindowFrameBoundSpec::Kind::kUnboundedFollowing; break;
+    }
+    return spec;
+  }
+
+  // The window operator reads plain columns: partition keys, order keys and arguments that are expressions
+  // are computed into extra columns first (as sort keys are), and dropped from its output.
+  absl::StatusOr<Stream> VisitWindow(const lp::Window& window) {
+    TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*window.children[0]));
+    const size_t width = child.types.size();
+    std::vector<std::unique_ptr<BoundExpression>> columns;
+    for (size_t c = 0; c < width; ++c) columns.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
+    std::vector<std::string> column_names = child.names;
+    auto column_of = [&](const BoundExpression& expression) {
+      if (expression.kind == ExpressionKind::kColumn) return expression.column_index;
+      columns.push_back(expression.Clone());
+      column_names.push_back("window_input");
+      return static_cast<int>(columns.size()) - 1;
+    };
+    WindowSpec spec;
+    for (const auto& key : window.partition_by) spec.partition_columns.push_back(column_of(*key));
+    for (const lp::SortKey& key : window.order_by) {
+      spec.order_keys.push_back(SortKey{column_of(*key.expression), key.ascending, key.nulls_first});
+    }
+    std::vector<std::string> functions;
+    for (const lp::WindowCall& call : window.calls) {
+      WindowFunctionSpec function;
+      function.kind = WindowKind(call.function);
+      if (call.argument != nullptr) function.argument = column_of(*call.argument);
+      function.parameter = call.parameter;
+      function.default_value = call.default_value;
+      function.rows_frame = call.frame.rows;
+      function.frame_start = WindowBound(call.frame.start);
+      function.frame_end = WindowBound(call.frame.end);
+      function.result_type = call.result_type;
+      spec.functions.push_back(std::move(function));
+      functions.push_back(lp::WindowFunctionName(call.function));
+    }
+    const size_t computed_width = columns.size();
+    const double rows = child.rows;
+    int input;
+    if (computed_width > width) {
+      input = AddSelect(std::move(child), std::move(columns), column_names);
+    } else {
+      TESSERA_ASSIGN_OR_RETURN(input, Materialize(std::move(child)));
+    }
+    std::string detail = JoinDetails({spec.partition_columns.empty() ? "" : Counted(spec.partition_columns.size(), "partition key"),
+                                      spec.order_keys.empty() ? "" : Counted(spec.order_keys.size(), "order key"),
+                                      absl::StrCat("functions: ", absl::StrJoin(functions, ", "))});
+    auto op = std::make_unique<WindowOperator>(dag_->op(input)->output(), std::move(spec), pool_);
+    int index = dag_->AddOperator(std::move(op), std::move(detail));
+    Estimate(index, rows, OperatorEstimate::Structure::kSortBuffer, EstimatedBytes(rows, kSortEntryBytes));
+    dag_->AddEdge(input, index, 0, /*pipelining=*/false);
+    std::vector<std::string> names = column_names;
+    for (size_t i = width; i < window.output().size(); ++i) names.push_back(window.output()[i].name);
+    Stream result = FromOperator(index, names);
+    if (computed_width > width) {  // drop the computed input columns
+      std::vector<int> kept;
+      for (size_t c = 0; c < result.block_columns.size(); ++c) {
+        if (c < width || c >= computed_width) kept.push_back(static_cast<int>(c));
+      }
+      std::vector<int> block_columns;
+      std::vector<Type> types;
+      std::vector<std::string> kept_names;
+      for (int c : kept) {
+        block_columns.push_back(result.block_columns[c]);
+        types.push_back(result.types[c]);
+        kept_names.push_back(result.names[c]);
+      }
+      result.block_columns = std::move(block_columns);
+      result.types = std::move(types);
+      result.names = std::move(kept_names);
+    }
+    result.rows = rows;
+    return result;
   }
 
   StorageManager* storage_;

@@ -259,6 +259,7 @@ LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
     }
     case LogicalOperatorKind::kLimit:
     case LogicalOperatorKind::kValues:
+    case LogicalOperatorKind::kWindow:  // a filter below would change the partitions the functions see
       for (auto& child : node->children) child = Push(std::move(child), {});
       return WithFilter(std::move(node), Normalize(std::move(predicates)));
   }
