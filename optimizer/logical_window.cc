@@ -131,7 +131,7 @@ std::string Window::Describe() const {
     if (!call.default_value.is_null()) arguments.push_back(FormatConstant(call.default_value));
     std::string text = absl::StrCat(WindowFunctionName(call.function), "(", absl::StrJoin(arguments, ", "), ")");
     if (WindowFunctionUsesFrame(call.function)) {
-      absl::StrAppend(&text, " ", call.frame.rows ? "ROWS" : "RANGE", " ", BoundText(call.frame.start), " AND ",
+      absl::StrAppend(&text, " ", call.frame.rows ? "ROWS" : "RANGE", " BETWEEN ", BoundText(call.frame.start), " AND ",
                       BoundText(call.frame.end));
     }
     functions.push_back(std::move(text));

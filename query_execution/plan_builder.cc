@@ -846,21 +846,34 @@ class Builder {
     return spec;
   }
 
-  // The window operator reads plain columns: partition keys, order keys and arguments that are expressions
-  // are computed into extra columns first (as sort keys are), and dropped from its output.
+  // The window operator reads plain columns of its input relation: an upstream operator's relation is read as
+  // it is (the stream's columns are picked by WindowSpec::output_columns, no copy); a base table, a filtered
+  // stream, or partition keys, order keys and arguments that are expressions go through a Select first (the
+  // computed columns are not passed to the output).
   absl::StatusOr<Stream> VisitWindow(const lp::Window& window) {
     TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*window.children[0]));
     const size_t width = child.types.size();
+    bool computed = false;
+    auto plain = [](const BoundExpression& e) { return e.kind == ExpressionKind::kColumn; };
+    lp::VisitWindowExpressions(window, [&](const BoundExpression& e) { computed |= !plain(e); });
+    const bool read_directly =
+        !computed && child.producer >= 0 && child.filter == nullptr && child.runtime_filters.empty();
     std::vector<std::unique_ptr<BoundExpression>> columns;
     for (size_t c = 0; c < width; ++c) columns.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
     std::vector<std::string> column_names = child.names;
+    std::vector<int> stream_columns = child.block_columns;
     auto column_of = [&](const BoundExpression& expression) {
-      if (expression.kind == ExpressionKind::kColumn) return expression.column_index;
+      if (expression.kind == ExpressionKind::kColumn) {
+        return read_directly ? stream_columns[expression.column_index] : expression.column_index;
+      }
       columns.push_back(expression.Clone());
       column_names.push_back("window_input");
       return static_cast<int>(columns.size()) - 1;
     };
     WindowSpec spec;
+    for (size_t c = 0; c < width; ++c) {
+      spec.output_columns.push_back(read_directly ? stream_columns[c] : static_cast<int>(c));
+    }
     for (const auto& key : window.partition_by) spec.partition_columns.push_back(column_of(*key));
     for (const lp::SortKey& key : window.order_by) {
       spec.order_keys.push_back(SortKey{column_of(*key.expression), key.ascending, key.nulls_first});
@@ -879,10 +892,11 @@ class Builder {
       spec.functions.push_back(std::move(function));
       functions.push_back(lp::WindowFunctionName(call.function));
     }
-    const size_t computed_width = columns.size();
     const double rows = child.rows;
     int input;
-    if (computed_width > width) {
+    if (read_directly) {
+      input = child.producer;
+    } else if (columns.size() > width) {
       input = AddSelect(std::move(child), std::move(columns), column_names);
     } else {
       TESSERA_ASSIGN_OR_RETURN(input, Materialize(std::move(child)));
@@ -894,28 +908,9 @@ class Builder {
     int index = dag_->AddOperator(std::move(op), std::move(detail));
     Estimate(index, rows, OperatorEstimate::Structure::kSortBuffer, EstimatedBytes(rows, kSortEntryBytes));
     dag_->AddEdge(input, index, 0, /*pipelining=*/false);
-    std::vector<std::string> names = column_names;
-    for (size_t i = width; i < window.output().size(); ++i) names.push_back(window.output()[i].name);
-    Stream result = FromOperator(index, names);
-    if (computed_width > width) {  // drop the computed input columns
-      std::vector<int> kept;
-      for (size_t c = 0; c < result.block_columns.size(); ++c) {
-        if (c < width || c >= computed_width) kept.push_back(static_cast<int>(c));
-      }
-      std::vector<int> block_columns;
-      std::vector<Type> types;
-      std::vector<std::string> kept_names;
-      for (int c : kept) {
-        block_columns.push_back(result.block_columns[c]);
-        types.push_back(result.types[c]);
-        kept_names.push_back(result.names[c]);
-      }
-      result.block_columns = std::move(block_columns);
-      result.types = std::move(types);
-      result.names = std::move(kept_names);
-    }
-    result.rows = rows;
-    return result;
+    std::vector<std::string> names;
+    for (const lp::OutputColumn& column : window.output()) names.push_back(column.name);
+    return FromOperator(index, names);
   }
 
   StorageManager* storage_;

@@ -453,7 +453,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   absl::Status Write(const std::vector<FunctionResult>& results, const WorkOrderContext& context) {
     const WindowSpec& spec = op_->spec_;
     const std::vector<ColumnSchema>& output_schema = op_->output_->schema();
-    const size_t input_width = op_->input_->schema().size();
+    const size_t input_width = spec.output_columns.size();
     VectorBlockWriter writer(op_->output_.get());
     std::vector<ColumnVector> columns;
     for (const ColumnSchema& column : output_schema) columns.emplace_back(column.type);
@@ -473,7 +473,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       }
       for (size_t c = 0; c < input_width; ++c) {
         columns[c].ResetOwned(count);
-        GatherBlockValues(chunk_blocks.data(), chunk_rows.data(), count, static_cast<int>(c), &columns[c]);
+        GatherBlockValues(chunk_blocks.data(), chunk_rows.data(), count, spec.output_columns[c], &columns[c]);
       }
       for (size_t f = 0; f < results.size(); ++f) {
         const FunctionResult& result = results[f];
@@ -545,7 +545,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
 
 WindowOperator::WindowOperator(std::shared_ptr<TemporaryRelation> input, WindowSpec spec, BufferPool* pool)
     : RelationalOperator("Window"), input_(std::move(input)), spec_(std::move(spec)), pool_(pool) {
-  std::vector<ColumnSchema> schema = input_->schema();
+  std::vector<ColumnSchema> schema;
+  for (int column : spec_.output_columns) schema.push_back(input_->schema()[column]);
   for (size_t f = 0; f < spec_.functions.size(); ++f) {
     schema.push_back({absl::StrCat("window_", f), spec_.functions[f].result_type, false, {}});
   }

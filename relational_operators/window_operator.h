@@ -5,8 +5,9 @@
 //      by partition group (kPartitionGroups groups by hash; one group without PARTITION BY), in parallel;
 //   2. one compute work order per partition group gathers the group's rows from all blocks, sorts them by
 //      PARTITION BY + ORDER BY keys (SortColumn, as the sort operator; ties by input position, so results are
-//      deterministic), computes every function over each partition and writes the input columns followed by
-//      one column per function, a vector of rows at a time. Groups run in parallel.
+//      deterministic), computes every function over each partition and writes the chosen input columns
+//      (WindowSpec::output_columns) followed by one column per function, a vector of rows at a time. Groups run
+//      in parallel.
 // Costs per partition of n rows: ranking, lag / lead, first / last / nth_value and COUNT / SUM / AVG over any
 // frame O(n) after the sort (prefix sums; frames slide monotonically); MIN / MAX O(n) with a monotonic deque.
 // Output row order: by partition group, then by the sort. Memory: the partition lists are buffer-pool arrays;
@@ -64,6 +65,7 @@ struct WindowFunctionSpec {
 };
 
 struct WindowSpec {
+  std::vector<int> output_columns;     // input columns copied to the output, in order, before the functions'
   std::vector<int> partition_columns;  // input columns
   std::vector<SortKey> order_keys;     // over input columns
   std::vector<WindowFunctionSpec> functions;
