@@ -1,6 +1,8 @@
 #include "relational_operators/window_operator.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <limits>
 #include <numeric>
 
@@ -146,7 +148,6 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
 
   absl::Status Execute(const WorkOrderContext& context) override {
     const WindowSpec& spec = op_->spec_;
-    const std::vector<ColumnSchema>& schema = op_->input_->schema();
     // The group's rows, in input order (block, then row).
     const bool partitioned = !spec.partition_columns.empty();
     size_t total = 0;
@@ -178,48 +179,13 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       }
     }
 
-    // Sort by PARTITION BY keys (any fixed order) and ORDER BY keys; ties by input position.
-    std::vector<SortColumn> partition_keys;
-    std::vector<SortColumn> order_keys;
-    partition_keys.reserve(spec.partition_columns.size());
-    order_keys.reserve(spec.order_keys.size());
-    for (int column : spec.partition_columns) {
-      partition_keys.emplace_back(row_blocks_.data(), row_numbers_.data(), n, SortKey{column, true, false},
-                                  schema[column].type);
-    }
-    for (const SortKey& key : spec.order_keys) {
-      order_keys.emplace_back(row_blocks_.data(), row_numbers_.data(), n, key, schema[key.column].type);
-    }
-    order_.resize(n);
-    std::iota(order_.begin(), order_.end(), 0u);
-    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
-      for (const SortColumn& key : partition_keys) {
-        const int c = key.Compare(a, b);
-        if (c != 0) return c < 0;
-      }
-      for (const SortColumn& key : order_keys) {
-        const int c = key.Compare(a, b);
-        if (c != 0) return c < 0;
-      }
-      return a < b;
-    });
-    if (context.Cancelled()) return absl::CancelledError("query cancelled");
-
-    // Partitions and peer groups over sorted positions.
-    auto differs = [&](const std::vector<SortColumn>& keys, uint32_t s) {
-      for (const SortColumn& key : keys) {
-        if (key.Compare(order_[s - 1], order_[s]) != 0) return true;
-      }
-      return false;
-    };
+    // Sort by PARTITION BY keys (any fixed order) and ORDER BY keys; ties by input position. Then the partition
+    // starts and each sorted position's peer group start.
     std::vector<uint32_t> partition_starts{0};
     peer_start_.resize(n);
     peer_end_.resize(n);
-    for (uint32_t s = 1; s < n; ++s) {
-      const bool new_partition = differs(partition_keys, s);
-      if (new_partition) partition_starts.push_back(s);
-      peer_start_[s] = new_partition || differs(order_keys, s) ? s : peer_start_[s - 1];
-    }
+    if (!SortEncoded(n, &partition_starts)) SortGeneric(n, &partition_starts);
+    if (context.Cancelled()) return absl::CancelledError("query cancelled");
     peer_start_[0] = 0;
     partition_starts.push_back(n);
     for (uint32_t s = n; s-- > 0;) {
@@ -248,6 +214,167 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   }
 
  private:
+  // Sorts with SortColumn comparisons: any key types.
+  void SortGeneric(uint32_t n, std::vector<uint32_t>* partition_starts) {
+    const WindowSpec& spec = op_->spec_;
+    const std::vector<ColumnSchema>& schema = op_->input_->schema();
+    std::vector<SortColumn> partition_keys;
+    std::vector<SortColumn> order_keys;
+    partition_keys.reserve(spec.partition_columns.size());
+    order_keys.reserve(spec.order_keys.size());
+    for (int column : spec.partition_columns) {
+      partition_keys.emplace_back(row_blocks_.data(), row_numbers_.data(), n, SortKey{column, true, false},
+                                  schema[column].type);
+    }
+    for (const SortKey& key : spec.order_keys) {
+      order_keys.emplace_back(row_blocks_.data(), row_numbers_.data(), n, key, schema[key.column].type);
+    }
+    order_.resize(n);
+    std::iota(order_.begin(), order_.end(), 0u);
+    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+      for (const SortColumn& key : partition_keys) {
+        const int c = key.Compare(a, b);
+        if (c != 0) return c < 0;
+      }
+      for (const SortColumn& key : order_keys) {
+        const int c = key.Compare(a, b);
+        if (c != 0) return c < 0;
+      }
+      return a < b;
+    });
+    auto differs = [&](const std::vector<SortColumn>& keys, uint32_t s) {
+      for (const SortColumn& key : keys) {
+        if (key.Compare(order_[s - 1], order_[s]) != 0) return true;
+      }
+      return false;
+    };
+    for (uint32_t s = 1; s < n; ++s) {
+      const bool new_partition = differs(partition_keys, s);
+      if (new_partition) partition_starts->push_back(s);
+      peer_start_[s] = new_partition || differs(order_keys, s) ? s : peer_start_[s - 1];
+    }
+  }
+
+  // Each key as one order-preserving 64-bit word (direction and NULL placement applied): fixed-width keys whose
+  // NULLs can take a code below (NULLS FIRST) or above (NULLS LAST) every value of this group. False when a key
+  // does not fit (strings, intervals, a NULL beside the extreme code).
+  bool EncodeKey(uint32_t n, int column, const Type& type, bool ascending, bool nulls_first, uint64_t* words,
+                 size_t stride) const {
+    auto encode = [&](auto read) {
+      bool nulls = false;
+      uint64_t low = ~uint64_t{0}, high = 0;
+      for (uint32_t e = 0; e < n; ++e) {
+        const BlockView& block = *row_blocks_[e];
+        const uint32_t row = row_numbers_[e];
+        if (block.IsNull(column, row)) {
+          nulls = true;
+          continue;
+        }
+        uint64_t word = read(block, row);
+        if (!ascending) word = ~word;
+        low = std::min(low, word);
+        high = std::max(high, word);
+        words[static_cast<size_t>(e) * stride] = word;
+      }
+      if (!nulls) return true;
+      if (nulls_first ? low == 0 : high == ~uint64_t{0}) return false;
+      const uint64_t null_word = nulls_first ? 0 : ~uint64_t{0};
+      for (uint32_t e = 0; e < n; ++e) {
+        if (row_blocks_[e]->IsNull(column, row_numbers_[e])) words[static_cast<size_t>(e) * stride] = null_word;
+      }
+      return true;
+    };
+    constexpr uint64_t kSign = uint64_t{1} << 63;
+    auto signed_word = [](int64_t v) { return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63); };
+    switch (type.id()) {
+      case TypeId::kBoolean:
+        return encode([&](const BlockView& b, uint32_t r) { return uint64_t{b.Values<uint8_t>(column)[r]}; });
+      case TypeId::kInteger:
+      case TypeId::kDate:
+        return encode([&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int32_t>(column)[r]); });
+      case TypeId::kBigInt:
+      case TypeId::kTimestamp:
+        return encode([&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int64_t>(column)[r]); });
+      case TypeId::kDecimal:
+        if (type.IsWideDecimal()) return false;
+        return encode([&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int64_t>(column)[r]); });
+      case TypeId::kDouble:
+        return encode([&](const BlockView& b, uint32_t r) {
+          const double value = b.Values<double>(column)[r];
+          uint64_t bits;
+          std::memcpy(&bits, &value, sizeof(bits));
+          // Negative numbers: all bits flipped; others: the sign bit set. (-0.0 orders before 0.0.)
+          return (bits & kSign) != 0 ? ~bits : bits | kSign;
+        });
+      default:
+        return false;
+    }
+  }
+
+  template <size_t kKeys>
+  struct Encoded {
+    std::array<uint64_t, kKeys> words;
+    uint32_t element;
+  };
+
+  template <size_t kKeys>
+  bool SortEncodedWith(uint32_t n, std::vector<uint32_t>* partition_starts) {
+    const WindowSpec& spec = op_->spec_;
+    const std::vector<ColumnSchema>& schema = op_->input_->schema();
+    std::vector<Encoded<kKeys>> entries(n);
+    constexpr size_t stride = sizeof(Encoded<kKeys>) / sizeof(uint64_t);
+    static_assert(sizeof(Encoded<kKeys>) % sizeof(uint64_t) == 0);
+    uint64_t* base = reinterpret_cast<uint64_t*>(entries.data());
+    size_t k = 0;
+    for (int column : spec.partition_columns) {
+      if (!EncodeKey(n, column, schema[column].type, true, false, base + k++, stride)) return false;
+    }
+    for (const SortKey& key : spec.order_keys) {
+      if (!EncodeKey(n, key.column, schema[key.column].type, key.ascending, key.nulls_first, base + k++, stride)) {
+        return false;
+      }
+    }
+    for (uint32_t e = 0; e < n; ++e) entries[e].element = e;
+    // Word by word (std::array's operators call memcmp, which was half of the sort's time).
+    std::sort(entries.begin(), entries.end(), [](const Encoded<kKeys>& a, const Encoded<kKeys>& b) {
+      for (size_t i = 0; i < kKeys; ++i) {
+        if (a.words[i] != b.words[i]) return a.words[i] < b.words[i];
+      }
+      return a.element < b.element;
+    });
+    order_.resize(n);
+    for (uint32_t s = 0; s < n; ++s) order_[s] = entries[s].element;
+    const size_t partition_words = spec.partition_columns.size();
+    for (uint32_t s = 1; s < n; ++s) {
+      const auto& previous = entries[s - 1].words;
+      const auto& current = entries[s].words;
+      size_t first_difference = 0;
+      while (first_difference < kKeys && previous[first_difference] == current[first_difference]) ++first_difference;
+      const bool new_partition = first_difference < partition_words;
+      if (new_partition) partition_starts->push_back(s);
+      peer_start_[s] = first_difference < kKeys ? s : peer_start_[s - 1];
+    }
+    return true;
+  }
+
+  // The sort on encoded keys (Encoded entries: the keys and the element, compared as words), for up to four
+  // fixed-width keys: about 3x faster than SortColumn comparisons on lineitem (no indirection per compare).
+  bool SortEncoded(uint32_t n, std::vector<uint32_t>* partition_starts) {
+    const size_t keys = op_->spec_.partition_columns.size() + op_->spec_.order_keys.size();
+    switch (keys) {
+      case 0:  // one partition of peers, in input order
+        order_.resize(n);
+        std::iota(order_.begin(), order_.end(), 0u);
+        std::fill(peer_start_.begin(), peer_start_.end(), 0u);
+        return true;
+      case 1: return SortEncodedWith<1>(n, partition_starts);
+      case 2: return SortEncodedWith<2>(n, partition_starts);
+      case 3: return SortEncodedWith<3>(n, partition_starts);
+      case 4: return SortEncodedWith<4>(n, partition_starts);
+      default: return false;
+    }
+  }
+
   // The argument of `function` at sorted position s as an exact integer (INTEGER, BIGINT, DECIMAL).
   int128 ExactArgument(const WindowFunctionSpec& function, const Type& type, uint32_t s) const {
     const uint32_t e = order_[s];
