@@ -1,5 +1,7 @@
 #include "relational_operators/sort_column.h"
 
+#include <cstring>
+
 namespace tessera {
 
 template <typename BlockOf, typename RowOf>
@@ -21,7 +23,11 @@ void SortColumn::Load(uint32_t count, BlockOf block_of, RowOf row_of) {
       if (type_.IsWideDecimal()) {
         kind_ = Kind::kWide;
         wide_.resize(count);
-        for (uint32_t i = 0; i < count; ++i) wide_[i] = block_of(i).template Values<int128>(column)[row_of(i)];
+        // Block values are only 8-byte aligned: copy bytes (an int128 load may assume 16).
+        for (uint32_t i = 0; i < count; ++i) {
+          std::memcpy(&wide_[i], block_of(i).template Values<uint8_t>(column) + sizeof(int128) * row_of(i),
+                      sizeof(int128));
+        }
       } else {
         widen(int64_t{});
       }

@@ -384,7 +384,11 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       case TypeId::kInteger:
       case TypeId::kDate: return block.Values<int32_t>(function.argument)[row];
       case TypeId::kDecimal:
-        if (type.IsWideDecimal()) return block.Values<int128>(function.argument)[row];
+        if (type.IsWideDecimal()) {  // block values are only 8-byte aligned
+          int128 value;
+          std::memcpy(&value, block.Values<uint8_t>(function.argument) + sizeof(int128) * row, sizeof(value));
+          return value;
+        }
         return block.Values<int64_t>(function.argument)[row];
       default: return block.Values<int64_t>(function.argument)[row];
     }
