@@ -50,10 +50,10 @@ ResultForm FormOf(const WindowFunctionSpec& function) {
 
 struct FunctionResult {
   ResultForm form = ResultForm::kInteger;
-  std::vector<int64_t> integers;  // kInteger values, or kSourceRow positions
-  std::vector<double> doubles;
-  std::vector<int128> wide;
-  std::vector<uint8_t> nulls;  // kInteger / kDouble / kWide
+  PoolArray<int64_t> integers;  // kInteger values, or kSourceRow positions
+  PoolArray<double> doubles;
+  PoolArray<int128> wide;
+  PoolArray<uint8_t> nulls;  // kInteger / kDouble / kWide
 };
 
 // [start, end) of row s's frame within its partition [begin, end_of_partition), empty when the bounds cross.
@@ -159,22 +159,30 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       return absl::ResourceExhaustedError("window partition group too large");
     }
     const uint32_t n = static_cast<uint32_t>(total);
-    rows_in_ = n;
+    rows_in_ = partitioned ? 0 : n;  // partitioned: the partition work orders counted them
     if (n == 0) return absl::OkStatus();
-    row_blocks_.reserve(n);
-    row_numbers_.reserve(n);
+    // The work order's arrays are buffer-pool memory: charged to the query, and warm slots are reused (fresh heap
+    // pages for them cost a third of the time in page clearing).
+    BufferPool* pool = op_->pool_;
+    TESSERA_ASSIGN_OR_RETURN(row_blocks_, PoolArray<const BlockView*>::Allocate(pool, n));
+    TESSERA_ASSIGN_OR_RETURN(row_numbers_, PoolArray<uint32_t>::Allocate(pool, n));
+    TESSERA_ASSIGN_OR_RETURN(order_, PoolArray<uint32_t>::Allocate(pool, n));
+    TESSERA_ASSIGN_OR_RETURN(peer_start_, PoolArray<uint32_t>::Allocate(pool, n));
+    TESSERA_ASSIGN_OR_RETURN(peer_end_, PoolArray<uint32_t>::Allocate(pool, n));
+    n_ = n;
+    uint32_t next = 0;
     for (uint32_t b = 0; b < op_->blocks_.size(); ++b) {
       const BlockView* block = &op_->blocks_[b];
       if (partitioned) {
         const BlockPartitions& partitions = op_->partitions_[b];
         for (uint32_t i = partitions.offsets[group_]; i < partitions.offsets[group_ + 1]; ++i) {
-          row_blocks_.push_back(block);
-          row_numbers_.push_back(partitions.rows[i]);
+          row_blocks_[next] = block;
+          row_numbers_[next++] = partitions.rows[i];
         }
       } else {
         for (uint32_t r = 0; r < block->row_count(); ++r) {
-          row_blocks_.push_back(block);
-          row_numbers_.push_back(r);
+          row_blocks_[next] = block;
+          row_numbers_[next++] = r;
         }
       }
     }
@@ -182,11 +190,10 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
     // Sort by PARTITION BY keys (any fixed order) and ORDER BY keys; ties by input position. Then the partition
     // starts and each sorted position's peer group start.
     std::vector<uint32_t> partition_starts{0};
-    peer_start_.resize(n);
-    peer_end_.resize(n);
-    if (!SortEncoded(n, &partition_starts)) SortGeneric(n, &partition_starts);
-    if (context.Cancelled()) return absl::CancelledError("query cancelled");
     peer_start_[0] = 0;
+    TESSERA_ASSIGN_OR_RETURN(const bool sorted, SortEncoded(n, &partition_starts));
+    if (!sorted) SortGeneric(n, &partition_starts);
+    if (context.Cancelled()) return absl::CancelledError("query cancelled");
     partition_starts.push_back(n);
     for (uint32_t s = n; s-- > 0;) {
       peer_end_[s] = s + 1 < n && peer_start_[s + 1] == peer_start_[s] ? peer_end_[s + 1] : s + 1;
@@ -198,11 +205,22 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       result.form = FormOf(spec.functions[f]);
       switch (result.form) {
         case ResultForm::kInteger:
-        case ResultForm::kSourceRow: result.integers.resize(n); break;
-        case ResultForm::kDouble: result.doubles.resize(n); break;
-        case ResultForm::kWide: result.wide.resize(n); break;
+        case ResultForm::kSourceRow: {
+          TESSERA_ASSIGN_OR_RETURN(result.integers, PoolArray<int64_t>::Allocate(pool, n));
+          break;
+        }
+        case ResultForm::kDouble: {
+          TESSERA_ASSIGN_OR_RETURN(result.doubles, PoolArray<double>::Allocate(pool, n));
+          break;
+        }
+        case ResultForm::kWide: {
+          TESSERA_ASSIGN_OR_RETURN(result.wide, PoolArray<int128>::Allocate(pool, n));
+          break;
+        }
       }
-      if (result.form != ResultForm::kSourceRow) result.nulls.assign(n, 0);
+      if (result.form != ResultForm::kSourceRow) {
+        TESSERA_ASSIGN_OR_RETURN(result.nulls, PoolArray<uint8_t>::AllocateZeroed(pool, n));
+      }
       for (size_t p = 0; p + 1 < partition_starts.size(); ++p) {
         TESSERA_RETURN_IF_ERROR(Compute(spec.functions[f], partition_starts[p], partition_starts[p + 1], &result));
       }
@@ -229,7 +247,6 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
     for (const SortKey& key : spec.order_keys) {
       order_keys.emplace_back(row_blocks_.data(), row_numbers_.data(), n, key, schema[key.column].type);
     }
-    order_.resize(n);
     std::iota(order_.begin(), order_.end(), 0u);
     std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
       for (const SortColumn& key : partition_keys) {
@@ -318,10 +335,10 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   };
 
   template <size_t kKeys>
-  bool SortEncodedWith(uint32_t n, std::vector<uint32_t>* partition_starts) {
+  absl::StatusOr<bool> SortEncodedWith(uint32_t n, std::vector<uint32_t>* partition_starts) {
     const WindowSpec& spec = op_->spec_;
     const std::vector<ColumnSchema>& schema = op_->input_->schema();
-    std::vector<Encoded<kKeys>> entries(n);
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<Encoded<kKeys>> entries, PoolArray<Encoded<kKeys>>::Allocate(op_->pool_, n));
     constexpr size_t stride = sizeof(Encoded<kKeys>) / sizeof(uint64_t);
     static_assert(sizeof(Encoded<kKeys>) % sizeof(uint64_t) == 0);
     uint64_t* base = reinterpret_cast<uint64_t*>(entries.data());
@@ -342,7 +359,6 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       }
       return a.element < b.element;
     });
-    order_.resize(n);
     for (uint32_t s = 0; s < n; ++s) order_[s] = entries[s].element;
     const size_t partition_words = spec.partition_columns.size();
     for (uint32_t s = 1; s < n; ++s) {
@@ -359,11 +375,10 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
 
   // The sort on encoded keys (Encoded entries: the keys and the element, compared as words), for up to four
   // fixed-width keys: about 3x faster than SortColumn comparisons on lineitem (no indirection per compare).
-  bool SortEncoded(uint32_t n, std::vector<uint32_t>* partition_starts) {
+  absl::StatusOr<bool> SortEncoded(uint32_t n, std::vector<uint32_t>* partition_starts) {
     const size_t keys = op_->spec_.partition_columns.size() + op_->spec_.order_keys.size();
     switch (keys) {
       case 0:  // one partition of peers, in input order
-        order_.resize(n);
         std::iota(order_.begin(), order_.end(), 0u);
         std::fill(peer_start_.begin(), peer_start_.end(), 0u);
         return true;
@@ -594,7 +609,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
     std::vector<uint32_t> chunk_rows(kVectorSize);
     std::vector<const BlockView*> source_blocks(kVectorSize);
     std::vector<uint32_t> source_rows(kVectorSize);
-    const uint32_t n = static_cast<uint32_t>(order_.size());
+    const uint32_t n = n_;
     for (uint32_t start = 0; start < n; start += kVectorSize) {
       if (context.Cancelled()) return absl::CancelledError("query cancelled");
       const uint32_t count = std::min(kVectorSize, n - start);
@@ -645,7 +660,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
             break;
           }
         }
-        if (!result.nulls.empty()) {
+        if (result.nulls.size() > 0) {
           for (uint32_t i = 0; i < count; ++i) {
             if (result.nulls[start + i]) out.SetNull(i);
           }
@@ -660,11 +675,12 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   const uint32_t group_;
   // Element e (input order) is row row_numbers_[e] of *row_blocks_[e]; order_[s] is the element at sorted
   // position s.
-  std::vector<const BlockView*> row_blocks_;
-  std::vector<uint32_t> row_numbers_;
-  std::vector<uint32_t> order_;
-  std::vector<uint32_t> peer_start_;  // first sorted position of s's peer group (its partition's rows with equal
-  std::vector<uint32_t> peer_end_;    // ORDER BY keys), and one past its last
+  uint32_t n_ = 0;  // the group's rows
+  PoolArray<const BlockView*> row_blocks_;
+  PoolArray<uint32_t> row_numbers_;
+  PoolArray<uint32_t> order_;
+  PoolArray<uint32_t> peer_start_;  // first sorted position of s's peer group (its partition's rows with equal
+  PoolArray<uint32_t> peer_end_;    // ORDER BY keys), and one past its last
   // Scratch of ComputeSums / ComputeExtremes, reused across partitions.
   std::vector<int64_t> counts_;
   std::vector<int128> exact_sums_;
