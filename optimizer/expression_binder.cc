@@ -77,7 +77,8 @@ bool QueryBinder::IsAggregateName(const std::string& name) {
 
 bool QueryBinder::ContainsAggregate(const ParsedExpr& expr) {
   // `sum(x) OVER (...)` is a window call, not an aggregate; its arguments and window may hold aggregates.
-  if (expr.kind == ExprKind::kFunctionCall && IsAggregateName(expr.name) && expr.window == nullptr) return true;
+  if (expr.kind == ExprKind::kFunctionCall && IsAggregateName(expr.name) && expr.window == nullptr)
+    return true;
   for (const auto& child : expr.children) {
     if (ContainsAggregate(*child)) return true;
   }
@@ -213,7 +214,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBoolean(const ParsedExpr& expr, E
 
 absl::StatusOr<ExpressionPtr> QueryBinder::BindExpression(const ParsedExpr& expr,
                                                           ExpressionContext& context) {
-  if (expr.kind == ExprKind::kFunctionCall && expr.window != nullptr) return BindWindowReference(expr, context);
+  if (expr.kind == ExprKind::kFunctionCall && expr.window != nullptr)
+    return BindWindowReference(expr, context);
   if (context.aggregates != nullptr) {
     bool handled = false;
     absl::StatusOr<ExpressionPtr> result = BindAggregateMode(expr, context, &handled);
@@ -280,7 +282,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& e
     *handled = true;
     return MakeColumn(group_count + it->second, aggregation.calls[it->second].result_type);
   }
-  if (expr.kind == ExprKind::kLiteral || ContainsAggregate(expr) || ContainsWindow(expr) || ContainsSubquery(expr))
+  if (expr.kind == ExprKind::kLiteral || ContainsAggregate(expr) || ContainsWindow(expr) ||
+      ContainsSubquery(expr))
     return nullptr;
   // A subtree without aggregates: it must be (or be built from) GROUP BY keys.
   ExpressionContext below;

@@ -20,23 +20,39 @@ WindowCall WindowCall::Clone() const {
 
 std::string WindowFunctionName(WindowFunction function) {
   switch (function) {
-    case WindowFunction::kRowNumber: return "row_number";
-    case WindowFunction::kRank: return "rank";
-    case WindowFunction::kDenseRank: return "dense_rank";
-    case WindowFunction::kPercentRank: return "percent_rank";
-    case WindowFunction::kCumeDist: return "cume_dist";
-    case WindowFunction::kNtile: return "ntile";
-    case WindowFunction::kLag: return "lag";
-    case WindowFunction::kLead: return "lead";
-    case WindowFunction::kFirstValue: return "first_value";
-    case WindowFunction::kLastValue: return "last_value";
-    case WindowFunction::kNthValue: return "nth_value";
+    case WindowFunction::kRowNumber:
+      return "row_number";
+    case WindowFunction::kRank:
+      return "rank";
+    case WindowFunction::kDenseRank:
+      return "dense_rank";
+    case WindowFunction::kPercentRank:
+      return "percent_rank";
+    case WindowFunction::kCumeDist:
+      return "cume_dist";
+    case WindowFunction::kNtile:
+      return "ntile";
+    case WindowFunction::kLag:
+      return "lag";
+    case WindowFunction::kLead:
+      return "lead";
+    case WindowFunction::kFirstValue:
+      return "first_value";
+    case WindowFunction::kLastValue:
+      return "last_value";
+    case WindowFunction::kNthValue:
+      return "nth_value";
     case WindowFunction::kCountStar:
-    case WindowFunction::kCount: return "count";
-    case WindowFunction::kSum: return "sum";
-    case WindowFunction::kAvg: return "avg";
-    case WindowFunction::kMin: return "min";
-    case WindowFunction::kMax: return "max";
+    case WindowFunction::kCount:
+      return "count";
+    case WindowFunction::kSum:
+      return "sum";
+    case WindowFunction::kAvg:
+      return "avg";
+    case WindowFunction::kMin:
+      return "min";
+    case WindowFunction::kMax:
+      return "max";
   }
   return "?";
 }
@@ -51,19 +67,21 @@ bool WindowFunctionUsesFrame(WindowFunction function) {
     case WindowFunction::kSum:
     case WindowFunction::kAvg:
     case WindowFunction::kMin:
-    case WindowFunction::kMax: return true;
-    default: return false;
+    case WindowFunction::kMax:
+      return true;
+    default:
+      return false;
   }
 }
 
 void Window::RecomputeOutput() {
   output_ = children[0]->output();
   for (const WindowCall& call : calls) {
-    const bool nullable = call.function != WindowFunction::kCount && call.function != WindowFunction::kCountStar &&
-                          call.function != WindowFunction::kRowNumber && call.function != WindowFunction::kRank &&
-                          call.function != WindowFunction::kDenseRank &&
-                          call.function != WindowFunction::kPercentRank &&
-                          call.function != WindowFunction::kCumeDist && call.function != WindowFunction::kNtile;
+    const bool nullable =
+        call.function != WindowFunction::kCount && call.function != WindowFunction::kCountStar &&
+        call.function != WindowFunction::kRowNumber && call.function != WindowFunction::kRank &&
+        call.function != WindowFunction::kDenseRank && call.function != WindowFunction::kPercentRank &&
+        call.function != WindowFunction::kCumeDist && call.function != WindowFunction::kNtile;
     output_.push_back({call.name, call.result_type, nullable, ""});
   }
 }
@@ -97,11 +115,16 @@ namespace {
 
 std::string BoundText(const WindowFrameBound& bound) {
   switch (bound.kind) {
-    case WindowFrameBound::Kind::kUnboundedPreceding: return "UNBOUNDED PRECEDING";
-    case WindowFrameBound::Kind::kPreceding: return absl::StrCat(bound.offset, " PRECEDING");
-    case WindowFrameBound::Kind::kCurrentRow: return "CURRENT ROW";
-    case WindowFrameBound::Kind::kFollowing: return absl::StrCat(bound.offset, " FOLLOWING");
-    case WindowFrameBound::Kind::kUnboundedFollowing: return "UNBOUNDED FOLLOWING";
+    case WindowFrameBound::Kind::kUnboundedPreceding:
+      return "UNBOUNDED PRECEDING";
+    case WindowFrameBound::Kind::kPreceding:
+      return absl::StrCat(bound.offset, " PRECEDING");
+    case WindowFrameBound::Kind::kCurrentRow:
+      return "CURRENT ROW";
+    case WindowFrameBound::Kind::kFollowing:
+      return absl::StrCat(bound.offset, " FOLLOWING");
+    case WindowFrameBound::Kind::kUnboundedFollowing:
+      return "UNBOUNDED FOLLOWING";
   }
   return "?";
 }
@@ -114,7 +137,8 @@ std::string Window::Describe() const {
   for (const ExpressionPtr& key : partition_by) partition.push_back(FormatExpression(*key, names));
   std::vector<std::string> order;
   for (const SortKey& key : order_by) {
-    std::string item = absl::StrCat(FormatExpression(*key.expression, names), key.ascending ? " ASC" : " DESC");
+    std::string item =
+        absl::StrCat(FormatExpression(*key.expression, names), key.ascending ? " ASC" : " DESC");
     if (key.nulls_first != !key.ascending) item += key.nulls_first ? " NULLS FIRST" : " NULLS LAST";
     order.push_back(std::move(item));
   }
@@ -129,15 +153,16 @@ std::string Window::Describe() const {
       arguments.push_back(absl::StrCat(call.parameter));
     }
     if (!call.default_value.is_null()) arguments.push_back(FormatConstant(call.default_value));
-    std::string text = absl::StrCat(WindowFunctionName(call.function), "(", absl::StrJoin(arguments, ", "), ")");
+    std::string text =
+        absl::StrCat(WindowFunctionName(call.function), "(", absl::StrJoin(arguments, ", "), ")");
     if (WindowFunctionUsesFrame(call.function)) {
-      absl::StrAppend(&text, " ", call.frame.rows ? "ROWS" : "RANGE", " BETWEEN ", BoundText(call.frame.start), " AND ",
-                      BoundText(call.frame.end));
+      absl::StrAppend(&text, " ", call.frame.rows ? "ROWS" : "RANGE", " BETWEEN ",
+                      BoundText(call.frame.start), " AND ", BoundText(call.frame.end));
     }
     functions.push_back(std::move(text));
   }
-  return absl::StrCat("Window partition=[", absl::StrJoin(partition, ", "), "] order=[", absl::StrJoin(order, ", "),
-                      "] functions=[", absl::StrJoin(functions, ", "), "]");
+  return absl::StrCat("Window partition=[", absl::StrJoin(partition, ", "), "] order=[",
+                      absl::StrJoin(order, ", "), "] functions=[", absl::StrJoin(functions, ", "), "]");
 }
 
 }  // namespace tessera::optimizer

@@ -182,7 +182,8 @@ class QueryBinder {
 
  private:
   // A window call met while binding an expression: its column, or an error naming the clause.
-  absl::StatusOr<ExpressionPtr> BindWindowReference(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindWindowReference(const parser::ParsedExpr& expr,
+                                                    ExpressionContext& context);
 
   // ---- subquery_binder.cc
  public:

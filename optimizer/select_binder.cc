@@ -22,7 +22,8 @@ using parser::LiteralKind;
 using parser::ParsedExpr;
 
 void CollectAggregateCalls(const ParsedExpr& expr, std::vector<const ParsedExpr*>* calls) {
-  if (expr.kind == ExprKind::kFunctionCall && QueryBinder::IsAggregateName(expr.name) && expr.window == nullptr) {
+  if (expr.kind == ExprKind::kFunctionCall && QueryBinder::IsAggregateName(expr.name) &&
+      expr.window == nullptr) {
     calls->push_back(&expr);
     return;
   }
@@ -146,7 +147,8 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
   }
   for (const parser::WindowDefinition& window : core.windows) {
     for (const auto& key : window.spec->partition_by) CollectAggregateCalls(*key, &call_nodes);
-    for (const parser::OrderByItem& item : window.spec->order_by) CollectAggregateCalls(*item.expr, &call_nodes);
+    for (const parser::OrderByItem& item : window.spec->order_by)
+      CollectAggregateCalls(*item.expr, &call_nodes);
   }
   const bool aggregate = !core.group_by.empty() || core.having != nullptr || !call_nodes.empty();
   if (!correlation_keys.empty() && !aggregate) {

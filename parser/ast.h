@@ -156,8 +156,8 @@ struct WindowFrame {
   SourcePosition position;
 };
 
-// The window of `f(...) OVER (...)` or of a `WINDOW name AS (...)` definition: `OVER name` is a spec with only
-// base_name set; `OVER (name ORDER BY ...)` refines the named window.
+// The window of `f(...) OVER (...)` or of a `WINDOW name AS (...)` definition: `OVER name` is a spec with
+// only base_name set; `OVER (name ORDER BY ...)` refines the named window.
 struct WindowSpec {
   SourcePosition position;
   std::string base_name;  // lower-cased unless quoted; "" when none

@@ -264,7 +264,8 @@ class SqlRenderer {
     if (!spec.order_by.empty()) parts.push_back(absl::StrCat("ORDER BY ", OrderItems(spec.order_by)));
     if (spec.frame.has_value()) {
       parts.push_back(absl::StrCat(spec.frame->unit == FrameUnit::kRows ? "ROWS" : "RANGE", " BETWEEN ",
-                                   FrameBoundText(spec.frame->start), " AND ", FrameBoundText(spec.frame->end)));
+                                   FrameBoundText(spec.frame->start), " AND ",
+                                   FrameBoundText(spec.frame->end)));
     }
     return absl::StrCat("(", absl::StrJoin(parts, " "), ")");
   }

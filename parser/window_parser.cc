@@ -26,8 +26,8 @@ absl::StatusOr<std::unique_ptr<WindowSpec>> RecursiveDescentParser::ParseWindowS
   auto spec = std::make_unique<WindowSpec>();
   spec->position = Current().position;
   TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
-  const bool clause_follows = AtWord("PARTITION") || AtWord("ORDER") || AtWord("ROWS") || AtWord("RANGE") ||
-                              AtWord("GROUPS");
+  const bool clause_follows =
+      AtWord("PARTITION") || AtWord("ORDER") || AtWord("ROWS") || AtWord("RANGE") || AtWord("GROUPS");
   if (IsName(Current()) && !clause_follows) {
     TESSERA_ASSIGN_OR_RETURN(spec->base_name, ExpectName("a window name"));
   }
@@ -44,8 +44,8 @@ absl::StatusOr<std::unique_ptr<WindowSpec>> RecursiveDescentParser::ParseWindowS
     TESSERA_ASSIGN_OR_RETURN(spec->frame, ParseWindowFrame());
   }
   if (!AtOperator(")")) {
-    return ErrorExpected(spec->frame.has_value()     ? "')'"
-                         : !spec->order_by.empty()   ? "ROWS, RANGE or ')'"
+    return ErrorExpected(spec->frame.has_value()       ? "')'"
+                         : !spec->order_by.empty()     ? "ROWS, RANGE or ')'"
                          : !spec->partition_by.empty() ? "ORDER BY, ROWS, RANGE or ')'"
                                                        : "PARTITION BY, ORDER BY, ROWS, RANGE or ')'");
   }

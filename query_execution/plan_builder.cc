@@ -212,7 +212,8 @@ class Builder {
         return VisitSort(nullptr, &limit);
       }
       case lp::LogicalOperatorKind::kSetOperation: return VisitSetOperation(node.As<lp::SetOperation>());
-      case lp::LogicalOperatorKind::kWindow: return VisitWindow(node.As<lp::Window>());
+      case lp::LogicalOperatorKind::kWindow:
+        return VisitWindow(node.As<lp::Window>());
       case lp::LogicalOperatorKind::kDistinct: {
         TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*node.children[0]));
         return Distinct(std::move(child), estimator_.EstimateRows(node));
@@ -812,23 +813,40 @@ class Builder {
 
   static WindowFunctionKind WindowKind(lp::WindowFunction function) {
     switch (function) {
-      case lp::WindowFunction::kRowNumber: return WindowFunctionKind::kRowNumber;
-      case lp::WindowFunction::kRank: return WindowFunctionKind::kRank;
-      case lp::WindowFunction::kDenseRank: return WindowFunctionKind::kDenseRank;
-      case lp::WindowFunction::kPercentRank: return WindowFunctionKind::kPercentRank;
-      case lp::WindowFunction::kCumeDist: return WindowFunctionKind::kCumeDist;
-      case lp::WindowFunction::kNtile: return WindowFunctionKind::kNtile;
-      case lp::WindowFunction::kLag: return WindowFunctionKind::kLag;
-      case lp::WindowFunction::kLead: return WindowFunctionKind::kLead;
-      case lp::WindowFunction::kFirstValue: return WindowFunctionKind::kFirstValue;
-      case lp::WindowFunction::kLastValue: return WindowFunctionKind::kLastValue;
-      case lp::WindowFunction::kNthValue: return WindowFunctionKind::kNthValue;
-      case lp::WindowFunction::kCountStar: return WindowFunctionKind::kCountStar;
-      case lp::WindowFunction::kCount: return WindowFunctionKind::kCount;
-      case lp::WindowFunction::kSum: return WindowFunctionKind::kSum;
-      case lp::WindowFunction::kAvg: return WindowFunctionKind::kAvg;
-      case lp::WindowFunction::kMin: return WindowFunctionKind::kMin;
-      case lp::WindowFunction::kMax: return WindowFunctionKind::kMax;
+      case lp::WindowFunction::kRowNumber:
+        return WindowFunctionKind::kRowNumber;
+      case lp::WindowFunction::kRank:
+        return WindowFunctionKind::kRank;
+      case lp::WindowFunction::kDenseRank:
+        return WindowFunctionKind::kDenseRank;
+      case lp::WindowFunction::kPercentRank:
+        return WindowFunctionKind::kPercentRank;
+      case lp::WindowFunction::kCumeDist:
+        return WindowFunctionKind::kCumeDist;
+      case lp::WindowFunction::kNtile:
+        return WindowFunctionKind::kNtile;
+      case lp::WindowFunction::kLag:
+        return WindowFunctionKind::kLag;
+      case lp::WindowFunction::kLead:
+        return WindowFunctionKind::kLead;
+      case lp::WindowFunction::kFirstValue:
+        return WindowFunctionKind::kFirstValue;
+      case lp::WindowFunction::kLastValue:
+        return WindowFunctionKind::kLastValue;
+      case lp::WindowFunction::kNthValue:
+        return WindowFunctionKind::kNthValue;
+      case lp::WindowFunction::kCountStar:
+        return WindowFunctionKind::kCountStar;
+      case lp::WindowFunction::kCount:
+        return WindowFunctionKind::kCount;
+      case lp::WindowFunction::kSum:
+        return WindowFunctionKind::kSum;
+      case lp::WindowFunction::kAvg:
+        return WindowFunctionKind::kAvg;
+      case lp::WindowFunction::kMin:
+        return WindowFunctionKind::kMin;
+      case lp::WindowFunction::kMax:
+        return WindowFunctionKind::kMax;
     }
     return WindowFunctionKind::kRowNumber;
   }
@@ -837,11 +855,21 @@ class Builder {
     WindowFrameBoundSpec spec;
     spec.offset = bound.offset;
     switch (bound.kind) {
-      case lp::WindowFrameBound::Kind::kUnboundedPreceding: spec.kind = WindowFrameBoundSpec::Kind::kUnboundedPreceding; break;
-      case lp::WindowFrameBound::Kind::kPreceding: spec.kind = WindowFrameBoundSpec::Kind::kPreceding; break;
-      case lp::WindowFrameBound::Kind::kCurrentRow: spec.kind = WindowFrameBoundSpec::Kind::kCurrentRow; break;
-      case lp::WindowFrameBound::Kind::kFollowing: spec.kind = WindowFrameBoundSpec::Kind::kFollowing; break;
-      case lp::WindowFrameBound::Kind::kUnboundedFollowing: spec.kind = WindowFrameBoundSpec::Kind::kUnboundedFollowing; break;
+      case lp::WindowFrameBound::Kind::kUnboundedPreceding:
+        spec.kind = WindowFrameBoundSpec::Kind::kUnboundedPreceding;
+        break;
+      case lp::WindowFrameBound::Kind::kPreceding:
+        spec.kind = WindowFrameBoundSpec::Kind::kPreceding;
+        break;
+      case lp::WindowFrameBound::Kind::kCurrentRow:
+        spec.kind = WindowFrameBoundSpec::Kind::kCurrentRow;
+        break;
+      case lp::WindowFrameBound::Kind::kFollowing:
+        spec.kind = WindowFrameBoundSpec::Kind::kFollowing;
+        break;
+      case lp::WindowFrameBound::Kind::kUnboundedFollowing:
+        spec.kind = WindowFrameBoundSpec::Kind::kUnboundedFollowing;
+        break;
     }
     return spec;
   }
@@ -901,9 +929,10 @@ class Builder {
     } else {
       TESSERA_ASSIGN_OR_RETURN(input, Materialize(std::move(child)));
     }
-    std::string detail = JoinDetails({spec.partition_columns.empty() ? "" : Counted(spec.partition_columns.size(), "partition key"),
-                                      spec.order_keys.empty() ? "" : Counted(spec.order_keys.size(), "order key"),
-                                      absl::StrCat("functions: ", absl::StrJoin(functions, ", "))});
+    std::string detail = JoinDetails(
+        {spec.partition_columns.empty() ? "" : Counted(spec.partition_columns.size(), "partition key"),
+         spec.order_keys.empty() ? "" : Counted(spec.order_keys.size(), "order key"),
+         absl::StrCat("functions: ", absl::StrJoin(functions, ", "))});
     auto op = std::make_unique<WindowOperator>(dag_->op(input)->output(), std::move(spec), pool_);
     int index = dag_->AddOperator(std::move(op), std::move(detail));
     Estimate(index, rows, OperatorEstimate::Structure::kSortBuffer, EstimatedBytes(rows, kSortEntryBytes));

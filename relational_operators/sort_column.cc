@@ -14,11 +14,17 @@ void SortColumn::Load(uint32_t count, BlockOf block_of, RowOf row_of) {
     for (uint32_t i = 0; i < count; ++i) integers_[i] = block_of(i).template Values<T>(column)[row_of(i)];
   };
   switch (type_.id()) {
-    case TypeId::kBoolean: widen(uint8_t{}); break;
+    case TypeId::kBoolean:
+      widen(uint8_t{});
+      break;
     case TypeId::kInteger:
-    case TypeId::kDate: widen(int32_t{}); break;
+    case TypeId::kDate:
+      widen(int32_t{});
+      break;
     case TypeId::kBigInt:
-    case TypeId::kTimestamp: widen(int64_t{}); break;
+    case TypeId::kTimestamp:
+      widen(int64_t{});
+      break;
     case TypeId::kDecimal:
       if (type_.IsWideDecimal()) {
         kind_ = Kind::kWide;
@@ -35,7 +41,8 @@ void SortColumn::Load(uint32_t count, BlockOf block_of, RowOf row_of) {
     case TypeId::kDouble:
       kind_ = Kind::kDouble;
       doubles_.resize(count);
-      for (uint32_t i = 0; i < count; ++i) doubles_[i] = block_of(i).template Values<double>(column)[row_of(i)];
+      for (uint32_t i = 0; i < count; ++i)
+        doubles_[i] = block_of(i).template Values<double>(column)[row_of(i)];
       break;
     case TypeId::kChar:
     case TypeId::kVarchar:
@@ -45,25 +52,28 @@ void SortColumn::Load(uint32_t count, BlockOf block_of, RowOf row_of) {
         if (!nulls_[i]) strings_[i] = block_of(i).GetString(column, row_of(i));
       }
       break;
-    default: kind_ = Kind::kBlock; break;
+    default:
+      kind_ = Kind::kBlock;
+      break;
   }
 }
 
-SortColumn::SortColumn(const BlockView& block, const SortKey& key, const Type& type) : key_(key), type_(type) {
+SortColumn::SortColumn(const BlockView& block, const SortKey& key, const Type& type)
+    : key_(key), type_(type) {
   single_block_ = &block;
-  Load(
-      block.row_count(), [&](uint32_t) -> const BlockView& { return block; }, [](uint32_t i) { return i; });
+  Load(block.row_count(), [&](uint32_t) -> const BlockView& { return block; }, [](uint32_t i) { return i; });
 }
 
-SortColumn::SortColumn(const BlockView* const* blocks, const uint32_t* rows, uint32_t count, const SortKey& key,
-                       const Type& type)
+SortColumn::SortColumn(const BlockView* const* blocks, const uint32_t* rows, uint32_t count,
+                       const SortKey& key, const Type& type)
     : key_(key), type_(type), blocks_(blocks), rows_(rows) {
   Load(
       count, [&](uint32_t i) -> const BlockView& { return *blocks[i]; }, [&](uint32_t i) { return rows[i]; });
 }
 
 int SortColumn::CompareFallback(uint32_t a, uint32_t b) const {
-  if (single_block_ != nullptr) return CompareColumnValues(*single_block_, a, *single_block_, b, key_.column, type_);
+  if (single_block_ != nullptr)
+    return CompareColumnValues(*single_block_, a, *single_block_, b, key_.column, type_);
   return CompareColumnValues(*blocks_[a], rows_[a], *blocks_[b], rows_[b], key_.column, type_);
 }
 

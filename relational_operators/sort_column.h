@@ -1,8 +1,9 @@
 #pragma once
-// SortColumn: the values of one sort key over a set of rows, decoded once into a plain array (integers widened
-// to 64 bits, wide decimals, doubles, string views, NULL flags), so that a sort compares array entries instead
-// of going through block accessors and a type switch per value. Used by the sort operator (the rows of one
-// block) and the window operator (the rows of one partition group, gathered from many blocks).
+// SortColumn: the values of one sort key over a set of rows, decoded once into a plain array (integers
+// widened to 64 bits, wide decimals, doubles, string views, NULL flags), so that a sort compares array
+// entries instead of going through block accessors and a type switch per value. Used by the sort operator
+// (the rows of one block) and the window operator (the rows of one partition group, gathered from many
+// blocks).
 //
 // Transient heap memory of one work order; not thread-safe. String views point into the blocks, which must
 // outlive the column.
@@ -34,11 +35,21 @@ class SortColumn {
     }
     int c = 0;
     switch (kind_) {
-      case Kind::kInteger: c = Three(integers_[a], integers_[b]); break;
-      case Kind::kWide: c = Three(wide_[a], wide_[b]); break;
-      case Kind::kDouble: c = Three(doubles_[a], doubles_[b]); break;
-      case Kind::kString: c = strings_[a].compare(strings_[b]); break;
-      case Kind::kBlock: c = CompareFallback(a, b); break;
+      case Kind::kInteger:
+        c = Three(integers_[a], integers_[b]);
+        break;
+      case Kind::kWide:
+        c = Three(wide_[a], wide_[b]);
+        break;
+      case Kind::kDouble:
+        c = Three(doubles_[a], doubles_[b]);
+        break;
+      case Kind::kString:
+        c = strings_[a].compare(strings_[b]);
+        break;
+      case Kind::kBlock:
+        c = CompareFallback(a, b);
+        break;
     }
     return key_.ascending ? c : -c;
   }

@@ -33,18 +33,21 @@ ResultForm FormOf(const WindowFunctionSpec& function) {
   switch (function.kind) {
     case Kind::kPercentRank:
     case Kind::kCumeDist:
-    case Kind::kAvg: return ResultForm::kDouble;
+    case Kind::kAvg:
+      return ResultForm::kDouble;
     case Kind::kLag:
     case Kind::kLead:
     case Kind::kFirstValue:
     case Kind::kLastValue:
     case Kind::kNthValue:
     case Kind::kMin:
-    case Kind::kMax: return ResultForm::kSourceRow;
+    case Kind::kMax:
+      return ResultForm::kSourceRow;
     case Kind::kSum:
       if (function.result_type.id() == TypeId::kDouble) return ResultForm::kDouble;
       return function.result_type.IsWideDecimal() ? ResultForm::kWide : ResultForm::kInteger;
-    default: return ResultForm::kInteger;
+    default:
+      return ResultForm::kInteger;
   }
 }
 
@@ -64,19 +67,39 @@ void FrameOf(const WindowFunctionSpec& function, uint32_t s, uint32_t begin, uin
   const int64_t row = s;
   int64_t first = begin;
   switch (function.frame_start.kind) {
-    case BoundKind::kUnboundedPreceding: first = begin; break;
-    case BoundKind::kPreceding: first = row - offset(function.frame_start); break;
-    case BoundKind::kCurrentRow: first = function.rows_frame ? row : peer_start[s]; break;
-    case BoundKind::kFollowing: first = row + offset(function.frame_start); break;
-    case BoundKind::kUnboundedFollowing: first = end_of_partition; break;
+    case BoundKind::kUnboundedPreceding:
+      first = begin;
+      break;
+    case BoundKind::kPreceding:
+      first = row - offset(function.frame_start);
+      break;
+    case BoundKind::kCurrentRow:
+      first = function.rows_frame ? row : peer_start[s];
+      break;
+    case BoundKind::kFollowing:
+      first = row + offset(function.frame_start);
+      break;
+    case BoundKind::kUnboundedFollowing:
+      first = end_of_partition;
+      break;
   }
   int64_t last = end_of_partition;
   switch (function.frame_end.kind) {
-    case BoundKind::kUnboundedPreceding: last = begin; break;
-    case BoundKind::kPreceding: last = row - offset(function.frame_end) + 1; break;
-    case BoundKind::kCurrentRow: last = function.rows_frame ? row + 1 : peer_end[s]; break;
-    case BoundKind::kFollowing: last = row + offset(function.frame_end) + 1; break;
-    case BoundKind::kUnboundedFollowing: last = end_of_partition; break;
+    case BoundKind::kUnboundedPreceding:
+      last = begin;
+      break;
+    case BoundKind::kPreceding:
+      last = row - offset(function.frame_end) + 1;
+      break;
+    case BoundKind::kCurrentRow:
+      last = function.rows_frame ? row + 1 : peer_end[s];
+      break;
+    case BoundKind::kFollowing:
+      last = row + offset(function.frame_end) + 1;
+      break;
+    case BoundKind::kUnboundedFollowing:
+      last = end_of_partition;
+      break;
   }
   first = std::clamp<int64_t>(first, begin, end_of_partition);
   last = std::clamp<int64_t>(last, begin, end_of_partition);
@@ -100,7 +123,8 @@ int64_t NtileBucket(int64_t k, int64_t n, int64_t buckets) {
 // Lists one input block's rows by partition group (hash of the PARTITION BY keys).
 class WindowOperator::PartitionWorkOrder : public WorkOrder {
  public:
-  PartitionWorkOrder(WindowOperator* op, uint32_t block) : WorkOrder(op->index(), -1), op_(op), block_(block) {}
+  PartitionWorkOrder(WindowOperator* op, uint32_t block)
+      : WorkOrder(op->index(), -1), op_(op), block_(block) {}
 
   absl::Status Execute(const WorkOrderContext&) override {
     const BlockView& block = op_->blocks_[block_];
@@ -116,7 +140,8 @@ class WindowOperator::PartitionWorkOrder : public WorkOrder {
       std::iota(chunk_rows.begin(), chunk_rows.begin() + count, start);
       for (size_t k = 0; k < keys.size(); ++k) {
         keys[k].ResetOwned(count);
-        GatherBlockValues(chunk_blocks.data(), chunk_rows.data(), count, op_->spec_.partition_columns[k], &keys[k]);
+        GatherBlockValues(chunk_blocks.data(), chunk_rows.data(), count, op_->spec_.partition_columns[k],
+                          &keys[k]);
         HashVectorRows(keys[k], count, k == 0, hashes.data() + start);
       }
     }
@@ -128,7 +153,8 @@ class WindowOperator::PartitionWorkOrder : public WorkOrder {
       ++partitions.offsets[hashes[r] + 1];
     }
     for (uint32_t g = 0; g < groups; ++g) partitions.offsets[g + 1] += partitions.offsets[g];
-    TESSERA_ASSIGN_OR_RETURN(partitions.rows, PoolArray<uint32_t>::Allocate(op_->pool_, std::max<uint32_t>(rows, 1)));
+    TESSERA_ASSIGN_OR_RETURN(partitions.rows,
+                             PoolArray<uint32_t>::Allocate(op_->pool_, std::max<uint32_t>(rows, 1)));
     std::vector<uint32_t> next(partitions.offsets.begin(), partitions.offsets.end() - 1);
     for (uint32_t r = 0; r < rows; ++r) partitions.rows[next[hashes[r]]++] = r;
     rows_in_ = rows;
@@ -161,8 +187,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
     const uint32_t n = static_cast<uint32_t>(total);
     rows_in_ = partitioned ? 0 : n;  // partitioned: the partition work orders counted them
     if (n == 0) return absl::OkStatus();
-    // The work order's arrays are buffer-pool memory: charged to the query, and warm slots are reused (fresh heap
-    // pages for them cost a third of the time in page clearing).
+    // The work order's arrays are buffer-pool memory: charged to the query, and warm slots are reused (fresh
+    // heap pages for them cost a third of the time in page clearing).
     BufferPool* pool = op_->pool_;
     TESSERA_ASSIGN_OR_RETURN(row_blocks_, PoolArray<const BlockView*>::Allocate(pool, n));
     TESSERA_ASSIGN_OR_RETURN(row_numbers_, PoolArray<uint32_t>::Allocate(pool, n));
@@ -187,8 +213,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       }
     }
 
-    // Sort by PARTITION BY keys (any fixed order) and ORDER BY keys; ties by input position. Then the partition
-    // starts and each sorted position's peer group start.
+    // Sort by PARTITION BY keys (any fixed order) and ORDER BY keys; ties by input position. Then the
+    // partition starts and each sorted position's peer group start.
     std::vector<uint32_t> partition_starts{0};
     peer_start_[0] = 0;
     TESSERA_ASSIGN_OR_RETURN(const bool sorted, SortEncoded(n, &partition_starts));
@@ -222,7 +248,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
         TESSERA_ASSIGN_OR_RETURN(result.nulls, PoolArray<uint8_t>::AllocateZeroed(pool, n));
       }
       for (size_t p = 0; p + 1 < partition_starts.size(); ++p) {
-        TESSERA_RETURN_IF_ERROR(Compute(spec.functions[f], partition_starts[p], partition_starts[p + 1], &result));
+        TESSERA_RETURN_IF_ERROR(
+            Compute(spec.functions[f], partition_starts[p], partition_starts[p + 1], &result));
       }
     }
     if (context.Cancelled()) return absl::CancelledError("query cancelled");
@@ -272,9 +299,9 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
     }
   }
 
-  // Each key as one order-preserving 64-bit word (direction and NULL placement applied): fixed-width keys whose
-  // NULLs can take a code below (NULLS FIRST) or above (NULLS LAST) every value of this group. False when a key
-  // does not fit (strings, intervals, a NULL beside the extreme code).
+  // Each key as one order-preserving 64-bit word (direction and NULL placement applied): fixed-width keys
+  // whose NULLs can take a code below (NULLS FIRST) or above (NULLS LAST) every value of this group. False
+  // when a key does not fit (strings, intervals, a NULL beside the extreme code).
   bool EncodeKey(uint32_t n, int column, const Type& type, bool ascending, bool nulls_first, uint64_t* words,
                  size_t stride) const {
     auto encode = [&](auto read) {
@@ -297,7 +324,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       if (nulls_first ? low == 0 : high == ~uint64_t{0}) return false;
       const uint64_t null_word = nulls_first ? 0 : ~uint64_t{0};
       for (uint32_t e = 0; e < n; ++e) {
-        if (row_blocks_[e]->IsNull(column, row_numbers_[e])) words[static_cast<size_t>(e) * stride] = null_word;
+        if (row_blocks_[e]->IsNull(column, row_numbers_[e]))
+          words[static_cast<size_t>(e) * stride] = null_word;
       }
       return true;
     };
@@ -308,13 +336,16 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
         return encode([&](const BlockView& b, uint32_t r) { return uint64_t{b.Values<uint8_t>(column)[r]}; });
       case TypeId::kInteger:
       case TypeId::kDate:
-        return encode([&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int32_t>(column)[r]); });
+        return encode(
+            [&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int32_t>(column)[r]); });
       case TypeId::kBigInt:
       case TypeId::kTimestamp:
-        return encode([&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int64_t>(column)[r]); });
+        return encode(
+            [&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int64_t>(column)[r]); });
       case TypeId::kDecimal:
         if (type.IsWideDecimal()) return false;
-        return encode([&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int64_t>(column)[r]); });
+        return encode(
+            [&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int64_t>(column)[r]); });
       case TypeId::kDouble:
         return encode([&](const BlockView& b, uint32_t r) {
           const double value = b.Values<double>(column)[r];
@@ -338,7 +369,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   absl::StatusOr<bool> SortEncodedWith(uint32_t n, std::vector<uint32_t>* partition_starts) {
     const WindowSpec& spec = op_->spec_;
     const std::vector<ColumnSchema>& schema = op_->input_->schema();
-    TESSERA_ASSIGN_OR_RETURN(PoolArray<Encoded<kKeys>> entries, PoolArray<Encoded<kKeys>>::Allocate(op_->pool_, n));
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<Encoded<kKeys>> entries,
+                             PoolArray<Encoded<kKeys>>::Allocate(op_->pool_, n));
     constexpr size_t stride = sizeof(Encoded<kKeys>) / sizeof(uint64_t);
     static_assert(sizeof(Encoded<kKeys>) % sizeof(uint64_t) == 0);
     uint64_t* base = reinterpret_cast<uint64_t*>(entries.data());
@@ -347,7 +379,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       if (!EncodeKey(n, column, schema[column].type, true, false, base + k++, stride)) return false;
     }
     for (const SortKey& key : spec.order_keys) {
-      if (!EncodeKey(n, key.column, schema[key.column].type, key.ascending, key.nulls_first, base + k++, stride)) {
+      if (!EncodeKey(n, key.column, schema[key.column].type, key.ascending, key.nulls_first, base + k++,
+                     stride)) {
         return false;
       }
     }
@@ -365,7 +398,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       const auto& previous = entries[s - 1].words;
       const auto& current = entries[s].words;
       size_t first_difference = 0;
-      while (first_difference < kKeys && previous[first_difference] == current[first_difference]) ++first_difference;
+      while (first_difference < kKeys && previous[first_difference] == current[first_difference])
+        ++first_difference;
       const bool new_partition = first_difference < partition_words;
       if (new_partition) partition_starts->push_back(s);
       peer_start_[s] = first_difference < kKeys ? s : peer_start_[s - 1];
@@ -382,11 +416,16 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
         std::iota(order_.begin(), order_.end(), 0u);
         std::fill(peer_start_.begin(), peer_start_.end(), 0u);
         return true;
-      case 1: return SortEncodedWith<1>(n, partition_starts);
-      case 2: return SortEncodedWith<2>(n, partition_starts);
-      case 3: return SortEncodedWith<3>(n, partition_starts);
-      case 4: return SortEncodedWith<4>(n, partition_starts);
-      default: return false;
+      case 1:
+        return SortEncodedWith<1>(n, partition_starts);
+      case 2:
+        return SortEncodedWith<2>(n, partition_starts);
+      case 3:
+        return SortEncodedWith<3>(n, partition_starts);
+      case 4:
+        return SortEncodedWith<4>(n, partition_starts);
+      default:
+        return false;
     }
   }
 
@@ -397,7 +436,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
     const uint32_t row = row_numbers_[e];
     switch (type.id()) {
       case TypeId::kInteger:
-      case TypeId::kDate: return block.Values<int32_t>(function.argument)[row];
+      case TypeId::kDate:
+        return block.Values<int32_t>(function.argument)[row];
       case TypeId::kDecimal:
         if (type.IsWideDecimal()) {  // block values are only 8-byte aligned
           int128 value;
@@ -405,7 +445,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
           return value;
         }
         return block.Values<int64_t>(function.argument)[row];
-      default: return block.Values<int64_t>(function.argument)[row];
+      default:
+        return block.Values<int64_t>(function.argument)[row];
     }
   }
   bool ArgumentIsNull(const WindowFunctionSpec& function, uint32_t s) const {
@@ -418,7 +459,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   }
 
   // Computes `function` for the sorted positions [begin, end), one partition.
-  absl::Status Compute(const WindowFunctionSpec& function, uint32_t begin, uint32_t end, FunctionResult* result) {
+  absl::Status Compute(const WindowFunctionSpec& function, uint32_t begin, uint32_t end,
+                       FunctionResult* result) {
     const int64_t rows = end - begin;
     int64_t* integers = result->integers.data();
     switch (function.kind) {
@@ -481,9 +523,11 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       case Kind::kCountStar:
       case Kind::kCount:
       case Kind::kSum:
-      case Kind::kAvg: return ComputeSums(function, begin, end, result);
+      case Kind::kAvg:
+        return ComputeSums(function, begin, end, result);
       case Kind::kMin:
-      case Kind::kMax: return ComputeExtremes(function, begin, end, result);
+      case Kind::kMax:
+        return ComputeExtremes(function, begin, end, result);
     }
     return absl::OkStatus();
   }
@@ -543,7 +587,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
         // As the aggregate: divide exactly first, so the only rounding is the final conversion.
         const int128 quotient = sum / count;
         const int128 remainder = sum % count;
-        const double average = static_cast<double>(quotient) + static_cast<double>(remainder) / static_cast<double>(count);
+        const double average =
+            static_cast<double>(quotient) + static_cast<double>(remainder) / static_cast<double>(count);
         result->doubles[s] = average / scale_factor;
       } else if (result_type.id() == TypeId::kBigInt) {
         if (sum > std::numeric_limits<int64_t>::max() || sum < std::numeric_limits<int64_t>::min()) {
@@ -551,7 +596,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
         }
         result->integers[s] = static_cast<int64_t>(sum);
       } else {
-        if (!FitsDecimalPrecision(sum, result_type.precision())) return absl::OutOfRangeError("DECIMAL overflow");
+        if (!FitsDecimalPrecision(sum, result_type.precision()))
+          return absl::OutOfRangeError("DECIMAL overflow");
         if (result->form == ResultForm::kWide) {
           result->wide[s] = sum;
         } else {
@@ -648,7 +694,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
               source_blocks[i] = source >= 0 ? row_blocks_[order_[source]] : chunk_blocks[i];
               source_rows[i] = source >= 0 ? row_numbers_[order_[source]] : chunk_rows[i];
             }
-            GatherBlockValues(source_blocks.data(), source_rows.data(), count, spec.functions[f].argument, &out);
+            GatherBlockValues(source_blocks.data(), source_rows.data(), count, spec.functions[f].argument,
+                              &out);
             for (uint32_t i = 0; i < count; ++i) {
               const int64_t source = result.integers[start + i];
               if (source == kNoRow) out.SetNull(i);
@@ -679,8 +726,9 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   PoolArray<const BlockView*> row_blocks_;
   PoolArray<uint32_t> row_numbers_;
   PoolArray<uint32_t> order_;
-  PoolArray<uint32_t> peer_start_;  // first sorted position of s's peer group (its partition's rows with equal
-  PoolArray<uint32_t> peer_end_;    // ORDER BY keys), and one past its last
+  PoolArray<uint32_t>
+      peer_start_;                // first sorted position of s's peer group (its partition's rows with equal
+  PoolArray<uint32_t> peer_end_;  // ORDER BY keys), and one past its last
   // Scratch of ComputeSums / ComputeExtremes, reused across partitions.
   std::vector<int64_t> counts_;
   std::vector<int128> exact_sums_;
@@ -713,7 +761,8 @@ bool WindowOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
     for (uint32_t b = 0; b < input_->block_count(); ++b) blocks_.push_back(input_->block(b));
     partitions_.resize(blocks_.size());
     if (partitioned) {
-      for (uint32_t b = 0; b < blocks_.size(); ++b) out->push_back(std::make_unique<PartitionWorkOrder>(this, b));
+      for (uint32_t b = 0; b < blocks_.size(); ++b)
+        out->push_back(std::make_unique<PartitionWorkOrder>(this, b));
     }
     partitions_issued_ = true;
   }

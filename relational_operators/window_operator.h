@@ -4,14 +4,14 @@
 //   1. one partition work order per input block hashes the rows' PARTITION BY keys and lists the block's rows
 //      by partition group (kPartitionGroups groups by hash; one group without PARTITION BY), in parallel;
 //   2. one compute work order per partition group gathers the group's rows from all blocks, sorts them by
-//      PARTITION BY + ORDER BY keys (SortColumn, as the sort operator; ties by input position, so results are
-//      deterministic), computes every function over each partition and writes the chosen input columns
-//      (WindowSpec::output_columns) followed by one column per function, a vector of rows at a time. Groups run
-//      in parallel.
+//      PARTITION BY + ORDER BY keys (fixed-width keys as order-preserving 64-bit words, others with
+//      SortColumn as the sort operator; ties by input position, so results are deterministic), computes every
+//      function over each partition and writes the chosen input columns (WindowSpec::output_columns) followed
+//      by one column per function, a vector of rows at a time. Groups run in parallel.
 // Costs per partition of n rows: ranking, lag / lead, first / last / nth_value and COUNT / SUM / AVG over any
 // frame O(n) after the sort (prefix sums; frames slide monotonically); MIN / MAX O(n) with a monotonic deque.
-// Output row order: by partition group, then by the sort. Memory: the partition lists are buffer-pool arrays;
-// a compute work order's sort columns and result arrays are transient heap memory of that work order.
+// Output row order: by partition group, then by the sort. Memory: the partition lists and a compute work
+// order's row references, sort entries and results are buffer-pool arrays (charged to the query).
 
 #include <atomic>
 #include <cstdint>
@@ -55,13 +55,13 @@ struct WindowFrameBoundSpec {
 
 struct WindowFunctionSpec {
   WindowFunctionKind kind = WindowFunctionKind::kRowNumber;
-  int argument = -1;          // input column; -1 for functions without one
-  int64_t parameter = 1;      // ntile: buckets (> 0); lag / lead: offset (>= 0); nth_value: n (> 0)
-  Value default_value;        // lag / lead beyond the partition: NULL or a value of result_type
-  bool rows_frame = false;    // ROWS (true) or RANGE frame
+  int argument = -1;        // input column; -1 for functions without one
+  int64_t parameter = 1;    // ntile: buckets (> 0); lag / lead: offset (>= 0); nth_value: n (> 0)
+  Value default_value;      // lag / lead beyond the partition: NULL or a value of result_type
+  bool rows_frame = false;  // ROWS (true) or RANGE frame
   WindowFrameBoundSpec frame_start;
   WindowFrameBoundSpec frame_end{WindowFrameBoundSpec::Kind::kCurrentRow, 0};
-  Type result_type;           // as the binder typed it (SUM / AVG as the aggregates)
+  Type result_type;  // as the binder typed it (SUM / AVG as the aggregates)
 };
 
 struct WindowSpec {

@@ -218,7 +218,8 @@ LogicalOperatorPtr Prune(LogicalOperatorPtr node, Needed needed, std::vector<int
                              [&](const BoundExpression& expression) { Mark(expression, 0, &child_needed); });
       std::vector<int> child_mapping;
       node->children[0] = Prune(std::move(node->children[0]), child_needed, &child_mapping);
-      VisitWindowExpressions(window, [&](ExpressionPtr& expression) { Apply(child_mapping, expression.get()); });
+      VisitWindowExpressions(window,
+                             [&](ExpressionPtr& expression) { Apply(child_mapping, expression.get()); });
       const int new_child_width = node->children[0]->output_width();
       *mapping = std::move(child_mapping);
       mapping->resize(width, -1);

@@ -62,8 +62,9 @@ std::vector<Needed> ChildNeeds(const LogicalOperator& node, const Needed& needed
       break;
     case LogicalOperatorKind::kWindow:
       for (size_t i = 0; i < children[0].size(); ++i) children[0][i] = needed[i];
-      VisitWindowExpressions(node.As<Window>(),
-                             [&](const BoundExpression& expression) { MarkColumns(expression, 0, &children[0]); });
+      VisitWindowExpressions(node.As<Window>(), [&](const BoundExpression& expression) {
+        MarkColumns(expression, 0, &children[0]);
+      });
       break;
     case LogicalOperatorKind::kJoin: {
       const auto& join = node.As<Join>();

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "optimizer/expression_analysis.h"
-#include "optimizer/logical_window.h"
 #include "optimizer/join_condition.h"
+#include "optimizer/logical_window.h"
 
 namespace tessera::optimizer {
 namespace {
@@ -261,8 +261,8 @@ LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
       return PushJoin(std::move(join), std::move(predicates));
     }
     case LogicalOperatorKind::kWindow: {
-      // A predicate over PARTITION BY columns only keeps or drops whole partitions, so it may go below; any other
-      // would change the rows the functions see.
+      // A predicate over PARTITION BY columns only keeps or drops whole partitions, so it may go below; any
+      // other would change the rows the functions see.
       const auto& window = node->As<Window>();
       std::vector<int> keys;
       for (const ExpressionPtr& key : window.partition_by) {

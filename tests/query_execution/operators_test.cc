@@ -1,5 +1,5 @@
-// Operators run as DAGs over real blocks: select, hash aggregation, hash joins (inner, left outer, semi, anti,
-// residual), sort and top-k, window functions, checked against answers computed directly.
+// Operators run as DAGs over real blocks: select, hash aggregation, hash joins (inner, left outer, semi,
+// anti, residual), sort and top-k, window functions, checked against answers computed directly.
 
 #include <filesystem>
 #include <map>
@@ -292,9 +292,10 @@ TEST_F(OperatorsTest, WindowFunctionsOverManyBlocksMatchADirectComputation) {
     Value v = k % 13 == 0 ? Value::Null(Type::BigInt()) : Value::BigInt((k * 7919) % 50);
     rows.push_back({Value::Integer(k), group, v});
   }
-  auto table = MakeTable("w", {{"k", Type::Integer(), true, {}}, {"g", Type::Integer(), false, {}},
-                               {"v", Type::BigInt(), false, {}}},
-                         rows);
+  auto table = MakeTable(
+      "w",
+      {{"k", Type::Integer(), true, {}}, {"g", Type::Integer(), false, {}}, {"v", Type::BigInt(), false, {}}},
+      rows);
   ASSERT_GT(table->BlockCount(), 4);
   auto dag = std::make_unique<ExecutionDag>();
   ScanSpec scan;
@@ -304,9 +305,9 @@ TEST_F(OperatorsTest, WindowFunctionsOverManyBlocksMatchADirectComputation) {
   projections.push_back(Col(0, Type::Integer()));
   projections.push_back(Col(1, Type::Integer()));
   projections.push_back(Col(2, Type::BigInt()));
-  auto select = std::make_unique<SelectOperator>(BlockInput::FromTable(table, storage_.get()), std::move(scan),
-                                                 std::move(projections), std::vector<std::string>{"k", "g", "v"},
-                                                 pool_.get());
+  auto select = std::make_unique<SelectOperator>(BlockInput::FromTable(table, storage_.get()),
+                                                 std::move(scan), std::move(projections),
+                                                 std::vector<std::string>{"k", "g", "v"}, pool_.get());
   auto select_output = select->output();
   WindowSpec spec;
   spec.output_columns = {0, 2};  // k, v (g is read, not passed on)
@@ -365,8 +366,11 @@ TEST_F(OperatorsTest, WindowFunctionsOverManyBlocksMatchADirectComputation) {
         if (!has_min || value < min) min = value;
         has_min = true;
       }
-      expected[keys[i]] = {std::to_string(keys[i]), rows[keys[i]][2].ToString(), std::to_string(i + 1),
-                           present == 0 ? "NULL" : std::to_string(sum), has_min ? std::to_string(min) : "NULL",
+      expected[keys[i]] = {std::to_string(keys[i]),
+                           rows[keys[i]][2].ToString(),
+                           std::to_string(i + 1),
+                           present == 0 ? "NULL" : std::to_string(sum),
+                           has_min ? std::to_string(min) : "NULL",
                            i >= 2 ? std::to_string(keys[i - 2]) : "-1"};
     }
   }
