@@ -314,20 +314,25 @@ TEST_F(OperatorsTest, WindowFunctionsOverManyBlocksMatchADirectComputation) {
   spec.partition_columns = {1};
   spec.order_keys = {SortKey{2, true, false}, SortKey{0, true, false}};  // v (NULLs last), then k: no ties
   using Bound = WindowFrameBoundSpec::Kind;
-  WindowFunctionSpec row_number{WindowFunctionKind::kRowNumber};
-  row_number.result_type = Type::BigInt();
-  WindowFunctionSpec sliding_sum{WindowFunctionKind::kSum, 2};
+  auto function = [](WindowFunctionKind kind, int argument, Type result_type) {
+    WindowFunctionSpec spec;
+    spec.kind = kind;
+    spec.argument = argument;
+    spec.result_type = result_type;
+    return spec;
+  };
+  WindowFunctionSpec row_number = function(WindowFunctionKind::kRowNumber, -1, Type::BigInt());
+  WindowFunctionSpec sliding_sum = function(WindowFunctionKind::kSum, 2, Type::Decimal(38, 0));
   sliding_sum.rows_frame = true;
   sliding_sum.frame_start = {Bound::kPreceding, 3};
   sliding_sum.frame_end = {Bound::kFollowing, 1};
-  sliding_sum.result_type = Type::Decimal(38, 0);
-  WindowFunctionSpec sliding_min{WindowFunctionKind::kMin, 2};
+  WindowFunctionSpec sliding_min = function(WindowFunctionKind::kMin, 2, Type::BigInt());
   sliding_min.rows_frame = true;
   sliding_min.frame_start = {Bound::kPreceding, 2};
   sliding_min.frame_end = {Bound::kFollowing, 2};
-  sliding_min.result_type = Type::BigInt();
-  WindowFunctionSpec lag{WindowFunctionKind::kLag, 0, 2, Value::Integer(-1)};
-  lag.result_type = Type::Integer();
+  WindowFunctionSpec lag = function(WindowFunctionKind::kLag, 0, Type::Integer());
+  lag.parameter = 2;
+  lag.default_value = Value::Integer(-1);
   spec.functions.push_back(row_number);
   spec.functions.push_back(sliding_sum);
   spec.functions.push_back(sliding_min);
