@@ -255,6 +255,12 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
     if (context.Cancelled()) return absl::CancelledError("query cancelled");
     TESSERA_RETURN_IF_ERROR(Write(results, context));
     rows_out_ = n;
+    // Give the memory back now rather than when the scheduler destroys the work order.
+    row_blocks_ = {};
+    row_numbers_ = {};
+    order_ = {};
+    peer_start_ = {};
+    peer_end_ = {};
     return absl::OkStatus();
   }
 
