@@ -18,62 +18,6 @@ WindowCall WindowCall::Clone() const {
   return copy;
 }
 
-std::string WindowFunctionName(WindowFunction function) {
-  switch (function) {
-    case WindowFunction::kRowNumber:
-      return "row_number";
-    case WindowFunction::kRank:
-      return "rank";
-    case WindowFunction::kDenseRank:
-      return "dense_rank";
-    case WindowFunction::kPercentRank:
-      return "percent_rank";
-    case WindowFunction::kCumeDist:
-      return "cume_dist";
-    case WindowFunction::kNtile:
-      return "ntile";
-    case WindowFunction::kLag:
-      return "lag";
-    case WindowFunction::kLead:
-      return "lead";
-    case WindowFunction::kFirstValue:
-      return "first_value";
-    case WindowFunction::kLastValue:
-      return "last_value";
-    case WindowFunction::kNthValue:
-      return "nth_value";
-    case WindowFunction::kCountStar:
-    case WindowFunction::kCount:
-      return "count";
-    case WindowFunction::kSum:
-      return "sum";
-    case WindowFunction::kAvg:
-      return "avg";
-    case WindowFunction::kMin:
-      return "min";
-    case WindowFunction::kMax:
-      return "max";
-  }
-  return "?";
-}
-
-bool WindowFunctionUsesFrame(WindowFunction function) {
-  switch (function) {
-    case WindowFunction::kFirstValue:
-    case WindowFunction::kLastValue:
-    case WindowFunction::kNthValue:
-    case WindowFunction::kCountStar:
-    case WindowFunction::kCount:
-    case WindowFunction::kSum:
-    case WindowFunction::kAvg:
-    case WindowFunction::kMin:
-    case WindowFunction::kMax:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void Window::RecomputeOutput() {
   output_ = children[0]->output();
   for (const WindowCall& call : calls) {
@@ -111,26 +55,6 @@ void VisitWindowExpressions(const Window& window, const std::function<void(const
   }
 }
 
-namespace {
-
-std::string BoundText(const WindowFrameBound& bound) {
-  switch (bound.kind) {
-    case WindowFrameBound::Kind::kUnboundedPreceding:
-      return "UNBOUNDED PRECEDING";
-    case WindowFrameBound::Kind::kPreceding:
-      return absl::StrCat(bound.offset, " PRECEDING");
-    case WindowFrameBound::Kind::kCurrentRow:
-      return "CURRENT ROW";
-    case WindowFrameBound::Kind::kFollowing:
-      return absl::StrCat(bound.offset, " FOLLOWING");
-    case WindowFrameBound::Kind::kUnboundedFollowing:
-      return "UNBOUNDED FOLLOWING";
-  }
-  return "?";
-}
-
-}  // namespace
-
 std::string Window::Describe() const {
   const std::vector<std::string> names = DisplayNames(children[0]->output());
   std::vector<std::string> partition;
@@ -156,8 +80,7 @@ std::string Window::Describe() const {
     std::string text =
         absl::StrCat(WindowFunctionName(call.function), "(", absl::StrJoin(arguments, ", "), ")");
     if (WindowFunctionUsesFrame(call.function)) {
-      absl::StrAppend(&text, " ", call.frame.rows ? "ROWS" : "RANGE", " BETWEEN ",
-                      BoundText(call.frame.start), " AND ", BoundText(call.frame.end));
+      absl::StrAppend(&text, " ", WindowFrameText(call.frame));
     }
     functions.push_back(std::move(text));
   }

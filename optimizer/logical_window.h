@@ -9,43 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "expressions/window_function.h"
 #include "optimizer/logical_plan.h"
 
 namespace tessera::optimizer {
 
-enum class WindowFunction {
-  kRowNumber,
-  kRank,
-  kDenseRank,
-  kPercentRank,
-  kCumeDist,
-  kNtile,
-  kLag,
-  kLead,
-  kFirstValue,
-  kLastValue,
-  kNthValue,
-  kCountStar,
-  kCount,
-  kSum,
-  kAvg,
-  kMin,
-  kMax,
-};
-
-// One end of a window frame. For ROWS, `offset` counts rows; RANGE frames have no offsets (the binder rejects
-// them), so a RANGE bound of kCurrentRow means the current row's last (end) or first (start) peer.
-struct WindowFrameBound {
-  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
-  Kind kind = Kind::kUnboundedPreceding;
-  int64_t offset = 0;  // kPreceding / kFollowing: >= 0
-};
-
-struct WindowFrame {
-  bool rows = false;  // ROWS (true) or RANGE (false)
-  WindowFrameBound start;
-  WindowFrameBound end{WindowFrameBound::Kind::kCurrentRow, 0};
-};
+// The function kinds and frames are expressions/window_function.h's, shared with the window operator.
+using WindowFunction = WindowFunctionKind;
 
 struct WindowCall {
   WindowFunction function = WindowFunction::kRowNumber;
@@ -59,11 +29,6 @@ struct WindowCall {
 
   WindowCall Clone() const;
 };
-
-std::string WindowFunctionName(WindowFunction function);
-// Whether the function reads a frame (aggregates and first_value / last_value / nth_value); the others are
-// defined by the partition and the peer groups alone.
-bool WindowFunctionUsesFrame(WindowFunction function);
 
 // Computes `calls` over the partitions of the child's rows by `partition_by`, each ordered by `order_by`.
 // Output: the child's columns, then one column per call. Row order of the output is unspecified.

@@ -811,69 +811,6 @@ class Builder {
     return sorted;
   }
 
-  static WindowFunctionKind WindowKind(lp::WindowFunction function) {
-    switch (function) {
-      case lp::WindowFunction::kRowNumber:
-        return WindowFunctionKind::kRowNumber;
-      case lp::WindowFunction::kRank:
-        return WindowFunctionKind::kRank;
-      case lp::WindowFunction::kDenseRank:
-        return WindowFunctionKind::kDenseRank;
-      case lp::WindowFunction::kPercentRank:
-        return WindowFunctionKind::kPercentRank;
-      case lp::WindowFunction::kCumeDist:
-        return WindowFunctionKind::kCumeDist;
-      case lp::WindowFunction::kNtile:
-        return WindowFunctionKind::kNtile;
-      case lp::WindowFunction::kLag:
-        return WindowFunctionKind::kLag;
-      case lp::WindowFunction::kLead:
-        return WindowFunctionKind::kLead;
-      case lp::WindowFunction::kFirstValue:
-        return WindowFunctionKind::kFirstValue;
-      case lp::WindowFunction::kLastValue:
-        return WindowFunctionKind::kLastValue;
-      case lp::WindowFunction::kNthValue:
-        return WindowFunctionKind::kNthValue;
-      case lp::WindowFunction::kCountStar:
-        return WindowFunctionKind::kCountStar;
-      case lp::WindowFunction::kCount:
-        return WindowFunctionKind::kCount;
-      case lp::WindowFunction::kSum:
-        return WindowFunctionKind::kSum;
-      case lp::WindowFunction::kAvg:
-        return WindowFunctionKind::kAvg;
-      case lp::WindowFunction::kMin:
-        return WindowFunctionKind::kMin;
-      case lp::WindowFunction::kMax:
-        return WindowFunctionKind::kMax;
-    }
-    return WindowFunctionKind::kRowNumber;
-  }
-
-  static WindowFrameBoundSpec WindowBound(const lp::WindowFrameBound& bound) {
-    WindowFrameBoundSpec spec;
-    spec.offset = bound.offset;
-    switch (bound.kind) {
-      case lp::WindowFrameBound::Kind::kUnboundedPreceding:
-        spec.kind = WindowFrameBoundSpec::Kind::kUnboundedPreceding;
-        break;
-      case lp::WindowFrameBound::Kind::kPreceding:
-        spec.kind = WindowFrameBoundSpec::Kind::kPreceding;
-        break;
-      case lp::WindowFrameBound::Kind::kCurrentRow:
-        spec.kind = WindowFrameBoundSpec::Kind::kCurrentRow;
-        break;
-      case lp::WindowFrameBound::Kind::kFollowing:
-        spec.kind = WindowFrameBoundSpec::Kind::kFollowing;
-        break;
-      case lp::WindowFrameBound::Kind::kUnboundedFollowing:
-        spec.kind = WindowFrameBoundSpec::Kind::kUnboundedFollowing;
-        break;
-    }
-    return spec;
-  }
-
   // The window operator reads plain columns of its input relation: an upstream operator's relation is read as
   // it is (the stream's columns are picked by WindowSpec::output_columns, no copy); a base table, a filtered
   // stream, or partition keys, order keys and arguments that are expressions go through a Select first (the
@@ -909,16 +846,14 @@ class Builder {
     std::vector<std::string> functions;
     for (const lp::WindowCall& call : window.calls) {
       WindowFunctionSpec function;
-      function.kind = WindowKind(call.function);
+      function.kind = call.function;
       if (call.argument != nullptr) function.argument = column_of(*call.argument);
       function.parameter = call.parameter;
       function.default_value = call.default_value;
-      function.rows_frame = call.frame.rows;
-      function.frame_start = WindowBound(call.frame.start);
-      function.frame_end = WindowBound(call.frame.end);
+      function.frame = call.frame;
       function.result_type = call.result_type;
       spec.functions.push_back(std::move(function));
-      functions.push_back(lp::WindowFunctionName(call.function));
+      functions.push_back(WindowFunctionName(call.function));
     }
     const double rows = child.rows;
     int input;

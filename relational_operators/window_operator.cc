@@ -20,7 +20,7 @@ namespace tessera {
 namespace {
 
 using Kind = WindowFunctionKind;
-using BoundKind = WindowFrameBoundSpec::Kind;
+using BoundKind = WindowFrameBound::Kind;
 
 // How a function's values are held until they are written: 64-bit integers, doubles, 128-bit decimals, or the
 // position (in sorted order) of the row whose argument value is the result (value functions, MIN / MAX):
@@ -63,39 +63,39 @@ struct FunctionResult {
 void FrameOf(const WindowFunctionSpec& function, uint32_t s, uint32_t begin, uint32_t end_of_partition,
              const uint32_t* peer_start, const uint32_t* peer_end, uint32_t* start, uint32_t* end) {
   const int64_t limit = static_cast<int64_t>(end_of_partition) + 1;  // offsets beyond the partition saturate
-  auto offset = [&](const WindowFrameBoundSpec& bound) { return std::min<int64_t>(bound.offset, limit); };
+  auto offset = [&](const WindowFrameBound& bound) { return std::min<int64_t>(bound.offset, limit); };
   const int64_t row = s;
   int64_t first = begin;
-  switch (function.frame_start.kind) {
+  switch (function.frame.start.kind) {
     case BoundKind::kUnboundedPreceding:
       first = begin;
       break;
     case BoundKind::kPreceding:
-      first = row - offset(function.frame_start);
+      first = row - offset(function.frame.start);
       break;
     case BoundKind::kCurrentRow:
-      first = function.rows_frame ? row : peer_start[s];
+      first = function.frame.rows ? row : peer_start[s];
       break;
     case BoundKind::kFollowing:
-      first = row + offset(function.frame_start);
+      first = row + offset(function.frame.start);
       break;
     case BoundKind::kUnboundedFollowing:
       first = end_of_partition;
       break;
   }
   int64_t last = end_of_partition;
-  switch (function.frame_end.kind) {
+  switch (function.frame.end.kind) {
     case BoundKind::kUnboundedPreceding:
       last = begin;
       break;
     case BoundKind::kPreceding:
-      last = row - offset(function.frame_end) + 1;
+      last = row - offset(function.frame.end) + 1;
       break;
     case BoundKind::kCurrentRow:
-      last = function.rows_frame ? row + 1 : peer_end[s];
+      last = function.frame.rows ? row + 1 : peer_end[s];
       break;
     case BoundKind::kFollowing:
-      last = row + offset(function.frame_end) + 1;
+      last = row + offset(function.frame.end) + 1;
       break;
     case BoundKind::kUnboundedFollowing:
       last = end_of_partition;

@@ -19,49 +19,20 @@
 #include <vector>
 
 #include "catalog/value.h"
+#include "expressions/window_function.h"
 #include "relational_operators/relational_operator.h"
 #include "relational_operators/sort_operator.h"
 #include "storage/pool_array.h"
 
 namespace tessera {
 
-enum class WindowFunctionKind {
-  kRowNumber,
-  kRank,
-  kDenseRank,
-  kPercentRank,
-  kCumeDist,
-  kNtile,
-  kLag,
-  kLead,
-  kFirstValue,
-  kLastValue,
-  kNthValue,
-  kCountStar,
-  kCount,
-  kSum,
-  kAvg,
-  kMin,
-  kMax,
-};
-
-// A frame bound. ROWS offsets count rows; a RANGE frame has no offsets, and its kCurrentRow bound is the
-// current row's first peer (start) or last peer (end).
-struct WindowFrameBoundSpec {
-  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
-  Kind kind = Kind::kUnboundedPreceding;
-  int64_t offset = 0;
-};
-
 struct WindowFunctionSpec {
   WindowFunctionKind kind = WindowFunctionKind::kRowNumber;
-  int argument = -1;        // input column; -1 for functions without one
-  int64_t parameter = 1;    // ntile: buckets (> 0); lag / lead: offset (>= 0); nth_value: n (> 0)
-  Value default_value;      // lag / lead beyond the partition: NULL or a value of result_type
-  bool rows_frame = false;  // ROWS (true) or RANGE frame
-  WindowFrameBoundSpec frame_start;
-  WindowFrameBoundSpec frame_end{WindowFrameBoundSpec::Kind::kCurrentRow, 0};
-  Type result_type;  // as the binder typed it (SUM / AVG as the aggregates)
+  int argument = -1;      // input column; -1 for functions without one
+  int64_t parameter = 1;  // ntile: buckets (> 0); lag / lead: offset (>= 0); nth_value: n (> 0)
+  Value default_value;    // lag / lead beyond the partition: NULL or a value of result_type
+  WindowFrame frame;      // the aggregates and first / last / nth_value
+  Type result_type;       // as the binder typed it (SUM / AVG as the aggregates)
 };
 
 struct WindowSpec {

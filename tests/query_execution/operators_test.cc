@@ -313,7 +313,7 @@ TEST_F(OperatorsTest, WindowFunctionsOverManyBlocksMatchADirectComputation) {
   spec.output_columns = {0, 2};  // k, v (g is read, not passed on)
   spec.partition_columns = {1};
   spec.order_keys = {SortKey{2, true, false}, SortKey{0, true, false}};  // v (NULLs last), then k: no ties
-  using Bound = WindowFrameBoundSpec::Kind;
+  using Bound = WindowFrameBound::Kind;
   auto function = [](WindowFunctionKind kind, int argument, Type result_type) {
     WindowFunctionSpec spec;
     spec.kind = kind;
@@ -323,13 +323,9 @@ TEST_F(OperatorsTest, WindowFunctionsOverManyBlocksMatchADirectComputation) {
   };
   WindowFunctionSpec row_number = function(WindowFunctionKind::kRowNumber, -1, Type::BigInt());
   WindowFunctionSpec sliding_sum = function(WindowFunctionKind::kSum, 2, Type::Decimal(38, 0));
-  sliding_sum.rows_frame = true;
-  sliding_sum.frame_start = {Bound::kPreceding, 3};
-  sliding_sum.frame_end = {Bound::kFollowing, 1};
+  sliding_sum.frame = {true, {Bound::kPreceding, 3}, {Bound::kFollowing, 1}};
   WindowFunctionSpec sliding_min = function(WindowFunctionKind::kMin, 2, Type::BigInt());
-  sliding_min.rows_frame = true;
-  sliding_min.frame_start = {Bound::kPreceding, 2};
-  sliding_min.frame_end = {Bound::kFollowing, 2};
+  sliding_min.frame = {true, {Bound::kPreceding, 2}, {Bound::kFollowing, 2}};
   WindowFunctionSpec lag = function(WindowFunctionKind::kLag, 0, Type::Integer());
   lag.parameter = 2;
   lag.default_value = Value::Integer(-1);
