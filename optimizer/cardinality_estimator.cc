@@ -76,6 +76,9 @@ std::optional<ColumnOrigin> FindColumnOrigin(const LogicalOperator& plan, int co
       if (source == nullptr) return std::nullopt;
       return FindColumnOrigin(*plan.children[0], source->column_index);
     }
+    case LogicalOperatorKind::kWindow:
+      if (column >= plan.children[0]->output_width()) return std::nullopt;
+      return FindColumnOrigin(*plan.children[0], column);
     case LogicalOperatorKind::kJoin: {
       const int left_width = plan.children[0]->output_width();
       if (column < left_width) return FindColumnOrigin(*plan.children[0], column);
@@ -294,6 +297,7 @@ double CardinalityEstimator::ComputeRows(const LogicalOperator& plan) const {
       break;
     case LogicalOperatorKind::kProject:
     case LogicalOperatorKind::kSort:
+    case LogicalOperatorKind::kWindow:
       rows = EstimateRows(*plan.children[0]);
       break;
     case LogicalOperatorKind::kLimit: {

@@ -76,9 +76,19 @@ bool QueryBinder::IsAggregateName(const std::string& name) {
 }
 
 bool QueryBinder::ContainsAggregate(const ParsedExpr& expr) {
-  if (expr.kind == ExprKind::kFunctionCall && IsAggregateName(expr.name)) return true;
+  // `sum(x) OVER (...)` is a window call, not an aggregate; its arguments and window may hold aggregates.
+  if (expr.kind == ExprKind::kFunctionCall && IsAggregateName(expr.name) && expr.window == nullptr)
+    return true;
   for (const auto& child : expr.children) {
     if (ContainsAggregate(*child)) return true;
+  }
+  if (expr.window != nullptr) {
+    for (const auto& key : expr.window->partition_by) {
+      if (ContainsAggregate(*key)) return true;
+    }
+    for (const parser::OrderByItem& item : expr.window->order_by) {
+      if (ContainsAggregate(*item.expr)) return true;
+    }
   }
   return false;
 }
@@ -204,6 +214,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBoolean(const ParsedExpr& expr, E
 
 absl::StatusOr<ExpressionPtr> QueryBinder::BindExpression(const ParsedExpr& expr,
                                                           ExpressionContext& context) {
+  if (expr.kind == ExprKind::kFunctionCall && expr.window != nullptr)
+    return BindWindowReference(expr, context);
   if (context.aggregates != nullptr) {
     bool handled = false;
     absl::StatusOr<ExpressionPtr> result = BindAggregateMode(expr, context, &handled);
@@ -270,7 +282,9 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& e
     *handled = true;
     return MakeColumn(group_count + it->second, aggregation.calls[it->second].result_type);
   }
-  if (expr.kind == ExprKind::kLiteral || ContainsAggregate(expr) || ContainsSubquery(expr)) return nullptr;
+  if (expr.kind == ExprKind::kLiteral || ContainsAggregate(expr) || ContainsWindow(expr) ||
+      ContainsSubquery(expr))
+    return nullptr;
   // A subtree without aggregates: it must be (or be built from) GROUP BY keys.
   ExpressionContext below;
   below.scope = aggregation.scope;

@@ -43,6 +43,7 @@ enum class LogicalOperatorKind {
   kSetOperation,
   kValues,
   kDistinct,
+  kWindow,  // optimizer/logical_window.h
 };
 
 class LogicalOperator {

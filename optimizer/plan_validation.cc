@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "optimizer/expression_analysis.h"
 #include "optimizer/expression_format.h"
+#include "optimizer/logical_window.h"
 
 namespace tessera::optimizer {
 namespace {
@@ -140,6 +141,14 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
         if (row.size() != values.columns.size()) return Invalid(node, "row of the wrong width");
       }
       return absl::OkStatus();
+    }
+    case LogicalOperatorKind::kWindow: {
+      const auto& window = node.As<Window>();
+      absl::Status status = absl::OkStatus();
+      VisitWindowExpressions(window, [&](const BoundExpression& expression) {
+        if (status.ok()) status = CheckExpression(node, expression, input, "window expression");
+      });
+      return status;
     }
     case LogicalOperatorKind::kLimit:
     case LogicalOperatorKind::kDistinct:

@@ -49,6 +49,16 @@ struct AggregateBinding {
   absl::flat_hash_map<const parser::ParsedExpr*, int> call_index;  // aggregate call node -> calls[i]
 };
 
+// The window function calls of one block, for binding expressions above its Window nodes (select list,
+// ORDER BY): each call node becomes a reference to its output column. See window_binder.cc.
+struct WindowBinding {
+  struct Column {
+    int index = 0;
+    Type type;
+  };
+  absl::flat_hash_map<const parser::ParsedExpr*, Column> columns;
+};
+
 // How to bind an expression: the visible names, the input plan, and what is allowed.
 struct ExpressionContext {
   const Scope* scope = nullptr;
@@ -58,6 +68,8 @@ struct ExpressionContext {
   std::string clause;  // "WHERE", "GROUP BY", ... for messages
   // Set above an Aggregate: aggregate calls and grouped expressions become references to its output.
   AggregateBinding* aggregates = nullptr;
+  // Set above a block's Window nodes: window function calls become references to their columns.
+  WindowBinding* windows = nullptr;
   // Set for the WHERE clause of a subquery block being decorrelated: outer references are allowed.
   Correlation* correlation = nullptr;
   // The root of a WHERE conjunct: a comparison with a scalar subquery operand may use an inner join.
@@ -122,6 +134,7 @@ class QueryBinder {
   absl::StatusOr<int64_t> BindCount(const parser::ParsedExpr& expr, std::string_view clause);
 
   static bool IsAggregateName(const std::string& name);
+  static bool ContainsWindow(const parser::ParsedExpr& expr);
   static bool ContainsAggregate(const parser::ParsedExpr& expr);
   static bool ContainsSubquery(const parser::ParsedExpr& expr);
 
@@ -158,6 +171,19 @@ class QueryBinder {
  private:
   absl::Status BindWhere(const parser::ParsedExpr& where, const Scope& scope, Correlation* correlation,
                          LogicalOperatorPtr* plan);
+
+  // ---- window_binder.cc
+ public:
+  // Binds the window function calls of the select list and ORDER BY (in `context`, which is above the
+  // block's aggregation when there is one) into Window nodes on top of *plan, and records their columns in
+  // *windows. Does nothing without window calls.
+  absl::Status BindWindows(const parser::SelectCore& core, const std::vector<parser::OrderByItem>* order_by,
+                           ExpressionContext& context, LogicalOperatorPtr* plan, WindowBinding* windows);
+
+ private:
+  // A window call met while binding an expression: its column, or an error naming the clause.
+  absl::StatusOr<ExpressionPtr> BindWindowReference(const parser::ParsedExpr& expr,
+                                                    ExpressionContext& context);
 
   // ---- subquery_binder.cc
  public:

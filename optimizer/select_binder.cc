@@ -22,11 +22,16 @@ using parser::LiteralKind;
 using parser::ParsedExpr;
 
 void CollectAggregateCalls(const ParsedExpr& expr, std::vector<const ParsedExpr*>* calls) {
-  if (expr.kind == ExprKind::kFunctionCall && QueryBinder::IsAggregateName(expr.name)) {
+  if (expr.kind == ExprKind::kFunctionCall && QueryBinder::IsAggregateName(expr.name) &&
+      expr.window == nullptr) {
     calls->push_back(&expr);
     return;
   }
   for (const auto& child : expr.children) CollectAggregateCalls(*child, calls);
+  if (expr.window != nullptr) {  // `rank() OVER (ORDER BY sum(x))`: aggregates inside a window call's window
+    for (const auto& key : expr.window->partition_by) CollectAggregateCalls(*key, calls);
+    for (const parser::OrderByItem& item : expr.window->order_by) CollectAggregateCalls(*item.expr, calls);
+  }
 }
 
 bool IsOrdinal(const ParsedExpr& expr) {
@@ -140,6 +145,11 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
   if (options.order_by != nullptr) {
     for (const parser::OrderByItem& item : *options.order_by) CollectAggregateCalls(*item.expr, &call_nodes);
   }
+  for (const parser::WindowDefinition& window : core.windows) {
+    for (const auto& key : window.spec->partition_by) CollectAggregateCalls(*key, &call_nodes);
+    for (const parser::OrderByItem& item : window.spec->order_by)
+      CollectAggregateCalls(*item.expr, &call_nodes);
+  }
   const bool aggregate = !core.group_by.empty() || core.having != nullptr || !call_nodes.empty();
   if (!correlation_keys.empty() && !aggregate) {
     return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
@@ -233,6 +243,10 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
       if (!IsBooleanConstant(*predicate, true)) plan = MakeFilter(std::move(plan), std::move(predicate));
     }
   }
+
+  WindowBinding windows;
+  TESSERA_RETURN_IF_ERROR(BindWindows(core, options.order_by, select_context, &plan, &windows));
+  if (!windows.columns.empty()) select_context.windows = &windows;
 
   // The select list.
   std::vector<ExpressionPtr> items;

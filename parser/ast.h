@@ -29,6 +29,7 @@ struct TypeName {
 };
 
 struct SelectStatement;
+struct WindowSpec;
 
 enum class ExprKind {
   kLiteral,          // literal
@@ -79,6 +80,8 @@ struct ParsedExpr {
   std::vector<std::unique_ptr<ParsedExpr>> children;
   std::unique_ptr<SelectStatement> subquery;
   std::optional<TypeName> cast_type;
+  // kFunctionCall with an OVER clause: a window function call (null for plain calls). See WindowSpec.
+  std::unique_ptr<WindowSpec> window;
 
   bool distinct = false;          // COUNT(DISTINCT x)
   bool negated = false;           // NOT IN / NOT LIKE / NOT BETWEEN / IS NOT NULL / NOT EXISTS
@@ -134,6 +137,42 @@ struct OrderByItem {
   std::optional<bool> nulls_first;   // unset: the default (NULLS LAST for ASC, NULLS FIRST for DESC)
 };
 
+// A window frame bound: UNBOUNDED PRECEDING, <offset> PRECEDING, CURRENT ROW, <offset> FOLLOWING,
+// UNBOUNDED FOLLOWING. `offset` is set for kPreceding / kFollowing only.
+enum class FrameBoundKind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
+struct FrameBound {
+  FrameBoundKind kind = FrameBoundKind::kUnboundedPreceding;
+  std::unique_ptr<ParsedExpr> offset;
+  SourcePosition position;
+};
+
+enum class FrameUnit { kRows, kRange };
+
+// `ROWS|RANGE BETWEEN start AND end`; the short form `ROWS start` has end = CURRENT ROW.
+struct WindowFrame {
+  FrameUnit unit = FrameUnit::kRange;
+  FrameBound start;
+  FrameBound end;
+  SourcePosition position;
+};
+
+// The window of `f(...) OVER (...)` or of a `WINDOW name AS (...)` definition: `OVER name` is a spec with
+// only base_name set; `OVER (name ORDER BY ...)` refines the named window.
+struct WindowSpec {
+  SourcePosition position;
+  std::string base_name;  // lower-cased unless quoted; "" when none
+  std::vector<std::unique_ptr<ParsedExpr>> partition_by;
+  std::vector<OrderByItem> order_by;
+  std::optional<WindowFrame> frame;
+  bool parenthesized = true;  // false for `OVER name`
+};
+
+struct WindowDefinition {
+  std::string name;
+  std::unique_ptr<WindowSpec> spec;
+  SourcePosition position;
+};
+
 // One SELECT ... FROM ... WHERE ... GROUP BY ... HAVING block.
 struct SelectCore {
   SourcePosition position;
@@ -143,6 +182,7 @@ struct SelectCore {
   std::unique_ptr<ParsedExpr> where;
   std::vector<std::unique_ptr<ParsedExpr>> group_by;
   std::unique_ptr<ParsedExpr> having;
+  std::vector<WindowDefinition> windows;  // WINDOW w AS (...), ...
 };
 
 enum class SetOperation { kUnion, kIntersect, kExcept };

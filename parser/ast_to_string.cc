@@ -147,17 +147,7 @@ class SqlRenderer {
       absl::StrAppend(&text, "WITH ", absl::StrJoin(ctes, ", "), " ");
     }
     absl::StrAppend(&text, query.body ? Body(*query.body) : "?");
-    if (!query.order_by.empty()) {
-      std::vector<std::string> items;
-      for (const OrderByItem& item : query.order_by) {
-        std::string rendered = item.expr ? Expr(*item.expr) : "?";
-        if (!item.ascending) absl::StrAppend(&rendered, " DESC");
-        if (item.nulls_first.has_value())
-          absl::StrAppend(&rendered, *item.nulls_first ? " NULLS FIRST" : " NULLS LAST");
-        items.push_back(std::move(rendered));
-      }
-      absl::StrAppend(&text, " ORDER BY ", absl::StrJoin(items, ", "));
-    }
+    if (!query.order_by.empty()) absl::StrAppend(&text, " ORDER BY ", OrderItems(query.order_by));
     if (query.limit) absl::StrAppend(&text, " LIMIT ", Expr(*query.limit));
     if (query.offset) absl::StrAppend(&text, " OFFSET ", Expr(*query.offset));
     return text;
@@ -227,7 +217,57 @@ class SqlRenderer {
     }
     std::vector<std::string> arguments;
     for (size_t i = 0; i < expr.children.size(); ++i) arguments.push_back(Child(expr, i));
-    return absl::StrCat(name, "(", expr.distinct ? "DISTINCT " : "", absl::StrJoin(arguments, ", "), ")");
+    std::string call =
+        absl::StrCat(name, "(", expr.distinct ? "DISTINCT " : "", absl::StrJoin(arguments, ", "), ")");
+    if (expr.window != nullptr) absl::StrAppend(&call, " OVER ", Window(*expr.window));
+    return call;
+  }
+
+  std::string OrderItems(const std::vector<OrderByItem>& order_by) {
+    std::vector<std::string> items;
+    for (const OrderByItem& item : order_by) {
+      std::string rendered = item.expr ? Expr(*item.expr) : "?";
+      if (!item.ascending) absl::StrAppend(&rendered, " DESC");
+      if (item.nulls_first.has_value())
+        absl::StrAppend(&rendered, *item.nulls_first ? " NULLS FIRST" : " NULLS LAST");
+      items.push_back(std::move(rendered));
+    }
+    return absl::StrJoin(items, ", ");
+  }
+
+  std::string FrameBoundText(const FrameBound& bound) {
+    switch (bound.kind) {
+      case FrameBoundKind::kUnboundedPreceding:
+        return "UNBOUNDED PRECEDING";
+      case FrameBoundKind::kPreceding:
+        return absl::StrCat(bound.offset ? Expr(*bound.offset) : "?", " PRECEDING");
+      case FrameBoundKind::kCurrentRow:
+        return "CURRENT ROW";
+      case FrameBoundKind::kFollowing:
+        return absl::StrCat(bound.offset ? Expr(*bound.offset) : "?", " FOLLOWING");
+      case FrameBoundKind::kUnboundedFollowing:
+        return "UNBOUNDED FOLLOWING";
+    }
+    return "?";
+  }
+
+  // `name` or `(name PARTITION BY ... ORDER BY ... ROWS BETWEEN ... AND ...)`.
+  std::string Window(const WindowSpec& spec) {
+    if (!spec.parenthesized) return QuoteIdentifierIfNeeded(spec.base_name);
+    std::vector<std::string> parts;
+    if (!spec.base_name.empty()) parts.push_back(QuoteIdentifierIfNeeded(spec.base_name));
+    if (!spec.partition_by.empty()) {
+      std::vector<std::string> keys;
+      for (const auto& key : spec.partition_by) keys.push_back(key ? Expr(*key) : "?");
+      parts.push_back(absl::StrCat("PARTITION BY ", absl::StrJoin(keys, ", ")));
+    }
+    if (!spec.order_by.empty()) parts.push_back(absl::StrCat("ORDER BY ", OrderItems(spec.order_by)));
+    if (spec.frame.has_value()) {
+      parts.push_back(absl::StrCat(spec.frame->unit == FrameUnit::kRows ? "ROWS" : "RANGE", " BETWEEN ",
+                                   FrameBoundText(spec.frame->start), " AND ",
+                                   FrameBoundText(spec.frame->end)));
+    }
+    return absl::StrCat("(", absl::StrJoin(parts, " "), ")");
   }
 
   std::string Case(const ParsedExpr& expr) {
@@ -297,6 +337,14 @@ class SqlRenderer {
       absl::StrAppend(&text, " GROUP BY ", absl::StrJoin(keys, ", "));
     }
     if (core.having) absl::StrAppend(&text, " HAVING ", Expr(*core.having));
+    if (!core.windows.empty()) {
+      std::vector<std::string> windows;
+      for (const WindowDefinition& window : core.windows) {
+        windows.push_back(absl::StrCat(QuoteIdentifierIfNeeded(window.name), " AS ",
+                                       window.spec ? Window(*window.spec) : "?"));
+      }
+      absl::StrAppend(&text, " WINDOW ", absl::StrJoin(windows, ", "));
+    }
     return text;
   }
 

@@ -158,6 +158,7 @@ absl::StatusOr<std::unique_ptr<SelectCore>> RecursiveDescentParser::ParseSelectC
   if (ConsumeWord("HAVING")) {
     TESSERA_ASSIGN_OR_RETURN(core->having, ParseExpression());
   }
+  if (AtWord("WINDOW")) TESSERA_RETURN_IF_ERROR(ParseWindowClause(*core));
   return core;
 }
 
@@ -288,6 +289,10 @@ absl::Status RecursiveDescentParser::ParseTableAlias(TableRef& table) {
 absl::Status RecursiveDescentParser::ParseOrderBy(SelectStatement& statement) {
   TESSERA_RETURN_IF_ERROR(ExpectWord("ORDER"));
   TESSERA_RETURN_IF_ERROR(ExpectWord("BY"));
+  return ParseOrderByItems(&statement.order_by);
+}
+
+absl::Status RecursiveDescentParser::ParseOrderByItems(std::vector<OrderByItem>* items) {
   do {
     OrderByItem item;
     TESSERA_ASSIGN_OR_RETURN(item.expr, ParseExpression());
@@ -305,7 +310,7 @@ absl::Status RecursiveDescentParser::ParseOrderBy(SelectStatement& statement) {
         return ErrorExpected("FIRST or LAST");
       }
     }
-    statement.order_by.push_back(std::move(item));
+    items->push_back(std::move(item));
   } while (ConsumeOperator(","));
   return absl::OkStatus();
 }

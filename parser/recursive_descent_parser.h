@@ -108,6 +108,8 @@ class RecursiveDescentParser {
   absl::StatusOr<std::unique_ptr<TableRef>> ParseTablePrimary();
   absl::Status ParseTableAlias(TableRef& table);
   absl::Status ParseOrderBy(SelectStatement& statement);
+  // `expr [ASC|DESC] [NULLS FIRST|LAST], ...` (after ORDER BY).
+  absl::Status ParseOrderByItems(std::vector<OrderByItem>* items);
   absl::Status ParseLimitOffsetFetch(SelectStatement& statement);
   // True if the current token starts a query (SELECT, WITH) or is '(' followed, through any number of '(',
   // by SELECT or WITH.
@@ -138,6 +140,16 @@ class RecursiveDescentParser {
   absl::StatusOr<ExprPtr> ParseInterval();
   absl::StatusOr<ExprPtr> ParseInPredicate(ExprPtr value, bool negated, const SourcePosition& position);
   absl::StatusOr<TypeName> ParseTypeName();
+
+  // ---- Windows (window_parser.cc) ----
+  // After a function call's `)`: `OVER name` or `OVER (spec)`.
+  absl::StatusOr<std::unique_ptr<WindowSpec>> ParseOverClause();
+  // The inside of `( [name] [PARTITION BY ...] [ORDER BY ...] [frame] )`, parentheses included.
+  absl::StatusOr<std::unique_ptr<WindowSpec>> ParseWindowSpec();
+  absl::StatusOr<WindowFrame> ParseWindowFrame();
+  absl::StatusOr<FrameBound> ParseFrameBound();
+  // `WINDOW name AS (spec), ...` at the end of a SELECT block.
+  absl::Status ParseWindowClause(SelectCore& core);
 
   std::string_view sql_;
   std::vector<Token> tokens_;

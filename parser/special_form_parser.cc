@@ -138,7 +138,12 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseFunctionCall() {
     }
   }
   TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
-  if (AtWord("OVER")) return ErrorAt(Current().position, "window functions (OVER) are not supported");
+  // `OVER` is not reserved: it starts a window only when a window name or '(' follows (`SELECT count(*) over`
+  // keeps reading `over` as an alias).
+  if (AtWord("OVER") && (IsOperator(PeekToken(1), "(") || IsName(PeekToken(1)))) {
+    TESSERA_ASSIGN_OR_RETURN(call->window, ParseOverClause());
+    return call;
+  }
   if (AtWord("FILTER") && IsOperator(PeekToken(1), "(")) {
     return ErrorAt(Current().position, "aggregate FILTER clauses are not supported");
   }

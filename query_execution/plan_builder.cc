@@ -4,9 +4,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "optimizer/cardinality_estimator.h"
 #include "optimizer/expression_analysis.h"
+#include "optimizer/logical_window.h"
 #include "query_execution/memory_estimate.h"
 #include "relational_operators/aggregation_operator.h"
 #include "relational_operators/bloom_filter.h"
@@ -17,6 +19,7 @@
 #include "relational_operators/sort_operator.h"
 #include "relational_operators/union_all_operator.h"
 #include "relational_operators/values_operator.h"
+#include "relational_operators/window_operator.h"
 
 namespace tessera {
 namespace {
@@ -209,6 +212,8 @@ class Builder {
         return VisitSort(nullptr, &limit);
       }
       case lp::LogicalOperatorKind::kSetOperation: return VisitSetOperation(node.As<lp::SetOperation>());
+      case lp::LogicalOperatorKind::kWindow:
+        return VisitWindow(node.As<lp::Window>());
       case lp::LogicalOperatorKind::kDistinct: {
         TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*node.children[0]));
         return Distinct(std::move(child), estimator_.EstimateRows(node));
@@ -806,6 +811,72 @@ class Builder {
       sorted.names = names;
     }
     return sorted;
+  }
+
+  // The window operator reads plain columns of its input relation: an upstream operator's relation is read as
+  // it is (the stream's columns are picked by WindowSpec::output_columns, no copy); a base table, a filtered
+  // stream, or partition keys, order keys and arguments that are expressions go through a Select first (the
+  // computed columns are not passed to the output).
+  absl::StatusOr<Stream> VisitWindow(const lp::Window& window) {
+    TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*window.children[0]));
+    const size_t width = child.types.size();
+    bool computed = false;
+    auto plain = [](const BoundExpression& e) { return e.kind == ExpressionKind::kColumn; };
+    lp::VisitWindowExpressions(window, [&](const BoundExpression& e) { computed |= !plain(e); });
+    const bool read_directly =
+        !computed && child.producer >= 0 && child.filter == nullptr && child.runtime_filters.empty();
+    std::vector<std::unique_ptr<BoundExpression>> columns;
+    for (size_t c = 0; c < width; ++c) columns.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
+    std::vector<std::string> column_names = child.names;
+    std::vector<int> stream_columns = child.block_columns;
+    auto column_of = [&](const BoundExpression& expression) {
+      if (expression.kind == ExpressionKind::kColumn) {
+        return read_directly ? stream_columns[expression.column_index] : expression.column_index;
+      }
+      columns.push_back(expression.Clone());
+      column_names.push_back("window_input");
+      return static_cast<int>(columns.size()) - 1;
+    };
+    WindowSpec spec;
+    for (size_t c = 0; c < width; ++c) {
+      spec.output_columns.push_back(read_directly ? stream_columns[c] : static_cast<int>(c));
+    }
+    for (const auto& key : window.partition_by) spec.partition_columns.push_back(column_of(*key));
+    for (const lp::SortKey& key : window.order_by) {
+      spec.order_keys.push_back(SortKey{column_of(*key.expression), key.ascending, key.nulls_first});
+    }
+    std::vector<std::string> functions;
+    for (const lp::WindowCall& call : window.calls) {
+      WindowFunctionSpec function;
+      function.kind = call.function;
+      if (call.argument != nullptr) function.argument = column_of(*call.argument);
+      function.parameter = call.parameter;
+      function.default_value = call.default_value;
+      function.frame = call.frame;
+      function.result_type = call.result_type;
+      spec.functions.push_back(std::move(function));
+      functions.push_back(WindowFunctionName(call.function));
+    }
+    const double rows = child.rows;
+    int input;
+    if (read_directly) {
+      input = child.producer;
+    } else if (columns.size() > width) {
+      input = AddSelect(std::move(child), std::move(columns), column_names);
+    } else {
+      TESSERA_ASSIGN_OR_RETURN(input, Materialize(std::move(child)));
+    }
+    std::string detail = JoinDetails(
+        {spec.partition_columns.empty() ? "" : Counted(spec.partition_columns.size(), "partition key"),
+         spec.order_keys.empty() ? "" : Counted(spec.order_keys.size(), "order key"),
+         absl::StrCat("functions: ", absl::StrJoin(functions, ", "))});
+    auto op = std::make_unique<WindowOperator>(dag_->op(input)->output(), std::move(spec), pool_);
+    int index = dag_->AddOperator(std::move(op), std::move(detail));
+    Estimate(index, rows, OperatorEstimate::Structure::kSortBuffer, EstimatedBytes(rows, kSortEntryBytes));
+    dag_->AddEdge(input, index, 0, /*pipelining=*/false);
+    std::vector<std::string> names;
+    for (const lp::OutputColumn& column : window.output()) names.push_back(column.name);
+    return FromOperator(index, names);
   }
 
   StorageManager* storage_;

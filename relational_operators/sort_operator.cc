@@ -4,6 +4,7 @@
 
 #include "common/status_macros.h"
 #include "relational_operators/key_hashing.h"
+#include "relational_operators/sort_column.h"
 #include "relational_operators/vector_block_writer.h"
 
 namespace tessera {
@@ -63,88 +64,6 @@ size_t SortOperator::RowsNeeded(size_t rows) const {
   if (limit_ < 0) return rows;
   return std::min<size_t>(rows, static_cast<size_t>(std::max<int64_t>(0, offset_)) + static_cast<size_t>(limit_));
 }
-
-namespace {
-
-// The values of one sort key over the rows of one block, decoded once so that comparisons read plain arrays
-// instead of going through the block's accessors and a type switch per value.
-class SortColumn {
- public:
-  SortColumn(const BlockView& block, const SortKey& key, const Type& type) : key_(key), type_(type) {
-    const uint32_t rows = block.row_count();
-    nulls_.resize(rows);
-    for (uint32_t r = 0; r < rows; ++r) nulls_[r] = block.IsNull(key.column, r);
-    switch (type.id()) {
-      case TypeId::kBoolean: Widen<uint8_t>(block, rows); break;
-      case TypeId::kInteger:
-      case TypeId::kDate: Widen<int32_t>(block, rows); break;
-      case TypeId::kBigInt:
-      case TypeId::kTimestamp: Widen<int64_t>(block, rows); break;
-      case TypeId::kDecimal:
-        if (type.IsWideDecimal()) {
-          kind_ = Kind::kWide;
-          wide_.assign(block.Values<int128>(key.column), block.Values<int128>(key.column) + rows);
-        } else {
-          Widen<int64_t>(block, rows);
-        }
-        break;
-      case TypeId::kDouble:
-        kind_ = Kind::kDouble;
-        doubles_.assign(block.Values<double>(key.column), block.Values<double>(key.column) + rows);
-        break;
-      case TypeId::kChar:
-      case TypeId::kVarchar:
-        kind_ = Kind::kString;
-        strings_.resize(rows);
-        for (uint32_t r = 0; r < rows; ++r) {
-          if (!nulls_[r]) strings_[r] = block.GetString(key.column, r);
-        }
-        break;
-      default: kind_ = Kind::kBlock; block_ = &block; break;
-    }
-  }
-
-  // <0, 0, >0 as row a orders before, with or after row b on this key (direction and NULL placement applied).
-  int Compare(uint32_t a, uint32_t b) const {
-    if (nulls_[a] || nulls_[b]) {
-      if (nulls_[a] && nulls_[b]) return 0;
-      return nulls_[a] == key_.nulls_first ? -1 : 1;
-    }
-    int c = 0;
-    switch (kind_) {
-      case Kind::kInteger: c = Three(integers_[a], integers_[b]); break;
-      case Kind::kWide: c = Three(wide_[a], wide_[b]); break;
-      case Kind::kDouble: c = Three(doubles_[a], doubles_[b]); break;
-      case Kind::kString: c = strings_[a].compare(strings_[b]); break;
-      case Kind::kBlock: c = CompareColumnValues(*block_, a, *block_, b, key_.column, type_); break;
-    }
-    return key_.ascending ? c : -c;
-  }
-
- private:
-  enum class Kind { kInteger, kWide, kDouble, kString, kBlock };
-  template <typename T>
-  static int Three(const T& x, const T& y) {
-    return x < y ? -1 : (y < x ? 1 : 0);
-  }
-  template <typename T>
-  void Widen(const BlockView& block, uint32_t rows) {
-    const T* values = block.Values<T>(key_.column);
-    integers_.assign(values, values + rows);
-  }
-
-  const SortKey& key_;
-  const Type type_;
-  Kind kind_ = Kind::kInteger;
-  std::vector<uint8_t> nulls_;
-  std::vector<int64_t> integers_;
-  std::vector<int128> wide_;
-  std::vector<double> doubles_;
-  std::vector<std::string_view> strings_;
-  const BlockView* block_ = nullptr;
-};
-
-}  // namespace
 
 // Sorts the rows of one input block into its run.
 class SortOperator::RunWorkOrder : public WorkOrder {

@@ -77,6 +77,7 @@ void CollectKeySources(const LogicalOperator& node, int column, std::vector<KeyS
       }
       return;
     }
+    case LogicalOperatorKind::kWindow:  // dropping rows below a window changes its values
     case LogicalOperatorKind::kSetOperation:
     case LogicalOperatorKind::kValues:
       return;

@@ -1,8 +1,10 @@
 #include "optimizer/rules/column_pruning.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "optimizer/expression_analysis.h"
+#include "optimizer/logical_window.h"
 
 namespace tessera::optimizer {
 namespace {
@@ -191,6 +193,37 @@ LogicalOperatorPtr Prune(LogicalOperatorPtr node, Needed needed, std::vector<int
       for (AggregateCall& call : aggregate.aggregates) {
         if (call.argument != nullptr) Apply(child_mapping, call.argument.get());
       }
+      node->RecomputeOutput();
+      return node;
+    }
+    case LogicalOperatorKind::kWindow: {
+      // Calls whose columns nobody reads are dropped, and the node with them when none is left.
+      auto& window = node->As<Window>();
+      const int child_width = node->children[0]->output_width();
+      std::vector<WindowCall> calls;
+      std::vector<int> kept;
+      for (int i = child_width; i < width; ++i) {
+        if (!needed[i]) continue;
+        kept.push_back(i);
+        calls.push_back(std::move(window.calls[i - child_width]));
+      }
+      Needed child_needed(needed.begin(), needed.begin() + child_width);
+      if (calls.empty()) {
+        LogicalOperatorPtr child = Prune(std::move(node->children[0]), child_needed, mapping);
+        mapping->resize(width, -1);
+        return child;
+      }
+      window.calls = std::move(calls);
+      VisitWindowExpressions(std::as_const(window),
+                             [&](const BoundExpression& expression) { Mark(expression, 0, &child_needed); });
+      std::vector<int> child_mapping;
+      node->children[0] = Prune(std::move(node->children[0]), child_needed, &child_mapping);
+      VisitWindowExpressions(window,
+                             [&](ExpressionPtr& expression) { Apply(child_mapping, expression.get()); });
+      const int new_child_width = node->children[0]->output_width();
+      *mapping = std::move(child_mapping);
+      mapping->resize(width, -1);
+      for (size_t k = 0; k < kept.size(); ++k) (*mapping)[kept[k]] = new_child_width + static_cast<int>(k);
       node->RecomputeOutput();
       return node;
     }

@@ -4,6 +4,7 @@
 
 #include "optimizer/constant_folding.h"
 #include "optimizer/expression_analysis.h"
+#include "optimizer/logical_window.h"
 
 namespace tessera::optimizer {
 namespace {
@@ -54,6 +55,9 @@ LogicalOperatorPtr Visit(LogicalOperatorPtr node) {
     }
     case LogicalOperatorKind::kSort:
       for (auto& key : node->As<Sort>().keys) Fold(key.expression);
+      break;
+    case LogicalOperatorKind::kWindow:
+      VisitWindowExpressions(node->As<Window>(), [](ExpressionPtr& expression) { Fold(expression); });
       break;
     case LogicalOperatorKind::kLimit:
     case LogicalOperatorKind::kSetOperation:

@@ -5,6 +5,7 @@
 
 #include "optimizer/cardinality_estimator.h"
 #include "optimizer/expression_analysis.h"
+#include "optimizer/logical_window.h"
 #include "optimizer/rules/column_pruning.h"
 
 namespace tessera::optimizer {
@@ -58,6 +59,12 @@ std::vector<Needed> ChildNeeds(const LogicalOperator& node, const Needed& needed
     case LogicalOperatorKind::kDistinct:
     case LogicalOperatorKind::kSetOperation:
       for (Needed& child : children) child.assign(child.size(), true);
+      break;
+    case LogicalOperatorKind::kWindow:
+      for (size_t i = 0; i < children[0].size(); ++i) children[0][i] = needed[i];
+      VisitWindowExpressions(node.As<Window>(), [&](const BoundExpression& expression) {
+        MarkColumns(expression, 0, &children[0]);
+      });
       break;
     case LogicalOperatorKind::kJoin: {
       const auto& join = node.As<Join>();

@@ -1,7 +1,10 @@
 #include "optimizer/rules/predicate_push_down.h"
 
+#include <algorithm>
+
 #include "optimizer/expression_analysis.h"
 #include "optimizer/join_condition.h"
+#include "optimizer/logical_window.h"
 
 namespace tessera::optimizer {
 namespace {
@@ -256,6 +259,25 @@ LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
     case LogicalOperatorKind::kJoin: {
       std::unique_ptr<Join> join(static_cast<Join*>(node.release()));
       return PushJoin(std::move(join), std::move(predicates));
+    }
+    case LogicalOperatorKind::kWindow: {
+      // A predicate over PARTITION BY columns only keeps or drops whole partitions, so it may go below; any
+      // other would change the rows the functions see.
+      const auto& window = node->As<Window>();
+      std::vector<int> keys;
+      for (const ExpressionPtr& key : window.partition_by) {
+        if (key->kind == ExpressionKind::kColumn) keys.push_back(key->column_index);
+      }
+      Predicates below, above;
+      for (ExpressionPtr& predicate : predicates) {
+        std::vector<int> columns;
+        CollectColumns(*predicate, &columns);
+        bool on_keys = !columns.empty();
+        for (int column : columns) on_keys &= std::find(keys.begin(), keys.end(), column) != keys.end();
+        (on_keys ? below : above).push_back(std::move(predicate));
+      }
+      node->children[0] = Push(std::move(node->children[0]), std::move(below));
+      return WithFilter(std::move(node), Normalize(std::move(above)));
     }
     case LogicalOperatorKind::kLimit:
     case LogicalOperatorKind::kValues:

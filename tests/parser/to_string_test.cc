@@ -124,6 +124,9 @@ TEST(ToStringTest, ExpressionsRoundTrip) {
       "(SELECT a FROM t ORDER BY a DESC NULLS LAST LIMIT 1 OFFSET 2) + 1",
       "x IN (SELECT a FROM t UNION SELECT b FROM u INTERSECT SELECT c FROM v)",
       "EXISTS (WITH c (x) AS (SELECT 1) SELECT x FROM c)",
+      "rank() OVER (PARTITION BY a, b + 1 ORDER BY c DESC NULLS LAST, d) + 1",
+      "sum(x) OVER (ORDER BY y ROWS BETWEEN 2 PRECEDING AND UNBOUNDED FOLLOWING) / sum(sum(x)) OVER ()",
+      "lag(x, 1, 0) OVER w + count(*) OVER (w ORDER BY z RANGE BETWEEN CURRENT ROW AND CURRENT ROW)",
   };
   for (const char* expression : kExpressions) ExpectRoundTrip(expression);
 }
@@ -142,6 +145,8 @@ TEST(ToStringTest, QueriesRoundTrip) {
       "(SELECT a FROM t ORDER BY a LIMIT 1) UNION ALL (SELECT b FROM u LIMIT 2) ORDER BY 1",
       "WITH x AS (SELECT 1), \"Y\" (a) AS (SELECT 2) SELECT * FROM x, \"Y\"",
       "SELECT a AS \"select\", b AS date FROM \"from\" AS \"where\"",
+      "SELECT rank() OVER w, sum(x) OVER (v ORDER BY y ROWS 3 PRECEDING) FROM t GROUP BY a HAVING TRUE "
+      "WINDOW w AS (ORDER BY a), v AS (PARTITION BY b)",
   };
   for (const char* sql : kQueries) {
     std::unique_ptr<SelectStatement> query = testing::ParseQuery(sql);
@@ -151,6 +156,12 @@ TEST(ToStringTest, QueriesRoundTrip) {
     ASSERT_NE(reparsed, nullptr) << rendered;
     EXPECT_EQ(ToString(*reparsed), rendered) << sql;
   }
+}
+
+TEST(ToStringTest, WindowShortFrameRendersAsBetween) {
+  EXPECT_EQ(ToString(*testing::ParseQuery("select sum(x) over (order by y rows 2 preceding) from t")),
+            "SELECT sum(x) OVER (ORDER BY y ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM t");
+  EXPECT_EQ(ToString(*testing::ParseQuery("select count(*) over from t")), "SELECT count(*) AS over FROM t");
 }
 
 TEST(ToStringTest, QueryRenderingExamples) {

@@ -1,5 +1,5 @@
-// Operators run as DAGs over real blocks: select, hash aggregation, hash joins (inner, left outer, semi, anti,
-// residual), sort and top-k, checked against answers computed directly.
+// Operators run as DAGs over real blocks: select, hash aggregation, hash joins (inner, left outer, semi,
+// anti, residual), sort and top-k, window functions, checked against answers computed directly.
 
 #include <filesystem>
 #include <map>
@@ -11,6 +11,7 @@
 #include "relational_operators/hash_join_operator.h"
 #include "relational_operators/select_operator.h"
 #include "relational_operators/sort_operator.h"
+#include "relational_operators/window_operator.h"
 #include "storage/delimited_file.h"
 
 namespace tessera {
@@ -280,6 +281,106 @@ TEST_F(JoinTest, NestedLoopProbeStopsOnceItsQueryIsCancelled) {
   EXPECT_EQ(probes, 1);
 }
 TEST_F(JoinTest, AntiWithResidual) { EXPECT_EQ(Join(HashJoinType::kAnti, true), (Rows{{"2"}, {"4"}, {"5"}})); }
+
+// Window functions over many blocks and all partition groups: each row's values are checked against a direct
+// computation over its partition (brute force over every frame).
+TEST_F(OperatorsTest, WindowFunctionsOverManyBlocksMatchADirectComputation) {
+  constexpr int kRows = 20000;
+  std::vector<std::vector<Value>> rows;
+  for (int k = 0; k < kRows; ++k) {
+    Value group = k % 101 == 0 ? Value::Null(Type::Integer()) : Value::Integer(k % 37);
+    Value v = k % 13 == 0 ? Value::Null(Type::BigInt()) : Value::BigInt((k * 7919) % 50);
+    rows.push_back({Value::Integer(k), group, v});
+  }
+  auto table = MakeTable(
+      "w",
+      {{"k", Type::Integer(), true, {}}, {"g", Type::Integer(), false, {}}, {"v", Type::BigInt(), false, {}}},
+      rows);
+  ASSERT_GT(table->BlockCount(), 4);
+  auto dag = std::make_unique<ExecutionDag>();
+  ScanSpec scan;
+  scan.block_columns = {0, 1, 2};
+  scan.types = {Type::Integer(), Type::Integer(), Type::BigInt()};
+  std::vector<std::unique_ptr<BoundExpression>> projections;
+  projections.push_back(Col(0, Type::Integer()));
+  projections.push_back(Col(1, Type::Integer()));
+  projections.push_back(Col(2, Type::BigInt()));
+  auto select = std::make_unique<SelectOperator>(BlockInput::FromTable(table, storage_.get()),
+                                                 std::move(scan), std::move(projections),
+                                                 std::vector<std::string>{"k", "g", "v"}, pool_.get());
+  auto select_output = select->output();
+  WindowSpec spec;
+  spec.output_columns = {0, 2};  // k, v (g is read, not passed on)
+  spec.partition_columns = {1};
+  spec.order_keys = {SortKey{2, true, false}, SortKey{0, true, false}};  // v (NULLs last), then k: no ties
+  using Bound = WindowFrameBound::Kind;
+  auto function = [](WindowFunctionKind kind, int argument, Type result_type) {
+    WindowFunctionSpec spec;
+    spec.kind = kind;
+    spec.argument = argument;
+    spec.result_type = result_type;
+    return spec;
+  };
+  WindowFunctionSpec row_number = function(WindowFunctionKind::kRowNumber, -1, Type::BigInt());
+  WindowFunctionSpec sliding_sum = function(WindowFunctionKind::kSum, 2, Type::Decimal(38, 0));
+  sliding_sum.frame = {true, {Bound::kPreceding, 3}, {Bound::kFollowing, 1}};
+  WindowFunctionSpec sliding_min = function(WindowFunctionKind::kMin, 2, Type::BigInt());
+  sliding_min.frame = {true, {Bound::kPreceding, 2}, {Bound::kFollowing, 2}};
+  WindowFunctionSpec lag = function(WindowFunctionKind::kLag, 0, Type::Integer());
+  lag.parameter = 2;
+  lag.default_value = Value::Integer(-1);
+  spec.functions.push_back(row_number);
+  spec.functions.push_back(sliding_sum);
+  spec.functions.push_back(sliding_min);
+  spec.functions.push_back(lag);
+  int sel = dag->AddOperator(std::move(select));
+  int w = dag->AddOperator(std::make_unique<WindowOperator>(select_output, std::move(spec), pool_.get()));
+  dag->AddEdge(sel, w, 0, false);
+  dag->set_result_operator(w);
+  auto result = Run(std::move(dag));
+  ASSERT_EQ(result.size(), static_cast<size_t>(kRows));
+
+  // Expected: partitions in (v NULLS LAST, k) order.
+  std::map<int, std::vector<int>> partitions;  // group (-1: NULL) -> keys in window order
+  for (int k = 0; k < kRows; ++k) partitions[rows[k][1].is_null() ? -1 : k % 37].push_back(k);
+  std::map<int, std::vector<std::string>> expected;
+  for (auto& [group, keys] : partitions) {
+    std::sort(keys.begin(), keys.end(), [&](int a, int b) {
+      const Value& x = rows[a][2];
+      const Value& y = rows[b][2];
+      if (x.is_null() != y.is_null()) return y.is_null();
+      if (!x.is_null() && x.AsInt64() != y.AsInt64()) return x.AsInt64() < y.AsInt64();
+      return a < b;
+    });
+    const int n = static_cast<int>(keys.size());
+    for (int i = 0; i < n; ++i) {
+      int64_t sum = 0, present = 0, min = 0;
+      bool has_min = false;
+      for (int j = std::max(0, i - 3); j <= std::min(n - 1, i + 1); ++j) {
+        if (rows[keys[j]][2].is_null()) continue;
+        sum += rows[keys[j]][2].AsInt64();
+        ++present;
+      }
+      for (int j = std::max(0, i - 2); j <= std::min(n - 1, i + 2); ++j) {
+        if (rows[keys[j]][2].is_null()) continue;
+        const int64_t value = rows[keys[j]][2].AsInt64();
+        if (!has_min || value < min) min = value;
+        has_min = true;
+      }
+      expected[keys[i]] = {std::to_string(keys[i]),
+                           rows[keys[i]][2].ToString(),
+                           std::to_string(i + 1),
+                           present == 0 ? "NULL" : std::to_string(sum),
+                           has_min ? std::to_string(min) : "NULL",
+                           i >= 2 ? std::to_string(keys[i - 2]) : "-1"};
+    }
+  }
+  for (const auto& row : result) {
+    const auto& want = expected[std::stoi(row[0])];
+    EXPECT_EQ(row, want) << "k = " << row[0];
+    if (row != want) break;
+  }
+}
 
 }  // namespace
 }  // namespace tessera
