@@ -194,6 +194,8 @@ void QueryManager::FeedNewBlocks(int producer, bool producer_finished) {
     const DagEdge& edge = dag_->edges()[e];
     if (!edge.pipelining && !producer_finished) continue;
     if (edge.consumer_input == DagEdge::kOrderingOnly) continue;
+    // A consumer stopped early (StopUpstreamOf) may finish, and be released, before its producers.
+    if (operators_[edge.consumer].finished) continue;
     const uint32_t first = edge.pipelining ? runtime.fed_blocks_pipelined : 0;
     RelationalOperator* consumer = dag_->op(edge.consumer);
     for (uint32_t b = first; b < available; ++b) consumer->FeedInputBlock(edge.consumer_input, b);
