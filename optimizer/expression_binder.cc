@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "optimizer/constant_folding.h"
 #include "optimizer/expression_analysis.h"
+#include "optimizer/grouping_sets.h"
 #include "optimizer/query_binder.h"
 #include "optimizer/type_rules.h"
 #include "parser/parser.h"
@@ -76,7 +77,7 @@ bool QueryBinder::IsAggregateName(const std::string& name) {
 }
 
 bool QueryBinder::ContainsAggregate(const ParsedExpr& expr) {
-  if (expr.kind == ExprKind::kFunctionCall && IsAggregateName(expr.name)) return true;
+  if (expr.kind == ExprKind::kFunctionCall && (IsAggregateName(expr.name) || IsGroupingCall(expr))) return true;
   for (const auto& child : expr.children) {
     if (ContainsAggregate(*child)) return true;
   }
@@ -269,6 +270,14 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& e
     }
     *handled = true;
     return MakeColumn(group_count + it->second, aggregation.calls[it->second].result_type);
+  }
+  if (IsGroupingCall(expr)) {
+    auto it = aggregation.grouping_values.find(&expr);
+    if (it == aggregation.grouping_values.end()) {
+      return ErrorAt(absl::StatusCode::kInternal, expr.position, "GROUPING call was not collected");
+    }
+    *handled = true;
+    return it->second->Clone();
   }
   if (expr.kind == ExprKind::kLiteral || ContainsAggregate(expr) || ContainsSubquery(expr)) return nullptr;
   // A subtree without aggregates: it must be (or be built from) GROUP BY keys.
@@ -533,6 +542,11 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
     }
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                    absl::StrCat("aggregate functions are not allowed in ", context.clause));
+  }
+  if (IsGroupingCall(expr)) {
+    return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
+                   absl::StrCat("GROUPING is not allowed in ", context.clause,
+                                ": only in the select list, HAVING and ORDER BY of a query with GROUP BY"));
   }
   if (expr.distinct) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,

@@ -47,6 +47,8 @@ struct AggregateBinding {
   std::vector<ExpressionPtr> group_keys;                           // over the pre-aggregation plan
   std::vector<AggregateCall> calls;                                // over the pre-aggregation plan
   absl::flat_hash_map<const parser::ParsedExpr*, int> call_index;  // aggregate call node -> calls[i]
+  // GROUPING(...) call node -> its value above the aggregation (a column, or a constant without grouping sets).
+  absl::flat_hash_map<const parser::ParsedExpr*, ExpressionPtr> grouping_values;
 };
 
 // How to bind an expression: the visible names, the input plan, and what is allowed.
@@ -158,6 +160,17 @@ class QueryBinder {
  private:
   absl::Status BindWhere(const parser::ParsedExpr& where, const Scope& scope, Correlation* correlation,
                          LogicalOperatorPtr* plan);
+
+  // ---- grouping_sets.cc
+  // The aggregation of a block over `input`, once aggregation->group_keys and ->calls are bound: an Aggregate, or
+  // for ROLLUP / CUBE / GROUPING SETS the plan of optimizer/grouping_sets.h. Binds the GROUPING(...) calls
+  // `grouping_nodes` into aggregation->grouping_values. `item_keys[i]` is the index in group_keys of
+  // core.group_by[i]; `group_names` names the group keys.
+  absl::StatusOr<LogicalOperatorPtr> BindAggregation(const parser::SelectCore& core,
+                                                     const std::vector<const parser::ParsedExpr*>& grouping_nodes,
+                                                     const std::vector<int>& item_keys,
+                                                     std::vector<std::string> group_names,
+                                                     AggregateBinding* aggregation, LogicalOperatorPtr input);
 
   // ---- subquery_binder.cc
  public:

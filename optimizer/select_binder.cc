@@ -11,6 +11,7 @@
 #include "optimizer/constant_folding.h"
 #include "optimizer/expression_analysis.h"
 #include "optimizer/expression_format.h"
+#include "optimizer/grouping_sets.h"
 #include "optimizer/query_binder.h"
 #include "parser/parser.h"
 
@@ -140,7 +141,14 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
   if (options.order_by != nullptr) {
     for (const parser::OrderByItem& item : *options.order_by) CollectAggregateCalls(*item.expr, &call_nodes);
   }
-  const bool aggregate = !core.group_by.empty() || core.having != nullptr || !call_nodes.empty();
+  std::vector<const ParsedExpr*> grouping_nodes;
+  for (const parser::SelectItem& item : core.items) CollectGroupingCalls(*item.expr, &grouping_nodes);
+  if (core.having != nullptr) CollectGroupingCalls(*core.having, &grouping_nodes);
+  if (options.order_by != nullptr) {
+    for (const parser::OrderByItem& item : *options.order_by) CollectGroupingCalls(*item.expr, &grouping_nodes);
+  }
+  const bool aggregate = !core.group_by.empty() || !core.grouping_sets.empty() || core.having != nullptr ||
+                         !call_nodes.empty() || !grouping_nodes.empty();
   if (!correlation_keys.empty() && !aggregate) {
     return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
                    "a correlated scalar subquery must compute an aggregate");
@@ -159,6 +167,7 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
       group_names.push_back(FormatExpression(*key, DisplayNames(plan->output())));
       aggregation.group_keys.push_back(std::move(key));
     }
+    std::vector<int> item_keys;  // core.group_by[i] is group key item_keys[i]
     for (const auto& group : core.group_by) {
       const ParsedExpr* source = group.get();
       std::string name = DerivedColumnName(*group);
@@ -194,10 +203,12 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
       group_context.scope = &scope;
       group_context.clause = "GROUP BY";
       TESSERA_ASSIGN_OR_RETURN(ExpressionPtr key, BindExpression(*source, group_context));
-      bool duplicate = false;
-      for (const ExpressionPtr& existing : aggregation.group_keys)
-        duplicate |= ExpressionsEqual(*existing, *key);
-      if (duplicate) continue;
+      int duplicate = -1;
+      for (size_t k = 0; k < aggregation.group_keys.size() && duplicate < 0; ++k) {
+        if (ExpressionsEqual(*aggregation.group_keys[k], *key)) duplicate = static_cast<int>(k);
+      }
+      item_keys.push_back(duplicate >= 0 ? duplicate : static_cast<int>(aggregation.group_keys.size()));
+      if (duplicate >= 0) continue;
       aggregation.group_keys.push_back(std::move(key));
       group_names.push_back(std::move(name));
     }
@@ -217,13 +228,8 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
       }
       aggregation.call_index[node] = index;
     }
-    auto node = std::make_unique<Aggregate>();
-    for (const ExpressionPtr& key : aggregation.group_keys) node->group_by.push_back(key->Clone());
-    node->group_names = std::move(group_names);
-    for (const AggregateCall& call : aggregation.calls) node->aggregates.push_back(call.Clone());
-    node->children.push_back(std::move(plan));
-    node->RecomputeOutput();
-    plan = std::move(node);
+    TESSERA_ASSIGN_OR_RETURN(plan, BindAggregation(core, grouping_nodes, item_keys, std::move(group_names),
+                                                   &aggregation, std::move(plan)));
     select_context.aggregates = &aggregation;
 
     if (core.having != nullptr) {

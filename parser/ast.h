@@ -141,7 +141,11 @@ struct SelectCore {
   std::vector<SelectItem> items;
   std::vector<std::unique_ptr<TableRef>> from;  // comma-separated; empty for SELECT without FROM
   std::unique_ptr<ParsedExpr> where;
+  // GROUP BY: every distinct grouping expression once. With ROLLUP, CUBE or GROUPING SETS, grouping_sets lists
+  // the sets as indexes into group_by (the expansion of the clause, in the standard's order; {} is the empty set,
+  // the grand total); empty for a plain GROUP BY, which groups by all of group_by.
   std::vector<std::unique_ptr<ParsedExpr>> group_by;
+  std::vector<std::vector<int>> grouping_sets;
   std::unique_ptr<ParsedExpr> having;
 };
 
