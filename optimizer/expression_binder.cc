@@ -450,7 +450,9 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBinary(const ParsedExpr& expr, Ex
     return BindArithmetic(expr, *arithmetic, std::move(left), std::move(right));
   }
   if (op == "||") {
-    return ErrorAt(absl::StatusCode::kUnimplemented, expr.position, "the || operator is not supported yet");
+    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr left, BindExpression(*expr.children[0], context));
+    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr right, BindExpression(*expr.children[1], context));
+    return BindConcatOperator(expr, std::move(left), std::move(right));
   }
   return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position, absl::StrCat("unknown operator ", op));
 }
@@ -552,10 +554,13 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                    absl::StrCat("DISTINCT specified, but ", lower, " is not an aggregate function"));
   }
+  if (IsScalarFunctionName(lower)) return BindScalarFunction(expr, context);
   const bool known =
       std::find(KnownFunctions().begin(), KnownFunctions().end(), lower) != KnownFunctions().end();
   if (!known) {
-    const std::string hint = ClosestName(lower, KnownFunctions());
+    std::vector<std::string> candidates = KnownFunctions();
+    for (std::string& name : ScalarFunctionNames()) candidates.push_back(std::move(name));
+    const std::string hint = ClosestName(lower, candidates);
     return ErrorAt(absl::StatusCode::kNotFound, expr.position,
                    absl::StrCat("function ", lower, " does not exist",
                                 hint.empty() ? "" : absl::StrCat("; did you mean '", hint, "'?")));
@@ -636,33 +641,15 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubstring(const ParsedExpr& expr,
 }
 
 absl::StatusOr<ExpressionPtr> QueryBinder::BindExtract(const ParsedExpr& expr, ExpressionContext& context) {
-  FunctionId function;
-  if (expr.name == "YEAR") {
-    function = FunctionId::kExtractYear;
-  } else if (expr.name == "MONTH") {
-    function = FunctionId::kExtractMonth;
-  } else if (expr.name == "DAY") {
-    function = FunctionId::kExtractDay;
-  } else {
+  std::optional<FunctionId> function = ExtractFieldFunction(expr.name);
+  if (!function.has_value()) {
     return ErrorAt(absl::StatusCode::kUnimplemented, expr.position,
                    absl::StrCat("EXTRACT(", expr.name,
-                                " FROM ...) is not supported; supported fields: YEAR, MONTH, DAY"));
+                                " FROM ...) is not supported; supported fields: YEAR, MONTH, DAY, QUARTER, DOW, "
+                                "DOY, WEEK"));
   }
   TESSERA_ASSIGN_OR_RETURN(ExpressionPtr source, BindExpression(*expr.children[0], context));
-  if (IsStringConstant(*source)) {
-    TESSERA_ASSIGN_OR_RETURN(source, Coerce(std::move(source), Type::Date(), expr.children[0]->position));
-  }
-  if (IsNullType(*source)) source = MakeConstant(Value::Null(Type::Date()));
-  const TypeId id = source->result_type.id();
-  if (id != TypeId::kDate && id != TypeId::kTimestamp) {
-    return ErrorAt(absl::StatusCode::kInvalidArgument, expr.children[0]->position,
-                   absl::StrCat("EXTRACT(", expr.name, " FROM ...) requires a DATE or TIMESTAMP, not ",
-                                source->result_type.ToString()));
-  }
-  ExpressionPtr node = MakeNode(ExpressionKind::kFunction, Type::Integer());
-  node->function = function;
-  node->children.push_back(std::move(source));
-  return node;
+  return BindExtractField(*function, std::move(source), *expr.children[0]);
 }
 
 // ----------------------------------------------------------------------------------------------------

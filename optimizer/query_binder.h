@@ -10,6 +10,7 @@
 // Single-threaded; lives for one BindQuery call.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -161,6 +162,21 @@ class QueryBinder {
   absl::Status BindWhere(const parser::ParsedExpr& where, const Scope& scope, Correlation* correlation,
                          LogicalOperatorPtr* plan);
 
+  // ---- function_binder.cc
+ public:
+  // Functions bound by BindScalarFunction (lower-case names).
+  static bool IsScalarFunctionName(const std::string& lower);
+  static std::vector<std::string> ScalarFunctionNames();
+
+ private:
+  absl::StatusOr<ExpressionPtr> BindScalarFunction(const parser::ParsedExpr& expr, ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindConcatOperator(const parser::ParsedExpr& expr, ExpressionPtr left,
+                                                   ExpressionPtr right);
+  // EXTRACT(field FROM source), `where` the source's text (for errors): a DATE or TIMESTAMP (or a string
+  // constant read as a DATE) to INTEGER.
+  absl::StatusOr<ExpressionPtr> BindExtractField(FunctionId field, ExpressionPtr source,
+                                                 const parser::ParsedExpr& where);
+
   // ---- grouping_sets.cc
   // The aggregation of a block over `input`, once aggregation->group_keys and ->calls are bound: an Aggregate, or
   // for ROLLUP / CUBE / GROUPING SETS the plan of optimizer/grouping_sets.h. Binds the GROUPING(...) calls
@@ -232,6 +248,9 @@ class QueryBinder {
   int64_t own_expanded_references_ = 0;
   int64_t* expanded_references_ = &own_expanded_references_;  // shared with the binders of nested views
 };
+
+// The EXTRACT function of a field name in upper case (YEAR, MONTH, DAY, QUARTER, DOW, DOY, WEEK), or nullopt.
+std::optional<FunctionId> ExtractFieldFunction(const std::string& upper_field);
 
 // Splits nested ANDs of a parsed expression into its conjuncts.
 void SplitParsedConjuncts(const parser::ParsedExpr& expr, std::vector<const parser::ParsedExpr*>* conjuncts);
