@@ -172,7 +172,7 @@ absl::Status Strpos(const KernelContext&, Args args, size_t, ActiveRows rows, Co
 }
 
 // split_part(string, delimiter, index): part `index` (1-based; negative counts from the end), '' when there is
-// no such part. An empty delimiter does not split.
+// no such part. With an empty delimiter every character is a part.
 absl::Status SplitPart(const KernelContext&, Args args, size_t, ActiveRows rows, ColumnVector* out) {
   std::string_view* o = out->mutable_strings();
   const int32_t* indexes = args[2]->values<int32_t>();
@@ -186,7 +186,18 @@ absl::Status SplitPart(const KernelContext&, Args args, size_t, ActiveRows rows,
       status = absl::InvalidArgumentError("split_part: field position must not be zero");
       return;
     }
-    // Part i starts after the i-th delimiter; an empty delimiter leaves one part.
+    if (delimiter.empty()) {  // every character is a part (DuckDB)
+      const int64_t characters = static_cast<int64_t>(CharacterCount(s));
+      const int64_t position = index > 0 ? index - 1 : characters + index;
+      if (position < 0 || position >= characters) {
+        o[r] = std::string_view();
+        return;
+      }
+      const size_t begin = PrefixBytes(s, position);
+      o[r] = s.substr(begin, PrefixBytes(s.substr(begin), 1));
+      return;
+    }
+    // Part i starts after the i-th delimiter.
     auto next = [&](size_t from) {
       return delimiter.empty() ? std::string_view::npos : s.find(delimiter, from);
     };
@@ -324,33 +335,31 @@ absl::Status RoundDouble(const KernelContext&, Args args, size_t count, ActiveRo
 
 enum class MathFunction { kSqrt, kExp, kLn, kLog10, kPower };
 
+// IEEE results outside the domain, as DuckDB: sqrt(-1) and ln(-1) are NaN, ln(0) is -infinity.
 template <MathFunction kFunction>
 absl::Status Math(const KernelContext&, Args args, size_t, ActiveRows rows, ColumnVector* out) {
   const double* x = args[0]->values<double>();
   double* o = out->mutable_values<double>();
-  absl::Status status = absl::OkStatus();
   ForEachRow(rows, [&](uint32_t r) {
-    if (out->IsNull(r) || !status.ok()) return;
     switch (kFunction) {
       case MathFunction::kSqrt:
-        if (x[r] < 0) status = absl::OutOfRangeError("cannot take the square root of a negative number");
         o[r] = std::sqrt(x[r]);
         break;
       case MathFunction::kExp:
         o[r] = std::exp(x[r]);
         break;
       case MathFunction::kLn:
+        o[r] = std::log(x[r]);
+        break;
       case MathFunction::kLog10:
-        if (x[r] == 0) status = absl::OutOfRangeError("cannot take the logarithm of zero");
-        if (x[r] < 0) status = absl::OutOfRangeError("cannot take the logarithm of a negative number");
-        o[r] = kFunction == MathFunction::kLn ? std::log(x[r]) : std::log10(x[r]);
+        o[r] = std::log10(x[r]);
         break;
       case MathFunction::kPower:
         o[r] = std::pow(x[r], args[1]->values<double>()[r]);
         break;
     }
   });
-  return status;
+  return absl::OkStatus();
 }
 
 // greatest / least: the extreme of the non-NULL arguments, NULL when all are NULL (PostgreSQL, DuckDB).

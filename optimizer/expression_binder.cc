@@ -73,7 +73,8 @@ std::string TypeList(const std::vector<ExpressionPtr>& arguments) {
 }  // namespace
 
 bool QueryBinder::IsAggregateName(const std::string& name) {
-  return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX";
+  return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX" ||
+         name == "BOOL_AND" || name == "BOOL_OR" || IsStatisticalAggregateName(name);
 }
 
 bool QueryBinder::ContainsAggregate(const ParsedExpr& expr) {
@@ -263,6 +264,10 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& e
                                                              ExpressionContext& context, bool* handled) {
   AggregateBinding& aggregation = *context.aggregates;
   const int group_count = static_cast<int>(aggregation.group_keys.size());
+  if (auto computed = aggregation.computed_values.find(&expr); computed != aggregation.computed_values.end()) {
+    *handled = true;
+    return computed->second->Clone();
+  }
   if (expr.kind == ExprKind::kFunctionCall && IsAggregateName(expr.name)) {
     auto it = aggregation.call_index.find(&expr);
     if (it == aggregation.call_index.end()) {
@@ -271,14 +276,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& e
     *handled = true;
     return MakeColumn(group_count + it->second, aggregation.calls[it->second].result_type);
   }
-  if (IsGroupingCall(expr)) {
-    auto it = aggregation.grouping_values.find(&expr);
-    if (it == aggregation.grouping_values.end()) {
-      return ErrorAt(absl::StatusCode::kInternal, expr.position, "GROUPING call was not collected");
-    }
-    *handled = true;
-    return it->second->Clone();
-  }
+
   if (expr.kind == ExprKind::kLiteral || ContainsAggregate(expr) || ContainsSubquery(expr)) return nullptr;
   // A subtree without aggregates: it must be (or be built from) GROUP BY keys.
   ExpressionContext below;
@@ -507,11 +505,13 @@ absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& c
     result.result_type = Type::BigInt();
     return result;
   }
-  result.function = name == "COUNT" ? AggregateFunction::kCount
-                    : name == "SUM" ? AggregateFunction::kSum
-                    : name == "AVG" ? AggregateFunction::kAvg
-                    : name == "MIN" ? AggregateFunction::kMin
-                                    : AggregateFunction::kMax;
+  // BOOL_AND / BOOL_OR are MIN / MAX of a BOOLEAN (FALSE < TRUE).
+  const bool boolean = name == "BOOL_AND" || name == "BOOL_OR";
+  result.function = name == "COUNT"                         ? AggregateFunction::kCount
+                    : name == "SUM"                         ? AggregateFunction::kSum
+                    : name == "AVG"                         ? AggregateFunction::kAvg
+                    : name == "MIN" || name == "BOOL_AND" ? AggregateFunction::kMin
+                                                            : AggregateFunction::kMax;
   if (call.children.size() != 1) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, call.position,
                    absl::StrCat("function ", absl::AsciiStrToLower(name), " takes exactly one argument"));
@@ -521,6 +521,12 @@ absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& c
   argument_context.conjunct_root = false;
   argument_context.clause = "aggregate function arguments";
   TESSERA_ASSIGN_OR_RETURN(ExpressionPtr argument, BindExpression(*call.children[0], argument_context));
+  if (boolean && argument->result_type.id() == TypeId::kNull) argument = MakeConstant(Value::Null(Type::Boolean()));
+  if (boolean && argument->result_type.id() != TypeId::kBoolean) {
+    return ErrorAt(absl::StatusCode::kInvalidArgument, call.position,
+                   absl::StrCat("function ", absl::AsciiStrToLower(name), "(", argument->result_type.ToString(),
+                                ") does not exist"));
+  }
   Type argument_type;
   std::optional<Type> type = AggregateResultType(result.function, argument->result_type, &argument_type);
   if (!type.has_value()) {

@@ -280,7 +280,7 @@ absl::StatusOr<LogicalOperatorPtr> QueryBinder::BindAggregation(
     plan = PlanGroupingSets(std::move(input), keys, group_names, aggregation->calls, sets, grouping_calls);
   }
   for (size_t i = 0; i < grouping_nodes.size(); ++i) {
-    aggregation->grouping_values[grouping_nodes[i]] =
+    aggregation->computed_values[grouping_nodes[i]] =
         sets.empty() ? MakeConstant(Value::BigInt(GroupingValue(grouping_calls[i], all_keys)))
                      : MakeColumn(value_base + static_cast<int>(i), Type::BigInt());
   }

@@ -48,8 +48,12 @@ struct AggregateBinding {
   std::vector<ExpressionPtr> group_keys;                           // over the pre-aggregation plan
   std::vector<AggregateCall> calls;                                // over the pre-aggregation plan
   absl::flat_hash_map<const parser::ParsedExpr*, int> call_index;  // aggregate call node -> calls[i]
-  // GROUPING(...) call node -> its value above the aggregation (a column, or a constant without grouping sets).
-  absl::flat_hash_map<const parser::ParsedExpr*, ExpressionPtr> grouping_values;
+  // Calls whose value above the aggregation is an expression: GROUPING(...) (a column, or a constant without
+  // grouping sets) and the statistical aggregates (computed from COUNT and SUM calls).
+  absl::flat_hash_map<const parser::ParsedExpr*, ExpressionPtr> computed_values;
+
+  // Adds `call` to `calls` unless an equal call is there; returns its index.
+  int AddCall(AggregateCall call);
 };
 
 // How to bind an expression: the visible names, the input plan, and what is allowed.
@@ -177,6 +181,16 @@ class QueryBinder {
   absl::StatusOr<ExpressionPtr> BindExtractField(FunctionId field, ExpressionPtr source,
                                                  const parser::ParsedExpr& where);
 
+  // ---- statistical_aggregates.cc
+ public:
+  // STDDEV / STDDEV_SAMP / STDDEV_POP / VARIANCE / VAR_SAMP / VAR_POP (upper-case names).
+  static bool IsStatisticalAggregateName(const std::string& name);
+  // Binds the statistical aggregate `call` as COUNT and SUM calls added to aggregation->calls, and its value
+  // into aggregation->computed_values. The group keys must be bound already.
+  absl::Status BindStatisticalAggregate(const parser::ParsedExpr& call, ExpressionContext& context,
+                                        AggregateBinding* aggregation);
+
+ private:
   // ---- grouping_sets.cc
   // The aggregation of a block over `input`, once aggregation->group_keys and ->calls are bound: an Aggregate, or
   // for ROLLUP / CUBE / GROUPING SETS the plan of optimizer/grouping_sets.h. Binds the GROUPING(...) calls

@@ -42,6 +42,14 @@ bool SameCall(const AggregateCall& a, const AggregateCall& b) {
 
 }  // namespace
 
+int AggregateBinding::AddCall(AggregateCall call) {
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (SameCall(calls[i], call)) return static_cast<int>(i);
+  }
+  calls.push_back(std::move(call));
+  return static_cast<int>(calls.size()) - 1;
+}
+
 void SplitParsedConjuncts(const ParsedExpr& expr, std::vector<const ParsedExpr*>* conjuncts) {
   if (expr.kind == ExprKind::kBinary && expr.name == "AND") {
     SplitParsedConjuncts(*expr.children[0], conjuncts);
@@ -217,16 +225,12 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
     call_context.plan = &plan;
     call_context.clause = "aggregate function arguments";
     for (const ParsedExpr* node : call_nodes) {
+      if (IsStatisticalAggregateName(node->name)) {
+        TESSERA_RETURN_IF_ERROR(BindStatisticalAggregate(*node, call_context, &aggregation));
+        continue;
+      }
       TESSERA_ASSIGN_OR_RETURN(AggregateCall call, BindAggregateCall(*node, call_context));
-      int index = -1;
-      for (size_t i = 0; i < aggregation.calls.size(); ++i) {
-        if (SameCall(aggregation.calls[i], call)) index = static_cast<int>(i);
-      }
-      if (index < 0) {
-        index = static_cast<int>(aggregation.calls.size());
-        aggregation.calls.push_back(std::move(call));
-      }
-      aggregation.call_index[node] = index;
+      aggregation.call_index[node] = aggregation.AddCall(std::move(call));
     }
     TESSERA_ASSIGN_OR_RETURN(plan, BindAggregation(core, grouping_nodes, item_keys, std::move(group_names),
                                                    &aggregation, std::move(plan)));
