@@ -556,9 +556,10 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
                    absl::StrCat("GROUPING is not allowed in ", context.clause,
                                 ": only in the select list, HAVING and ORDER BY of a query with GROUP BY"));
   }
-  if (expr.distinct) {
+  if (expr.distinct || expr.aggregate_filter) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   absl::StrCat("DISTINCT specified, but ", lower, " is not an aggregate function"));
+                   absl::StrCat(expr.distinct ? "DISTINCT" : "FILTER", " specified, but ", lower,
+                                " is not an aggregate function"));
   }
   if (IsScalarFunctionName(lower)) return BindScalarFunction(expr, context);
   const bool known =

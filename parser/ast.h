@@ -81,6 +81,10 @@ struct ParsedExpr {
   std::optional<TypeName> cast_type;
 
   bool distinct = false;          // COUNT(DISTINCT x)
+  // f(x) FILTER (WHERE c) was written; the parser has rewritten the argument to CASE WHEN c THEN x END (COUNT(*)
+  // to COUNT(CASE WHEN c THEN 1 END)), which aggregates that skip NULLs compute alike. The binder rejects it on
+  // functions that are not aggregates.
+  bool aggregate_filter = false;
   bool negated = false;           // NOT IN / NOT LIKE / NOT BETWEEN / IS NOT NULL / NOT EXISTS
   bool case_has_operand = false;  // CASE x WHEN ...
   bool case_has_else = false;

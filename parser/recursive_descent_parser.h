@@ -136,6 +136,8 @@ class RecursiveDescentParser {
   absl::StatusOr<ExprPtr> ParseExtract();
   absl::StatusOr<ExprPtr> ParseSubstring();
   absl::StatusOr<ExprPtr> ParseFunctionCall();
+  // `FILTER ( WHERE condition )` after the aggregate call `call`, folded into its argument (ast.h).
+  absl::StatusOr<ExprPtr> ParseAggregateFilter(ExprPtr call);
   absl::StatusOr<ExprPtr> ParseColumnRef();
   absl::StatusOr<ExprPtr> ParseTypedLiteral(LiteralKind kind);  // DATE '...', TIMESTAMP '...'
   absl::StatusOr<ExprPtr> ParseInterval();
