@@ -575,11 +575,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
   if (lower == "substring" || lower == "substr") return BindSubstring(expr, context);
   std::vector<ExpressionPtr> arguments;
   std::vector<const ParsedExpr*> sources;
-  for (const auto& child : expr.children) {
-    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr argument, BindExpression(*child, context));
-    arguments.push_back(std::move(argument));
-    sources.push_back(child.get());
-  }
+  TESSERA_RETURN_IF_ERROR(BindArguments(expr, context, &arguments, &sources));
   auto arity_error = [&](std::string_view expected) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                    absl::StrCat("function ", lower, " expects ", std::string(expected), " argument",

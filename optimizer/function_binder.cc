@@ -125,6 +125,17 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindConcatOperator(const ParsedExpr& 
   return MakeFunction(FunctionId::kConcatStrict, std::move(arguments), Type::Varchar());
 }
 
+absl::Status QueryBinder::BindArguments(const ParsedExpr& call, ExpressionContext& context,
+                                        std::vector<ExpressionPtr>* arguments,
+                                        std::vector<const ParsedExpr*>* sources) {
+  for (const auto& child : call.children) {
+    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr argument, BindExpression(*child, context));
+    arguments->push_back(std::move(argument));
+    sources->push_back(child.get());
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarFunction(const ParsedExpr& expr, ExpressionContext& context) {
   const std::string lower = absl::AsciiStrToLower(expr.name);
   const ScalarFunctionName& entry = *FindScalarFunction(lower);
@@ -141,11 +152,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarFunction(const ParsedExpr& 
   }
   std::vector<ExpressionPtr> arguments;
   std::vector<const ParsedExpr*> sources;
-  for (const auto& child : expr.children) {
-    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr argument, BindExpression(*child, context));
-    arguments.push_back(std::move(argument));
-    sources.push_back(child.get());
-  }
+  TESSERA_RETURN_IF_ERROR(BindArguments(expr, context, &arguments, &sources));
   auto type_error = [&]() {
     std::string types;
     for (const ExpressionPtr& argument : arguments) {

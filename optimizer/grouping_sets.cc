@@ -49,17 +49,16 @@ ExpressionPtr CastIfNeeded(ExpressionPtr expression, Type type) {
   return MakeCast(std::move(expression), type);
 }
 
-// The partial aggregates of `call` over the finest groups (appended to `partials`); returns how many.
-int AddPartials(const AggregateCall& call, std::vector<AggregateCall>* partials) {
+// Appends the partial aggregates of `call` over the finest groups to `partials` (AVG: SUM and COUNT).
+void AddPartials(const AggregateCall& call, std::vector<AggregateCall>* partials) {
   if (call.function == AggregateFunction::kAvg) {
     partials->push_back(MakeCall(AggregateFunction::kSum, call.argument->Clone(), "partial_sum"));
     partials->push_back(MakeCall(AggregateFunction::kCount, call.argument->Clone(), "partial_count"));
-    return 2;
+    return;
   }
   AggregateCall partial = call.Clone();
   partial.distinct = false;  // MIN / MAX (DISTINCT x) = MIN / MAX (x)
   partials->push_back(std::move(partial));
-  return 1;
 }
 
 // The aggregate that combines partial column `column` (of type `type`) made by `function`.

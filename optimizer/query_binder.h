@@ -174,6 +174,9 @@ class QueryBinder {
 
  private:
   absl::StatusOr<ExpressionPtr> BindScalarFunction(const parser::ParsedExpr& expr, ExpressionContext& context);
+  // Binds the arguments of the function call `call` in order; `sources` gets their parsed expressions.
+  absl::Status BindArguments(const parser::ParsedExpr& call, ExpressionContext& context,
+                             std::vector<ExpressionPtr>* arguments, std::vector<const parser::ParsedExpr*>* sources);
   absl::StatusOr<ExpressionPtr> BindConcatOperator(const parser::ParsedExpr& expr, ExpressionPtr left,
                                                    ExpressionPtr right);
   // EXTRACT(field FROM source), `where` the source's text (for errors): a DATE or TIMESTAMP (or a string
