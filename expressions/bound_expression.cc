@@ -328,7 +328,7 @@ std::unique_ptr<BoundExpression> MakeFunction(FunctionId function,
 
 bool IsScalarFunction(FunctionId function) {
   return static_cast<int>(function) >= static_cast<int>(FunctionId::kConcat) &&
-         static_cast<int>(function) <= static_cast<int>(FunctionId::kStartsWith);
+         static_cast<int>(function) <= static_cast<int>(FunctionId::kDateTrunc);
 }
 
 const char* FunctionSqlName(FunctionId function) {
@@ -368,6 +368,7 @@ const char* FunctionSqlName(FunctionId function) {
     case FunctionId::kStrpos: return "strpos";
     case FunctionId::kSplitPart: return "split_part";
     case FunctionId::kStartsWith: return "starts_with";
+    case FunctionId::kDateTrunc: return "date_trunc";
   }
   return "?";
 }

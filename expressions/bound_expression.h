@@ -77,9 +77,13 @@ enum class FunctionId {
   kStrpos,      // (VARCHAR, VARCHAR) -> INTEGER (1-based character position, 0 if absent)
   kSplitPart,   // (VARCHAR, VARCHAR delimiter, INTEGER index) -> VARCHAR
   kStartsWith,  // (VARCHAR, VARCHAR) -> BOOLEAN
+  kDateTrunc,   // (INTEGER DateTruncUnit, TIMESTAMP) -> TIMESTAMP
 };
 
-// Whether `function` is one of the functions with a generic kernel (kConcat ... kStartsWith).
+// date_trunc's units, as the first argument of a kDateTrunc node.
+enum class DateTruncUnit : int32_t { kYear, kQuarter, kMonth, kWeek, kDay, kHour, kMinute, kSecond };
+
+// Whether `function` is one of the functions with a generic kernel (kConcat ... kDateTrunc).
 bool IsScalarFunction(FunctionId function);
 // The SQL name of `function` as EXPLAIN shows it ("concat", "round"; EXTRACT fields as "YEAR", ...).
 const char* FunctionSqlName(FunctionId function);

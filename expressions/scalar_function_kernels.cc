@@ -1,6 +1,6 @@
 // Kernels of the scalar functions with any number of arguments (ScalarFunctionPlan in vector_kernels.h):
 // concat and ||, round / ceil / floor, sqrt / exp / ln / log10 / power, greatest / least, the trim family,
-// lpad / rpad, replace, strpos, split_part, starts_with. Strings are UTF-8 and positions count characters.
+// lpad / rpad, replace, strpos, split_part, starts_with, date_trunc. Strings are UTF-8 and positions count characters.
 // Argument types are as the binder cast them (optimizer/function_binder.cc): numeric functions get DOUBLE, or
 // the DECIMAL / integer type they keep; string arguments VARCHAR; counts and positions INTEGER.
 
@@ -220,6 +220,54 @@ absl::Status StartsWith(const KernelContext&, Args args, size_t, ActiveRows rows
   uint8_t* o = out->mutable_values<uint8_t>();
   ForEachRow(rows, [&](uint32_t r) {
     if (!out->IsNull(r)) o[r] = args[0]->strings()[r].starts_with(args[1]->strings()[r]);
+  });
+  return absl::OkStatus();
+}
+
+// ---------------------------------------------------------------- dates
+
+int64_t FloorDivide(int64_t value, int64_t divisor) {
+  const int64_t quotient = value / divisor;
+  return value % divisor < 0 ? quotient - 1 : quotient;
+}
+
+// date_trunc(unit, TIMESTAMP): the start of the unit the timestamp lies in (weeks start on Monday, ISO 8601).
+absl::Status DateTrunc(const KernelContext&, Args args, size_t, ActiveRows rows, ColumnVector* out) {
+  const int32_t* units = args[0]->values<int32_t>();
+  const int64_t* in = args[1]->values<int64_t>();
+  int64_t* o = out->mutable_values<int64_t>();
+  ForEachRow(rows, [&](uint32_t r) {
+    const int64_t micros = in[r];
+    const int64_t days = FloorDivide(micros, kMicrosPerDay);
+    int year;
+    unsigned month, day;
+    CivilFromDays(static_cast<int32_t>(days), &year, &month, &day);
+    switch (static_cast<DateTruncUnit>(units[r])) {
+      case DateTruncUnit::kYear:
+        o[r] = DaysFromCivil(year, 1, 1) * kMicrosPerDay;
+        break;
+      case DateTruncUnit::kQuarter:
+        o[r] = DaysFromCivil(year, (month - 1) / 3 * 3 + 1, 1) * kMicrosPerDay;
+        break;
+      case DateTruncUnit::kMonth:
+        o[r] = DaysFromCivil(year, month, 1) * kMicrosPerDay;
+        break;
+      case DateTruncUnit::kWeek:  // 1970-01-01 was a Thursday: Monday is 3 days before
+        o[r] = (days - ((days + 3) - FloorDivide(days + 3, 7) * 7)) * kMicrosPerDay;
+        break;
+      case DateTruncUnit::kDay:
+        o[r] = days * kMicrosPerDay;
+        break;
+      case DateTruncUnit::kHour:
+        o[r] = FloorDivide(micros, kMicrosPerHour) * kMicrosPerHour;
+        break;
+      case DateTruncUnit::kMinute:
+        o[r] = FloorDivide(micros, kMicrosPerMinute) * kMicrosPerMinute;
+        break;
+      case DateTruncUnit::kSecond:
+        o[r] = FloorDivide(micros, kMicrosPerSecond) * kMicrosPerSecond;
+        break;
+    }
   });
   return absl::OkStatus();
 }
@@ -462,6 +510,8 @@ absl::StatusOr<ScalarFunctionPlan> PlanScalarFunction(FunctionId function, const
       return ScalarFunctionPlan{&SplitPart, false};
     case FunctionId::kStartsWith:
       return ScalarFunctionPlan{&StartsWith, false};
+    case FunctionId::kDateTrunc:
+      return ScalarFunctionPlan{&DateTrunc, false};
     default:
       return absl::InvalidArgumentError("not a scalar function with a generic kernel");
   }

@@ -11,6 +11,7 @@
 //   trim ltrim rtrim (s [, characters]), lpad rpad (s, n [, fill]), replace (s, from, to), split_part (s, d, i)
 //                             VARCHAR; strpos / instr (s, sub) INTEGER; starts_with (s, prefix) BOOLEAN
 //   year month day quarter dayofweek dayofyear week (d), date_part ('field', d)   as EXTRACT
+//   date_trunc ('unit', d)    TIMESTAMP (also for a DATE, as DuckDB); unit year ... second, a constant
 
 #include <algorithm>
 #include <optional>
@@ -65,7 +66,19 @@ constexpr ScalarFunctionName kScalarFunctions[] = {
     {"dayofyear", FunctionId::kExtractDayOfYear, 1, 1},
     {"week", FunctionId::kExtractWeek, 1, 1},
     {"date_part", FunctionId::kExtractYear, 2, 2},  // the field is the first argument
+    {"date_trunc", FunctionId::kDateTrunc, 2, 2},
 };
+
+std::optional<DateTruncUnit> DateTruncUnitNamed(const std::string& lower) {
+  static constexpr std::pair<const char*, DateTruncUnit> kUnits[] = {
+      {"year", DateTruncUnit::kYear},   {"quarter", DateTruncUnit::kQuarter}, {"month", DateTruncUnit::kMonth},
+      {"week", DateTruncUnit::kWeek},   {"day", DateTruncUnit::kDay},         {"hour", DateTruncUnit::kHour},
+      {"minute", DateTruncUnit::kMinute}, {"second", DateTruncUnit::kSecond}};
+  for (const auto& [name, unit] : kUnits) {
+    if (lower == name || lower == absl::StrCat(name, "s")) return unit;
+  }
+  return std::nullopt;
+}
 
 const ScalarFunctionName* FindScalarFunction(const std::string& lower) {
   for (const ScalarFunctionName& entry : kScalarFunctions) {
@@ -170,7 +183,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarFunction(const ParsedExpr& 
     }
     const Type from = argument->result_type;
     const bool convertible = type.IsString() || (type.IsNumeric() && from.IsNumeric()) ||
-                             (IsInteger(type) && IsInteger(from)) || from == type;
+                             (IsInteger(type) && IsInteger(from)) || from == type ||
+                             (type.id() == TypeId::kTimestamp && from.id() == TypeId::kDate);
     if (!convertible) return false;
     TESSERA_ASSIGN_OR_RETURN(argument, Coerce(std::move(argument), type, sources[i]->position));
     return true;
@@ -285,6 +299,28 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarFunction(const ParsedExpr& 
       if (!ok) return type_error();
       TESSERA_ASSIGN_OR_RETURN(ok, cast_all(number + 1, arguments.size(), Type::Varchar()));
       if (!ok) return type_error();
+      break;
+    }
+    case FunctionId::kDateTrunc: {
+      const BoundExpression& unit = *arguments[0];
+      std::optional<DateTruncUnit> parsed;
+      if (unit.kind == ExpressionKind::kConstant && unit.result_type.IsString() && !unit.constant.is_null()) {
+        parsed = DateTruncUnitNamed(absl::AsciiStrToLower(unit.constant.AsString()));
+      }
+      if (!parsed.has_value()) {
+        return ErrorAt(absl::StatusCode::kInvalidArgument, sources[0]->position,
+                       "the first argument of date_trunc must be a constant string naming the unit: year, "
+                       "quarter, month, week, day, hour, minute or second");
+      }
+      arguments[0] = MakeConstant(Value::Integer(static_cast<int32_t>(*parsed)));
+      if (arguments[1]->kind == ExpressionKind::kConstant && arguments[1]->result_type.IsString()) {
+        TESSERA_ASSIGN_OR_RETURN(arguments[1], Coerce(std::move(arguments[1]), Type::Timestamp(), sources[1]->position));
+      }
+      const TypeId id = arguments[1]->result_type.id();
+      if (id != TypeId::kDate && id != TypeId::kTimestamp && id != TypeId::kNull) return type_error();
+      TESSERA_ASSIGN_OR_RETURN(bool ok, cast_argument(1, Type::Timestamp()));
+      if (!ok) return type_error();
+      result = Type::Timestamp();
       break;
     }
     default: {  // date parts

@@ -135,6 +135,8 @@ class RecursiveDescentParser {
   absl::StatusOr<ExprPtr> ParseExists();
   absl::StatusOr<ExprPtr> ParseExtract();
   absl::StatusOr<ExprPtr> ParseSubstring();
+  // POSITION(substring IN string): the call STRPOS(string, substring); POSITION(a, b) is an ordinary call.
+  absl::StatusOr<ExprPtr> ParsePosition();
   absl::StatusOr<ExprPtr> ParseFunctionCall();
   // `FILTER ( WHERE condition )` after the aggregate call `call`, folded into its argument (ast.h).
   absl::StatusOr<ExprPtr> ParseAggregateFilter(ExprPtr call);

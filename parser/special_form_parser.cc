@@ -1,4 +1,4 @@
-// Expression forms with their own syntax: CASE, CAST, EXISTS, EXTRACT, SUBSTRING, function calls (COUNT(*),
+// Expression forms with their own syntax: CASE, CAST, EXISTS, EXTRACT, SUBSTRING, POSITION, function calls (COUNT(*),
 // COUNT(DISTINCT x), aggregate FILTER (WHERE ...)), DATE/TIMESTAMP/INTERVAL literals, and type names.
 
 #include <memory>
@@ -116,6 +116,25 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseSubstring() {
   }
   TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
   return substring;
+}
+
+absl::StatusOr<ExprPtr> RecursiveDescentParser::ParsePosition() {
+  const int start = index_;
+  auto call = MakeExpr(ExprKind::kFunctionCall, Current().position);
+  Advance();
+  TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
+  // The operand before IN binds tighter than IN itself (the concatenation level and above).
+  TESSERA_ASSIGN_OR_RETURN(ExprPtr substring, ParseBinaryLevel(BinaryLevel::kConcat));
+  if (!ConsumeWord("IN")) {
+    index_ = start;  // not the special form: position(a, b) as a plain function call
+    return ParseFunctionCall();
+  }
+  TESSERA_ASSIGN_OR_RETURN(ExprPtr text, ParseExpression());
+  TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
+  call->name = "STRPOS";
+  call->children.push_back(std::move(text));
+  call->children.push_back(std::move(substring));
+  return call;
 }
 
 absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseFunctionCall() {
