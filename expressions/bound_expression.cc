@@ -43,32 +43,6 @@ const char* ComparisonSymbol(ComparisonOp op) {
   return "?";
 }
 
-const char* FunctionName(FunctionId function) {
-  switch (function) {
-    case FunctionId::kExtractYear:
-      return "YEAR";
-    case FunctionId::kExtractMonth:
-      return "MONTH";
-    case FunctionId::kExtractDay:
-      return "DAY";
-    case FunctionId::kSubstring:
-      return "SUBSTRING";
-    case FunctionId::kCoalesce:
-      return "COALESCE";
-    case FunctionId::kNullIf:
-      return "NULLIF";
-    case FunctionId::kAbs:
-      return "ABS";
-    case FunctionId::kUpper:
-      return "UPPER";
-    case FunctionId::kLower:
-      return "LOWER";
-    case FunctionId::kLength:
-      return "LENGTH";
-  }
-  return "?";
-}
-
 // SQL literal text: strings quoted (with '' escaping), dates/timestamps/intervals with their keyword.
 std::string LiteralText(const Value& value) {
   if (value.is_null()) return "NULL";
@@ -195,12 +169,24 @@ void AppendExpression(const BoundExpression& e, const std::vector<std::string>* 
         case FunctionId::kExtractYear:
         case FunctionId::kExtractMonth:
         case FunctionId::kExtractDay:
-          *out += std::string("EXTRACT(") + FunctionName(e.function) + " FROM ";
+        case FunctionId::kExtractQuarter:
+        case FunctionId::kExtractDayOfWeek:
+        case FunctionId::kExtractDayOfYear:
+        case FunctionId::kExtractWeek:
+          *out += std::string("EXTRACT(") + FunctionSqlName(e.function) + " FROM ";
           AppendChildren(e, 0, names, out);
           *out += ")";
           return;
+        case FunctionId::kConcatStrict:
+          *out += "(";
+          for (size_t i = 0; i < e.children.size(); ++i) {
+            if (i > 0) *out += " || ";
+            AppendExpression(*e.children[i], names, out);
+          }
+          *out += ")";
+          return;
         default:
-          *out += std::string(FunctionName(e.function)) + "(";
+          *out += std::string(FunctionSqlName(e.function)) + "(";
           AppendChildren(e, 0, names, out);
           *out += ")";
           return;
@@ -338,6 +324,53 @@ std::unique_ptr<BoundExpression> MakeFunction(FunctionId function,
   node->function = function;
   node->children = std::move(arguments);
   return node;
+}
+
+bool IsScalarFunction(FunctionId function) {
+  return static_cast<int>(function) >= static_cast<int>(FunctionId::kConcat) &&
+         static_cast<int>(function) <= static_cast<int>(FunctionId::kDateTrunc);
+}
+
+const char* FunctionSqlName(FunctionId function) {
+  switch (function) {
+    case FunctionId::kExtractYear: return "YEAR";
+    case FunctionId::kExtractMonth: return "MONTH";
+    case FunctionId::kExtractDay: return "DAY";
+    case FunctionId::kExtractQuarter: return "QUARTER";
+    case FunctionId::kExtractDayOfWeek: return "DOW";
+    case FunctionId::kExtractDayOfYear: return "DOY";
+    case FunctionId::kExtractWeek: return "WEEK";
+    case FunctionId::kSubstring: return "SUBSTRING";
+    case FunctionId::kCoalesce: return "COALESCE";
+    case FunctionId::kNullIf: return "NULLIF";
+    case FunctionId::kAbs: return "ABS";
+    case FunctionId::kUpper: return "UPPER";
+    case FunctionId::kLower: return "LOWER";
+    case FunctionId::kLength: return "LENGTH";
+    case FunctionId::kConcat: return "concat";
+    case FunctionId::kConcatStrict: return "||";
+    case FunctionId::kRound: return "round";
+    case FunctionId::kCeil: return "ceil";
+    case FunctionId::kFloor: return "floor";
+    case FunctionId::kSqrt: return "sqrt";
+    case FunctionId::kExp: return "exp";
+    case FunctionId::kLn: return "ln";
+    case FunctionId::kLog10: return "log10";
+    case FunctionId::kPower: return "power";
+    case FunctionId::kGreatest: return "greatest";
+    case FunctionId::kLeast: return "least";
+    case FunctionId::kTrim: return "trim";
+    case FunctionId::kLtrim: return "ltrim";
+    case FunctionId::kRtrim: return "rtrim";
+    case FunctionId::kLpad: return "lpad";
+    case FunctionId::kRpad: return "rpad";
+    case FunctionId::kReplace: return "replace";
+    case FunctionId::kStrpos: return "strpos";
+    case FunctionId::kSplitPart: return "split_part";
+    case FunctionId::kStartsWith: return "starts_with";
+    case FunctionId::kDateTrunc: return "date_trunc";
+  }
+  return "?";
 }
 
 }  // namespace tessera

@@ -43,6 +43,10 @@ enum class FunctionId {
   kExtractYear,
   kExtractMonth,
   kExtractDay,  // (DATE or TIMESTAMP) -> INTEGER
+  kExtractQuarter,
+  kExtractDayOfWeek,  // 0 = Sunday ... 6 = Saturday
+  kExtractDayOfYear,
+  kExtractWeek,  // ISO 8601 week number
   kSubstring,   // (string, INTEGER start [, INTEGER length]) -> VARCHAR, 1-based, SQL semantics
   kCoalesce,    // n-ary, all arguments of result_type
   kNullIf,      // (a, b) of one type
@@ -50,7 +54,39 @@ enum class FunctionId {
   kUpper,
   kLower,
   kLength,
+  // Functions with a generic kernel (IsScalarFunction; expressions/scalar_function_kernels.cc); the binder casts
+  // the arguments to the types given here.
+  kConcat,        // (VARCHAR, ...) -> VARCHAR; NULL arguments are skipped
+  kConcatStrict,  // a || b: (VARCHAR, VARCHAR) -> VARCHAR, NULL if either is
+  kRound,         // (x [, INTEGER digits]): DOUBLE, DECIMAL (result scale min(s, digits)), INTEGER, BIGINT
+  kCeil,          // (x): DOUBLE, DECIMAL (result scale 0), INTEGER, BIGINT
+  kFloor,
+  kSqrt,   // (DOUBLE) -> DOUBLE
+  kExp,    // (DOUBLE) -> DOUBLE
+  kLn,     // (DOUBLE) -> DOUBLE
+  kLog10,  // (DOUBLE) -> DOUBLE
+  kPower,  // (DOUBLE, DOUBLE) -> DOUBLE
+  kGreatest,  // n-ary, all of result_type; NULL arguments are skipped
+  kLeast,
+  kTrim,        // (VARCHAR [, VARCHAR characters]) -> VARCHAR
+  kLtrim,
+  kRtrim,
+  kLpad,        // (VARCHAR, INTEGER length [, VARCHAR fill]) -> VARCHAR
+  kRpad,
+  kReplace,     // (VARCHAR, VARCHAR from, VARCHAR to) -> VARCHAR
+  kStrpos,      // (VARCHAR, VARCHAR) -> INTEGER (1-based character position, 0 if absent)
+  kSplitPart,   // (VARCHAR, VARCHAR delimiter, INTEGER index) -> VARCHAR
+  kStartsWith,  // (VARCHAR, VARCHAR) -> BOOLEAN
+  kDateTrunc,   // (INTEGER DateTruncUnit, TIMESTAMP) -> TIMESTAMP
 };
+
+// date_trunc's units, as the first argument of a kDateTrunc node.
+enum class DateTruncUnit : int32_t { kYear, kQuarter, kMonth, kWeek, kDay, kHour, kMinute, kSecond };
+
+// Whether `function` is one of the functions with a generic kernel (kConcat ... kDateTrunc).
+bool IsScalarFunction(FunctionId function);
+// The SQL name of `function` as EXPLAIN shows it ("concat", "round"; EXTRACT fields as "YEAR", ...).
+const char* FunctionSqlName(FunctionId function);
 
 struct BoundExpression {
   ExpressionKind kind = ExpressionKind::kConstant;

@@ -36,6 +36,8 @@ struct Node {
 
   UnaryKernel unary = nullptr;
   BinaryKernel binary = nullptr;
+  ScalarFunctionPlan scalar;                    // IsScalarFunction nodes
+  std::vector<const ColumnVector*> arguments;  // their evaluated arguments (scratch)
   bool zero_copy = false;
   ComparisonPlan comparison;
   KernelContext context;
@@ -597,7 +599,11 @@ class ExpressionEvaluator::Program {
     switch (e.function) {
       case FunctionId::kExtractYear:
       case FunctionId::kExtractMonth:
-      case FunctionId::kExtractDay: {
+      case FunctionId::kExtractDay:
+      case FunctionId::kExtractQuarter:
+      case FunctionId::kExtractDayOfWeek:
+      case FunctionId::kExtractDayOfYear:
+      case FunctionId::kExtractWeek: {
         if (!CheckArity(e, 1, 1)) return AddNull(result);
         children.push_back(Compile(*e.children[0]));
         const Type input = nodes_[children[0]]->type;
@@ -650,6 +656,21 @@ class ExpressionEvaluator::Program {
         absl::StatusOr<UnaryKernel> kernel = PlanLength(result);
         if (!kernel.ok()) return fail(kernel.status());
         nodes_[id]->unary = *kernel;
+        break;
+      }
+      default: {  // IsScalarFunction: arguments as the binder typed them
+        if (!CheckArity(e, 1, SIZE_MAX)) return AddNull(result);
+        std::vector<Type> types;
+        for (const auto& child : e.children) {
+          children.push_back(Compile(*child));
+          types.push_back(nodes_[children.back()]->type);
+        }
+        if (result.id() == TypeId::kNull) return AddNull(result);
+        absl::StatusOr<ScalarFunctionPlan> plan = PlanScalarFunction(e.function, types, result);
+        if (!plan.ok()) return fail(plan.status());
+        nodes_[id]->scalar = *plan;
+        nodes_[id]->arguments.resize(children.size());
+        nodes_[id]->context.result_type = result;
         break;
       }
     }
@@ -850,6 +871,22 @@ class ExpressionEvaluator::Program {
   }
 
   absl::Status EvalFunction(Node& n, ActiveRows rows) {
+    if (n.scalar.kernel != nullptr) {
+      for (size_t i = 0; i < n.children.size(); ++i) {
+        TESSERA_RETURN_IF_ERROR(Eval(n.children[i], rows));
+        n.arguments[i] = &Output(n.children[i]);
+      }
+      ColumnVector& out = ResetResult(n);
+      if (!n.scalar.handles_nulls) {
+        for (const ColumnVector* argument : n.arguments) {
+          if (!argument->has_nulls()) continue;
+          ForEachRow(rows, [&](uint32_t r) {
+            if (argument->IsNull(r)) out.SetNull(r);
+          });
+        }
+      }
+      return n.scalar.kernel(n.context, n.arguments.data(), n.arguments.size(), rows, &out);
+    }
     switch (n.function) {
       case FunctionId::kCoalesce: {
         ColumnVector& out = ResetResult(n);

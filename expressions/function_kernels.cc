@@ -1,4 +1,4 @@
-// Scalar function kernels: EXTRACT, UPPER/LOWER (ASCII letters only; other bytes unchanged), LENGTH (UTF-8
+// Scalar function kernels: EXTRACT (YEAR, MONTH, DAY, QUARTER, DOW, DOY, WEEK), UPPER/LOWER (ASCII letters only; other bytes unchanged), LENGTH (UTF-8
 // characters), SUBSTRING (UTF-8 characters, SQL semantics for out-of-range starts).
 
 #include <cstring>
@@ -10,6 +10,12 @@
 
 namespace tessera {
 namespace {
+
+// ISO 8601 weeks in `year`: 53 when it starts on a Thursday, or on a Wednesday in a leap year.
+inline int IsoWeeksInYear(int year) {
+  auto p = [](int y) { return ((y + y / 4 - y / 100 + y / 400) % 7 + 7) % 7; };
+  return 52 + (p(year) == 4 || p(year - 1) == 3 ? 1 : 0);
+}
 
 inline int64_t FloorDays(int64_t micros) {
   return micros >= 0 ? micros / kMicrosPerDay : -((-(micros + 1)) / kMicrosPerDay) - 1;
@@ -37,6 +43,27 @@ absl::Status Extract(const KernelContext&, const ColumnVector& input, ActiveRows
       case FunctionId::kExtractMonth:
         o[r] = static_cast<Out>(month);
         break;
+      case FunctionId::kExtractQuarter:
+        o[r] = static_cast<Out>((month - 1) / 3 + 1);
+        break;
+      case FunctionId::kExtractDayOfWeek:  // 1970-01-01 was a Thursday (4)
+        o[r] = static_cast<Out>(((days % 7) + 11) % 7);
+        break;
+      case FunctionId::kExtractDayOfYear:
+        o[r] = static_cast<Out>(days - DaysFromCivil(year, 1, 1) + 1);
+        break;
+      case FunctionId::kExtractWeek: {
+        const int iso_weekday = (((days % 7) + 10) % 7) + 1;  // Monday 1 ... Sunday 7
+        const int day_of_year = days - DaysFromCivil(year, 1, 1) + 1;
+        int week = (day_of_year - iso_weekday + 10) / 7;
+        if (week < 1) {
+          week = IsoWeeksInYear(year - 1);
+        } else if (week > IsoWeeksInYear(year)) {
+          week = 1;
+        }
+        o[r] = static_cast<Out>(week);
+        break;
+      }
       default:
         o[r] = static_cast<Out>(day);
         break;
@@ -54,6 +81,14 @@ absl::StatusOr<UnaryKernel> ExtractFor(FunctionId field) {
       return &Extract<In, Out, FunctionId::kExtractMonth>;
     case FunctionId::kExtractDay:
       return &Extract<In, Out, FunctionId::kExtractDay>;
+    case FunctionId::kExtractQuarter:
+      return &Extract<In, Out, FunctionId::kExtractQuarter>;
+    case FunctionId::kExtractDayOfWeek:
+      return &Extract<In, Out, FunctionId::kExtractDayOfWeek>;
+    case FunctionId::kExtractDayOfYear:
+      return &Extract<In, Out, FunctionId::kExtractDayOfYear>;
+    case FunctionId::kExtractWeek:
+      return &Extract<In, Out, FunctionId::kExtractWeek>;
     default:
       return absl::InvalidArgumentError("not an EXTRACT field");
   }

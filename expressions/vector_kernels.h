@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -94,6 +95,20 @@ absl::StatusOr<UnaryKernel> PlanLength(const Type& result);
 // SUBSTRING(string, start [, length]); `length` may be null. NULLs already propagated into `out`.
 absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& start,
                              const ColumnVector* length, ActiveRows rows, ColumnVector* out);
+
+// ---- scalar functions of any number of arguments (scalar_function_kernels.cc) ----
+// A kernel over the evaluated arguments `args[0..count)`, of the types the binder cast them to. Unless the plan
+// says handles_nulls, the caller has marked `out` NULL where any argument is NULL, and the kernel skips those
+// rows; otherwise the kernel decides each row's NULL itself (concat skips NULL arguments, greatest/least too).
+using NaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector* const* args, size_t count,
+                                    ActiveRows, ColumnVector* out);
+struct ScalarFunctionPlan {
+  NaryKernel kernel = nullptr;
+  bool handles_nulls = false;
+};
+// InvalidArgument for functions without such a kernel (see IsScalarFunction in bound_expression.h).
+absl::StatusOr<ScalarFunctionPlan> PlanScalarFunction(FunctionId function, const std::vector<Type>& arguments,
+                                                      const Type& result);
 
 // Copies the active rows' values and NULLs of `from` into owned `to` (same physical type). Rows of `to` that
 // were NULL and are copied from a non-NULL row must not occur (callers fill each row once, starting all

@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "optimizer/constant_folding.h"
 #include "optimizer/expression_analysis.h"
+#include "optimizer/grouping_sets.h"
 #include "optimizer/query_binder.h"
 #include "optimizer/type_rules.h"
 #include "parser/parser.h"
@@ -72,12 +73,14 @@ std::string TypeList(const std::vector<ExpressionPtr>& arguments) {
 }  // namespace
 
 bool QueryBinder::IsAggregateName(const std::string& name) {
-  return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX";
+  return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX" ||
+         name == "BOOL_AND" || name == "BOOL_OR" || IsStatisticalAggregateName(name);
 }
 
 bool QueryBinder::ContainsAggregate(const ParsedExpr& expr) {
   // `sum(x) OVER (...)` is a window call, not an aggregate; its arguments and window may hold aggregates.
-  if (expr.kind == ExprKind::kFunctionCall && IsAggregateName(expr.name) && expr.window == nullptr)
+  if (expr.kind == ExprKind::kFunctionCall &&
+      ((IsAggregateName(expr.name) && expr.window == nullptr) || IsGroupingCall(expr)))
     return true;
   for (const auto& child : expr.children) {
     if (ContainsAggregate(*child)) return true;
@@ -274,6 +277,10 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& e
                                                              ExpressionContext& context, bool* handled) {
   AggregateBinding& aggregation = *context.aggregates;
   const int group_count = static_cast<int>(aggregation.group_keys.size());
+  if (auto computed = aggregation.computed_values.find(&expr); computed != aggregation.computed_values.end()) {
+    *handled = true;
+    return computed->second->Clone();
+  }
   if (expr.kind == ExprKind::kFunctionCall && IsAggregateName(expr.name)) {
     auto it = aggregation.call_index.find(&expr);
     if (it == aggregation.call_index.end()) {
@@ -455,7 +462,9 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBinary(const ParsedExpr& expr, Ex
     return BindArithmetic(expr, *arithmetic, std::move(left), std::move(right));
   }
   if (op == "||") {
-    return ErrorAt(absl::StatusCode::kUnimplemented, expr.position, "the || operator is not supported yet");
+    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr left, BindExpression(*expr.children[0], context));
+    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr right, BindExpression(*expr.children[1], context));
+    return BindConcatOperator(expr, std::move(left), std::move(right));
   }
   return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position, absl::StrCat("unknown operator ", op));
 }
@@ -510,11 +519,13 @@ absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& c
     result.result_type = Type::BigInt();
     return result;
   }
-  result.function = name == "COUNT" ? AggregateFunction::kCount
-                    : name == "SUM" ? AggregateFunction::kSum
-                    : name == "AVG" ? AggregateFunction::kAvg
-                    : name == "MIN" ? AggregateFunction::kMin
-                                    : AggregateFunction::kMax;
+  // BOOL_AND / BOOL_OR are MIN / MAX of a BOOLEAN (FALSE < TRUE).
+  const bool boolean = name == "BOOL_AND" || name == "BOOL_OR";
+  result.function = name == "COUNT"                         ? AggregateFunction::kCount
+                    : name == "SUM"                         ? AggregateFunction::kSum
+                    : name == "AVG"                         ? AggregateFunction::kAvg
+                    : name == "MIN" || name == "BOOL_AND" ? AggregateFunction::kMin
+                                                            : AggregateFunction::kMax;
   if (call.children.size() != 1) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, call.position,
                    absl::StrCat("function ", absl::AsciiStrToLower(name), " takes exactly one argument"));
@@ -524,6 +535,12 @@ absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& c
   argument_context.conjunct_root = false;
   argument_context.clause = "aggregate function arguments";
   TESSERA_ASSIGN_OR_RETURN(ExpressionPtr argument, BindExpression(*call.children[0], argument_context));
+  if (boolean && argument->result_type.id() == TypeId::kNull) argument = MakeConstant(Value::Null(Type::Boolean()));
+  if (boolean && argument->result_type.id() != TypeId::kBoolean) {
+    return ErrorAt(absl::StatusCode::kInvalidArgument, call.position,
+                   absl::StrCat("function ", absl::AsciiStrToLower(name), "(", argument->result_type.ToString(),
+                                ") does not exist"));
+  }
   Type argument_type;
   std::optional<Type> type = AggregateResultType(result.function, argument->result_type, &argument_type);
   if (!type.has_value()) {
@@ -548,14 +565,23 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                    absl::StrCat("aggregate functions are not allowed in ", context.clause));
   }
-  if (expr.distinct) {
+  if (IsGroupingCall(expr)) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   absl::StrCat("DISTINCT specified, but ", lower, " is not an aggregate function"));
+                   absl::StrCat("GROUPING is not allowed in ", context.clause,
+                                ": only in the select list, HAVING and ORDER BY of a query with GROUP BY"));
   }
+  if (expr.distinct || expr.aggregate_filter) {
+    return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
+                   absl::StrCat(expr.distinct ? "DISTINCT" : "FILTER", " specified, but ", lower,
+                                " is not an aggregate function"));
+  }
+  if (IsScalarFunctionName(lower)) return BindScalarFunction(expr, context);
   const bool known =
       std::find(KnownFunctions().begin(), KnownFunctions().end(), lower) != KnownFunctions().end();
   if (!known) {
-    const std::string hint = ClosestName(lower, KnownFunctions());
+    std::vector<std::string> candidates = KnownFunctions();
+    for (std::string& name : ScalarFunctionNames()) candidates.push_back(std::move(name));
+    const std::string hint = ClosestName(lower, candidates);
     return ErrorAt(absl::StatusCode::kNotFound, expr.position,
                    absl::StrCat("function ", lower, " does not exist",
                                 hint.empty() ? "" : absl::StrCat("; did you mean '", hint, "'?")));
@@ -563,11 +589,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
   if (lower == "substring" || lower == "substr") return BindSubstring(expr, context);
   std::vector<ExpressionPtr> arguments;
   std::vector<const ParsedExpr*> sources;
-  for (const auto& child : expr.children) {
-    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr argument, BindExpression(*child, context));
-    arguments.push_back(std::move(argument));
-    sources.push_back(child.get());
-  }
+  TESSERA_RETURN_IF_ERROR(BindArguments(expr, context, &arguments, &sources));
   auto arity_error = [&](std::string_view expected) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                    absl::StrCat("function ", lower, " expects ", std::string(expected), " argument",
@@ -636,33 +658,15 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubstring(const ParsedExpr& expr,
 }
 
 absl::StatusOr<ExpressionPtr> QueryBinder::BindExtract(const ParsedExpr& expr, ExpressionContext& context) {
-  FunctionId function;
-  if (expr.name == "YEAR") {
-    function = FunctionId::kExtractYear;
-  } else if (expr.name == "MONTH") {
-    function = FunctionId::kExtractMonth;
-  } else if (expr.name == "DAY") {
-    function = FunctionId::kExtractDay;
-  } else {
+  std::optional<FunctionId> function = ExtractFieldFunction(expr.name);
+  if (!function.has_value()) {
     return ErrorAt(absl::StatusCode::kUnimplemented, expr.position,
                    absl::StrCat("EXTRACT(", expr.name,
-                                " FROM ...) is not supported; supported fields: YEAR, MONTH, DAY"));
+                                " FROM ...) is not supported; supported fields: YEAR, MONTH, DAY, QUARTER, DOW, "
+                                "DOY, WEEK"));
   }
   TESSERA_ASSIGN_OR_RETURN(ExpressionPtr source, BindExpression(*expr.children[0], context));
-  if (IsStringConstant(*source)) {
-    TESSERA_ASSIGN_OR_RETURN(source, Coerce(std::move(source), Type::Date(), expr.children[0]->position));
-  }
-  if (IsNullType(*source)) source = MakeConstant(Value::Null(Type::Date()));
-  const TypeId id = source->result_type.id();
-  if (id != TypeId::kDate && id != TypeId::kTimestamp) {
-    return ErrorAt(absl::StatusCode::kInvalidArgument, expr.children[0]->position,
-                   absl::StrCat("EXTRACT(", expr.name, " FROM ...) requires a DATE or TIMESTAMP, not ",
-                                source->result_type.ToString()));
-  }
-  ExpressionPtr node = MakeNode(ExpressionKind::kFunction, Type::Integer());
-  node->function = function;
-  node->children.push_back(std::move(source));
-  return node;
+  return BindExtractField(*function, std::move(source), *expr.children[0]);
 }
 
 // ----------------------------------------------------------------------------------------------------

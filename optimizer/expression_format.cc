@@ -65,8 +65,17 @@ std::string FunctionName(FunctionId function) {
       return "lower";
     case FunctionId::kLength:
       return "length";
+    case FunctionId::kExtractQuarter:
+      return "extract_quarter";
+    case FunctionId::kExtractDayOfWeek:
+      return "extract_dow";
+    case FunctionId::kExtractDayOfYear:
+      return "extract_doy";
+    case FunctionId::kExtractWeek:
+      return "extract_week";
+    default:
+      return FunctionSqlName(function);
   }
-  return "function";
 }
 
 std::string QuoteString(const std::string& text) {
@@ -131,6 +140,7 @@ std::string Format(const BoundExpression& e, const std::vector<std::string>& nam
       return out + " END";
     }
     case ExpressionKind::kFunction:
+      if (e.function == FunctionId::kConcatStrict) return absl::StrCat("(", JoinChildren(e, names, 0, " || "), ")");
       return absl::StrCat(FunctionName(e.function), "(", JoinChildren(e, names, 0, ", "), ")");
   }
   return "?";

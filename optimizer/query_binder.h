@@ -10,6 +10,7 @@
 // Single-threaded; lives for one BindQuery call.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,12 @@ struct AggregateBinding {
   std::vector<ExpressionPtr> group_keys;                           // over the pre-aggregation plan
   std::vector<AggregateCall> calls;                                // over the pre-aggregation plan
   absl::flat_hash_map<const parser::ParsedExpr*, int> call_index;  // aggregate call node -> calls[i]
+  // Calls whose value above the aggregation is an expression: GROUPING(...) (a column, or a constant without
+  // grouping sets) and the statistical aggregates (computed from COUNT and SUM calls).
+  absl::flat_hash_map<const parser::ParsedExpr*, ExpressionPtr> computed_values;
+
+  // Adds `call` to `calls` unless an equal call is there; returns its index.
+  int AddCall(AggregateCall call);
 };
 
 // The window function calls of one block, for binding expressions above its Window nodes (select list,
@@ -185,6 +192,45 @@ class QueryBinder {
   absl::StatusOr<ExpressionPtr> BindWindowReference(const parser::ParsedExpr& expr,
                                                     ExpressionContext& context);
 
+  // ---- function_binder.cc
+ public:
+  // Functions bound by BindScalarFunction (lower-case names).
+  static bool IsScalarFunctionName(const std::string& lower);
+  static std::vector<std::string> ScalarFunctionNames();
+
+ private:
+  absl::StatusOr<ExpressionPtr> BindScalarFunction(const parser::ParsedExpr& expr, ExpressionContext& context);
+  // Binds the arguments of the function call `call` in order; `sources` gets their parsed expressions.
+  absl::Status BindArguments(const parser::ParsedExpr& call, ExpressionContext& context,
+                             std::vector<ExpressionPtr>* arguments, std::vector<const parser::ParsedExpr*>* sources);
+  absl::StatusOr<ExpressionPtr> BindConcatOperator(const parser::ParsedExpr& expr, ExpressionPtr left,
+                                                   ExpressionPtr right);
+  // EXTRACT(field FROM source), `where` the source's text (for errors): a DATE or TIMESTAMP (or a string
+  // constant read as a DATE) to INTEGER.
+  absl::StatusOr<ExpressionPtr> BindExtractField(FunctionId field, ExpressionPtr source,
+                                                 const parser::ParsedExpr& where);
+
+  // ---- statistical_aggregates.cc
+ public:
+  // STDDEV / STDDEV_SAMP / STDDEV_POP / VARIANCE / VAR_SAMP / VAR_POP (upper-case names).
+  static bool IsStatisticalAggregateName(const std::string& name);
+  // Binds the statistical aggregate `call` as COUNT and SUM calls added to aggregation->calls, and its value
+  // into aggregation->computed_values. The group keys must be bound already.
+  absl::Status BindStatisticalAggregate(const parser::ParsedExpr& call, ExpressionContext& context,
+                                        AggregateBinding* aggregation);
+
+ private:
+  // ---- grouping_sets.cc
+  // The aggregation of a block over `input`, once aggregation->group_keys and ->calls are bound: an Aggregate, or
+  // for ROLLUP / CUBE / GROUPING SETS the plan of optimizer/grouping_sets.h. Binds the GROUPING(...) calls
+  // `grouping_nodes` into aggregation->grouping_values. `item_keys[i]` is the index in group_keys of
+  // core.group_by[i]; `group_names` names the group keys.
+  absl::StatusOr<LogicalOperatorPtr> BindAggregation(const parser::SelectCore& core,
+                                                     const std::vector<const parser::ParsedExpr*>& grouping_nodes,
+                                                     const std::vector<int>& item_keys,
+                                                     std::vector<std::string> group_names,
+                                                     AggregateBinding* aggregation, LogicalOperatorPtr input);
+
   // ---- subquery_binder.cc
  public:
   // EXISTS / NOT EXISTS / [NOT] IN (subquery) as a WHERE conjunct: joins the subquery into *plan.
@@ -245,6 +291,9 @@ class QueryBinder {
   int64_t own_expanded_references_ = 0;
   int64_t* expanded_references_ = &own_expanded_references_;  // shared with the binders of nested views
 };
+
+// The EXTRACT function of a field name in upper case (YEAR, MONTH, DAY, QUARTER, DOW, DOY, WEEK), or nullopt.
+std::optional<FunctionId> ExtractFieldFunction(const std::string& upper_field);
 
 // Splits nested ANDs of a parsed expression into its conjuncts.
 void SplitParsedConjuncts(const parser::ParsedExpr& expr, std::vector<const parser::ParsedExpr*>* conjuncts);

@@ -11,6 +11,7 @@
 #include "optimizer/constant_folding.h"
 #include "optimizer/expression_analysis.h"
 #include "optimizer/expression_format.h"
+#include "optimizer/grouping_sets.h"
 #include "optimizer/query_binder.h"
 #include "parser/parser.h"
 
@@ -45,6 +46,14 @@ bool SameCall(const AggregateCall& a, const AggregateCall& b) {
 }
 
 }  // namespace
+
+int AggregateBinding::AddCall(AggregateCall call) {
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (SameCall(calls[i], call)) return static_cast<int>(i);
+  }
+  calls.push_back(std::move(call));
+  return static_cast<int>(calls.size()) - 1;
+}
 
 void SplitParsedConjuncts(const ParsedExpr& expr, std::vector<const ParsedExpr*>* conjuncts) {
   if (expr.kind == ExprKind::kBinary && expr.name == "AND") {
@@ -150,7 +159,14 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
     for (const parser::OrderByItem& item : window.spec->order_by)
       CollectAggregateCalls(*item.expr, &call_nodes);
   }
-  const bool aggregate = !core.group_by.empty() || core.having != nullptr || !call_nodes.empty();
+  std::vector<const ParsedExpr*> grouping_nodes;
+  for (const parser::SelectItem& item : core.items) CollectGroupingCalls(*item.expr, &grouping_nodes);
+  if (core.having != nullptr) CollectGroupingCalls(*core.having, &grouping_nodes);
+  if (options.order_by != nullptr) {
+    for (const parser::OrderByItem& item : *options.order_by) CollectGroupingCalls(*item.expr, &grouping_nodes);
+  }
+  const bool aggregate = !core.group_by.empty() || !core.grouping_sets.empty() || core.having != nullptr ||
+                         !call_nodes.empty() || !grouping_nodes.empty();
   if (!correlation_keys.empty() && !aggregate) {
     return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
                    "a correlated scalar subquery must compute an aggregate");
@@ -169,6 +185,7 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
       group_names.push_back(FormatExpression(*key, DisplayNames(plan->output())));
       aggregation.group_keys.push_back(std::move(key));
     }
+    std::vector<int> item_keys;  // core.group_by[i] is group key item_keys[i]
     for (const auto& group : core.group_by) {
       const ParsedExpr* source = group.get();
       std::string name = DerivedColumnName(*group);
@@ -204,10 +221,12 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
       group_context.scope = &scope;
       group_context.clause = "GROUP BY";
       TESSERA_ASSIGN_OR_RETURN(ExpressionPtr key, BindExpression(*source, group_context));
-      bool duplicate = false;
-      for (const ExpressionPtr& existing : aggregation.group_keys)
-        duplicate |= ExpressionsEqual(*existing, *key);
-      if (duplicate) continue;
+      int duplicate = -1;
+      for (size_t k = 0; k < aggregation.group_keys.size() && duplicate < 0; ++k) {
+        if (ExpressionsEqual(*aggregation.group_keys[k], *key)) duplicate = static_cast<int>(k);
+      }
+      item_keys.push_back(duplicate >= 0 ? duplicate : static_cast<int>(aggregation.group_keys.size()));
+      if (duplicate >= 0) continue;
       aggregation.group_keys.push_back(std::move(key));
       group_names.push_back(std::move(name));
     }
@@ -216,24 +235,15 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
     call_context.plan = &plan;
     call_context.clause = "aggregate function arguments";
     for (const ParsedExpr* node : call_nodes) {
+      if (IsStatisticalAggregateName(node->name)) {
+        TESSERA_RETURN_IF_ERROR(BindStatisticalAggregate(*node, call_context, &aggregation));
+        continue;
+      }
       TESSERA_ASSIGN_OR_RETURN(AggregateCall call, BindAggregateCall(*node, call_context));
-      int index = -1;
-      for (size_t i = 0; i < aggregation.calls.size(); ++i) {
-        if (SameCall(aggregation.calls[i], call)) index = static_cast<int>(i);
-      }
-      if (index < 0) {
-        index = static_cast<int>(aggregation.calls.size());
-        aggregation.calls.push_back(std::move(call));
-      }
-      aggregation.call_index[node] = index;
+      aggregation.call_index[node] = aggregation.AddCall(std::move(call));
     }
-    auto node = std::make_unique<Aggregate>();
-    for (const ExpressionPtr& key : aggregation.group_keys) node->group_by.push_back(key->Clone());
-    node->group_names = std::move(group_names);
-    for (const AggregateCall& call : aggregation.calls) node->aggregates.push_back(call.Clone());
-    node->children.push_back(std::move(plan));
-    node->RecomputeOutput();
-    plan = std::move(node);
+    TESSERA_ASSIGN_OR_RETURN(plan, BindAggregation(core, grouping_nodes, item_keys, std::move(group_names),
+                                                   &aggregation, std::move(plan)));
     select_context.aggregates = &aggregation;
 
     if (core.having != nullptr) {

@@ -84,6 +84,10 @@ struct ParsedExpr {
   std::unique_ptr<WindowSpec> window;
 
   bool distinct = false;          // COUNT(DISTINCT x)
+  // f(x) FILTER (WHERE c) was written; the parser has rewritten the argument to CASE WHEN c THEN x END (COUNT(*)
+  // to COUNT(CASE WHEN c THEN 1 END)), which aggregates that skip NULLs compute alike. The binder rejects it on
+  // functions that are not aggregates.
+  bool aggregate_filter = false;
   bool negated = false;           // NOT IN / NOT LIKE / NOT BETWEEN / IS NOT NULL / NOT EXISTS
   bool case_has_operand = false;  // CASE x WHEN ...
   bool case_has_else = false;
@@ -180,7 +184,11 @@ struct SelectCore {
   std::vector<SelectItem> items;
   std::vector<std::unique_ptr<TableRef>> from;  // comma-separated; empty for SELECT without FROM
   std::unique_ptr<ParsedExpr> where;
+  // GROUP BY: every distinct grouping expression once. With ROLLUP, CUBE or GROUPING SETS, grouping_sets lists
+  // the sets as indexes into group_by (the expansion of the clause, in the standard's order; {} is the empty set,
+  // the grand total); empty for a plain GROUP BY, which groups by all of group_by.
   std::vector<std::unique_ptr<ParsedExpr>> group_by;
+  std::vector<std::vector<int>> grouping_sets;
   std::unique_ptr<ParsedExpr> having;
   std::vector<WindowDefinition> windows;  // WINDOW w AS (...), ...
 };

@@ -331,10 +331,20 @@ class SqlRenderer {
       absl::StrAppend(&text, " FROM ", absl::StrJoin(tables, ", "));
     }
     if (core.where) absl::StrAppend(&text, " WHERE ", Expr(*core.where));
-    if (!core.group_by.empty()) {
+    if (!core.group_by.empty() || !core.grouping_sets.empty()) {
       std::vector<std::string> keys;
       for (const auto& key : core.group_by) keys.push_back(key ? Expr(*key) : "?");
-      absl::StrAppend(&text, " GROUP BY ", absl::StrJoin(keys, ", "));
+      if (core.grouping_sets.empty()) {
+        absl::StrAppend(&text, " GROUP BY ", absl::StrJoin(keys, ", "));
+      } else {
+        std::vector<std::string> sets;
+        for (const std::vector<int>& set : core.grouping_sets) {
+          std::vector<std::string> members;
+          for (int index : set) members.push_back(keys[index]);
+          sets.push_back(absl::StrCat("(", absl::StrJoin(members, ", "), ")"));
+        }
+        absl::StrAppend(&text, " GROUP BY GROUPING SETS (", absl::StrJoin(sets, ", "), ")");
+      }
     }
     if (core.having) absl::StrAppend(&text, " HAVING ", Expr(*core.having));
     if (!core.windows.empty()) {

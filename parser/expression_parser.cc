@@ -282,6 +282,7 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParsePrimary() {
       if (IsOperator(next, "(")) {
         if (AtWord("EXTRACT")) return ParseExtract();
         if (AtWord("SUBSTRING")) return ParseSubstring();
+        if (AtWord("POSITION")) return ParsePosition();
         return ParseFunctionCall();
       }
       return ParseColumnRef();

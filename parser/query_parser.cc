@@ -153,7 +153,7 @@ absl::StatusOr<std::unique_ptr<SelectCore>> RecursiveDescentParser::ParseSelectC
   }
   if (ConsumeWord("GROUP")) {
     TESSERA_RETURN_IF_ERROR(ExpectWord("BY"));
-    TESSERA_ASSIGN_OR_RETURN(core->group_by, ParseExpressionList());
+    TESSERA_RETURN_IF_ERROR(ParseGroupBy(*core));
   }
   if (ConsumeWord("HAVING")) {
     TESSERA_ASSIGN_OR_RETURN(core->having, ParseExpression());

@@ -5,6 +5,7 @@
 //   recursive_descent_parser.cc  token cursor, errors, statement list and dispatch
 //   statement_parser.cc          DDL and utility statements (CREATE, DROP, COPY, INSERT, EXPLAIN, SET, ...)
 //   query_parser.cc              SELECT: WITH, set operations, select list, FROM and joins, ORDER BY, LIMIT
+//   group_by_parser.cc           GROUP BY with ROLLUP, CUBE and GROUPING SETS
 //   expression_parser.cc         scalar expressions: precedence levels, predicates, primaries
 //   special_form_parser.cc       CASE, CAST, EXTRACT, SUBSTRING, function calls, typed literals, type names
 //
@@ -104,6 +105,8 @@ class RecursiveDescentParser {
   absl::StatusOr<std::unique_ptr<QueryBody>> ParseQueryPrimary();   // SELECT ... or ( query )
   absl::StatusOr<std::unique_ptr<SelectCore>> ParseSelectCore();
   absl::StatusOr<SelectItem> ParseSelectItem();
+  // ---- GROUP BY (group_by_parser.cc): expressions, ROLLUP, CUBE, GROUPING SETS, () ----
+  absl::Status ParseGroupBy(SelectCore& core);
   absl::StatusOr<std::unique_ptr<TableRef>> ParseTableRef();  // a table primary and its joins
   absl::StatusOr<std::unique_ptr<TableRef>> ParseTablePrimary();
   absl::Status ParseTableAlias(TableRef& table);
@@ -134,7 +137,11 @@ class RecursiveDescentParser {
   absl::StatusOr<ExprPtr> ParseExists();
   absl::StatusOr<ExprPtr> ParseExtract();
   absl::StatusOr<ExprPtr> ParseSubstring();
+  // POSITION(substring IN string): the call STRPOS(string, substring); POSITION(a, b) is an ordinary call.
+  absl::StatusOr<ExprPtr> ParsePosition();
   absl::StatusOr<ExprPtr> ParseFunctionCall();
+  // `FILTER ( WHERE condition )` after the aggregate call `call`, folded into its argument (ast.h).
+  absl::StatusOr<ExprPtr> ParseAggregateFilter(ExprPtr call);
   absl::StatusOr<ExprPtr> ParseColumnRef();
   absl::StatusOr<ExprPtr> ParseTypedLiteral(LiteralKind kind);  // DATE '...', TIMESTAMP '...'
   absl::StatusOr<ExprPtr> ParseInterval();

@@ -1,5 +1,5 @@
-// Expression forms with their own syntax: CASE, CAST, EXISTS, EXTRACT, SUBSTRING, function calls (COUNT(*),
-// COUNT(DISTINCT x)), DATE/TIMESTAMP/INTERVAL literals, and type names.
+// Expression forms with their own syntax: CASE, CAST, EXISTS, EXTRACT, SUBSTRING, POSITION, function calls (COUNT(*),
+// COUNT(DISTINCT x), aggregate FILTER (WHERE ...)), DATE/TIMESTAMP/INTERVAL literals, and type names.
 
 #include <memory>
 #include <string>
@@ -118,6 +118,25 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseSubstring() {
   return substring;
 }
 
+absl::StatusOr<ExprPtr> RecursiveDescentParser::ParsePosition() {
+  const int start = index_;
+  auto call = MakeExpr(ExprKind::kFunctionCall, Current().position);
+  Advance();
+  TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
+  // The operand before IN binds tighter than IN itself (the concatenation level and above).
+  TESSERA_ASSIGN_OR_RETURN(ExprPtr substring, ParseBinaryLevel(BinaryLevel::kConcat));
+  if (!ConsumeWord("IN")) {
+    index_ = start;  // not the special form: position(a, b) as a plain function call
+    return ParseFunctionCall();
+  }
+  TESSERA_ASSIGN_OR_RETURN(ExprPtr text, ParseExpression());
+  TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
+  call->name = "STRPOS";
+  call->children.push_back(std::move(text));
+  call->children.push_back(std::move(substring));
+  return call;
+}
+
 absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseFunctionCall() {
   auto call = MakeExpr(ExprKind::kFunctionCall, Current().position);
   call->name = Current().kind == TokenKind::kQuotedIdentifier ? absl::AsciiStrToUpper(Current().text)
@@ -144,9 +163,28 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseFunctionCall() {
     TESSERA_ASSIGN_OR_RETURN(call->window, ParseOverClause());
     return call;
   }
-  if (AtWord("FILTER") && IsOperator(PeekToken(1), "(")) {
-    return ErrorAt(Current().position, "aggregate FILTER clauses are not supported");
+  if (AtWord("FILTER") && IsOperator(PeekToken(1), "(")) return ParseAggregateFilter(std::move(call));
+  return call;
+}
+
+absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseAggregateFilter(ExprPtr call) {
+  const SourcePosition position = Current().position;
+  Advance();  // FILTER
+  TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
+  TESSERA_RETURN_IF_ERROR(ExpectWord("WHERE"));
+  TESSERA_ASSIGN_OR_RETURN(ExprPtr condition, ParseExpression());
+  TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
+  if (call->children.size() != 1) {
+    return ErrorAt(position, "FILTER needs an aggregate function of one argument");
   }
+  // f(x) FILTER (WHERE c)  ->  f(CASE WHEN c THEN x END); COUNT(*) counts CASE WHEN c THEN 1 END.
+  ExprPtr value = std::move(call->children[0]);
+  if (value->kind == ExprKind::kStar) value = MakeLiteral(LiteralKind::kInteger, "1", value->position);
+  auto case_expr = MakeExpr(ExprKind::kCase, position);
+  case_expr->children.push_back(std::move(condition));
+  case_expr->children.push_back(std::move(value));
+  call->children[0] = std::move(case_expr);
+  call->aggregate_filter = true;
   return call;
 }
 

@@ -632,17 +632,51 @@ class Builder {
   }
 
   // An aggregate whose subtree prints the same as one planned before (a CTE or view referenced twice: TPC-H
-  // Q15's revenue0, once joined with supplier and once under MAX) computes the same rows, so the operator that
+  // Q15's revenue0, once joined with supplier and once under MAX; the copies of the finest aggregation of GROUP BY
+  // ROLLUP / CUBE / GROUPING SETS, optimizer/grouping_sets.h) computes the same rows, so the operator that
   // computes it feeds both consumers; its relation is released when the last of them has finished. The text
-  // names tables, aliases, columns, filters, keys, residuals, exact and LIP filters and every expression.
+  // names tables, aliases, columns, filters, keys, residuals, exact and LIP filters and every expression; the
+  // numbers of the LIP filters its joins publish count in order of appearance (the rules number each copy's
+  // joins apart), and the copy's filter numbers then stand for the planned one's filters.
   absl::StatusOr<Stream> VisitSharedAggregate(const lp::Aggregate& aggregate) {
-    std::string key = aggregate.ToString();
+    std::vector<int> published;
+    std::string key = SharingKey(aggregate, &published);
     if (auto planned = aggregates_.find(key); planned != aggregates_.end()) {
-      return FromOperator(planned->second.first, planned->second.second);
+      const SharedAggregate& shared = planned->second;
+      bool aliasable = published.size() == shared.published_lip_filters.size();
+      for (int id : published) aliasable = aliasable && !lip_filters_.contains(id);  // no reader waits for it
+      if (aliasable) {
+        for (size_t i = 0; i < published.size(); ++i) {
+          if (published[i] != shared.published_lip_filters[i]) {
+            lip_filters_[published[i]] = lip_filters_[shared.published_lip_filters[i]];
+          }
+        }
+        return FromOperator(shared.producer, shared.names);
+      }
     }
     TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitAggregate(aggregate));
-    if (stream.producer >= 0) aggregates_.emplace(std::move(key), std::make_pair(stream.producer, stream.names));
+    if (stream.producer >= 0) aggregates_.emplace(std::move(key), SharedAggregate{stream.producer, stream.names,
+                                                                                  std::move(published)});
     return stream;
+  }
+
+  // `aggregate`'s subtree as text with the LIP filter numbers renumbered 0, 1, ... in order of appearance;
+  // `published` gets the original numbers in that order.
+  static std::string SharingKey(const lp::Aggregate& aggregate, std::vector<int>* published) {
+    const std::string text = aggregate.ToString();
+    static constexpr std::string_view kMarker = "publishes LIP filter #";
+    std::string key;
+    size_t done = 0;
+    for (size_t at = text.find(kMarker); at != std::string::npos; at = text.find(kMarker, done)) {
+      size_t end = at + kMarker.size();
+      int id = 0;
+      while (end < text.size() && text[end] >= '0' && text[end] <= '9') id = id * 10 + (text[end++] - '0');
+      absl::StrAppend(&key, text.substr(done, at + kMarker.size() - done), published->size());
+      published->push_back(id);
+      done = end;
+    }
+    key.append(text, done, std::string::npos);
+    return key;
   }
 
   // The probe operator that `join` (planned with `type`, probing `probe_stream` with `probe_keys`) can be chained
@@ -885,7 +919,12 @@ class Builder {
   absl::flat_hash_map<int, LipFilterSlot> lip_filters_;
   // Aggregates planned so far, by the EXPLAIN text of their subtree: the operator writing the result, and its
   // column names.
-  absl::flat_hash_map<std::string, std::pair<int, std::vector<std::string>>> aggregates_;
+  struct SharedAggregate {
+    int producer = -1;
+    std::vector<std::string> names;
+    std::vector<int> published_lip_filters;  // by the joins of its subtree, in SharingKey's order
+  };
+  absl::flat_hash_map<std::string, SharedAggregate> aggregates_;  // by SharingKey
   // Hash-join probe operators by index, with what they scan (for EXPLAIN when joins are chained into them).
   absl::flat_hash_map<int, std::string> probe_scan_details_;
   optimizer::CardinalityEstimator estimator_;

@@ -71,6 +71,7 @@ class Benchmark:
     name: str
     title: str
     tables: list[str]
+    copy_options = "DELIMITER '|'"  # of tessera's COPY FROM for the .tbl files
 
     def __init__(self, root: str = ROOT):
         self.root = root
@@ -93,6 +94,32 @@ class Benchmark:
         return None
 
 
+def select_numbered(queries: list[Query], spec: str | None, title: str, example: str) -> list[Query]:
+    """The queries that `spec` names by number (`1,6,14`, `1-5`, `q3`), in the order named; all without a spec.
+    queries[n - 1] must be query n."""
+    if not spec:
+        return queries
+    chosen = []
+    for part in spec.split(","):
+        part = part.strip().lower().lstrip("q")
+        if not part:
+            continue
+        try:
+            if "-" in part:
+                low, high = (int(x.strip().lstrip("q")) for x in part.split("-", 1))
+                numbers = range(low, high + 1)
+            else:
+                numbers = [int(part)]
+        except ValueError:
+            raise SetupError(f"bad {title} query '{part}' in --queries (use numbers 1-{len(queries)}, e.g. {example})")
+        for n in numbers:
+            if not 1 <= n <= len(queries):
+                raise SetupError(f"{title} has queries 1 to {len(queries)}, not {n}")
+            if queries[n - 1] not in chosen:
+                chosen.append(queries[n - 1])
+    return chosen
+
+
 class Tpch(Benchmark):
     name = "tpch"
     title = "TPC-H"
@@ -103,28 +130,7 @@ class Tpch(Benchmark):
                 for n in range(1, 23)]
 
     def select(self, spec):
-        queries = self.all_queries()
-        if not spec:
-            return queries
-        chosen = []
-        for part in spec.split(","):
-            part = part.strip().lower().lstrip("q")
-            if not part:
-                continue
-            try:
-                if "-" in part:
-                    low, high = (int(x.strip().lstrip("q")) for x in part.split("-", 1))
-                    numbers = range(low, high + 1)
-                else:
-                    numbers = [int(part)]
-            except ValueError:
-                raise SetupError(f"bad TPC-H query '{part}' in --queries (use numbers 1-22, e.g. 1,6,14 or 1-5)")
-            for n in numbers:
-                if not 1 <= n <= 22:
-                    raise SetupError(f"TPC-H has queries 1 to 22, not {n}")
-                if queries[n - 1] not in chosen:
-                    chosen.append(queries[n - 1])
-        return chosen
+        return select_numbered(self.all_queries(), spec, self.title, "1,6,14 or 1-5")
 
     def reference_answer(self, query, sf, answers_dir):
         if answers_dir and Decimal(sf) == 1:
@@ -285,7 +291,7 @@ def ensure_loaded(bench: Benchmark, sf: str, tbl_dir: str, data_dir: str, tesser
     args += ["-f", bench.schema_path]
     for table in bench.tables:
         args += ["-c", f"COPY {table} FROM {_sql_string(os.path.join(os.path.abspath(tbl_dir), table + '.tbl'))} "
-                       "(DELIMITER '|')"]
+                       f"({bench.copy_options})"]
     schema_statements = len(bench_results.split_statements(bench.schema_sql()))
     progress(f"loading {bench.title} SF{sf} into tessera ({data_dir}) ...")
     start = time.monotonic()

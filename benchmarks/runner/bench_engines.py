@@ -8,6 +8,7 @@ DuckDB: in this process, on a connection holding the same data in memory, timed 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -34,6 +35,10 @@ class QueryRun:
         return bench_results.median(self.times_ms) if self.ok else None
 
 
+# "q.sql:1: " before an error of a statement from a -f file: the runner's own temporary file, not worth showing.
+_FILE_PREFIX = re.compile(r"^\S+\.sql:\d+: ")
+
+
 def _error_from_stderr(stderr: str, returncode: int) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("Error:") or line.startswith("tessera:")]
@@ -46,7 +51,8 @@ def _error_from_stderr(stderr: str, returncode: int) -> str:
         return f"crashed with {name}{detail}"
     if errors:
         message = errors[-1]
-        return message[len("Error:"):].strip() if message.startswith("Error:") else message
+        message = message[len("Error:"):].strip() if message.startswith("Error:") else message
+        return _FILE_PREFIX.sub("", message, count=1)
     return lines[-1] if lines else f"exit code {returncode}"
 
 

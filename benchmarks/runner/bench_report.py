@@ -46,8 +46,9 @@ def summarize(rows: list[dict]) -> dict:
     }
 
 
-def status_text(row: dict, width: int | None = None) -> str:
-    text = row["verified"]
+def status_text(row: dict, width: int | None = None, labels: dict | None = None) -> str:
+    """The verification status and its detail; `labels` renames the statuses (TPC-DS: ok -> correct, ...)."""
+    text = (labels or {}).get(row["verified"], row["verified"])
     if row.get("detail"):
         text += ": " + row["detail"]
     if width and len(text) > width:
@@ -55,14 +56,15 @@ def status_text(row: dict, width: int | None = None) -> str:
     return text
 
 
-def format_table(title: str, rows: list[dict], summary: dict, compare: bool, detail_width: int = 110) -> str:
+def format_table(title: str, rows: list[dict], summary: dict, compare: bool, detail_width: int = 110,
+                 labels: dict | None = None) -> str:
     if compare:
         header = ["query", "tessera ms", "duckdb ms", "ratio", "verified"]
         body = [[r["query"], fmt_ms(r.get("tessera_ms")), fmt_ms(r.get("duckdb_ms")), fmt_ratio(r.get("ratio")),
-                 status_text(r, detail_width)] for r in rows]
+                 status_text(r, detail_width, labels)] for r in rows]
     else:
         header = ["query", "tessera ms", "verified"]
-        body = [[r["query"], fmt_ms(r.get("tessera_ms")), status_text(r, detail_width)] for r in rows]
+        body = [[r["query"], fmt_ms(r.get("tessera_ms")), status_text(r, detail_width, labels)] for r in rows]
     footer = []
     if compare:
         footer.append([f"total ({summary['ran_on_both']} on both)", fmt_ms(summary["tessera_total_ms"]),
@@ -78,7 +80,9 @@ def format_table(title: str, rows: list[dict], summary: dict, compare: bool, det
 
     rule = "-" * (sum(widths) + 2 * len(widths) + len(header[-1]))
     lines = [title, render(header), rule] + [render(r) for r in body] + [rule] + [render(f) for f in footer]
-    counts = (f"verified: {summary['ok']} ok, {summary['mismatch']} MISMATCH, {summary['failed']} FAILED"
+    label = labels or {}
+    counts = (f"verified: {summary['ok']} {label.get('ok', 'ok')}, {summary['mismatch']} "
+              f"{label.get('MISMATCH', 'MISMATCH')}, {summary['failed']} {label.get('FAILED', 'FAILED')}"
               + (f", {summary['unverified']} without a reference" if summary["unverified"] else ""))
     lines.append(counts)
     return "\n".join(lines)

@@ -5,6 +5,7 @@
                        [--csv FILE] [--json FILE] [--chart FILE.svg] [--data-dir DIR] [--cache DIR]
     tessera-bench ssb --sf 1 ...
     tessera-bench tpch --throughput --streams 1,2,4 --sf 1
+    tessera-bench tpcds --sf 1 --compare duckdb     (data, schema and queries from DuckDB's tpcds extension)
 
 Generates the data once (cached), loads it into a tessera data directory once (cached; reloaded when the schema,
 the scale factor or the .tbl files change), runs every query in its own tessera process (one warm-up, then --runs
@@ -29,18 +30,23 @@ import bench_engines  # noqa: E402
 import bench_report  # noqa: E402
 import bench_results  # noqa: E402
 import bench_streams  # noqa: E402
+import bench_tpcds  # noqa: E402
 from bench_data import SetupError, progress  # noqa: E402
 
 ROOT = bench_data.ROOT
+BENCHMARKS = dict(bench_data.BENCHMARKS, tpcds=bench_tpcds.Tpcds)
+# Words for the verification statuses in the table of TPC-DS, whose queries tessera may reject (unsupported SQL).
+TPCDS_LABELS = {"ok": "correct", "MISMATCH": "wrong", "FAILED": "rejected"}
 
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(prog="tessera-bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("benchmark", choices=sorted(bench_data.BENCHMARKS), help="tpch or ssb")
+    parser.add_argument("benchmark", choices=sorted(BENCHMARKS), help="tpch, ssb or tpcds")
     parser.add_argument("--sf", default="1", help="scale factor (default 1)")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per query after one warm-up (default 5)")
-    parser.add_argument("--queries", help="TPC-H: 1,6,14 or 1-5; SSB: 1.1,2.3 or a flight like 3 (default: all)")
+    parser.add_argument("--queries", help="TPC-H / TPC-DS: 1,6,14 or 1-5; SSB: 1.1,2.3 or a flight like 3 "
+                                           "(default: all)")
     parser.add_argument("--compare", choices=["duckdb"], help="also run DuckDB (in-process, in memory)")
     parser.add_argument("--threads", type=int, default=0, help="threads for both engines (default: all cores)")
     parser.add_argument("--csv", metavar="FILE", help="write per-query results as CSV")
@@ -57,14 +63,17 @@ def parse_args(argv=None):
                                                             "ssb-dbgen"), help="the SSB generator binary")
     parser.add_argument("--answers", default=None, help="TPC-H SF1 reference answers (default: "
                                                         "../shared/benchmarks/tpch/answers-sf1)")
-    parser.add_argument("--timeout", type=float, default=900,
-                        help="seconds allowed to one tessera process (a query's warm-up + runs; default 900)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds allowed to one tessera process (a query's warm-up + runs; default 900, "
+                             "TPC-DS 300)")
     parser.add_argument("--memory-limit", type=int, help="passed to tessera as --memory-limit BYTES")
     parser.add_argument("--reload", action="store_true", help="load the data directory again even if up to date")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a query FAILED or MISMATCHed")
     parser.add_argument("--throughput", action="store_true", help="TPC-H throughput test with concurrent streams")
     parser.add_argument("--streams", default="1,2,4", help="stream counts for --throughput (default 1,2,4)")
     args = parser.parse_args(argv)
+    if args.timeout is None:
+        args.timeout = 300 if args.benchmark == "tpcds" else 900
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     if args.threads < 0:
@@ -167,7 +176,10 @@ def run_queries(args, bench, sf, threads, tbl_dir, data_dir, queries, workdir, r
     tessera = bench_engines.TesseraEngine(args.tessera, data_dir, threads, args.memory_limit, args.timeout)
     duck = None
     if args.compare == "duckdb":
-        con, duck_rows = bench_data.duckdb_connect(bench, tbl_dir, threads)
+        if bench.name == "tpcds":
+            con, duck_rows = bench_tpcds.duckdb_connect(tbl_dir, threads)
+        else:
+            con, duck_rows = bench_data.duckdb_connect(bench, tbl_dir, threads)
         import duckdb
 
         report["duckdb_version"] = duckdb.__version__
@@ -179,6 +191,7 @@ def run_queries(args, bench, sf, threads, tbl_dir, data_dir, queries, workdir, r
                      + ", ".join(f"{t} tessera {tessera_rows[t]} duckdb {duck_rows.get(t)}" for t in differing))
         duck = bench_engines.DuckDBEngine(con)
     answers_dir = args.answers or bench_data.default_answers_dir()
+    labels = TPCDS_LABELS if bench.name == "tpcds" else None
     rows = []
     for query in queries:
         sql = query.sql(sf)
@@ -218,12 +231,12 @@ def run_queries(args, bench, sf, threads, tbl_dir, data_dir, queries, workdir, r
         rows.append(row)
         progress(f"{query.id}: tessera {bench_report.fmt_ms(t_ms)} ms"
                  + (f", duckdb {bench_report.fmt_ms(d_ms)} ms" if duck else "")
-                 + f", {bench_report.status_text(row, 160)}")
+                 + f", {bench_report.status_text(row, 160, labels)}")
     report["queries"] = rows
     report["summary"] = bench_report.summarize(rows)
     title = (f"{bench.title} SF{sf}: median of {args.runs} runs after 1 warm-up, {threads} threads"
              + (f", tessera vs DuckDB {report['duckdb_version']}" if duck else ""))
-    report["table"] = bench_report.format_table(title, rows, report["summary"], compare=bool(duck))
+    report["table"] = bench_report.format_table(title, rows, report["summary"], compare=bool(duck), labels=labels)
     return report
 
 
@@ -380,15 +393,22 @@ def format_throughput(report, threads) -> str:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
-    bench = bench_data.BENCHMARKS[args.benchmark]()
+    bench = BENCHMARKS[args.benchmark]()
     try:
         sf = bench_data.format_sf(args.sf)
-        queries = bench.select(args.queries)
         threads = args.threads or os.cpu_count() or 1
         if not os.access(args.tessera, os.X_OK):
             raise SetupError(f"{args.tessera} not found; build it with `ninja -C build tessera`")
         os.makedirs(args.cache, exist_ok=True)
-        tbl_dir = bench_data.generate(bench, sf, args.cache, args.ssb_dbgen)
+        if bench.name == "tpcds":
+            # The pinned duckdb and its tpcds extension live in a venv: continue under its python.
+            bench_tpcds.reexec_in_venv(args.cache, os.path.abspath(__file__),
+                                       sys.argv[1:] if argv is None else list(argv))
+            tbl_dir = bench_tpcds.generate(sf, args.cache)
+            bench.bind(tbl_dir)
+        else:
+            tbl_dir = bench_data.generate(bench, sf, args.cache, args.ssb_dbgen)
+        queries = bench.select(args.queries)
         data_dir = os.path.abspath(args.data_dir or os.path.join(args.cache, f"{bench.name}-sf{sf}-tessera"))
         report = base_report(args, bench, sf, threads)
         report.update(tbl_dir=tbl_dir, data_dir=data_dir)

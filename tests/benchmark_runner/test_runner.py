@@ -26,6 +26,7 @@ import bench_engines  # noqa: E402
 import bench_report  # noqa: E402
 import bench_results  # noqa: E402
 import bench_streams  # noqa: E402
+import bench_tpcds  # noqa: E402
 import tessera_bench  # noqa: E402
 
 TESSERA = os.environ.get("TESSERA_BIN", os.path.join(ROOT, "build", "cli", "tessera"))
@@ -283,6 +284,36 @@ def test_summary_and_table():
     table = bench_report.format_table("TPC-H SF1", rows, summary, compare=True)
     assert "FAILED: cannot execute Join CROSS yet" in table
     assert "2.00x" in table and "0.50x" in table and "total (2 on both)" in table
+
+
+def test_tpcds_table_says_correct_wrong_rejected():
+    rows = [_row("Q01", 20.0, 10.0), _row("Q02", None, 50.0, "FAILED", "function round does not exist"),
+            _row("Q03", 5.0, 5.0, "MISMATCH", "vs duckdb: 3 rows, expected 4")]
+    table = bench_report.format_table("TPC-DS SF1", rows, bench_report.summarize(rows), compare=True,
+                                      labels=tessera_bench.TPCDS_LABELS)
+    assert "rejected: function round does not exist" in table and "wrong: vs duckdb" in table
+    assert "verified: 1 correct, 1 wrong, 1 rejected" in table
+
+
+def test_tpcds_types_and_query_selection(tmp_path):
+    assert bench_tpcds.tessera_type("BIGINT") == "BIGINT" and bench_tpcds.tessera_type("INTEGER") == "INTEGER"
+    assert bench_tpcds.tessera_type("DECIMAL(7,2)") == "DECIMAL(7,2)" and bench_tpcds.tessera_type("DATE") == "DATE"
+    assert bench_tpcds.tessera_type("VARCHAR") == "VARCHAR"
+    with pytest.raises(bench_data.SetupError):
+        bench_tpcds.tessera_type("BLOB")
+    tpcds = bench_tpcds.Tpcds()
+    tpcds.bind(str(tmp_path))
+    assert tpcds.schema_path == str(tmp_path / "schema.sql")
+    assert [q.id for q in tpcds.select("1,77,5-6")] == ["Q01", "Q77", "Q05", "Q06"]
+    assert len(tpcds.select(None)) == 99
+    with pytest.raises(bench_data.SetupError):
+        tpcds.select("100")
+    assert "NULL '\\N'" in tpcds.copy_options and "QUOTE" in tpcds.copy_options
+
+
+def test_error_lines_lose_the_query_file_prefix():
+    stderr = "Error: /tmp/tessera-bench-x/Q02.sql:1: function round does not exist at line 4, column 8\n  ^\n"
+    assert bench_engines._error_from_stderr(stderr, 1) == "function round does not exist at line 4, column 8"
 
 
 def test_svg_chart_is_valid_and_marks_failures():
