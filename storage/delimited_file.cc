@@ -545,10 +545,18 @@ void AppendFieldText(const BlockView& block, int column, uint32_t row, const Typ
     case TypeId::kInteger: AppendInt64(block.Values<int32_t>(column)[row], out); break;
     case TypeId::kBigInt: AppendInt64(block.Values<int64_t>(column)[row], out); break;
     case TypeId::kDouble: AppendDouble(block.Values<double>(column)[row], out); break;
-    case TypeId::kDecimal:
-      AppendDecimal(type.IsWideDecimal() ? block.Values<int128>(column)[row] : block.Values<int64_t>(column)[row],
-                    type.scale(), out);
+    case TypeId::kDecimal: {
+      // Block columns are 8-byte aligned: a 128-bit value is copied out, never loaded as an int128 lvalue (which
+      // may compile to an aligned 16-byte load).
+      int128 value = 0;
+      if (type.IsWideDecimal()) {
+        std::memcpy(&value, block.Values<uint8_t>(column) + size_t{row} * sizeof(int128), sizeof(int128));
+      } else {
+        value = block.Values<int64_t>(column)[row];
+      }
+      AppendDecimal(value, type.scale(), out);
       break;
+    }
     case TypeId::kDate: AppendDate(block.Values<int32_t>(column)[row], out); break;
     case TypeId::kTimestamp: AppendTimestamp(block.Values<int64_t>(column)[row], out); break;
     case TypeId::kInterval: AppendInterval(block.Values<Interval>(column)[row], out); break;
