@@ -136,6 +136,10 @@ void CollectGroupingCalls(const ParsedExpr& expr, std::vector<const ParsedExpr*>
     return;
   }
   for (const auto& child : expr.children) CollectGroupingCalls(*child, calls);
+  if (expr.window != nullptr) {  // `rank() OVER (PARTITION BY GROUPING(a) ...)` (TPC-DS Q70, Q86)
+    for (const auto& key : expr.window->partition_by) CollectGroupingCalls(*key, calls);
+    for (const parser::OrderByItem& item : expr.window->order_by) CollectGroupingCalls(*item.expr, calls);
+  }
 }
 
 int64_t GroupingValue(const GroupingCall& call, const std::vector<int>& set) {

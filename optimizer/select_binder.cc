@@ -165,6 +165,10 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
   if (options.order_by != nullptr) {
     for (const parser::OrderByItem& item : *options.order_by) CollectGroupingCalls(*item.expr, &grouping_nodes);
   }
+  for (const parser::WindowDefinition& window : core.windows) {
+    for (const auto& key : window.spec->partition_by) CollectGroupingCalls(*key, &grouping_nodes);
+    for (const parser::OrderByItem& item : window.spec->order_by) CollectGroupingCalls(*item.expr, &grouping_nodes);
+  }
   const bool aggregate = !core.group_by.empty() || !core.grouping_sets.empty() || core.having != nullptr ||
                          !call_nodes.empty() || !grouping_nodes.empty();
   if (!correlation_keys.empty() && !aggregate) {
