@@ -20,7 +20,7 @@
 //   - DATE +- INTERVAL and DATE +- INTEGER (days) are DATE (constant days are folded as intervals); DATE -
 //   DATE
 //     is INTEGER.
-//   - Aggregates (as expressions/aggregate_function.h computes them): COUNT -> BIGINT; SUM(INTEGER) ->
+//   - Aggregates (as relational_operators/aggregation_table.h computes them): COUNT -> BIGINT; SUM(INTEGER) ->
 //   BIGINT;
 //     SUM(BIGINT) -> DECIMAL(38,0); SUM(DECIMAL(p,s)) -> DECIMAL(38,s); AVG(INTEGER/BIGINT/DOUBLE) -> DOUBLE;
 //     AVG(DECIMAL(p,s)) -> DOUBLE (computed from the exact sum); MIN/MAX -> the argument's type (not

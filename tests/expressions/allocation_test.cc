@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "expressions/aggregate_function.h"
 #include "gtest/gtest.h"
 #include "tests/expressions/test_batch.h"
 
@@ -114,28 +113,6 @@ TEST(AllocationTest, EvaluateAndFilterAllocateNothingAfterTheFirstBatch) {
     }
     EXPECT_EQ(counter.count(), 0);
   }
-}
-
-TEST(AllocationTest, AggregateUpdatesAllocateNothing) {
-  Batch batch = MixedBatch(1);
-  std::vector<AggregateFunction> functions;
-  for (AggregateFunctionKind kind : {AggregateFunctionKind::kCount, AggregateFunctionKind::kSum,
-                                     AggregateFunctionKind::kAvg, AggregateFunctionKind::kMax}) {
-    functions.push_back(*AggregateFunction::Create(kind, Type::Decimal(15, 2)));
-  }
-  std::vector<uint64_t> storage(64);
-  std::vector<uint8_t*> per_row(kVectorSize);
-  for (uint32_t r = 0; r < kVectorSize; ++r)
-    per_row[r] = reinterpret_cast<uint8_t*>(storage.data()) + 32 * (r % 2);
-  AllocationCounter counter;
-  for (const AggregateFunction& function : functions) {
-    function.Initialize(per_row[0]);
-    function.Initialize(per_row[1]);
-    ASSERT_TRUE(function.UpdateScalar(per_row[0], batch.columns[1], nullptr).ok());
-    ASSERT_TRUE(function.UpdateGrouped(per_row.data(), 0, batch.columns[1], nullptr).ok());
-    ASSERT_TRUE(function.Merge(per_row[0], per_row[1]).ok());
-  }
-  EXPECT_EQ(counter.count(), 0);
 }
 
 }  // namespace
