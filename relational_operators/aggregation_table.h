@@ -10,7 +10,7 @@
 // fixed-width or a string of a declared length up to 32 bytes, else serialized (length-prefixed strings)
 // beside it. A table whose inline string meets a longer value (bytes, not characters, count) switches to
 // serialized keys. COUNT(DISTINCT x) keeps a set of serialized values per group. See
-// relational_operators/README.md, "Hash aggregation".
+// docs/decisions/0003-hash-aggregation.md.
 //
 // Threading: a table is used by one thread at a time. MergeAndWrite for different partitions may run at the
 // same time over the same partial tables once no Update runs any more.

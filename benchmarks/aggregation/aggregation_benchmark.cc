@@ -3,7 +3,7 @@
 // concurrent table that all threads update (built here, for this comparison only), with 1 and 2 threads.
 // A Google Benchmark program: rows/s of each table side by side, with vs_engine (rate over the engine table's in
 // the same run) and a check that every table gives the engine's groups (exit status 1 otherwise); see README.md
-// here, and relational_operators/README.md for the figures.
+// here, and docs/decisions/0003-hash-aggregation.md for the figures.
 //
 // Usage: aggregation_benchmark [--repeats=R] [--threads=1,2] [--shapes=q1,q1-char,q18,q13] [--scale=1.0]
 //          [--benchmark_filter=...] (--help lists all flags)
