@@ -27,6 +27,7 @@
 
 DEFINE_int64(work_orders, 2'000'000, "work orders per iteration of the inline-loop, queue and Foreman benchmarks");
 DEFINE_int32(pin, 1, "1: the Foreman's workers pinned to cores; 0: not pinned");
+DEFINE_int64(time_slice_us, 0, "the Foreman's time slice in us (ForemanOptions::dispatch_run_ns; the database default is 1000)");
 
 namespace tessera {
 namespace {
@@ -148,6 +149,7 @@ void BM_Foreman(benchmark::State& state) {
   options.min_pending_per_worker = static_cast<int>(state.range(2));
   options.max_pending_per_worker = static_cast<int>(state.range(3));
   options.policy = *ParsePolicy(kPolicies[state.range(4)]);
+  options.dispatch_run_ns = FLAGS_time_slice_us * 1000;
   absl::StatusOr<std::unique_ptr<Foreman>> foreman = Foreman::Create(options);
   if (!foreman.ok()) {
     state.SkipWithError(std::string(foreman.status().message()).c_str());
