@@ -336,8 +336,12 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
   sizing.min_bytes = 8 << 20;
   sizing.max_bytes = 32 << 20;
   sizing.target_chunks = static_cast<size_t>(std::max(1, database.options().worker_threads)) * 8;
+  const FileAccessPolicy& access = database.options().file_access;
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<DelimitedFileChunks> file,
-                           DelimitedFileChunks::Open(statement.path, *table, columns, format, sizing));
+                           DelimitedFileChunks::Open(statement.path, *table, columns, format, sizing, [&](int fd) {
+                             return CheckOpenedFileAccess(access, database.options().data_directory,
+                                                          statement.path, fd, /*writing=*/false);
+                           }));
   const int64_t file_bytes = static_cast<int64_t>(file->file_bytes());
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table));
   auto dag = std::make_unique<ExecutionDag>();

@@ -24,4 +24,10 @@ struct FileAccessPolicy {
 absl::Status CheckFileAccess(const FileAccessPolicy& policy, const std::string& data_directory,
                              const std::string& path, bool writing);
 
+// The same check for the file behind an open descriptor `fd` (opened for `path`), by the path the kernel reports
+// for it (/proc/self/fd): COPY FROM checks the file it actually opened, so a symbolic link swapped in between
+// CheckFileAccess and the open cannot lead out of the allowed directories. OK when the policy is unrestricted.
+absl::Status CheckOpenedFileAccess(const FileAccessPolicy& policy, const std::string& data_directory,
+                                   const std::string& path, int fd, bool writing);
+
 }  // namespace tessera

@@ -374,11 +374,9 @@ absl::StatusOr<size_t> DelimitedFileChunks::NextLineStart(size_t from) const {
   return file_size_;
 }
 
-absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> DelimitedFileChunks::Open(const std::string& path,
-                                                                               const TableDescriptor& table,
-                                                                               const std::vector<int>& target_columns,
-                                                                               const DelimitedFormat& format,
-                                                                               ChunkSizing sizing) {
+absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> DelimitedFileChunks::Open(
+    const std::string& path, const TableDescriptor& table, const std::vector<int>& target_columns,
+    const DelimitedFormat& format, ChunkSizing sizing, const std::function<absl::Status(int fd)>& verify_opened) {
   for (size_t i = 0; i < target_columns.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (target_columns[i] == target_columns[j]) {
@@ -405,6 +403,13 @@ absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> DelimitedFileChunks::Open(c
     if (error == ENOENT) return absl::NotFoundError(message);
     if (error == EACCES || error == EPERM) return absl::PermissionDeniedError(message);
     return absl::InternalError(message);
+  }
+  if (verify_opened) {
+    absl::Status verified = verify_opened(fd);
+    if (!verified.ok()) {
+      ::close(fd);
+      return verified;
+    }
   }
   struct stat info;
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {

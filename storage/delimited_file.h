@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,10 +78,12 @@ class DelimitedFileChunks {
  public:
   // Errors: the file cannot be opened ("COPY t: ..."), a column listed twice, a NOT NULL column without a default
   // missing from the list.
-  static absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> Open(const std::string& path,
-                                                                   const TableDescriptor& table,
-                                                                   const std::vector<int>& target_columns,
-                                                                   const DelimitedFormat& format, ChunkSizing sizing);
+  // `verify_opened`, when given, is called with the opened descriptor before anything is read; its error closes the
+  // file and is returned (a server checks the file it actually opened against its allowed directories).
+  static absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> Open(
+      const std::string& path, const TableDescriptor& table, const std::vector<int>& target_columns,
+      const DelimitedFormat& format, ChunkSizing sizing,
+      const std::function<absl::Status(int fd)>& verify_opened = nullptr);
 
   size_t chunk_count() const { return chunks_.size(); }
   size_t chunk_bytes(size_t chunk) const { return chunks_[chunk].second - chunks_[chunk].first; }

@@ -3,6 +3,7 @@
 
 #include "engine/file_access.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -69,6 +70,31 @@ TEST_F(FileAccessTest, TheDataDirectoryIsNeverReadOrWrittenEvenInsideAnAllowedOn
   EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied);
   EXPECT_NE(refused.message().find("data directory"), std::string::npos) << refused;
   EXPECT_FALSE(Check(root_ / "allowed" / "sub" / ".." / "db" / "x").ok());
+}
+
+// COPY FROM checks the file it actually opened (by the descriptor's path in /proc/self/fd), so a path that passed
+// the check and was then replaced by a symbolic link to a file outside still cannot be read.
+TEST_F(FileAccessTest, TheOpenedFileIsCheckedByWhatTheDescriptorPointsTo) {
+  std::ofstream(root_ / "allowed" / "sub" / "in.csv") << "1";
+  auto opened_check = [&](const std::filesystem::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    EXPECT_GE(fd, 0) << path;
+    absl::Status status =
+        CheckOpenedFileAccess(policy_, (root_ / "allowed" / "db").string(), path.string(), fd, false);
+    ::close(fd);
+    return status;
+  };
+  EXPECT_TRUE(opened_check(root_ / "allowed" / "sub" / "in.csv").ok());
+  // The path a client named passes the path check; the file opened through the swapped-in link does not.
+  const std::filesystem::path swapped = root_ / "allowed" / "sub" / "data.csv";
+  ASSERT_TRUE(Check(swapped).ok());
+  std::filesystem::create_symlink(root_ / "secret" / "key", swapped);
+  absl::Status refused = opened_check(swapped);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kPermissionDenied) << refused;
+  EXPECT_NE(refused.message().find("secret"), std::string::npos) << refused;
+  std::ofstream(root_ / "allowed" / "db" / "catalog.tcat") << "x";
+  EXPECT_FALSE(opened_check(root_ / "allowed" / "db" / "catalog.tcat").ok());
+  EXPECT_TRUE(CheckOpenedFileAccess(FileAccessPolicy{}, "", "/etc/hostname", -1, false).ok());  // unrestricted
 }
 
 }  // namespace
