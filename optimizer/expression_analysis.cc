@@ -150,6 +150,45 @@ ExpressionPtr CombineDisjuncts(std::vector<ExpressionPtr> terms) {
   return Combine(ExpressionKind::kOr, std::move(terms));
 }
 
+void FactorCommonConjuncts(ExpressionPtr predicate, std::vector<ExpressionPtr>* out) {
+  if (predicate->kind != ExpressionKind::kOr) {
+    if (!IsBooleanConstant(*predicate, true)) out->push_back(std::move(predicate));
+    return;
+  }
+  std::vector<std::vector<ExpressionPtr>> branches;
+  for (auto& child : predicate->children) branches.push_back(SplitConjuncts(child->Clone()));
+  std::vector<ExpressionPtr> common;
+  for (ExpressionPtr& term : branches[0]) {
+    bool everywhere = true;
+    for (size_t b = 1; b < branches.size() && everywhere; ++b) {
+      bool found = false;
+      for (const ExpressionPtr& other : branches[b]) found |= ExpressionsEqual(*term, *other);
+      everywhere = found;
+    }
+    bool duplicate = false;
+    for (const ExpressionPtr& c : common) duplicate |= ExpressionsEqual(*c, *term);
+    if (everywhere && !duplicate) common.push_back(term->Clone());
+  }
+  if (common.empty()) {
+    out->push_back(std::move(predicate));
+    return;
+  }
+  std::vector<ExpressionPtr> remaining;
+  bool implied = false;
+  for (std::vector<ExpressionPtr>& branch : branches) {
+    std::vector<ExpressionPtr> rest;
+    for (ExpressionPtr& term : branch) {
+      bool is_common = false;
+      for (const ExpressionPtr& c : common) is_common |= ExpressionsEqual(*c, *term);
+      if (!is_common) rest.push_back(std::move(term));
+    }
+    if (rest.empty()) implied = true;
+    remaining.push_back(CombineConjuncts(std::move(rest)));
+  }
+  for (ExpressionPtr& c : common) out->push_back(std::move(c));
+  if (!implied) out->push_back(CombineDisjuncts(std::move(remaining)));
+}
+
 bool IsNullable(const BoundExpression& e, const std::vector<OutputColumn>& input) {
   auto any_child = [&](size_t begin) {
     for (size_t i = begin; i < e.children.size(); ++i) {

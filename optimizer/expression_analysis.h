@@ -37,6 +37,10 @@ std::vector<ExpressionPtr> SplitConjuncts(ExpressionPtr expression);
 ExpressionPtr CombineConjuncts(std::vector<ExpressionPtr> terms);
 // OR of the terms (at least one).
 ExpressionPtr CombineDisjuncts(std::vector<ExpressionPtr> terms);
+// Appends `predicate` to `out` with the conjuncts common to every branch of an OR factored out:
+// (A AND B) OR (A AND C) appends A and (B OR C); a branch left empty makes the OR true (A only). Anything but an
+// OR is appended as is (TRUE is dropped).
+void FactorCommonConjuncts(ExpressionPtr predicate, std::vector<ExpressionPtr>* out);
 
 // Conservative: false only when the expression can never be NULL given the input's nullability.
 bool IsNullable(const BoundExpression& expression, const std::vector<OutputColumn>& input);

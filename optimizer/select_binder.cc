@@ -97,10 +97,16 @@ absl::Status QueryBinder::BindWhere(const ParsedExpr& where, const Scope& scope,
     context.conjunct_root = true;
     TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindBoolean(*conjunct, context));
     if (IsBooleanConstant(*bound, true)) continue;
-    if (correlation != nullptr && MaxColumnIndex(*bound) >= kOuterColumnBase) {
-      correlation->conjuncts.push_back(std::move(bound));
-    } else {
+    if (correlation == nullptr || MaxColumnIndex(*bound) < kOuterColumnBase) {
       filters.push_back(std::move(bound));
+      continue;
+    }
+    // A correlation repeated in every branch of an OR is a correlation of its own (TPC-DS Q41:
+    // (x = outer.x AND a) OR (x = outer.x AND b) is x = outer.x AND (a OR b)).
+    std::vector<ExpressionPtr> factored;
+    FactorCommonConjuncts(std::move(bound), &factored);
+    for (ExpressionPtr& term : factored) {
+      (MaxColumnIndex(*term) >= kOuterColumnBase ? correlation->conjuncts : filters).push_back(std::move(term));
     }
   }
   if (!filters.empty()) *plan = MakeFilter(std::move(*plan), CombineConjuncts(std::move(filters)));

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,28 @@ bool RecursiveDescentParser::AtQueryStart() const {
   int ahead = 0;
   while (IsOperator(PeekToken(ahead), "(")) ahead++;
   return IsWord(PeekToken(ahead), "SELECT") || IsWord(PeekToken(ahead), "WITH");
+}
+
+bool RecursiveDescentParser::AtParenthesizedQueryInFrom() const {
+  if (!AtOperator("(")) return false;
+  if (IsWord(PeekToken(1), "SELECT") || IsWord(PeekToken(1), "WITH")) return true;
+  if (!IsOperator(PeekToken(1), "(")) return false;
+  int ahead = 1;
+  while (IsOperator(PeekToken(ahead), "(")) ahead++;
+  if (!IsWord(PeekToken(ahead), "SELECT") && !IsWord(PeekToken(ahead), "WITH")) return false;
+  // The end of the first item, the group opened by token 1.
+  int depth = 0;
+  for (ahead = 1;; ahead++) {
+    const Token& token = PeekToken(ahead);
+    if (token.kind == TokenKind::kEndOfInput) return false;
+    if (IsOperator(token, "(")) depth++;
+    if (IsOperator(token, ")") && --depth == 0) break;
+  }
+  const Token& next = PeekToken(ahead + 1);
+  for (std::string_view word : {"UNION", "EXCEPT", "INTERSECT", "ORDER", "LIMIT", "OFFSET", "FETCH"}) {
+    if (IsWord(next, word)) return true;
+  }
+  return IsOperator(next, ")");
 }
 
 absl::StatusOr<std::unique_ptr<SelectStatement>> RecursiveDescentParser::ParseSelectStatement() {
@@ -246,7 +269,7 @@ absl::StatusOr<std::unique_ptr<TableRef>> RecursiveDescentParser::ParseTablePrim
     NestingScope scope(nesting_);
     if (!scope.ok()) return TooDeeplyNested();
     std::unique_ptr<TableRef> table;
-    if (IsWord(PeekToken(1), "SELECT") || IsWord(PeekToken(1), "WITH")) {
+    if (AtParenthesizedQueryInFrom()) {
       Advance();
       table = std::make_unique<TableRef>();
       table->kind = TableRefKind::kSubquery;

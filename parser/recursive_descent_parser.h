@@ -117,6 +117,10 @@ class RecursiveDescentParser {
   // True if the current token starts a query (SELECT, WITH) or is '(' followed, through any number of '(',
   // by SELECT or WITH.
   bool AtQueryStart() const;
+  // At a '(' that opens a parenthesized query expression in FROM, e.g. `((SELECT ...) EXCEPT (SELECT ...))`,
+  // rather than a parenthesized join: its first item is a parenthesized query and the token after that item
+  // is a set operator, ORDER BY / LIMIT / OFFSET / FETCH, or the closing ')'.
+  bool AtParenthesizedQueryInFrom() const;
 
   // ---- Expressions (expression_parser.cc) ----
   enum class BinaryLevel { kOr, kAnd, kConcat, kAdditive, kMultiplicative };

@@ -489,7 +489,6 @@ class Builder {
     }
     // Without equality keys the hash join degenerates into a nested-loop join (one chain holding every build
     // row); the planner puts the small side (e.g. a scalar subquery's single row) on the build side.
-    if (join.enforce_single_row) return absl::UnimplementedError("scalar subqueries without aggregation are not supported yet");
     TESSERA_ASSIGN_OR_RETURN(Stream left, Visit(*join.children[0]));
     TESSERA_ASSIGN_OR_RETURN(Stream right, Visit(*join.children[1]));
     if (join.exact_filter.has_value()) return ExactFilterJoin(join, std::move(left), std::move(right));
@@ -505,7 +504,9 @@ class Builder {
                            (type == HashJoinType::kAnti && !join.null_aware);
     // A join that publishes a LIP filter builds on its right side: the filter is over the build keys, and a
     // scan below its left side waits for it (building on the left would wait for itself).
-    const bool swap = swappable && !join.left_keys.empty() && join.lip_filter_id < 0 &&
+    // A scalar subquery's join (enforce_single_row) keeps the subquery on the build side, where its rows are
+    // counted.
+    const bool swap = swappable && !join.left_keys.empty() && join.lip_filter_id < 0 && !join.enforce_single_row &&
                       estimator_.EstimateRows(*join.children[0]) * kBuildPreservedSideRatio <
                           estimator_.EstimateRows(*join.children[1]);
     if (swap) {
@@ -540,7 +541,7 @@ class Builder {
     const double build_rows = build_stream.rows;
     int build_select = AddSelect(std::move(build_stream), std::move(build_columns), build_names);
     auto table = std::make_shared<JoinHashTable>(dag_->op(build_select)->output(), key_columns, pool_);
-    int build = dag_->AddOperator(std::make_unique<HashJoinBuildOperator>(table),
+    int build = dag_->AddOperator(std::make_unique<HashJoinBuildOperator>(table, join.enforce_single_row),
                                   Counted(key_columns.size(), "key"));
     Estimate(build, build_rows, OperatorEstimate::Structure::kHashTable, EstimatedBytes(build_rows, kHashEntryBytes),
              /*retains_inputs=*/true);

@@ -46,6 +46,9 @@ class HashJoinBuildOperator::FinalizeWorkOrder : public WorkOrder {
   explicit FinalizeWorkOrder(HashJoinBuildOperator* op) : WorkOrder(op->index(), -1), op_(op) {}
   absl::Status Execute(const WorkOrderContext&) override {
     rows_out_ = op_->table_->indexed_rows();
+    if (op_->single_row_ && op_->table_->total_build_rows() > 1) {
+      return absl::InvalidArgumentError(kScalarSubqueryRowsError);
+    }
     return op_->table_->Finalize();
   }
 

@@ -59,7 +59,10 @@ bool TracksBuildMatches(HashJoinType type);
 
 class HashJoinBuildOperator : public RelationalOperator {
  public:
-  HashJoinBuildOperator(std::shared_ptr<JoinHashTable> table) : RelationalOperator("HashJoinBuild"), table_(std::move(table)) {}
+  // With `single_row` (the join of a scalar subquery) the build relation may hold at most one row: the finalize
+  // work order fails with kInvalidArgument (kScalarSubqueryRowsError) when it holds more.
+  explicit HashJoinBuildOperator(std::shared_ptr<JoinHashTable> table, bool single_row = false)
+      : RelationalOperator("HashJoinBuild"), table_(std::move(table)), single_row_(single_row) {}
 
   void FeedInputBlock(int input, uint32_t block_index) override { pending_.push_back(block_index); }
   void DoneFeedingInput(int input) override { input_done_ = true; }
@@ -72,6 +75,7 @@ class HashJoinBuildOperator : public RelationalOperator {
   class FinalizeWorkOrder;
 
   std::shared_ptr<JoinHashTable> table_;
+  const bool single_row_;
   std::deque<uint32_t> pending_;
   bool input_done_ = false;
   int64_t issued_ = 0;
@@ -89,6 +93,9 @@ struct HashJoinSpec {
   bool null_aware = false;                                    // kAnti for NOT IN
   bool build_columns_first = false;                           // output build_output before probe_output
 };
+
+// The error of a scalar subquery that returns more than one row (PostgreSQL's and DuckDB's wording).
+inline constexpr char kScalarSubqueryRowsError[] = "more than one row returned by a subquery used as an expression";
 
 class HashJoinProbeOperator : public RelationalOperator {
  public:

@@ -18,51 +18,11 @@ LogicalOperatorPtr WithFilter(LogicalOperatorPtr node, Predicates predicates) {
   return MakeFilter(std::move(node), CombineConjuncts(std::move(predicates)));
 }
 
-// (A AND B) OR (A AND C) -> A, (B OR C); a branch left empty makes the OR true.
-void AddFactored(ExpressionPtr predicate, Predicates* out) {
-  if (predicate->kind != ExpressionKind::kOr) {
-    if (!IsBooleanConstant(*predicate, true)) out->push_back(std::move(predicate));
-    return;
-  }
-  std::vector<Predicates> branches;
-  for (auto& child : predicate->children) branches.push_back(SplitConjuncts(child->Clone()));
-  Predicates common;
-  for (ExpressionPtr& term : branches[0]) {
-    bool everywhere = true;
-    for (size_t b = 1; b < branches.size() && everywhere; ++b) {
-      bool found = false;
-      for (const ExpressionPtr& other : branches[b]) found |= ExpressionsEqual(*term, *other);
-      everywhere = found;
-    }
-    bool duplicate = false;
-    for (const ExpressionPtr& c : common) duplicate |= ExpressionsEqual(*c, *term);
-    if (everywhere && !duplicate) common.push_back(term->Clone());
-  }
-  if (common.empty()) {
-    out->push_back(std::move(predicate));
-    return;
-  }
-  Predicates remaining;
-  bool implied = false;
-  for (Predicates& branch : branches) {
-    Predicates rest;
-    for (ExpressionPtr& term : branch) {
-      bool is_common = false;
-      for (const ExpressionPtr& c : common) is_common |= ExpressionsEqual(*c, *term);
-      if (!is_common) rest.push_back(std::move(term));
-    }
-    if (rest.empty()) implied = true;
-    remaining.push_back(CombineConjuncts(std::move(rest)));
-  }
-  for (ExpressionPtr& c : common) out->push_back(std::move(c));
-  if (!implied) out->push_back(CombineDisjuncts(std::move(remaining)));
-}
-
 Predicates Normalize(Predicates predicates) {
   Predicates out;
   for (ExpressionPtr& predicate : predicates) {
     for (ExpressionPtr& conjunct : SplitConjuncts(std::move(predicate)))
-      AddFactored(std::move(conjunct), &out);
+      FactorCommonConjuncts(std::move(conjunct), &out);
   }
   return out;
 }
