@@ -7,10 +7,11 @@ and `off`, interleaved, for wall time, peak temporary memory and work orders.
 
 Each query runs in its own shell process (`tessera DATA_DIR --csv --timing --threads N -c ...`): one warm-up per
 mode, then `--runs` rounds of both modes, the first mode alternating between rounds (on/off, off/on, ...); the
-wall time is the median of the shell's `Time:` lines. Then one EXPLAIN ANALYZE per mode gives the query's peak
-temporary memory ("memory estimate: ...; actual peak N": the most the query's buffer-pool account held at once:
-temporary blocks, hash and aggregation tables, sort buffers, filters; base-table blocks are not counted) and the
-work orders of every operator ("actual: work orders N"). The answers of the two modes must be equal.
+wall time is the median of the shell's `Time:` lines. Then `--analyze-runs` EXPLAIN ANALYZE rounds (modes
+alternating likewise) give the query's peak temporary memory ("memory estimate: ...; actual peak N": the most the
+query's buffer-pool account held at once: temporary blocks, hash and aggregation tables, sort buffers, filters;
+base-table blocks are not counted) and the work orders of every operator ("actual: work orders N"), each the median
+over those runs (the peak depends on how work orders interleave). The answers of the two modes must be equal.
 
 Data comes from the tessera-bench caches (benchmarks/runner/bench_data.py: ~/.cache/tessera/tpch-sf1-tessera, ...);
 missing data is generated only with --generate.
@@ -116,18 +117,26 @@ def parse_explain_analyze(lines: list[str]) -> Analysis:
                     execution_ms)
 
 
-def schedule(runs: int) -> list[tuple[str, bool]]:
-    """The (mode, timed) order of one query's runs: a warm-up of each mode, then `runs` rounds alternating which
-    mode goes first."""
-    order = [("on", False), ("off", False)]
+def rounds(runs: int) -> list[str]:
+    """`runs` rounds of both modes, alternating which goes first: on, off, off, on, on, off, ..."""
+    order = []
     for i in range(runs):
-        first, second = MODES if i % 2 == 0 else MODES[::-1]
-        order += [(first, True), (second, True)]
+        order += MODES if i % 2 == 0 else MODES[::-1]
     return order
+
+
+def schedule(runs: int) -> list[tuple[str, bool]]:
+    """The (mode, timed) order of one query's runs: a warm-up of each mode, then `runs` rounds."""
+    return [("on", False), ("off", False)] + [(mode, True) for mode in rounds(runs)]
 
 
 def median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
+
+
+def median_int(values: list[int]) -> int | None:
+    """The median, the lower middle value for an even count (stays one of the measured values)."""
+    return statistics.median_low(values) if values else None
 
 
 def canonical_rows(rows: list[list[str]]) -> list[list[str]]:
@@ -140,9 +149,10 @@ class QueryResult:
     query: str
     times_ms: dict[str, list[float]]
     median_ms: dict[str, float | None]
-    peak_bytes: dict[str, int | None]
+    peak_bytes: dict[str, int | None]  # median over the EXPLAIN ANALYZE runs
+    peak_bytes_runs: dict[str, list[int]]
     estimate_max_bytes: dict[str, int | None]
-    work_orders: dict[str, int | None]
+    work_orders: dict[str, int | None]  # median over the EXPLAIN ANALYZE runs
     pipelining_edges: dict[str, int | None]
     blocking_edges: dict[str, int | None]
     rows: int | None = None
@@ -151,22 +161,24 @@ class QueryResult:
 
 
 def run_query(tessera: str, data_dir: str, threads: int, runs: int, bench_name: str, query_id: str, sql: str,
-              timeout: float) -> QueryResult:
+              timeout: float, analyze_runs: int = 3) -> QueryResult:
     sql = sql.strip().rstrip(";").strip()
     order = schedule(runs)
     args = [tessera, data_dir, "--csv", "--timing", "--threads", str(threads)]
     for mode, _ in order:
         args += ["-c", f"SET pipelining = {mode}", "-c", sql]
-    for mode in MODES:
+    analyze_order = rounds(analyze_runs)
+    for mode in analyze_order:
         args += ["-c", f"SET pipelining = {mode}", "-c", f"EXPLAIN ANALYZE {sql}"]
-    result = QueryResult(bench_name, query_id, {m: [] for m in MODES}, {}, {}, {}, {}, {}, {})
+    result = QueryResult(bench_name, query_id, {m: [] for m in MODES}, {}, {}, {m: [] for m in MODES}, {}, {}, {},
+                         {})
     try:
         process = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired:
         result.error = f"timeout after {timeout:g} s"
         return result
     statements = [s for s in bench_results.parse_tessera_output(process.stdout) if s.time_ms is not None]
-    expected = 2 * len(order) + 2 * len(MODES)
+    expected = 2 * len(order) + 2 * len(analyze_order)
     if process.returncode != 0 or len(statements) != expected:
         tail = process.stderr.strip().splitlines()[-1:] or [f"exit code {process.returncode}"]
         result.error = f"{len(statements)} of {expected} statements finished: {tail[0]}"
@@ -180,20 +192,23 @@ def run_query(tessera: str, data_dir: str, threads: int, runs: int, bench_name: 
     if answers["on"] != answers["off"]:
         result.error = "pipelining on and off returned different answers"
     result.rows = len(answers["on"])
-    for j, mode in enumerate(MODES):
+    work_orders = {m: [] for m in MODES}
+    for j, mode in enumerate(analyze_order):
         output = statements[2 * len(order) + 2 * j + 1]
         try:
             analysis = parse_explain_analyze([row[0] if row else "" for row in output.rows])
         except ValueError as e:
             result.error = result.error or f"EXPLAIN ANALYZE ({mode}): {e}"
             continue
-        result.peak_bytes[mode] = analysis.peak_bytes
+        result.peak_bytes_runs[mode].append(analysis.peak_bytes)
+        work_orders[mode].append(analysis.work_orders)
         result.estimate_max_bytes[mode] = analysis.estimate_max_bytes
-        result.work_orders[mode] = analysis.work_orders
         result.pipelining_edges[mode] = analysis.edges("pipelining")
         result.blocking_edges[mode] = analysis.edges("blocking")
     for mode in MODES:
         result.median_ms[mode] = median(result.times_ms[mode])
+        result.peak_bytes[mode] = median_int(result.peak_bytes_runs[mode])
+        result.work_orders[mode] = median_int(work_orders[mode])
     result.loadavg = os.getloadavg()[0]
     return result
 
@@ -292,6 +307,8 @@ def main(argv=None) -> int:
     parser.add_argument("--sf", default="1")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--runs", type=int, default=3, help="timed rounds of both modes (after a warm-up)")
+    parser.add_argument("--analyze-runs", type=int, default=3,
+                        help="EXPLAIN ANALYZE rounds of both modes for peak memory and work orders (median)")
     parser.add_argument("--queries", help="e.g. 'tpch:1,3,9,18;ssb:1.1' (default: all of each benchmark)")
     parser.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "tessera"))
     parser.add_argument("--tessera", default=os.path.join(ROOT, "build", "cli", "tessera"))
@@ -300,8 +317,8 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per query (all its runs)")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args(argv)
-    if args.runs < 1 or args.threads < 1:
-        parser.error("--runs and --threads must be positive")
+    if args.runs < 1 or args.threads < 1 or args.analyze_runs < 1:
+        parser.error("--runs, --analyze-runs and --threads must be positive")
     try:
         sf = bench_data.format_sf(args.sf)
         specs = parse_query_spec(args.queries)
@@ -311,7 +328,7 @@ def main(argv=None) -> int:
                 raise bench_data.SetupError(f"unknown benchmark '{name}' (tpch or ssb)")
         if not os.access(args.tessera, os.X_OK):
             raise bench_data.SetupError(f"{args.tessera} not found (cmake --build build --target tessera)")
-        report = {"sf": sf, "threads": args.threads, "runs": args.runs, "tessera": os.path.abspath(args.tessera),
+        report = {"sf": sf, "threads": args.threads, "runs": args.runs, "analyze_runs": args.analyze_runs, "tessera": os.path.abspath(args.tessera),
                   "loadavg_start": os.getloadavg(), "cpus": os.cpu_count(),
                   "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "benchmarks": {}}
         for name in names:
@@ -326,7 +343,7 @@ def main(argv=None) -> int:
             results = []
             for query in queries:
                 result = run_query(args.tessera, data_dir, args.threads, args.runs, name, query.id, query.sql(sf),
-                                   args.timeout)
+                                   args.timeout, args.analyze_runs)
                 bench_data.progress(
                     f"{bench.title} {query.id}: on {num(result.median_ms.get('on'), '.1f')} ms, "
                     f"off {num(result.median_ms.get('off'), '.1f')} ms, peak on {mib(result.peak_bytes.get('on'))} "
@@ -337,7 +354,8 @@ def main(argv=None) -> int:
                 continue
             summary = summarize(results)
             title = (f"{bench.title} SF{sf}, {args.threads} worker threads, pipelining on vs off: median of "
-                     f"{args.runs} interleaved runs after a warm-up (peak/work orders: one EXPLAIN ANALYZE each)")
+                     f"{args.runs} interleaved runs after a warm-up; peak memory and work orders: median of "
+                     f"{args.analyze_runs} EXPLAIN ANALYZE each")
             table = format_table(title, results, summary)
             print(table + "\n", flush=True)
             report["benchmarks"][name] = {"summary": summary, "table": table,

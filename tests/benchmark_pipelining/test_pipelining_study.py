@@ -87,11 +87,14 @@ def test_schedule_interleaves_and_alternates():
     order = pipelining_study.schedule(3)
     assert order[:2] == [("on", False), ("off", False)]
     assert [mode for mode, timed in order if timed] == ["on", "off", "off", "on", "on", "off"]
+    assert pipelining_study.rounds(2) == ["on", "off", "off", "on"]
+    assert pipelining_study.median_int([5, 1, 9, 3]) == 3 and pipelining_study.median_int([]) is None
 
 
 def result(query, on_ms, off_ms, peak_on, peak_off, error=None):
     return QueryResult("tpch", query, {"on": [on_ms], "off": [off_ms]}, {"on": on_ms, "off": off_ms},
-                       {"on": peak_on, "off": peak_off}, {"on": 0, "off": 0}, {"on": 10, "off": 10},
+                       {"on": peak_on, "off": peak_off}, {"on": [peak_on], "off": [peak_off]}, {"on": 0, "off": 0},
+                       {"on": 10, "off": 10},
                        {"on": 2, "off": 0}, {"on": 1, "off": 3}, rows=1, error=error)
 
 
@@ -121,10 +124,11 @@ def test_run_query_end_to_end():
             capture_output=True, text=True, timeout=120)
         assert setup.returncode == 0, setup.stdout + setup.stderr
         sql = "SELECT u.c, count(*), sum(t.a) FROM t JOIN u ON t.b = u.b WHERE t.a < 50 GROUP BY u.c ORDER BY 1;"
-        r = pipelining_study.run_query(TESSERA, data_dir, 2, 2, "test", "Q1", sql, 120)
+        r = pipelining_study.run_query(TESSERA, data_dir, 2, 2, "test", "Q1", sql, 120, analyze_runs=2)
     assert r.error is None, r.error
     assert r.rows == 4
     assert len(r.times_ms["on"]) == 2 and len(r.times_ms["off"]) == 2
     assert r.work_orders["on"] > 0 and r.work_orders["off"] > 0
     assert r.blocking_edges["off"] > 0 and r.pipelining_edges["off"] == 0
     assert r.peak_bytes["on"] > 0 and r.peak_bytes["off"] > 0
+    assert len(r.peak_bytes_runs["on"]) == 2 and r.peak_bytes["on"] in r.peak_bytes_runs["on"]
