@@ -170,8 +170,9 @@ def run_query(tessera: str, data_dir: str, threads: int, runs: int, bench_name: 
     analyze_order = rounds(analyze_runs)
     for mode in analyze_order:
         args += ["-c", f"SET pipelining = {mode}", "-c", f"EXPLAIN ANALYZE {sql}"]
-    result = QueryResult(bench_name, query_id, {m: [] for m in MODES}, {}, {}, {m: [] for m in MODES}, {}, {}, {},
-                         {})
+    result = QueryResult(bench_name, query_id, times_ms={m: [] for m in MODES}, median_ms={}, peak_bytes={},
+                         peak_bytes_runs={m: [] for m in MODES}, estimate_max_bytes={}, work_orders={},
+                         pipelining_edges={}, blocking_edges={})
     try:
         process = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired:
