@@ -113,8 +113,10 @@ TEST(ForemanPolicyTest, FairWithTimeSlicesStillEqualizesCpu) {
   std::vector<int64_t> counts = CountsWhileAllActive(run);
   ASSERT_GT(counts[1], 100);
   const double ratio = static_cast<double>(counts[0]) / counts[1];
+  // Generous bounds: virtual time charges measured (wall) durations, which a loaded machine stretches at random
+  // (8.2 seen with four copies of the test on two cores); counted runs per pick would give about 1.
   EXPECT_GT(ratio, 2.0) << "short/long work orders under fair with slices: " << counts[0] << "/" << counts[1];
-  EXPECT_LT(ratio, 8.0) << "short/long work orders under fair with slices: " << counts[0] << "/" << counts[1];
+  EXPECT_LT(ratio, 12.0) << "short/long work orders under fair with slices: " << counts[0] << "/" << counts[1];
 }
 
 // A query of many short phases (each phase's work orders become ready only when the previous phase is done)
@@ -134,8 +136,9 @@ TEST(ForemanPolicyTest, FairWithTimeSlicesServesAQueryOfShortPhases) {
   std::vector<int64_t> counts = CountsWhileAllActive(run);
   ASSERT_GT(counts[1], 100);
   const double ratio = static_cast<double>(counts[0]) / counts[1];
-  EXPECT_GT(ratio, 0.5) << "work orders phased / steady query: " << counts[0] << "/" << counts[1];
-  EXPECT_LT(ratio, 2.0) << "work orders phased / steady query: " << counts[0] << "/" << counts[1];
+  // About 0.9 on an idle machine, 0.47 seen under heavy load; the weight-divided runs this replaced gave 0.17.
+  EXPECT_GT(ratio, 0.3) << "work orders phased / steady query: " << counts[0] << "/" << counts[1];
+  EXPECT_LT(ratio, 3.0) << "work orders phased / steady query: " << counts[0] << "/" << counts[1];
 }
 
 TEST(ForemanPolicyTest, HighestPriorityFirstRunsTheHighPriorityQueryFirst) {
