@@ -101,8 +101,6 @@ class QueryManager {
   int64_t EstimatedRemainingWorkOrders(std::vector<int64_t>* by_operator = nullptr) const;
   // Work orders ready to be issued plus those issued and not yet finished: what the query could run right now.
   int64_t ReadyOrRunningWorkOrders() const { return ready_count_ + in_flight_; }
-  // Work orders ready to be issued now.
-  int64_t ReadyWorkOrders() const { return ready_count_; }
 
  private:
   struct OperatorRuntime {

@@ -51,7 +51,6 @@ class ExecutionQuery : public SchedulableQuery {
   // A hash of the DAG's EXPLAIN text (operators, their details and estimates), computed at construction.
   uint64_t PlanSignature() const override { return plan_signature_; }
   bool InInelasticPhase() const override;
-  int64_t ReadyWorkOrders() const override { return cancelled_ ? 0 : manager_->ReadyWorkOrders(); }
   int NextWorkOrderOperator() const override { return cancelled_ ? -1 : manager_->NextWorkOrderOperator(); }
 
   // After the query's handle completed: the query's own status (first work-order error) and its result.

@@ -193,9 +193,6 @@ class SchedulableQuery {
   // True while the query is in a phase that cannot use many workers (e.g. a single-work-order merge or a
   // serial finalization); IF-SRPT serves such queries first.
   virtual bool InInelasticPhase() const { return false; }
-  // Optional hint for the Foreman's time slices: how many work orders NextWorkOrder would hand out now, one after
-  // another; -1 if unknown (a pick's run is then cut short only by NextWorkOrder returning null).
-  virtual int64_t ReadyWorkOrders() const { return -1; }
 
   // Optional hint for the LearningAgent: the operator id of the work order NextWorkOrder would return now, -1
   // if unknown or none is ready. Its recent durations then predict the next work order better than a mean pooled
