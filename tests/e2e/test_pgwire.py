@@ -12,7 +12,6 @@ import hmac
 import decimal
 import os
 import shutil
-import signal
 import socket
 import struct
 import subprocess
@@ -22,6 +21,7 @@ import time
 
 import pytest
 
+from process_control import stop_by_pid
 from test_tpch_answers import QUERIES, ROOT, assert_matches_reference, database  # noqa: F401 (database: fixture)
 
 psycopg = pytest.importorskip("psycopg")
@@ -69,14 +69,8 @@ class Server:
                                *args], capture_output=True, text=True, env=env, timeout=BOUND_S * 5)
 
     def stop(self):
-        if self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=BOUND_S)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            raise AssertionError("server did not stop within the bound after SIGTERM")
+        """SIGTERM by pid; returns the exit code (killing the process if it does not stop in time)."""
+        return stop_by_pid(self.process, BOUND_S)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ import os
 import re
 import select
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import time
 import grpc
 import pytest
 
+from process_control import stop_by_pid
 from test_tpch_answers import QUERIES, ROOT, assert_matches_reference, database  # noqa: F401 (database: fixture)
 
 sys.path.insert(0, os.path.join(ROOT, "client", "python"))
@@ -52,14 +52,7 @@ class Server:
 
     def stop(self):
         """SIGTERM by pid; returns the exit code (killing the process if it does not stop in time)."""
-        if self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGTERM)
-        try:
-            return self.process.wait(timeout=BOUND_S)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            raise AssertionError("server did not stop within the bound after SIGTERM")
+        return stop_by_pid(self.process, BOUND_S)
 
 
 def as_csv_text(value):
