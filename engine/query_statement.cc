@@ -2,6 +2,7 @@
 // run its work orders, and collect the result relation's rows.
 
 #include <chrono>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,20 +23,49 @@
 
 namespace tessera {
 absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::unique_ptr<ExecutionDag> dag,
-                                                       const QueryRunOptions& options) {
+                                                       const QueryRunOptions& options, const ResultDrain& drain) {
   if (!options.pipelining) dag->MakeAllEdgesBlocking();
   auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), options.priority,
                                                 std::make_unique<QueryManager>(std::move(dag)),
                                                 database.options().worker_threads);
   query->set_scan_sharing(options.scan_sharing);
-  TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query));
-  options.running_query->store(query->query_id());
+  auto state = std::make_shared<QueryHandle::State>();
+  TemporaryRelation& result = *query->manager().result();
+  if (drain) {
+    query->set_result_backlog_limit(kResultBacklogBytes);
+    result.set_append_listener([state] { state->Notify(); });
+  }
+  TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query, state));
+  const QueryId id = query->query_id();
+  options.running_query->store(id);
   // A Cancel() that came before the id was published found nothing to cancel; cancel on its behalf.
-  if (options.cancel_requested->load()) database.foreman().Cancel(query->query_id()).IgnoreError();
+  if (options.cancel_requested->load()) database.foreman().Cancel(id).IgnoreError();
+  const bool has_deadline = options.statement_timeout_ms > 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.statement_timeout_ms);
   bool timed_out = false;
-  if (options.statement_timeout_ms > 0 &&
-      !handle.WaitFor(std::chrono::milliseconds(options.statement_timeout_ms))) {
-    timed_out = database.foreman().Cancel(query->query_id()).ok();
+  absl::Status drain_status;
+  if (drain) {
+    // Read what the query has written whenever it writes, until it is done; a drain error cancels it.
+    for (;;) {
+      const uint64_t seen = handle.events();
+      if (handle.done()) break;
+      if (drain_status.ok()) {
+        absl::StatusOr<bool> released = drain(result);
+        if (!released.ok()) {
+          drain_status = released.status();
+          database.foreman().Cancel(id).IgnoreError();
+        } else if (*released) {
+          database.foreman().Poke(id).IgnoreError();  // it may have paused on its backlog
+        }
+      }
+      const bool done = has_deadline && !timed_out ? handle.WaitForEventOrDone(seen, deadline)
+                                                   : handle.WaitForEventOrDone(seen);
+      if (!done && has_deadline && !timed_out && std::chrono::steady_clock::now() >= deadline) {
+        timed_out = database.foreman().Cancel(id).ok();
+      }
+    }
+  } else if (has_deadline && !handle.WaitFor(std::chrono::milliseconds(options.statement_timeout_ms))) {
+    timed_out = database.foreman().Cancel(id).ok();
   }
   const QueryOutcome& outcome = handle.Wait();
   options.running_query->store(0);
@@ -43,8 +73,10 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
     return absl::DeadlineExceededError(absl::StrCat("statement timeout (", options.statement_timeout_ms,
                                                     " ms, SET statement_timeout) exceeded: the query was cancelled"));
   }
+  TESSERA_RETURN_IF_ERROR(drain_status);
   TESSERA_RETURN_IF_ERROR(query->manager().status());
   TESSERA_RETURN_IF_ERROR(outcome.status);
+  if (drain) TESSERA_RETURN_IF_ERROR(drain(result).status());
   return query;
 }
 
@@ -65,6 +97,10 @@ namespace {
 // database, so it holds none), so that a result too large for the memory limit fails its query alone with a clear
 // error instead of growing the process past the limit. The estimate: the Values and row vectors, plus the
 // relation's block bytes (an upper bound of the string bytes the Values copy).
+size_t RowBytes(int64_t rows, size_t columns) {
+  return static_cast<size_t>(rows) * (sizeof(std::vector<Value>) + columns * sizeof(Value));
+}
+
 absl::Status CheckResultFits(BufferPool& pool, const TemporaryRelation& relation, size_t columns) {
   int64_t rows = 0;
   size_t block_bytes = 0;
@@ -72,8 +108,7 @@ absl::Status CheckResultFits(BufferPool& pool, const TemporaryRelation& relation
     rows += relation.block(b).row_count();
     block_bytes += relation.block_size_bytes();
   }
-  const size_t bytes =
-      static_cast<size_t>(rows) * (sizeof(std::vector<Value>) + columns * sizeof(Value)) + block_bytes;
+  const size_t bytes = RowBytes(rows, columns) + block_bytes;
   if (absl::Status reserved = pool.Reserve(MemoryKind::kBlob, bytes); !reserved.ok()) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "the result (", rows, " rows) needs about ", bytes >> 20, " MiB to hold, more than the memory limit leaves ",
@@ -83,7 +118,26 @@ absl::Status CheckResultFits(BufferPool& pool, const TemporaryRelation& relation
   return absl::OkStatus();
 }
 
+// Rows [begin, end) of a result block as Values (strings copied), the first `columns` columns of `schema`; all
+// its rows by default.
+std::vector<std::vector<Value>> BlockRows(const BlockView& block, const std::vector<ColumnSchema>& schema,
+                                          size_t columns, uint32_t begin = 0, uint32_t end = UINT32_MAX) {
+  end = std::min(end, block.row_count());
+  std::vector<std::vector<Value>> rows;
+  rows.reserve(end - begin);
+  for (uint32_t r = begin; r < end; ++r) {
+    std::vector<Value> row;
+    row.reserve(columns);
+    for (size_t c = 0; c < columns; ++c) row.push_back(block.GetValue(static_cast<int>(c), r, schema[c].type));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 }  // namespace
+
+// A streamed result goes to its sink in batches of at most this many rows: a few hundred KiB of Values each.
+constexpr uint32_t kStreamBatchRows = 4096;
 
 absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::SelectStatement& select,
                                           std::string_view text, const QueryRunOptions& options) {
@@ -91,24 +145,53 @@ absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::Sele
                            optimizer::PlanQuery(select, database.catalog(), text, options.optimizer));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
                            BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionQuery> query,
-                           RunDag(database, std::move(dag), options));
-
   QueryResult result;
   result.returns_rows = true;
   for (const optimizer::OutputColumn& column : plan->output()) result.columns.push_back({column.name, column.type});
-  const TemporaryRelation& relation = *query->manager().result();
-  TESSERA_RETURN_IF_ERROR(CheckResultFits(database.buffer_pool(), relation, result.columns.size()));
-  for (uint32_t b = 0; b < relation.block_count(); ++b) {
-    BlockView block = relation.block(b);
-    for (uint32_t r = 0; r < block.row_count(); ++r) {
-      std::vector<Value> row;
-      row.reserve(result.columns.size());
-      for (size_t c = 0; c < result.columns.size(); ++c) {
-        row.push_back(block.GetValue(static_cast<int>(c), r, relation.schema()[c].type));
+  const size_t columns = result.columns.size();
+
+  if (options.result_sink != nullptr) {
+    // Streamed: each result block is handed to the sink as soon as it is written, in batches of at most
+    // kStreamBatchRows rows, and freed once the sink took them. A batch's Values are reserved in the pool while
+    // they live.
+    TESSERA_RETURN_IF_ERROR(options.result_sink->BeginRows(result.columns));
+    BufferPool& pool = database.buffer_pool();
+    uint32_t next_block = 0;
+    ResultDrain drain = [&](TemporaryRelation& relation) -> absl::StatusOr<bool> {
+      const uint32_t available = relation.block_count();
+      const bool released = next_block < available;
+      for (; next_block < available; ++next_block) {
+        BlockView block = relation.block(next_block);
+        for (uint32_t begin = 0; begin < block.row_count(); begin += kStreamBatchRows) {
+          const uint32_t end = std::min(block.row_count(), begin + kStreamBatchRows);
+          // The strings the Values copy are at most the rows' share of the block's bytes.
+          const size_t bytes =
+              RowBytes(end - begin, columns) + relation.block_size_bytes() / block.row_count() * (end - begin);
+          if (absl::Status reserved = pool.Reserve(MemoryKind::kBlob, bytes); !reserved.ok()) {
+            return absl::ResourceExhaustedError(absl::StrCat(
+                "sending the result needs about ", bytes >> 20, " MiB more than the memory limit leaves free (",
+                reserved.message(), ")"));
+          }
+          absl::Status sent = options.result_sink->AddRows(BlockRows(block, relation.schema(), columns, begin, end));
+          pool.Release(MemoryKind::kBlob, bytes);
+          TESSERA_RETURN_IF_ERROR(sent);
+          result.streamed_rows += end - begin;
+        }
+        relation.ReleaseBlock(next_block);
       }
-      result.rows.push_back(std::move(row));
-    }
+      return released;
+    };
+    TESSERA_RETURN_IF_ERROR(RunDag(database, std::move(dag), options, drain).status());
+    return result;
+  }
+
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionQuery> query,
+                           RunDag(database, std::move(dag), options));
+  const TemporaryRelation& relation = *query->manager().result();
+  TESSERA_RETURN_IF_ERROR(CheckResultFits(database.buffer_pool(), relation, columns));
+  for (uint32_t b = 0; b < relation.block_count(); ++b) {
+    std::vector<std::vector<Value>> rows = BlockRows(relation.block(b), relation.schema(), columns);
+    std::move(rows.begin(), rows.end(), std::back_inserter(result.rows));
   }
   return result;
 }

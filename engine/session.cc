@@ -145,15 +145,15 @@ absl::StatusOr<QueryProgress> Session::RunningQueryProgress() {
   return database_->foreman().GetProgress(running);
 }
 
-absl::StatusOr<QueryResult> Session::Execute(std::string_view sql) {
+absl::StatusOr<QueryResult> Session::Execute(std::string_view sql, ResultSink* sink) {
   cancel_requested_.store(false);
   executing_.store(true);
-  absl::StatusOr<QueryResult> result = ExecuteStatements(sql);
+  absl::StatusOr<QueryResult> result = ExecuteStatements(sql, sink);
   executing_.store(false);
   return result;
 }
 
-absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
+absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, ResultSink* sink) {
   TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> statements,
                            parser::ParseStatements(sql));
   QueryResult last;
@@ -162,9 +162,12 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
     using parser::StatementKind;
     absl::StatusOr<QueryResult> result;
     switch (statement->kind) {
-      case StatementKind::kSelect:
-        result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement), RunOptions());
+      case StatementKind::kSelect: {
+        QueryRunOptions options = RunOptions();
+        if (statement == statements.back()) options.result_sink = sink;
+        result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement), options);
         break;
+      }
       case StatementKind::kCreateTable:
         result = ExecuteCreateTable(*database_, static_cast<const parser::CreateTableStatement&>(*statement));
         break;

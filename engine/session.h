@@ -21,6 +21,7 @@ class Catalog;
 class StorageManager;
 class BufferPool;
 class Topology;
+class ResultSink;
 struct QueryRunOptions;
 
 // A database's scheduler defaults: ForemanOptions' with 1 ms time slices (ForemanOptions::dispatch_run_ns; with 8-16
@@ -86,8 +87,10 @@ class Session {
 
   // Executes every ';'-separated statement in `sql` in order and returns the result of the last one. Stops at the
   // first error, whose message names the statement position (parser errors carry a caret). After Cancel() it
-  // returns Cancelled and runs no further statement.
-  absl::StatusOr<QueryResult> Execute(std::string_view sql);
+  // returns Cancelled and runs no further statement. With `sink`, the rows of a last statement that is a SELECT are
+  // streamed to it as the query produces them (engine/result_sink.h; QueryResult::streamed_rows counts them);
+  // every other statement's rows are returned in the result as without.
+  absl::StatusOr<QueryResult> Execute(std::string_view sql, ResultSink* sink = nullptr);
 
   // Thread-safe (any thread, e.g. a Ctrl-C watcher or an RPC): cancels the query Execute is running now and the
   // statements after it in the same call. A no-op when Execute is not running.
@@ -102,7 +105,7 @@ class Session {
   int priority() const;
 
  private:
-  absl::StatusOr<QueryResult> ExecuteStatements(std::string_view sql);
+  absl::StatusOr<QueryResult> ExecuteStatements(std::string_view sql, ResultSink* sink);
   // The settings and cancellation handles a query of this session runs with.
   QueryRunOptions RunOptions();
 

@@ -4,10 +4,12 @@
 // (also used by the server for DescribeTable and by tests and benchmarks that run a DAG directly).
 
 #include <atomic>
+#include <functional>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "engine/query_result.h"
+#include "engine/result_sink.h"
 #include "engine/session.h"
 #include "optimizer/optimizer_options.h"
 #include "parser/ast.h"
@@ -15,6 +17,8 @@
 #include "scheduler/execution_query.h"
 
 namespace tessera {
+
+class TemporaryRelation;
 
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement);
 absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::DropStatement& statement);
@@ -35,6 +39,8 @@ struct QueryRunOptions {
   ScanSharing scan_sharing = ScanSharing::kOff;
   // SET statement_timeout (milliseconds; 0 = none): a query running longer is cancelled with DeadlineExceeded.
   int64_t statement_timeout_ms = 0;
+  // Where a SELECT's rows go as the query produces them (engine/result_sink.h); null: collected in the result.
+  ResultSink* result_sink = nullptr;
 };
 
 // COPY t FROM 'file' as a query under the Foreman (relational_operators/copy_from_operator.h): progress by chunks,
@@ -45,10 +51,19 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
 // (relational_operators/insert_operator.h) that casts, builds the table's blocks and commits them at the end.
 absl::StatusOr<QueryResult> ExecuteInsertSelect(Database& database, const parser::InsertStatement& statement,
                                                 const QueryRunOptions& options);
+// Reads the blocks of a running query's result relation as they appear (blocks below block_count() are complete),
+// releasing each it has read; returns whether it released any, or an error that cancels the query.
+using ResultDrain = std::function<absl::StatusOr<bool>(TemporaryRelation& result)>;
 // Runs `dag` under the Foreman like every query: publishes its id in `options.running_query` while it runs (so
-// that Session::Cancel can reach it) and returns the finished query, or its error.
+// that Session::Cancel can reach it) and returns the finished query, or its error. With `drain`, the result is
+// streamed: `drain` runs on this thread whenever result blocks were written, and once more after the query
+// finished successfully; the query pauses while more than kResultBacklogBytes of its result are unread.
 absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::unique_ptr<ExecutionDag> dag,
-                                                       const QueryRunOptions& options);
+                                                       const QueryRunOptions& options,
+                                                       const ResultDrain& drain = nullptr);
+// The unread result bytes a streamed query may hold before it pauses: a few blocks, so a slow client costs the
+// server a bounded amount of memory per query.
+inline constexpr size_t kResultBacklogBytes = 8u << 20;
 
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,

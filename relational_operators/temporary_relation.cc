@@ -18,7 +18,10 @@ void TemporaryRelation::ReleaseBlock(uint32_t index) {
     released = blocks_[index];
     blocks_[index].data = nullptr;
   }
-  if (released.data != nullptr) pool_->Free(released.data, MemoryKind::kTemporaryBlock, released.bytes);
+  if (released.data != nullptr) {
+    live_bytes_.fetch_sub(released.bytes, std::memory_order_relaxed);
+    pool_->Free(released.data, MemoryKind::kTemporaryBlock, released.bytes);
+  }
 }
 
 absl::StatusOr<uint32_t> TemporaryRelation::AppendBlock(BlockBuilder& builder) {
@@ -27,10 +30,16 @@ absl::StatusOr<uint32_t> TemporaryRelation::AppendBlock(BlockBuilder& builder) {
   absl::StatusOr<void*> memory = pool_->Allocate(MemoryKind::kTemporaryBlock, bytes);
   if (!memory.ok()) return memory.status();
   builder.Finish(*memory, /*string_zone_maps=*/false);
-  std::lock_guard<std::mutex> lock(mutex_);
-  blocks_.push_back(Entry{*memory, bytes, rows});
-  rows_ += rows;
-  return static_cast<uint32_t>(blocks_.size() - 1);
+  uint32_t index;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    blocks_.push_back(Entry{*memory, bytes, rows});
+    rows_ += rows;
+    index = static_cast<uint32_t>(blocks_.size() - 1);
+  }
+  live_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  if (append_listener_) append_listener_();
+  return index;
 }
 
 int64_t TemporaryRelation::RowsBefore(uint32_t index) const {

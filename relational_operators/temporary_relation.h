@@ -5,8 +5,14 @@
 //
 // Thread-safe: work orders append concurrently; readers read blocks that were appended before they were told
 // about them (the QueryManager feeds a block to consumers only after AppendBlock returned its index).
+//
+// Streaming readers (a query's result sent to its client while the query runs, engine/query_statement.cc): an
+// append listener, set before any append, runs after every AppendBlock on the appending thread; a block whose
+// index is below block_count() is complete and may be read and released by the reader while work orders append.
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,6 +45,12 @@ class TemporaryRelation {
   // constants), not for bulk data.
   absl::Status AppendValueRow(BlockBuilder& builder, const std::vector<Value>& row);
 
+  // Runs `listener` after each AppendBlock (on the appending thread, no lock held). Set before the first append;
+  // the listener must be cheap and must outlive the relation's appends.
+  void set_append_listener(std::function<void()> listener) { append_listener_ = std::move(listener); }
+  // Bytes of the blocks appended and not released: what a streaming reader has not yet consumed.
+  size_t live_bytes() const { return live_bytes_.load(std::memory_order_relaxed); }
+
   // Frees block `index` now; nobody may read it afterwards (block(index) CHECK-fails). Idempotent. Block indexes
   // and row_count() are unchanged.
   void ReleaseBlock(uint32_t index);
@@ -62,6 +74,8 @@ class TemporaryRelation {
   mutable std::mutex mutex_;
   std::vector<Entry> blocks_;
   int64_t rows_ = 0;
+  std::atomic<size_t> live_bytes_{0};
+  std::function<void()> append_listener_;
 };
 
 }  // namespace tessera

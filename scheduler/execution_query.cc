@@ -35,6 +35,7 @@ ExecutionQuery::ExecutionQuery(QueryId id, int priority, std::unique_ptr<QueryMa
       priority_(std::max(1, priority)),
       workers_(std::max(1, workers)),
       manager_(std::move(manager)),
+      result_(manager_->result().get()),
       plan_signature_(std::max<uint64_t>(1, HashString(DagToText(manager_->dag())))) {}
 
 std::unique_ptr<WorkOrderTask> ExecutionQuery::NextWorkOrder() {
@@ -45,7 +46,7 @@ std::unique_ptr<WorkOrderTask> ExecutionQuery::NextWorkOrder() {
 }
 
 std::unique_ptr<WorkOrderTask> ExecutionQuery::TakeSharedScanWorkOrder(uint64_t block_key) {
-  if (cancelled_) return nullptr;
+  if (cancelled_ || ResultBacklogFull()) return nullptr;
   std::unique_ptr<WorkOrder> work_order = manager_->TakeSharedScanWorkOrder(block_key);
   if (work_order == nullptr) return nullptr;
   return std::make_unique<Task>(this, std::move(work_order));

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "query_execution/query_manager.h"
+#include "relational_operators/temporary_relation.h"
 #include "scheduler/schedulable_query.h"
 
 namespace tessera {
@@ -32,7 +33,9 @@ class ExecutionQuery : public SchedulableQuery {
 
   QueryId query_id() const override { return id_; }
   int priority() const override { return priority_; }
-  bool HasReadyWorkOrder() const override { return !cancelled_ && manager_->HasReadyWorkOrder(); }
+  bool HasReadyWorkOrder() const override {
+    return !cancelled_ && manager_->HasReadyWorkOrder() && !ResultBacklogFull();
+  }
   std::unique_ptr<WorkOrderTask> NextWorkOrder() override;
   ScanSharing scan_sharing() const override { return scan_sharing_; }
   // Before Foreman::Submit.
@@ -53,6 +56,15 @@ class ExecutionQuery : public SchedulableQuery {
   bool InInelasticPhase() const override;
   int NextWorkOrderOperator() const override { return cancelled_ ? -1 : manager_->NextWorkOrderOperator(); }
 
+  // Streaming results (engine/query_statement.cc): while the result relation holds more than `bytes` that its
+  // reader has not released (TemporaryRelation::live_bytes), the query has no ready work order and rides no shared
+  // scan, so a slow client pauses its query instead of growing the result; the reader calls Foreman::Poke after
+  // releasing blocks. 0 (the default): no limit. Before Foreman::Submit.
+  void set_result_backlog_limit(size_t bytes) { result_backlog_limit_ = bytes; }
+  bool ResultBacklogFull() const {
+    return result_backlog_limit_ > 0 && result_->live_bytes() > result_backlog_limit_;
+  }
+
   // After the query's handle completed: the query's own status (first work-order error) and its result.
   const QueryManager& manager() const { return *manager_; }
 
@@ -70,9 +82,11 @@ class ExecutionQuery : public SchedulableQuery {
   const int priority_;
   const int workers_;
   std::unique_ptr<QueryManager> manager_;
+  const TemporaryRelation* result_;  // the manager's result relation
   uint64_t plan_signature_ = 0;
   bool cancelled_ = false;
   ScanSharing scan_sharing_ = ScanSharing::kOff;
+  size_t result_backlog_limit_ = 0;
   std::mutex mutex_;
   std::vector<Outcome> finished_;
 };

@@ -111,7 +111,8 @@ bool Foreman::IsActive(QueryId query_id) {
   return active_ids_.contains(query_id);
 }
 
-absl::StatusOr<QueryHandle> Foreman::Submit(std::shared_ptr<SchedulableQuery> query) {
+absl::StatusOr<QueryHandle> Foreman::Submit(std::shared_ptr<SchedulableQuery> query,
+                                            std::shared_ptr<QueryHandle::State> state) {
   if (query == nullptr) return absl::InvalidArgumentError("null query");
   const QueryId id = query->query_id();
   {
@@ -120,7 +121,7 @@ absl::StatusOr<QueryHandle> Foreman::Submit(std::shared_ptr<SchedulableQuery> qu
       return absl::AlreadyExistsError(absl::StrCat("query ", id, " is already running"));
     }
   }
-  auto handle = std::make_shared<QueryHandle::State>();
+  std::shared_ptr<QueryHandle::State> handle = state != nullptr ? std::move(state) : std::make_shared<QueryHandle::State>();
   if (!inbox_.Post(foreman_message::Submit{std::move(query), handle, MonotonicNanos()})) {
     std::lock_guard<std::mutex> lock(ids_mu_);
     active_ids_.erase(id);

@@ -97,8 +97,10 @@ class Foreman {
   Foreman& operator=(const Foreman&) = delete;
 
   // Hands a query to the scheduler. AlreadyExists if a query with the same id is still active;
-  // FailedPrecondition after Stop.
-  absl::StatusOr<QueryHandle> Submit(std::shared_ptr<SchedulableQuery> query);
+  // FailedPrecondition after Stop. `state`: the handle's state when the caller made it first (to wire a result
+  // listener to State::Notify before any work order runs); null makes a new one.
+  absl::StatusOr<QueryHandle> Submit(std::shared_ptr<SchedulableQuery> query,
+                                     std::shared_ptr<QueryHandle::State> state = nullptr);
   // Stops dispatching the query's work orders; those already queued on workers are dropped unexecuted,
   // running ones finish; then its handle reports Cancelled. Other queries are untouched. NotFound if not
   // active.

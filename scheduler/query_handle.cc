@@ -11,6 +11,31 @@ void QueryHandle::State::Complete(QueryOutcome result) {
   cv.notify_all();
 }
 
+void QueryHandle::State::Notify() {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ++events;
+  }
+  cv.notify_all();
+}
+
+uint64_t QueryHandle::events() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->events;
+}
+
+bool QueryHandle::WaitForEventOrDone(uint64_t seen) const {
+  std::unique_lock<std::mutex> lock(state_->mu);
+  state_->cv.wait(lock, [&] { return state_->done || state_->events != seen; });
+  return state_->done;
+}
+
+bool QueryHandle::WaitForEventOrDone(uint64_t seen, std::chrono::steady_clock::time_point deadline) const {
+  std::unique_lock<std::mutex> lock(state_->mu);
+  state_->cv.wait_until(lock, deadline, [&] { return state_->done || state_->events != seen; });
+  return state_->done;
+}
+
 bool QueryHandle::done() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->done;

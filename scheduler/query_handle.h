@@ -39,8 +39,13 @@ class QueryHandle {
     bool done = false;
     QueryOutcome outcome;
 
+    // Advanced by Notify (e.g. a block of the query's result was written), for WaitForEventOrDone.
+    uint64_t events = 0;
+
     // Called once by the Foreman.
     void Complete(QueryOutcome result);
+    // Thread-safe, any number of times: advances `events` and wakes the waiters.
+    void Notify();
   };
 
   QueryHandle() = default;
@@ -55,6 +60,12 @@ class QueryHandle {
   const QueryOutcome& Wait() const;
   // True if the outcome is available within `timeout`.
   bool WaitFor(std::chrono::nanoseconds timeout) const;
+  // Streaming (a reader of the query's result while it runs): the count of State::Notify calls so far, and a wait
+  // until the query is done or that count differs from `seen` (an earlier events()), or until `deadline`.
+  // Returns done().
+  uint64_t events() const;
+  bool WaitForEventOrDone(uint64_t seen) const;
+  bool WaitForEventOrDone(uint64_t seen, std::chrono::steady_clock::time_point deadline) const;
 
  private:
   QueryId query_id_ = 0;

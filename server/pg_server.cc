@@ -26,6 +26,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
+#include "engine/result_sink.h"
 #include "engine/session.h"
 #include "glog/logging.h"
 #include "server/pg_catalog_queries.h"
@@ -210,6 +211,37 @@ class PgConnection {
   // One message of the query phase; false to end the connection.
   bool HandleMessage(const Message& message);
 
+  // The simple query protocol's rows as DataRow messages, written as the engine streams them (ResultSink).
+  class RowStream final : public ResultSink {
+   public:
+    explicit RowStream(PgConnection* connection) : connection_(connection) {}
+    absl::Status BeginRows(const std::vector<ResultColumn>& columns) override {
+      began_ = true;
+      batch_.columns = columns;
+      connection_->SendRowDescription(columns, {});
+      return absl::OkStatus();
+    }
+    absl::Status AddRows(std::vector<std::vector<Value>> rows) override {
+      batch_.rows = std::move(rows);
+      rows_ += static_cast<int64_t>(batch_.rows.size());
+      if (!connection_->SendRows(batch_, 0, batch_.rows.size(), {})) {
+        client_gone_ = true;
+        return absl::CancelledError("the client went away");
+      }
+      return absl::OkStatus();
+    }
+    bool began() const { return began_; }
+    bool client_gone() const { return client_gone_; }
+    int64_t rows() const { return rows_; }
+
+   private:
+    PgConnection* const connection_;
+    QueryResult batch_;
+    bool began_ = false;
+    bool client_gone_ = false;
+    int64_t rows_ = 0;
+  };
+
   void HandleQuery(std::string_view sql);
   void HandleParse(MessageReader& reader);
   void HandleBind(MessageReader& reader);
@@ -218,8 +250,9 @@ class PgConnection {
   void HandleClose(MessageReader& reader);
 
   // Runs one statement (compatibility layer or engine); on success fills *result and answers nothing yet.
-  absl::Status RunStatement(std::string_view statement, QueryResult* result);
-  absl::StatusOr<QueryResult> RunInEngine(std::string_view statement);
+  // With `sink`, the rows of a SELECT the engine runs stream to it (Session::Execute); others are in *result.
+  absl::Status RunStatement(std::string_view statement, QueryResult* result, ResultSink* sink = nullptr);
+  absl::StatusOr<QueryResult> RunInEngine(std::string_view statement, ResultSink* sink = nullptr);
   // Sends the error of `status`, raised by `statement`; `to_query` maps a byte offset of `statement` to the
   // client's `query`.
   template <typename MapOffset>
@@ -680,7 +713,7 @@ bool PgConnection::HandleMessage(const Message& message) {
   }
 }
 
-absl::StatusOr<QueryResult> PgConnection::RunInEngine(std::string_view statement) {
+absl::StatusOr<QueryResult> PgConnection::RunInEngine(std::string_view statement, ResultSink* sink) {
   ServerSession& session = *session_;
   if (!server_->sessions()->Find(session.id()).ok()) {
     closing_ = true;
@@ -699,13 +732,13 @@ absl::StatusOr<QueryResult> PgConnection::RunInEngine(std::string_view statement
     return poll(&peer, 1, 0) > 0 && (peer.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
   });
   if (server_->shutting_down()) session.RequestCancel();
-  absl::StatusOr<QueryResult> result = session.session().Execute(statement);
+  absl::StatusOr<QueryResult> result = session.session().Execute(statement, sink);
   session.EndExecution();
   session.Touch();
   return result;
 }
 
-absl::Status PgConnection::RunStatement(std::string_view statement, QueryResult* result) {
+absl::Status PgConnection::RunStatement(std::string_view statement, QueryResult* result, ResultSink* sink) {
   std::optional<absl::StatusOr<pg::CompatOutcome>> compat = pg::HandleCompatStatement(statement, parameters_);
   using Transaction = pg::CompatOutcome::Transaction;
   if (transaction_ == 'E' && !(compat && compat->ok() && ((*compat)->transaction == Transaction::kCommit ||
@@ -715,7 +748,7 @@ absl::Status PgConnection::RunStatement(std::string_view statement, QueryResult*
   }
   if (!compat.has_value()) {
     std::optional<absl::StatusOr<QueryResult>> catalog = pg::AnswerCatalogQuery(statement, *server_->database());
-    absl::StatusOr<QueryResult> ran = catalog.has_value() ? *std::move(catalog) : RunInEngine(statement);
+    absl::StatusOr<QueryResult> ran = catalog.has_value() ? *std::move(catalog) : RunInEngine(statement, sink);
     if (!ran.ok()) return ran.status();
     *result = *std::move(ran);
     return absl::OkStatus();
@@ -787,19 +820,24 @@ void PgConnection::HandleQuery(std::string_view sql) {
   }
   for (const pg::StatementText& statement : statements) {
     QueryResult result;
-    absl::Status status = RunStatement(statement.text, &result);
+    RowStream stream(this);
+    absl::Status status = RunStatement(statement.text, &result, &stream);
+    if (stream.client_gone()) {
+      closing_ = true;
+      return;
+    }
     if (!status.ok()) {
       SendStatementError(status, statement.text, sql, [&](size_t byte) { return statement.offset + byte; });
       break;
     }
-    if (result.returns_rows) {
-      SendRowDescription(result.columns, {});
-      if (!SendRows(result, 0, result.rows.size(), {})) {
+    if (result.returns_rows && !stream.began()) {
+      stream.BeginRows(result.columns).IgnoreError();
+      if (!result.rows.empty() && !stream.AddRows(std::move(result.rows)).ok()) {
         closing_ = true;
         return;
       }
     }
-    SendCommandComplete(CommandTag(result, statement.text, result.rows.size()));
+    SendCommandComplete(CommandTag(result, statement.text, static_cast<size_t>(stream.rows())));
     if (closing_) break;
   }
   SendReadyForQuery();

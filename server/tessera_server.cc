@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/str_replace.h"
 #include "catalog/catalog.h"
 #include "common/clock.h"
+#include "engine/result_sink.h"
 #include "engine/session.h"
 #include "engine/statement_handlers.h"
 #include "glog/logging.h"
@@ -63,6 +65,93 @@ int64_t EstimatedRowBytes(const std::vector<Value>& row) {
   }
   return bytes;
 }
+
+// A statement's rows as ExecuteResponse batches of at most `batch_rows` rows and about `max_batch_bytes`, written
+// as they arrive (a streamed SELECT's rows come while its query runs; Session::Execute's sink). The last batch
+// and the header, while nothing else went out, are held back until Finish, so that a result of one batch goes out
+// with the summary and the status in one flush (buffer hints, then WriteLast). This relies on the initial
+// metadata having gone out on its own: a buffer-hinted first write that carries it stalls until a later flush.
+// (Measured with grpc_benchmark, select-1, one client: p50 0.30 ms with the hints, 0.50 ms without.)
+class BatchWriter final : public ResultSink {
+ public:
+  BatchWriter(grpc::ServerWriter<v1::ExecuteResponse>* writer, size_t batch_rows, int64_t max_batch_bytes)
+      : writer_(writer), batch_rows_(batch_rows), max_batch_bytes_(max_batch_bytes) {}
+
+  absl::Status BeginRows(const std::vector<ResultColumn>& columns) override {
+    held_.columns = columns;
+    began_ = true;
+    return absl::OkStatus();
+  }
+
+  absl::Status AddRows(std::vector<std::vector<Value>> rows) override {
+    rows_ += static_cast<int64_t>(rows.size());
+    if (held_.rows.empty()) {
+      held_.rows = std::move(rows);
+    } else {
+      std::move(rows.begin(), rows.end(), std::back_inserter(held_.rows));
+    }
+    // Write whole batches while more than one batch is held.
+    size_t begin = 0;
+    for (;;) {
+      const size_t end = BatchEnd(begin);
+      if (end == held_.rows.size()) break;
+      if (!Write(begin, end, grpc::WriteOptions())) return absl::CancelledError("the client went away");
+      begin = end;
+    }
+    held_.rows.erase(held_.rows.begin(), held_.rows.begin() + static_cast<std::ptrdiff_t>(begin));
+    return absl::OkStatus();
+  }
+
+  // Sends what is held (the header if no row went out yet); false when the client went away.
+  bool Finish() {
+    grpc::WriteOptions options;
+    if (!header_sent_ && BatchEnd(0) == held_.rows.size()) options.set_buffer_hint();
+    if (began_ && !header_sent_ && !WriteHeader(options)) return false;
+    for (size_t begin = 0; begin < held_.rows.size();) {
+      const size_t end = BatchEnd(begin);
+      if (!Write(begin, end, options)) return false;
+      begin = end;
+    }
+    held_.rows.clear();
+    return true;
+  }
+
+  bool began() const { return began_; }
+  int64_t rows() const { return rows_; }
+
+ private:
+  // The end of the batch that starts at row `begin` of the held rows.
+  size_t BatchEnd(size_t begin) const {
+    size_t end = begin;
+    int64_t bytes = 0;
+    while (end < held_.rows.size() && end - begin < batch_rows_ && bytes < max_batch_bytes_) {
+      bytes += EstimatedRowBytes(held_.rows[end++]);
+    }
+    return end;
+  }
+
+  bool WriteHeader(const grpc::WriteOptions& options) {
+    header_sent_ = true;
+    v1::ExecuteResponse response;
+    HeaderToProto(held_.columns, response.mutable_header());
+    return writer_->Write(response, options);
+  }
+
+  bool Write(size_t begin, size_t end, const grpc::WriteOptions& options) {
+    if (!header_sent_ && !WriteHeader(options)) return false;
+    v1::ExecuteResponse response;
+    RowsToBatch(held_, begin, end, response.mutable_batch());
+    return writer_->Write(response, options);
+  }
+
+  grpc::ServerWriter<v1::ExecuteResponse>* const writer_;
+  const size_t batch_rows_;
+  const int64_t max_batch_bytes_;
+  QueryResult held_;  // the columns and the rows not yet written
+  bool began_ = false;
+  bool header_sent_ = false;
+  int64_t rows_ = 0;
+};
 
 }  // namespace
 
@@ -277,7 +366,11 @@ class TesseraServer::Service final : public v1::Tessera::Service {
     if (shutting_down_.load()) session.RequestCancel();
     context->AddInitialMetadata("tessera-query-id", absl::StrCat(execution.query_id));
     writer->SendInitialMetadata();
-    absl::StatusOr<QueryResult> result = session.session().Execute(request->sql());
+    const size_t batch_rows = request->max_batch_rows() > 0
+                                  ? std::min(request->max_batch_rows(), options_.max_batch_rows)
+                                  : options_.default_batch_rows;
+    BatchWriter batches(writer, batch_rows, options_.max_batch_bytes);
+    absl::StatusOr<QueryResult> result = session.session().Execute(request->sql(), &batches);
     const int64_t execution_us = (MonotonicNanos() - execution.start_ns) / 1000;
     session.EndExecution();
     if (override_priority) {
@@ -286,41 +379,18 @@ class TesseraServer::Service final : public v1::Tessera::Service {
     lock.unlock();
     if (!result.ok()) return ToGrpcStatus(result.status());
     if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
-
-    // A result of one batch goes out with the summary and the status in one flush (buffer hints, then WriteLast);
-    // larger results flush batch by batch so the client sees rows early. This relies on the initial metadata having
-    // gone out on its own above: a buffer-hinted first write that carries it stalls until a later flush.
-    // (Measured with grpc_benchmark, select-1, one client: p50 0.30 ms with the hints, 0.50 ms without.)
-    const size_t batch_rows = request->max_batch_rows() > 0
-                                  ? std::min(request->max_batch_rows(), options_.max_batch_rows)
-                                  : options_.default_batch_rows;
-    const bool single_batch = result->rows.size() <= batch_rows;
-    grpc::WriteOptions write_options;
-    if (single_batch) write_options.set_buffer_hint();
+    // Rows that were not streamed (SHOW, EXPLAIN, ...) go out the same way.
+    if (result->returns_rows && !batches.began()) {
+      batches.BeginRows(result->columns).IgnoreError();
+      if (!result->rows.empty() && !batches.AddRows(std::move(result->rows)).ok()) {
+        return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+      }
+    }
+    if (!batches.Finish()) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
     v1::ExecuteResponse response;
-    if (result->returns_rows) {
-      HeaderToProto(result->columns, response.mutable_header());
-      if (!writer->Write(response, write_options)) {
-        return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
-      }
-    }
-    for (size_t begin = 0; begin < result->rows.size();) {
-      size_t end = begin;
-      int64_t bytes = 0;
-      while (end < result->rows.size() && end - begin < batch_rows && bytes < options_.max_batch_bytes) {
-        bytes += EstimatedRowBytes(result->rows[end++]);
-      }
-      response.Clear();
-      RowsToBatch(*result, begin, end, response.mutable_batch());
-      if (!writer->Write(response, write_options)) {
-        return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
-      }
-      begin = end;
-    }
-    response.Clear();
     v1::ExecuteSummary* summary = response.mutable_summary();
     summary->set_query_id(execution.query_id);
-    summary->set_row_count(static_cast<int64_t>(result->rows.size()));
+    summary->set_row_count(batches.rows());
     summary->set_rows_affected(result->rows_affected);
     summary->set_status_message(result->status_message);
     summary->set_returns_rows(result->returns_rows);

@@ -168,6 +168,34 @@ def test_result_streams_in_bounded_batches(server):
         assert sum(r.batch.row_count for r in responses[1:-1]) == responses[-1].summary.row_count == 60175
 
 
+def test_large_result_streams_inside_the_memory_limit(empty_dir):
+    """A SELECT whose rows, held as values, would need several times the server's --memory-limit streams to the
+    client block by block while the query runs (it used to fail with 'add a LIMIT or aggregate')."""
+    server = Server(os.path.join(empty_dir, "streaming"), "--memory-limit", str(64 << 20))
+    try:
+        pb2, pb2_grpc = tessera_client._load_stubs()
+        with tessera_client.connect(server.target) as c, grpc.insecure_channel(server.target) as channel:
+            c.execute("CREATE TABLE small (k INTEGER NOT NULL)")
+            c.execute("INSERT INTO small VALUES " + ", ".join(f"({i})" for i in range(1000)))
+            c.execute("CREATE TABLE big (k INTEGER NOT NULL, g INTEGER NOT NULL)")
+            c.execute("INSERT INTO big SELECT a.k * 1000 + b.k, b.k % 10 FROM small a, small b")
+            stub = pb2_grpc.TesseraStub(channel)
+            request = pb2.ExecuteRequest(session_id=c.session_id, sql="SELECT k, g, k + 1 AS k1, g * 3 AS g3 FROM big")
+            rows = 0
+            summary = None
+            for response in stub.Execute(request, timeout=BOUND_S):
+                kind = response.WhichOneof("payload")
+                if kind == "batch":
+                    rows += response.batch.row_count
+                elif kind == "summary":
+                    summary = response.summary
+            assert rows == summary.row_count == 1_000_000
+            # The session is usable afterwards and the server kept nothing of the result.
+            assert c.execute("SELECT count(*) FROM big").rows == [(1_000_000,)]
+    finally:
+        assert server.stop() == 0
+
+
 def test_sixteen_concurrent_clients_tpch(server):
     """16 sessions run TPC-H queries at once, each from its own place in the list, until it has run all 22 or the
     time budget is spent (after at least 2 each, which together cover all 22); every answer must be right."""
