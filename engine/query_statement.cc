@@ -305,15 +305,21 @@ absl::StatusOr<QueryMemoryEstimate> EstimateQueryMemory(Database& database, std:
   return dag->memory_estimate();
 }
 
-absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name) {
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<parser::Statement> statement,
-                           parser::ParseStatement(absl::StrCat("SELECT * FROM ", QuoteIdentifier(name))));
+absl::StatusOr<std::vector<ResultColumn>> DescribeQuery(Database& database, std::string_view sql) {
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<parser::Statement> statement, parser::ParseStatement(sql));
+  if (statement->kind != parser::StatementKind::kSelect) {
+    return absl::InvalidArgumentError("only a SELECT statement can be described without running it");
+  }
   const auto& select = static_cast<const parser::SelectQueryStatement&>(*statement);
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
                            optimizer::BindQuery(*select.query, database.catalog(), select.text));
   std::vector<ResultColumn> columns;
   for (const optimizer::OutputColumn& column : plan->output()) columns.push_back({column.name, column.type});
   return columns;
+}
+
+absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name) {
+  return DescribeQuery(database, absl::StrCat("SELECT * FROM ", QuoteIdentifier(name)));
 }
 
 absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement) {

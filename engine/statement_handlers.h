@@ -76,6 +76,8 @@ absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::Sele
 // row per line in the single column `plan`. EXPLAIN ANALYZE can be cancelled like the query it runs.
 absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::ExplainStatement& statement,
                                            const QueryRunOptions& options);
+// The output columns of the SELECT statement `sql`, bound against the current catalog, without running it.
+absl::StatusOr<std::vector<ResultColumn>> DescribeQuery(Database& database, std::string_view sql);
 // The output columns of view `name` (its query bound against the current catalog).
 absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const std::string& name);
 // The memory estimate EXPLAIN prints and the load controller admits by, for the SELECT statement `sql`, without

@@ -28,6 +28,7 @@
 #include "common/clock.h"
 #include "engine/result_sink.h"
 #include "engine/session.h"
+#include "engine/statement_handlers.h"
 #include "glog/logging.h"
 #include "server/pg_catalog_queries.h"
 #include "server/pg_errors.h"
@@ -123,6 +124,8 @@ struct Portal {
   pg::SubstitutedSql bound;
   std::vector<int16_t> result_formats;  // empty: all text; one: for every column; else one per column
   bool executed = false;
+  // The columns Describe found by binding the query (it then stays unexecuted for Execute to stream).
+  std::vector<ResultColumn> described_columns;
   QueryResult result;
   size_t next_row = 0;
 };
@@ -211,20 +214,23 @@ class PgConnection {
   // One message of the query phase; false to end the connection.
   bool HandleMessage(const Message& message);
 
-  // The simple query protocol's rows as DataRow messages, written as the engine streams them (ResultSink).
+  // A statement's rows as DataRow messages, written as the engine streams them (ResultSink): a simple Query's
+  // (with a RowDescription first) and a portal's run by an Execute without a row limit (formats from Bind; its
+  // RowDescription, if any, came from Describe).
   class RowStream final : public ResultSink {
    public:
-    explicit RowStream(PgConnection* connection) : connection_(connection) {}
+    explicit RowStream(PgConnection* connection, std::vector<int16_t> formats = {}, bool describe = true)
+        : connection_(connection), formats_(std::move(formats)), describe_(describe) {}
     absl::Status BeginRows(const std::vector<ResultColumn>& columns) override {
       began_ = true;
       batch_.columns = columns;
-      connection_->SendRowDescription(columns, {});
+      if (describe_) connection_->SendRowDescription(columns, formats_);
       return absl::OkStatus();
     }
     absl::Status AddRows(std::vector<std::vector<Value>> rows) override {
       batch_.rows = std::move(rows);
       rows_ += static_cast<int64_t>(batch_.rows.size());
-      if (!connection_->SendRows(batch_, 0, batch_.rows.size(), {})) {
+      if (!connection_->SendRows(batch_, 0, batch_.rows.size(), formats_)) {
         client_gone_ = true;
         return absl::CancelledError("the client went away");
       }
@@ -236,6 +242,8 @@ class PgConnection {
 
    private:
     PgConnection* const connection_;
+    const std::vector<int16_t> formats_;
+    const bool describe_;
     QueryResult batch_;
     bool began_ = false;
     bool client_gone_ = false;
@@ -253,6 +261,9 @@ class PgConnection {
   // With `sink`, the rows of a SELECT the engine runs stream to it (Session::Execute); others are in *result.
   absl::Status RunStatement(std::string_view statement, QueryResult* result, ResultSink* sink = nullptr);
   absl::StatusOr<QueryResult> RunInEngine(std::string_view statement, ResultSink* sink = nullptr);
+  // A query (SELECT, WITH, VALUES) that neither the compatibility layer nor the catalog answers: the engine runs
+  // it, so its columns can be found by binding and its rows can stream.
+  bool RunsInEngine(std::string_view statement);
   // Sends the error of `status`, raised by `statement`; `to_query` maps a byte offset of `statement` to the
   // client's `query`.
   template <typename MapOffset>
@@ -738,6 +749,11 @@ absl::StatusOr<QueryResult> PgConnection::RunInEngine(std::string_view statement
   return result;
 }
 
+bool PgConnection::RunsInEngine(std::string_view statement) {
+  return pg::IsQuery(statement) && !pg::HandleCompatStatement(statement, parameters_).has_value() &&
+         !pg::AnswerCatalogQuery(statement, *server_->database()).has_value();
+}
+
 absl::Status PgConnection::RunStatement(std::string_view statement, QueryResult* result, ResultSink* sink) {
   std::optional<absl::StatusOr<pg::CompatOutcome>> compat = pg::HandleCompatStatement(statement, parameters_);
   using Transaction = pg::CompatOutcome::Transaction;
@@ -1014,6 +1030,16 @@ void PgConnection::HandleDescribe(MessageReader& reader) {
     return;
   }
   Portal& portal = it->second;
+  if (!portal.executed && portal.described_columns.empty() && RunsInEngine(portal.bound.sql)) {
+    // A query's columns come from binding it, so that Execute can stream its rows (a catalog query, which the
+    // engine cannot bind, is executed here instead, below).
+    absl::StatusOr<std::vector<ResultColumn>> columns = DescribeQuery(*server_->database(), portal.bound.sql);
+    if (columns.ok() && !columns->empty()) {
+      portal.described_columns = *std::move(columns);
+      SendRowDescription(portal.described_columns, portal.result_formats);
+      return;
+    }
+  }
   if (!portal.executed) {
     absl::Status status = RunStatement(portal.bound.sql, &portal.result);
     if (!status.ok()) {
@@ -1050,6 +1076,24 @@ void PgConnection::HandleExecute(MessageReader& reader) {
     MessageWriter writer(&stream_.output());
     writer.Begin('I');  // EmptyQueryResponse
     writer.End();
+    return;
+  }
+  if (!portal.executed && max_rows <= 0 && RunsInEngine(portal.bound.sql)) {
+    // All rows at once: they stream while the query runs, as for a simple Query.
+    RowStream stream(this, portal.result_formats, /*describe=*/false);
+    absl::Status status = RunStatement(portal.bound.sql, &portal.result, &stream);
+    portal.executed = true;
+    if (stream.client_gone()) {
+      closing_ = true;
+      return;
+    }
+    if (!status.ok()) {
+      SendStatementError(status, portal.bound.sql, portal.statement->sql,
+                         [&](size_t byte) { return portal.bound.OriginalOffset(byte); });
+      skip_until_sync_ = true;
+      return;
+    }
+    SendCommandComplete(CommandTag(portal.result, portal.bound.sql, static_cast<size_t>(stream.rows())));
     return;
   }
   if (!portal.executed) {
