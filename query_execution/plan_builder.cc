@@ -820,14 +820,20 @@ class Builder {
     }
     const bool extra = columns.size() > width;
     const double input_rows = child.rows;
+    int64_t limit_rows = limit != nullptr && limit->limit.has_value() ? *limit->limit : -1;
+    int64_t offset = limit != nullptr ? limit->offset : 0;
+    // A LIMIT without ORDER BY over a join's rows, one for one (no filter or runtime filter between them): no
+    // probe work order needs to write more than offset + limit rows (HashJoinProbeOperator::SetOutputRowCap).
+    if (sort == nullptr && limit_rows >= 0 && child.producer >= 0 && child.filter == nullptr &&
+        child.runtime_filters.empty() && probe_scan_details_.contains(child.producer)) {
+      static_cast<HashJoinProbeOperator*>(dag_->op(child.producer))->SetOutputRowCap(limit_rows + offset);
+    }
     int input;
     if (extra) {
       input = AddSelect(std::move(child), std::move(columns), column_names);
     } else {
       TESSERA_ASSIGN_OR_RETURN(input, Materialize(std::move(child)));
     }
-    int64_t limit_rows = limit != nullptr && limit->limit.has_value() ? *limit->limit : -1;
-    int64_t offset = limit != nullptr ? limit->offset : 0;
     std::string detail = JoinDetails({sort != nullptr ? Counted(keys.size(), "key") : "",
                                       limit_rows >= 0 ? absl::StrCat("limit ", limit_rows) : "",
                                       offset > 0 ? absl::StrCat("offset ", offset) : ""});

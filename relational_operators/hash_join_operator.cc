@@ -1,5 +1,7 @@
 #include "relational_operators/hash_join_operator.h"
 
+#include <optional>
+
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -205,6 +207,10 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   absl::Status Execute(const WorkOrderContext& context) override {
     context_ = &context;
     absl::Status status = Probe();
+    if (capped_) {  // Probe stopped at the operator's output row cap: what it wrote is the work order's output
+      status = writer_->Flush();
+      rows_out_ = writer_->rows_written();
+    }
     if (chain_ != nullptr) op_->GiveChainScratch(std::move(chain_));
     op_->probes_finished_.fetch_add(1);
     return status;
@@ -261,14 +267,20 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   }
 
   // A probe row may meet every build row (a nested-loop join: no keys, or one key value everywhere), so a work
-  // order can run for minutes: the query's cancel flag is polled once per vector of pairs or rows.
-  absl::Status CheckCancelled() const {
-    return context_->Cancelled() ? absl::CancelledError("query cancelled") : absl::OkStatus();
+  // order can run for minutes: the query's cancel flag, and the operator's output row cap, are checked once per
+  // vector of pairs or rows. The cap stops the probe with an error status that Execute turns back into success.
+  absl::Status CheckStop(const VectorBlockWriter& writer) {
+    if (context_->Cancelled()) return absl::CancelledError("query cancelled");
+    if (op_->output_row_cap_ >= 0 && writer.rows_written() >= op_->output_row_cap_) {
+      capped_ = true;
+      return absl::OutOfRangeError("the operator's output row cap is reached");
+    }
+    return absl::OkStatus();
   }
 
   // Probes the next join with the rows of `level` (emptying it), or writes them when they matched every join.
   absl::Status ProbeChainLevel(int level, const Batch& batch, VectorBlockWriter& writer) {
-    TESSERA_RETURN_IF_ERROR(CheckCancelled());
+    TESSERA_RETURN_IF_ERROR(CheckStop(writer));
     ChainScratch::Level& rows = chain_->levels[level];
     const uint32_t count = rows.count;
     rows.count = 0;
@@ -330,7 +342,8 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       pairs_.columns.resize(op_->pair_types_.size());
       for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs_.columns[c].set_type(op_->pair_types_[c]);
     }
-    VectorBlockWriter writer(op_->output_.get(), op_->builders_.get());
+    writer_.emplace(op_->output_.get(), op_->builders_.get());
+    VectorBlockWriter& writer = *writer_;
     std::vector<const ColumnVector*> keys(key_evaluators.size());
     std::vector<uint64_t> hashes(kVectorSize);
     std::vector<uint8_t> matched(kVectorSize);
@@ -344,6 +357,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     const bool direct = table.HasDirectIndex() && keys.size() == 1;
 
     while (true) {
+      TESSERA_RETURN_IF_ERROR(CheckStop(writer));
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
       if (!more) break;
       const Batch& batch = scanner.batch();
@@ -369,7 +383,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         for (const ColumnVector* key : keys) null_key |= key->IsNull(row);
         if (null_key) continue;
         const JoinHashTable::EntryRange bucket = buckets_[s];
-        if (bucket.end - bucket.begin > kVectorSize) TESSERA_RETURN_IF_ERROR(CheckCancelled());
+        if (bucket.end - bucket.begin > kVectorSize) TESSERA_RETURN_IF_ERROR(CheckStop(writer));
         for (uint32_t e = bucket.begin; e < bucket.end; ++e) {
           if (!direct && !EntryMatches(table, keys, raw_width, hashes[row], row, e)) continue;
           if (chain) {
@@ -429,7 +443,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   // Gathers candidate pairs into `pairs_`, applies the residual, marks matches, and writes inner/outer matches.
   absl::Status FlushCandidates(const Batch& batch, size_t probe_width, ExpressionEvaluator* residual,
                                SelectionVector* passing, std::vector<uint8_t>* matched, VectorBlockWriter& writer) {
-    TESSERA_RETURN_IF_ERROR(CheckCancelled());
+    TESSERA_RETURN_IF_ERROR(CheckStop(writer));
     const HashJoinSpec& spec = op_->spec_;
     const JoinHashTable& table = *op_->table_;
     const uint32_t count = static_cast<uint32_t>(candidates_.size());
@@ -495,6 +509,8 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   std::vector<const BlockView*> build_blocks_;
   std::vector<uint32_t> build_rows_;
   std::unique_ptr<ChainScratch> chain_;  // inner-chain path; given back to the operator when done
+  std::optional<VectorBlockWriter> writer_;  // the output writer of Probe
+  bool capped_ = false;                      // Probe stopped at the operator's output row cap
 };
 
 // After the last probe: the build rows of one build block that no probe row matched (right / full outer join,
@@ -543,6 +559,12 @@ class HashJoinProbeOperator::BuildRowsByMatchWorkOrder : public WorkOrder {
   uint32_t block_;
   const bool keep_matched_;
 };
+
+bool HashJoinProbeOperator::SetOutputRowCap(int64_t rows) {
+  if (TracksBuildMatches(spec_.type)) return false;  // a build row's match may be in the rows not probed
+  output_row_cap_ = rows;
+  return true;
+}
 
 std::vector<const ColumnVector*> HashJoinProbeOperator::OutputColumns(const Batch& pairs) const {
   std::vector<const ColumnVector*> columns;

@@ -128,6 +128,11 @@ class HashJoinProbeOperator : public RelationalOperator {
   int pair_width() const { return static_cast<int>(pair_types_.size()); }
   // The output columns, as pair columns.
   const std::vector<int>& output_pair_columns() const { return output_pair_columns_; }
+  // Plan building: each work order writes at most `rows` rows and then stops, for a LIMIT without ORDER BY that reads
+  // this operator's rows one for one (it needs no more from any one work order; a cross join's work order would
+  // otherwise write a block's rows times the whole build side). Only where probe work orders decide every output
+  // row (inner, left outer, semi, anti); false, and nothing changes, for joins that track build rows.
+  bool SetOutputRowCap(int64_t rows);
   // Joins probed per work order: 1 + the chained ones.
   int joins() const { return 1 + static_cast<int>(chained_.size()); }
   // Which joins look their build row up through a direct index, and whether the key filter runs in the scan.
@@ -183,6 +188,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   int64_t probes_issued_ = 0;
   std::atomic<int64_t> probes_finished_{0};
   bool unmatched_issued_ = false;
+  int64_t output_row_cap_ = -1;  // SetOutputRowCap; -1: none
 };
 
 }  // namespace tessera
