@@ -116,5 +116,22 @@ TEST_F(MemoryLimitTest, AResultTooLargeToHoldFailsItsQueryAlone) {
   EXPECT_EQ(Count("SELECT count(*) FROM big"), 1000000);
 }
 
+TEST_F(MemoryLimitTest, LimitOverACrossJoinReturnsItsRows) {
+  // 10^12 pairs: without a cap each probe work order would write a block's rows times a million.
+  for (const std::string& sql : {std::string("SELECT a.k, b.k FROM big a, big b LIMIT 10"),
+                                 std::string("SELECT a.k, b.g FROM big a CROSS JOIN big b LIMIT 7 OFFSET 3"),
+                                 std::string("SELECT a.k FROM big a JOIN big b ON a.g = b.g LIMIT 5"),
+                                 std::string("SELECT a.k, b.k FROM big a LEFT JOIN big b ON a.g = b.g LIMIT 4")}) {
+    absl::StatusOr<QueryResult> result = session_->Execute(sql);
+    ASSERT_TRUE(result.ok()) << sql << ": " << result.status();
+    const size_t expected = sql.find("LIMIT 10") != std::string::npos  ? 10
+                            : sql.find("LIMIT 7") != std::string::npos ? 7
+                            : sql.find("LIMIT 5") != std::string::npos ? 5
+                                                                       : 4;
+    EXPECT_EQ(result->rows.size(), expected) << sql;
+  }
+  EXPECT_EQ(database_->buffer_pool().Usage().by_kind[static_cast<int>(MemoryKind::kTemporaryBlock)], 0u);
+}
+
 }  // namespace
 }  // namespace tessera
