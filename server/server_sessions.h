@@ -28,6 +28,9 @@ namespace tessera {
 // At most `max_bytes` of `text`, cut at a UTF-8 character boundary (RunningExecution::sql_prefix; proto3 string
 // fields must hold valid UTF-8).
 std::string Utf8Prefix(std::string_view text, size_t max_bytes);
+// The offset of the first byte of `text` that is not part of a well-formed UTF-8 sequence (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or std::string_view::npos when all of it is.
+size_t InvalidUtf8Offset(std::string_view text);
 
 // What a session is running now, as ListQueries reports it.
 struct RunningExecution {

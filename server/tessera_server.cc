@@ -329,6 +329,12 @@ class TesseraServer::Service final : public v1::Tessera::Service {
     if (request->priority() < 0 || request->max_batch_rows() < 0) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "priority and max_batch_rows must not be negative");
     }
+    if (const size_t bad = InvalidUtf8Offset(request->sql()); bad != std::string_view::npos) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          absl::StrCat("the statement is not valid UTF-8: byte ", bad, " (0x",
+                                       absl::Hex(static_cast<unsigned char>(request->sql()[bad]), absl::kZeroPad2),
+                                       ") does not begin a well-formed character"));
+    }
     absl::StatusOr<std::shared_ptr<ServerSession>> found = sessions_.Find(request->session_id());
     if (!found.ok()) {
       // Marks the error as "nothing ran", so a client may open a new session and send the statement again.

@@ -94,7 +94,7 @@ def run_grpc(port, sql):
     with tessera_client.connect(f"127.0.0.1:{port}") as client, grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = pb2_grpc.TesseraStub(channel)
         rows = 0
-        for response in stub.Execute(pb2.ExecuteRequest(session_id=client.session_id, sql=sql)):
+        for response in stub.Execute(pb2.ExecuteRequest(session_id=client.session_id, sql=sql.encode())):
             if response.WhichOneof("payload") == "batch":
                 rows += response.batch.row_count
         return rows

@@ -279,6 +279,8 @@ class Client:
 
     def start(self, sql, priority=0, max_batch_rows=0, timeout=None):
         """Sends `sql` and returns a RunningQuery at once."""
+        if isinstance(sql, str):
+            sql = sql.encode()  # the request carries UTF-8 bytes (tessera.proto, ExecuteRequest.sql)
         request = self._pb2.ExecuteRequest(session_id=self.session_id, sql=sql, priority=priority,
                                            max_batch_rows=max_batch_rows)
         return RunningQuery(self, self._stub.Execute(request, metadata=self._metadata, timeout=timeout))

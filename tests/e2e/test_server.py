@@ -160,7 +160,7 @@ def test_result_streams_in_bounded_batches(server):
     pb2, pb2_grpc = tessera_client._load_stubs()
     with tessera_client.connect(server.target) as c, grpc.insecure_channel(server.target) as channel:
         stub = pb2_grpc.TesseraStub(channel)
-        request = pb2.ExecuteRequest(session_id=c.session_id, sql="SELECT l_orderkey FROM lineitem", max_batch_rows=500)
+        request = pb2.ExecuteRequest(session_id=c.session_id, sql=b"SELECT l_orderkey FROM lineitem", max_batch_rows=500)
         responses = list(stub.Execute(request, timeout=BOUND_S))
         kinds = [r.WhichOneof("payload") for r in responses]
         assert kinds[0] == "header" and kinds[-1] == "summary" and set(kinds[1:-1]) == {"batch"}
@@ -180,7 +180,7 @@ def test_large_result_streams_inside_the_memory_limit(empty_dir):
             c.execute("CREATE TABLE big (k INTEGER NOT NULL, g INTEGER NOT NULL)")
             c.execute("INSERT INTO big SELECT a.k * 1000 + b.k, b.k % 10 FROM small a, small b")
             stub = pb2_grpc.TesseraStub(channel)
-            request = pb2.ExecuteRequest(session_id=c.session_id, sql="SELECT k, g, k + 1 AS k1, g * 3 AS g3 FROM big")
+            request = pb2.ExecuteRequest(session_id=c.session_id, sql=b"SELECT k, g, k + 1 AS k1, g * 3 AS g3 FROM big")
             rows = 0
             summary = None
             for response in stub.Execute(request, timeout=BOUND_S):
@@ -310,12 +310,21 @@ def test_bad_input_leaves_server_serving(server, client):
     with pytest.raises(tessera_client.TesseraError) as error:
         client.execute("SELECT 1 -- " + "x" * (4 << 20))
     assert error.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+    # Statements that are not UTF-8 (a stray byte, a truncated character, an encoded surrogate, an overlong '/'):
+    # a clear error naming the byte, not the transport's empty INTERNAL.
+    for sql, offset in ((b"SELECT '\xff'", 8), (b"SELECT 'caf\xc3", 11), (b"SELECT '\xed\xa0\x80'", 8),
+                        (b"SELECT 1 \xc0\xaf", 9)):
+        with pytest.raises(tessera_client.TesseraError) as error:
+            client.execute(sql)
+        assert error.value.code == grpc.StatusCode.INVALID_ARGUMENT, sql
+        assert f"not valid UTF-8: byte {offset} " in error.value.message, (sql, error.value.message)
+    assert client.execute("SELECT 'caf\u00e9 \U0001F600'".encode()).rows == [("caf\u00e9 \U0001F600",)]
     # Unknown session, unknown query, progress of an idle session.
     pb2, pb2_grpc = tessera_client._load_stubs()
     with grpc.insecure_channel(server.target) as channel:
         stub = pb2_grpc.TesseraStub(channel)
         with pytest.raises(grpc.RpcError) as rpc_error:
-            list(stub.Execute(pb2.ExecuteRequest(session_id="no-such-session", sql="SELECT 1"), timeout=BOUND_S))
+            list(stub.Execute(pb2.ExecuteRequest(session_id="no-such-session", sql=b"SELECT 1"), timeout=BOUND_S))
         assert rpc_error.value.code() == grpc.StatusCode.NOT_FOUND
     with pytest.raises(tessera_client.TesseraError) as error:
         client.cancel(query_id=987654321)
@@ -357,7 +366,7 @@ def test_clients_that_go_away_are_cleaned_up(server, client):
         wait_until(lambda: running.query_id in running_ids(client), "the query to run")
         running.abandon()
         wait_until(lambda: running.query_id not in running_ids(client), "the server to cancel the dropped call")
-        call = c._stub.Execute(c._pb2.ExecuteRequest(session_id=c.session_id, sql="SELECT * FROM lineitem",
+        call = c._stub.Execute(c._pb2.ExecuteRequest(session_id=c.session_id, sql=b"SELECT * FROM lineitem",
                                                      max_batch_rows=100), timeout=BOUND_S)
         assert next(call).WhichOneof("payload") == "header"
         call.cancel()
@@ -390,7 +399,7 @@ def test_token_authentication(empty_dir):
             with grpc.insecure_channel(server.target) as channel:
                 with pytest.raises(grpc.RpcError) as rpc_error:
                     list(pb2_grpc.TesseraStub(channel).Execute(
-                        pb2.ExecuteRequest(session_id=c.session_id, sql="SELECT 1"), timeout=BOUND_S))
+                        pb2.ExecuteRequest(session_id=c.session_id, sql=b"SELECT 1"), timeout=BOUND_S))
                 assert rpc_error.value.code() == grpc.StatusCode.UNAUTHENTICATED
                 # Health needs no token.
                 assert pb2_grpc.TesseraStub(channel).Health(pb2.HealthRequest(), timeout=BOUND_S).serving
