@@ -21,8 +21,9 @@ const char* FileOperationName(FileOperation operation);
 class FileFaultInjector {
  public:
   virtual ~FileFaultInjector() = default;
-  // Called before each operation on `path`: 0 lets it run; an errno value makes it fail with that error instead
-  // (without touching the file).
+  // Called before each operation on `path`: 0 lets it run; an errno value makes it fail with that error instead.
+  // A failed write is torn (its first half is written, as when a disk fills up midway); a failed fsync or rename
+  // does nothing.
   virtual int Before(FileOperation operation, const std::string& path) = 0;
 };
 

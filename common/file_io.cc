@@ -25,11 +25,13 @@ absl::Status ErrnoStatus(std::string_view what, const std::string& path) {
 }
 
 absl::Status WriteAllAt(int fd, const void* data, size_t size, uint64_t offset, const std::string& path) {
+  const char* bytes = static_cast<const char*>(data);
   if (int injected = InjectedFileFault(FileOperation::kWrite, path); injected != 0) {
+    // A torn write, as when the disk fills up midway: the first half lands, then the error.
+    if (size >= 2) (void)!::pwrite(fd, bytes, size / 2, static_cast<off_t>(offset));
     errno = injected;
     return ErrnoStatus("cannot write", path);
   }
-  const char* bytes = static_cast<const char*>(data);
   size_t written = 0;
   while (written < size) {
     ssize_t n = ::pwrite(fd, bytes + written, size - written, static_cast<off_t>(offset + written));
