@@ -45,14 +45,19 @@ bool ReadType(ByteReader& in, Type* type) {
   uint8_t id, precision, scale;
   uint32_t length;
   if (!in.GetU8(&id) || !in.GetU8(&precision) || !in.GetU8(&scale) || !in.GetU32(&length)) return false;
+  // Parameters are checked as for a CREATE TABLE: a corrupt file must not make an invalid type.
+  auto checked = [type](absl::StatusOr<Type> made) {
+    if (made.ok()) *type = *made;
+    return made.ok();
+  };
   switch (static_cast<TypeId>(id)) {
     case TypeId::kBoolean: *type = Type::Boolean(); return true;
     case TypeId::kInteger: *type = Type::Integer(); return true;
     case TypeId::kBigInt: *type = Type::BigInt(); return true;
     case TypeId::kDouble: *type = Type::Double(); return true;
-    case TypeId::kDecimal: *type = Type::Decimal(precision, scale); return true;
-    case TypeId::kChar: *type = Type::Char(length); return true;
-    case TypeId::kVarchar: *type = Type::Varchar(length); return true;
+    case TypeId::kDecimal: return checked(Type::MakeDecimal(precision, scale));
+    case TypeId::kChar: return checked(Type::MakeChar(length));
+    case TypeId::kVarchar: return checked(Type::MakeVarchar(length));
     case TypeId::kDate: *type = Type::Date(); return true;
     case TypeId::kTimestamp: *type = Type::Timestamp(); return true;
     case TypeId::kInterval: *type = Type::IntervalType(); return true;
@@ -125,6 +130,7 @@ bool ReadTable(ByteReader& in, TableDescriptor* table) {
     SegmentDescriptor segment;
     uint32_t block_count;
     if (!in.GetU64(&segment.segment_id) || !in.GetI64(&segment.row_count) || !in.GetU32(&block_count)) return false;
+    if (block_count > in.remaining() / 16) return false;  // 16 bytes per block: the count cannot be right
     segment.blocks.resize(block_count);
     for (BlockLocation& block : segment.blocks) {
       if (!in.GetU64(&block.file_offset) || !in.GetU32(&block.bytes) || !in.GetU32(&block.rows)) return false;
@@ -215,6 +221,7 @@ absl::Status Catalog::Load() {
     if (!in.GetString(&view->name) || !in.GetString(&view->query_text) || !in.GetU32(&column_count)) {
       return corrupt("truncated view entry");
     }
+    if (column_count > in.remaining() / 4) return corrupt("truncated view entry");  // 4+ bytes per name
     view->column_names.resize(column_count);
     for (std::string& name : view->column_names) {
       if (!in.GetString(&name)) return corrupt("truncated view entry");

@@ -41,6 +41,8 @@ class ByteReader {
     return true;
   }
   bool AtEnd() const { return position_ == data_.size(); }
+  // Bytes not read yet: a count read from the input may be checked against it before anything is sized by it.
+  size_t remaining() const { return data_.size() - position_; }
 
  private:
   bool GetRaw(void* out, size_t bytes) {

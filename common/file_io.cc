@@ -10,6 +10,8 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_faults.h"
+#include "glog/logging.h"
 
 namespace tessera {
 
@@ -22,12 +24,17 @@ absl::Status ErrnoStatus(std::string_view what, const std::string& path) {
   return absl::InternalError(message);
 }
 
-namespace {
-
-absl::Status WriteAll(int fd, std::string_view contents, const std::string& path) {
+absl::Status WriteAllAt(int fd, const void* data, size_t size, uint64_t offset, const std::string& path) {
+  const char* bytes = static_cast<const char*>(data);
+  if (int injected = InjectedFileFault(FileOperation::kWrite, path); injected != 0) {
+    // A torn write, as when the disk fills up midway: the first half lands, then the error.
+    if (size >= 2) (void)!::pwrite(fd, bytes, size / 2, static_cast<off_t>(offset));
+    errno = injected;
+    return ErrnoStatus("cannot write", path);
+  }
   size_t written = 0;
-  while (written < contents.size()) {
-    ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+  while (written < size) {
+    ssize_t n = ::pwrite(fd, bytes + written, size - written, static_cast<off_t>(offset + written));
     if (n < 0) {
       if (errno == EINTR) continue;
       return ErrnoStatus("cannot write", path);
@@ -37,28 +44,44 @@ absl::Status WriteAll(int fd, std::string_view contents, const std::string& path
   return absl::OkStatus();
 }
 
-}  // namespace
+absl::Status SyncFile(int fd, const std::string& path, bool data_only) {
+  if (int injected = InjectedFileFault(FileOperation::kSync, path); injected != 0) {
+    errno = injected;
+    return ErrnoStatus("cannot sync", path);
+  }
+  if ((data_only ? ::fdatasync(fd) : ::fsync(fd)) != 0) return ErrnoStatus("cannot sync", path);
+  return absl::OkStatus();
+}
+
+absl::Status RenameFile(const std::string& from, const std::string& to) {
+  if (int injected = InjectedFileFault(FileOperation::kRename, to); injected != 0) {
+    errno = injected;
+    return ErrnoStatus("cannot rename onto", to);
+  }
+  if (::rename(from.c_str(), to.c_str()) != 0) return ErrnoStatus("cannot rename onto", to);
+  return absl::OkStatus();
+}
 
 absl::Status WriteFileAtomically(const std::string& path, std::string_view contents, bool sync) {
   std::string temporary = path + ".tmp";
   int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("cannot create", temporary);
-  absl::Status status = WriteAll(fd, contents, temporary);
-  if (status.ok() && sync && ::fsync(fd) != 0) status = ErrnoStatus("cannot sync", temporary);
+  absl::Status status = WriteAllAt(fd, contents.data(), contents.size(), 0, temporary);
+  if (status.ok() && sync) status = SyncFile(fd, temporary, /*data_only=*/false);
   ::close(fd);
+  if (status.ok()) status = RenameFile(temporary, path);
   if (!status.ok()) {
     ::unlink(temporary.c_str());
     return status;
   }
-  if (::rename(temporary.c_str(), path.c_str()) != 0) return ErrnoStatus("cannot rename onto", path);
   if (sync) {
     std::string directory = std::filesystem::path(path).parent_path().string();
     if (directory.empty()) directory = ".";
     int dir_fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd >= 0) {
-      ::fsync(dir_fd);
-      ::close(dir_fd);
-    }
+    absl::Status synced = dir_fd >= 0 ? SyncFile(dir_fd, directory, /*data_only=*/false)
+                                      : ErrnoStatus("cannot open directory", directory);
+    if (dir_fd >= 0) ::close(dir_fd);
+    LOG_IF(WARNING, !synced.ok()) << "'" << path << "' was replaced, but may not survive a power loss: " << synced;
   }
   return absl::OkStatus();
 }

@@ -132,16 +132,7 @@ absl::Status SegmentWriter::Append(PendingBlock& block) {
   BlockView view = block.view();
   const uint64_t bytes = view.used_bytes();
   const uint64_t offset = next_offset_.fetch_add(AlignFile(bytes));
-  const char* data = static_cast<const char*>(block.data());
-  size_t written = 0;
-  while (written < bytes) {
-    ssize_t n = ::pwrite(fd_, data + written, bytes - written, static_cast<off_t>(offset + written));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("cannot write segment file", path_);
-    }
-    written += static_cast<size_t>(n);
-  }
+  TESSERA_RETURN_IF_ERROR(WriteAllAt(fd_, block.data(), bytes, offset, path_));
   if (sync_) ::sync_file_range(fd_, static_cast<off_t>(offset), static_cast<off_t>(bytes), SYNC_FILE_RANGE_WRITE);
   block.set_location(BlockLocation{offset, static_cast<uint32_t>(bytes), view.row_count()});
   return absl::OkStatus();
@@ -149,7 +140,7 @@ absl::Status SegmentWriter::Append(PendingBlock& block) {
 
 absl::Status SegmentWriter::Finish() {
   absl::Status status;
-  if (sync_ && ::fdatasync(fd_) != 0) status = ErrnoStatus("cannot sync segment file", path_);
+  if (sync_) status = SyncFile(fd_, path_, /*data_only=*/true);
   ::close(fd_);
   fd_ = -1;
   finished_ = status.ok();

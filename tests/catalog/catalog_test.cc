@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
+#include "common/byte_stream.h"
 #include "common/hash.h"
 #include "gtest/gtest.h"
 
@@ -101,6 +103,66 @@ TEST_F(CatalogTest, DetectsACorruptCatalogFile) {
   file.close();
   auto reopened = Catalog::Open(directory_, false);
   EXPECT_EQ(reopened.status().code(), absl::StatusCode::kDataLoss);
+}
+
+// Counts and type parameters read from a catalog file are checked before anything is sized or built from them
+// (tests/fuzz/catalog_fuzzer.cc found a block count of 4 billion making the reader allocate 64 GB). The files here
+// carry a valid checksum, as a bug in a writer would produce.
+TEST_F(CatalogTest, ImpossibleCountsAndTypeParametersAreDataLossNotAllocations) {
+  std::filesystem::create_directories(directory_);
+  auto open_with_body = [&](ByteWriter body) {
+    std::string contents = body.Release();
+    const uint64_t checksum = HashBytes(contents.data(), contents.size());
+    contents.append(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
+    std::ofstream(directory_ + "/catalog.tcat", std::ios::binary | std::ios::trunc) << contents;
+    return Catalog::Open(directory_, false).status();
+  };
+  auto header = [](uint32_t tables) {
+    ByteWriter out;
+    out.PutU32(0x54435431);  // magic "TCT1"
+    out.PutU32(1);           // version
+    out.PutU32(2);           // next table id
+    out.PutU64(2);           // next segment id
+    out.PutU32(tables);
+    return out;
+  };
+  auto table_start = [](ByteWriter& out, uint32_t columns) {
+    out.PutU32(1);
+    out.PutString("t");
+    out.PutU32(kDefaultBlockSizeBytes);
+    out.PutI64(0);
+    out.PutU32(columns);
+  };
+
+  ByteWriter huge_block_count = header(1);
+  table_start(huge_block_count, 0);
+  huge_block_count.PutU32(1);           // one segment
+  huge_block_count.PutU64(1);           // its id
+  huge_block_count.PutI64(0);           // rows
+  huge_block_count.PutU32(0xFFFFFFF0);  // blocks, none of which follow
+  absl::Status status = open_with_body(std::move(huge_block_count));
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+
+  ByteWriter huge_view = header(0);
+  huge_view.PutU32(1);  // one view
+  huge_view.PutString("v");
+  huge_view.PutString("SELECT 1");
+  huge_view.PutU32(0xFFFFFFF0);  // column names, none of which follow
+  status = open_with_body(std::move(huge_view));
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+
+  for (auto [id, precision, scale, length] : {std::tuple<uint8_t, uint8_t, uint8_t, uint32_t>{5, 200, 0, 0},
+                                              {5, 10, 11, 0}, {5, 0, 0, 0}, {6, 0, 0, 0}, {7, 0, 0, 0xFFFFFFFF}}) {
+    ByteWriter bad_type = header(1);
+    table_start(bad_type, 1);
+    bad_type.PutString("c");
+    bad_type.PutU8(id);
+    bad_type.PutU8(precision);
+    bad_type.PutU8(scale);
+    bad_type.PutU32(length);
+    status = open_with_body(std::move(bad_type));
+    EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << int{id} << " " << int{precision} << " " << status;
+  }
 }
 
 TEST(DistinctSketchTest, EstimatesWithinAFewPercentAndMerges) {
