@@ -17,6 +17,8 @@
 #include "relational_operators/insert_operator.h"
 #include "relational_operators/select_operator.h"
 #include "relational_operators/sort_operator.h"
+#include "distributed/cluster.h"
+#include "distributed/gather_operator.h"
 #include "relational_operators/union_all_operator.h"
 #include "relational_operators/values_operator.h"
 #include "relational_operators/window_operator.h"
@@ -105,7 +107,8 @@ std::unique_ptr<BoundExpression> AndTogether(std::unique_ptr<BoundExpression> a,
 
 class Builder {
  public:
-  Builder(StorageManager* storage, BufferPool* pool) : storage_(storage), pool_(pool), dag_(std::make_unique<ExecutionDag>()) {}
+  Builder(StorageManager* storage, BufferPool* pool, distributed::Cluster* cluster = nullptr)
+      : storage_(storage), pool_(pool), cluster_(cluster), dag_(std::make_unique<ExecutionDag>()) {}
 
   absl::StatusOr<std::unique_ptr<ExecutionDag>> Build(const lp::LogicalOperator& plan) {
     TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(plan));
@@ -406,16 +409,55 @@ class Builder {
       stream.names.push_back(scan.table->columns[c].name);
     }
     if (scan.filter) stream.filter = scan.filter->Clone();
+    const bool gathered = Distributed(*scan.table);
+    if (gathered) stream = GatherPartitions(scan, std::move(stream));
     for (const lp::TableScan::LipFilterUse& use : scan.lip_filters) {
       Stream::PendingRuntimeFilter pending;
       pending.probe.filter = LipSlot(use.filter_id, use.build_keys).filter;
       for (int column : use.key_columns) {
-        pending.key_block_columns.push_back(scan.columns[column]);
+        pending.key_block_columns.push_back(gathered ? column : scan.columns[column]);
         pending.key_types.push_back(scan.table->columns[scan.columns[column]].type);
       }
       stream.runtime_filters.push_back(std::move(pending));
       stream.lip_filter_ids.push_back(use.filter_id);
     }
+    return stream;
+  }
+
+  // The distribution step (distributed/README.md, "Placement"): on the master of a distributed cluster, a scan of
+  // a hash-partitioned table reads the master's own part and the other ranks' parts, which a gather exchange
+  // receives; the rest of the plan runs on the master. Replicated tables are read from the master's full copy.
+  bool Distributed(const TableDescriptor& table) const {
+    return cluster_ != nullptr && cluster_->is_master() && cluster_->size() > 1 && table.partition_column >= 0;
+  }
+
+  // `local` (the master's part, with the scan's filter) united with the gathered parts under the same filter: a
+  // stream over the union's relation of the scan's columns.
+  Stream GatherPartitions(const lp::TableScan& scan, Stream local) {
+    const int gather = dag_->AddOperator(
+        std::make_unique<distributed::GatherOperator>(scan.table, cluster_, pool_),
+        absl::StrCat("exchange: gather ", scan.table->name, " from ranks 1..", cluster_->size() - 1));
+    const double table_rows = static_cast<double>(scan.table->row_count);  // the master's part
+    Estimate(gather, table_rows * (cluster_->size() - 1));
+    Stream remote;
+    remote.input = BlockInput::FromRelation(dag_->op(gather)->output());
+    remote.producer = gather;
+    remote.block_columns = local.block_columns;
+    remote.types = local.types;
+    remote.names = local.names;
+    if (local.filter != nullptr) remote.filter = local.filter->Clone();
+    std::vector<std::string> names = local.names;
+    std::string detail = JoinDetails({local.ScanDetail(), "partitioned: rank 0 part + gathered parts"});
+    std::vector<BlockInput> inputs = {local.input, remote.input};
+    std::vector<ScanSpec> scans;
+    scans.push_back(local.TakeScanSpec());
+    scans.push_back(remote.TakeScanSpec());
+    const int united = dag_->AddOperator(
+        std::make_unique<UnionAllOperator>(std::move(inputs), std::move(scans), names, pool_), std::move(detail));
+    Estimate(united, estimator_.EstimateRows(scan));
+    Connect(remote, united, 1, /*pipelining=*/true);
+    Stream stream = FromOperator(united, std::move(names));
+    stream.table = scan.table->name;
     return stream;
   }
 
@@ -916,6 +958,7 @@ class Builder {
 
   StorageManager* storage_;
   BufferPool* pool_;
+  distributed::Cluster* cluster_;  // null: a single server (no exchanges)
   std::unique_ptr<ExecutionDag> dag_;
   absl::flat_hash_map<int, LipFilterSlot> lip_filters_;
   // Aggregates planned so far, by the EXPLAIN text of their subtree: the operator writing the result, and its
@@ -935,10 +978,11 @@ class Builder {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
-                                                                 StorageManager* storage, BufferPool* pool) {
+                                                                 StorageManager* storage, BufferPool* pool,
+                                                                 distributed::Cluster* cluster) {
   // Declared before the builder: operators of a failed build are destroyed with it and free through the account.
   std::unique_ptr<BufferPool> account = BufferPool::NewAccount(pool);
-  Builder builder(storage, account.get());
+  Builder builder(storage, account.get(), cluster);
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag, builder.Build(plan));
   dag->set_memory_account(std::move(account));
   return dag;

@@ -1,0 +1,43 @@
+#pragma once
+// The messages between the master (rank 0) and the other ranks (distributed/README.md, "Protocol").
+//
+// Commands go from the master to a rank's service on kCommandTag; each names the request tag (Cluster::
+// NewRequestTag) that everything else of that request uses, so requests of concurrent sessions never mix:
+//   kExecute    SQL text (DDL, INSERT into a replicated table) that the rank runs in its own session; the rank
+//               answers one Reply.
+//   kCopyIn     a COPY statement whose file name is kCopyPathPlaceholder; the master then sends the rank's lines
+//               as messages of up to kCopyChunkBytes and one empty message; the rank writes them to a file in its
+//               data directory, runs the statement on it, and answers one Reply (rows loaded).
+//   kSendTable  a table name: the rank streams that table's blocks (its partition) on the request tag under credits
+//               (block_stream.h).
+//   kShutdown   the rank's service returns (the master is shutting down).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace tessera::distributed {
+
+enum class CommandKind : uint8_t { kExecute = 1, kCopyIn = 2, kSendTable = 3, kShutdown = 4 };
+
+inline constexpr char kCopyPathPlaceholder[] = "\x01path\x01";
+inline constexpr size_t kCopyChunkBytes = 4 << 20;
+
+struct Command {
+  CommandKind kind = CommandKind::kShutdown;
+  int tag = 0;       // the request tag
+  std::string text;  // SQL, the COPY statement, or the table name
+};
+
+std::string EncodeCommand(const Command& command);
+absl::StatusOr<Command> DecodeCommand(std::string_view message);
+
+// A rank's answer: its status (code and message) and, for COPY, the rows it loaded.
+std::string EncodeReply(const absl::Status& status, int64_t rows);
+// The status the reply carries (its message prefixed with "rank K: "), or the rows.
+absl::StatusOr<int64_t> DecodeReply(std::string_view message, int rank);
+
+}  // namespace tessera::distributed
