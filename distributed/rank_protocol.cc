@@ -19,7 +19,7 @@ absl::StatusOr<Command> DecodeCommand(std::string_view message) {
   uint32_t tag = 0;
   Command command;
   if (!in.GetU8(&kind) || !in.GetU32(&tag) || !in.GetString(&command.text) || !in.AtEnd() ||
-      kind < static_cast<uint8_t>(CommandKind::kExecute) || kind > static_cast<uint8_t>(CommandKind::kShutdown)) {
+      kind < static_cast<uint8_t>(CommandKind::kExecute) || kind > static_cast<uint8_t>(CommandKind::kStatistics)) {
     return absl::DataLossError("malformed command from the master");
   }
   command.kind = static_cast<CommandKind>(kind);
@@ -45,6 +45,40 @@ absl::StatusOr<int64_t> DecodeReply(std::string_view message, int rank) {
   }
   if (code != 0) return absl::Status(static_cast<absl::StatusCode>(code), absl::StrCat("rank ", rank, ": ", text));
   return rows;
+}
+
+std::string EncodeTableStatistics(int64_t rows, const std::vector<ColumnStatistics>& statistics) {
+  ByteWriter out;
+  out.PutI64(rows);
+  out.PutU32(static_cast<uint32_t>(statistics.size()));
+  for (const ColumnStatistics& column : statistics) {
+    out.PutI64(column.null_count);
+    out.PutString(column.min.Serialize());
+    out.PutString(column.max.Serialize());
+    out.PutString(column.distinct.Serialize());
+  }
+  return out.Release();
+}
+
+absl::Status DecodeTableStatistics(std::string_view message, int64_t* rows, std::vector<ColumnStatistics>* statistics) {
+  ByteReader in(message);
+  uint32_t columns = 0;
+  if (!in.GetI64(rows) || !in.GetU32(&columns)) return absl::DataLossError("malformed table statistics");
+  statistics->assign(columns, ColumnStatistics{});
+  for (ColumnStatistics& column : *statistics) {
+    std::string min, max, sketch;
+    if (!in.GetI64(&column.null_count) || !in.GetString(&min) || !in.GetString(&max) || !in.GetString(&sketch) ||
+        !column.distinct.Deserialize(sketch)) {
+      return absl::DataLossError("malformed table statistics");
+    }
+    absl::StatusOr<Value> min_value = Value::Deserialize(min);
+    absl::StatusOr<Value> max_value = Value::Deserialize(max);
+    if (!min_value.ok() || !max_value.ok()) return absl::DataLossError("malformed table statistics");
+    column.min = *std::move(min_value);
+    column.max = *std::move(max_value);
+  }
+  if (!in.AtEnd()) return absl::DataLossError("malformed table statistics");
+  return absl::OkStatus();
 }
 
 }  // namespace tessera::distributed

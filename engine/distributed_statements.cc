@@ -418,10 +418,51 @@ absl::StatusOr<QueryResult> ExecuteDistributedCopy(Database& database, const par
     if (loaded.ok()) rows += *loaded; else if (first_error.ok()) first_error = loaded.status();
   }
   TESSERA_RETURN_IF_ERROR(first_error);
+  TESSERA_RETURN_IF_ERROR(RefreshClusterStatistics(database, table->name));
   QueryResult result;
   result.status_message = absl::StrCat("COPY ", rows);
   result.rows_affected = rows;
   return result;
+}
+
+absl::Status RefreshClusterStatistics(Database& database, const std::string& table_name) {
+  Cluster& cluster = *database.options().cluster;
+  std::vector<std::string> tables;
+  if (!table_name.empty()) {
+    tables.push_back(table_name);
+  } else {
+    for (const auto& table : database.catalog().ListTables()) tables.push_back(table->name);
+  }
+  for (const std::string& name : tables) {
+    for (int attempt = 0;; ++attempt) {
+      TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> current, database.catalog().GetTable(name));
+      if (current->partition_column < 0) break;
+      auto updated = std::make_shared<TableDescriptor>(*current);
+      updated->row_count = 0;
+      for (const SegmentDescriptor& segment : current->segments) updated->row_count += segment.row_count;
+      for (int rank = 1; rank < cluster.size(); ++rank) {
+        const int tag = cluster.NewRequestTag();
+        TESSERA_RETURN_IF_ERROR(cluster.Send(rank, distributed::kCommandTag,
+                                             distributed::EncodeCommand({CommandKind::kStatistics, tag, name})));
+        TESSERA_ASSIGN_OR_RETURN(std::string reply, cluster.Receive(rank, tag));
+        TESSERA_RETURN_IF_ERROR(distributed::DecodeReply(reply, rank).status());
+        TESSERA_ASSIGN_OR_RETURN(std::string message, cluster.Receive(rank, tag));
+        int64_t rows = 0;
+        std::vector<ColumnStatistics> statistics;
+        TESSERA_RETURN_IF_ERROR(distributed::DecodeTableStatistics(message, &rows, &statistics));
+        if (statistics.size() != updated->statistics.size()) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("rank ", rank, ": table '", name, "' has another schema than on the master"));
+        }
+        updated->row_count += rows;
+        for (size_t c = 0; c < statistics.size(); ++c) updated->statistics[c].Merge(statistics[c]);
+      }
+      absl::Status replaced = database.catalog().ReplaceTable(current, std::move(updated));
+      if (replaced.ok()) break;
+      if (!absl::IsAborted(replaced) || attempt >= 10) return replaced;  // Aborted: a concurrent load won; again
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RunRankService(Database& database) {
@@ -443,6 +484,17 @@ absl::Status RunRankService(Database& database) {
         TESSERA_RETURN_IF_ERROR(cluster.Send(
             kMaster, command.tag,
             distributed::EncodeReply(result.status(), result.ok() ? result->rows_affected : 0)));
+        break;
+      }
+      case CommandKind::kStatistics: {
+        absl::StatusOr<std::shared_ptr<const TableDescriptor>> table = database.catalog().GetTable(command.text);
+        TESSERA_RETURN_IF_ERROR(cluster.Send(kMaster, command.tag, distributed::EncodeReply(table.status(), 0)));
+        if (table.ok()) {
+          int64_t rows = 0;
+          for (const SegmentDescriptor& segment : (*table)->segments) rows += segment.row_count;
+          TESSERA_RETURN_IF_ERROR(cluster.Send(
+              kMaster, command.tag, distributed::EncodeTableStatistics(rows, (*table)->statistics)));
+        }
         break;
       }
       case CommandKind::kCopyIn: {

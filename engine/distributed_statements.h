@@ -40,6 +40,13 @@ absl::Status RunOnOtherRanks(Database& database, std::string_view sql);
 absl::StatusOr<QueryResult> ExecuteDistributedCopy(Database& database, const parser::CopyStatement& statement,
                                                    const QueryRunOptions& options);
 
+// Master: makes the optimizer's view of partitioned table `table` ("" = every partitioned table) cover the whole
+// cluster: its row count becomes the sum over the ranks, its column statistics the merge of every rank's (min/max
+// and distinct sketches exactly; null counts may count a rank's NULLs again after several loads). Called after
+// COPY and ANALYZE. Without it the optimizer would plan with the master's part alone, and plans that rely on a
+// key range (exact filters) would be wrong.
+absl::Status RefreshClusterStatistics(Database& database, const std::string& table);
+
 // Every other rank: serves the master's commands (rank_protocol.h) until the master sends kShutdown.
 absl::Status RunRankService(Database& database);
 

@@ -327,6 +327,10 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql) {
     }
     if (result.ok() && master && RunsOnEveryRank(*database_, *statement)) {
       if (absl::Status everywhere = RunOnOtherRanks(*database_, statement->text); !everywhere.ok()) result = everywhere;
+      if (result.ok() && statement->kind == StatementKind::kAnalyze) {
+        const std::string& table = static_cast<const parser::AnalyzeStatement&>(*statement).table;
+        if (absl::Status merged = RefreshClusterStatistics(*database_, table); !merged.ok()) result = merged;
+      }
     }
     if (!result.ok()) return parser::WithPositionIfMissing(result.status(), sql, statement->position);
     last = *std::move(result);

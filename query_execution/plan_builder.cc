@@ -437,8 +437,9 @@ class Builder {
     const int gather = dag_->AddOperator(
         std::make_unique<distributed::GatherOperator>(scan.table, cluster_, pool_),
         absl::StrCat("exchange: gather ", scan.table->name, " from ranks 1..", cluster_->size() - 1));
-    const double table_rows = static_cast<double>(scan.table->row_count);  // the master's part
-    Estimate(gather, table_rows * (cluster_->size() - 1));
+    // The master's row count is the cluster's (engine/distributed_statements.h, RefreshClusterStatistics).
+    const double ranks = cluster_->size();
+    Estimate(gather, static_cast<double>(scan.table->row_count) * (ranks - 1) / ranks);
     Stream remote;
     remote.input = BlockInput::FromRelation(dag_->op(gather)->output());
     remote.producer = gather;
