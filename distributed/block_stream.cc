@@ -28,11 +28,10 @@ absl::StatusOr<int32_t> ReceiveCredit(Cluster& cluster, int peer, int tag) {
 
 // Streams the blocks while credits allow. Returns the status to report in the Reply; `closed` is set when the
 // receiver closed the stream before the end.
-absl::Status SendBlocks(Cluster& cluster, int peer, int tag, const std::shared_ptr<const TableDescriptor>& table,
-                        StorageManager* storage, bool* closed) {
-  BlockInput input = BlockInput::FromTable(table, storage);
+absl::Status SendBlocks(Cluster& cluster, int peer, int tag, const BlockInput& input, size_t block_count,
+                        bool* closed) {
   int32_t credits = 0;
-  for (size_t i = 0; i < input.table_block_count(); ++i) {
+  for (size_t i = 0; i < block_count; ++i) {
     while (credits == 0) {
       absl::StatusOr<int32_t> more = ReceiveCredit(cluster, peer, tag);
       if (!more.ok()) return more.status();
@@ -45,7 +44,7 @@ absl::Status SendBlocks(Cluster& cluster, int peer, int tag, const std::shared_p
     absl::StatusOr<PinnedBlock> block = input.Pin(i);
     if (!block.ok()) return block.status();
     const size_t bytes = block->view.used_bytes();
-    if (bytes == 0) return absl::InternalError("empty block in storage");
+    if (bytes == 0) return absl::InternalError("empty block");
     absl::Status sent = cluster.Send(peer, tag, block->view.data(), bytes);
     if (!sent.ok()) return sent;
     --credits;
@@ -53,16 +52,11 @@ absl::Status SendBlocks(Cluster& cluster, int peer, int tag, const std::shared_p
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status SendTableBlocks(Cluster& cluster, int peer, int tag, const std::shared_ptr<const TableDescriptor>& table,
-                             StorageManager* storage) {
-  bool closed = false;
-  const absl::Status status = SendBlocks(cluster, peer, tag, table, storage, &closed);
-  if (absl::IsUnavailable(status)) return status;  // the transport itself failed: nothing more can be said
+// The end of a stream: an empty message, the Reply, and the credits still coming until the receiver closes.
+absl::Status EndStream(Cluster& cluster, int peer, int tag, const absl::Status& status, bool closed) {
   if (absl::Status end = cluster.Send(peer, tag, nullptr, 0); !end.ok()) return end;
   if (absl::Status reply = cluster.Send(peer, tag, EncodeReply(status, 0)); !reply.ok()) return reply;
-  while (!closed) {  // drain the credits still coming, so that none is left unread under this tag
+  while (!closed) {  // drain, so that no credit is left unread under this tag
     absl::StatusOr<int32_t> credit = ReceiveCredit(cluster, peer, tag);
     if (!credit.ok()) return credit.status();
     closed = *credit == kClosed;
@@ -70,14 +64,27 @@ absl::Status SendTableBlocks(Cluster& cluster, int peer, int tag, const std::sha
   return absl::OkStatus();
 }
 
-absl::Status ReceiveTableBlocks(Cluster& cluster, int peer, const std::string& table_name, TemporaryRelation* out,
+}  // namespace
+
+absl::Status SendBlockStream(Cluster& cluster, int peer, int tag, const BlockInput& input, size_t block_count) {
+  bool closed = false;
+  const absl::Status status = SendBlocks(cluster, peer, tag, input, block_count, &closed);
+  if (absl::IsUnavailable(status)) return status;  // the transport itself failed: nothing more can be said
+  return EndStream(cluster, peer, tag, status, closed);
+}
+
+absl::Status SendFailedStream(Cluster& cluster, int peer, int tag, const absl::Status& failure) {
+  return EndStream(cluster, peer, tag, failure, /*closed=*/false);
+}
+
+absl::Status ReceiveBlockStream(Cluster& cluster, int peer, const std::string& request, TemporaryRelation* out,
                                 const std::atomic<bool>* cancelled, StreamTotals* totals) {
   const int tag = cluster.NewRequestTag();
   auto named = [peer](const absl::Status& status) {
     if (status.ok() || absl::StartsWith(status.message(), "rank ")) return status;
     return absl::Status(status.code(), absl::StrCat("rank ", peer, ": ", status.message()));
   };
-  if (absl::Status sent = cluster.Send(peer, kCommandTag, EncodeCommand({CommandKind::kSendTable, tag, table_name}));
+  if (absl::Status sent = cluster.Send(peer, kCommandTag, EncodeCommand({CommandKind::kSendTable, tag, request}));
       !sent.ok()) {
     return named(sent);
   }
@@ -113,7 +120,7 @@ absl::Status ReceiveTableBlocks(Cluster& cluster, int peer, const std::string& t
     if (!valid.ok() || !failure.ok()) {
       out->pool()->Free(*memory, MemoryKind::kTemporaryBlock, *bytes);
       if (failure.ok()) {
-        failure = absl::DataLossError(absl::StrCat("block of table '", table_name, "' is malformed: ", valid.message()));
+        failure = absl::DataLossError(absl::StrCat("malformed block received: ", valid.message()));
         if (absl::Status sent = SendCredit(cluster, peer, tag, kClosed); !sent.ok()) return named(sent);
       }
       continue;

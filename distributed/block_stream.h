@@ -16,33 +16,33 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
-#include "catalog/catalog.h"
+#include "relational_operators/block_input.h"
 #include "distributed/cluster.h"
 #include "relational_operators/temporary_relation.h"
-#include "storage/storage_manager.h"
 
 namespace tessera::distributed {
 
 inline constexpr int32_t kInitialCredits = 4;
 
-// Sender: streams every block of `table` (the snapshot of this rank's part) to `peer` on `tag`, then the end of
-// the stream and `table`'s status. Errors of the transport are returned; a block that cannot be read ends the
-// stream with that error in its Reply.
-absl::Status SendTableBlocks(Cluster& cluster, int peer, int tag, const std::shared_ptr<const TableDescriptor>& table,
-                             StorageManager* storage);
+// Sender: streams blocks 0 .. `block_count`-1 of `input` (a fragment's result relation on a rank) to `peer` on
+// `tag`, then the end of the stream and OK. Errors of the transport are returned; a block that cannot be read
+// ends the stream with that error in its Reply.
+absl::Status SendBlockStream(Cluster& cluster, int peer, int tag, const BlockInput& input, size_t block_count);
+// Sender: a stream without blocks that ends with `failure` (the fragment could not run).
+absl::Status SendFailedStream(Cluster& cluster, int peer, int tag, const absl::Status& failure);
 
 struct StreamTotals {
   int64_t blocks = 0;
   int64_t bytes = 0;
 };
 
-// Receiver: asks rank `peer` for its part of table `table_name` and appends every block to `out` (whose schema is
-// the table's), adding to `totals`. `cancelled` (may be null) is checked between blocks. Errors name the rank.
-absl::Status ReceiveTableBlocks(Cluster& cluster, int peer, const std::string& table_name, TemporaryRelation* out,
+// Receiver: sends `request` (an encoded ScanFragment, scan_fragment.h) to rank `peer` as a kSendTable command and
+// appends every block of the stream to `out` (whose schema is the fragment's output), adding to `totals`.
+// `cancelled` (may be null) is checked between blocks. Errors name the rank.
+absl::Status ReceiveBlockStream(Cluster& cluster, int peer, const std::string& request, TemporaryRelation* out,
                                 const std::atomic<bool>* cancelled, StreamTotals* totals);
 
 }  // namespace tessera::distributed

@@ -1,9 +1,10 @@
 #pragma once
-// The gather exchange on the master: the blocks of a partitioned table that the other ranks hold, received into
-// one temporary relation (with the table's schema) that the rest of the plan reads beside the master's own part.
-// One work order per remote rank runs that rank's stream (block_stream.h) to its end, so the rank's blocks arrive
-// under credit-based flow control while the master's other work orders (the scan of its own part) run on the
-// other workers. The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
+// The gather exchange on the master: every other rank runs a scan fragment (scan_fragment.h: its part of a
+// partitioned table, filtered and projected, under its own Foreman) and the result blocks are received into one
+// temporary relation (with the fragment's output columns) that the rest of the plan reads beside the master's own
+// part. One work order per remote rank runs that rank's stream (block_stream.h) to its end, so the rank's blocks
+// arrive under credit-based flow control while the master's other work orders (the scan of its own part) run on
+// the other workers. The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
 //
 // Threading: the operator is used on the scheduler thread only; its work orders run on workers and share the
 // output relation (thread-safe) and the totals (atomics).
@@ -15,14 +16,17 @@
 
 #include "catalog/catalog.h"
 #include "distributed/cluster.h"
+#include "distributed/scan_fragment.h"
 #include "relational_operators/relational_operator.h"
 
 namespace tessera::distributed {
 
 class GatherOperator : public RelationalOperator {
  public:
-  // Receives `table`'s blocks from every rank of `cluster` but this one into a relation of buffer-pool `pool`.
-  GatherOperator(std::shared_ptr<const TableDescriptor> table, Cluster* cluster, BufferPool* pool);
+  // Runs `fragment` on every rank of `cluster` but this one and receives the results into a relation of
+  // `output_schema` (the fragment's columns) in buffer pool `pool`.
+  GatherOperator(const ScanFragment& fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster,
+                 BufferPool* pool);
 
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
@@ -31,7 +35,7 @@ class GatherOperator : public RelationalOperator {
   std::string RuntimeDetail() const override;
 
  private:
-  const std::shared_ptr<const TableDescriptor> table_;
+  const std::string request_;  // the encoded fragment
   Cluster* const cluster_;
   std::shared_ptr<TemporaryRelation> output_;
   bool issued_ = false;

@@ -20,9 +20,13 @@
 #include "distributed/cluster.h"
 #include "distributed/partitioning.h"
 #include "distributed/rank_protocol.h"
+#include "distributed/scan_fragment.h"
 #include "engine/file_access.h"
 #include "glog/logging.h"
 #include "parser/parser.h"
+#include "relational_operators/block_input.h"
+#include "relational_operators/select_operator.h"
+#include "storage/buffer_pool.h"
 
 namespace tessera {
 namespace {
@@ -236,8 +240,9 @@ absl::StatusOr<int64_t> ReceiveCopy(Database& database, Session& session, const 
   return rows;
 }
 
-// Table streams of the rank's service, each on its own thread (a stream waits for credits from a worker of the
-// master; serving them in order could wait on a query the master cannot run yet).
+// Gather streams of the rank's service, each on its own thread: the fragment runs under the rank's Foreman, then
+// its result streams to the master under credits (a stream waits for credits from a worker of the master; serving
+// streams in order could wait on a query the master cannot run yet).
 class StreamThreads {
  public:
   ~StreamThreads() { JoinAll(); }
@@ -265,21 +270,52 @@ class StreamThreads {
 
   static void Serve(Database& database, const Command& command) {
     Cluster& cluster = *database.options().cluster;
-    absl::StatusOr<std::shared_ptr<const TableDescriptor>> table = database.catalog().GetTable(command.text);
-    absl::Status status;
-    if (table.ok()) {
-      status = distributed::SendTableBlocks(cluster, kMaster, command.tag, *table, &database.storage());
-    } else {
-      // Answer the stream as the master expects it: no blocks, then the error.
-      status = cluster.Send(kMaster, command.tag, nullptr, 0);
-      if (status.ok()) status = cluster.Send(kMaster, command.tag, distributed::EncodeReply(table.status(), 0));
-      while (status.ok()) {
-        absl::StatusOr<std::string> credit = cluster.Receive(kMaster, command.tag);
-        if (!credit.ok()) status = credit.status();
-        else if (credit->size() == sizeof(int32_t) && *reinterpret_cast<const int32_t*>(credit->data()) < 0) break;
+    std::shared_ptr<ExecutionQuery> query;  // keeps the fragment's result (and its memory account) while it streams
+    absl::StatusOr<std::shared_ptr<TemporaryRelation>> result = RunFragment(database, command.text, &query);
+    const absl::Status status =
+        result.ok() ? distributed::SendBlockStream(cluster, kMaster, command.tag, BlockInput::FromRelation(*result),
+                                                   (*result)->block_count())
+                    : distributed::SendFailedStream(cluster, kMaster, command.tag, result.status());
+    if (!status.ok()) LOG(ERROR) << "rank " << cluster.rank() << ": a gather stream failed: " << status;
+  }
+
+  // Runs the scan fragment `request` (distributed/scan_fragment.h) as a Select over this rank's part of the table
+  // under the rank's Foreman; returns its result relation, owned by `query`.
+  static absl::StatusOr<std::shared_ptr<TemporaryRelation>> RunFragment(Database& database, std::string_view request,
+                                                                        std::shared_ptr<ExecutionQuery>* query) {
+    TESSERA_ASSIGN_OR_RETURN(distributed::ScanFragment fragment, distributed::DecodeScanFragment(request));
+    TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
+                             database.catalog().GetTable(fragment.table));
+    ScanSpec scan;
+    std::vector<std::unique_ptr<BoundExpression>> projections;
+    std::vector<std::string> names;
+    for (int c : fragment.columns) {
+      if (c < 0 || c >= static_cast<int>(table->columns.size())) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("table '", table->name, "' has another schema than on the master"));
       }
+      projections.push_back(MakeColumn(static_cast<int>(scan.block_columns.size()), table->columns[c].type));
+      scan.block_columns.push_back(c);
+      scan.types.push_back(table->columns[c].type);
+      names.push_back(table->columns[c].name);
     }
-    if (!status.ok()) LOG(ERROR) << "rank " << cluster.rank() << ": stream of '" << command.text << "' failed: " << status;
+    scan.filter = std::move(fragment.filter);
+    auto dag = std::make_unique<ExecutionDag>();
+    std::unique_ptr<BufferPool> account = BufferPool::NewAccount(&database.buffer_pool());
+    auto select = std::make_unique<SelectOperator>(BlockInput::FromTable(table, &database.storage()),
+                                                   std::move(scan), std::move(projections), std::move(names),
+                                                   account.get());
+    std::shared_ptr<TemporaryRelation> result = select->output();
+    const int index = dag->AddOperator(std::move(select), absl::StrCat("scan fragment of ", table->name));
+    dag->set_memory_account(std::move(account));
+    dag->set_result_operator(index);
+    std::atomic<QueryId> running{0};
+    std::atomic<bool> cancel{false};
+    QueryRunOptions options;
+    options.running_query = &running;
+    options.cancel_requested = &cancel;
+    TESSERA_ASSIGN_OR_RETURN(*query, RunDag(database, std::move(dag), options));
+    return result;
   }
 
   void JoinFinished() {

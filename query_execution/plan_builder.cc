@@ -431,22 +431,25 @@ class Builder {
     return cluster_ != nullptr && cluster_->is_master() && cluster_->size() > 1 && table.partition_column >= 0;
   }
 
-  // `local` (the master's part, with the scan's filter) united with the gathered parts under the same filter: a
-  // stream over the union's relation of the scan's columns.
+  // `local` (the master's part, with the scan's filter) united with the other ranks' parts, which each rank
+  // filters and projects to the scan's columns itself (distributed/scan_fragment.h): a stream over the union's
+  // relation of the scan's columns.
   Stream GatherPartitions(const lp::TableScan& scan, Stream local) {
+    distributed::ScanFragment fragment;
+    fragment.table = scan.table->name;
+    fragment.columns = scan.columns;
+    if (local.filter != nullptr) fragment.filter = local.filter->Clone();
+    std::vector<ColumnSchema> schema;
+    for (int c : scan.columns) schema.push_back(scan.table->columns[c]);
     const int gather = dag_->AddOperator(
-        std::make_unique<distributed::GatherOperator>(scan.table, cluster_, pool_),
-        absl::StrCat("exchange: gather ", scan.table->name, " from ranks 1..", cluster_->size() - 1));
+        std::make_unique<distributed::GatherOperator>(fragment, std::move(schema), cluster_, pool_),
+        absl::StrCat("exchange: gather ", scan.table->name, " (", scan.columns.size(), " columns",
+                     fragment.filter != nullptr ? ", filter" : "", ") from ranks 1..", cluster_->size() - 1));
     // The master's row count is the cluster's (engine/distributed_statements.h, RefreshClusterStatistics).
     const double ranks = cluster_->size();
-    Estimate(gather, static_cast<double>(scan.table->row_count) * (ranks - 1) / ranks);
-    Stream remote;
-    remote.input = BlockInput::FromRelation(dag_->op(gather)->output());
-    remote.producer = gather;
-    remote.block_columns = local.block_columns;
-    remote.types = local.types;
-    remote.names = local.names;
-    if (local.filter != nullptr) remote.filter = local.filter->Clone();
+    const double rows = estimator_.EstimateRows(scan);
+    Estimate(gather, rows * (ranks - 1) / ranks);
+    Stream remote = FromOperator(gather, local.names);  // already filtered and projected by the ranks
     std::vector<std::string> names = local.names;
     std::string detail = JoinDetails({local.ScanDetail(), "partitioned: rank 0 part + gathered parts"});
     std::vector<BlockInput> inputs = {local.input, remote.input};
@@ -455,7 +458,7 @@ class Builder {
     scans.push_back(remote.TakeScanSpec());
     const int united = dag_->AddOperator(
         std::make_unique<UnionAllOperator>(std::move(inputs), std::move(scans), names, pool_), std::move(detail));
-    Estimate(united, estimator_.EstimateRows(scan));
+    Estimate(united, rows);
     Connect(remote, united, 1, /*pipelining=*/true);
     Stream stream = FromOperator(united, std::move(names));
     stream.table = scan.table->name;

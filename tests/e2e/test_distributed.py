@@ -110,7 +110,7 @@ def test_tpch_query_matches_reference(cluster, query):
 
 def test_copy_spreads_partitioned_rows_and_scans_gather_them(cluster):
     plan = cluster.sql("EXPLAIN ANALYZE SELECT count(*) FROM lineitem").stdout
-    assert "exchange: gather lineitem from ranks 1..1" in plan
+    assert "exchange: gather lineitem (1 columns) from ranks 1..1" in plan, plan
     received = re.search(r"received (\d+) blocks, (\d+) bytes from 1 ranks", plan)
     assert received and int(received.group(1)) > 0, plan
     # Rank 1 holds about half of the rows (hash of the order key): the gather brings them, the master has the rest.
@@ -118,6 +118,13 @@ def test_copy_spreads_partitioned_rows_and_scans_gather_them(cluster):
     assert gathered, plan
     assert 0.4 * 60175 < int(gathered.group(1)) < 0.6 * 60175
     assert cluster.sql("SELECT count(*) FROM lineitem").stdout.splitlines()[1] == "60175"
+    # Each rank filters and projects its part before the gather: only the passing rows' needed column travels.
+    plan = cluster.sql("EXPLAIN ANALYZE SELECT sum(l_quantity) FROM lineitem WHERE l_quantity < 5").stdout
+    assert "exchange: gather lineitem (1 columns, filter) from ranks 1..1" in plan, plan
+    gathered = re.search(r"#0 gather.*\n.*rows out (\d+)", plan)
+    assert gathered and 0 < int(gathered.group(1)) < 0.1 * 60175, plan
+    assert cluster.sql("SELECT sum(l_quantity) FROM lineitem WHERE l_quantity < 5").stdout.splitlines()[1] == \
+        cluster.sql("SELECT sum(CASE WHEN l_quantity < 5 THEN l_quantity END) FROM lineitem").stdout.splitlines()[1]
     # A replicated table is read from the master's full copy: no exchange.
     assert "exchange" not in cluster.sql("EXPLAIN SELECT count(*) FROM nation").stdout
 
