@@ -18,7 +18,7 @@ import tempfile
 import pytest
 
 from process_control import stop_by_pid
-from test_tpch_answers import QUERIES, ROOT, TABLES, assert_matches_reference
+from test_tpch_answers import QUERIES, ROOT, TABLES, assert_matches_reference, tpch_tbl_dir
 
 TESSERA = os.environ.get("TESSERA_BIN", os.path.join(ROOT, "build", "cli", "tessera"))
 SERVER = os.environ.get("TESSERA_SERVER_BIN", os.path.join(ROOT, "build", "server", "tessera-server"))
@@ -65,16 +65,6 @@ class Cluster:
         return "tessera-server: stopped" in self.process.stderr.read()
 
 
-def tpch_tables():
-    cache = os.environ.get("TESSERA_TEST_CACHE", os.path.join(tempfile.gettempdir(), "tessera-test-cache"))
-    tbl_dir = os.path.join(cache, "tpch-sf0.01")
-    if not os.path.exists(os.path.join(tbl_dir, ".complete")):
-        os.makedirs(tbl_dir, exist_ok=True)
-        subprocess.run(["tpchgen-cli", "tbl", "-s", "0.01", "-o", tbl_dir], check=True)
-        open(os.path.join(tbl_dir, ".complete"), "w").close()
-    return tbl_dir
-
-
 def partitioned_schema():
     """benchmarks/tpch/schema.sql with PARTITION BY HASH on the large tables."""
     statements = []
@@ -88,7 +78,7 @@ def partitioned_schema():
 
 @pytest.fixture(scope="module")
 def cluster():
-    tbl_dir = tpch_tables()
+    tbl_dir = tpch_tbl_dir()
     base_dir = tempfile.mkdtemp(prefix="tessera-cluster-")
     running = Cluster(base_dir, 2, "--allowed-directories", tbl_dir)
     try:
