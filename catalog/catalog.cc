@@ -21,7 +21,10 @@ namespace {
 constexpr char kCatalogFileName[] = "catalog.tcat";
 constexpr char kLockFileName[] = "LOCK";
 constexpr uint32_t kCatalogMagic = 0x54435431;  // "TCT1"
-constexpr uint32_t kCatalogVersion = 1;
+// Version 2 adds each table's partition column (TableDescriptor::partition_column); version 1 files still open
+// (their tables are replicated) and are rewritten as version 2 at the next commit.
+constexpr uint32_t kCatalogVersion = 2;
+constexpr uint32_t kOldestCatalogVersion = 1;
 
 void WriteValue(ByteWriter& out, const Value& value) { out.PutString(value.Serialize()); }
 
@@ -95,9 +98,10 @@ void WriteTable(ByteWriter& out, const TableDescriptor& table) {
       out.PutU32(block.rows);
     }
   }
+  out.PutU32(static_cast<uint32_t>(table.partition_column + 1));
 }
 
-bool ReadTable(ByteReader& in, TableDescriptor* table) {
+bool ReadTable(ByteReader& in, uint32_t version, TableDescriptor* table) {
   uint32_t column_count, segment_count;
   if (!in.GetU32(&table->table_id) || !in.GetString(&table->name) || !in.GetU32(&table->block_size_bytes) ||
       !in.GetI64(&table->row_count) || !in.GetU32(&column_count)) {
@@ -136,6 +140,11 @@ bool ReadTable(ByteReader& in, TableDescriptor* table) {
       if (!in.GetU64(&block.file_offset) || !in.GetU32(&block.bytes) || !in.GetU32(&block.rows)) return false;
     }
     table->segments.push_back(std::move(segment));
+  }
+  if (version >= 2) {
+    uint32_t partition;
+    if (!in.GetU32(&partition) || partition > column_count) return false;
+    table->partition_column = static_cast<int>(partition) - 1;
   }
   return true;
 }
@@ -205,13 +214,15 @@ absl::Status Catalog::Load() {
   uint32_t magic, version, table_count, view_count;
   absl::MutexLock lock(&mutex_);
   if (!in.GetU32(&magic) || magic != kCatalogMagic) return corrupt("bad magic number");
-  if (!in.GetU32(&version) || version != kCatalogVersion) return corrupt("unsupported version");
+  if (!in.GetU32(&version) || version < kOldestCatalogVersion || version > kCatalogVersion) {
+    return corrupt("unsupported version");
+  }
   if (!in.GetU32(&next_table_id_) || !in.GetU64(&next_segment_id_) || !in.GetU32(&table_count)) {
     return corrupt("truncated header");
   }
   for (uint32_t i = 0; i < table_count; ++i) {
     auto table = std::make_shared<TableDescriptor>();
-    if (!ReadTable(in, table.get())) return corrupt("truncated table entry");
+    if (!ReadTable(in, version, table.get())) return corrupt("truncated table entry");
     tables_[table->name] = std::move(table);
   }
   if (!in.GetU32(&view_count)) return corrupt("truncated view list");

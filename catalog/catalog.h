@@ -48,6 +48,10 @@ struct TableDescriptor {
   std::vector<SegmentDescriptor> segments;
   int64_t row_count = 0;
   std::vector<ColumnStatistics> statistics;  // one per column
+  // CREATE TABLE ... PARTITION BY HASH (column): in a distributed cluster (distributed/README.md) each rank holds
+  // the rows whose column value hashes to it; -1: replicated (every rank holds every row), and every table of a
+  // single server is read whole whatever this says.
+  int partition_column = -1;
 
   int64_t BlockCount() const;
 };

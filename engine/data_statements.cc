@@ -248,6 +248,10 @@ absl::StatusOr<int64_t> ExportAtomically(Database& database, const std::string& 
 
 }  // namespace
 
+absl::StatusOr<DelimitedFormat> CopyStatementFormat(const parser::CopyStatement& statement) {
+  return CopyFormat(statement);
+}
+
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement) {
   Catalog& catalog = database.catalog();
   if (catalog.HasTable(statement.table) && statement.if_not_exists) return StatusOnly("CREATE TABLE");
@@ -289,6 +293,13 @@ absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser:
     int index = FindColumn(table.columns, key);
     if (index < 0) return absl::InvalidArgumentError(absl::StrCat("PRIMARY KEY column '", key, "' does not exist"));
     table.columns[index].not_null = true;
+  }
+  if (!statement.partition_column.empty()) {
+    table.partition_column = FindColumn(table.columns, statement.partition_column);
+    if (table.partition_column < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("PARTITION BY HASH column '", statement.partition_column,
+                                                     "' does not exist in table '", table.name, "'"));
+    }
   }
   for (const auto& [name, expr] : statement.options) {
     TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*expr, statement.text));

@@ -2,6 +2,7 @@
 
 #include "catalog/catalog.h"
 #include "common/status_macros.h"
+#include "distributed/cluster_layout.h"
 #include "engine/session.h"
 #include "scheduler/foreman.h"
 #include "storage/buffer_pool.h"
@@ -21,6 +22,7 @@ Database::~Database() {
 
 absl::StatusOr<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& options) {
   if (options.data_directory.empty()) return absl::InvalidArgumentError("no data directory given");
+  if (options.cluster == nullptr) TESSERA_RETURN_IF_ERROR(distributed::CheckNotRankDirectory(options.data_directory));
   std::unique_ptr<Database> database(new Database(options));
   if (database->options_.worker_threads <= 0) {
     database->options_.worker_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

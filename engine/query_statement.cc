@@ -144,7 +144,8 @@ absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::Sele
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
                            optimizer::PlanQuery(select, database.catalog(), text, options.optimizer));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
+                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool(),
+                                             database.options().cluster));
   QueryResult result;
   result.returns_rows = true;
   for (const optimizer::OutputColumn& column : plan->output()) result.columns.push_back({column.name, column.type});
@@ -244,7 +245,7 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
                                                 &report));
   const int64_t dag_start = MonotonicNanos();
   absl::StatusOr<std::unique_ptr<ExecutionDag>> built =
-      BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool());
+      BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool(), database.options().cluster);
   const int64_t dag_ns = MonotonicNanos() - dag_start;
   const int64_t planning_ns = MonotonicNanos() - planning_start;
   std::string text;
@@ -301,7 +302,7 @@ absl::StatusOr<QueryMemoryEstimate> EstimateQueryMemory(Database& database, std:
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
                            optimizer::PlanQuery(*select.query, database.catalog(), sql, {}));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
+                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool(), database.options().cluster));
   return dag->memory_estimate();
 }
 

@@ -13,7 +13,9 @@
 #include "catalog/catalog.h"
 #include "catalog/schema.h"
 #include "common/status_macros.h"
+#include "distributed/cluster.h"
 #include "engine/constant_expression.h"
+#include "engine/distributed_statements.h"
 #include "engine/statement_handlers.h"
 #include "parser/parser.h"
 
@@ -161,6 +163,22 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
     if (cancel_requested_.load()) return absl::CancelledError("cancelled by the client");
     using parser::StatementKind;
     absl::StatusOr<QueryResult> result;
+    // The master of a distributed cluster (engine/distributed_statements.h): refuses what a cluster cannot run
+    // yet, routes COPY FROM, and repeats DDL on the other ranks once it succeeded here.
+    const distributed::Cluster* cluster = database_->options().cluster;
+    const bool master = cluster != nullptr && cluster->is_master() && cluster->size() > 1;
+    if (master) {
+      if (absl::Status supported = CheckDistributedStatement(*database_, *statement); !supported.ok()) {
+        return parser::WithPositionIfMissing(supported, sql, statement->position);
+      }
+    }
+    if (master && statement->kind == StatementKind::kCopy &&
+        static_cast<const parser::CopyStatement&>(*statement).from) {
+      result = ExecuteDistributedCopy(*database_, static_cast<const parser::CopyStatement&>(*statement), RunOptions());
+      if (!result.ok()) return parser::WithPositionIfMissing(result.status(), sql, statement->position);
+      last = *std::move(result);
+      continue;
+    }
     switch (statement->kind) {
       case StatementKind::kSelect: {
         QueryRunOptions options = RunOptions();
@@ -309,6 +327,13 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
       case StatementKind::kExplain:
         result = ExecuteExplain(*database_, static_cast<const parser::ExplainStatement&>(*statement), RunOptions());
         break;
+    }
+    if (result.ok() && master && RunsOnEveryRank(*database_, *statement)) {
+      if (absl::Status everywhere = RunOnOtherRanks(*database_, statement->text); !everywhere.ok()) result = everywhere;
+      if (result.ok() && statement->kind == StatementKind::kAnalyze) {
+        const std::string& table = static_cast<const parser::AnalyzeStatement&>(*statement).table;
+        if (absl::Status merged = RefreshClusterStatistics(*database_, table); !merged.ok()) result = merged;
+      }
     }
     if (!result.ok()) return parser::WithPositionIfMissing(result.status(), sql, statement->position);
     last = *std::move(result);

@@ -16,6 +16,9 @@
 #include "scheduler/foreman.h"
 
 namespace tessera {
+namespace distributed {
+class Cluster;
+}
 
 class Catalog;
 class StorageManager;
@@ -52,6 +55,13 @@ struct DatabaseOptions {
   ScanSharing scan_sharing = ScanSharing::kFull;
   // Which files COPY may read and write (engine/file_access.h): unrestricted unless a server restricts it.
   FileAccessPolicy file_access;
+  // A `tessera-server --distributed` rank (distributed/README.md): its MPI world, null for a single server. On the
+  // master (rank 0), DDL and INSERT into replicated tables also run on every other rank, COPY FROM routes rows to
+  // their ranks, and scans of partitioned tables gather the other ranks' parts (engine/distributed_statements.h).
+  distributed::Cluster* cluster = nullptr;
+  // With `cluster`: the directory (outside the data directory, and allowed by `file_access`) where this rank
+  // keeps the rows COPY routes to it while it loads them.
+  std::string cluster_incoming_directory;
 };
 
 class Database {

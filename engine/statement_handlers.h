@@ -15,6 +15,7 @@
 #include "parser/ast.h"
 #include "query_execution/execution_dag.h"
 #include "scheduler/execution_query.h"
+#include "storage/delimited_file.h"
 
 namespace tessera {
 
@@ -47,6 +48,8 @@ struct QueryRunOptions {
 // cancellable like a SELECT; COPY t TO 'file' directly.
 absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement,
                                         const QueryRunOptions& options);
+// The file format COPY `statement` names (its options, and .tbl files read as dbgen writes them).
+absl::StatusOr<DelimitedFormat> CopyStatementFormat(const parser::CopyStatement& statement);
 // INSERT ... SELECT as one query under the Foreman: the SELECT's DAG ends in an InsertOperator
 // (relational_operators/insert_operator.h) that casts, builds the table's blocks and commits them at the end.
 absl::StatusOr<QueryResult> ExecuteInsertSelect(Database& database, const parser::InsertStatement& statement,

@@ -274,6 +274,9 @@ struct CreateTableStatement : Statement {
   bool if_not_exists = false;
   std::vector<ColumnDefinition> columns;
   std::vector<std::string> primary_key;  // table-level PRIMARY KEY (...)
+  // PARTITION BY HASH (column): the column rows are spread over a distributed cluster's ranks by; "" when none.
+  std::string partition_column;
+  SourcePosition partition_position;  // of the column name
   // WITH (block_size = '4MB', ...): option names lower-cased, values as literals.
   std::vector<std::pair<std::string, std::unique_ptr<ParsedExpr>>> options;
 };

@@ -68,6 +68,17 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseCreateTa
   } while (ConsumeOperator(","));
   TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
 
+  if (ConsumeWord("PARTITION")) {
+    TESSERA_RETURN_IF_ERROR(ExpectWord("BY"));
+    if (!AtWord("HASH")) return ErrorExpected("HASH (only hash partitioning is supported)");
+    Advance();
+    statement->partition_position = PeekToken(1).position;
+    TESSERA_ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseNameList("a column name"));
+    if (columns.size() != 1) {
+      return ErrorAt(statement->partition_position, "PARTITION BY HASH takes exactly one column");
+    }
+    statement->partition_column = std::move(columns[0]);
+  }
   if (ConsumeWord("WITH")) {
     TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
     do {

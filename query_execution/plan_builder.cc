@@ -17,6 +17,8 @@
 #include "relational_operators/insert_operator.h"
 #include "relational_operators/select_operator.h"
 #include "relational_operators/sort_operator.h"
+#include "distributed/cluster.h"
+#include "distributed/gather_operator.h"
 #include "relational_operators/union_all_operator.h"
 #include "relational_operators/values_operator.h"
 #include "relational_operators/window_operator.h"
@@ -105,7 +107,8 @@ std::unique_ptr<BoundExpression> AndTogether(std::unique_ptr<BoundExpression> a,
 
 class Builder {
  public:
-  Builder(StorageManager* storage, BufferPool* pool) : storage_(storage), pool_(pool), dag_(std::make_unique<ExecutionDag>()) {}
+  Builder(StorageManager* storage, BufferPool* pool, distributed::Cluster* cluster = nullptr)
+      : storage_(storage), pool_(pool), cluster_(cluster), dag_(std::make_unique<ExecutionDag>()) {}
 
   absl::StatusOr<std::unique_ptr<ExecutionDag>> Build(const lp::LogicalOperator& plan) {
     TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(plan));
@@ -406,16 +409,59 @@ class Builder {
       stream.names.push_back(scan.table->columns[c].name);
     }
     if (scan.filter) stream.filter = scan.filter->Clone();
+    const bool gathered = Distributed(*scan.table);
+    if (gathered) stream = GatherPartitions(scan, std::move(stream));
     for (const lp::TableScan::LipFilterUse& use : scan.lip_filters) {
       Stream::PendingRuntimeFilter pending;
       pending.probe.filter = LipSlot(use.filter_id, use.build_keys).filter;
       for (int column : use.key_columns) {
-        pending.key_block_columns.push_back(scan.columns[column]);
+        pending.key_block_columns.push_back(gathered ? column : scan.columns[column]);
         pending.key_types.push_back(scan.table->columns[scan.columns[column]].type);
       }
       stream.runtime_filters.push_back(std::move(pending));
       stream.lip_filter_ids.push_back(use.filter_id);
     }
+    return stream;
+  }
+
+  // The distribution step (distributed/README.md, "Placement"): on the master of a distributed cluster, a scan of
+  // a hash-partitioned table reads the master's own part and the other ranks' parts, which a gather exchange
+  // receives; the rest of the plan runs on the master. Replicated tables are read from the master's full copy.
+  bool Distributed(const TableDescriptor& table) const {
+    return cluster_ != nullptr && cluster_->is_master() && cluster_->size() > 1 && table.partition_column >= 0;
+  }
+
+  // `local` (the master's part, with the scan's filter) united with the other ranks' parts, which each rank
+  // filters and projects to the scan's columns itself (distributed/scan_fragment.h): a stream over the union's
+  // relation of the scan's columns.
+  Stream GatherPartitions(const lp::TableScan& scan, Stream local) {
+    distributed::ScanFragment fragment;
+    fragment.table = scan.table->name;
+    fragment.columns = scan.columns;
+    if (local.filter != nullptr) fragment.filter = local.filter->Clone();
+    std::vector<ColumnSchema> schema;
+    for (int c : scan.columns) schema.push_back(scan.table->columns[c]);
+    const int gather = dag_->AddOperator(
+        std::make_unique<distributed::GatherOperator>(fragment, std::move(schema), cluster_, pool_),
+        absl::StrCat("exchange: gather ", scan.table->name, " (", scan.columns.size(), " columns",
+                     fragment.filter != nullptr ? ", filter" : "", ") from ranks 1..", cluster_->size() - 1));
+    // The master's row count is the cluster's (engine/distributed_statements.h, RefreshClusterStatistics).
+    const double ranks = cluster_->size();
+    const double rows = estimator_.EstimateRows(scan);
+    Estimate(gather, rows * (ranks - 1) / ranks);
+    Stream remote = FromOperator(gather, local.names);  // already filtered and projected by the ranks
+    std::vector<std::string> names = local.names;
+    std::string detail = JoinDetails({local.ScanDetail(), "partitioned: rank 0 part + gathered parts"});
+    std::vector<BlockInput> inputs = {local.input, remote.input};
+    std::vector<ScanSpec> scans;
+    scans.push_back(local.TakeScanSpec());
+    scans.push_back(remote.TakeScanSpec());
+    const int united = dag_->AddOperator(
+        std::make_unique<UnionAllOperator>(std::move(inputs), std::move(scans), names, pool_), std::move(detail));
+    Estimate(united, rows);
+    Connect(remote, united, 1, /*pipelining=*/true);
+    Stream stream = FromOperator(united, std::move(names));
+    stream.table = scan.table->name;
     return stream;
   }
 
@@ -922,6 +968,7 @@ class Builder {
 
   StorageManager* storage_;
   BufferPool* pool_;
+  distributed::Cluster* cluster_;  // null: a single server (no exchanges)
   std::unique_ptr<ExecutionDag> dag_;
   absl::flat_hash_map<int, LipFilterSlot> lip_filters_;
   // Aggregates planned so far, by the EXPLAIN text of their subtree: the operator writing the result, and its
@@ -941,10 +988,11 @@ class Builder {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
-                                                                 StorageManager* storage, BufferPool* pool) {
+                                                                 StorageManager* storage, BufferPool* pool,
+                                                                 distributed::Cluster* cluster) {
   // Declared before the builder: operators of a failed build are destroyed with it and free through the account.
   std::unique_ptr<BufferPool> account = BufferPool::NewAccount(pool);
-  Builder builder(storage, account.get());
+  Builder builder(storage, account.get(), cluster);
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag, builder.Build(plan));
   dag->set_memory_account(std::move(account));
   return dag;

@@ -13,14 +13,20 @@
 #include "storage/storage_manager.h"
 
 namespace tessera {
+namespace distributed {
+class Cluster;
+}
 
 // A plan of more operators is refused with InvalidArgument "query plan too large: N operators (limit M)". The
 // binder already bounds CTE and view expansion (optimizer::QueryBinder::kMaxExpandedReferences); this bounds what
 // the scheduler's per-operator structures (LearningAgent, progress) must hold.
 inline constexpr int kMaxPlanOperators = 10000;
 
+// With `cluster` (the master of a `tessera-server --distributed` cluster), scans of hash-partitioned tables also
+// read the other ranks' parts through gather exchanges (distributed/README.md, "Placement").
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
-                                                                 StorageManager* storage, BufferPool* pool);
+                                                                 StorageManager* storage, BufferPool* pool,
+                                                                 distributed::Cluster* cluster = nullptr);
 
 // Where INSERT ... SELECT puts the query's rows: output column i fills table column `target_columns[i]` (cast to
 // its type); the table's other columns get their DEFAULT or NULL. The caller checked that the counts match.

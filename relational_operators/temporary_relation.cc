@@ -42,6 +42,14 @@ absl::StatusOr<uint32_t> TemporaryRelation::AppendBlock(BlockBuilder& builder) {
   return index;
 }
 
+uint32_t TemporaryRelation::AdoptBlock(void* data, size_t bytes) {
+  const uint32_t rows = BlockView(data).row_count();
+  std::lock_guard<std::mutex> lock(mutex_);
+  blocks_.push_back(Entry{data, bytes, rows});
+  rows_ += rows;
+  return static_cast<uint32_t>(blocks_.size() - 1);
+}
+
 int64_t TemporaryRelation::RowsBefore(uint32_t index) const {
   std::lock_guard<std::mutex> lock(mutex_);
   int64_t rows = 0;

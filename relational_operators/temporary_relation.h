@@ -44,6 +44,11 @@ class TemporaryRelation {
   // block of this relation when the row does not fit. Row-at-a-time: for small results (aggregates, sorts,
   // constants), not for bulk data.
   absl::Status AppendValueRow(BlockBuilder& builder, const std::vector<Value>& row);
+  // Appends a block built elsewhere (received from another rank, distributed/gather_operator.h): `data` holds
+  // `bytes` bytes that pool()->Allocate(kTemporaryBlock, bytes) returned, a validated block of this schema; the
+  // relation owns (and frees) it from now on. Returns the block's index.
+  uint32_t AdoptBlock(void* data, size_t bytes);
+  BufferPool* pool() const { return pool_; }
 
   // Runs `listener` after each AppendBlock (on the appending thread, no lock held). Set before the first append;
   // the listener must be cheap and must outlive the relation's appends.

@@ -8,6 +8,7 @@ DEBIAN_PACKAGES=(
   libabsl-dev libgoogle-glog-dev libgflags-dev libnuma-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   libgtest-dev libgmock-dev libbenchmark-dev libedit-dev libssl-dev
+  libopenmpi-dev openmpi-bin
   python3 python3-pip
 )
 

@@ -5,6 +5,11 @@
 //                  [--memory-limit BYTES] [--threads N] [--max-statement-bytes N] [--max-sessions N]
 //                  [--session-idle-timeout SECONDS] [--no-sync]
 //
+//   mpirun -np N tessera-server --distributed --data DIR [options as above]
+//
+// --distributed (distributed/README.md) starts one rank of a cluster under MPI: rank 0 is the master and serves
+// clients as above; every other rank keeps its part of the data in DIR/rank-K and serves the master's commands.
+//
 // --listen defaults to 127.0.0.1:7482 (a port of 0 picks a free one). Once it serves, it prints one line
 // "tessera-server listening on HOST:PORT" to standard output. SIGTERM or SIGINT shut it down gracefully: running
 // queries are cancelled, calls end, the database is closed, and the process exits with 0; a second signal during
@@ -14,6 +19,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -25,6 +31,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "distributed/cluster.h"
+#include "distributed/cluster_layout.h"
+#include "engine/distributed_statements.h"
 #include "engine/session.h"
 #include "glog/logging.h"
 #include "server/tessera_server.h"
@@ -42,11 +51,13 @@ constexpr char kUsage[] =
     "                      [--time-slice-us N (default 1000: a worker runs about that much CPU of one query's work\n"
     "                       orders before the scheduler switches, shares kept by virtual time; 0 = one draw per work order)]\n"
     "                      [--max-statement-bytes N] [--max-sessions N] [--session-idle-timeout SECONDS] "
-    "[--no-sync]\n";
+    "[--no-sync]\n"
+    "                      [--distributed (under mpirun: rank 0 serves, every rank keeps DIR/rank-K)]\n";
 
 struct Options {
   tessera::DatabaseOptions database;
   tessera::ServerOptions server;
+  bool distributed = false;
 };
 
 bool ParseArguments(int argc, char** argv, Options* options, std::string* error) {
@@ -164,6 +175,8 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
     } else if (arg == "--session-idle-timeout") {
       if (!next_int(&number, 0)) return false;
       options->server.session_idle_timeout_ms = number * 1000;
+    } else if (arg == "--distributed") {
+      options->distributed = true;
     } else if (arg == "--no-sync") {
       options->database.sync_writes = false;
     } else if (arg == "-h" || arg == "--help") {
@@ -179,6 +192,25 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
     return false;
   }
   return true;
+}
+
+// --distributed: this rank's data directory (DIR/rank-K, checked against the cluster's layout) and the directory
+// where COPY keeps the rows routed to it (DIR/incoming-rank-K, outside the data directory, so the file access
+// policy may allow it). Rank 0 keeps the user's --allowed-directories; other ranks read only their incoming rows.
+absl::Status PlaceRank(const tessera::distributed::Cluster& cluster, tessera::DatabaseOptions* database) {
+  const std::string base = database->data_directory;
+  absl::StatusOr<std::string> directory =
+      tessera::distributed::PrepareRankDirectory(base, cluster.rank(), cluster.size());
+  if (!directory.ok()) return directory.status();
+  const std::string incoming = absl::StrCat(base, "/incoming-rank-", cluster.rank());
+  std::error_code error;
+  std::filesystem::create_directories(incoming, error);
+  if (error) return absl::InternalError(absl::StrCat("cannot create '", incoming, "': ", error.message()));
+  database->data_directory = *directory;
+  database->cluster_incoming_directory = incoming;
+  if (!cluster.is_master()) database->file_access.allowed_directories.clear();
+  database->file_access.allowed_directories.push_back(incoming);
+  return absl::OkStatus();
 }
 
 // Whether `address` (HOST:PORT) listens on the loopback interface only.
@@ -229,11 +261,39 @@ int main(int argc, char** argv) {
                                                  "network in clear text")
               << std::endl;
   }
+  std::unique_ptr<tessera::distributed::Cluster> cluster;
+  if (options.distributed) {
+    absl::StatusOr<std::unique_ptr<tessera::distributed::Cluster>> started =
+        tessera::distributed::Cluster::Initialize(&argc, &argv);
+    if (!started.ok()) {
+      std::cerr << "tessera-server: --distributed: " << started.status().message() << std::endl;
+      return 1;
+    }
+    cluster = *std::move(started);
+    options.database.cluster = cluster.get();
+    absl::Status placed = PlaceRank(*cluster, &options.database);
+    if (!placed.ok()) std::cerr << "tessera-server: rank " << cluster->rank() << ": " << placed.message() << std::endl;
+    if (!cluster->AllRanksSucceeded(placed.ok())) {
+      if (placed.ok()) std::cerr << "tessera-server: rank " << cluster->rank() << ": another rank failed to start" << std::endl;
+      return 1;
+    }
+  }
   absl::StatusOr<std::unique_ptr<tessera::Database>> database = tessera::Database::Open(options.database);
   if (!database.ok()) {
     std::cerr << "tessera-server: cannot open " << options.database.data_directory << ": "
               << database.status().message() << std::endl;
+  }
+  if (cluster != nullptr && !cluster->AllRanksSucceeded(database.ok())) {
+    if (database.ok()) std::cerr << "tessera-server: rank " << cluster->rank() << ": another rank failed to start" << std::endl;
     return 1;
+  }
+  if (!database.ok()) return 1;
+  if (cluster != nullptr && !cluster->is_master()) {
+    // Every other rank serves the master's commands until it shuts down; it takes no clients.
+    absl::Status served = tessera::RunRankService(**database);
+    if (!served.ok()) std::cerr << "tessera-server: rank " << cluster->rank() << ": " << served.message() << std::endl;
+    database->reset();
+    return served.ok() ? 0 : 1;
   }
   absl::StatusOr<std::unique_ptr<tessera::TesseraServer>> server =
       tessera::TesseraServer::Start(database->get(), options.server);
@@ -264,6 +324,7 @@ int main(int argc, char** argv) {
   }).detach();
   (*server)->Shutdown();
   server->reset();
+  if (cluster != nullptr) tessera::StopRankServices(**database);
   database->reset();
   std::cerr << "tessera-server: stopped" << std::endl;
   return 0;

@@ -165,6 +165,23 @@ TEST_F(CatalogTest, ImpossibleCountsAndTypeParametersAreDataLossNotAllocations) 
   }
 }
 
+TEST_F(CatalogTest, PersistsThePartitionColumn) {
+  {
+    auto catalog = Catalog::Open(directory_, false);
+    ASSERT_TRUE(catalog.ok());
+    TableDescriptor partitioned = Orders();
+    partitioned.partition_column = 0;
+    ASSERT_TRUE((*catalog)->CreateTable(partitioned).ok());
+    TableDescriptor replicated = Orders();
+    replicated.name = "replicated";
+    ASSERT_TRUE((*catalog)->CreateTable(replicated).ok());
+  }
+  auto catalog = Catalog::Open(directory_, false);
+  ASSERT_TRUE(catalog.ok());
+  EXPECT_EQ((*(*catalog)->GetTable("orders"))->partition_column, 0);
+  EXPECT_EQ((*(*catalog)->GetTable("replicated"))->partition_column, -1);
+}
+
 TEST(DistinctSketchTest, EstimatesWithinAFewPercentAndMerges) {
   DistinctSketch a, b;
   for (uint64_t i = 0; i < 100000; ++i) a.AddHash(HashInt64(i));

@@ -20,14 +20,20 @@ QUERIES = os.path.join(ROOT, "benchmarks", "tpch", "queries")
 TABLES = ["region", "nation", "part", "supplier", "partsupp", "customer", "orders", "lineitem"]
 
 
-@pytest.fixture(scope="module")
-def database():
+def tpch_tbl_dir():
+    """The TPC-H SF 0.01 .tbl files, generated once into the test cache (also used by test_distributed.py)."""
     cache = os.environ.get("TESSERA_TEST_CACHE", os.path.join(tempfile.gettempdir(), "tessera-test-cache"))
     tbl_dir = os.path.join(cache, "tpch-sf0.01")
     if not os.path.exists(os.path.join(tbl_dir, ".complete")):
         os.makedirs(tbl_dir, exist_ok=True)
         subprocess.run(["tpchgen-cli", "tbl", "-s", "0.01", "-o", tbl_dir], check=True)
         open(os.path.join(tbl_dir, ".complete"), "w").close()
+    return tbl_dir
+
+
+@pytest.fixture(scope="module")
+def database():
+    tbl_dir = tpch_tbl_dir()
     data_dir = tempfile.mkdtemp(prefix="tessera-tpch-")
     schema = open(os.path.join(ROOT, "benchmarks", "tpch", "schema.sql")).read()
     args = [TESSERA, data_dir, "--no-sync", "-c", schema]

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The cost of distribution on one machine (issue #20): TPC-H on `tessera-server --distributed` with R ranks x W
+workers against one server with R*W workers, the same cores. Loads both (once; data directories are kept under
+--work), runs each query --runs times after a warm-up through the shell's --connect, checks every answer against
+the reference, and reads the bytes each query exchanged from EXPLAIN ANALYZE ("received N blocks, B bytes").
+
+  benchmarks/distributed/tpch_distributed.py --tbl ~/.cache/tessera/tpch-sf1 \\
+      --answers ../shared/benchmarks/tpch/answers-sf1 --ranks 2 --workers 1 --runs 3
+
+Prints one row per query (median seconds of each configuration, their ratio, bytes exchanged, answer check) and
+the sums. Times are wall-clock per statement as the client sees it (the same client overhead in both columns).
+"""
+import argparse
+import csv
+import io
+import os
+import re
+import select
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+from test_distributed import PARTITION_KEYS, partitioned_schema  # noqa: E402
+from test_tpch_answers import TABLES, matches  # noqa: E402
+
+QUERIES = os.path.join(ROOT, "benchmarks", "tpch", "queries")
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_mpi_yield_when_idle="1")
+
+
+def start(command, env=None):
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    ready, _, _ = select.select([process.stdout], [], [], 300)
+    line = process.stdout.readline() if ready else ""
+    if "listening on" not in line:
+        process.kill()
+        raise SystemExit(f"server did not start: {line!r}")
+    return process, "127.0.0.1:" + line.strip().rsplit(":", 1)[1]
+
+
+def sql(shell, target, statement, timeout=3600):
+    result = subprocess.run([shell, "--connect", target, "--csv", "-c", statement], capture_output=True, text=True,
+                            timeout=timeout)
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr.strip())
+    return result.stdout
+
+
+def load(shell, target, tbl_dir, schema, marker):
+    if os.path.exists(marker):
+        return
+    sql(shell, target, schema)
+    for table in TABLES:
+        began = time.monotonic()
+        sql(shell, target, f"COPY {table} FROM '{tbl_dir}/{table}.tbl' (DELIMITER '|')")
+        print(f"  loaded {table} in {time.monotonic() - began:.1f} s", file=sys.stderr)
+    open(marker, "w").close()
+
+
+def check(query, output, answers):
+    rows = [row if row else [""] for row in list(csv.reader(io.StringIO(output)))[1:]]
+    with open(os.path.join(answers, f"q{query:02d}.csv")) as f:
+        expected = [line.rstrip("\n").split("|") for line in f.readlines()[1:]]
+    if len(rows) != len(expected):
+        return False
+    if "order by" not in open(os.path.join(QUERIES, f"q{query:02d}.sql")).read().lower():
+        rows.sort()
+        expected.sort()
+    return all(len(a) == len(e) and all(matches(x, y) for x, y in zip(a, e)) for a, e in zip(rows, expected))
+
+
+def run_queries(shell, target, queries, runs, answers, explain):
+    results = {}
+    for query in queries:
+        text = open(os.path.join(QUERIES, f"q{query:02d}.sql")).read()
+        output = sql(shell, target, text)  # warm-up, and the answer checked
+        times = []
+        for _ in range(runs):
+            began = time.monotonic()
+            sql(shell, target, text)
+            times.append(time.monotonic() - began)
+        exchanged = 0
+        if explain:
+            plan = sql(shell, target, "EXPLAIN ANALYZE " + text)
+            exchanged = sum(int(b) for b in re.findall(r"received \d+ blocks, (\d+) bytes", plan))
+        results[query] = (statistics.median(times), exchanged, check(query, output, answers))
+        print(f"  q{query:02d}: {results[query][0]:.3f} s", file=sys.stderr)
+    return results
+
+
+def stop(process):
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=300)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tbl", required=True, help="directory of the TPC-H .tbl files")
+    parser.add_argument("--answers", required=True, help="directory of the reference answers (qNN.csv)")
+    parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=1, help="workers per rank")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--queries", default="1-22")
+    parser.add_argument("--work", default=os.path.join(os.path.expanduser("~"), ".cache", "tessera", "distributed"))
+    parser.add_argument("--shell", default=os.path.join(ROOT, "build", "cli", "tessera"))
+    parser.add_argument("--server", default=os.path.join(ROOT, "build", "server", "tessera-server"))
+    parser.add_argument("--mpirun", default=shutil.which("mpirun"))
+    args = parser.parse_args()
+    first, _, last = args.queries.partition("-")
+    queries = list(range(int(first), int(last or first) + 1))
+    tag = os.path.basename(os.path.normpath(args.tbl))
+    os.makedirs(args.work, exist_ok=True)
+
+    single_dir = os.path.join(args.work, f"{tag}-single")
+    print(f"1 rank x {args.ranks * args.workers} workers", file=sys.stderr)
+    process, target = start([args.server, "--data", single_dir, "--listen", "127.0.0.1:0", "--no-sync",
+                             "--threads", str(args.ranks * args.workers), "--allowed-directories", args.tbl])
+    try:
+        load(args.shell, target, args.tbl, open(os.path.join(ROOT, "benchmarks", "tpch", "schema.sql")).read(),
+             os.path.join(args.work, f"{tag}-single.loaded"))
+        single = run_queries(args.shell, target, queries, args.runs, args.answers, explain=False)
+    finally:
+        stop(process)
+
+    cluster_dir = os.path.join(args.work, f"{tag}-cluster-{args.ranks}")
+    print(f"{args.ranks} ranks x {args.workers} workers", file=sys.stderr)
+    process, target = start([args.mpirun, "--oversubscribe", "-np", str(args.ranks), args.server, "--distributed",
+                             "--data", cluster_dir, "--listen", "127.0.0.1:0", "--no-sync", "--threads",
+                             str(args.workers), "--allowed-directories", args.tbl], env=MPI_ENV)
+    try:
+        load(args.shell, target, args.tbl, partitioned_schema(), os.path.join(args.work, f"{tag}-cluster-{args.ranks}.loaded"))
+        cluster = run_queries(args.shell, target, queries, args.runs, args.answers, explain=True)
+    finally:
+        stop(process)
+
+    print(f"TPC-H {tag}: 1 rank x {args.ranks * args.workers} workers vs {args.ranks} ranks x {args.workers} workers "
+          f"(partitioned: {', '.join(sorted(PARTITION_KEYS))}); median of {args.runs} runs")
+    print(f"{'query':>5} {'1 rank (s)':>11} {'cluster (s)':>12} {'ratio':>6} {'exchanged (MB)':>15}  answers")
+    for query in queries:
+        a, _, ok_a = single[query]
+        b, exchanged, ok_b = cluster[query]
+        print(f"{'q%02d' % query:>5} {a:>11.3f} {b:>12.3f} {b / a:>6.2f} {exchanged / 1e6:>15.1f}  "
+              f"{'ok' if ok_a and ok_b else 'MISMATCH'}")
+    total_a = sum(single[q][0] for q in queries)
+    total_b = sum(cluster[q][0] for q in queries)
+    print(f"{'sum':>5} {total_a:>11.3f} {total_b:>12.3f} {total_b / total_a:>6.2f} "
+          f"{sum(cluster[q][1] for q in queries) / 1e6:>15.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+#include "distributed/block_stream.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "distributed/rank_protocol.h"
+#include "relational_operators/block_input.h"
+#include "storage/block_layout.h"
+
+namespace tessera::distributed {
+namespace {
+
+constexpr int32_t kClosed = -1;
+
+absl::Status SendCredit(Cluster& cluster, int peer, int tag, int32_t credits) {
+  return cluster.Send(peer, tag, &credits, sizeof(credits));
+}
+
+absl::StatusOr<int32_t> ReceiveCredit(Cluster& cluster, int peer, int tag) {
+  int32_t credits = 0;
+  absl::StatusOr<size_t> bytes = cluster.Probe(peer, tag);
+  if (!bytes.ok()) return bytes.status();
+  if (*bytes != sizeof(credits)) return absl::DataLossError(absl::StrCat("malformed credit message from rank ", peer));
+  if (absl::Status received = cluster.ReceiveInto(peer, tag, &credits, sizeof(credits)); !received.ok()) {
+    return received;
+  }
+  return credits;
+}
+
+// Streams the blocks while credits allow. Returns the status to report in the Reply; `closed` is set when the
+// receiver closed the stream before the end.
+absl::Status SendBlocks(Cluster& cluster, int peer, int tag, const BlockInput& input, size_t block_count,
+                        bool* closed) {
+  int32_t credits = 0;
+  for (size_t i = 0; i < block_count; ++i) {
+    while (credits == 0) {
+      absl::StatusOr<int32_t> more = ReceiveCredit(cluster, peer, tag);
+      if (!more.ok()) return more.status();
+      if (*more == kClosed) {
+        *closed = true;
+        return absl::CancelledError("the receiver closed the stream");
+      }
+      credits += *more;
+    }
+    absl::StatusOr<PinnedBlock> block = input.Pin(i);
+    if (!block.ok()) return block.status();
+    const size_t bytes = block->view.used_bytes();
+    if (bytes == 0) return absl::InternalError("empty block");
+    absl::Status sent = cluster.Send(peer, tag, block->view.data(), bytes);
+    if (!sent.ok()) return sent;
+    --credits;
+  }
+  return absl::OkStatus();
+}
+
+// The end of a stream: an empty message, the Reply, and the credits still coming until the receiver closes.
+absl::Status EndStream(Cluster& cluster, int peer, int tag, const absl::Status& status, bool closed) {
+  if (absl::Status end = cluster.Send(peer, tag, nullptr, 0); !end.ok()) return end;
+  if (absl::Status reply = cluster.Send(peer, tag, EncodeReply(status, 0)); !reply.ok()) return reply;
+  while (!closed) {  // drain, so that no credit is left unread under this tag
+    absl::StatusOr<int32_t> credit = ReceiveCredit(cluster, peer, tag);
+    if (!credit.ok()) return credit.status();
+    closed = *credit == kClosed;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status SendBlockStream(Cluster& cluster, int peer, int tag, const BlockInput& input, size_t block_count) {
+  bool closed = false;
+  const absl::Status status = SendBlocks(cluster, peer, tag, input, block_count, &closed);
+  if (absl::IsUnavailable(status)) return status;  // the transport itself failed: nothing more can be said
+  return EndStream(cluster, peer, tag, status, closed);
+}
+
+absl::Status SendFailedStream(Cluster& cluster, int peer, int tag, const absl::Status& failure) {
+  return EndStream(cluster, peer, tag, failure, /*closed=*/false);
+}
+
+absl::Status ReceiveBlockStream(Cluster& cluster, int peer, const std::string& request, TemporaryRelation* out,
+                                const std::atomic<bool>* cancelled, StreamTotals* totals) {
+  const int tag = cluster.NewRequestTag();
+  auto named = [peer](const absl::Status& status) {
+    if (status.ok() || absl::StartsWith(status.message(), "rank ")) return status;
+    return absl::Status(status.code(), absl::StrCat("rank ", peer, ": ", status.message()));
+  };
+  if (absl::Status sent = cluster.Send(peer, kCommandTag, EncodeCommand({CommandKind::kSendTable, tag, request}));
+      !sent.ok()) {
+    return named(sent);
+  }
+  if (absl::Status sent = SendCredit(cluster, peer, tag, kInitialCredits); !sent.ok()) return named(sent);
+  const size_t columns = out->schema().size();
+  absl::Status failure;
+  while (true) {
+    if (failure.ok() && cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) {
+      failure = absl::CancelledError("cancelled");
+      if (absl::Status sent = SendCredit(cluster, peer, tag, kClosed); !sent.ok()) return named(sent);
+    }
+    absl::StatusOr<size_t> bytes = cluster.Probe(peer, tag);
+    if (!bytes.ok()) return named(bytes.status());
+    if (*bytes == 0) break;
+    absl::StatusOr<void*> memory = out->pool()->Allocate(MemoryKind::kTemporaryBlock, *bytes);
+    if (!memory.ok()) {
+      // Still take the message off the wire, then close the stream.
+      std::string discard(*bytes, '\0');
+      if (absl::Status received = cluster.ReceiveInto(peer, tag, discard.data(), discard.size()); !received.ok()) {
+        return named(received);
+      }
+      if (failure.ok()) {
+        failure = memory.status();
+        if (absl::Status sent = SendCredit(cluster, peer, tag, kClosed); !sent.ok()) return named(sent);
+      }
+      continue;
+    }
+    if (absl::Status received = cluster.ReceiveInto(peer, tag, *memory, *bytes); !received.ok()) {
+      out->pool()->Free(*memory, MemoryKind::kTemporaryBlock, *bytes);
+      return named(received);
+    }
+    absl::Status valid = BlockView::Validate(*memory, *bytes, columns);
+    if (!valid.ok() || !failure.ok()) {
+      out->pool()->Free(*memory, MemoryKind::kTemporaryBlock, *bytes);
+      if (failure.ok()) {
+        failure = absl::DataLossError(absl::StrCat("malformed block received: ", valid.message()));
+        if (absl::Status sent = SendCredit(cluster, peer, tag, kClosed); !sent.ok()) return named(sent);
+      }
+      continue;
+    }
+    out->AdoptBlock(*memory, *bytes);
+    totals->blocks += 1;
+    totals->bytes += static_cast<int64_t>(*bytes);
+    if (failure.ok()) {
+      if (absl::Status sent = SendCredit(cluster, peer, tag, 1); !sent.ok()) return named(sent);
+    }
+  }
+  if (absl::Status received = cluster.ReceiveInto(peer, tag, nullptr, 0); !received.ok()) return named(received);
+  absl::StatusOr<std::string> reply = cluster.Receive(peer, tag);
+  if (!reply.ok()) return named(reply.status());
+  if (failure.ok()) {
+    if (absl::Status sent = SendCredit(cluster, peer, tag, kClosed); !sent.ok()) return named(sent);
+  }
+  if (!failure.ok()) return named(failure);
+  return DecodeReply(*reply, peer).status();
+}
+
+}  // namespace tessera::distributed

@@ -1,0 +1,48 @@
+#pragma once
+// A table's blocks from one rank to another, as MPI messages with credit-based flow control. Blocks travel as
+// the storage module's block bytes (storage/block_layout.h: position independent, the same in memory and in block
+// files), one block per message, and are checked with BlockView::Validate when they arrive.
+//
+// The stream of one request tag (rank_protocol.h, kSendTable):
+//   receiver -> sender   the kSendTable command, then credits: int32 messages, each allowing that many more blocks
+//                        (kInitialCredits at first, one more for every block received), and finally -1 (closed);
+//   sender -> receiver   one message per block while it holds credits, then an empty message, then a Reply
+//                        (rank_protocol.h) with the sender's status; it then drains credits until it reads -1.
+// So a receiver never holds more than kInitialCredits unread blocks of one sender, and a receiver that stops
+// early (an error, a cancelled query) closes the stream and the sender stops at its next credit.
+//
+// Threading: each function runs on one thread for its whole stream (a worker, or a rank's service thread); the
+// two ends of one stream are the only receivers of its tag.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "relational_operators/block_input.h"
+#include "distributed/cluster.h"
+#include "relational_operators/temporary_relation.h"
+
+namespace tessera::distributed {
+
+inline constexpr int32_t kInitialCredits = 4;
+
+// Sender: streams blocks 0 .. `block_count`-1 of `input` (a fragment's result relation on a rank) to `peer` on
+// `tag`, then the end of the stream and OK. Errors of the transport are returned; a block that cannot be read
+// ends the stream with that error in its Reply.
+absl::Status SendBlockStream(Cluster& cluster, int peer, int tag, const BlockInput& input, size_t block_count);
+// Sender: a stream without blocks that ends with `failure` (the fragment could not run).
+absl::Status SendFailedStream(Cluster& cluster, int peer, int tag, const absl::Status& failure);
+
+struct StreamTotals {
+  int64_t blocks = 0;
+  int64_t bytes = 0;
+};
+
+// Receiver: sends `request` (an encoded ScanFragment, scan_fragment.h) to rank `peer` as a kSendTable command and
+// appends every block of the stream to `out` (whose schema is the fragment's output), adding to `totals`.
+// `cancelled` (may be null) is checked between blocks. Errors name the rank.
+absl::Status ReceiveBlockStream(Cluster& cluster, int peer, const std::string& request, TemporaryRelation* out,
+                                const std::atomic<bool>* cancelled, StreamTotals* totals);
+
+}  // namespace tessera::distributed

@@ -1,0 +1,77 @@
+#pragma once
+// The MPI world of a `tessera-server --distributed` process: its rank, the number of ranks, and point-to-point
+// messages between ranks (distributed/README.md). Rank 0 is the master: it parses, plans and serves clients; every
+// rank (the master included) holds a part of the data and executes with its own Foreman and workers.
+//
+// MPI is initialized with MPI_THREAD_MULTIPLE, so any thread may call any method at the same time (the scheduler
+// thread, workers running exchange work orders, a rank's service threads). Messages are matched by (peer, tag):
+// the master gives every request its own tag (NewRequestTag), so concurrent queries never see each other's
+// messages. Blocking receives poll (MPI_Iprobe and a short sleep) instead of spinning in the MPI library, so an
+// idle rank does not take a core from the workers of its neighbours on the same machine.
+//
+// Built without MPI (libopenmpi-dev absent), Initialize returns Unimplemented and nothing else may be called.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace tessera::distributed {
+
+// The tag every rank's service receives the master's commands on (distributed/rank_protocol.h).
+inline constexpr int kCommandTag = 1;
+
+class Cluster {
+ public:
+  // Whether this binary was built with MPI.
+  static bool Available();
+  // MPI_Init_thread with MPI_THREAD_MULTIPLE; FailedPrecondition when the library gives less. At most once per
+  // process; the Cluster finalizes MPI when destroyed.
+  static absl::StatusOr<std::unique_ptr<Cluster>> Initialize(int* argc, char*** argv);
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_master() const { return rank_ == 0; }
+
+  // A tag no other request of this process uses now (tags wrap around after about 30,000 requests, far more than
+  // can be in flight).
+  int NewRequestTag();
+
+  // Sends `bytes` bytes to `peer` (blocking until the buffer may be reused). An empty message is allowed.
+  absl::Status Send(int peer, int tag, const void* data, size_t bytes);
+  absl::Status Send(int peer, int tag, std::string_view message) { return Send(peer, tag, message.data(), message.size()); }
+  // Waits for the next message from `peer` with `tag` and returns its size in bytes, without receiving it.
+  absl::StatusOr<size_t> Probe(int peer, int tag);
+  // Receives the next message from `peer` with `tag` into `data`, which holds `bytes` bytes: exactly the size
+  // Probe returned for it.
+  absl::Status ReceiveInto(int peer, int tag, void* data, size_t bytes);
+  // Probe + ReceiveInto into a string.
+  absl::StatusOr<std::string> Receive(int peer, int tag);
+
+  // Collective (every rank calls it once, in the same order): true when every rank passed `ok`. Used at startup
+  // so that a rank that cannot open its data directory stops the whole cluster instead of leaving it half up.
+  bool AllRanksSucceeded(bool ok);
+
+  // Bytes this process sent and received (all peers, all tags), for EXPLAIN ANALYZE and the benchmark.
+  int64_t bytes_sent() const { return bytes_sent_.load(std::memory_order_relaxed); }
+  int64_t bytes_received() const { return bytes_received_.load(std::memory_order_relaxed); }
+
+ private:
+  Cluster(int rank, int size) : rank_(rank), size_(size) {}
+
+  const int rank_;
+  const int size_;
+  std::atomic<int> next_tag_{0};
+  std::atomic<int64_t> bytes_sent_{0};
+  std::atomic<int64_t> bytes_received_{0};
+};
+
+}  // namespace tessera::distributed

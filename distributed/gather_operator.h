@@ -1,0 +1,46 @@
+#pragma once
+// The gather exchange on the master: every other rank runs a scan fragment (scan_fragment.h: its part of a
+// partitioned table, filtered and projected, under its own Foreman) and the result blocks are received into one
+// temporary relation (with the fragment's output columns) that the rest of the plan reads beside the master's own
+// part. One work order per remote rank runs that rank's stream (block_stream.h) to its end, so the rank's blocks
+// arrive under credit-based flow control while the master's other work orders (the scan of its own part) run on
+// the other workers. The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
+//
+// Threading: the operator is used on the scheduler thread only; its work orders run on workers and share the
+// output relation (thread-safe) and the totals (atomics).
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "distributed/cluster.h"
+#include "distributed/scan_fragment.h"
+#include "relational_operators/relational_operator.h"
+
+namespace tessera::distributed {
+
+class GatherOperator : public RelationalOperator {
+ public:
+  // Runs `fragment` on every rank of `cluster` but this one and receives the results into a relation of
+  // `output_schema` (the fragment's columns) in buffer pool `pool`.
+  GatherOperator(const ScanFragment& fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster,
+                 BufferPool* pool);
+
+  bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
+  std::shared_ptr<TemporaryRelation> output() const override { return output_; }
+  int64_t EstimatedWorkOrders() const override { return cluster_->size() - 1; }
+  // "received N blocks, B bytes from R ranks".
+  std::string RuntimeDetail() const override;
+
+ private:
+  const std::string request_;  // the encoded fragment
+  Cluster* const cluster_;
+  std::shared_ptr<TemporaryRelation> output_;
+  bool issued_ = false;
+  std::atomic<int64_t> blocks_{0};
+  std::atomic<int64_t> bytes_{0};
+};
+
+}  // namespace tessera::distributed

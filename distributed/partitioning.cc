@@ -1,0 +1,48 @@
+#include "distributed/partitioning.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "catalog/value.h"
+#include "common/hash.h"
+
+namespace tessera::distributed {
+
+absl::StatusOr<int> RankOfKeyText(std::string_view text, bool is_null, const Type& type, int ranks) {
+  if (is_null || ranks <= 1) return 0;
+  const absl::string_view field(text.data(), text.size());
+  uint64_t hash = 0;
+  switch (type.id()) {
+    case TypeId::kInteger:
+    case TypeId::kBigInt: {
+      int64_t value = 0;
+      if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(field), &value)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("partition key '", field, "' is not a valid ", type.ToString()));
+      }
+      hash = HashInt64(static_cast<uint64_t>(value));
+      break;
+    }
+    case TypeId::kChar: {
+      const absl::string_view trimmed = absl::StripTrailingAsciiWhitespace(field);
+      hash = HashBytes(trimmed.data(), trimmed.size());
+      break;
+    }
+    case TypeId::kVarchar:
+      hash = HashString(text);
+      break;
+    default: {
+      absl::StatusOr<Value> value = Value::String(std::string(text)).CastTo(type);
+      if (!value.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("partition key '", field, "' is not a valid ", type.ToString(), ": ",
+                         value.status().message()));
+      }
+      hash = HashString(value->Serialize());
+      break;
+    }
+  }
+  return static_cast<int>(hash % static_cast<uint64_t>(ranks));
+}
+
+}  // namespace tessera::distributed

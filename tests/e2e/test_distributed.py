@@ -1,0 +1,150 @@
+"""tessera-server --distributed under mpirun (distributed/README.md): two ranks on this machine, lineitem, orders,
+customer, part and partsupp hash-partitioned, the other tables replicated. All 22 TPC-H queries at scale factor
+0.01 against the checked-in answers (through the shell's --connect), the exchanges in EXPLAIN, the statements a
+cluster refuses, and data directories refused in another cluster layout or by a single server.
+
+ctest runs this file only when the build found MPI (tests/e2e/CMakeLists.txt); otherwise it reports the test as
+skipped with the reason.
+"""
+import csv
+import io
+import os
+import re
+import select
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+from process_control import stop_by_pid
+from test_tpch_answers import QUERIES, ROOT, TABLES, assert_matches_reference, tpch_tbl_dir
+
+TESSERA = os.environ.get("TESSERA_BIN", os.path.join(ROOT, "build", "cli", "tessera"))
+SERVER = os.environ.get("TESSERA_SERVER_BIN", os.path.join(ROOT, "build", "server", "tessera-server"))
+MPIEXEC = os.environ.get("TESSERA_MPIEXEC") or shutil.which("mpirun")
+BOUND_S = 120
+PARTITION_KEYS = {"orders": "o_orderkey", "lineitem": "l_orderkey", "customer": "c_custkey", "part": "p_partkey",
+                  "partsupp": "ps_partkey"}
+
+pytestmark = pytest.mark.skipif(MPIEXEC is None, reason="mpirun not found")
+
+# Open MPI refuses to run as root without these (CI containers run as root).
+MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_mpi_yield_when_idle="1")
+
+
+class Cluster:
+    """mpirun -np `ranks` tessera-server --distributed on 127.0.0.1 and a free port."""
+
+    def __init__(self, base_dir, ranks, *extra_args):
+        self.process = subprocess.Popen(
+            [MPIEXEC, "--oversubscribe", "-np", str(ranks), SERVER, "--distributed", "--data", base_dir,
+             "--listen", "127.0.0.1:0", "--threads", "1", "--no-sync", *extra_args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=MPI_ENV)
+        ready, _, _ = select.select([self.process.stdout], [], [], BOUND_S)
+        line = self.process.stdout.readline() if ready else ""
+        if "listening on" not in line:
+            self.process.kill()
+            raise AssertionError(f"cluster did not start: {line!r} {self.process.stderr.read()}")
+        self.target = "127.0.0.1:" + line.strip().rsplit(":", 1)[1]
+
+    def sql(self, *statements, check=True):
+        args = [TESSERA, "--connect", self.target, "--csv"]
+        for statement in statements:
+            args += ["-c", statement]
+        result = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        if check:
+            assert result.returncode == 0, result.stderr
+        return result
+
+    def stop(self):
+        """SIGTERM to mpirun, which passes it to every rank; the master shuts down and stops the other ranks.
+        Returns whether the master reported a clean stop (mpirun's own exit code after a signal is not 0)."""
+        stop_by_pid(self.process, BOUND_S)
+        return "tessera-server: stopped" in self.process.stderr.read()
+
+
+def partitioned_schema():
+    """benchmarks/tpch/schema.sql with PARTITION BY HASH on the large tables."""
+    statements = []
+    for statement in open(os.path.join(ROOT, "benchmarks", "tpch", "schema.sql")).read().split(";"):
+        match = re.search(r"CREATE TABLE (\w+)", statement)
+        if match and match.group(1) in PARTITION_KEYS:
+            statement = statement.rstrip() + f" PARTITION BY HASH ({PARTITION_KEYS[match.group(1)]})"
+        statements.append(statement)
+    return ";".join(statements)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    tbl_dir = tpch_tbl_dir()
+    base_dir = tempfile.mkdtemp(prefix="tessera-cluster-")
+    running = Cluster(base_dir, 2, "--allowed-directories", tbl_dir)
+    try:
+        running.sql(partitioned_schema())
+        for table in TABLES:
+            running.sql(f"COPY {table} FROM '{tbl_dir}/{table}.tbl' (DELIMITER '|')")
+        yield running
+    finally:
+        assert running.stop()
+        shutil.rmtree(base_dir, ignore_errors=True)
+
+
+@pytest.mark.parametrize("query", range(1, 23))
+def test_tpch_query_matches_reference(cluster, query):
+    result = cluster.sql(open(os.path.join(QUERIES, f"q{query:02d}.sql")).read())
+    actual = [row if row else [""] for row in list(csv.reader(io.StringIO(result.stdout)))[1:]]
+    assert_matches_reference(query, actual)
+
+
+def test_copy_spreads_partitioned_rows_and_scans_gather_them(cluster):
+    plan = cluster.sql("EXPLAIN ANALYZE SELECT count(*) FROM lineitem").stdout
+    assert "exchange: gather lineitem (1 columns) from ranks 1..1" in plan, plan
+    received = re.search(r"received (\d+) blocks, (\d+) bytes from 1 ranks", plan)
+    assert received and int(received.group(1)) > 0, plan
+    # Rank 1 holds about half of the rows (hash of the order key): the gather brings them, the master has the rest.
+    gathered = re.search(r"#0 gather.*\n.*actual: work orders 1, rows in 0, rows out (\d+)", plan)
+    assert gathered, plan
+    assert 0.4 * 60175 < int(gathered.group(1)) < 0.6 * 60175
+    assert cluster.sql("SELECT count(*) FROM lineitem").stdout.splitlines()[1] == "60175"
+    # Each rank filters and projects its part before the gather: only the passing rows' needed column travels.
+    plan = cluster.sql("EXPLAIN ANALYZE SELECT sum(l_quantity) FROM lineitem WHERE l_quantity < 5").stdout
+    assert "exchange: gather lineitem (1 columns, filter) from ranks 1..1" in plan, plan
+    gathered = re.search(r"#0 gather.*\n.*rows out (\d+)", plan)
+    assert gathered and 0 < int(gathered.group(1)) < 0.1 * 60175, plan
+    assert cluster.sql("SELECT sum(l_quantity) FROM lineitem WHERE l_quantity < 5").stdout.splitlines()[1] == \
+        cluster.sql("SELECT sum(CASE WHEN l_quantity < 5 THEN l_quantity END) FROM lineitem").stdout.splitlines()[1]
+    # A replicated table is read from the master's full copy: no exchange.
+    assert "exchange" not in cluster.sql("EXPLAIN SELECT count(*) FROM nation").stdout
+
+
+def test_statements_a_cluster_cannot_run_yet_are_refused(cluster):
+    # DDL and INSERT ... VALUES into a replicated table run on every rank.
+    result = cluster.sql("CREATE TABLE replicated (a INTEGER)", "INSERT INTO replicated VALUES (1), (2)",
+                         "SELECT count(*) FROM replicated", "DROP TABLE replicated")
+    assert "2" in result.stdout.splitlines()
+    refused = cluster.sql("INSERT INTO orders SELECT * FROM orders", check=False)
+    assert refused.returncode != 0 and "INSERT ... SELECT is not supported in a distributed cluster" in refused.stderr
+    refused = cluster.sql("INSERT INTO lineitem (l_orderkey) VALUES (1)", check=False)
+    assert refused.returncode != 0 and "partitioned table 'lineitem'" in refused.stderr
+    refused = cluster.sql("CREATE TABLE bad (a INTEGER) PARTITION BY HASH (b)", check=False)
+    assert refused.returncode != 0 and "PARTITION BY HASH column 'b' does not exist" in refused.stderr
+
+
+def test_directory_of_another_layout_is_refused():
+    base_dir = tempfile.mkdtemp(prefix="tessera-layout-")
+    try:
+        two = Cluster(base_dir, 2)
+        two.sql("CREATE TABLE t (a INTEGER) PARTITION BY HASH (a)")
+        assert two.stop()
+        three = subprocess.run(
+            [MPIEXEC, "--oversubscribe", "-np", "3", SERVER, "--distributed", "--data", base_dir, "--listen",
+             "127.0.0.1:0", "--threads", "1"], capture_output=True, text=True, env=MPI_ENV, timeout=BOUND_S)
+        assert three.returncode != 0
+        assert "belongs to rank 0 of a 2-rank cluster, but this is rank 0 of 3" in three.stderr, three.stderr
+        single = subprocess.run([SERVER, "--data", os.path.join(base_dir, "rank-1"), "--listen", "127.0.0.1:0"],
+                                capture_output=True, text=True, timeout=BOUND_S)
+        assert single.returncode != 0 and "is one rank's part of a distributed cluster" in single.stderr
+    finally:
+        shutil.rmtree(base_dir, ignore_errors=True)
