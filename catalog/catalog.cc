@@ -21,7 +21,8 @@ namespace {
 constexpr char kCatalogFileName[] = "catalog.tcat";
 constexpr char kLockFileName[] = "LOCK";
 constexpr uint32_t kCatalogMagic = 0x54435431;  // "TCT1"
-constexpr uint32_t kCatalogVersion = 1;
+// Version 2 adds the deleted rows of each segment; version 1 files (no deletions) are still read.
+constexpr uint32_t kCatalogVersion = 2;
 
 void WriteValue(ByteWriter& out, const Value& value) { out.PutString(value.Serialize()); }
 
@@ -89,10 +90,18 @@ void WriteTable(ByteWriter& out, const TableDescriptor& table) {
       out.PutU32(block.bytes);
       out.PutU32(block.rows);
     }
+    uint32_t with_deletions = 0;
+    for (size_t b = 0; b < segment.deleted.size(); ++b) with_deletions += segment.deleted[b] != nullptr;
+    out.PutU32(with_deletions);
+    for (size_t b = 0; b < segment.deleted.size(); ++b) {
+      if (segment.deleted[b] == nullptr) continue;
+      out.PutU32(static_cast<uint32_t>(b));
+      out.PutString(segment.deleted[b]->Serialize());
+    }
   }
 }
 
-bool ReadTable(ByteReader& in, TableDescriptor* table) {
+bool ReadTable(ByteReader& in, uint32_t version, TableDescriptor* table) {
   uint32_t column_count, segment_count;
   if (!in.GetU32(&table->table_id) || !in.GetString(&table->name) || !in.GetU32(&table->block_size_bytes) ||
       !in.GetI64(&table->row_count) || !in.GetU32(&column_count)) {
@@ -128,6 +137,17 @@ bool ReadTable(ByteReader& in, TableDescriptor* table) {
     segment.blocks.resize(block_count);
     for (BlockLocation& block : segment.blocks) {
       if (!in.GetU64(&block.file_offset) || !in.GetU32(&block.bytes) || !in.GetU32(&block.rows)) return false;
+    }
+    uint32_t with_deletions = 0;
+    if (version >= 2 && !in.GetU32(&with_deletions)) return false;
+    for (uint32_t i = 0; i < with_deletions; ++i) {
+      uint32_t block;
+      std::string bytes;
+      if (!in.GetU32(&block) || block >= block_count || !in.GetString(&bytes)) return false;
+      std::optional<DeletedRows> rows = DeletedRows::Deserialize(bytes, segment.blocks[block].rows);
+      if (!rows.has_value()) return false;
+      segment.deleted.resize(block_count);
+      segment.deleted[block] = std::make_shared<const DeletedRows>(*std::move(rows));
     }
     table->segments.push_back(std::move(segment));
   }
@@ -199,13 +219,13 @@ absl::Status Catalog::Load() {
   uint32_t magic, version, table_count, view_count;
   absl::MutexLock lock(&mutex_);
   if (!in.GetU32(&magic) || magic != kCatalogMagic) return corrupt("bad magic number");
-  if (!in.GetU32(&version) || version != kCatalogVersion) return corrupt("unsupported version");
+  if (!in.GetU32(&version) || version < 1 || version > kCatalogVersion) return corrupt("unsupported version");
   if (!in.GetU32(&next_table_id_) || !in.GetU64(&next_segment_id_) || !in.GetU32(&table_count)) {
     return corrupt("truncated header");
   }
   for (uint32_t i = 0; i < table_count; ++i) {
     auto table = std::make_shared<TableDescriptor>();
-    if (!ReadTable(in, table.get())) return corrupt("truncated table entry");
+    if (!ReadTable(in, version, table.get())) return corrupt("truncated table entry");
     tables_[table->name] = std::move(table);
   }
   if (!in.GetU32(&view_count)) return corrupt("truncated view list");

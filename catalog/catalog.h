@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "catalog/column_statistics.h"
+#include "catalog/row_deletions.h"
 #include "catalog/schema.h"
 
 namespace tessera {
@@ -33,7 +34,12 @@ struct BlockLocation {
 struct SegmentDescriptor {
   uint64_t segment_id = 0;
   std::vector<BlockLocation> blocks;
-  int64_t row_count = 0;
+  int64_t row_count = 0;  // rows stored in the file, deleted ones included
+  // The deleted rows of each block (row_deletions.h): empty when none is deleted, else one entry per block, null
+  // for a block without deletions.
+  std::vector<std::shared_ptr<const DeletedRows>> deleted;
+
+  const DeletedRows* DeletedIn(size_t block) const { return deleted.empty() ? nullptr : deleted[block].get(); }
 };
 
 constexpr uint32_t kDefaultBlockSizeBytes = 2u << 20;
@@ -46,7 +52,7 @@ struct TableDescriptor {
   std::vector<ColumnSchema> columns;
   uint32_t block_size_bytes = kDefaultBlockSizeBytes;
   std::vector<SegmentDescriptor> segments;
-  int64_t row_count = 0;
+  int64_t row_count = 0;  // live rows (deleted ones not counted)
   std::vector<ColumnStatistics> statistics;  // one per column
 
   int64_t BlockCount() const;

@@ -35,14 +35,6 @@ namespace {
 
 using parser::ParsedExpr;
 
-// Table writes (load commits, DROP TABLE, ANALYZE) are serialized: each commits a new catalog version built on the
-// current one. A load holds it only for its commit, not while it reads and builds blocks, so loads into the same
-// or different tables run concurrently and their segments add up in commit order.
-absl::Mutex& TableWriteMutex() {
-  static absl::Mutex mutex;
-  return mutex;
-}
-
 QueryResult StatusOnly(std::string message, int64_t rows = 0) {
   QueryResult result;
   result.status_message = std::move(message);
@@ -248,6 +240,13 @@ absl::StatusOr<int64_t> ExportAtomically(Database& database, const std::string& 
 
 }  // namespace
 
+// A load holds it only for its commit, not while it reads and builds blocks, so loads into the same or different
+// tables run concurrently and their segments add up in commit order.
+absl::Mutex& TableWriteMutex() {
+  static absl::Mutex mutex;
+  return mutex;
+}
+
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement) {
   Catalog& catalog = database.catalog();
   if (catalog.HasTable(statement.table) && statement.if_not_exists) return StatusOnly("CREATE TABLE");
@@ -258,6 +257,10 @@ absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser:
     if (FindColumn(table.columns, definition.name) >= 0) {
       return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
           statement.text, definition.position, absl::StrCat("column '", definition.name, "' specified more than once")));
+    }
+    if (definition.name == kRowIdColumnName) {
+      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+          statement.text, definition.position, absl::StrCat("column name '", definition.name, "' is reserved")));
     }
     ColumnSchema column;
     column.name = definition.name;

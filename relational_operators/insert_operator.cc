@@ -19,6 +19,7 @@ class InsertOperator::InsertWorkOrder : public WorkOrder {
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_index_));
     rows_in_ = block.view.row_count();
     BlockScanner scanner(op_->scan_);
+    scanner.SetBlockRows(block.deleted, block.ordinal);
     std::vector<ExpressionEvaluator> evaluators;
     evaluators.reserve(op_->values_.size());
     for (const auto& value : op_->values_) evaluators.emplace_back(*value);
