@@ -39,6 +39,10 @@ struct SegmentDescriptor {
   // for a block without deletions.
   std::vector<std::shared_ptr<const DeletedRows>> deleted;
 
+  // Shared by every copy of this descriptor, i.e. by every table version that lists the segment: it expires when
+  // no version does, which is when VACUUM may delete a segment it replaced (engine/dml_statements.cc).
+  std::shared_ptr<const char> listed = std::make_shared<const char>(0);
+
   const DeletedRows* DeletedIn(size_t block) const { return deleted.empty() ? nullptr : deleted[block].get(); }
 };
 

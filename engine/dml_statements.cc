@@ -49,26 +49,29 @@ QueryResult StatusOnly(std::string message, int64_t rows) {
   return result;
 }
 
-// Segments that a committed table version no longer lists (VACUUM replaced them) are dropped once no reader holds
-// a version that still lists them: a query that started before the VACUUM keeps reading its blocks.
+// Segments that VACUUM replaced are deleted once no table version lists them (SegmentDescriptor::listed): a query
+// that started before the VACUUM keeps reading their blocks. Collected by the next DELETE, UPDATE or VACUUM of the
+// same database; a restart removes the files of any left. Entries name their storage manager and the segment's
+// file, so a database opened later at the same address drops nothing of its own (segment ids are never reused in
+// one directory).
 class RetiredSegments {
  public:
   static RetiredSegments& Get() {
     static RetiredSegments* const retired = new RetiredSegments;  // never destroyed
     return *retired;
   }
-  void Retire(std::weak_ptr<const TableDescriptor> version, std::vector<uint64_t> segments) {
+  void Retire(const StorageManager& storage, const SegmentDescriptor& segment) {
     absl::MutexLock lock(&mutex_);
-    pending_.push_back({std::move(version), std::move(segments)});
+    pending_.push_back({&storage, storage.SegmentPath(segment.segment_id), segment.listed, segment.segment_id});
   }
-  // Drops the segments of versions nobody holds any more.
+  // Drops the segments of `storage` that no version lists any more.
   void Collect(StorageManager& storage) {
     std::vector<uint64_t> unused;
     {
       absl::MutexLock lock(&mutex_);
-      std::erase_if(pending_, [&](Entry& entry) {
-        if (!entry.version.expired()) return false;
-        unused.insert(unused.end(), entry.segments.begin(), entry.segments.end());
+      std::erase_if(pending_, [&](const Entry& entry) {
+        if (entry.storage != &storage || !entry.listed.expired()) return false;
+        if (storage.SegmentPath(entry.segment_id) == entry.path) unused.push_back(entry.segment_id);
         return true;
       });
     }
@@ -77,8 +80,10 @@ class RetiredSegments {
 
  private:
   struct Entry {
-    std::weak_ptr<const TableDescriptor> version;
-    std::vector<uint64_t> segments;
+    const StorageManager* storage;
+    std::string path;
+    std::weak_ptr<const char> listed;
+    uint64_t segment_id;
   };
   absl::Mutex mutex_;
   std::vector<Entry> pending_ ABSL_GUARDED_BY(mutex_);
@@ -216,6 +221,7 @@ bool Assignable(const Type& from, const Type& to) {
 absl::StatusOr<QueryResult> ExecuteDelete(Database& database, const parser::DeleteStatement& statement,
                                           const QueryRunOptions& options) {
   absl::MutexLock dml(&DmlMutex());
+  RetiredSegments::Get().Collect(database.storage());
   TESSERA_ASSIGN_OR_RETURN(FoundRows found,
                            FindRows(database, statement.table, *statement.query, statement.text, options));
   std::vector<uint64_t> row_ids = ResultRowIds(*found.query->manager().result());
@@ -228,6 +234,7 @@ absl::StatusOr<QueryResult> ExecuteDelete(Database& database, const parser::Dele
 absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::UpdateStatement& statement,
                                           const QueryRunOptions& options) {
   absl::MutexLock dml(&DmlMutex());
+  RetiredSegments::Get().Collect(database.storage());
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table, database.catalog().GetTable(statement.table));
   // The column each assignment sets, checked before the query runs.
   std::vector<int> targets;
@@ -376,6 +383,11 @@ absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::Vacu
       continue;  // dropped meanwhile: nothing to compact
     }
     auto updated = std::make_shared<TableDescriptor>(**current);
+    for (const SegmentDescriptor& s : updated->segments) {
+      if (std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end()) {
+        RetiredSegments::Get().Retire(storage, s);
+      }
+    }
     std::erase_if(updated->segments, [&](const SegmentDescriptor& s) {
       return std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end();
     });
@@ -385,7 +397,6 @@ absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::Vacu
       return committed;
     }
     if (appends) storage.RegisterSegment(segment, static_cast<uint32_t>(table->columns.size()), std::move(loaded.blocks));
-    RetiredSegments::Get().Retire(*current, std::move(rewritten));
   }
   tables.clear();  // our own references to the versions just replaced
   RetiredSegments::Get().Collect(storage);
