@@ -72,8 +72,8 @@ absl::StatusOr<uint32_t> ParseBlockSize(const Value& value) {
 }
 
 // Installs `loaded`, already written by `writer`, as a new segment of the table `planned` was read from, in its
-// current version (other loads may have committed since): flush the block file, commit the catalog, then make the
-// blocks readable. Fails (Aborted) when the table was dropped meanwhile. Any failure before the catalog commit leaves
+// current version (other loads may have committed since): flush the block file, make the blocks readable, then
+// commit the catalog. Fails (Aborted) when the table was dropped meanwhile. Any failure before the catalog commit leaves
 // the table as it was and removes the segment file (the writer removes it when it is destroyed unfinished).
 absl::Status CommitLoad(Database& database, const TableDescriptor& planned, std::unique_ptr<SegmentWriter> writer,
                         LoadedRows loaded) {
@@ -91,13 +91,11 @@ absl::Status CommitLoad(Database& database, const TableDescriptor& planned, std:
   updated->segments.push_back(segment);
   updated->row_count += loaded.row_count;
   for (size_t c = 0; c < updated->statistics.size(); ++c) updated->statistics[c].Merge(loaded.statistics[c]);
-  absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated));
-  if (!committed.ok()) {
-    storage.DeleteSegmentFile(segment.segment_id);
-    return committed;
-  }
+  // Readable before the catalog lists it: a query that takes the new version at once must find its blocks.
   storage.RegisterSegment(segment, static_cast<uint32_t>(planned.columns.size()), std::move(loaded.blocks));
-  return absl::OkStatus();
+  absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated));
+  if (!committed.ok()) storage.DropSegment(segment.segment_id);  // its blocks and its file
+  return committed;
 }
 
 // A load into `table`: its new segment and how it commits.

@@ -186,11 +186,13 @@ absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& 
     updated->row_count += loaded.row_count;
     for (size_t c = 0; c < updated->statistics.size(); ++c) updated->statistics[c].Merge(loaded.statistics[c]);
   }
-  if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
-    return abandon(committed);
-  }
+  // The new blocks are readable before the catalog lists them (a query may take the new version at once).
   if (appends) {
     storage.RegisterSegment(segment, static_cast<uint32_t>(snapshot.columns.size()), std::move(loaded.blocks));
+  }
+  if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
+    if (appends) storage.DropSegment(segment.segment_id);
+    return committed;
   }
   return *deleted;
 }
@@ -391,12 +393,14 @@ absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::Vacu
     std::erase_if(updated->segments, [&](const SegmentDescriptor& s) {
       return std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end();
     });
-    if (appends) updated->segments.push_back(segment);
+    if (appends) {
+      updated->segments.push_back(segment);
+      storage.RegisterSegment(segment, static_cast<uint32_t>(table->columns.size()), std::move(loaded.blocks));
+    }
     if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
-      if (appends) storage.DeleteSegmentFile(segment.segment_id);
+      if (appends) storage.DropSegment(segment.segment_id);
       return committed;
     }
-    if (appends) storage.RegisterSegment(segment, static_cast<uint32_t>(table->columns.size()), std::move(loaded.blocks));
   }
   tables.clear();  // our own references to the versions just replaced
   RetiredSegments::Get().Collect(storage);
