@@ -81,12 +81,15 @@ def test_killed_dml_statements_are_all_or_nothing(tmp_path):
 
         process = subprocess.Popen([TESSERA, data_dir, "--no-sync", "-c", sql], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.0, full_run_s))
+        time.sleep(rng.uniform(0.3, 1.1) * full_run_s)  # mostly late: around the commit
         process.send_signal(signal.SIGKILL)
         process.wait()
         now = state(data_dir)
         assert now in (before, after), f"round {round_number}: {sql} killed: {now} is neither {before} nor {after}"
-        outcomes["before" if now == before else "after"] += 1
         # Leftovers of the killed statement (a half-written segment) are gone once the directory was reopened.
-        assert segment_files(data_dir) == (before_files if now == before else after_files), round_number
+        # (VACUUM changes no answer: its state is the same before and after, its files tell which.)
+        files = segment_files(data_dir)
+        assert (now == before and files == before_files) or (now == after and files == after_files), \
+            f"round {round_number}: segment files {files}, before {before_files}, after {after_files}"
+        outcomes["before" if now == before and files == before_files else "after"] += 1
     print(f"killed statements: {outcomes}")
