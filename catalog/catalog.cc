@@ -21,9 +21,10 @@ namespace {
 constexpr char kCatalogFileName[] = "catalog.tcat";
 constexpr char kLockFileName[] = "LOCK";
 constexpr uint32_t kCatalogMagic = 0x54435431;  // "TCT1"
-// Version 2 adds each table's partition column (TableDescriptor::partition_column); version 1 files still open
-// (their tables are replicated) and are rewritten as version 2 at the next commit.
-constexpr uint32_t kCatalogVersion = 2;
+// Version 2 adds each table's partition column (TableDescriptor::partition_column); version 3 the deleted rows of
+// each segment. Older files still open (version 1: tables replicated; 1 and 2: no deletions) and are rewritten as
+// the current version at the next commit.
+constexpr uint32_t kCatalogVersion = 3;
 constexpr uint32_t kOldestCatalogVersion = 1;
 
 void WriteValue(ByteWriter& out, const Value& value) { out.PutString(value.Serialize()); }
@@ -97,6 +98,14 @@ void WriteTable(ByteWriter& out, const TableDescriptor& table) {
       out.PutU32(block.bytes);
       out.PutU32(block.rows);
     }
+    uint32_t with_deletions = 0;
+    for (size_t b = 0; b < segment.deleted.size(); ++b) with_deletions += segment.deleted[b] != nullptr;
+    out.PutU32(with_deletions);
+    for (size_t b = 0; b < segment.deleted.size(); ++b) {
+      if (segment.deleted[b] == nullptr) continue;
+      out.PutU32(static_cast<uint32_t>(b));
+      out.PutString(segment.deleted[b]->Serialize());
+    }
   }
   out.PutU32(static_cast<uint32_t>(table.partition_column + 1));
 }
@@ -138,6 +147,17 @@ bool ReadTable(ByteReader& in, uint32_t version, TableDescriptor* table) {
     segment.blocks.resize(block_count);
     for (BlockLocation& block : segment.blocks) {
       if (!in.GetU64(&block.file_offset) || !in.GetU32(&block.bytes) || !in.GetU32(&block.rows)) return false;
+    }
+    uint32_t with_deletions = 0;
+    if (version >= 3 && !in.GetU32(&with_deletions)) return false;
+    for (uint32_t i = 0; i < with_deletions; ++i) {
+      uint32_t block;
+      std::string bytes;
+      if (!in.GetU32(&block) || block >= block_count || !in.GetString(&bytes)) return false;
+      std::optional<DeletedRows> rows = DeletedRows::Deserialize(bytes, segment.blocks[block].rows);
+      if (!rows.has_value()) return false;
+      segment.deleted.resize(block_count);
+      segment.deleted[block] = std::make_shared<const DeletedRows>(*std::move(rows));
     }
     table->segments.push_back(std::move(segment));
   }

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "catalog/column_statistics.h"
+#include "catalog/row_deletions.h"
 #include "catalog/schema.h"
 
 namespace tessera {
@@ -33,7 +34,16 @@ struct BlockLocation {
 struct SegmentDescriptor {
   uint64_t segment_id = 0;
   std::vector<BlockLocation> blocks;
-  int64_t row_count = 0;
+  int64_t row_count = 0;  // rows stored in the file, deleted ones included
+  // The deleted rows of each block (row_deletions.h): empty when none is deleted, else one entry per block, null
+  // for a block without deletions.
+  std::vector<std::shared_ptr<const DeletedRows>> deleted;
+
+  // Shared by every copy of this descriptor, i.e. by every table version that lists the segment: it expires when
+  // no version does, which is when VACUUM may delete a segment it replaced (engine/dml_statements.cc).
+  std::shared_ptr<const char> listed = std::make_shared<const char>(0);
+
+  const DeletedRows* DeletedIn(size_t block) const { return deleted.empty() ? nullptr : deleted[block].get(); }
 };
 
 constexpr uint32_t kDefaultBlockSizeBytes = 2u << 20;
@@ -46,7 +56,7 @@ struct TableDescriptor {
   std::vector<ColumnSchema> columns;
   uint32_t block_size_bytes = kDefaultBlockSizeBytes;
   std::vector<SegmentDescriptor> segments;
-  int64_t row_count = 0;
+  int64_t row_count = 0;  // live rows (deleted ones not counted)
   std::vector<ColumnStatistics> statistics;  // one per column
   // CREATE TABLE ... PARTITION BY HASH (column): in a distributed cluster (distributed/README.md) each rank holds
   // the rows whose column value hashes to it; -1: replicated (every rank holds every row), and every table of a

@@ -35,14 +35,6 @@ namespace {
 
 using parser::ParsedExpr;
 
-// Table writes (load commits, DROP TABLE, ANALYZE) are serialized: each commits a new catalog version built on the
-// current one. A load holds it only for its commit, not while it reads and builds blocks, so loads into the same
-// or different tables run concurrently and their segments add up in commit order.
-absl::Mutex& TableWriteMutex() {
-  static absl::Mutex mutex;
-  return mutex;
-}
-
 QueryResult StatusOnly(std::string message, int64_t rows = 0) {
   QueryResult result;
   result.status_message = std::move(message);
@@ -80,8 +72,8 @@ absl::StatusOr<uint32_t> ParseBlockSize(const Value& value) {
 }
 
 // Installs `loaded`, already written by `writer`, as a new segment of the table `planned` was read from, in its
-// current version (other loads may have committed since): flush the block file, commit the catalog, then make the
-// blocks readable. Fails (Aborted) when the table was dropped meanwhile. Any failure before the catalog commit leaves
+// current version (other loads may have committed since): flush the block file, make the blocks readable, then
+// commit the catalog. Fails (Aborted) when the table was dropped meanwhile. Any failure before the catalog commit leaves
 // the table as it was and removes the segment file (the writer removes it when it is destroyed unfinished).
 absl::Status CommitLoad(Database& database, const TableDescriptor& planned, std::unique_ptr<SegmentWriter> writer,
                         LoadedRows loaded) {
@@ -99,13 +91,11 @@ absl::Status CommitLoad(Database& database, const TableDescriptor& planned, std:
   updated->segments.push_back(segment);
   updated->row_count += loaded.row_count;
   for (size_t c = 0; c < updated->statistics.size(); ++c) updated->statistics[c].Merge(loaded.statistics[c]);
-  absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated));
-  if (!committed.ok()) {
-    storage.DeleteSegmentFile(segment.segment_id);
-    return committed;
-  }
+  // Readable before the catalog lists it: a query that takes the new version at once must find its blocks.
   storage.RegisterSegment(segment, static_cast<uint32_t>(planned.columns.size()), std::move(loaded.blocks));
-  return absl::OkStatus();
+  absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated));
+  if (!committed.ok()) storage.DropSegment(segment.segment_id);  // its blocks and its file
+  return committed;
 }
 
 // A load into `table`: its new segment and how it commits.
@@ -252,6 +242,13 @@ absl::StatusOr<DelimitedFormat> CopyStatementFormat(const parser::CopyStatement&
   return CopyFormat(statement);
 }
 
+// A load holds it only for its commit, not while it reads and builds blocks, so loads into the same or different
+// tables run concurrently and their segments add up in commit order.
+absl::Mutex& TableWriteMutex() {
+  static absl::Mutex mutex;
+  return mutex;
+}
+
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement) {
   Catalog& catalog = database.catalog();
   if (catalog.HasTable(statement.table) && statement.if_not_exists) return StatusOnly("CREATE TABLE");
@@ -262,6 +259,10 @@ absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser:
     if (FindColumn(table.columns, definition.name) >= 0) {
       return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
           statement.text, definition.position, absl::StrCat("column '", definition.name, "' specified more than once")));
+    }
+    if (definition.name == kRowIdColumnName) {
+      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+          statement.text, definition.position, absl::StrCat("column name '", definition.name, "' is reserved")));
     }
     ColumnSchema column;
     column.name = definition.name;

@@ -363,6 +363,14 @@ absl::Status CheckDistributedStatement(Database& database, const parser::Stateme
                                                    "' is not supported in a distributed cluster yet (use COPY)"));
     }
   }
+  if (statement.kind == StatementKind::kDelete || statement.kind == StatementKind::kUpdate ||
+      statement.kind == StatementKind::kVacuum) {
+    // Each rank holds its own rows and deletions; a statement that changes them must run on every rank as one.
+    const char* name = statement.kind == StatementKind::kDelete   ? "DELETE"
+                       : statement.kind == StatementKind::kUpdate ? "UPDATE"
+                                                                  : "VACUUM";
+    return absl::UnimplementedError(absl::StrCat(name, " is not supported in a distributed cluster yet"));
+  }
   if (statement.kind == StatementKind::kCopy) {
     const auto& copy = static_cast<const parser::CopyStatement&>(statement);
     absl::StatusOr<std::shared_ptr<const TableDescriptor>> table = database.catalog().GetTable(copy.table);

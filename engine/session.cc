@@ -204,6 +204,15 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
       case StatementKind::kAnalyze:
         result = ExecuteAnalyze(*database_, static_cast<const parser::AnalyzeStatement&>(*statement));
         break;
+      case StatementKind::kDelete:
+        result = ExecuteDelete(*database_, static_cast<const parser::DeleteStatement&>(*statement), RunOptions());
+        break;
+      case StatementKind::kUpdate:
+        result = ExecuteUpdate(*database_, static_cast<const parser::UpdateStatement&>(*statement), RunOptions());
+        break;
+      case StatementKind::kVacuum:
+        result = ExecuteVacuum(*database_, static_cast<const parser::VacuumStatement&>(*statement));
+        break;
       case StatementKind::kDescribe:
         result = ExecuteDescribe(*database_, static_cast<const parser::DescribeStatement&>(*statement));
         break;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "engine/query_result.h"
 #include "engine/result_sink.h"
 #include "engine/session.h"
@@ -90,5 +91,20 @@ absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::
 absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowStatement& statement);
 absl::StatusOr<QueryResult> ExecuteDescribe(Database& database, const parser::DescribeStatement& statement);
 absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::AnalyzeStatement& statement);
+
+// Table writes (load commits, DELETE / UPDATE / VACUUM commits, DROP TABLE, ANALYZE) are serialized by this mutex:
+// each commits a new catalog version built on the current one, holding it only for the commit.
+absl::Mutex& TableWriteMutex();
+
+// DELETE / UPDATE (dml_statements.cc): the rows are found by a query under the Foreman over the table's current
+// version; the deletions (and UPDATE's new rows, a new segment) are installed by one catalog commit, so the table
+// is as before or as after, also for a process killed meanwhile. "DELETE n" / "UPDATE n" with rows_affected = n.
+absl::StatusOr<QueryResult> ExecuteDelete(Database& database, const parser::DeleteStatement& statement,
+                                          const QueryRunOptions& options);
+absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::UpdateStatement& statement,
+                                          const QueryRunOptions& options);
+// VACUUM [t]: rewrites the segments that have deleted rows without them (one new segment per table); the old
+// segment files go once no running query reads them.
+absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement);
 
 }  // namespace tessera

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "catalog/row_deletions.h"
 #include "catalog/schema.h"
 
 namespace tessera::optimizer {
@@ -108,7 +109,8 @@ absl::StatusOr<std::vector<int>> Scope::ExpandStar(const std::string& qualifier)
   }
   std::vector<int> columns;
   for (int i = 0; i < size(); ++i) {
-    if (columns_[i].relation == qualifier) columns.push_back(i);
+    // The hidden row-id column of DELETE / UPDATE (catalog/row_deletions.h) is never part of t.*.
+    if (columns_[i].relation == qualifier && columns_[i].name != kRowIdColumnName) columns.push_back(i);
   }
   return columns;
 }

@@ -44,4 +44,12 @@ absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQuery(const parser::SelectS
                                                            const OptimizerOptions& options = {},
                                                            OptimizerReport* report = nullptr);
 
+// DELETE / UPDATE (engine/dml_statements.cc): PlanQuery where FROM items naming `target->name` bind to `target`, a
+// snapshot with the hidden row-id column (catalog/row_deletions.h), instead of the catalog's table. The row-id
+// column is invisible to unqualified names and to SELECT *; `alias."#row_id"` reaches it.
+absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQueryWithRowIds(const parser::SelectStatement& query,
+                                                                     const Catalog& catalog, std::string_view sql_text,
+                                                                     std::shared_ptr<const TableDescriptor> target,
+                                                                     const OptimizerOptions& options = {});
+
 }  // namespace tessera::optimizer

@@ -108,7 +108,9 @@ absl::Status QueryBinder::ScopeForRelation(const parser::TableRef& ref, const st
   }
   *scope = Scope();
   for (size_t i = 0; i < output.size(); ++i) {
-    scope->AddColumn(ScopeColumn{alias, names[i], output[i].type, output[i].nullable, false});
+    // The row-id column of DELETE / UPDATE (PlanQueryWithRowIds) is reachable only qualified, like a merged one.
+    const bool hidden = names[i] == kRowIdColumnName;
+    scope->AddColumn(ScopeColumn{alias, names[i], output[i].type, output[i].nullable, hidden});
   }
   relation->names = std::move(names);
   return absl::OkStatus();
@@ -137,8 +139,10 @@ absl::StatusOr<BoundRelation> QueryBinder::BindNamedRelation(const parser::Table
     TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, alias, ref.column_aliases, &relation, scope));
     return relation;
   }
-  if (catalog_.HasTable(ref.name)) {
-    absl::StatusOr<std::shared_ptr<const TableDescriptor>> table = catalog_.GetTable(ref.name);
+  const bool target = target_table_ != nullptr && ref.name == target_table_->name;
+  if (target || catalog_.HasTable(ref.name)) {
+    absl::StatusOr<std::shared_ptr<const TableDescriptor>> table =
+        target ? target_table_ : catalog_.GetTable(ref.name);
     if (!table.ok()) return Rewrap(table.status(), ref.position);  // dropped concurrently
     auto scan = std::make_unique<TableScan>();
     scan->table = *table;

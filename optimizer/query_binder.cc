@@ -65,6 +65,16 @@ absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQuery(const parser::SelectS
   return RunRules(std::move(plan), options, report);
 }
 
+absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQueryWithRowIds(const parser::SelectStatement& query,
+                                                                     const Catalog& catalog, std::string_view sql_text,
+                                                                     std::shared_ptr<const TableDescriptor> target,
+                                                                     const OptimizerOptions& options) {
+  QueryBinder binder(catalog, sql_text, "", 0, {});
+  binder.set_target_table(std::move(target));
+  TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, binder.BindStatement(query, nullptr));
+  return RunRules(std::move(relation.plan), options, nullptr);
+}
+
 QueryBinder::QueryBinder(const Catalog& catalog, std::string_view sql, std::string view_name, int view_depth,
                          std::vector<std::string> expanding_views)
     : catalog_(catalog),

@@ -272,6 +272,8 @@ class QueryBinder {
 
   const Catalog& catalog() const { return catalog_; }
   std::string_view sql() const { return sql_; }
+  // PlanQueryWithRowIds: the table that references to its name bind to instead of the catalog's.
+  void set_target_table(std::shared_ptr<const TableDescriptor> table) { target_table_ = std::move(table); }
 
  private:
   struct CteEntry {
@@ -283,6 +285,7 @@ class QueryBinder {
   absl::Status CountExpansion(const parser::TableRef& ref);
 
   const Catalog& catalog_;
+  std::shared_ptr<const TableDescriptor> target_table_;
   std::string_view sql_;
   std::string view_name_;
   int view_depth_;

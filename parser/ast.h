@@ -242,6 +242,9 @@ enum class StatementKind {
   kSet,
   kShow,         // SHOW name | SHOW ALL | SHOW TABLES
   kDescribe,     // DESCRIBE t / DESC t
+  kDelete,       // DELETE FROM t [USING ...] [WHERE ...]
+  kUpdate,       // UPDATE t SET c = e, ... [FROM ...] [WHERE ...]
+  kVacuum,       // VACUUM [t]
 };
 
 struct Statement {
@@ -341,6 +344,38 @@ struct ShowStatement : Statement {
 struct DescribeStatement : Statement {
   DescribeStatement() : Statement(StatementKind::kDescribe) {}
   std::string table;
+};
+
+// DELETE and UPDATE carry the query that finds their rows, built by the parser:
+//   DELETE FROM t [[AS] a] [USING u, ...] [WHERE p]  ->  SELECT a."#row_id" FROM t AS a, u, ... WHERE p
+//   UPDATE t [[AS] a] SET c = e, ... [FROM u, ...] [WHERE p]
+//                                       ->  SELECT a.*, e, ..., a."#row_id" FROM t AS a, u, ... WHERE p
+// "#row_id" (kRowIdColumnRef) is the hidden row-id column that the engine's binding of t provides
+// (catalog/row_deletions.h); the alias defaults to the table name.
+constexpr char kRowIdColumnRef[] = "#row_id";
+
+struct DeleteStatement : Statement {
+  DeleteStatement() : Statement(StatementKind::kDelete) {}
+  std::string table;
+  SourcePosition table_position;
+  std::unique_ptr<SelectStatement> query;
+};
+
+struct UpdateStatement : Statement {
+  UpdateStatement() : Statement(StatementKind::kUpdate) {}
+  struct Assignment {
+    std::string column;
+    SourcePosition position;  // of the column name
+  };
+  std::string table;
+  SourcePosition table_position;
+  std::vector<Assignment> assignments;  // assignment i's value is query's select item 1 + i (after a.*)
+  std::unique_ptr<SelectStatement> query;
+};
+
+struct VacuumStatement : Statement {
+  VacuumStatement() : Statement(StatementKind::kVacuum) {}
+  std::string table;  // empty: all tables
 };
 
 }  // namespace tessera::parser

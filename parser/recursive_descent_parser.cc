@@ -179,6 +179,9 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseStatemen
   if (AtWord("SET")) return ParseSet();
   if (AtWord("SHOW")) return ParseShow();
   if (AtWord("DESCRIBE") || AtWord("DESC")) return ParseDescribe();
+  if (AtWord("DELETE")) return ParseDelete();
+  if (AtWord("UPDATE")) return ParseUpdate();
+  if (AtWord("VACUUM")) return ParseVacuum();
   return ErrorExpected("a statement");
 }
 

@@ -88,6 +88,12 @@ class RecursiveDescentParser {
   absl::StatusOr<std::unique_ptr<Statement>> ParseSet();
   absl::StatusOr<std::unique_ptr<Statement>> ParseShow();
   absl::StatusOr<std::unique_ptr<Statement>> ParseDescribe();
+  absl::StatusOr<std::unique_ptr<Statement>> ParseDelete();  // dml_parser.cc
+  absl::StatusOr<std::unique_ptr<Statement>> ParseUpdate();
+  absl::StatusOr<std::unique_ptr<Statement>> ParseVacuum();
+  // DELETE / UPDATE: the target table's optional alias (not a word that starts the next clause).
+  absl::StatusOr<std::string> ParseTargetAlias(std::string_view next_clause);
+  absl::StatusOr<std::vector<std::unique_ptr<TableRef>>> ParseFromList();
   // A possibly dotted setting name (a.b.c), lower-cased.
   absl::StatusOr<std::string> ParseSettingName();
   // An option value: a literal, or a bare word returned as a kString literal with its original spelling.

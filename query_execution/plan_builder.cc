@@ -403,8 +403,9 @@ class Builder {
     Stream stream;
     stream.input = BlockInput::FromTable(scan.table, storage_);
     stream.table = scan.table->name;
-    stream.block_columns = scan.columns;
     for (int c : scan.columns) {
+      // DELETE / UPDATE read the hidden row-id column (catalog/row_deletions.h) that the block scanner makes.
+      stream.block_columns.push_back(IsRowIdColumn(scan.table->columns[c]) ? kRowIdBlockColumn : c);
       stream.types.push_back(scan.table->columns[c].type);
       stream.names.push_back(scan.table->columns[c].name);
     }

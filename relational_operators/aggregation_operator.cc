@@ -47,6 +47,7 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_index_));
     rows_in_ = block.view.row_count();
     BlockScanner scanner(op_->scan_);
+    scanner.SetBlockRows(block.deleted, block.ordinal);
     if (scanner.CanSkip(block.view)) return absl::OkStatus();
     AggregationTable& table = *op_->PartialTable(context.worker_index);
     // The table's arrays are charged by the pool as they grow; what it holds on the heap (strings, DISTINCT

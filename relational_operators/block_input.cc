@@ -24,7 +24,10 @@ BlockInput BlockInput::FromTable(std::shared_ptr<const TableDescriptor> table, S
   BlockInput input;
   input.storage_ = storage;
   for (const SegmentDescriptor& segment : table->segments) {
-    for (uint32_t b = 0; b < segment.blocks.size(); ++b) input.table_blocks_.push_back(BlockId{segment.segment_id, b});
+    for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
+      input.table_blocks_.push_back(BlockId{segment.segment_id, b});
+      input.table_deleted_.push_back(segment.DeletedIn(b));
+    }
   }
   input.cursor_ = ScanCursor::For(storage, table->table_id);
   input.table_ = std::move(table);
@@ -62,6 +65,8 @@ absl::StatusOr<PinnedBlock> BlockInput::Pin(size_t i) const {
     if (!handle.ok()) return handle.status();
     pinned.view = handle->view();
     pinned.pin = *std::move(handle);
+    pinned.deleted = table_deleted_[i];
+    pinned.ordinal = static_cast<uint32_t>(i);
   } else {
     pinned.view = relation_->block(static_cast<uint32_t>(i));
   }

@@ -43,6 +43,10 @@ class ScanCursor {
 struct PinnedBlock {
   BlockView view;
   BlockHandle pin;  // empty for temporary blocks
+  // Base blocks: the rows the table snapshot has deleted (null: none; BlockScanner::SetBlockRows) and the block's
+  // ordinal in the snapshot (for row ids, catalog/row_deletions.h).
+  const DeletedRows* deleted = nullptr;
+  uint32_t ordinal = 0;
 };
 
 class BlockInput {
@@ -75,6 +79,7 @@ class BlockInput {
   std::shared_ptr<const TableDescriptor> table_;
   StorageManager* storage_ = nullptr;
   std::vector<BlockId> table_blocks_;
+  std::vector<const DeletedRows*> table_deleted_;  // per block of table_blocks_; owned by table_
   ScanCursor* cursor_ = nullptr;
   std::shared_ptr<TemporaryRelation> relation_;
 };

@@ -44,6 +44,15 @@ BlockScanner::BlockScanner(const ScanSpec& spec)
     : spec_(spec), has_filter_(spec.filter != nullptr || !spec.runtime_filters.empty()) {
   if (spec.filter != nullptr) filter_ = std::make_unique<ExpressionEvaluator>(*spec.filter);
   selection_.rows.resize(kVectorSize);
+  for (size_t i = 0; i < spec.block_columns.size(); ++i) {
+    if (spec.block_columns[i] == kRowIdBlockColumn) {
+      row_id_column_ = static_cast<int>(i);
+      continue;
+    }
+    load_columns_.push_back(spec.block_columns[i]);
+    load_types_.push_back(spec.types[i]);
+    load_targets_.push_back(static_cast<int>(i));
+  }
   const size_t filters = spec.runtime_filters.size();
   if (filters == 0) return;
   scratch_.rows.resize(kVectorSize);
@@ -85,6 +94,7 @@ BlockScanner::~BlockScanner() {
 bool BlockScanner::CanSkip(const BlockView& block) const {
   for (const ScanSpec::RangeTerm& term : spec_.range_terms) {
     const int column = spec_.block_columns[term.batch_column];
+    if (column == kRowIdBlockColumn) continue;
     const Type& type = spec_.types[term.batch_column];
     if (!block.chunk(column).has_zone_map) {
       if (block.NullCount(column) == block.row_count()) return true;  // all NULL: no comparison is true
@@ -120,11 +130,21 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
   const uint32_t rows = block.row_count();
   if (next_row_ >= rows) return false;
   const uint32_t count = std::min(kVectorSize, rows - next_row_);
-  LoadBatchFromBlock(block, spec_.types, spec_.block_columns, next_row_, count, &batch_);
-  next_row_ += count;
+  LoadBatch(block, next_row_, count);
   const SelectionVector* in = nullptr;
+  masked_ = deleted_ != nullptr && deleted_->AnyDeleted(next_row_, count);
+  if (masked_) {
+    uint32_t live = 0;
+    for (uint32_t r = 0; r < count; ++r) {
+      selection_.rows[live] = r;
+      live += !deleted_->IsDeleted(next_row_ + r);
+    }
+    selection_.count = live;
+    in = &selection_;
+  }
+  next_row_ += count;
   if (!early_filter_order_.empty()) {
-    ApplyRuntimeFilters(early_filter_order_, nullptr);
+    ApplyRuntimeFilters(early_filter_order_, in);
     in = &selection_;
   }
   if (filter_ != nullptr) {
@@ -138,6 +158,22 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
     if (expanding_ && NextExpandedChunk()) return true;
   }
   return true;
+}
+
+void BlockScanner::LoadBatch(const BlockView& block, uint32_t first, uint32_t count) {
+  if (row_id_column_ < 0) {
+    LoadBatchFromBlock(block, spec_.types, spec_.block_columns, first, count, &batch_);
+    return;
+  }
+  LoadBatchFromBlock(block, load_types_, load_columns_, first, count, &loaded_);
+  batch_.columns.resize(spec_.block_columns.size());
+  batch_.size = count;
+  for (size_t i = 0; i < load_targets_.size(); ++i) std::swap(batch_.columns[load_targets_[i]], loaded_.columns[i]);
+  ColumnVector& row_ids = batch_.columns[row_id_column_];
+  row_ids.set_type(Type::BigInt());
+  row_ids.ResetOwned(count);
+  int64_t* values = row_ids.mutable_values<int64_t>();
+  for (uint32_t r = 0; r < count; ++r) values[r] = static_cast<int64_t>(MakeRowId(block_ordinal_, first + r));
 }
 
 void BlockScanner::ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "catalog/row_deletions.h"
 #include "expressions/batch.h"
 #include "expressions/bound_expression.h"
 #include "expressions/expression_evaluator.h"
@@ -21,7 +22,8 @@
 
 namespace tessera {
 
-// What to read: `block_columns[i]` is the block column loaded as batch column i (with `types[i]`); `filter`
+// What to read: `block_columns[i]` is the block column loaded as batch column i (with `types[i]`; kRowIdBlockColumn:
+// the row ids of catalog/row_deletions.h, BIGINT, numbered by the block's ordinal given to SetBlockRows); `filter`
 // (optional) is a predicate over batch columns. Shared by all work orders of an operator; immutable.
 struct ScanSpec {
   std::vector<int> block_columns;
@@ -51,6 +53,14 @@ class BlockScanner {
   // True if the block's zone maps prove that no row passes the filter.
   bool CanSkip(const BlockView& block) const;
 
+  // Deleted rows (catalog/row_deletions.h) of the base block about to be read (null: none), never handed out, and
+  // the block's ordinal in its table snapshot (for row ids). Call before the first Next() of a base block;
+  // temporary blocks need no call.
+  void SetBlockRows(const DeletedRows* deleted, uint32_t ordinal) {
+    deleted_ = deleted;
+    block_ordinal_ = ordinal;
+  }
+
   // Iterates over the block a vector at a time. Returns false when the block is exhausted. On true, `batch()`
   // holds the next vector of rows and `selection()` the rows passing the filter (null: all rows pass).
   absl::StatusOr<bool> Next(const BlockView& block);
@@ -60,12 +70,16 @@ class BlockScanner {
   }
 
   const Batch& batch() const { return expanding_ ? expanded_ : batch_; }
-  const SelectionVector* selection() const { return has_filter_ && !expanding_ ? &selection_ : nullptr; }
+  const SelectionVector* selection() const {
+    return (has_filter_ || masked_) && !expanding_ ? &selection_ : nullptr;
+  }
   uint32_t selected_count() const {
-    return expanding_ ? expanded_.size : has_filter_ ? selection_.count : batch_.size;
+    return expanding_ ? expanded_.size : has_filter_ || masked_ ? selection_.count : batch_.size;
   }
 
  private:
+  // Loads rows [first, first + count) into batch_, the row-id column included.
+  void LoadBatch(const BlockView& block, uint32_t first, uint32_t count);
   // Applies the runtime filters `order` to the rows of `in` (null: all rows of the batch) into selection_.
   void ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in);
   // Starts handing out the selected rows of batch_ repeated by their multiplicities, if any is above 1.
@@ -80,6 +94,17 @@ class BlockScanner {
   SelectionVector selection_;
   SelectionVector scratch_;
   uint32_t next_row_ = 0;
+
+  // Deleted rows of the current block; masked_: the current batch has some, so selection_ lists its live rows.
+  const DeletedRows* deleted_ = nullptr;
+  uint32_t block_ordinal_ = 0;
+  bool masked_ = false;
+  // With a row-id column: the block columns loaded (into loaded_) and the batch column each becomes.
+  int row_id_column_ = -1;
+  std::vector<int> load_columns_;
+  std::vector<Type> load_types_;
+  std::vector<int> load_targets_;
+  Batch loaded_;
 
   // Runtime filters: application order, per-filter rows in / out of this work order, key column pointers.
   std::vector<int> filter_order_;         // after the filter predicate

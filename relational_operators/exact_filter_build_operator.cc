@@ -15,6 +15,7 @@ class ExactFilterBuildOperator::InsertWorkOrder : public WorkOrder {
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_index_));
     rows_in_ = block.view.row_count();
     BlockScanner scanner(op_->scan_);
+    scanner.SetBlockRows(block.deleted, block.ordinal);
     if (scanner.CanSkip(block.view)) return absl::OkStatus();
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));

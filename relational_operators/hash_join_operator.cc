@@ -323,6 +323,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->probe_.Pin(block_index_));
     rows_in_ = block.view.row_count();
     BlockScanner scanner(op_->scan_);
+    scanner.SetBlockRows(block.deleted, block.ordinal);
     if (scanner.CanSkip(block.view)) return absl::OkStatus();
     // NOT IN with a NULL on the build side: no row qualifies.
     if (spec.type == HashJoinType::kAnti && spec.null_aware && table.rows_with_null_first_key() > 0) {

@@ -19,6 +19,7 @@ class InsertOperator::InsertWorkOrder : public WorkOrder {
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_index_));
     rows_in_ = block.view.row_count();
     BlockScanner scanner(op_->scan_);
+    scanner.SetBlockRows(block.deleted, block.ordinal);
     std::vector<ExpressionEvaluator> evaluators;
     evaluators.reserve(op_->values_.size());
     for (const auto& value : op_->values_) evaluators.emplace_back(*value);
@@ -32,12 +33,15 @@ class InsertOperator::InsertWorkOrder : public WorkOrder {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
       if (!more) break;
       const Batch& batch = scanner.batch();
+      // Only rows deleted in the table snapshot are left out (the input carries no filter).
+      const SelectionVector* live = scanner.selection();
       for (size_t c = 0; c < evaluators.size(); ++c) {
-        absl::StatusOr<const ColumnVector*> evaluated = evaluators[c].Evaluate(batch, nullptr);
+        absl::StatusOr<const ColumnVector*> evaluated = evaluators[c].Evaluate(batch, live);
         if (!evaluated.ok()) return CastError(static_cast<int>(c), batch, first_row, evaluated.status());
         columns[c] = *evaluated;
         if (table.columns[c].not_null && columns[c]->has_nulls()) {
-          for (uint32_t r = 0; r < batch.size; ++r) {
+          for (uint32_t i = 0; i < (live != nullptr ? live->count : batch.size); ++i) {
+            const uint32_t r = live != nullptr ? live->rows[i] : i;
             if (columns[c]->IsNull(r)) {
               return absl::InvalidArgumentError(absl::StrCat("INSERT row ", RowNumber(first_row + r),
                                                              ": NULL in NOT NULL column '", table.columns[c].name,
@@ -46,7 +50,7 @@ class InsertOperator::InsertWorkOrder : public WorkOrder {
           }
         }
       }
-      TESSERA_RETURN_IF_ERROR(writer.Append(columns, nullptr, batch.size));
+      TESSERA_RETURN_IF_ERROR(writer.Append(columns, live, batch.size));
       first_row += batch.size;
     }
     TESSERA_RETURN_IF_ERROR(writer.Flush());

@@ -15,6 +15,7 @@ class SelectOperator::SelectWorkOrder : public WorkOrder {
   absl::Status Execute(const WorkOrderContext& context) override {
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_index_));
     BlockScanner scanner(op_->scan_);
+    scanner.SetBlockRows(block.deleted, block.ordinal);
     rows_in_ = block.view.row_count();
     if (scanner.CanSkip(block.view)) {
       op_->skipped_blocks_.fetch_add(1);

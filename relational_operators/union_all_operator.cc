@@ -16,6 +16,7 @@ class UnionAllOperator::CopyWorkOrder : public WorkOrder {
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->inputs_[input_].Pin(block_));
     rows_in_ = block.view.row_count();
     BlockScanner scanner(op_->scans_[input_]);
+    scanner.SetBlockRows(block.deleted, block.ordinal);
     if (scanner.CanSkip(block.view)) return absl::OkStatus();
     VectorBlockWriter writer(op_->output_.get());
     // The batch may carry more columns than the output: runtime-filter keys the branch does not output are loaded

@@ -627,7 +627,9 @@ absl::StatusOr<int64_t> ExportDelimitedFile(const std::string& path, const Table
         break;
       }
       BlockView block = handle->view();
+      const DeletedRows* deleted = segment.DeletedIn(b);
       for (uint32_t r = 0; r < block.row_count(); ++r) {
+        if (deleted != nullptr && deleted->IsDeleted(r)) continue;
         for (size_t c = 0; c < table.columns.size(); ++c) {
           if (c > 0) buffer.push_back(format.delimiter);
           const int column = static_cast<int>(c);
@@ -646,7 +648,7 @@ absl::StatusOr<int64_t> ExportDelimitedFile(const std::string& path, const Table
         buffer.push_back('\n');
         if (buffer.size() >= (1 << 20)) flush();
       }
-      rows += block.row_count();
+      rows += block.row_count() - (deleted != nullptr ? deleted->deleted_count() : 0);
     }
   }
   flush();

@@ -14,7 +14,7 @@ How a run works, for S streams:
    queries per hour = S * queries / Ts * 3600 (TPC-H's Throughput@Size multiplies that by SF when all 22 ran).
 
 Deviations from the specification, on purpose: the queries use the validation parameters in every stream (qgen
-would draw parameters per stream), and there are no refresh functions.
+would draw parameters per stream). With --refresh a refresh stream runs beside them (bench_refresh.py).
 """
 from __future__ import annotations
 
@@ -150,8 +150,9 @@ def _release(fifo: str, sql: str, process) -> None:
 
 
 def run_streams(engine, queries_by_number: dict, statements_by_number: dict, streams: list[int], workdir: str,
-                timeout: float, log) -> list[StreamRun]:
-    """Runs the given streams concurrently (see the module doc); queries_by_number: TPC-H number -> (path, sql)."""
+                timeout: float, log, on_start=None) -> list[StreamRun]:
+    """Runs the given streams concurrently (see the module doc); queries_by_number: TPC-H number -> (path, sql).
+    `on_start(start)` (optional) is called at the start of the measurement interval (the refresh stream)."""
     allowed = set(queries_by_number)
     runs, processes, timed_sql, copies = [], [], [], []
     for stream in streams:
@@ -175,6 +176,8 @@ def run_streams(engine, queries_by_number: dict, statements_by_number: dict, str
         process.warm.wait(max(0.0, deadline - time.monotonic()))
     log(f"  {len(streams)} stream(s) warm; starting the timed streams")
     start = time.perf_counter()
+    if on_start is not None:
+        on_start(start)
     writers = [threading.Thread(target=_release, args=(fifo, sql, p.process), daemon=True)
                for (p, fifo), sql in zip(processes, timed_sql)]
     for w in writers:

@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import bench_data  # noqa: E402
 import bench_engines  # noqa: E402
+import bench_refresh  # noqa: E402
 import bench_report  # noqa: E402
 import bench_results  # noqa: E402
 import bench_streams  # noqa: E402
@@ -71,6 +72,9 @@ def parse_args(argv=None):
     parser.add_argument("--strict", action="store_true", help="exit 1 when a query FAILED or MISMATCHed")
     parser.add_argument("--throughput", action="store_true", help="TPC-H throughput test with concurrent streams")
     parser.add_argument("--streams", default="1,2,4", help="stream counts for --throughput (default 1,2,4)")
+    parser.add_argument("--refresh", action="store_true",
+                        help="--throughput with a refresh stream (RF1 + RF2 per query stream) beside the query "
+                             "streams; the answers after the refreshes are checked against DuckDB doing the same")
     args = parser.parse_args(argv)
     if args.timeout is None:
         args.timeout = 300 if args.benchmark == "tpcds" else 900
@@ -80,6 +84,8 @@ def parse_args(argv=None):
         parser.error("--threads must be positive")
     if args.throughput and args.benchmark != "tpch":
         parser.error("--throughput is the TPC-H throughput test (tpch only)")
+    if args.refresh and not args.throughput:
+        parser.error("--refresh goes with --throughput")
     try:
         args.stream_counts = [int(s) for s in args.streams.split(",") if s.strip()]
     except ValueError:
@@ -307,15 +313,30 @@ def run_throughput(args, bench, sf, threads, data_dir, queries, workdir, report)
     if report["excluded"]:
         progress(f"excluded from the streams (they fail): {', '.join(report['excluded'])}")
     results = []
+    duck = {}  # the DuckDB database of --refresh and the pairs applied to it so far
     if working:
         queries_by_number = {n: (paths[n], sqls[n]) for n in working}
         for count in args.stream_counts:
             streams = bench_streams.throughput_streams(count)
             progress(f"throughput: {count} concurrent stream(s) {streams}, {len(working)} queries each ...")
+            refresh = None
+            if args.refresh:
+                pairs = [bench_refresh.write_pair(sf, n, workdir) for n in range(1, count + 1)]
+                refresh = bench_refresh.RefreshStream(engine, data_dir, pairs, workdir)
             runs = bench_streams.run_streams(engine, queries_by_number, statements, streams, workdir,
-                                             args.timeout * max(1, len(working)), progress)
+                                             args.timeout * max(1, len(working)), progress,
+                                             on_start=refresh.start if refresh else None)
             results.append(_throughput_result(count, runs, baseline, order_keys, working, sf))
             r = results[-1]
+            if refresh:
+                refresh.join()
+                _add_refresh(r, refresh, count, sf, working)
+                progress(f"  refresh stream: {refresh.elapsed_s:.2f} s" + (f", FAILED: {refresh.error}"
+                                                                          if refresh.error else ""))
+                r["refresh"]["verification"] = verify_refreshed(args, bench, sf, threads, refresh, queries, working,
+                                                                 paths, sqls, statements, order_keys, workdir,
+                                                                 report["tbl_dir"], duck)
+                shutil.rmtree(refresh.data_dir, ignore_errors=True)
             progress(f"  {count} stream(s): " + (f"FAILED: {r['error']}" if r["error"] else
                                                   f"{r['elapsed_s']:.2f} s, {r['queries_per_hour']:,.0f} queries/hour"))
     first = next((r for r in results if r["queries_per_hour"]), None)
@@ -324,6 +345,61 @@ def run_throughput(args, bench, sf, threads, data_dir, queries, workdir, report)
     report["throughput"] = results
     report["table"] = format_throughput(report, threads)
     return report
+
+
+def _add_refresh(result, refresh, count, sf, working) -> None:
+    """Adds the refresh stream to a throughput result: its times, and its end in the measurement interval."""
+    result["refresh"] = {"pairs": [p["pair"] for p in refresh.pairs], "elapsed_s": refresh.elapsed_s,
+                         "times_ms": refresh.times_ms, "error": refresh.error,
+                         "rows": {f"#{p['pair']}": {"orders": p["orders"], "lineitems": p["lineitems"]}
+                                  for p in refresh.pairs}}
+    if refresh.error:
+        result["error"] = "; ".join(filter(None, [result["error"], f"refresh stream: {refresh.error}"]))
+        result["queries_per_hour"] = result["throughput_at_size"] = None
+        return
+    if result["elapsed_s"] is not None and result["queries_per_hour"]:
+        elapsed = max(result["elapsed_s"], refresh.elapsed_s)
+        result["elapsed_s"] = elapsed
+        result["queries_per_hour"] = result["queries"] * 3600 / elapsed
+        result["throughput_at_size"] = (count * 22 * 3600 / elapsed * float(sf)) if len(working) == 22 else None
+
+
+def verify_refreshed(args, bench, sf, threads, refresh, queries, working, paths, sqls, statements, order_keys,
+                     workdir, tbl_dir, duck) -> dict:
+    """Runs every stream query on the refreshed database and compares with DuckDB after the same refresh pairs
+    (one in-memory DuckDB for the whole run: pairs are applied to it in order, so the stream counts must grow)."""
+    if refresh.error:
+        return {"status": "not run (the refresh stream failed)"}
+    pairs = [p["pair"] for p in refresh.pairs]
+    if "con" not in duck:
+        duck["con"], _ = bench_data.duckdb_connect(bench, tbl_dir, threads)
+        duck["applied"] = 0
+    if duck["applied"] > pairs[-1] or pairs[0] != 1:
+        return {"status": "not run (the stream counts must grow for the DuckDB reference)"}
+    for pair in refresh.pairs:
+        if pair["pair"] <= duck["applied"]:
+            continue
+        rf1, rf2 = bench_refresh.refresh_sql(pair)
+        for statement in rf1 + rf2:
+            duck["con"].execute(statement)
+        duck["applied"] = pair["pair"]
+    engine = bench_engines.TesseraEngine(args.tessera, refresh.data_dir, threads, args.memory_limit, args.timeout)
+    reference = bench_engines.DuckDBEngine(duck["con"])
+    mismatches, verified = [], 0
+    for number in working:
+        run = engine.run(paths[number], statements[number], 1)
+        expected = reference.run(sqls[number], 0)
+        if not run.ok or expected.error:
+            mismatches.append(f"Q{number:02d}: {run.error or expected.error}")
+            continue
+        difference = bench_results.compare_results(run.rows, expected.rows, order_keys[number], run.header)
+        if difference:
+            mismatches.append(f"Q{number:02d}: {difference}")
+        else:
+            verified += 1
+    progress(f"  after refresh pairs {pairs[0]}..{pairs[-1]}: {verified} of {len(working)} queries equal DuckDB's"
+             + (f"; MISMATCH {'; '.join(mismatches[:3])}" if mismatches else ""))
+    return {"status": "verified" if not mismatches else "MISMATCH", "verified": verified, "mismatches": mismatches}
 
 
 def _throughput_result(count, runs, baseline, order_keys, working, sf) -> dict:
@@ -372,6 +448,13 @@ def format_throughput(report, threads) -> str:
             lines[-1] += f"   (Throughput@Size {r['throughput_at_size']:,.1f})"
         if r["inconsistent"]:
             lines.append(f"{'':>7}  MISMATCH vs the single-stream results: {'; '.join(r['inconsistent'][:3])}")
+        if r.get("refresh"):
+            refresh = r["refresh"]
+            times = ", ".join(f"{k} {v:.0f} ms" for k, v in refresh["times_ms"].items())
+            check = refresh.get("verification", {})
+            lines.append(f"{'':>7}  refresh stream {refresh['elapsed_s']:.2f} s ({times}); answers after it: "
+                         f"{check.get('status', '-')}" + (f" ({check['verified']} queries equal DuckDB's)"
+                                                         if check.get("verified") is not None else ""))
     # Per-query mean time at each stream count: how contention slows each query.
     if report["throughput"]:
         counts = [r for r in report["throughput"] if not r["error"]]

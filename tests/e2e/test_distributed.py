@@ -128,6 +128,10 @@ def test_statements_a_cluster_cannot_run_yet_are_refused(cluster):
     assert refused.returncode != 0 and "INSERT ... SELECT is not supported in a distributed cluster" in refused.stderr
     refused = cluster.sql("INSERT INTO lineitem (l_orderkey) VALUES (1)", check=False)
     assert refused.returncode != 0 and "partitioned table 'lineitem'" in refused.stderr
+    for statement, name in (("DELETE FROM orders WHERE o_orderkey = 1", "DELETE"),
+                            ("UPDATE nation SET n_comment = 'x'", "UPDATE"), ("VACUUM", "VACUUM")):
+        refused = cluster.sql(statement, check=False)
+        assert refused.returncode != 0 and f"{name} is not supported in a distributed cluster" in refused.stderr
     refused = cluster.sql("CREATE TABLE bad (a INTEGER) PARTITION BY HASH (b)", check=False)
     assert refused.returncode != 0 and "PARTITION BY HASH column 'b' does not exist" in refused.stderr
 

@@ -1,0 +1,410 @@
+// DELETE, UPDATE and VACUUM (catalog/row_deletions.h has the model).
+//
+// DELETE and UPDATE find their rows with an ordinary query under the Foreman: the parser's query over the target
+// table (parser/ast.h) is bound to a snapshot of the table that carries the hidden row-id column
+// (optimizer::PlanQueryWithRowIds), so WHERE, subqueries and USING / FROM joins are planned and run like any
+// SELECT. The row ids it returns become new deletion bitmaps of the snapshot's blocks; UPDATE also builds the new
+// rows into a new segment. One catalog commit installs both (the same commit point as COPY and INSERT): a process
+// killed before it leaves the table as it was (the new segment file is an orphan removed at the next start), after
+// it as the statement left it; readers hold the version they started with, so they see all or none of it.
+//
+// DELETE, UPDATE and VACUUM statements run one at a time (DmlMutex, held from planning to commit), so a statement's
+// snapshot differs from the table at its commit only by segments that loads appended meanwhile; a DROP TABLE in
+// between makes the commit fail (Aborted).
+
+#include <algorithm>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "catalog/catalog.h"
+#include "catalog/row_deletions.h"
+#include "common/status_macros.h"
+#include "engine/statement_handlers.h"
+#include "optimizer/binder.h"
+#include "parser/parser.h"
+#include "query_execution/plan_builder.h"
+#include "query_execution/query_manager.h"
+#include "storage/delimited_file.h"
+#include "storage/storage_manager.h"
+
+namespace tessera {
+namespace {
+
+static_assert(std::string_view(parser::kRowIdColumnRef) == std::string_view(kRowIdColumnName));
+
+absl::Mutex& DmlMutex() {
+  static absl::Mutex mutex;
+  return mutex;
+}
+
+// Rows built into a new segment per LoadRows call (VACUUM, UPDATE): bounds the Values held at once.
+constexpr size_t kRowsPerLoadChunk = 1 << 16;
+
+QueryResult StatusOnly(std::string message, int64_t rows) {
+  QueryResult result;
+  result.status_message = std::move(message);
+  result.rows_affected = rows;
+  return result;
+}
+
+// Segments that VACUUM replaced are deleted once no table version lists them (SegmentDescriptor::listed): a query
+// that started before the VACUUM keeps reading their blocks. Collected by the next DELETE, UPDATE or VACUUM of the
+// same database; a restart removes the files of any left. Entries name their storage manager and the segment's
+// file, so a database opened later at the same address drops nothing of its own (segment ids are never reused in
+// one directory).
+class RetiredSegments {
+ public:
+  static RetiredSegments& Get() {
+    static RetiredSegments* const retired = new RetiredSegments;  // never destroyed
+    return *retired;
+  }
+  void Retire(const StorageManager& storage, const SegmentDescriptor& segment) {
+    absl::MutexLock lock(&mutex_);
+    pending_.push_back({&storage, storage.SegmentPath(segment.segment_id), segment.listed, segment.segment_id});
+  }
+  // Drops the segments of `storage` that no version lists any more.
+  void Collect(StorageManager& storage) {
+    std::vector<uint64_t> unused;
+    {
+      absl::MutexLock lock(&mutex_);
+      std::erase_if(pending_, [&](const Entry& entry) {
+        if (entry.storage != &storage || !entry.listed.expired()) return false;
+        if (storage.SegmentPath(entry.segment_id) == entry.path) unused.push_back(entry.segment_id);
+        return true;
+      });
+    }
+    for (uint64_t segment : unused) storage.DropSegment(segment);
+  }
+
+ private:
+  struct Entry {
+    const StorageManager* storage;
+    std::string path;
+    std::weak_ptr<const char> listed;
+    uint64_t segment_id;
+  };
+  absl::Mutex mutex_;
+  std::vector<Entry> pending_ ABSL_GUARDED_BY(mutex_);
+};
+
+// (segment index, block index) of each block ordinal of a snapshot, the numbering of row ids.
+std::vector<std::pair<uint32_t, uint32_t>> BlockOrdinals(const TableDescriptor& table) {
+  std::vector<std::pair<uint32_t, uint32_t>> ordinals;
+  for (uint32_t s = 0; s < table.segments.size(); ++s) {
+    for (uint32_t b = 0; b < table.segments[s].blocks.size(); ++b) ordinals.emplace_back(s, b);
+  }
+  return ordinals;
+}
+
+// The rows a DELETE or UPDATE found: the query's result, read after it finished.
+struct FoundRows {
+  std::shared_ptr<const TableDescriptor> snapshot;  // without the row-id column
+  std::vector<optimizer::OutputColumn> columns;     // the query's output; the row id is the last
+  std::shared_ptr<ExecutionQuery> query;            // owns the result relation
+};
+
+absl::StatusOr<FoundRows> FindRows(Database& database, const std::string& table, const parser::SelectStatement& query,
+                                   std::string_view text, const QueryRunOptions& options) {
+  FoundRows found;
+  TESSERA_ASSIGN_OR_RETURN(found.snapshot, database.catalog().GetTable(table));
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
+                           optimizer::PlanQueryWithRowIds(query, database.catalog(), text,
+                                                          WithRowIdColumn(*found.snapshot), options.optimizer));
+  found.columns = plan->output();
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
+                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool()));
+  TESSERA_ASSIGN_OR_RETURN(found.query, RunDag(database, std::move(dag), options));
+  return found;
+}
+
+// Deletions of the rows `row_ids` (of `snapshot`'s numbering) applied to `updated`, a copy of the table's current
+// version. Rows already deleted are not counted again. Returns the rows newly deleted.
+absl::StatusOr<int64_t> ApplyDeletions(const TableDescriptor& snapshot, const std::vector<uint64_t>& row_ids,
+                                       TableDescriptor* updated) {
+  const std::vector<std::pair<uint32_t, uint32_t>> ordinals = BlockOrdinals(snapshot);
+  absl::flat_hash_map<uint64_t, size_t> segment_index;
+  for (size_t s = 0; s < updated->segments.size(); ++s) segment_index[updated->segments[s].segment_id] = s;
+  // The bitmaps being built, by block ordinal: copies of the current ones, changed before they are shared.
+  absl::flat_hash_map<uint32_t, std::shared_ptr<DeletedRows>> building;
+  int64_t deleted = 0;
+  for (uint64_t row_id : row_ids) {
+    const uint32_t ordinal = RowIdBlock(row_id);
+    if (ordinal >= ordinals.size()) return absl::InternalError("a row id names no block of the table");
+    std::shared_ptr<DeletedRows>& rows = building[ordinal];
+    if (rows == nullptr) {
+      const SegmentDescriptor& segment = snapshot.segments[ordinals[ordinal].first];
+      auto found = segment_index.find(segment.segment_id);
+      if (found == segment_index.end()) {
+        return absl::AbortedError(absl::StrCat("table '", snapshot.name, "' was changed by another statement"));
+      }
+      const SegmentDescriptor& current = updated->segments[found->second];
+      const DeletedRows* existing = current.DeletedIn(ordinals[ordinal].second);
+      rows = existing != nullptr ? std::make_shared<DeletedRows>(*existing)
+                                 : std::make_shared<DeletedRows>(current.blocks[ordinals[ordinal].second].rows);
+    }
+    if (RowIdRow(row_id) >= rows->row_count()) return absl::InternalError("a row id names no row of its block");
+    deleted += rows->Delete(RowIdRow(row_id));
+  }
+  for (auto& [ordinal, rows] : building) {
+    SegmentDescriptor& segment =
+        updated->segments[segment_index.at(snapshot.segments[ordinals[ordinal].first].segment_id)];
+    segment.deleted.resize(segment.blocks.size());
+    segment.deleted[ordinals[ordinal].second] = std::move(rows);
+  }
+  updated->row_count -= deleted;
+  return deleted;
+}
+
+// Commits deletions of `row_ids` and, when `loaded` has rows, the new segment `writer` wrote, in one catalog
+// commit. Returns the rows deleted.
+absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& snapshot,
+                                     const std::vector<uint64_t>& row_ids, std::unique_ptr<SegmentWriter> writer,
+                                     LoadedRows loaded) {
+  const bool appends = writer != nullptr && loaded.row_count > 0;
+  SegmentDescriptor segment;
+  if (appends) {
+    TESSERA_RETURN_IF_ERROR(writer->Finish());  // outside the mutex: it waits for the disk
+    segment = DescribeSegment(writer->segment_id(), loaded);
+  }
+  StorageManager& storage = database.storage();
+  absl::MutexLock lock(&TableWriteMutex());
+  absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(snapshot.name);
+  auto abandon = [&](absl::Status status) {
+    if (appends) storage.DeleteSegmentFile(segment.segment_id);
+    return status;
+  };
+  if (!current.ok() || (*current)->table_id != snapshot.table_id) {
+    return abandon(absl::AbortedError(absl::StrCat("table '", snapshot.name, "' was dropped meanwhile")));
+  }
+  auto updated = std::make_shared<TableDescriptor>(**current);
+  absl::StatusOr<int64_t> deleted = ApplyDeletions(snapshot, row_ids, updated.get());
+  if (!deleted.ok()) return abandon(deleted.status());
+  if (appends) {
+    updated->segments.push_back(segment);
+    updated->row_count += loaded.row_count;
+    for (size_t c = 0; c < updated->statistics.size(); ++c) updated->statistics[c].Merge(loaded.statistics[c]);
+  }
+  // The new blocks are readable before the catalog lists them (a query may take the new version at once).
+  if (appends) {
+    storage.RegisterSegment(segment, static_cast<uint32_t>(snapshot.columns.size()), std::move(loaded.blocks));
+  }
+  if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
+    if (appends) storage.DropSegment(segment.segment_id);
+    return committed;
+  }
+  return *deleted;
+}
+
+// The row ids in the last column of a DELETE / UPDATE query's result.
+std::vector<uint64_t> ResultRowIds(const TemporaryRelation& relation) {
+  std::vector<uint64_t> row_ids;
+  const int column = static_cast<int>(relation.schema().size()) - 1;
+  for (uint32_t b = 0; b < relation.block_count(); ++b) {
+    const BlockView block = relation.block(b);
+    for (uint32_t r = 0; r < block.row_count(); ++r) {
+      row_ids.push_back(static_cast<uint64_t>(block.GetValue(column, r, Type::BigInt()).AsInt64()));
+    }
+  }
+  return row_ids;
+}
+
+// Whether a SET value of type `from` may be stored in a column of type `to` (then cast like INSERT does).
+bool Assignable(const Type& from, const Type& to) {
+  if (from.id() == TypeId::kNull || from == to || from.IsString() || to.IsString()) return true;
+  if (from.IsNumeric() && to.IsNumeric()) return true;
+  const auto temporal = [](const Type& t) { return t.id() == TypeId::kDate || t.id() == TypeId::kTimestamp; };
+  return temporal(from) && temporal(to);
+}
+
+}  // namespace
+
+absl::StatusOr<QueryResult> ExecuteDelete(Database& database, const parser::DeleteStatement& statement,
+                                          const QueryRunOptions& options) {
+  absl::MutexLock dml(&DmlMutex());
+  RetiredSegments::Get().Collect(database.storage());
+  TESSERA_ASSIGN_OR_RETURN(FoundRows found,
+                           FindRows(database, statement.table, *statement.query, statement.text, options));
+  std::vector<uint64_t> row_ids = ResultRowIds(*found.query->manager().result());
+  found.query.reset();
+  if (row_ids.empty()) return StatusOnly("DELETE 0", 0);
+  TESSERA_ASSIGN_OR_RETURN(int64_t deleted, CommitChange(database, *found.snapshot, row_ids, nullptr, {}));
+  return StatusOnly(absl::StrCat("DELETE ", deleted), deleted);
+}
+
+absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::UpdateStatement& statement,
+                                          const QueryRunOptions& options) {
+  absl::MutexLock dml(&DmlMutex());
+  RetiredSegments::Get().Collect(database.storage());
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table, database.catalog().GetTable(statement.table));
+  // The column each assignment sets, checked before the query runs.
+  std::vector<int> targets;
+  for (const parser::UpdateStatement::Assignment& assignment : statement.assignments) {
+    const int column = FindColumn(table->columns, assignment.column);
+    if (column < 0) {
+      return absl::NotFoundError(parser::FormatErrorWithCaret(
+          statement.text, assignment.position,
+          absl::StrCat("column '", assignment.column, "' of table '", table->name, "' does not exist")));
+    }
+    if (std::find(targets.begin(), targets.end(), column) != targets.end()) {
+      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+          statement.text, assignment.position, absl::StrCat("column '", assignment.column, "' is set more than once")));
+    }
+    targets.push_back(column);
+  }
+  TESSERA_ASSIGN_OR_RETURN(FoundRows found,
+                           FindRows(database, statement.table, *statement.query, statement.text, options));
+  const TableDescriptor& snapshot = *found.snapshot;
+  const size_t width = snapshot.columns.size();
+  if (found.columns.size() != width + targets.size() + 1) {
+    return absl::InternalError(absl::StrCat("the UPDATE query returns ", found.columns.size(), " columns, not the table's ", width, ", the ", targets.size(), " values and the row id"));
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const ColumnSchema& column = snapshot.columns[targets[i]];
+    const Type& type = found.columns[width + i].type;
+    if (!Assignable(type, column.type)) {
+      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+          statement.text, statement.assignments[i].position,
+          absl::StrCat("column '", column.name, "' is of type ", column.type.ToString(), " but the expression is of type ",
+                       type.ToString())));
+    }
+  }
+  // Each found row once (a FROM join may match a row several times: which match would win is not defined).
+  const TemporaryRelation& relation = *found.query->manager().result();
+  std::vector<uint64_t> row_ids = ResultRowIds(relation);
+  {
+    std::vector<uint64_t> sorted = row_ids;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "UPDATE: a row of '", snapshot.name, "' matches more than one row of the FROM tables"));
+    }
+  }
+  if (row_ids.empty()) return StatusOnly("UPDATE 0", 0);
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
+                           database.storage().CreateSegmentWriter(database.catalog().AllocateSegmentId()));
+  LoadedRows loaded;
+  std::vector<std::vector<Value>> rows;
+  int64_t row_number = 0;
+  auto flush = [&]() -> absl::Status {
+    if (rows.empty()) return absl::OkStatus();
+    TESSERA_ASSIGN_OR_RETURN(LoadedRows chunk, LoadRows(snapshot, rows, database.storage(), *writer));
+    loaded.Append(std::move(chunk));
+    rows.clear();
+    return absl::OkStatus();
+  };
+  for (uint32_t b = 0; b < relation.block_count(); ++b) {
+    const BlockView block = relation.block(b);
+    for (uint32_t r = 0; r < block.row_count(); ++r) {
+      ++row_number;
+      std::vector<Value> row(width);
+      for (size_t c = 0; c < width; ++c) row[c] = block.GetValue(static_cast<int>(c), r, snapshot.columns[c].type);
+      for (size_t i = 0; i < targets.size(); ++i) {
+        const ColumnSchema& column = snapshot.columns[targets[i]];
+        Value value = block.GetValue(static_cast<int>(width + i), r, found.columns[width + i].type);
+        if (value.is_null()) {
+          if (column.not_null) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("UPDATE: NULL in NOT NULL column '", column.name, "'"));
+          }
+          row[targets[i]] = Value::Null(column.type);
+          continue;
+        }
+        absl::StatusOr<Value> cast = value.CastTo(column.type);
+        if (!cast.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat("UPDATE row ", row_number, ", column ", column.name, ": ",
+                                                         cast.status().message()));
+        }
+        row[targets[i]] = *std::move(cast);
+      }
+      rows.push_back(std::move(row));
+      if (rows.size() == kRowsPerLoadChunk) TESSERA_RETURN_IF_ERROR(flush());
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(flush());
+  found.query.reset();
+  const int64_t updated = loaded.row_count;
+  TESSERA_RETURN_IF_ERROR(CommitChange(database, snapshot, row_ids, std::move(writer), std::move(loaded)).status());
+  return StatusOnly(absl::StrCat("UPDATE ", updated), updated);
+}
+
+absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement) {
+  absl::MutexLock dml(&DmlMutex());
+  StorageManager& storage = database.storage();
+  RetiredSegments::Get().Collect(storage);
+  std::vector<std::shared_ptr<const TableDescriptor>> tables;
+  if (statement.table.empty()) {
+    tables = database.catalog().ListTables();
+  } else {
+    TESSERA_ASSIGN_OR_RETURN(auto table, database.catalog().GetTable(statement.table));
+    tables.push_back(table);
+  }
+  for (const auto& table : tables) {
+    // The segments with deleted rows are rewritten, their live rows into one new segment.
+    std::vector<uint64_t> rewritten;
+    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
+                             storage.CreateSegmentWriter(database.catalog().AllocateSegmentId()));
+    LoadedRows loaded;
+    std::vector<std::vector<Value>> rows;
+    for (const SegmentDescriptor& segment : table->segments) {
+      if (segment.deleted.empty()) continue;
+      rewritten.push_back(segment.segment_id);
+      for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
+        TESSERA_ASSIGN_OR_RETURN(BlockHandle handle, storage.PinBlock(BlockId{segment.segment_id, b}));
+        const BlockView block = handle.view();
+        const DeletedRows* deleted = segment.DeletedIn(b);
+        for (uint32_t r = 0; r < block.row_count(); ++r) {
+          if (deleted != nullptr && deleted->IsDeleted(r)) continue;
+          std::vector<Value> row(table->columns.size());
+          for (size_t c = 0; c < row.size(); ++c) row[c] = block.GetValue(static_cast<int>(c), r, table->columns[c].type);
+          rows.push_back(std::move(row));
+          if (rows.size() == kRowsPerLoadChunk) {
+            TESSERA_ASSIGN_OR_RETURN(LoadedRows chunk, LoadRows(*table, rows, storage, *writer));
+            loaded.Append(std::move(chunk));
+            rows.clear();
+          }
+        }
+      }
+    }
+    if (rewritten.empty()) continue;
+    if (!rows.empty()) {
+      TESSERA_ASSIGN_OR_RETURN(LoadedRows chunk, LoadRows(*table, rows, storage, *writer));
+      loaded.Append(std::move(chunk));
+    }
+    const bool appends = loaded.row_count > 0;
+    SegmentDescriptor segment;
+    if (appends) {
+      TESSERA_RETURN_IF_ERROR(writer->Finish());
+      segment = DescribeSegment(writer->segment_id(), loaded);
+    }
+    absl::MutexLock lock(&TableWriteMutex());
+    absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table->name);
+    if (!current.ok() || (*current)->table_id != table->table_id) {
+      if (appends) storage.DeleteSegmentFile(segment.segment_id);
+      continue;  // dropped meanwhile: nothing to compact
+    }
+    auto updated = std::make_shared<TableDescriptor>(**current);
+    for (const SegmentDescriptor& s : updated->segments) {
+      if (std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end()) {
+        RetiredSegments::Get().Retire(storage, s);
+      }
+    }
+    std::erase_if(updated->segments, [&](const SegmentDescriptor& s) {
+      return std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end();
+    });
+    if (appends) {
+      updated->segments.push_back(segment);
+      storage.RegisterSegment(segment, static_cast<uint32_t>(table->columns.size()), std::move(loaded.blocks));
+    }
+    if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
+      if (appends) storage.DropSegment(segment.segment_id);
+      return committed;
+    }
+  }
+  tables.clear();  // our own references to the versions just replaced
+  RetiredSegments::Get().Collect(storage);
+  return StatusOnly("VACUUM", 0);
+}
+
+}  // namespace tessera
