@@ -100,7 +100,29 @@ struct SelectBlockOptions {
   const std::vector<parser::OrderByItem>* order_by = nullptr;
   Correlation* correlation = nullptr;  // extract correlated WHERE conjuncts into it
   bool group_by_correlation = false;   // scalar subquery: correlation equalities become leading GROUP BY keys
+  // The enclosing block's plan (outer columns index its output), for a scalar subquery whose correlation is not
+  // a set of equalities: the block is then computed once per distinct value of the outer columns it reads
+  // (see DistinctOuterValues). Null: such a correlation is an error.
+  const LogicalOperator* outer_plan = nullptr;
 };
+
+// General decorrelation (the dependent join of Neumann and Kemper, "Unnesting Arbitrary Queries", with its
+// outer side reduced to the distinct values the subquery reads): the subquery is joined with the distinct
+// tuples of the outer columns its correlated conjuncts read, on those conjuncts, evaluated per tuple, and the
+// result joined back to the enclosing plan on equality of those columns.
+struct OuterValueSet {
+  std::vector<int> outer_columns;  // ascending indexes into the enclosing plan's output
+  LogicalOperatorPtr plan;         // one row per distinct tuple of those columns (over a copy of that plan)
+};
+
+// Re-indexes correlated conjuncts (outer columns encoded as kOuterColumnBase + j, see above) for a join
+// condition: outer column outer_columns[i] becomes outer_offset + i, an inner column c becomes inner_offset + c.
+void RemapCorrelation(BoundExpression* conjunct, const std::vector<int>& outer_columns, int outer_offset,
+                      int inner_offset);
+
+// True when `conjunct` (outer columns encoded) is `outer expression = inner expression` (either order), each
+// side reading at least one column: a correlation that a hash join can key on directly.
+bool IsCorrelationEquality(const BoundExpression& conjunct);
 
 // A subquery prepared for a semi/anti join: its plan, correlated conjuncts and (for IN) its value.
 struct JoinableSubquery {
@@ -240,6 +262,12 @@ class QueryBinder {
                                                    bool null_rejecting);
   absl::StatusOr<ExpressionPtr> BindSubqueryMark(const parser::ParsedExpr& expr, ExpressionContext& context);
   static bool IsSemiJoinPredicate(const parser::ParsedExpr& expr);
+  // The distinct tuples of the outer columns that `conjuncts` read, over a copy of `outer_plan`. Unimplemented
+  // (at `position`) when a conjunct can hold for a NULL outer value: the tuples are joined back on equality,
+  // which never matches NULL, so a NULL must mean "no inner row qualifies".
+  absl::StatusOr<OuterValueSet> DistinctOuterValues(const std::vector<ExpressionPtr>& conjuncts,
+                                                    const LogicalOperator& outer_plan,
+                                                    const parser::SourcePosition& position);
 
  private:
   absl::StatusOr<JoinableSubquery> BindJoinableSubquery(const parser::ParsedExpr& expr, const Scope& outer,
