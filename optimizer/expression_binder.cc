@@ -526,6 +526,9 @@ absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& c
                     : name == "AVG"                         ? AggregateFunction::kAvg
                     : name == "MIN" || name == "BOOL_AND" ? AggregateFunction::kMin
                                                             : AggregateFunction::kMax;
+  if (result.function == AggregateFunction::kMin || result.function == AggregateFunction::kMax) {
+    result.distinct = false;  // duplicates do not change an extreme
+  }
   if (call.children.size() != 1) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, call.position,
                    absl::StrCat("function ", absl::AsciiStrToLower(name), " takes exactly one argument"));

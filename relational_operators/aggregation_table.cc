@@ -644,8 +644,24 @@ absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type
                                    GroupTable& table, const Slot& slot) {
   const Type& result = call.result_type;
   if (call.distinct) {
-    // COUNT(DISTINCT x) (Create rejects other DISTINCT aggregates).
-    return Value::BigInt(static_cast<int64_t>(table.sets()[static_cast<size_t>(slot.value)].size()));
+    const auto& set = table.sets()[static_cast<size_t>(slot.value)];
+    if (call.kind == AggregateKind::kCount) return Value::BigInt(static_cast<int64_t>(set.size()));
+    // SUM / AVG (DISTINCT x) (Create rejects the others): each distinct value folded once into a plain state.
+    AggregationSpec::Call plain;
+    plain.kind = call.kind;
+    plain.result_type = call.result_type;
+    Slot folded{};
+    for (const std::string& serialized : set) {
+      const char* p = serialized.data();
+      const Value value = DecodeKeyPart(&p, argument_type);
+      if (argument_type.id() == TypeId::kDouble) {
+        SetSlotDouble(folded, SlotDouble(folded) + value.AsDouble());
+      } else {
+        folded.value += value.AsInt128();
+      }
+      ++folded.count;
+    }
+    return FinalizeSlot(plain, argument_type, table, folded);
   }
   switch (call.kind) {
     case AggregateKind::kCountStar:

@@ -9,7 +9,8 @@
 // (so NULLs group together, as SQL requires) and the values: stored in the row when every column is
 // fixed-width or a string of a declared length up to 32 bytes, else serialized (length-prefixed strings)
 // beside it. A table whose inline string meets a longer value (bytes, not characters, count) switches to
-// serialized keys. COUNT(DISTINCT x) keeps a set of serialized values per group. See
+// serialized keys. COUNT / SUM / AVG (DISTINCT x) keep a set of serialized values per group (SUM and AVG fold
+// it when the group is written). See
 // docs/decisions/0003-hash-aggregation.md.
 //
 // Threading: a table is used by one thread at a time. MergeAndWrite for different partitions may run at the
