@@ -242,6 +242,16 @@ class QueryBinder {
                                         AggregateBinding* aggregation);
 
  private:
+  // ---- holistic_aggregates.cc
+ public:
+  // MEDIAN, QUANTILE / QUANTILE_CONT / QUANTILE_DISC, PERCENTILE_CONT / PERCENTILE_DISC, STRING_AGG / LISTAGG /
+  // GROUP_CONCAT, APPROX_COUNT_DISTINCT (upper-case names).
+  static bool IsHolisticAggregateName(const std::string& name);
+  // The aggregate call for such a `call`, its argument bound in `context` (fraction and separator constants).
+  absl::StatusOr<AggregateCall> BindHolisticAggregateCall(const parser::ParsedExpr& call,
+                                                          ExpressionContext& context);
+
+ private:
   // ---- grouping_sets.cc
   // The aggregation of a block over `input`, once aggregation->group_keys and ->calls are bound: an Aggregate, or
   // for ROLLUP / CUBE / GROUPING SETS the plan of optimizer/grouping_sets.h. Binds the GROUPING(...) calls

@@ -41,7 +41,10 @@ bool IsOrdinal(const ParsedExpr& expr) {
 }
 
 bool SameCall(const AggregateCall& a, const AggregateCall& b) {
-  if (a.function != b.function || a.distinct != b.distinct) return false;
+  if (a.function != b.function || a.distinct != b.distinct || a.descending != b.descending ||
+      a.ordered != b.ordered || a.separator != b.separator || a.fraction.ToString() != b.fraction.ToString()) {
+    return false;
+  }
   if ((a.argument == nullptr) != (b.argument == nullptr)) return false;
   return a.argument == nullptr || ExpressionsEqual(*a.argument, *b.argument);
 }
@@ -376,7 +379,8 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
       const int call = i - static_cast<int>(aggregation.group_keys.size());
       if (call >= 0 && call < static_cast<int>(aggregation.calls.size()) &&
           (aggregation.calls[call].function == AggregateFunction::kCount ||
-           aggregation.calls[call].function == AggregateFunction::kCountStar)) {
+           aggregation.calls[call].function == AggregateFunction::kCountStar ||
+           aggregation.calls[call].function == AggregateFunction::kApproxCountDistinct)) {
         replacements.push_back(MakeConstant(Value::BigInt(0)));
       } else {
         replacements.push_back(MakeConstant(Value::Null(output[i].type)));

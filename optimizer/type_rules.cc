@@ -145,8 +145,26 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
       }
     case AggregateFunction::kMin:
     case AggregateFunction::kMax:
+    case AggregateFunction::kQuantileDisc:
       if (argument.id() == TypeId::kNull || argument.id() == TypeId::kInterval) return std::nullopt;
       return argument;
+    case AggregateFunction::kQuantileCont:  // as DuckDB: DECIMAL keeps its type, other numbers are DOUBLE
+      switch (argument.id()) {
+        case TypeId::kInteger:
+        case TypeId::kBigInt:
+        case TypeId::kDouble:
+          return Type::Double();
+        case TypeId::kDecimal:
+          return argument;
+        default:
+          return std::nullopt;
+      }
+    case AggregateFunction::kStringAgg:
+      if (!argument.IsString()) *argument_type = Type::Varchar();
+      return Type::Varchar();
+    case AggregateFunction::kApproxCountDistinct:
+      if (argument.id() == TypeId::kNull || argument.id() == TypeId::kInterval) return std::nullopt;
+      return Type::BigInt();
   }
   return std::nullopt;
 }

@@ -155,8 +155,23 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseFunctionCall() {
     if (call->distinct || !AtOperator(")")) {
       TESSERA_ASSIGN_OR_RETURN(call->children, ParseExpressionList());
     }
+    if (ConsumeWord("ORDER")) {  // string_agg(x, ',' ORDER BY y)
+      TESSERA_RETURN_IF_ERROR(ExpectWord("BY"));
+      TESSERA_RETURN_IF_ERROR(ParseOrderByItems(&call->aggregate_order_by));
+    }
   }
   TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
+  if (AtWord("WITHIN") && IsWord(PeekToken(1), "GROUP")) {  // percentile_cont(0.5) WITHIN GROUP (ORDER BY x)
+    if (!call->aggregate_order_by.empty()) return ErrorExpected("OVER, FILTER or the end of the call");
+    Advance();
+    Advance();
+    TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
+    TESSERA_RETURN_IF_ERROR(ExpectWord("ORDER"));
+    TESSERA_RETURN_IF_ERROR(ExpectWord("BY"));
+    TESSERA_RETURN_IF_ERROR(ParseOrderByItems(&call->aggregate_order_by));
+    TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
+    call->within_group = true;
+  }
   // `OVER` is not reserved: it starts a window only when a window name or '(' follows (`SELECT count(*) over`
   // keeps reading `over` as an alias).
   if (AtWord("OVER") && (IsOperator(PeekToken(1), "(") || IsName(PeekToken(1)))) {

@@ -140,6 +140,7 @@ absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create
     }
     if (call.kind == AggregateKind::kCountStar || (call.distinct && call.kind == AggregateKind::kCount)) continue;
     if (call.argument == nullptr) return absl::InvalidArgumentError("aggregate without an argument");
+    if (HasContainerState(call) && !call.distinct) continue;  // quantiles, string_agg, sketches: typed by the binder
     const Type& type = call.argument->result_type;
     const bool numeric = type.id() == TypeId::kDouble || IsExactOrderable(type);
     if ((call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg) &&
