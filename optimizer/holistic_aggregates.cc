@@ -116,7 +116,10 @@ absl::StatusOr<AggregateCall> QueryBinder::BindHolisticAggregateCall(const parse
   if (string_agg && !call.aggregate_order_by.empty()) {
     const parser::OrderByItem& order = call.aggregate_order_by[0];
     TESSERA_ASSIGN_OR_RETURN(ExpressionPtr key, BindExpression(*order.expr, argument_context));
-    if (!ExpressionsEqual(*key, *argument)) {
+    // With FILTER the argument is CASE WHEN condition THEN value END (parser), the key still the value.
+    const bool filtered_value = call.aggregate_filter && argument->kind == ExpressionKind::kCase &&
+                                ExpressionsEqual(*key, *argument->children[1]);
+    if (!ExpressionsEqual(*key, *argument) && !filtered_value) {
       return unsupported(absl::StrCat(lower, " ordered by anything but the aggregated value is not supported"));
     }
     result.ordered = true;

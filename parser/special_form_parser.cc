@@ -189,16 +189,18 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseAggregateFilter(ExprPtr cal
   TESSERA_RETURN_IF_ERROR(ExpectWord("WHERE"));
   TESSERA_ASSIGN_OR_RETURN(ExprPtr condition, ParseExpression());
   TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
-  if (call->children.size() != 1) {
+  if (call->children.empty() || (!call->within_group && call->children.size() > 2)) {
     return ErrorAt(position, "FILTER needs an aggregate function of one argument");
   }
-  // f(x) FILTER (WHERE c)  ->  f(CASE WHEN c THEN x END); COUNT(*) counts CASE WHEN c THEN 1 END.
-  ExprPtr value = std::move(call->children[0]);
+  // f(x) FILTER (WHERE c)  ->  f(CASE WHEN c THEN x END); COUNT(*) counts CASE WHEN c THEN 1 END. The value is
+  // the first argument (string_agg(x, sep), quantile_cont(x, f)), or the WITHIN GROUP key.
+  ExprPtr& target = call->within_group ? call->aggregate_order_by[0].expr : call->children[0];
+  ExprPtr value = std::move(target);
   if (value->kind == ExprKind::kStar) value = MakeLiteral(LiteralKind::kInteger, "1", value->position);
   auto case_expr = MakeExpr(ExprKind::kCase, position);
   case_expr->children.push_back(std::move(condition));
   case_expr->children.push_back(std::move(value));
-  call->children[0] = std::move(case_expr);
+  target = std::move(case_expr);
   call->aggregate_filter = true;
   return call;
 }
