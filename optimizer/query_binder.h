@@ -91,6 +91,7 @@ struct BoundSelectBlock {
   // Scalar-subquery decorrelation: the block's output starts with one column per correlation key, and
   // outer_keys[i] (over the enclosing block's plan) must equal output column i.
   std::vector<ExpressionPtr> outer_keys;
+  std::vector<bool> null_safe_outer_keys;  // empty, or one per outer key (OuterValueSet::null_safe)
   bool has_empty_group_marker =
       false;                        // then the last output column is TRUE for every row (see subquery_binder)
   ExpressionPtr empty_group_value;  // the value of the select item over an empty group, when not NULL
@@ -113,7 +114,14 @@ struct SelectBlockOptions {
 struct OuterValueSet {
   std::vector<int> outer_columns;  // ascending indexes into the enclosing plan's output
   LogicalOperatorPtr plan;         // one row per distinct tuple of those columns (over a copy of that plan)
+  // Per outer column: the conditions can hold when it is NULL, so joining back must match NULL with NULL (a
+  // residual `a = b OR (a IS NULL AND b IS NULL)`); otherwise a hash key (NULL then means "no inner row").
+  std::vector<bool> null_safe;
 };
+
+// Joins the enclosing plan (left) back to a decorrelated subquery on `outer` = right column `right_index`: a key
+// pair, or with `null_safe` a residual that also matches NULL with NULL (OuterValueSet::null_safe).
+void AddJoinBackKey(Join* join, ExpressionPtr outer, int right_index, bool null_safe);
 
 // Re-indexes correlated conjuncts (outer columns encoded as kOuterColumnBase + j, see above) for a join
 // condition: outer column outer_columns[i] becomes outer_offset + i, an inner column c becomes inner_offset + c.
@@ -272,12 +280,9 @@ class QueryBinder {
                                                    bool null_rejecting);
   absl::StatusOr<ExpressionPtr> BindSubqueryMark(const parser::ParsedExpr& expr, ExpressionContext& context);
   static bool IsSemiJoinPredicate(const parser::ParsedExpr& expr);
-  // The distinct tuples of the outer columns that `conjuncts` read, over a copy of `outer_plan`. Unimplemented
-  // (at `position`) when a conjunct can hold for a NULL outer value: the tuples are joined back on equality,
-  // which never matches NULL, so a NULL must mean "no inner row qualifies".
-  absl::StatusOr<OuterValueSet> DistinctOuterValues(const std::vector<ExpressionPtr>& conjuncts,
-                                                    const LogicalOperator& outer_plan,
-                                                    const parser::SourcePosition& position);
+  // The distinct tuples of the outer columns that `conjuncts` read, over a copy of `outer_plan`.
+  static OuterValueSet DistinctOuterValues(const std::vector<ExpressionPtr>& conjuncts,
+                                           const LogicalOperator& outer_plan);
 
  private:
   absl::StatusOr<JoinableSubquery> BindJoinableSubquery(const parser::ParsedExpr& expr, const Scope& outer,

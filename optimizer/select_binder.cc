@@ -148,8 +148,8 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
     } else {
       // General correlation (query_binder.h, OuterValueSet): the block's input is joined with the distinct
       // outer tuples on the correlated conditions, and those tuples become its leading grouping keys.
-      TESSERA_ASSIGN_OR_RETURN(OuterValueSet values,
-                               DistinctOuterValues(conjuncts, *options.outer_plan, core.where->position));
+      OuterValueSet values = DistinctOuterValues(conjuncts, *options.outer_plan);
+      block.null_safe_outer_keys = values.null_safe;
       const int width = plan->output_width();
       std::unique_ptr<Join> join = MakeJoin(JoinType::kCross, std::move(plan), std::move(values.plan));
       for (ExpressionPtr& conjunct : conjuncts) {

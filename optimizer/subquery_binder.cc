@@ -149,9 +149,26 @@ void RemapCorrelation(BoundExpression* conjunct, const std::vector<int>& outer_c
   });
 }
 
-absl::StatusOr<OuterValueSet> QueryBinder::DistinctOuterValues(const std::vector<ExpressionPtr>& conjuncts,
-                                                               const LogicalOperator& outer_plan,
-                                                               const parser::SourcePosition& position) {
+void AddJoinBackKey(Join* join, ExpressionPtr outer, int right_index, bool null_safe) {
+  const std::vector<OutputColumn>& right = join->children[1]->output();
+  if (!null_safe) {
+    join->left_keys.push_back(std::move(outer));
+    join->right_keys.push_back(MakeInputColumn(right, right_index));
+    return;
+  }
+  const int left_width = join->children[0]->output_width();
+  const Type type = right[right_index].type;
+  std::vector<ExpressionPtr> both_null;
+  both_null.push_back(IsNullTest(outer->Clone(), false));
+  both_null.push_back(IsNullTest(MakeColumn(left_width + right_index, type), false));
+  std::vector<ExpressionPtr> match;
+  match.push_back(MakeComparison(ComparisonOp::kEqual, std::move(outer), MakeColumn(left_width + right_index, type)));
+  match.push_back(CombineConjuncts(std::move(both_null)));
+  AddJoinCondition(join, CombineDisjuncts(std::move(match)));
+}
+
+OuterValueSet QueryBinder::DistinctOuterValues(const std::vector<ExpressionPtr>& conjuncts,
+                                               const LogicalOperator& outer_plan) {
   OuterValueSet values;
   std::vector<int> columns;
   for (const ExpressionPtr& conjunct : conjuncts) CollectColumns(*conjunct, &columns);
@@ -170,11 +187,7 @@ absl::StatusOr<OuterValueSet> QueryBinder::DistinctOuterValues(const std::vector
       if (rejects_null) break;
       rejects_null = RejectsNulls(*conjunct, kOuterColumnBase + column, kOuterColumnBase + column + 1);
     }
-    if (!rejects_null) {
-      return ErrorAt(absl::StatusCode::kUnimplemented, position,
-                     absl::StrCat("a correlated subquery whose condition can hold when the outer column '",
-                                  output[column].name, "' is NULL is not supported"));
-    }
+    values.null_safe.push_back(!rejects_null);
     aggregate->group_by.push_back(std::move(value));
     aggregate->group_names.push_back(output[column].name);
   }
@@ -302,12 +315,11 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarSubquery(const ParsedExpr& 
     const bool marker = block.has_empty_group_marker;
     std::unique_ptr<Join> join = MakeJoin(null_rejecting && !marker ? JoinType::kInner : JoinType::kLeftOuter,
                                           std::move(plan), std::move(block.plan));
-    const std::vector<OutputColumn>& right = join->children[1]->output();
     for (int i = 0; i < key_count; ++i) {
-      join->left_keys.push_back(std::move(block.outer_keys[i]));
-      join->right_keys.push_back(MakeInputColumn(right, i));
+      AddJoinBackKey(join.get(), std::move(block.outer_keys[i]), i,
+                     !block.null_safe_outer_keys.empty() && block.null_safe_outer_keys[i]);
     }
-    const Type type = right[key_count].type;
+    const Type type = join->children[1]->output()[key_count].type;
     join->RecomputeOutput();
     ExpressionPtr value = MakeColumn(left_width + key_count, type);
     if (marker) {
@@ -375,6 +387,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
                               MakeConstant(Value::BigInt(0)));
     } else {
       std::vector<ExpressionPtr> outer_keys;
+      std::vector<bool> null_safe;    // per key (general correlation only)
       LogicalOperatorPtr right_plan;  // distinct keys that have a match, then a TRUE marker
       if (AllCorrelationEqualities(subquery.correlated)) {
         std::vector<ExpressionPtr> inner_keys;
@@ -382,8 +395,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
         right_plan = DistinctKeysWithMarker(std::move(subquery.plan), std::move(inner_keys));
       } else {
         // General correlation: the distinct outer tuples semi-joined with the subquery on its conditions.
-        TESSERA_ASSIGN_OR_RETURN(OuterValueSet values,
-                                 DistinctOuterValues(subquery.correlated, *plan, expr.position));
+        OuterValueSet values = DistinctOuterValues(subquery.correlated, *plan);
+        null_safe = std::move(values.null_safe);
         const int outer_count = static_cast<int>(values.outer_columns.size());
         for (int column : values.outer_columns) outer_keys.push_back(MakeInputColumn(plan->output(), column));
         std::unique_ptr<Join> matched =
@@ -397,10 +410,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
       }
       const int key_count = static_cast<int>(outer_keys.size());
       std::unique_ptr<Join> join = MakeJoin(JoinType::kLeftOuter, std::move(plan), std::move(right_plan));
-      const std::vector<OutputColumn>& right_output = join->children[1]->output();
       for (int i = 0; i < key_count; ++i) {
-        join->left_keys.push_back(std::move(outer_keys[i]));
-        join->right_keys.push_back(MakeInputColumn(right_output, i));
+        AddJoinBackKey(join.get(), std::move(outer_keys[i]), i, !null_safe.empty() && null_safe[i]);
       }
       join->RecomputeOutput();
       plan = std::move(join);
