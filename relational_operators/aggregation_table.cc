@@ -684,9 +684,8 @@ void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, Gro
 }
 
 // The result of a quantile or string_agg over a group's serialized values (AppendKeyPart's form, non-NULL).
-// Sorting reorders `values`.
 absl::StatusOr<Value> FinalizeList(const AggregationSpec::Call& call, const Type& argument_type,
-                                   std::vector<std::string>& values) {
+                                   const std::vector<std::string>& values) {
   const Type& result = call.result_type;
   if (values.empty()) return Value::Null(result);
   std::vector<Value> decoded;
@@ -695,16 +694,13 @@ absl::StatusOr<Value> FinalizeList(const AggregationSpec::Call& call, const Type
     const char* p = serialized.data();
     decoded.push_back(DecodeKeyPart(&p, argument_type));
   }
-  if (call.kind != AggregateKind::kStringAgg || call.ordered) {
-    auto less = [](const Value& a, const Value& b) { return a.Compare(b) < 0; };
-    if (call.descending) {
-      std::stable_sort(decoded.begin(), decoded.end(), [&](const Value& a, const Value& b) { return less(b, a); });
-    } else {
-      std::stable_sort(decoded.begin(), decoded.end(), less);
-    }
-  }
   const int64_t n = static_cast<int64_t>(decoded.size());
+  const bool descending = call.descending;
+  auto before = [descending](const Value& a, const Value& b) {
+    return descending ? b.Compare(a) < 0 : a.Compare(b) < 0;
+  };
   if (call.kind == AggregateKind::kStringAgg) {
+    if (call.ordered) std::stable_sort(decoded.begin(), decoded.end(), before);
     std::string text;
     for (int64_t i = 0; i < n; ++i) {
       if (i > 0) text += call.separator;
@@ -712,6 +708,11 @@ absl::StatusOr<Value> FinalizeList(const AggregationSpec::Call& call, const Type
     }
     return Value::String(std::move(text), result);
   }
+  // Quantiles need one or two order statistics, not a sorted group: nth_element is linear.
+  auto nth = [&](int64_t position) -> const Value& {
+    std::nth_element(decoded.begin(), decoded.begin() + position, decoded.end(), before);
+    return decoded[position];
+  };
   if (call.kind == AggregateKind::kQuantileDisc) {
     // Position ceil(f * n) - 1, exact for a DECIMAL fraction (DuckDB's rule).
     int64_t position = 0;
@@ -722,12 +723,16 @@ absl::StatusOr<Value> FinalizeList(const AggregationSpec::Call& call, const Type
     } else {
       position = static_cast<int64_t>(std::ceil(call.fraction.AsDouble() * static_cast<double>(n))) - 1;
     }
-    return decoded[std::clamp<int64_t>(position, 0, n - 1)];
+    return nth(std::clamp<int64_t>(position, 0, n - 1));
   }
   // Continuous: interpolate between the values around f * (n - 1).
   const double rank = call.fraction.AsDouble() * static_cast<double>(n - 1);
   const int64_t lower = std::clamp<int64_t>(static_cast<int64_t>(std::floor(rank)), 0, n - 1);
   const int64_t upper = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(rank)), 0, n - 1);
+  nth(lower);  // then the next order statistic is the least of the values after it
+  if (upper != lower) {
+    std::iter_swap(decoded.begin() + upper, std::min_element(decoded.begin() + upper, decoded.end(), before));
+  }
   if (result.id() == TypeId::kDecimal) {
     // On the unscaled values, truncated toward zero (DuckDB: the median of 1.25 and 2.50 is 1.87).
     const int128 low = decoded[lower].AsInt128();
