@@ -132,6 +132,9 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
         default:
           return std::nullopt;
       }
+    case AggregateFunction::kQuantileCont:  // as DuckDB: DECIMAL keeps its type, other numbers are AVG's DOUBLE
+      if (argument.id() == TypeId::kDecimal) return argument;
+      [[fallthrough]];
     case AggregateFunction::kAvg:
       switch (argument.id()) {
         case TypeId::kInteger:
@@ -148,17 +151,6 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
     case AggregateFunction::kQuantileDisc:
       if (argument.id() == TypeId::kNull || argument.id() == TypeId::kInterval) return std::nullopt;
       return argument;
-    case AggregateFunction::kQuantileCont:  // as DuckDB: DECIMAL keeps its type, other numbers are DOUBLE
-      switch (argument.id()) {
-        case TypeId::kInteger:
-        case TypeId::kBigInt:
-        case TypeId::kDouble:
-          return Type::Double();
-        case TypeId::kDecimal:
-          return argument;
-        default:
-          return std::nullopt;
-      }
     case AggregateFunction::kStringAgg:
       if (!argument.IsString()) *argument_type = Type::Varchar();
       return Type::Varchar();
