@@ -189,6 +189,55 @@ void FactorCommonConjuncts(ExpressionPtr predicate, std::vector<ExpressionPtr>* 
   if (!implied) out->push_back(CombineDisjuncts(std::move(remaining)));
 }
 
+bool StrictIn(const BoundExpression& e, int begin, int end) {
+  switch (e.kind) {
+    case ExpressionKind::kColumn:
+      return e.column_index >= begin && e.column_index < end;
+    case ExpressionKind::kCast:
+    case ExpressionKind::kArithmetic:
+      for (const auto& child : e.children) {
+        if (StrictIn(*child, begin, end)) return true;
+      }
+      return false;
+    case ExpressionKind::kFunction:
+      if (e.function == FunctionId::kCoalesce || e.function == FunctionId::kNullIf ||
+          e.function == FunctionId::kConcat || e.function == FunctionId::kGreatest ||
+          e.function == FunctionId::kLeast) {
+        return false;  // NULL arguments are replaced or skipped
+      }
+      for (const auto& child : e.children) {
+        if (StrictIn(*child, begin, end)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+bool RejectsNulls(const BoundExpression& e, int begin, int end) {
+  switch (e.kind) {
+    case ExpressionKind::kComparison:
+      return StrictIn(*e.children[0], begin, end) || StrictIn(*e.children[1], begin, end);
+    case ExpressionKind::kLike:
+    case ExpressionKind::kInList:
+      return StrictIn(*e.children[0], begin, end);
+    case ExpressionKind::kIsNull:
+      return e.negated && StrictIn(*e.children[0], begin, end);
+    case ExpressionKind::kAnd:
+      for (const auto& child : e.children) {
+        if (RejectsNulls(*child, begin, end)) return true;
+      }
+      return false;
+    case ExpressionKind::kOr:
+      for (const auto& child : e.children) {
+        if (!RejectsNulls(*child, begin, end)) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool IsNullable(const BoundExpression& e, const std::vector<OutputColumn>& input) {
   auto any_child = [&](size_t begin) {
     for (size_t i = begin; i < e.children.size(); ++i) {

@@ -45,6 +45,12 @@ void FactorCommonConjuncts(ExpressionPtr predicate, std::vector<ExpressionPtr>* 
 // Conservative: false only when the expression can never be NULL given the input's nullability.
 bool IsNullable(const BoundExpression& expression, const std::vector<OutputColumn>& input);
 
+// True if `expression` is NULL whenever a column in [begin, end) it reads is NULL along a strict path (casts,
+// arithmetic, functions other than COALESCE / NULLIF / concat / greatest / least).
+bool StrictIn(const BoundExpression& expression, int begin, int end);
+// True if the predicate is never TRUE when all columns in [begin, end) are NULL.
+bool RejectsNulls(const BoundExpression& predicate, int begin, int end);
+
 bool IsConstant(const BoundExpression& expression);
 bool IsBooleanConstant(const BoundExpression& expression, bool value);
 bool IsColumn(const BoundExpression& expression);

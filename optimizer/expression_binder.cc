@@ -74,7 +74,8 @@ std::string TypeList(const std::vector<ExpressionPtr>& arguments) {
 
 bool QueryBinder::IsAggregateName(const std::string& name) {
   return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX" ||
-         name == "BOOL_AND" || name == "BOOL_OR" || IsStatisticalAggregateName(name);
+         name == "BOOL_AND" || name == "BOOL_OR" || IsStatisticalAggregateName(name) ||
+         IsHolisticAggregateName(name);
 }
 
 bool QueryBinder::ContainsAggregate(const ParsedExpr& expr) {
@@ -510,10 +511,16 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindArithmetic(const ParsedExpr& expr
 
 absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& call,
                                                              ExpressionContext& context) {
+  const std::string& name = call.name;
+  if (IsHolisticAggregateName(name)) return BindHolisticAggregateCall(call, context);
+  if (!call.aggregate_order_by.empty()) {
+    return ErrorAt(absl::StatusCode::kInvalidArgument, call.position,
+                   absl::StrCat(call.within_group ? "WITHIN GROUP" : "ORDER BY", " is not allowed in ",
+                                absl::AsciiStrToLower(name)));
+  }
   AggregateCall result;
   result.distinct = call.distinct;
   result.name = parser::ToString(call);
-  const std::string& name = call.name;
   if (name == "COUNT" && call.children.size() == 1 && call.children[0]->kind == ExprKind::kStar) {
     result.function = AggregateFunction::kCountStar;
     result.result_type = Type::BigInt();
@@ -526,6 +533,9 @@ absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& c
                     : name == "AVG"                         ? AggregateFunction::kAvg
                     : name == "MIN" || name == "BOOL_AND" ? AggregateFunction::kMin
                                                             : AggregateFunction::kMax;
+  if (result.function == AggregateFunction::kMin || result.function == AggregateFunction::kMax) {
+    result.distinct = false;  // duplicates do not change an extreme
+  }
   if (call.children.size() != 1) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, call.position,
                    absl::StrCat("function ", absl::AsciiStrToLower(name), " takes exactly one argument"));
@@ -570,10 +580,13 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
                    absl::StrCat("GROUPING is not allowed in ", context.clause,
                                 ": only in the select list, HAVING and ORDER BY of a query with GROUP BY"));
   }
-  if (expr.distinct || expr.aggregate_filter) {
+  if (expr.distinct || expr.aggregate_filter || !expr.aggregate_order_by.empty()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   absl::StrCat(expr.distinct ? "DISTINCT" : "FILTER", " specified, but ", lower,
-                                " is not an aggregate function"));
+                   absl::StrCat(expr.distinct             ? "DISTINCT"
+                                : expr.aggregate_filter ? "FILTER"
+                                : expr.within_group     ? "WITHIN GROUP"
+                                                        : "ORDER BY",
+                                " specified, but ", lower, " is not an aggregate function"));
   }
   if (IsScalarFunctionName(lower)) return BindScalarFunction(expr, context);
   const bool known =

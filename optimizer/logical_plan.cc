@@ -57,6 +57,14 @@ std::string AggregateFunctionName(AggregateFunction function) {
       return "min";
     case AggregateFunction::kMax:
       return "max";
+    case AggregateFunction::kQuantileCont:
+      return "quantile_cont";
+    case AggregateFunction::kQuantileDisc:
+      return "quantile_disc";
+    case AggregateFunction::kStringAgg:
+      return "string_agg";
+    case AggregateFunction::kApproxCountDistinct:
+      return "approx_count_distinct";
   }
   return "?";
 }
@@ -257,6 +265,10 @@ AggregateCall AggregateCall::Clone() const {
   copy.argument = CloneOrNull(argument);
   copy.result_type = result_type;
   copy.name = name;
+  copy.fraction = fraction;
+  copy.descending = descending;
+  copy.ordered = ordered;
+  copy.separator = separator;
   return copy;
 }
 
@@ -272,8 +284,9 @@ void Aggregate::RecomputeOutput() {
     output_.push_back(std::move(column));
   }
   for (const AggregateCall& call : aggregates) {
-    const bool nullable =
-        call.function != AggregateFunction::kCount && call.function != AggregateFunction::kCountStar;
+    const bool nullable = call.function != AggregateFunction::kCount &&
+                          call.function != AggregateFunction::kCountStar &&
+                          call.function != AggregateFunction::kApproxCountDistinct;
     output_.push_back({call.name, call.result_type, nullable, ""});
   }
 }
@@ -294,6 +307,12 @@ std::string Aggregate::Describe() const {
   std::vector<std::string> calls;
   for (const AggregateCall& call : aggregates) {
     std::string argument = call.argument == nullptr ? "*" : FormatExpression(*call.argument, names);
+    if (call.function == AggregateFunction::kQuantileCont || call.function == AggregateFunction::kQuantileDisc) {
+      absl::StrAppend(&argument, ", ", call.fraction.ToString(), call.descending ? " DESC" : "");
+    } else if (call.function == AggregateFunction::kStringAgg) {
+      absl::StrAppend(&argument, ", '", call.separator, "'", call.ordered ? " ORDER BY it" : "",
+                      call.ordered && call.descending ? " DESC" : "");
+    }
     calls.push_back(absl::StrCat(AggregateFunctionName(call.function), "(", call.distinct ? "DISTINCT " : "",
                                  argument, ")"));
   }

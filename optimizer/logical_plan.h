@@ -194,7 +194,20 @@ class Join final : public LogicalOperator {
   std::string Describe() const override;
 };
 
-enum class AggregateFunction { kCountStar, kCount, kSum, kAvg, kMin, kMax };
+// kQuantileCont / kQuantileDisc / kStringAgg are holistic (every value of a group is kept until the group is
+// written); kApproxCountDistinct keeps a HyperLogLog sketch per group. None of them decomposes into partials.
+enum class AggregateFunction {
+  kCountStar,
+  kCount,
+  kSum,
+  kAvg,
+  kMin,
+  kMax,
+  kQuantileCont,
+  kQuantileDisc,
+  kStringAgg,
+  kApproxCountDistinct,
+};
 
 struct AggregateCall {
   AggregateFunction function = AggregateFunction::kCountStar;
@@ -202,6 +215,13 @@ struct AggregateCall {
   ExpressionPtr argument;  // over the child's output; null for COUNT(*)
   Type result_type;
   std::string name;  // output column name, e.g. "sum(l_quantity)"
+  // Quantiles: the fraction in [0, 1], a DECIMAL or DOUBLE constant (DECIMAL keeps the discrete position exact).
+  Value fraction;
+  // Quantiles and string_agg: order the values descending (percentile_cont(f) WITHIN GROUP (ORDER BY x DESC),
+  // string_agg(x, s ORDER BY x DESC)); `ordered` says whether string_agg orders at all.
+  bool descending = false;
+  bool ordered = false;
+  std::string separator;  // string_agg
 
   AggregateCall Clone() const;
 };

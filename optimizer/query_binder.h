@@ -91,6 +91,7 @@ struct BoundSelectBlock {
   // Scalar-subquery decorrelation: the block's output starts with one column per correlation key, and
   // outer_keys[i] (over the enclosing block's plan) must equal output column i.
   std::vector<ExpressionPtr> outer_keys;
+  std::vector<bool> null_safe_outer_keys;  // empty, or one per outer key (OuterValueSet::null_safe)
   bool has_empty_group_marker =
       false;                        // then the last output column is TRUE for every row (see subquery_binder)
   ExpressionPtr empty_group_value;  // the value of the select item over an empty group, when not NULL
@@ -100,7 +101,36 @@ struct SelectBlockOptions {
   const std::vector<parser::OrderByItem>* order_by = nullptr;
   Correlation* correlation = nullptr;  // extract correlated WHERE conjuncts into it
   bool group_by_correlation = false;   // scalar subquery: correlation equalities become leading GROUP BY keys
+  // The enclosing block's plan (outer columns index its output), for a scalar subquery whose correlation is not
+  // a set of equalities: the block is then computed once per distinct value of the outer columns it reads
+  // (see DistinctOuterValues). Null: such a correlation is an error.
+  const LogicalOperator* outer_plan = nullptr;
 };
+
+// General decorrelation (the dependent join of Neumann and Kemper, "Unnesting Arbitrary Queries", with its
+// outer side reduced to the distinct values the subquery reads): the subquery is joined with the distinct
+// tuples of the outer columns its correlated conjuncts read, on those conjuncts, evaluated per tuple, and the
+// result joined back to the enclosing plan on equality of those columns.
+struct OuterValueSet {
+  std::vector<int> outer_columns;  // ascending indexes into the enclosing plan's output
+  LogicalOperatorPtr plan;         // one row per distinct tuple of those columns (over a copy of that plan)
+  // Per outer column: the conditions can hold when it is NULL, so joining back must match NULL with NULL (a
+  // residual `a = b OR (a IS NULL AND b IS NULL)`); otherwise a hash key (NULL then means "no inner row").
+  std::vector<bool> null_safe;
+};
+
+// Joins the enclosing plan (left) back to a decorrelated subquery on `outer` = right column `right_index`: a key
+// pair, or with `null_safe` a residual that also matches NULL with NULL (OuterValueSet::null_safe).
+void AddJoinBackKey(Join* join, ExpressionPtr outer, int right_index, bool null_safe);
+
+// Re-indexes correlated conjuncts (outer columns encoded as kOuterColumnBase + j, see above) for a join
+// condition: outer column outer_columns[i] becomes outer_offset + i, an inner column c becomes inner_offset + c.
+void RemapCorrelation(BoundExpression* conjunct, const std::vector<int>& outer_columns, int outer_offset,
+                      int inner_offset);
+
+// True when `conjunct` (outer columns encoded) is `outer expression = inner expression` (either order), each
+// side reading at least one column: a correlation that a hash join can key on directly.
+bool IsCorrelationEquality(const BoundExpression& conjunct);
 
 // A subquery prepared for a semi/anti join: its plan, correlated conjuncts and (for IN) its value.
 struct JoinableSubquery {
@@ -220,6 +250,16 @@ class QueryBinder {
                                         AggregateBinding* aggregation);
 
  private:
+  // ---- holistic_aggregates.cc
+ public:
+  // MEDIAN, QUANTILE / QUANTILE_CONT / QUANTILE_DISC, PERCENTILE_CONT / PERCENTILE_DISC, STRING_AGG / LISTAGG /
+  // GROUP_CONCAT, APPROX_COUNT_DISTINCT (upper-case names).
+  static bool IsHolisticAggregateName(const std::string& name);
+  // The aggregate call for such a `call`, its argument bound in `context` (fraction and separator constants).
+  absl::StatusOr<AggregateCall> BindHolisticAggregateCall(const parser::ParsedExpr& call,
+                                                          ExpressionContext& context);
+
+ private:
   // ---- grouping_sets.cc
   // The aggregation of a block over `input`, once aggregation->group_keys and ->calls are bound: an Aggregate, or
   // for ROLLUP / CUBE / GROUPING SETS the plan of optimizer/grouping_sets.h. Binds the GROUPING(...) calls
@@ -240,6 +280,9 @@ class QueryBinder {
                                                    bool null_rejecting);
   absl::StatusOr<ExpressionPtr> BindSubqueryMark(const parser::ParsedExpr& expr, ExpressionContext& context);
   static bool IsSemiJoinPredicate(const parser::ParsedExpr& expr);
+  // The distinct tuples of the outer columns that `conjuncts` read, over a copy of `outer_plan`.
+  static OuterValueSet DistinctOuterValues(const std::vector<ExpressionPtr>& conjuncts,
+                                           const LogicalOperator& outer_plan);
 
  private:
   absl::StatusOr<JoinableSubquery> BindJoinableSubquery(const parser::ParsedExpr& expr, const Scope& outer,

@@ -12,6 +12,7 @@
 #include "optimizer/expression_analysis.h"
 #include "optimizer/expression_format.h"
 #include "optimizer/grouping_sets.h"
+#include "optimizer/join_condition.h"
 #include "optimizer/query_binder.h"
 #include "parser/parser.h"
 
@@ -40,7 +41,10 @@ bool IsOrdinal(const ParsedExpr& expr) {
 }
 
 bool SameCall(const AggregateCall& a, const AggregateCall& b) {
-  if (a.function != b.function || a.distinct != b.distinct) return false;
+  if (a.function != b.function || a.distinct != b.distinct || a.descending != b.descending ||
+      a.ordered != b.ordered || a.separator != b.separator || a.fraction.ToString() != b.fraction.ToString()) {
+    return false;
+  }
   if ((a.argument == nullptr) != (b.argument == nullptr)) return false;
   return a.argument == nullptr || ExpressionsEqual(*a.argument, *b.argument);
 }
@@ -125,32 +129,41 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
   // Scalar-subquery decorrelation: correlation equalities become leading grouping keys.
   std::vector<ExpressionPtr> correlation_keys;
   if (options.group_by_correlation && options.correlation != nullptr) {
-    for (ExpressionPtr& conjunct : options.correlation->conjuncts) {
-      bool ok = conjunct->kind == ExpressionKind::kComparison && conjunct->comparison == ComparisonOp::kEqual;
-      int outer_side = -1;
-      if (ok) {
-        for (int side = 0; side < 2; ++side) {
-          const BoundExpression& candidate = *conjunct->children[side];
-          const BoundExpression& other = *conjunct->children[1 - side];
-          if (ReferencesOnlyRange(candidate, kOuterColumnBase, 2 * kOuterColumnBase) &&
-              MaxColumnIndex(candidate) >= 0 &&
-              !ReferencesRange(other, kOuterColumnBase, 2 * kOuterColumnBase) && MaxColumnIndex(other) >= 0) {
-            outer_side = side;
-          }
-        }
+    std::vector<ExpressionPtr>& conjuncts = options.correlation->conjuncts;
+    bool equalities = true;
+    for (const ExpressionPtr& conjunct : conjuncts) equalities = equalities && IsCorrelationEquality(*conjunct);
+    if (equalities) {
+      for (ExpressionPtr& conjunct : conjuncts) {
+        const int outer_side =
+            ReferencesOnlyRange(*conjunct->children[0], kOuterColumnBase, 2 * kOuterColumnBase) ? 0 : 1;
+        ExpressionPtr outer_key = std::move(conjunct->children[outer_side]);
+        ShiftColumns(outer_key.get(), -kOuterColumnBase);
+        correlation_keys.push_back(std::move(conjunct->children[1 - outer_side]));
+        block.outer_keys.push_back(std::move(outer_key));
       }
-      if (outer_side < 0) {
-        return ErrorAt(
-            absl::StatusCode::kUnimplemented, core.where->position,
-            "a correlated scalar subquery may only correlate through equalities between an inner and "
-            "an outer expression");
+    } else if (options.outer_plan == nullptr) {
+      return ErrorAt(absl::StatusCode::kUnimplemented, core.where->position,
+                     "a correlated scalar subquery may only correlate through equalities between an inner and "
+                     "an outer expression");
+    } else {
+      // General correlation (query_binder.h, OuterValueSet): the block's input is joined with the distinct
+      // outer tuples on the correlated conditions, and those tuples become its leading grouping keys.
+      OuterValueSet values = DistinctOuterValues(conjuncts, *options.outer_plan);
+      block.null_safe_outer_keys = values.null_safe;
+      const int width = plan->output_width();
+      std::unique_ptr<Join> join = MakeJoin(JoinType::kCross, std::move(plan), std::move(values.plan));
+      for (ExpressionPtr& conjunct : conjuncts) {
+        RemapCorrelation(conjunct.get(), values.outer_columns, width, 0);
+        AddJoinCondition(join.get(), std::move(conjunct));
       }
-      ExpressionPtr outer_key = std::move(conjunct->children[outer_side]);
-      ShiftColumns(outer_key.get(), -kOuterColumnBase);
-      correlation_keys.push_back(std::move(conjunct->children[1 - outer_side]));
-      block.outer_keys.push_back(std::move(outer_key));
+      join->RecomputeOutput();
+      plan = std::move(join);
+      for (size_t i = 0; i < values.outer_columns.size(); ++i) {
+        correlation_keys.push_back(MakeInputColumn(plan->output(), width + static_cast<int>(i)));
+        block.outer_keys.push_back(MakeInputColumn(options.outer_plan->output(), values.outer_columns[i]));
+      }
     }
-    options.correlation->conjuncts.clear();
+    conjuncts.clear();
   }
 
   // Is this an aggregate block?
@@ -366,7 +379,8 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
       const int call = i - static_cast<int>(aggregation.group_keys.size());
       if (call >= 0 && call < static_cast<int>(aggregation.calls.size()) &&
           (aggregation.calls[call].function == AggregateFunction::kCount ||
-           aggregation.calls[call].function == AggregateFunction::kCountStar)) {
+           aggregation.calls[call].function == AggregateFunction::kCountStar ||
+           aggregation.calls[call].function == AggregateFunction::kApproxCountDistinct)) {
         replacements.push_back(MakeConstant(Value::BigInt(0)));
       } else {
         replacements.push_back(MakeConstant(Value::Null(output[i].type)));

@@ -15,6 +15,8 @@
 //   EXISTS / IN elsewhere (under OR, in CASE, ...) -> a left join that yields a match marker (see
 //   BindSubqueryMark).
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "optimizer/constant_folding.h"
@@ -69,28 +71,23 @@ bool YieldsExactlyOneRow(const LogicalOperator& plan) {
   }
 }
 
-// Splits correlated conjuncts (outer encoded) into outer-side and inner-side equality keys; false if one is
-// not such an equality.
-bool SplitCorrelationKeys(std::vector<ExpressionPtr>* conjuncts, std::vector<ExpressionPtr>* outer_keys,
+// Splits correlated conjuncts (outer encoded) into outer-side and inner-side equality keys; all of them must
+// satisfy IsCorrelationEquality.
+void SplitCorrelationKeys(std::vector<ExpressionPtr>* conjuncts, std::vector<ExpressionPtr>* outer_keys,
                           std::vector<ExpressionPtr>* inner_keys) {
   for (ExpressionPtr& conjunct : *conjuncts) {
-    if (conjunct->kind != ExpressionKind::kComparison || conjunct->comparison != ComparisonOp::kEqual)
-      return false;
-    int outer_side = -1;
-    for (int side = 0; side < 2; ++side) {
-      const BoundExpression& candidate = *conjunct->children[side];
-      const BoundExpression& other = *conjunct->children[1 - side];
-      if (MaxColumnIndex(candidate) >= 0 &&
-          ReferencesOnlyRange(candidate, kOuterColumnBase, 2 * kOuterColumnBase) &&
-          MaxColumnIndex(other) >= 0 && !ReferencesRange(other, kOuterColumnBase, 2 * kOuterColumnBase)) {
-        outer_side = side;
-      }
-    }
-    if (outer_side < 0) return false;
+    const int outer_side =
+        ReferencesOnlyRange(*conjunct->children[0], kOuterColumnBase, 2 * kOuterColumnBase) ? 0 : 1;
     ExpressionPtr outer = std::move(conjunct->children[outer_side]);
     ShiftColumns(outer.get(), -kOuterColumnBase);
     outer_keys->push_back(std::move(outer));
     inner_keys->push_back(std::move(conjunct->children[1 - outer_side]));
+  }
+}
+
+bool AllCorrelationEqualities(const std::vector<ExpressionPtr>& conjuncts) {
+  for (const ExpressionPtr& conjunct : conjuncts) {
+    if (!IsCorrelationEquality(*conjunct)) return false;
   }
   return true;
 }
@@ -104,6 +101,19 @@ ExpressionPtr IsNullTest(ExpressionPtr operand, bool negated) {
   return node;
 }
 
+// The columns of `input` followed by a TRUE marker column (NULL where a left join found no match).
+LogicalOperatorPtr WithMarker(LogicalOperatorPtr input) {
+  std::vector<ExpressionPtr> columns;
+  std::vector<std::string> names;
+  for (int i = 0; i < input->output_width(); ++i) {
+    columns.push_back(MakeInputColumn(input->output(), i));
+    names.push_back(input->output()[i].name);
+  }
+  columns.push_back(MakeConstant(Value::Boolean(true)));
+  names.push_back("__matched");
+  return MakeProject(std::move(input), std::move(columns), std::move(names));
+}
+
 // Distinct `keys` of `input` followed by a TRUE marker column.
 LogicalOperatorPtr DistinctKeysWithMarker(LogicalOperatorPtr input, std::vector<ExpressionPtr> keys) {
   auto aggregate = std::make_unique<Aggregate>();
@@ -111,18 +121,81 @@ LogicalOperatorPtr DistinctKeysWithMarker(LogicalOperatorPtr input, std::vector<
   aggregate->group_by = std::move(keys);
   aggregate->children.push_back(std::move(input));
   aggregate->RecomputeOutput();
-  std::vector<ExpressionPtr> columns;
-  std::vector<std::string> names;
-  for (int i = 0; i < aggregate->output_width(); ++i) {
-    columns.push_back(MakeInputColumn(aggregate->output(), i));
-    names.push_back(aggregate->output()[i].name);
-  }
-  columns.push_back(MakeConstant(Value::Boolean(true)));
-  names.push_back("__matched");
-  return MakeProject(std::move(aggregate), std::move(columns), std::move(names));
+  return WithMarker(std::move(aggregate));
 }
 
 }  // namespace
+
+bool IsCorrelationEquality(const BoundExpression& conjunct) {
+  if (conjunct.kind != ExpressionKind::kComparison || conjunct.comparison != ComparisonOp::kEqual) return false;
+  for (int side = 0; side < 2; ++side) {
+    const BoundExpression& candidate = *conjunct.children[side];
+    const BoundExpression& other = *conjunct.children[1 - side];
+    if (MaxColumnIndex(candidate) >= 0 &&
+        ReferencesOnlyRange(candidate, kOuterColumnBase, 2 * kOuterColumnBase) && MaxColumnIndex(other) >= 0 &&
+        !ReferencesRange(other, kOuterColumnBase, 2 * kOuterColumnBase)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void RemapCorrelation(BoundExpression* conjunct, const std::vector<int>& outer_columns, int outer_offset,
+                      int inner_offset) {
+  RemapColumns(conjunct, [&](int i) {
+    if (i < kOuterColumnBase) return inner_offset + i;
+    const auto it = std::lower_bound(outer_columns.begin(), outer_columns.end(), i - kOuterColumnBase);
+    return outer_offset + static_cast<int>(it - outer_columns.begin());
+  });
+}
+
+void AddJoinBackKey(Join* join, ExpressionPtr outer, int right_index, bool null_safe) {
+  const std::vector<OutputColumn>& right = join->children[1]->output();
+  if (!null_safe) {
+    join->left_keys.push_back(std::move(outer));
+    join->right_keys.push_back(MakeInputColumn(right, right_index));
+    return;
+  }
+  const int left_width = join->children[0]->output_width();
+  const Type type = right[right_index].type;
+  std::vector<ExpressionPtr> both_null;
+  both_null.push_back(IsNullTest(outer->Clone(), false));
+  both_null.push_back(IsNullTest(MakeColumn(left_width + right_index, type), false));
+  std::vector<ExpressionPtr> match;
+  match.push_back(MakeComparison(ComparisonOp::kEqual, std::move(outer), MakeColumn(left_width + right_index, type)));
+  match.push_back(CombineConjuncts(std::move(both_null)));
+  AddJoinCondition(join, CombineDisjuncts(std::move(match)));
+}
+
+OuterValueSet QueryBinder::DistinctOuterValues(const std::vector<ExpressionPtr>& conjuncts,
+                                               const LogicalOperator& outer_plan) {
+  OuterValueSet values;
+  std::vector<int> columns;
+  for (const ExpressionPtr& conjunct : conjuncts) CollectColumns(*conjunct, &columns);
+  for (int column : columns) {
+    if (column >= kOuterColumnBase) values.outer_columns.push_back(column - kOuterColumnBase);
+  }
+  std::sort(values.outer_columns.begin(), values.outer_columns.end());
+  values.outer_columns.erase(std::unique(values.outer_columns.begin(), values.outer_columns.end()),
+                             values.outer_columns.end());
+  const std::vector<OutputColumn>& output = outer_plan.output();
+  auto aggregate = std::make_unique<Aggregate>();
+  for (int column : values.outer_columns) {
+    ExpressionPtr value = MakeInputColumn(output, column);
+    bool rejects_null = !IsNullable(*value, output);
+    for (const ExpressionPtr& conjunct : conjuncts) {
+      if (rejects_null) break;
+      rejects_null = RejectsNulls(*conjunct, kOuterColumnBase + column, kOuterColumnBase + column + 1);
+    }
+    values.null_safe.push_back(!rejects_null);
+    aggregate->group_by.push_back(std::move(value));
+    aggregate->group_names.push_back(output[column].name);
+  }
+  aggregate->children.push_back(outer_plan.Clone());
+  aggregate->RecomputeOutput();
+  values.plan = std::move(aggregate);
+  return values;
+}
 
 bool QueryBinder::IsSemiJoinPredicate(const ParsedExpr& expr) {
   if (expr.kind == ExprKind::kExists || expr.kind == ExprKind::kInSubquery) return true;
@@ -230,6 +303,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarSubquery(const ParsedExpr& 
     SelectBlockOptions options;
     options.correlation = &correlation;
     options.group_by_correlation = true;
+    options.outer_plan = plan.get();
     TESSERA_ASSIGN_OR_RETURN(BoundSelectBlock block, BindSelectBlock(*core, context.scope, options));
     const int left_width = plan->output_width();
     if (block.outer_keys.empty()) {  // uncorrelated: exactly one row
@@ -241,12 +315,11 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarSubquery(const ParsedExpr& 
     const bool marker = block.has_empty_group_marker;
     std::unique_ptr<Join> join = MakeJoin(null_rejecting && !marker ? JoinType::kInner : JoinType::kLeftOuter,
                                           std::move(plan), std::move(block.plan));
-    const std::vector<OutputColumn>& right = join->children[1]->output();
     for (int i = 0; i < key_count; ++i) {
-      join->left_keys.push_back(std::move(block.outer_keys[i]));
-      join->right_keys.push_back(MakeInputColumn(right, i));
+      AddJoinBackKey(join.get(), std::move(block.outer_keys[i]), i,
+                     !block.null_safe_outer_keys.empty() && block.null_safe_outer_keys[i]);
     }
-    const Type type = right[key_count].type;
+    const Type type = join->children[1]->output()[key_count].type;
     join->RecomputeOutput();
     ExpressionPtr value = MakeColumn(left_width + key_count, type);
     if (marker) {
@@ -314,20 +387,31 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
                               MakeConstant(Value::BigInt(0)));
     } else {
       std::vector<ExpressionPtr> outer_keys;
-      std::vector<ExpressionPtr> inner_keys;
-      if (!SplitCorrelationKeys(&subquery.correlated, &outer_keys, &inner_keys)) {
-        return ErrorAt(
-            absl::StatusCode::kUnimplemented, expr.position,
-            "an EXISTS that is not ANDed at the top of WHERE may only correlate through equalities");
+      std::vector<bool> null_safe;    // per key (general correlation only)
+      LogicalOperatorPtr right_plan;  // distinct keys that have a match, then a TRUE marker
+      if (AllCorrelationEqualities(subquery.correlated)) {
+        std::vector<ExpressionPtr> inner_keys;
+        SplitCorrelationKeys(&subquery.correlated, &outer_keys, &inner_keys);
+        right_plan = DistinctKeysWithMarker(std::move(subquery.plan), std::move(inner_keys));
+      } else {
+        // General correlation: the distinct outer tuples semi-joined with the subquery on its conditions.
+        OuterValueSet values = DistinctOuterValues(subquery.correlated, *plan);
+        null_safe = std::move(values.null_safe);
+        const int outer_count = static_cast<int>(values.outer_columns.size());
+        for (int column : values.outer_columns) outer_keys.push_back(MakeInputColumn(plan->output(), column));
+        std::unique_ptr<Join> matched =
+            MakeJoin(JoinType::kSemi, std::move(values.plan), std::move(subquery.plan));
+        for (ExpressionPtr& conjunct : subquery.correlated) {
+          RemapCorrelation(conjunct.get(), values.outer_columns, 0, outer_count);
+          AddJoinCondition(matched.get(), std::move(conjunct));
+        }
+        matched->RecomputeOutput();
+        right_plan = WithMarker(std::move(matched));
       }
-      const int key_count = static_cast<int>(inner_keys.size());
-      std::unique_ptr<Join> join =
-          MakeJoin(JoinType::kLeftOuter, std::move(plan),
-                   DistinctKeysWithMarker(std::move(subquery.plan), std::move(inner_keys)));
-      const std::vector<OutputColumn>& right = join->children[1]->output();
+      const int key_count = static_cast<int>(outer_keys.size());
+      std::unique_ptr<Join> join = MakeJoin(JoinType::kLeftOuter, std::move(plan), std::move(right_plan));
       for (int i = 0; i < key_count; ++i) {
-        join->left_keys.push_back(std::move(outer_keys[i]));
-        join->right_keys.push_back(MakeInputColumn(right, i));
+        AddJoinBackKey(join.get(), std::move(outer_keys[i]), i, !null_safe.empty() && null_safe[i]);
       }
       join->RecomputeOutput();
       plan = std::move(join);

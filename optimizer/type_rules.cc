@@ -132,6 +132,9 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
         default:
           return std::nullopt;
       }
+    case AggregateFunction::kQuantileCont:  // as DuckDB: DECIMAL keeps its type, other numbers are AVG's DOUBLE
+      if (argument.id() == TypeId::kDecimal) return argument;
+      [[fallthrough]];
     case AggregateFunction::kAvg:
       switch (argument.id()) {
         case TypeId::kInteger:
@@ -145,8 +148,15 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
       }
     case AggregateFunction::kMin:
     case AggregateFunction::kMax:
+    case AggregateFunction::kQuantileDisc:
       if (argument.id() == TypeId::kNull || argument.id() == TypeId::kInterval) return std::nullopt;
       return argument;
+    case AggregateFunction::kStringAgg:
+      if (!argument.IsString()) *argument_type = Type::Varchar();
+      return Type::Varchar();
+    case AggregateFunction::kApproxCountDistinct:
+      if (argument.id() == TypeId::kNull || argument.id() == TypeId::kInterval) return std::nullopt;
+      return Type::BigInt();
   }
   return std::nullopt;
 }

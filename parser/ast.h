@@ -63,6 +63,8 @@ enum class LiteralKind {
   kInterval,   // INTERVAL '3' MONTH / INTERVAL '1 day': text = quoted content, interval_unit = unit or ""
 };
 
+struct OrderByItem;
+
 struct ParsedExpr {
   ExprKind kind = ExprKind::kLiteral;
   SourcePosition position;
@@ -88,6 +90,10 @@ struct ParsedExpr {
   // to COUNT(CASE WHEN c THEN 1 END)), which aggregates that skip NULLs compute alike. The binder rejects it on
   // functions that are not aggregates.
   bool aggregate_filter = false;
+  // Ordered aggregates: `string_agg(x, ',' ORDER BY y)` (within_group false) or `percentile_cont(0.5) WITHIN
+  // GROUP (ORDER BY x)` (within_group true); empty for other calls. The binder says which functions accept it.
+  std::vector<OrderByItem> aggregate_order_by;
+  bool within_group = false;
   bool negated = false;           // NOT IN / NOT LIKE / NOT BETWEEN / IS NOT NULL / NOT EXISTS
   bool case_has_operand = false;  // CASE x WHEN ...
   bool case_has_else = false;

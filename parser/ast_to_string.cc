@@ -217,8 +217,11 @@ class SqlRenderer {
     }
     std::vector<std::string> arguments;
     for (size_t i = 0; i < expr.children.size(); ++i) arguments.push_back(Child(expr, i));
-    std::string call =
-        absl::StrCat(name, "(", expr.distinct ? "DISTINCT " : "", absl::StrJoin(arguments, ", "), ")");
+    std::string order_by;
+    if (!expr.aggregate_order_by.empty()) order_by = absl::StrCat("ORDER BY ", OrderItems(expr.aggregate_order_by));
+    std::string call = absl::StrCat(name, "(", expr.distinct ? "DISTINCT " : "", absl::StrJoin(arguments, ", "),
+                                    !order_by.empty() && !expr.within_group ? " " + order_by : "", ")");
+    if (expr.within_group) absl::StrAppend(&call, " WITHIN GROUP (", order_by, ")");
     if (expr.window != nullptr) absl::StrAppend(&call, " OVER ", Window(*expr.window));
     return call;
   }

@@ -155,8 +155,23 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseFunctionCall() {
     if (call->distinct || !AtOperator(")")) {
       TESSERA_ASSIGN_OR_RETURN(call->children, ParseExpressionList());
     }
+    if (ConsumeWord("ORDER")) {  // string_agg(x, ',' ORDER BY y)
+      TESSERA_RETURN_IF_ERROR(ExpectWord("BY"));
+      TESSERA_RETURN_IF_ERROR(ParseOrderByItems(&call->aggregate_order_by));
+    }
   }
   TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
+  if (AtWord("WITHIN") && IsWord(PeekToken(1), "GROUP")) {  // percentile_cont(0.5) WITHIN GROUP (ORDER BY x)
+    if (!call->aggregate_order_by.empty()) return ErrorExpected("OVER, FILTER or the end of the call");
+    Advance();
+    Advance();
+    TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
+    TESSERA_RETURN_IF_ERROR(ExpectWord("ORDER"));
+    TESSERA_RETURN_IF_ERROR(ExpectWord("BY"));
+    TESSERA_RETURN_IF_ERROR(ParseOrderByItems(&call->aggregate_order_by));
+    TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
+    call->within_group = true;
+  }
   // `OVER` is not reserved: it starts a window only when a window name or '(' follows (`SELECT count(*) over`
   // keeps reading `over` as an alias).
   if (AtWord("OVER") && (IsOperator(PeekToken(1), "(") || IsName(PeekToken(1)))) {
@@ -174,16 +189,18 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseAggregateFilter(ExprPtr cal
   TESSERA_RETURN_IF_ERROR(ExpectWord("WHERE"));
   TESSERA_ASSIGN_OR_RETURN(ExprPtr condition, ParseExpression());
   TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
-  if (call->children.size() != 1) {
+  if (call->children.empty() || (!call->within_group && call->children.size() > 2)) {
     return ErrorAt(position, "FILTER needs an aggregate function of one argument");
   }
-  // f(x) FILTER (WHERE c)  ->  f(CASE WHEN c THEN x END); COUNT(*) counts CASE WHEN c THEN 1 END.
-  ExprPtr value = std::move(call->children[0]);
+  // f(x) FILTER (WHERE c)  ->  f(CASE WHEN c THEN x END); COUNT(*) counts CASE WHEN c THEN 1 END. The value is
+  // the first argument (string_agg(x, sep), quantile_cont(x, f)), or the WITHIN GROUP key.
+  ExprPtr& target = call->within_group ? call->aggregate_order_by[0].expr : call->children[0];
+  ExprPtr value = std::move(target);
   if (value->kind == ExprKind::kStar) value = MakeLiteral(LiteralKind::kInteger, "1", value->position);
   auto case_expr = MakeExpr(ExprKind::kCase, position);
   case_expr->children.push_back(std::move(condition));
   case_expr->children.push_back(std::move(value));
-  call->children[0] = std::move(case_expr);
+  target = std::move(case_expr);
   call->aggregate_filter = true;
   return call;
 }

@@ -819,8 +819,16 @@ class Builder {
         case lp::AggregateFunction::kAvg: out.kind = AggregateKind::kAvg; break;
         case lp::AggregateFunction::kMin: out.kind = AggregateKind::kMin; break;
         case lp::AggregateFunction::kMax: out.kind = AggregateKind::kMax; break;
+        case lp::AggregateFunction::kQuantileCont: out.kind = AggregateKind::kQuantileCont; break;
+        case lp::AggregateFunction::kQuantileDisc: out.kind = AggregateKind::kQuantileDisc; break;
+        case lp::AggregateFunction::kStringAgg: out.kind = AggregateKind::kStringAgg; break;
+        case lp::AggregateFunction::kApproxCountDistinct: out.kind = AggregateKind::kApproxCountDistinct; break;
       }
       out.distinct = call.distinct;
+      out.fraction = call.fraction;
+      out.descending = call.descending;
+      out.ordered = call.ordered;
+      out.separator = call.separator;
       if (call.argument) out.argument = call.argument->Clone();
       out.result_type = call.result_type;
       spec.calls.push_back(std::move(out));

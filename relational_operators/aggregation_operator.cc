@@ -135,11 +135,13 @@ absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create
                                                                                  AggregationSpec spec,
                                                                                  BufferPool* pool) {
   for (const auto& call : spec.calls) {
-    if (call.distinct && call.kind != AggregateKind::kCount) {
-      return absl::UnimplementedError("only COUNT supports DISTINCT so far");
+    if (call.distinct && call.kind != AggregateKind::kCount && call.kind != AggregateKind::kSum &&
+        call.kind != AggregateKind::kAvg) {
+      return absl::UnimplementedError("only COUNT, SUM and AVG support DISTINCT here (MIN / MAX ignore it)");
     }
-    if (call.kind == AggregateKind::kCountStar || call.distinct) continue;
+    if (call.kind == AggregateKind::kCountStar || (call.distinct && call.kind == AggregateKind::kCount)) continue;
     if (call.argument == nullptr) return absl::InvalidArgumentError("aggregate without an argument");
+    if (HasContainerState(call) && !call.distinct) continue;  // quantiles, string_agg, sketches: typed by the binder
     const Type& type = call.argument->result_type;
     const bool numeric = type.id() == TypeId::kDouble || IsExactOrderable(type);
     if ((call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg) &&

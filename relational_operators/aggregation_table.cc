@@ -1,6 +1,7 @@
 #include "relational_operators/aggregation_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <span>
@@ -9,6 +10,7 @@
 #include <unordered_set>
 
 #include "absl/strings/str_cat.h"
+#include "catalog/column_statistics.h"
 #include "catalog/text_conversion.h"
 #include "common/hash.h"
 #include "common/status_macros.h"
@@ -292,6 +294,8 @@ class GroupTable {
   }
   std::vector<std::string>& strings() { return strings_; }
   std::vector<std::unordered_set<std::string>>& sets() { return sets_; }
+  std::vector<std::vector<std::string>>& lists() { return lists_; }
+  std::vector<DistinctSketch>& sketches() { return sketches_; }
   // A reusable buffer for serializing one value (DISTINCT), so the hot loop does not allocate.
   std::string& scratch() { return scratch_; }
   // Makes room for `groups` more groups (rows, hash slots at a load of at most one half, partition lists):
@@ -359,6 +363,7 @@ class GroupTable {
   // estimate for the last two: their bytes plus a per-entry overhead).
   size_t HeapBytes() const {
     return keys_.size() + strings_.capacity() * sizeof(std::string) + sets_.capacity() * kSetBytes +
+           lists_.capacity() * sizeof(std::vector<std::string>) + sketches_.capacity() * sizeof(DistinctSketch) +
            heap_value_bytes_;
   }
   // Counts `bytes` of a value just stored in a MIN/MAX string or a DISTINCT set (HeapBytes).
@@ -465,9 +470,16 @@ class GroupTable {
     RowWords(group)[0] = hash;
     std::memset(Row(group) + state_offset_, 0, spec_.calls.size() * kSlotBytes);
     for (size_t c = 0; c < spec_.calls.size(); ++c) {
-      if (spec_.calls[c].distinct) {
+      const AggregationSpec::Call& call = spec_.calls[c];
+      if (call.distinct) {
         state(group)[c].value = static_cast<int128>(sets_.size());
         sets_.emplace_back();
+      } else if (call.kind == AggregateKind::kApproxCountDistinct) {
+        state(group)[c].value = static_cast<int128>(sketches_.size());
+        sketches_.emplace_back();
+      } else if (HasContainerState(call)) {
+        state(group)[c].value = static_cast<int128>(lists_.size());
+        lists_.emplace_back();
       }
     }
     slots_[slot] = (hash & 0xffffffff00000000ULL) | (group + 1);
@@ -517,6 +529,8 @@ class GroupTable {
   std::string keys_;                                   // serialized keys (not fixed_keys_)
   std::vector<std::string> strings_;                   // MIN/MAX of strings: slot.value indexes here
   std::vector<std::unordered_set<std::string>> sets_;  // DISTINCT: slot.value indexes here
+  std::vector<std::vector<std::string>> lists_;        // quantiles, string_agg: slot.value indexes here
+  std::vector<DistinctSketch> sketches_;               // approx_count_distinct: slot.value indexes here
   std::string scratch_;
   std::vector<uint32_t> group_of_row_;
   std::vector<uint64_t> hashes_;
@@ -545,6 +559,22 @@ void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot
     return;
   }
   switch (call.kind) {
+    case AggregateKind::kQuantileCont:
+    case AggregateKind::kQuantileDisc:
+    case AggregateKind::kStringAgg: {
+      std::vector<std::string>& list = table.lists()[static_cast<size_t>(slot.value)];
+      list.emplace_back();
+      AppendKeyPart(argument, row, &list.back());
+      table.CountHeapValue(list.back().size());
+      return;
+    }
+    case AggregateKind::kApproxCountDistinct: {
+      std::string& key = table.scratch();
+      key.clear();
+      AppendKeyPart(argument, row, &key);
+      table.sketches()[static_cast<size_t>(slot.value)].AddHash(HashString(key));
+      return;
+    }
     case AggregateKind::kCountStar:
     case AggregateKind::kCount:
       ++slot.count;
@@ -597,6 +627,19 @@ void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, Gro
     return;
   }
   switch (call.kind) {
+    case AggregateKind::kQuantileCont:
+    case AggregateKind::kQuantileDisc:
+    case AggregateKind::kStringAgg: {
+      std::vector<std::string>& target_list = into.lists()[static_cast<size_t>(target.value)];
+      std::vector<std::string>& source_list = from.lists()[static_cast<size_t>(source.value)];
+      target_list.insert(target_list.end(), std::make_move_iterator(source_list.begin()),
+                         std::make_move_iterator(source_list.end()));
+      source_list.clear();
+      return;
+    }
+    case AggregateKind::kApproxCountDistinct:
+      into.sketches()[static_cast<size_t>(target.value)].Merge(from.sketches()[static_cast<size_t>(source.value)]);
+      return;
     case AggregateKind::kCountStar:
     case AggregateKind::kCount:
       target.count += source.count;
@@ -640,14 +683,97 @@ void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, Gro
   }
 }
 
+// The result of a quantile or string_agg over a group's serialized values (AppendKeyPart's form, non-NULL).
+absl::StatusOr<Value> FinalizeList(const AggregationSpec::Call& call, const Type& argument_type,
+                                   const std::vector<std::string>& values) {
+  const Type& result = call.result_type;
+  if (values.empty()) return Value::Null(result);
+  std::vector<Value> decoded;
+  decoded.reserve(values.size());
+  for (const std::string& serialized : values) {
+    const char* p = serialized.data();
+    decoded.push_back(DecodeKeyPart(&p, argument_type));
+  }
+  const int64_t n = static_cast<int64_t>(decoded.size());
+  const bool descending = call.descending;
+  auto before = [descending](const Value& a, const Value& b) {
+    return descending ? b.Compare(a) < 0 : a.Compare(b) < 0;
+  };
+  if (call.kind == AggregateKind::kStringAgg) {
+    if (call.ordered) std::stable_sort(decoded.begin(), decoded.end(), before);
+    std::string text;
+    for (int64_t i = 0; i < n; ++i) {
+      if (i > 0) text += call.separator;
+      text += decoded[i].AsString();
+    }
+    return Value::String(std::move(text), result);
+  }
+  // Quantiles need one or two order statistics, not a sorted group: nth_element is linear.
+  auto nth = [&](int64_t position) -> const Value& {
+    std::nth_element(decoded.begin(), decoded.begin() + position, decoded.end(), before);
+    return decoded[position];
+  };
+  if (call.kind == AggregateKind::kQuantileDisc) {
+    // Position ceil(f * n) - 1, exact for a DECIMAL fraction (DuckDB's rule).
+    int64_t position = 0;
+    if (call.fraction.type().id() == TypeId::kDecimal) {
+      const int128 scale = PowerOfTen(call.fraction.type().scale());
+      const int128 scaled = call.fraction.AsInt128() * n;
+      position = static_cast<int64_t>((scaled + scale - 1) / scale) - 1;
+    } else {
+      position = static_cast<int64_t>(std::ceil(call.fraction.AsDouble() * static_cast<double>(n))) - 1;
+    }
+    return nth(std::clamp<int64_t>(position, 0, n - 1));
+  }
+  // Continuous: interpolate between the values around f * (n - 1).
+  const double rank = call.fraction.AsDouble() * static_cast<double>(n - 1);
+  const int64_t lower = std::clamp<int64_t>(static_cast<int64_t>(std::floor(rank)), 0, n - 1);
+  const int64_t upper = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(rank)), 0, n - 1);
+  nth(lower);  // then the next order statistic is the least of the values after it
+  if (upper != lower) {
+    std::iter_swap(decoded.begin() + upper, std::min_element(decoded.begin() + upper, decoded.end(), before));
+  }
+  if (result.id() == TypeId::kDecimal) {
+    // On the unscaled values, truncated toward zero (DuckDB: the median of 1.25 and 2.50 is 1.87).
+    const int128 low = decoded[lower].AsInt128();
+    const double step = static_cast<double>(decoded[upper].AsInt128() - low) * (rank - static_cast<double>(lower));
+    if (step == 0) return Value::Decimal(low, result);
+    return Value::Decimal(static_cast<int128>(static_cast<double>(low) + step), result);
+  }
+  const double low = decoded[lower].AsDouble();
+  return Value::Double(lower == upper ? low : low + (decoded[upper].AsDouble() - low) * (rank - lower));
+}
+
 absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type& argument_type,
                                    GroupTable& table, const Slot& slot) {
   const Type& result = call.result_type;
   if (call.distinct) {
-    // COUNT(DISTINCT x) (Create rejects other DISTINCT aggregates).
-    return Value::BigInt(static_cast<int64_t>(table.sets()[static_cast<size_t>(slot.value)].size()));
+    const auto& set = table.sets()[static_cast<size_t>(slot.value)];
+    if (call.kind == AggregateKind::kCount) return Value::BigInt(static_cast<int64_t>(set.size()));
+    // SUM / AVG (DISTINCT x) (Create rejects the others): each distinct value folded once into a plain state.
+    AggregationSpec::Call plain;
+    plain.kind = call.kind;
+    plain.result_type = call.result_type;
+    Slot folded{};
+    for (const std::string& serialized : set) {
+      const char* p = serialized.data();
+      const Value value = DecodeKeyPart(&p, argument_type);
+      if (argument_type.id() == TypeId::kDouble) {
+        SetSlotDouble(folded, SlotDouble(folded) + value.AsDouble());
+      } else {
+        folded.value += value.AsInt128();
+      }
+      ++folded.count;
+    }
+    return FinalizeSlot(plain, argument_type, table, folded);
   }
   switch (call.kind) {
+    case AggregateKind::kQuantileCont:
+    case AggregateKind::kQuantileDisc:
+    case AggregateKind::kStringAgg:
+      return FinalizeList(call, argument_type, table.lists()[static_cast<size_t>(slot.value)]);
+    case AggregateKind::kApproxCountDistinct:
+      return Value::BigInt(table.sketches()[static_cast<size_t>(slot.value)].Estimate());
     case AggregateKind::kCountStar:
     case AggregateKind::kCount:
       return Value::BigInt(slot.count);
@@ -802,7 +928,7 @@ bool HasColumnOutput(const AggregationSpec& spec, const std::vector<Type>& key_t
     if (type.id() == TypeId::kNull || (!type.IsString() && type.FixedWidth() <= 0)) return false;
   }
   for (const AggregationSpec::Call& call : spec.calls) {
-    if (call.distinct || call.result_type.IsString()) return false;
+    if (HasContainerState(call) || call.result_type.IsString()) return false;
   }
   return true;
 }
@@ -835,7 +961,7 @@ absl::Status ForEachGroup(const std::vector<GroupRun>& runs, Fn fn) {
 enum class ResultCopy { kCount, kWideSum, kValue };
 
 ResultCopy ResultCopyOf(const AggregationSpec::Call& call, const Type& argument_type) {
-  if (call.distinct) return ResultCopy::kValue;
+  if (HasContainerState(call)) return ResultCopy::kValue;
   if (call.kind == AggregateKind::kCountStar || call.kind == AggregateKind::kCount) return ResultCopy::kCount;
   const Type& result = call.result_type;
   const bool exact_argument = argument_type.id() == TypeId::kBigInt || argument_type.id() == TypeId::kDecimal;
@@ -1078,6 +1204,11 @@ bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys,
 
 }  // namespace
 
+bool HasContainerState(const AggregationSpec::Call& call) {
+  return call.distinct || call.kind == AggregateKind::kQuantileCont || call.kind == AggregateKind::kQuantileDisc ||
+         call.kind == AggregateKind::kStringAgg || call.kind == AggregateKind::kApproxCountDistinct;
+}
+
 std::vector<size_t> AggregationTable::StateSources(const AggregationSpec& spec) {
   std::vector<size_t> sources(spec.calls.size());
   std::vector<std::string> arguments(spec.calls.size());
@@ -1189,7 +1320,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
     const bool string_extreme =
         (spec.calls[c].kind == AggregateKind::kMin || spec.calls[c].kind == AggregateKind::kMax) &&
         argument_types[c].IsString();
-    if (spec.calls[c].distinct || string_extreme) copyable_states = false;
+    if (HasContainerState(spec.calls[c]) || string_extreme) copyable_states = false;
   }
   auto groups_of = [&](GroupTable& table) -> GroupRun {
     if (partition < 0) return {&table, nullptr, static_cast<uint32_t>(table.group_count())};

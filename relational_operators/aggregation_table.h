@@ -9,7 +9,8 @@
 // (so NULLs group together, as SQL requires) and the values: stored in the row when every column is
 // fixed-width or a string of a declared length up to 32 bytes, else serialized (length-prefixed strings)
 // beside it. A table whose inline string meets a longer value (bytes, not characters, count) switches to
-// serialized keys. COUNT(DISTINCT x) keeps a set of serialized values per group. See
+// serialized keys. COUNT / SUM / AVG (DISTINCT x) keep a set of serialized values per group (SUM and AVG fold
+// it when the group is written). See
 // docs/decisions/0003-hash-aggregation.md.
 //
 // Threading: a table is used by one thread at a time. MergeAndWrite for different partitions may run at the
@@ -22,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "catalog/types.h"
+#include "catalog/value.h"
 #include "expressions/bound_expression.h"
 #include "expressions/column_vector.h"
 #include "relational_operators/temporary_relation.h"
@@ -29,7 +31,21 @@
 
 namespace tessera {
 
-enum class AggregateKind { kCountStar, kCount, kSum, kAvg, kMin, kMax };
+// kQuantileCont / kQuantileDisc / kStringAgg keep every non-NULL value of a group (serialized, as DISTINCT
+// sets do) and compute the result when the group is written; kApproxCountDistinct keeps a HyperLogLog sketch
+// (catalog's DistinctSketch: 2^11 one-byte registers, 2 KiB per group, standard error 1.04 / sqrt(2048) = 2.3%).
+enum class AggregateKind {
+  kCountStar,
+  kCount,
+  kSum,
+  kAvg,
+  kMin,
+  kMax,
+  kQuantileCont,
+  kQuantileDisc,
+  kStringAgg,
+  kApproxCountDistinct,
+};
 
 struct AggregationSpec {
   struct Call {
@@ -37,11 +53,19 @@ struct AggregationSpec {
     bool distinct = false;
     std::unique_ptr<BoundExpression> argument;  // over the input batch; null for COUNT(*)
     Type result_type;
+    Value fraction;          // quantiles: in [0, 1]; a DECIMAL fraction places quantile_disc exactly
+    bool descending = false; // quantiles, string_agg: order the values descending
+    bool ordered = false;    // string_agg: order the values (else the order is unspecified)
+    std::string separator;   // string_agg
   };
   std::vector<std::unique_ptr<BoundExpression>> group_by;  // over the input batch
   std::vector<Call> calls;
   std::vector<std::string> output_names;  // group columns, then one per call
 };
+
+// Whether `call`'s state is a container that its slot indexes (DISTINCT sets, value lists, sketches) rather
+// than a fixed-size summary.
+bool HasContainerState(const AggregationSpec::Call& call);
 
 class GroupTable;  // aggregation_table.cc
 

@@ -12,8 +12,7 @@
 //
 // Why: the aggregation table keeps a hash set of serialized values per group for DISTINCT, which allocates per
 // group and per value (TPC-H Q16: 118 K rows into 18 K groups took 130 ms of aggregation); two hash
-// aggregations with inline keys cost a fraction of that, and SUM / AVG / MIN / MAX (DISTINCT x), which the
-// aggregation operator does not run, become plain aggregates.
+// aggregations with inline keys cost a fraction of that.
 //
 // Runs before ColumnPruning (which it leaves the new Aggregate to). Calls over different arguments, or a plain
 // COUNT / SUM / AVG beside a DISTINCT one, stay as they are.

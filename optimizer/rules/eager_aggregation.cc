@@ -42,7 +42,11 @@ int AggregatedSide(const Aggregate& aggregate, const Join& join, const std::vect
   auto side_of = [&](int column) { return to_join[column] < left_width ? 0 : 1; };
   std::vector<int> argument_columns;
   for (const AggregateCall& call : aggregate.aggregates) {
-    if (call.distinct || call.function == AggregateFunction::kAvg) return -1;
+    if (call.distinct || (call.function != AggregateFunction::kCountStar &&
+                          call.function != AggregateFunction::kCount && call.function != AggregateFunction::kSum &&
+                          call.function != AggregateFunction::kMin && call.function != AggregateFunction::kMax)) {
+      return -1;
+    }
     if (call.argument != nullptr) CollectColumns(*call.argument, &argument_columns);
   }
   for (const int side : {1, 0}) {

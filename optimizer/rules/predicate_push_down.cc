@@ -44,52 +44,6 @@ ExpressionPtr DisjunctionPart(const BoundExpression& disjunction, int begin, int
   return CombineDisjuncts(std::move(branches));
 }
 
-bool StrictIn(const BoundExpression& e, int begin, int end) {
-  switch (e.kind) {
-    case ExpressionKind::kColumn:
-      return e.column_index >= begin && e.column_index < end;
-    case ExpressionKind::kCast:
-    case ExpressionKind::kArithmetic:
-      for (const auto& child : e.children) {
-        if (StrictIn(*child, begin, end)) return true;
-      }
-      return false;
-    case ExpressionKind::kFunction:
-      if (e.function == FunctionId::kCoalesce || e.function == FunctionId::kNullIf) return false;
-      for (const auto& child : e.children) {
-        if (StrictIn(*child, begin, end)) return true;
-      }
-      return false;
-    default:
-      return false;
-  }
-}
-
-// True if the predicate is never TRUE when all columns in [begin, end) are NULL.
-bool RejectsNulls(const BoundExpression& e, int begin, int end) {
-  switch (e.kind) {
-    case ExpressionKind::kComparison:
-      return StrictIn(*e.children[0], begin, end) || StrictIn(*e.children[1], begin, end);
-    case ExpressionKind::kLike:
-    case ExpressionKind::kInList:
-      return StrictIn(*e.children[0], begin, end);
-    case ExpressionKind::kIsNull:
-      return e.negated && StrictIn(*e.children[0], begin, end);
-    case ExpressionKind::kAnd:
-      for (const auto& child : e.children) {
-        if (RejectsNulls(*child, begin, end)) return true;
-      }
-      return false;
-    case ExpressionKind::kOr:
-      for (const auto& child : e.children) {
-        if (!RejectsNulls(*child, begin, end)) return false;
-      }
-      return true;
-    default:
-      return false;
-  }
-}
-
 LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
   const int left_width = join->children[0]->output_width();
   const int total = left_width + join->children[1]->output_width();

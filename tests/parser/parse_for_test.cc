@@ -87,9 +87,15 @@ std::string Dump(const ParsedExpr& expr) {
     case ExprKind::kUnary:
     case ExprKind::kBinary:
       return absl::StrCat("(", expr.name, " ", DumpChildren(expr), ")");
-    case ExprKind::kFunctionCall:
+    case ExprKind::kFunctionCall: {
+      std::string order;
+      for (const OrderByItem& item : expr.aggregate_order_by) {
+        absl::StrAppend(&order, " ", Dump(*item.expr), item.ascending ? "" : " desc");
+      }
+      if (!order.empty()) order = absl::StrCat(expr.within_group ? " within-group-order" : " order", order);
       return absl::StrCat("(fn ", expr.name, expr.distinct ? " distinct" : "",
-                          expr.children.empty() ? "" : " ", DumpChildren(expr), ")");
+                          expr.children.empty() ? "" : " ", DumpChildren(expr), order, ")");
+    }
     case ExprKind::kCase:
       return absl::StrCat("(case", expr.case_has_operand ? " operand" : "", expr.case_has_else ? " else" : "",
                           " ", DumpChildren(expr), ")");

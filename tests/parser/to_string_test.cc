@@ -39,6 +39,15 @@ TEST(ToStringTest, ColumnHeaderStyle) {
   EXPECT_EQ(Rendered("100.00 * sum(x) / sum(y)"), "100.00 * sum(x) / sum(y)");
 }
 
+TEST(ToStringTest, OrderedAggregateCalls) {
+  EXPECT_EQ(Rendered("STRING_AGG(s, ',' ORDER BY s DESC)"), "string_agg(s, ',' ORDER BY s DESC)");
+  EXPECT_EQ(Rendered("percentile_cont(0.25) within group (order by x)"),
+            "percentile_cont(0.25) WITHIN GROUP (ORDER BY x)");
+  ExpectRoundTrip("string_agg(s ORDER BY s)");
+  ExpectRoundTrip("percentile_disc(0.5) WITHIN GROUP (ORDER BY a + b DESC) FILTER (WHERE c > 1)");
+  ExpectRoundTrip("median(x) + quantile_cont(x, 0.9)");
+}
+
 TEST(ToStringTest, ParenthesesOnlyWherePrecedenceNeedsThem) {
   EXPECT_EQ(Rendered("(a + b) + c"), "a + b + c");
   EXPECT_EQ(Rendered("a + (b + c)"), "a + (b + c)");
