@@ -5,6 +5,23 @@
 #include "glog/logging.h"
 
 namespace tessera {
+namespace {
+
+// Base blocks are compressed (storage/column_encoding.h): their columns are decoded into the vector's own buffer.
+void DecodeColumn(const BlockView& block, int column, uint32_t first_row, uint32_t count, ColumnVector* vector) {
+  vector->ResetOwned(count);
+  if (block.encoding(column) == ColumnEncoding::kDictionary) {
+    block.DecodeStrings(column, first_row, count, vector->mutable_strings());
+    return;
+  }
+  switch (vector->type().FixedWidth()) {
+    case 4: block.DecodeFixed<int32_t>(column, first_row, count, vector->mutable_values<int32_t>()); break;
+    case 8: block.DecodeFixed<int64_t>(column, first_row, count, vector->mutable_values<int64_t>()); break;
+    default: block.DecodeFixed<int128>(column, first_row, count, vector->mutable_values<int128>()); break;
+  }
+}
+
+}  // namespace
 
 void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types,
                         const std::vector<int>& block_columns, uint32_t first_row, uint32_t count,
@@ -20,6 +37,11 @@ void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types,
     const int column = block_columns[i];
     vector.set_type(type);
     const uint8_t* validity = block.Validity(column);
+    if (block.IsEncoded(column)) {
+      DecodeColumn(block, column, first_row, count, &vector);
+      vector.BorrowValidity(validity, first_row);
+      continue;
+    }
     if (type.IsString()) {
       vector.ResetOwned(count);
       std::string_view* strings = vector.mutable_strings();

@@ -265,7 +265,13 @@ absl::Status StorageManager::ReadBlock(const BlockEntry& entry, void* destinatio
   ::close(fd);
   if (!status.ok()) return status;
   absl::Status valid = BlockView::Validate(destination, entry.location.bytes, entry.column_count);
-  if (!valid.ok()) return absl::DataLossError(absl::StrCat(valid.message(), " in '", path, "'"));
+  if (!valid.ok()) {
+    absl::Status status = absl::DataLossError(absl::StrCat(valid.message(), " (block ", entry.location.file_offset,
+                                                           " bytes into '", path, "')"));
+    auto column = valid.GetPayload(BlockView::kDamagedColumnPayload);
+    if (column.has_value()) status.SetPayload(BlockView::kDamagedColumnPayload, *column);
+    return status;
+  }
   return absl::OkStatus();
 }
 
