@@ -221,10 +221,12 @@ void BlockBuilder::RollBackRow() {
   pending_heap_bytes_ = 0;
 }
 
-size_t BlockBuilder::EncodedSize() const {
+size_t BlockBuilder::EncodedSize() const { return SizeOf(/*plain=*/false); }
+
+size_t BlockBuilder::SizeOf(bool plain) const {
   size_t size = sizeof(BlockHeader) + columns_.size() * sizeof(ColumnChunk);
   for (const ColumnStaging& staging : columns_) {
-    if (staging.encoding != ColumnEncoding::kPlain) {
+    if (!plain && staging.encoding != ColumnEncoding::kPlain) {
       size += Align8(staging.encoded_values_bytes) + Align8(staging.encoded_heap_bytes);
     } else {
       size += Align8(staging.width > 0 ? staging.values_size : staging.offsets.size() * sizeof(uint32_t));
@@ -379,6 +381,7 @@ void BlockBuilder::Write(void* destination, bool string_zone_maps) {
   header->column_count = static_cast<uint16_t>(columns_.size());
   header->row_count = row_count_;
   header->used_bytes = static_cast<uint32_t>(total);
+  header->plain_bytes = static_cast<uint32_t>(SizeOf(/*plain=*/true));
   auto* chunks = reinterpret_cast<ColumnChunk*>(out + sizeof(BlockHeader));
   size_t offset = sizeof(BlockHeader) + columns_.size() * sizeof(ColumnChunk);
   // Reserves an 8-byte-aligned section of `bytes` bytes (its padding zeroed) and returns its offset.

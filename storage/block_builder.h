@@ -111,6 +111,8 @@ class BlockBuilder {
   void PlanFrameOfReference(ColumnStaging& staging);
   void PlanDictionary(ColumnStaging& staging);
   void Write(void* destination, bool string_zone_maps);
+  // EncodedSize() with the planned encodings, or with every column plain.
+  size_t SizeOf(bool plain) const;
   size_t FixedOverhead() const;
   size_t UpperBoundSize(uint32_t rows, size_t heap_bytes) const;
   void Reset();

@@ -48,7 +48,8 @@ struct BlockHeader {
   uint32_t used_bytes;
   uint32_t checksum;  // with kBlockChecksummed: CRC-32C of the 16 bytes above and the column directory
   uint32_t flags;
-  uint8_t reserved[40];
+  uint32_t plain_bytes;  // what the block takes with every column plain (0 in version 1 blocks)
+  uint8_t reserved[36];
 };
 static_assert(sizeof(BlockHeader) == 64);
 

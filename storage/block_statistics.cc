@@ -74,4 +74,45 @@ void AccumulateBlockStatistics(const BlockView& block, const std::vector<ColumnS
   }
 }
 
+std::string ColumnStorage::EncodingSummary() const {
+  std::string summary;
+  int used = 0;
+  for (int64_t blocks : blocks_by_encoding) used += blocks > 0;
+  for (int e = 0; e < 3; ++e) {
+    if (blocks_by_encoding[e] == 0) continue;
+    if (!summary.empty()) summary += ", ";
+    summary += ColumnEncodingName(static_cast<ColumnEncoding>(e));
+    if (used > 1) summary += " " + std::to_string(blocks_by_encoding[e]);
+  }
+  return summary.empty() ? "none" : summary;
+}
+
+void AccumulateColumnStorage(const BlockView& block, const std::vector<ColumnSchema>& columns,
+                             std::vector<ColumnStorage>* storage) {
+  auto align8 = [](int64_t n) { return (n + 7) & ~int64_t{7}; };
+  const int64_t rows = block.row_count();
+  for (int column = 0; column < block.column_count(); ++column) {
+    const ColumnChunk& chunk = block.chunk(column);
+    ColumnStorage& out = (*storage)[column];
+    const int64_t validity = chunk.validity_offset != 0 ? align8((rows + 7) / 8) : 0;
+    out.stored_bytes += static_cast<int64_t>(sizeof(ColumnChunk)) + align8(chunk.values_bytes) + validity +
+                        align8(chunk.heap_bytes);
+    ++out.blocks_by_encoding[std::min<int>(chunk.encoding, 2)];
+    const Type& type = columns[column].type;
+    int64_t plain = static_cast<int64_t>(sizeof(ColumnChunk)) + validity;
+    if (type.IsString()) {
+      int64_t heap = 0;
+      if (block.encoding(column) == ColumnEncoding::kDictionary) {
+        for (uint32_t r = 0; r < rows; ++r) heap += static_cast<int64_t>(block.GetString(column, r).size());
+      } else {
+        heap = chunk.heap_bytes;
+      }
+      plain += align8((rows + 1) * static_cast<int64_t>(sizeof(uint32_t))) + align8(heap);
+    } else {
+      plain += align8(rows * type.FixedWidth());
+    }
+    out.plain_bytes += plain;
+  }
+}
+
 }  // namespace tessera

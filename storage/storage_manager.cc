@@ -380,4 +380,16 @@ int64_t StorageManager::ResidentBlockCount() const {
   return count;
 }
 
+ResidentBlockBytes StorageManager::ResidentBytes() const {
+  absl::MutexLock lock(&mutex_);
+  ResidentBlockBytes bytes;
+  for (const auto& [id, entry] : blocks_) {
+    if (entry.data == nullptr) continue;
+    const BlockHeader& header = BlockView(entry.data).header();
+    bytes.stored += header.used_bytes;
+    bytes.plain += header.plain_bytes != 0 ? header.plain_bytes : header.used_bytes;  // version 1: plain
+  }
+  return bytes;
+}
+
 }  // namespace tessera
