@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "common/status_macros.h"
 #include "relational_operators/key_hashing.h"
+#include "storage/column_encoding.h"
 
 namespace tessera {
 namespace {
@@ -33,16 +35,69 @@ void CollectRangeTerms(const BoundExpression& expr, std::vector<ScanSpec::RangeT
   }
 }
 
+// The batch column of a conjunct that reads one string column alone and is false (or NULL) on NULL; -1 otherwise.
+int DictionaryTermColumn(const BoundExpression& expr, const std::vector<Type>& types) {
+  auto string_column = [&](const BoundExpression& e) {
+    return e.kind == ExpressionKind::kColumn && types[e.column_index].IsString() ? e.column_index : -1;
+  };
+  switch (expr.kind) {
+    case ExpressionKind::kComparison: {
+      const BoundExpression& left = *expr.children[0];
+      const BoundExpression& right = *expr.children[1];
+      if (right.kind == ExpressionKind::kConstant) return string_column(left);
+      if (left.kind == ExpressionKind::kConstant) return string_column(right);
+      return -1;
+    }
+    case ExpressionKind::kInList:
+    case ExpressionKind::kLike:
+      for (size_t i = 1; i < expr.children.size(); ++i) {
+        if (expr.children[i]->kind != ExpressionKind::kConstant) return -1;
+      }
+      return string_column(*expr.children[0]);
+    default: return -1;
+  }
+}
+
 }  // namespace
 
 void ScanSpec::Prepare() {
   range_terms.clear();
-  if (filter != nullptr) CollectRangeTerms(*filter, &range_terms);
+  dictionary_terms.clear();
+  residual_filter = nullptr;
+  if (filter == nullptr) return;
+  CollectRangeTerms(*filter, &range_terms);
+  std::vector<const BoundExpression*> conjuncts;
+  if (filter->kind == ExpressionKind::kAnd) {
+    for (const auto& child : filter->children) conjuncts.push_back(child.get());
+  } else {
+    conjuncts.push_back(filter.get());
+  }
+  std::vector<std::unique_ptr<BoundExpression>> residual;
+  for (const BoundExpression* conjunct : conjuncts) {
+    const int column = DictionaryTermColumn(*conjunct, types);
+    if (column >= 0) {
+      dictionary_terms.push_back({column, conjunct->Clone()});
+    } else {
+      residual.push_back(conjunct->Clone());
+    }
+  }
+  if (dictionary_terms.empty()) return;
+  if (!residual.empty()) residual_filter = MakeConjunction(ExpressionKind::kAnd, std::move(residual));
 }
 
 BlockScanner::BlockScanner(const ScanSpec& spec)
     : spec_(spec), has_filter_(spec.filter != nullptr || !spec.runtime_filters.empty()) {
-  if (spec.filter != nullptr) filter_ = std::make_unique<ExpressionEvaluator>(*spec.filter);
+  if (!spec.dictionary_terms.empty()) {
+    for (const ScanSpec::DictionaryTerm& term : spec.dictionary_terms) {
+      term_filters_.push_back(std::make_unique<ExpressionEvaluator>(*term.predicate));
+    }
+    if (spec.residual_filter != nullptr) residual_filter_ = std::make_unique<ExpressionEvaluator>(*spec.residual_filter);
+    code_matches_.resize(spec.dictionary_terms.size());
+    dictionary_selection_.rows.resize(kVectorSize);
+    codes_.resize(kVectorSize);
+  } else if (spec.filter != nullptr) {
+    filter_ = std::make_unique<ExpressionEvaluator>(*spec.filter);
+  }
   selection_.rows.resize(kVectorSize);
   const size_t filters = spec.runtime_filters.size();
   if (filters == 0) return;
@@ -120,7 +175,8 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
   const uint32_t rows = block.row_count();
   if (next_row_ >= rows) return false;
   const uint32_t count = std::min(kVectorSize, rows - next_row_);
-  LoadBatchFromBlock(block, spec_.types, spec_.block_columns, next_row_, count, &batch_);
+  const uint32_t first_row = next_row_;
+  LoadBatchFromBlock(block, spec_.types, spec_.block_columns, first_row, count, &batch_);
   next_row_ += count;
   const SelectionVector* in = nullptr;
   if (!early_filter_order_.empty()) {
@@ -131,6 +187,10 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
     absl::Status status = in != nullptr && in->count == 0 ? absl::OkStatus() : filter_->Filter(batch_, in, &selection_);
     if (!status.ok()) return status;
     in = &selection_;
+  } else if (!term_filters_.empty()) {
+    absl::Status status = ApplySplitFilter(block, first_row, in);
+    if (!status.ok()) return status;
+    in = &selection_;
   }
   if (!filter_order_.empty()) ApplyRuntimeFilters(filter_order_, in);
   if (!expanding_filters_.empty()) {
@@ -138,6 +198,65 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
     if (expanding_ && NextExpandedChunk()) return true;
   }
   return true;
+}
+
+absl::Status BlockScanner::MatchDictionaries(const BlockView& block) {
+  matched_block_ = block.data();
+  for (size_t t = 0; t < term_filters_.size(); ++t) {
+    std::vector<uint8_t>& matches = code_matches_[t];
+    matches.clear();
+    const int batch_column = spec_.dictionary_terms[t].batch_column;
+    const int column = spec_.block_columns[batch_column];
+    if (block.encoding(column) != ColumnEncoding::kDictionary) continue;
+    const StringDictionary dictionary = block.Dictionary(column);
+    matches.assign(dictionary.size(), 0);
+    dictionary_batch_.columns.resize(spec_.types.size());
+    ColumnVector& entries = dictionary_batch_.columns[batch_column];
+    entries.set_type(spec_.types[batch_column]);
+    for (uint32_t first = 0; first < dictionary.size(); first += kVectorSize) {
+      const uint32_t count = std::min(kVectorSize, dictionary.size() - first);
+      entries.ResetOwned(count);
+      std::string_view* strings = entries.mutable_strings();
+      for (uint32_t i = 0; i < count; ++i) strings[i] = dictionary[first + i];
+      dictionary_batch_.size = count;
+      TESSERA_RETURN_IF_ERROR(term_filters_[t]->Filter(dictionary_batch_, nullptr, &dictionary_selection_));
+      for (uint32_t s = 0; s < dictionary_selection_.count; ++s) matches[first + dictionary_selection_.rows[s]] = 1;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BlockScanner::ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in) {
+  if (matched_block_ != block.data()) TESSERA_RETURN_IF_ERROR(MatchDictionaries(block));
+  for (size_t t = 0; t < term_filters_.size(); ++t) {
+    if (in != nullptr && in->count == 0) break;
+    if (code_matches_[t].empty()) {
+      TESSERA_RETURN_IF_ERROR(term_filters_[t]->Filter(batch_, in, &selection_));
+      in = &selection_;
+      continue;
+    }
+    // On codes: a row passes if it is not NULL and its code passed (NULL rows hold code 0, which may pass).
+    const int column = spec_.block_columns[spec_.dictionary_terms[t].batch_column];
+    const ColumnChunk& chunk = block.chunk(column);
+    UnpackCodes<uint32_t>(block.data() + chunk.values_offset, chunk.bit_width, 0, first_row, batch_.size,
+                          codes_.data());
+    const uint8_t* matches = code_matches_[t].data();
+    const uint8_t* validity = block.Validity(column);
+    const uint32_t* codes = codes_.data();
+    uint32_t* out = selection_.rows.data();
+    uint32_t kept = 0;
+    const uint32_t count = in != nullptr ? in->count : batch_.size;
+    for (uint32_t s = 0; s < count; ++s) {  // in place when `in` is selection_: kept never passes s
+      const uint32_t row = in != nullptr ? in->rows[s] : s;
+      out[kept] = row;
+      kept += matches[codes[row]] & (validity == nullptr || GetBit(validity, first_row + row));
+    }
+    selection_.count = kept;
+    in = &selection_;
+  }
+  // selection_ holds the result: the first term wrote it, or `in` was selection_ already.
+  if (residual_filter_ != nullptr && in->count > 0) TESSERA_RETURN_IF_ERROR(residual_filter_->Filter(batch_, in, &selection_));
+  return absl::OkStatus();
 }
 
 void BlockScanner::ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in) {
