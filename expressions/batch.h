@@ -29,5 +29,9 @@ struct Batch {
 void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types,
                         const std::vector<int>& block_columns, uint32_t first_row, uint32_t count,
                         Batch* out);
+// One column of LoadBatchFromBlock: rows [first_row, first_row + count) of block column `column` (of `type`) into
+// `out`. For scans that load some columns only when rows pass their filter.
+void LoadBatchColumn(const BlockView& block, const Type& type, int column, uint32_t first_row, uint32_t count,
+                     ColumnVector* out);
 
 }  // namespace tessera

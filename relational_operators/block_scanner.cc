@@ -58,6 +58,11 @@ int DictionaryTermColumn(const BoundExpression& expr, const std::vector<Type>& t
   }
 }
 
+void CollectColumns(const BoundExpression& expr, std::vector<bool>* read) {
+  if (expr.kind == ExpressionKind::kColumn) (*read)[expr.column_index] = true;
+  for (const auto& child : expr.children) CollectColumns(*child, read);
+}
+
 }  // namespace
 
 void ScanSpec::Prepare() {
@@ -99,6 +104,16 @@ BlockScanner::BlockScanner(const ScanSpec& spec)
     filter_ = std::make_unique<ExpressionEvaluator>(*spec.filter);
   }
   selection_.rows.resize(kVectorSize);
+  if (has_filter_) {
+    // Late loading: what only the consumer reads is decoded for vectors where some row passes.
+    std::vector<bool> read(spec.types.size(), false);
+    if (spec.filter != nullptr) CollectColumns(*spec.filter, &read);
+    for (const RuntimeFilterProbe& probe : spec.runtime_filters) {
+      for (int column : probe.key_columns) read[column] = true;
+    }
+    for (size_t c = 0; c < read.size(); ++c) (read[c] ? filter_columns_ : late_columns_).push_back(static_cast<int>(c));
+    if (late_columns_.empty()) filter_columns_.clear();
+  }
   const size_t filters = spec.runtime_filters.size();
   if (filters == 0) return;
   scratch_.rows.resize(kVectorSize);
@@ -176,7 +191,15 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
   if (next_row_ >= rows) return false;
   const uint32_t count = std::min(kVectorSize, rows - next_row_);
   const uint32_t first_row = next_row_;
-  LoadBatchFromBlock(block, spec_.types, spec_.block_columns, first_row, count, &batch_);
+  if (late_columns_.empty()) {
+    LoadBatchFromBlock(block, spec_.types, spec_.block_columns, first_row, count, &batch_);
+  } else {
+    batch_.columns.resize(spec_.types.size());
+    batch_.size = count;
+    for (int c : filter_columns_) {
+      LoadBatchColumn(block, spec_.types[c], spec_.block_columns[c], first_row, count, &batch_.columns[c]);
+    }
+  }
   next_row_ += count;
   const SelectionVector* in = nullptr;
   if (!early_filter_order_.empty()) {
@@ -193,6 +216,11 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
     in = &selection_;
   }
   if (!filter_order_.empty()) ApplyRuntimeFilters(filter_order_, in);
+  if (!late_columns_.empty() && selection_.count > 0) {
+    for (int c : late_columns_) {
+      LoadBatchColumn(block, spec_.types[c], spec_.block_columns[c], first_row, count, &batch_.columns[c]);
+    }
+  }
   if (!expanding_filters_.empty()) {
     StartExpansion();
     if (expanding_ && NextExpandedChunk()) return true;

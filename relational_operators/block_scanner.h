@@ -62,7 +62,9 @@ class BlockScanner {
   bool CanSkip(const BlockView& block) const;
 
   // Iterates over the block a vector at a time. Returns false when the block is exhausted. On true, `batch()`
-  // holds the next vector of rows and `selection()` the rows passing the filter (null: all rows pass).
+  // holds the next vector of rows and `selection()` the rows passing the filter (null: all rows pass). With a
+  // filter, the columns it does not read are loaded (decoded) only when some row passes: when selected_count() is
+  // 0 they hold no rows of this vector.
   absl::StatusOr<bool> Next(const BlockView& block);
   void Reset() {
     next_row_ = 0;
@@ -96,6 +98,11 @@ class BlockScanner {
   SelectionVector selection_;
   SelectionVector scratch_;
   uint32_t next_row_ = 0;
+
+  // With a filter: batch columns the filter and the runtime filters read (loaded first) and the others (loaded
+  // when a row passes); empty when every column is read by the filter or there is none.
+  std::vector<int> filter_columns_;
+  std::vector<int> late_columns_;
 
   // Dictionary terms: an evaluator per term and the residual's; per block, the passing codes of each term.
   std::vector<std::unique_ptr<ExpressionEvaluator>> term_filters_;
