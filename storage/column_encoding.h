@@ -12,7 +12,8 @@
 //
 // Packed code streams carry 8 bytes of zero padding (PackedBytes) so that every code is read with one
 // unaligned 64-bit load. Decoding is a vector at a time, by a kernel specialised per bit width (groups of eight
-// codes fill exactly bit_width bytes, so every shift is a constant the compiler folds and vectorizes).
+// codes fill exactly bit_width bytes, so every shift is a constant the compiler folds), or eight codes per
+// AVX-512 step where the build has it (below).
 //
 // All functions are pure and thread-safe.
 
@@ -45,6 +46,13 @@ void PackCodes(const uint64_t* codes, uint32_t count, int bit_width, uint8_t* ou
 // uint32_t (dictionary codes, base 0).
 template <typename T>
 void UnpackCodes(const uint8_t* packed, int bit_width, T base, uint32_t first, uint32_t count, T* out);
+
+// UnpackCodes uses AVX-512 (VBMI byte permutes: eight codes per step) when the build targets a CPU with it
+// (-march=native, as bloom_filter.cc's paths), else the portable kernels; UnpackCodesScalar is the portable
+// kernels alone, for tests and the benchmark that compares the two.
+template <typename T>
+void UnpackCodesScalar(const uint8_t* packed, int bit_width, T base, uint32_t first, uint32_t count, T* out);
+bool UnpackCodesHasSimd();
 
 // One code; for row-at-a-time readers (COPY TO, statistics, result printing).
 inline uint64_t UnpackCode(const uint8_t* packed, int bit_width, uint32_t row) {

@@ -7,6 +7,7 @@
 // column a vector (2048 rows) at a time, as a scan does:
 //   memcpy          copies each vector's plain values into a vector buffer (8 or 16 bytes a row)
 //   decode          decodes each vector into the same buffer (BlockView::DecodeFixed / DecodeStrings)
+//   decode/scalar   integers, where the build has the AVX-512 kernels: the portable kernels alone
 //   filter/plain    value < constant (strings: = constant) over the plain block into a selection vector
 //   filter/decoded  decode, then the same filter over the buffer
 //   filter/codes    (dictionary) the constant translated into a code once per block, codes compared
@@ -120,12 +121,13 @@ std::vector<std::unique_ptr<Column>>& Columns() {
   return *columns;
 }
 
-enum class Variant { kMemcpy, kDecode, kFilterPlain, kFilterDecoded, kFilterCodes };
+enum class Variant { kMemcpy, kDecode, kDecodeScalar, kFilterPlain, kFilterDecoded, kFilterCodes };
 
 const char* VariantName(Variant variant) {
   switch (variant) {
     case Variant::kMemcpy: return "memcpy";
     case Variant::kDecode: return "decode";
+    case Variant::kDecodeScalar: return "decode/scalar";
     case Variant::kFilterPlain: return "filter/plain";
     case Variant::kFilterDecoded: return "filter/decoded";
     case Variant::kFilterCodes: return "filter/codes";
@@ -146,7 +148,8 @@ uint32_t Select(const T* values, uint32_t count, uint32_t* selection, Pass pass)
 
 int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint32_t* selection) {
   int64_t selected = 0;
-  const bool compressed = variant == Variant::kDecode || variant == Variant::kFilterDecoded;
+  const bool compressed =
+      variant == Variant::kDecode || variant == Variant::kDecodeScalar || variant == Variant::kFilterDecoded;
   const auto& blocks = compressed ? column.compressed : column.plain;
   const int64_t constant = column.constant;
   auto less = [constant](int64_t v) { return v < constant; };
@@ -157,6 +160,13 @@ int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint3
       switch (variant) {
         case Variant::kMemcpy: std::memcpy(buffer, block.Values<int64_t>(0) + first, count * sizeof(int64_t)); break;
         case Variant::kDecode: block.DecodeFixed<int64_t>(0, first, count, buffer); break;
+        case Variant::kDecodeScalar: {
+          const ColumnChunk& chunk = block.chunk(0);
+          int64_t base;
+          std::memcpy(&base, chunk.zone_min, sizeof(base));
+          UnpackCodesScalar<int64_t>(block.data() + chunk.values_offset, chunk.bit_width, base, first, count, buffer);
+          break;
+        }
         case Variant::kFilterPlain: selected += Select(block.Values<int64_t>(0) + first, count, selection, less); break;
         case Variant::kFilterDecoded:
           block.DecodeFixed<int64_t>(0, first, count, buffer);
@@ -200,6 +210,7 @@ int64_t RunString(const Column& column, Variant variant, std::string_view* buffe
           break;
         }
         case Variant::kDecode: block.DecodeStrings(0, first, count, buffer); break;
+        case Variant::kDecodeScalar: break;  // integers only
         case Variant::kFilterDecoded:
           block.DecodeStrings(0, first, count, buffer);
           selected += Select(buffer, count, selection, equal);
@@ -265,6 +276,7 @@ int Main(int argc, char** argv) {
     std::vector<Variant> variants = {Variant::kMemcpy, Variant::kDecode, Variant::kFilterPlain,
                                      Variant::kFilterDecoded};
     if (column->type.IsString()) variants.push_back(Variant::kFilterCodes);
+    if (!column->type.IsString() && UnpackCodesHasSimd()) variants.insert(variants.begin() + 2, Variant::kDecodeScalar);
     for (Variant variant : variants) {
       const std::string name = "BM_Column/" + column->name + "/" + VariantName(variant);
       benchmark::RegisterBenchmark(name.c_str(), BM_Column, column.get(), variant)->Unit(benchmark::kMillisecond);

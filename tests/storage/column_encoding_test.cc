@@ -15,6 +15,7 @@
 namespace tessera {
 namespace {
 
+// The SIMD kernels (where built) and the portable ones, into 64- and 32-bit values.
 TEST(ColumnEncodingTest, PackedCodesRoundTripAtEveryWidthAndOffset) {
   std::mt19937_64 random(7);
   constexpr uint32_t kCount = 1000;
@@ -28,9 +29,17 @@ TEST(ColumnEncodingTest, PackedCodesRoundTripAtEveryWidthAndOffset) {
     for (uint32_t first : {0u, 8u, 3u, 992u}) {  // group-aligned, unaligned, and a tail shorter than a group
       const uint32_t count = kCount - first;
       std::vector<int64_t> decoded(count);
+      std::vector<int64_t> scalar(count);
+      std::vector<int32_t> narrow(count);
       UnpackCodes<int64_t>(packed.data(), width, -5, first, count, decoded.data());
+      UnpackCodesScalar<int64_t>(packed.data(), width, -5, first, count, scalar.data());
+      if (width <= 31) UnpackCodes<int32_t>(packed.data(), width, -5, first, count, narrow.data());
       for (uint32_t i = 0; i < count; ++i) {
         ASSERT_EQ(decoded[i], static_cast<int64_t>(codes[first + i]) - 5) << "width " << width << " row " << first + i;
+        ASSERT_EQ(scalar[i], decoded[i]) << "width " << width << " row " << first + i;
+        if (width <= 31) {
+          ASSERT_EQ(narrow[i], decoded[i]) << "width " << width << " row " << first + i;
+        }
         ASSERT_EQ(UnpackCode(packed.data(), width, first + i), codes[first + i]);
       }
     }
