@@ -266,8 +266,8 @@ absl::Status StorageManager::ReadBlock(const BlockEntry& entry, void* destinatio
   if (!status.ok()) return status;
   absl::Status valid = BlockView::Validate(destination, entry.location.bytes, entry.column_count);
   if (!valid.ok()) {
-    absl::Status status = absl::DataLossError(absl::StrCat(valid.message(), " (block ", entry.location.file_offset,
-                                                           " bytes into '", path, "')"));
+    absl::Status status = absl::DataLossError(
+        absl::StrCat(valid.message(), " (the block at byte ", entry.location.file_offset, " of '", path, "')"));
     auto column = valid.GetPayload(BlockView::kDamagedColumnPayload);
     if (column.has_value()) status.SetPayload(BlockView::kDamagedColumnPayload, *column);
     return status;
