@@ -7,6 +7,7 @@
 #include "engine/statement_handlers.h"
 #include "parser/parser.h"
 #include "scheduler/foreman.h"
+#include "storage/block_statistics.h"
 #include "storage/buffer_pool.h"
 #include "storage/storage_manager.h"
 
@@ -78,14 +79,26 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
     AddColumn(result, "distinct_estimate", Type::BigInt());
     AddColumn(result, "min", Type::Varchar());
     AddColumn(result, "max", Type::Varchar());
+    AddColumn(result, "encoding", Type::Varchar());
+    AddColumn(result, "stored_bytes", Type::BigInt());
+    AddColumn(result, "plain_bytes", Type::BigInt());
     for (const auto& table : tables) {
+      // How the columns are stored is read from the blocks' column directories (each block pinned once).
+      std::vector<ColumnStorage> storage(table->columns.size());
+      for (const SegmentDescriptor& segment : table->segments) {
+        for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
+          TESSERA_ASSIGN_OR_RETURN(BlockHandle handle, database.storage().PinBlock(BlockId{segment.segment_id, b}));
+          AccumulateColumnStorage(handle.view(), table->columns, &storage);
+        }
+      }
       for (size_t c = 0; c < table->columns.size(); ++c) {
         const ColumnStatistics& stats = table->statistics[c];
         auto text = [](const Value& v) { return v.is_null() ? Value::Null(Type::Varchar()) : Value::String(v.ToString()); };
         result.rows.push_back({Value::String(table->name), Value::String(table->columns[c].name),
                                Value::BigInt(table->row_count), Value::BigInt(stats.null_count),
                                Value::BigInt(stats.DistinctEstimate(table->row_count - stats.null_count)),
-                               text(stats.min), text(stats.max)});
+                               text(stats.min), text(stats.max), Value::String(storage[c].EncodingSummary()),
+                               Value::BigInt(storage[c].stored_bytes), Value::BigInt(storage[c].plain_bytes)});
       }
     }
     return result;
@@ -98,6 +111,11 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
     for (int k = 0; k < kNumMemoryKinds; ++k) {
       result.rows.push_back({Value::String(names[k]), Value::BigInt(static_cast<int64_t>(usage.by_kind[k]))});
     }
+    // Base blocks are held compressed: what they would take plain, and the ratio of the two in percent.
+    const ResidentBlockBytes resident = database.storage().ResidentBytes();
+    result.rows.push_back({Value::String("base blocks uncompressed"), Value::BigInt(resident.plain)});
+    result.rows.push_back({Value::String("compression ratio (percent)"),
+                           Value::BigInt(resident.stored > 0 ? resident.plain * 100 / resident.stored : 100)});
     result.rows.push_back({Value::String("total used"), Value::BigInt(static_cast<int64_t>(usage.used_bytes))});
     result.rows.push_back({Value::String("budget"), Value::BigInt(static_cast<int64_t>(usage.budget_bytes))});
     result.rows.push_back({Value::String("huge pages"), Value::BigInt(static_cast<int64_t>(usage.huge_page_bytes))});

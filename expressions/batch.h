@@ -5,7 +5,8 @@
 // LoadBatchFromBlock fills a batch from a block without copying fixed-width values: each column borrows the
 // block's value array and validity bitmap (so the batch is valid only while the block stays pinned and until
 // the next load into the same batch). String columns become arrays of std::string_view pointing into the
-// block's heap. A Batch reuses its vectors' buffers across loads; not thread-safe (one per worker).
+// block's heap. Encoded columns of base blocks (storage/column_encoding.h) are decoded into the vector's own
+// buffer instead (dictionary strings still point into the block). A Batch reuses its vectors' buffers across loads; not thread-safe (one per worker).
 
 #include <cstdint>
 #include <vector>
@@ -28,5 +29,9 @@ struct Batch {
 void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types,
                         const std::vector<int>& block_columns, uint32_t first_row, uint32_t count,
                         Batch* out);
+// One column of LoadBatchFromBlock: rows [first_row, first_row + count) of block column `column` (of `type`) into
+// `out`. For scans that load some columns only when rows pass their filter.
+void LoadBatchColumn(const BlockView& block, const Type& type, int column, uint32_t first_row, uint32_t count,
+                     ColumnVector* out);
 
 }  // namespace tessera

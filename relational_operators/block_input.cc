@@ -1,9 +1,12 @@
 #include "relational_operators/block_input.h"
 
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 
 namespace tessera {
@@ -62,7 +65,7 @@ absl::StatusOr<PinnedBlock> BlockInput::Pin(size_t i) const {
   PinnedBlock pinned;
   if (is_table()) {
     absl::StatusOr<BlockHandle> handle = storage_->PinBlock(table_blocks_[i]);
-    if (!handle.ok()) return handle.status();
+    if (!handle.ok()) return NameDamage(handle.status());
     pinned.view = handle->view();
     pinned.pin = *std::move(handle);
     pinned.deleted = table_deleted_[i];
@@ -71,6 +74,17 @@ absl::StatusOr<PinnedBlock> BlockInput::Pin(size_t i) const {
     pinned.view = relation_->block(static_cast<uint32_t>(i));
   }
   return pinned;
+}
+
+absl::Status BlockInput::NameDamage(const absl::Status& status) const {
+  if (status.code() != absl::StatusCode::kDataLoss) return status;
+  std::string where = absl::StrCat("table '", table_->name, "'");
+  auto payload = status.GetPayload(BlockView::kDamagedColumnPayload);
+  size_t column = 0;
+  if (payload.has_value() && absl::SimpleAtoi(std::string(*payload), &column) && column < table_->columns.size()) {
+    absl::StrAppend(&where, ", column '", table_->columns[column].name, "'");
+  }
+  return absl::DataLossError(absl::StrCat(where, ": ", status.message()));
 }
 
 SharedScanTag BlockInput::SharedScanTagFor(size_t i) const {

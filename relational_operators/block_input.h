@@ -67,7 +67,8 @@ class BlockInput {
   // blocks of a relation already released.
   int64_t RowsBefore(size_t i) const;
 
-  // Pins base-table block `i`, or returns temporary block `i`.
+  // Pins base-table block `i`, or returns temporary block `i`. A damaged block file (DataLoss) fails with a
+  // message that names the table and, when known, the column, besides the storage manager's file and offset.
   absl::StatusOr<PinnedBlock> Pin(size_t i) const;
 
   // For base-table block `i`: its shared-scan tag (work_order.h); empty for temporary blocks.
@@ -76,6 +77,8 @@ class BlockInput {
   ScanCursor* cursor() const { return cursor_; }
 
  private:
+  absl::Status NameDamage(const absl::Status& status) const;
+
   std::shared_ptr<const TableDescriptor> table_;
   StorageManager* storage_ = nullptr;
   std::vector<BlockId> table_blocks_;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "common/status_macros.h"
 #include "relational_operators/key_hashing.h"
+#include "storage/column_encoding.h"
 
 namespace tessera {
 namespace {
@@ -33,16 +35,74 @@ void CollectRangeTerms(const BoundExpression& expr, std::vector<ScanSpec::RangeT
   }
 }
 
+// The batch column of a conjunct that reads one string column alone and is false (or NULL) on NULL; -1 otherwise.
+int DictionaryTermColumn(const BoundExpression& expr, const std::vector<Type>& types) {
+  auto string_column = [&](const BoundExpression& e) {
+    return e.kind == ExpressionKind::kColumn && types[e.column_index].IsString() ? e.column_index : -1;
+  };
+  switch (expr.kind) {
+    case ExpressionKind::kComparison: {
+      const BoundExpression& left = *expr.children[0];
+      const BoundExpression& right = *expr.children[1];
+      if (right.kind == ExpressionKind::kConstant) return string_column(left);
+      if (left.kind == ExpressionKind::kConstant) return string_column(right);
+      return -1;
+    }
+    case ExpressionKind::kInList:
+    case ExpressionKind::kLike:
+      for (size_t i = 1; i < expr.children.size(); ++i) {
+        if (expr.children[i]->kind != ExpressionKind::kConstant) return -1;
+      }
+      return string_column(*expr.children[0]);
+    default: return -1;
+  }
+}
+
+void CollectColumns(const BoundExpression& expr, std::vector<bool>* read) {
+  if (expr.kind == ExpressionKind::kColumn) (*read)[expr.column_index] = true;
+  for (const auto& child : expr.children) CollectColumns(*child, read);
+}
+
 }  // namespace
 
 void ScanSpec::Prepare() {
   range_terms.clear();
-  if (filter != nullptr) CollectRangeTerms(*filter, &range_terms);
+  dictionary_terms.clear();
+  residual_filter = nullptr;
+  if (filter == nullptr) return;
+  CollectRangeTerms(*filter, &range_terms);
+  std::vector<const BoundExpression*> conjuncts;
+  if (filter->kind == ExpressionKind::kAnd) {
+    for (const auto& child : filter->children) conjuncts.push_back(child.get());
+  } else {
+    conjuncts.push_back(filter.get());
+  }
+  std::vector<std::unique_ptr<BoundExpression>> residual;
+  for (const BoundExpression* conjunct : conjuncts) {
+    const int column = DictionaryTermColumn(*conjunct, types);
+    if (column >= 0) {
+      dictionary_terms.push_back({column, conjunct->Clone()});
+    } else {
+      residual.push_back(conjunct->Clone());
+    }
+  }
+  if (dictionary_terms.empty()) return;
+  if (!residual.empty()) residual_filter = MakeConjunction(ExpressionKind::kAnd, std::move(residual));
 }
 
 BlockScanner::BlockScanner(const ScanSpec& spec)
     : spec_(spec), has_filter_(spec.filter != nullptr || !spec.runtime_filters.empty()) {
-  if (spec.filter != nullptr) filter_ = std::make_unique<ExpressionEvaluator>(*spec.filter);
+  if (!spec.dictionary_terms.empty()) {
+    for (const ScanSpec::DictionaryTerm& term : spec.dictionary_terms) {
+      term_filters_.push_back(std::make_unique<ExpressionEvaluator>(*term.predicate));
+    }
+    if (spec.residual_filter != nullptr) residual_filter_ = std::make_unique<ExpressionEvaluator>(*spec.residual_filter);
+    code_matches_.resize(spec.dictionary_terms.size());
+    dictionary_selection_.rows.resize(kVectorSize);
+    codes_.resize(kVectorSize);
+  } else if (spec.filter != nullptr) {
+    filter_ = std::make_unique<ExpressionEvaluator>(*spec.filter);
+  }
   selection_.rows.resize(kVectorSize);
   for (size_t i = 0; i < spec.block_columns.size(); ++i) {
     if (spec.block_columns[i] == kRowIdBlockColumn) {
@@ -52,6 +112,17 @@ BlockScanner::BlockScanner(const ScanSpec& spec)
     load_columns_.push_back(spec.block_columns[i]);
     load_types_.push_back(spec.types[i]);
     load_targets_.push_back(static_cast<int>(i));
+  }
+  // Late loading (not with a row-id column, which LoadBatch makes): what only the consumer reads is decoded for
+  // vectors where some row passes.
+  if (has_filter_ && row_id_column_ < 0) {
+    std::vector<bool> read(spec.types.size(), false);
+    if (spec.filter != nullptr) CollectColumns(*spec.filter, &read);
+    for (const RuntimeFilterProbe& probe : spec.runtime_filters) {
+      for (int column : probe.key_columns) read[column] = true;
+    }
+    for (size_t c = 0; c < read.size(); ++c) (read[c] ? filter_columns_ : late_columns_).push_back(static_cast<int>(c));
+    if (late_columns_.empty()) filter_columns_.clear();
   }
   const size_t filters = spec.runtime_filters.size();
   if (filters == 0) return;
@@ -130,14 +201,23 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
   const uint32_t rows = block.row_count();
   if (next_row_ >= rows) return false;
   const uint32_t count = std::min(kVectorSize, rows - next_row_);
-  LoadBatch(block, next_row_, count);
+  const uint32_t first_row = next_row_;
+  if (late_columns_.empty()) {
+    LoadBatch(block, first_row, count);
+  } else {
+    batch_.columns.resize(spec_.types.size());
+    batch_.size = count;
+    for (int c : filter_columns_) {
+      LoadBatchColumn(block, spec_.types[c], spec_.block_columns[c], first_row, count, &batch_.columns[c]);
+    }
+  }
   const SelectionVector* in = nullptr;
-  masked_ = deleted_ != nullptr && deleted_->AnyDeleted(next_row_, count);
+  masked_ = deleted_ != nullptr && deleted_->AnyDeleted(first_row, count);
   if (masked_) {
     uint32_t live = 0;
     for (uint32_t r = 0; r < count; ++r) {
       selection_.rows[live] = r;
-      live += !deleted_->IsDeleted(next_row_ + r);
+      live += !deleted_->IsDeleted(first_row + r);
     }
     selection_.count = live;
     in = &selection_;
@@ -151,8 +231,17 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
     absl::Status status = in != nullptr && in->count == 0 ? absl::OkStatus() : filter_->Filter(batch_, in, &selection_);
     if (!status.ok()) return status;
     in = &selection_;
+  } else if (!term_filters_.empty()) {
+    absl::Status status = ApplySplitFilter(block, first_row, in);
+    if (!status.ok()) return status;
+    in = &selection_;
   }
   if (!filter_order_.empty()) ApplyRuntimeFilters(filter_order_, in);
+  if (!late_columns_.empty() && selection_.count > 0) {
+    for (int c : late_columns_) {
+      LoadBatchColumn(block, spec_.types[c], spec_.block_columns[c], first_row, count, &batch_.columns[c]);
+    }
+  }
   if (!expanding_filters_.empty()) {
     StartExpansion();
     if (expanding_ && NextExpandedChunk()) return true;
@@ -174,6 +263,65 @@ void BlockScanner::LoadBatch(const BlockView& block, uint32_t first, uint32_t co
   row_ids.ResetOwned(count);
   int64_t* values = row_ids.mutable_values<int64_t>();
   for (uint32_t r = 0; r < count; ++r) values[r] = static_cast<int64_t>(MakeRowId(block_ordinal_, first + r));
+}
+
+absl::Status BlockScanner::MatchDictionaries(const BlockView& block) {
+  matched_block_ = block.data();
+  for (size_t t = 0; t < term_filters_.size(); ++t) {
+    std::vector<uint8_t>& matches = code_matches_[t];
+    matches.clear();
+    const int batch_column = spec_.dictionary_terms[t].batch_column;
+    const int column = spec_.block_columns[batch_column];
+    if (block.encoding(column) != ColumnEncoding::kDictionary) continue;
+    const StringDictionary dictionary = block.Dictionary(column);
+    matches.assign(dictionary.size(), 0);
+    dictionary_batch_.columns.resize(spec_.types.size());
+    ColumnVector& entries = dictionary_batch_.columns[batch_column];
+    entries.set_type(spec_.types[batch_column]);
+    for (uint32_t first = 0; first < dictionary.size(); first += kVectorSize) {
+      const uint32_t count = std::min(kVectorSize, dictionary.size() - first);
+      entries.ResetOwned(count);
+      std::string_view* strings = entries.mutable_strings();
+      for (uint32_t i = 0; i < count; ++i) strings[i] = dictionary[first + i];
+      dictionary_batch_.size = count;
+      TESSERA_RETURN_IF_ERROR(term_filters_[t]->Filter(dictionary_batch_, nullptr, &dictionary_selection_));
+      for (uint32_t s = 0; s < dictionary_selection_.count; ++s) matches[first + dictionary_selection_.rows[s]] = 1;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BlockScanner::ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in) {
+  if (matched_block_ != block.data()) TESSERA_RETURN_IF_ERROR(MatchDictionaries(block));
+  for (size_t t = 0; t < term_filters_.size(); ++t) {
+    if (in != nullptr && in->count == 0) break;
+    if (code_matches_[t].empty()) {
+      TESSERA_RETURN_IF_ERROR(term_filters_[t]->Filter(batch_, in, &selection_));
+      in = &selection_;
+      continue;
+    }
+    // On codes: a row passes if it is not NULL and its code passed (NULL rows hold code 0, which may pass).
+    const int column = spec_.block_columns[spec_.dictionary_terms[t].batch_column];
+    const ColumnChunk& chunk = block.chunk(column);
+    UnpackCodes<uint32_t>(block.data() + chunk.values_offset, chunk.bit_width, 0, first_row, batch_.size,
+                          codes_.data());
+    const uint8_t* matches = code_matches_[t].data();
+    const uint8_t* validity = block.Validity(column);
+    const uint32_t* codes = codes_.data();
+    uint32_t* out = selection_.rows.data();
+    uint32_t kept = 0;
+    const uint32_t count = in != nullptr ? in->count : batch_.size;
+    for (uint32_t s = 0; s < count; ++s) {  // in place when `in` is selection_: kept never passes s
+      const uint32_t row = in != nullptr ? in->rows[s] : s;
+      out[kept] = row;
+      kept += matches[codes[row]] & (validity == nullptr || GetBit(validity, first_row + row));
+    }
+    selection_.count = kept;
+    in = &selection_;
+  }
+  // selection_ holds the result: the first term wrote it, or `in` was selection_ already.
+  if (residual_filter_ != nullptr && in->count > 0) TESSERA_RETURN_IF_ERROR(residual_filter_->Filter(batch_, in, &selection_));
+  return absl::OkStatus();
 }
 
 void BlockScanner::ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in) {

@@ -40,6 +40,16 @@ struct ScanSpec {
     Value constant;
   };
   std::vector<RangeTerm> range_terms;
+  // Conjuncts of `filter` on one string column alone (compared with a constant, IN a list, LIKE a pattern; all
+  // false on NULL): in blocks where that column is dictionary-coded (storage/column_encoding.h) they are evaluated
+  // once per dictionary entry and then on the rows' codes. `residual_filter` is `filter` without them (null: none
+  // left). Filled by Prepare(); empty when `filter` has no such conjunct (then `filter` runs as it is).
+  struct DictionaryTerm {
+    int batch_column;
+    std::unique_ptr<BoundExpression> predicate;
+  };
+  std::vector<DictionaryTerm> dictionary_terms;
+  std::unique_ptr<BoundExpression> residual_filter;
   void Prepare();
 };
 
@@ -62,7 +72,9 @@ class BlockScanner {
   }
 
   // Iterates over the block a vector at a time. Returns false when the block is exhausted. On true, `batch()`
-  // holds the next vector of rows and `selection()` the rows passing the filter (null: all rows pass).
+  // holds the next vector of rows and `selection()` the rows passing the filter (null: all rows pass). With a
+  // filter, the columns it does not read are loaded (decoded) only when some row passes: when selected_count() is
+  // 0 they hold no rows of this vector.
   absl::StatusOr<bool> Next(const BlockView& block);
   void Reset() {
     next_row_ = 0;
@@ -82,6 +94,12 @@ class BlockScanner {
   void LoadBatch(const BlockView& block, uint32_t first, uint32_t count);
   // Applies the runtime filters `order` to the rows of `in` (null: all rows of the batch) into selection_.
   void ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in);
+  // The filter split into dictionary terms and the residual (ScanSpec::dictionary_terms), rows of `in` (null: all
+  // rows) into selection_; the batch holds rows [first_row, ...) of `block`.
+  absl::Status ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in);
+  // Which codes of `block`'s dictionary pass each dictionary term (empty where the column is not
+  // dictionary-coded), computed once per block.
+  absl::Status MatchDictionaries(const BlockView& block);
   // Starts handing out the selected rows of batch_ repeated by their multiplicities, if any is above 1.
   void StartExpansion();
   // Fills expanded_ with the next up to kVectorSize rows of the expansion; false when it is exhausted.
@@ -105,6 +123,20 @@ class BlockScanner {
   std::vector<Type> load_types_;
   std::vector<int> load_targets_;
   Batch loaded_;
+
+  // With a filter: batch columns the filter and the runtime filters read (loaded first) and the others (loaded
+  // when a row passes); empty when every column is read by the filter or there is none.
+  std::vector<int> filter_columns_;
+  std::vector<int> late_columns_;
+
+  // Dictionary terms: an evaluator per term and the residual's; per block, the passing codes of each term.
+  std::vector<std::unique_ptr<ExpressionEvaluator>> term_filters_;
+  std::unique_ptr<ExpressionEvaluator> residual_filter_;
+  const uint8_t* matched_block_ = nullptr;
+  std::vector<std::vector<uint8_t>> code_matches_;
+  Batch dictionary_batch_;
+  SelectionVector dictionary_selection_;
+  std::vector<uint32_t> codes_;
 
   // Runtime filters: application order, per-filter rows in / out of this work order, key column pointers.
   std::vector<int> filter_order_;         // after the filter predicate

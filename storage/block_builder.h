@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "catalog/schema.h"
+#include "storage/column_encoding.h"
 
 namespace tessera {
 
@@ -68,10 +69,17 @@ class BlockBuilder {
   bool empty() const { return row_count_ == 0; }
   // Exact size Finish() will write.
   size_t EncodedSize() const;
-  // Writes the block (EncodedSize() bytes) to `destination`, computing zone maps, and resets the builder.
+  // Writes the block (EncodedSize() bytes) to `destination`, plain, computing zone maps, and resets the builder.
   // `string_zone_maps` = false leaves CHAR/VARCHAR columns without one (has_zone_map 0): query intermediates,
   // where two string compares per row cost more than the block skipping they could enable.
   void Finish(void* destination, bool string_zone_maps = true);
+
+  // Base blocks of loads: PlanCompressed() chooses each column's encoding from the block's values (the smallest
+  // of plain, frame of reference, dictionary: column_encoding.h) and returns the exact size FinishCompressed()
+  // will write; FinishCompressed() writes the block so encoded, with zone maps and checksums
+  // (BlockView::Seal), and resets the builder. Nothing may be appended between the two calls.
+  size_t PlanCompressed();
+  void FinishCompressed(void* destination);
 
  private:
   struct ColumnStaging {
@@ -84,6 +92,15 @@ class BlockBuilder {
     std::vector<uint32_t> offsets;  // strings: offsets[0] = 0
     std::string heap;
     std::vector<uint8_t> validity;  // sized for the maximum row count
+    // The encoding PlanCompressed chose (plain otherwise) and its section sizes.
+    ColumnEncoding encoding = ColumnEncoding::kPlain;
+    int bit_width = 0;
+    size_t encoded_values_bytes = 0;
+    size_t encoded_heap_bytes = 0;
+    // kDictionary: each row's id in first-seen order, the distinct values sorted, and id -> sorted code.
+    std::vector<uint32_t> dictionary_ids;
+    std::vector<std::string_view> dictionary;
+    std::vector<uint32_t> dictionary_codes;
   };
 
   static void SetBit(std::vector<uint8_t>& bitmap, uint32_t row) {
@@ -91,6 +108,11 @@ class BlockBuilder {
     bitmap[row >> 3] |= static_cast<uint8_t>(1u << (row & 7));
   }
   void RollBackRow();
+  void PlanFrameOfReference(ColumnStaging& staging);
+  void PlanDictionary(ColumnStaging& staging);
+  void Write(void* destination, bool string_zone_maps);
+  // EncodedSize() with the planned encodings, or with every column plain.
+  size_t SizeOf(bool plain) const;
   size_t FixedOverhead() const;
   size_t UpperBoundSize(uint32_t rows, size_t heap_bytes) const;
   void Reset();
@@ -102,6 +124,7 @@ class BlockBuilder {
   size_t heap_bytes_ = 0;
   size_t pending_heap_bytes_ = 0;
   size_t last_rejected_row_bytes_ = 0;
+  std::vector<uint64_t> codes_;  // scratch of FinishCompressed
 };
 
 }  // namespace tessera

@@ -13,6 +13,11 @@
 // (little-endian, zero-extended to 16 bytes); for strings, (offset, length) pairs of the min and max values
 // inside the column's heap.
 //
+// Base blocks written by a load (format version 2) are compressed and checksummed: each column has an encoding
+// (storage/column_encoding.h: plain, frame of reference, dictionary) chosen for this block, a CRC-32C of its
+// sections, and the header a CRC-32C of itself and the column directory. Temporary blocks are plain and carry no
+// checksum. Blocks of format version 1 (plain, no checksums) are still read.
+//
 // BlockView reads a finished block without copying; it is a cheap value type, safe to use from any number of
 // threads while the block is pinned.
 
@@ -20,16 +25,20 @@
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "absl/status/status.h"
 #include "catalog/types.h"
 #include "catalog/value.h"
 #include "common/bitmap.h"
+#include "storage/column_encoding.h"
 
 namespace tessera {
 
 constexpr uint32_t kBlockMagic = 0x314B4254;  // "TBK1"
-constexpr uint16_t kBlockFormatVersion = 1;
+constexpr uint16_t kBlockFormatVersion = 2;
+constexpr uint16_t kOldestBlockFormatVersion = 1;  // plain blocks without checksums, read as they are
+constexpr uint32_t kBlockChecksummed = 1;           // BlockHeader::flags
 
 struct BlockHeader {
   uint32_t magic;
@@ -37,7 +46,10 @@ struct BlockHeader {
   uint16_t column_count;
   uint32_t row_count;
   uint32_t used_bytes;
-  uint8_t reserved[48];
+  uint32_t checksum;  // with kBlockChecksummed: CRC-32C of the 16 bytes above and the column directory
+  uint32_t flags;
+  uint32_t plain_bytes;  // what the block takes with every column plain (0 in version 1 blocks)
+  uint8_t reserved[36];
 };
 static_assert(sizeof(BlockHeader) == 64);
 
@@ -50,7 +62,9 @@ struct ColumnChunk {
   uint32_t heap_bytes;
   uint8_t type_id;
   uint8_t has_zone_map;  // 0 when every value is NULL (or the block is empty)
-  uint8_t reserved[6];
+  uint8_t encoding;      // ColumnEncoding (column_encoding.h); 0 = plain
+  uint8_t bit_width;     // codes of packed encodings
+  uint32_t checksum;     // with kBlockChecksummed: CRC-32C of the values, validity and heap sections
   uint8_t zone_min[16];
   uint8_t zone_max[16];
 };
@@ -62,8 +76,14 @@ class BlockView {
   explicit BlockView(const void* data) : data_(static_cast<const uint8_t*>(data)) {}
 
   // Checks that `bytes` bytes at `data` hold a well-formed block with `column_count` columns: magic, version,
-  // every section inside the block. Used on blocks read from disk before anything else touches them.
+  // checksums, every section inside the block, every code inside its dictionary. Used on blocks read from disk
+  // before anything else touches them. A damaged column is a DataLoss error with the payload
+  // kDamagedColumnPayload holding the column's index (decimal text), so callers can name it.
   static absl::Status Validate(const void* data, size_t bytes, size_t column_count);
+  static constexpr const char* kDamagedColumnPayload = "tessera.damaged-column";
+
+  // Seals a finished block: computes every column's checksum and the header's, and sets kBlockChecksummed.
+  static void Seal(void* data);
 
   const uint8_t* data() const { return data_; }
   const BlockHeader& header() const { return *reinterpret_cast<const BlockHeader*>(data_); }
@@ -75,6 +95,11 @@ class BlockView {
     return reinterpret_cast<const ColumnChunk*>(data_ + sizeof(BlockHeader))[column];
   }
 
+  ColumnEncoding encoding(int column) const { return static_cast<ColumnEncoding>(chunk(column).encoding); }
+  bool IsEncoded(int column) const { return chunk(column).encoding != 0; }
+
+  // The raw sections of a plain column; an encoded column is read through GetFixed / GetString / GetValue or
+  // decoded a vector at a time (expressions/batch.h).
   template <typename T>
   const T* Values(int column) const {
     return reinterpret_cast<const T*>(data_ + chunk(column).values_offset);
@@ -84,9 +109,30 @@ class BlockView {
     return reinterpret_cast<const char*>(data_ + chunk(column).heap_offset);
   }
   std::string_view GetString(int column, uint32_t row) const {
+    if (IsEncoded(column)) return GetEncodedString(column, row);
     const uint32_t* offsets = StringOffsets(column);
     return {StringHeap(column) + offsets[row], offsets[row + 1] - offsets[row]};
   }
+  // One fixed-width value in its physical representation T (catalog/types.h), whatever the encoding.
+  template <typename T>
+  T GetFixed(int column, uint32_t row) const {
+    T value;
+    if (encoding(column) == ColumnEncoding::kFrameOfReference) {
+      value = DecodeFrameOfReference<T>(column, row);
+    } else {
+      std::memcpy(&value, data_ + chunk(column).values_offset + sizeof(T) * row, sizeof(T));
+    }
+    return value;
+  }
+  // Rows [first, first + count) of an encoded column a vector at a time, NULL rows as the plain format has them
+  // (zero / empty). DecodeFixed: a kFrameOfReference column of physical type T (int32_t, int64_t, int128);
+  // DecodeStrings: a kDictionary column, as views into the block's dictionary.
+  template <typename T>
+  void DecodeFixed(int column, uint32_t first, uint32_t count, T* out) const;
+  void DecodeStrings(int column, uint32_t first, uint32_t count, std::string_view* out) const;
+
+  // The dictionary of a kDictionary column.
+  StringDictionary Dictionary(int column) const { return StringDictionary(data_ + chunk(column).heap_offset); }
 
   // Null when the column has no NULLs in this block.
   const uint8_t* Validity(int column) const {
@@ -107,6 +153,25 @@ class BlockView {
 
  private:
   Value ZoneValue(int column, const Type& type, const uint8_t* raw) const;
+  std::string_view GetEncodedString(int column, uint32_t row) const;
+  template <typename T>
+  T DecodeFrameOfReference(int column, uint32_t row) const {
+    const ColumnChunk& c = chunk(column);
+    if (IsNull(column, row)) return T{};  // the contract for NULL slots: zero bytes
+    const uint64_t code = UnpackCode(data_ + c.values_offset, c.bit_width, row);
+    T base;
+    std::memcpy(&base, c.zone_min, sizeof(T));
+    // Unsigned arithmetic: the sum is the stored value, but base + code may pass through no signed range.
+    if constexpr (std::is_same_v<T, int32_t>) {
+      return static_cast<int32_t>(static_cast<uint32_t>(base) + static_cast<uint32_t>(code));
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      return static_cast<int64_t>(static_cast<uint64_t>(base) + code);
+    } else if constexpr (std::is_same_v<T, int128>) {
+      return static_cast<int128>(static_cast<unsigned __int128>(base) + code);
+    } else {
+      return T{};  // other types are never frame-of-reference encoded
+    }
+  }
 
   const uint8_t* data_ = nullptr;
 };

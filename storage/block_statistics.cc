@@ -1,6 +1,8 @@
 #include "storage/block_statistics.h"
 
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "common/hash.h"
 
@@ -8,15 +10,33 @@ namespace tessera {
 namespace {
 
 template <typename T>
-void SketchFixed(const BlockView& block, int column, DistinctSketch* sketch) {
-  const T* values = block.Values<T>(column);
-  const uint8_t* validity = block.Validity(column);
-  const uint32_t rows = block.row_count();
-  for (uint32_t i = 0; i < rows; ++i) {
-    if (validity != nullptr && !GetBit(validity, i)) continue;
+void SketchValues(const T* values, uint32_t first, uint32_t count, const uint8_t* validity, DistinctSketch* sketch) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (validity != nullptr && !GetBit(validity, first + i)) continue;
     uint64_t bits[2] = {0, 0};
     std::memcpy(bits, &values[i], sizeof(T));
     sketch->AddHash(HashInt64(bits[0] ^ HashInt64(bits[1])));
+  }
+}
+
+template <typename T>
+void SketchFixed(const BlockView& block, int column, DistinctSketch* sketch) {
+  const uint8_t* validity = block.Validity(column);
+  const uint32_t rows = block.row_count();
+  if (!block.IsEncoded(column)) {
+    SketchValues(block.Values<T>(column), 0, rows, validity, sketch);
+    return;
+  }
+  if constexpr (sizeof(T) >= 4) {
+    // Frame of reference: decoded a vector at a time (the sketch hashes the physical bits, signed or not).
+    using Physical = std::conditional_t<sizeof(T) == 4, int32_t, std::conditional_t<sizeof(T) == 8, int64_t, int128>>;
+    constexpr uint32_t kStep = 1024;
+    Physical decoded[kStep];
+    for (uint32_t first = 0; first < rows; first += kStep) {
+      const uint32_t count = std::min(kStep, rows - first);
+      block.DecodeFixed<Physical>(column, first, count, decoded);
+      SketchValues(decoded, first, count, validity, sketch);
+    }
   }
 }
 
@@ -37,6 +57,12 @@ void AccumulateBlockStatistics(const BlockView& block, const std::vector<ColumnS
       case 8: SketchFixed<uint64_t>(block, column, &stats.distinct); break;
       case 16: SketchFixed<int128>(block, column, &stats.distinct); break;
       case 0: {
+        if (block.encoding(column) == ColumnEncoding::kDictionary) {
+          // The sketch ignores repeats: each distinct value of the block once.
+          const StringDictionary dictionary = block.Dictionary(column);
+          for (uint32_t code = 0; code < dictionary.size(); ++code) stats.distinct.AddHash(HashString(dictionary[code]));
+          break;
+        }
         const uint8_t* validity = block.Validity(column);
         for (uint32_t i = 0; i < block.row_count(); ++i) {
           if (validity != nullptr && !GetBit(validity, i)) continue;
@@ -45,6 +71,47 @@ void AccumulateBlockStatistics(const BlockView& block, const std::vector<ColumnS
         break;
       }
     }
+  }
+}
+
+std::string ColumnStorage::EncodingSummary() const {
+  std::string summary;
+  int used = 0;
+  for (int64_t blocks : blocks_by_encoding) used += blocks > 0;
+  for (int e = 0; e < 3; ++e) {
+    if (blocks_by_encoding[e] == 0) continue;
+    if (!summary.empty()) summary += ", ";
+    summary += ColumnEncodingName(static_cast<ColumnEncoding>(e));
+    if (used > 1) summary += " " + std::to_string(blocks_by_encoding[e]);
+  }
+  return summary.empty() ? "none" : summary;
+}
+
+void AccumulateColumnStorage(const BlockView& block, const std::vector<ColumnSchema>& columns,
+                             std::vector<ColumnStorage>* storage) {
+  auto align8 = [](int64_t n) { return (n + 7) & ~int64_t{7}; };
+  const int64_t rows = block.row_count();
+  for (int column = 0; column < block.column_count(); ++column) {
+    const ColumnChunk& chunk = block.chunk(column);
+    ColumnStorage& out = (*storage)[column];
+    const int64_t validity = chunk.validity_offset != 0 ? align8((rows + 7) / 8) : 0;
+    out.stored_bytes += static_cast<int64_t>(sizeof(ColumnChunk)) + align8(chunk.values_bytes) + validity +
+                        align8(chunk.heap_bytes);
+    ++out.blocks_by_encoding[std::min<int>(chunk.encoding, 2)];
+    const Type& type = columns[column].type;
+    int64_t plain = static_cast<int64_t>(sizeof(ColumnChunk)) + validity;
+    if (type.IsString()) {
+      int64_t heap = 0;
+      if (block.encoding(column) == ColumnEncoding::kDictionary) {
+        for (uint32_t r = 0; r < rows; ++r) heap += static_cast<int64_t>(block.GetString(column, r).size());
+      } else {
+        heap = chunk.heap_bytes;
+      }
+      plain += align8((rows + 1) * static_cast<int64_t>(sizeof(uint32_t))) + align8(heap);
+    } else {
+      plain += align8(rows * type.FixedWidth());
+    }
+    out.plain_bytes += plain;
   }
 }
 

@@ -2,6 +2,8 @@
 // Folds one block into per-column statistics: null counts, min/max from the block's zone maps, and every non-NULL
 // value into the distinct-count sketch. Called once per loaded block.
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "catalog/column_statistics.h"
@@ -12,5 +14,18 @@ namespace tessera {
 
 void AccumulateBlockStatistics(const BlockView& block, const std::vector<ColumnSchema>& columns,
                                std::vector<ColumnStatistics>* statistics);
+
+// How one column of a table is stored (SHOW STATS): the bytes of its sections in its blocks, what they would take
+// plain, and how many blocks use each encoding (column_encoding.h).
+struct ColumnStorage {
+  int64_t stored_bytes = 0;
+  int64_t plain_bytes = 0;
+  int64_t blocks_by_encoding[3] = {0, 0, 0};
+  // "frame-of-reference" when every block agrees, else the encodings by block count: "dictionary 40, plain 2".
+  std::string EncodingSummary() const;
+};
+// Folds one block into `storage` (one entry per column). Reads each dictionary-coded row once.
+void AccumulateColumnStorage(const BlockView& block, const std::vector<ColumnSchema>& columns,
+                             std::vector<ColumnStorage>* storage);
 
 }  // namespace tessera

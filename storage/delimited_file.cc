@@ -310,8 +310,8 @@ LoadBlockWriter::LoadBlockWriter(const std::vector<ColumnSchema>& columns, Stora
 
 absl::Status LoadBlockWriter::Flush(BlockBuilder& builder) {
   const int64_t rows = builder.row_count();
-  TESSERA_ASSIGN_OR_RETURN(PendingBlock block, storage_.AllocatePendingBlock(builder.EncodedSize(), account_));
-  builder.Finish(block.data());
+  TESSERA_ASSIGN_OR_RETURN(PendingBlock block, storage_.AllocatePendingBlock(builder.PlanCompressed(), account_));
+  builder.FinishCompressed(block.data());
   AccumulateBlockStatistics(block.view(), columns_, &loaded_.statistics);
   TESSERA_RETURN_IF_ERROR(writer_.Append(block));
   loaded_.blocks.push_back(std::move(block));
@@ -547,23 +547,16 @@ namespace {
 void AppendFieldText(const BlockView& block, int column, uint32_t row, const Type& type, std::string* out) {
   switch (type.id()) {
     case TypeId::kBoolean: out->append(block.Values<uint8_t>(column)[row] ? "true" : "false"); break;
-    case TypeId::kInteger: AppendInt64(block.Values<int32_t>(column)[row], out); break;
-    case TypeId::kBigInt: AppendInt64(block.Values<int64_t>(column)[row], out); break;
+    case TypeId::kInteger: AppendInt64(block.GetFixed<int32_t>(column, row), out); break;
+    case TypeId::kBigInt: AppendInt64(block.GetFixed<int64_t>(column, row), out); break;
     case TypeId::kDouble: AppendDouble(block.Values<double>(column)[row], out); break;
-    case TypeId::kDecimal: {
-      // Block columns are 8-byte aligned: a 128-bit value is copied out, never loaded as an int128 lvalue (which
-      // may compile to an aligned 16-byte load).
-      int128 value = 0;
-      if (type.IsWideDecimal()) {
-        std::memcpy(&value, block.Values<uint8_t>(column) + size_t{row} * sizeof(int128), sizeof(int128));
-      } else {
-        value = block.Values<int64_t>(column)[row];
-      }
-      AppendDecimal(value, type.scale(), out);
+    case TypeId::kDecimal:
+      // GetFixed copies a 128-bit value out, never loading it as an int128 lvalue from an 8-byte-aligned column.
+      AppendDecimal(type.IsWideDecimal() ? block.GetFixed<int128>(column, row) : block.GetFixed<int64_t>(column, row),
+                    type.scale(), out);
       break;
-    }
-    case TypeId::kDate: AppendDate(block.Values<int32_t>(column)[row], out); break;
-    case TypeId::kTimestamp: AppendTimestamp(block.Values<int64_t>(column)[row], out); break;
+    case TypeId::kDate: AppendDate(block.GetFixed<int32_t>(column, row), out); break;
+    case TypeId::kTimestamp: AppendTimestamp(block.GetFixed<int64_t>(column, row), out); break;
     case TypeId::kInterval: AppendInterval(block.Values<Interval>(column)[row], out); break;
     case TypeId::kChar:
     case TypeId::kVarchar: out->append(block.GetString(column, row)); break;

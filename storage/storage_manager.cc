@@ -256,7 +256,13 @@ absl::Status StorageManager::ReadBlock(const BlockEntry& entry, void* destinatio
   ::close(fd);
   if (!status.ok()) return status;
   absl::Status valid = BlockView::Validate(destination, entry.location.bytes, entry.column_count);
-  if (!valid.ok()) return absl::DataLossError(absl::StrCat(valid.message(), " in '", path, "'"));
+  if (!valid.ok()) {
+    absl::Status status = absl::DataLossError(
+        absl::StrCat(valid.message(), " (the block at byte ", entry.location.file_offset, " of '", path, "')"));
+    auto column = valid.GetPayload(BlockView::kDamagedColumnPayload);
+    if (column.has_value()) status.SetPayload(BlockView::kDamagedColumnPayload, *column);
+    return status;
+  }
   return absl::OkStatus();
 }
 
@@ -363,6 +369,18 @@ int64_t StorageManager::ResidentBlockCount() const {
   int64_t count = 0;
   for (const auto& [id, entry] : blocks_) count += entry.data != nullptr;
   return count;
+}
+
+ResidentBlockBytes StorageManager::ResidentBytes() const {
+  absl::MutexLock lock(&mutex_);
+  ResidentBlockBytes bytes;
+  for (const auto& [id, entry] : blocks_) {
+    if (entry.data == nullptr) continue;
+    const BlockHeader& header = BlockView(entry.data).header();
+    bytes.stored += header.used_bytes;
+    bytes.plain += header.plain_bytes != 0 ? header.plain_bytes : header.used_bytes;  // version 1: plain
+  }
+  return bytes;
 }
 
 }  // namespace tessera

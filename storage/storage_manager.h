@@ -38,6 +38,11 @@ struct BlockId {
 
 class StorageManager;
 
+struct ResidentBlockBytes {
+  int64_t stored = 0;
+  int64_t plain = 0;
+};
+
 // A pin on a resident block. Movable, not copyable; unpins on destruction.
 class BlockHandle {
  public:
@@ -153,6 +158,8 @@ class StorageManager : public Evictor {
 
   std::string SegmentPath(uint64_t segment_id) const;
   int64_t ResidentBlockCount() const;
+  // The resident base blocks' bytes as stored (compressed) and as they would be with every column plain.
+  ResidentBlockBytes ResidentBytes() const;
 
  private:
   struct BlockEntry {

@@ -1,0 +1,294 @@
+// Column encodings of base blocks (storage/column_encoding.h): decode and filter throughput of each encoding next
+// to memcpy of the same (decoded) bytes and to the plain layout that scans borrow without copying, in the same run.
+// A Google Benchmark program; see README.md here and docs/decisions/0009-column-encodings.md for the figures.
+//
+// Each case is one column of --rows values in 2 MiB blocks built by BlockBuilder as a load builds them
+// (PlanCompressed / FinishCompressed) and, for the baselines, plain (Finish). A benchmark iteration reads the whole
+// column a vector (2048 rows) at a time, as a scan does:
+//   memcpy          copies each vector's plain values into a vector buffer (8 or 16 bytes a row)
+//   decode          decodes each vector into the same buffer (BlockView::DecodeFixed / DecodeStrings)
+//   decode/scalar   integers, where the build has the AVX-512 kernels: the portable kernels alone
+//   filter/plain    value < constant (strings: = constant) over the plain block into a selection vector
+//   filter/decoded  decode, then the same filter over the buffer
+//   filter/codes    (dictionary) the constant translated into a code once per block, codes compared
+// Every filter variant must select the same rows (exit status 1 and an error otherwise).
+//
+// Usage: column_encoding_benchmark [--rows=8388608] [--benchmark_filter=...] (--help lists all flags)
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "benchmarks/google_benchmark_flags.h"
+#include "storage/block_builder.h"
+#include "storage/block_layout.h"
+#include "storage/column_encoding.h"
+
+DEFINE_int64(rows, 8 << 20, "rows of each column");
+
+namespace tessera {
+namespace {
+
+constexpr uint32_t kVector = 2048;
+constexpr uint32_t kBlockBytes = 2 << 20;
+
+// One column stored twice, compressed and plain, and the filter constant.
+struct Column {
+  std::string name;
+  Type type;
+  std::vector<std::vector<uint8_t>> compressed;  // blocks
+  std::vector<std::vector<uint8_t>> plain;
+  int64_t constant = 0;         // integers: value < constant
+  std::string string_constant;  // strings: value = constant
+  int64_t bytes_per_row = 8;    // decoded
+  int64_t selected = -1;        // rows the first filter variant selected
+};
+
+bool g_different = false;
+
+void Seal(BlockBuilder& builder, bool compress, std::vector<std::vector<uint8_t>>* blocks) {
+  blocks->emplace_back(compress ? builder.PlanCompressed() : builder.EncodedSize());
+  if (compress) {
+    builder.FinishCompressed(blocks->back().data());
+  } else {
+    builder.Finish(blocks->back().data());
+  }
+}
+
+// An integer column whose values span `bits` bits (each block spans the same range): frame of reference.
+std::unique_ptr<Column> IntegerColumn(int bits) {
+  auto column = std::make_unique<Column>();
+  column->name = "for" + std::to_string(bits);
+  column->type = Type::BigInt();
+  const std::vector<ColumnSchema> schema = {{"v", column->type, false, {}}};
+  BlockBuilder compressed(schema, kBlockBytes);
+  BlockBuilder plain(schema, kBlockBytes);
+  uint64_t state = 88172645463325252ull;
+  const uint64_t mask = bits == 0 ? 0 : (uint64_t{1} << bits) - 1;
+  const int64_t base = 1000003;
+  for (int64_t r = 0; r < FLAGS_rows; ++r) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    const int64_t value = base + static_cast<int64_t>(state & mask);
+    for (auto* builder : {&compressed, &plain}) {
+      builder->Append<int64_t>(0, value);
+      if (!builder->CommitRow()) {
+        Seal(*builder, builder == &compressed, builder == &compressed ? &column->compressed : &column->plain);
+        builder->Append<int64_t>(0, value);
+        builder->CommitRow();
+      }
+    }
+  }
+  Seal(compressed, true, &column->compressed);
+  Seal(plain, false, &column->plain);
+  column->constant = base + static_cast<int64_t>(mask / 2);  // about half the rows pass
+  return column;
+}
+
+// A string column of `distinct` values of TPC-H l_shipmode's shape: dictionary.
+std::unique_ptr<Column> StringColumn(int distinct) {
+  auto column = std::make_unique<Column>();
+  column->name = "dict" + std::to_string(distinct);
+  column->type = Type::Varchar(16);
+  column->bytes_per_row = sizeof(std::string_view);
+  const std::vector<ColumnSchema> schema = {{"v", column->type, false, {}}};
+  BlockBuilder compressed(schema, kBlockBytes);
+  BlockBuilder plain(schema, kBlockBytes);
+  std::vector<std::string> values;
+  for (int i = 0; i < distinct; ++i) values.push_back("MODE#" + std::to_string(i * 7919 % 1000));
+  column->string_constant = values[distinct / 2];
+  uint64_t state = 88172645463325252ull;
+  for (int64_t r = 0; r < FLAGS_rows; ++r) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    const std::string& value = values[state % distinct];
+    for (auto* builder : {&compressed, &plain}) {
+      builder->AppendString(0, value);
+      if (!builder->CommitRow()) {
+        Seal(*builder, builder == &compressed, builder == &compressed ? &column->compressed : &column->plain);
+        builder->AppendString(0, value);
+        builder->CommitRow();
+      }
+    }
+  }
+  Seal(compressed, true, &column->compressed);
+  Seal(plain, false, &column->plain);
+  return column;
+}
+
+std::vector<std::unique_ptr<Column>>& Columns() {
+  static auto* columns = new std::vector<std::unique_ptr<Column>>;
+  return *columns;
+}
+
+enum class Variant { kMemcpy, kDecode, kDecodeScalar, kFilterPlain, kFilterDecoded, kFilterCodes };
+
+const char* VariantName(Variant variant) {
+  switch (variant) {
+    case Variant::kMemcpy: return "memcpy";
+    case Variant::kDecode: return "decode";
+    case Variant::kDecodeScalar: return "decode/scalar";
+    case Variant::kFilterPlain: return "filter/plain";
+    case Variant::kFilterDecoded: return "filter/decoded";
+    case Variant::kFilterCodes: return "filter/codes";
+  }
+  return "";
+}
+
+// Branch-free selection of rows whose value passes.
+template <typename T, typename Pass>
+uint32_t Select(const T* values, uint32_t count, uint32_t* selection, Pass pass) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    selection[n] = i;
+    n += pass(values[i]) ? 1 : 0;
+  }
+  return n;
+}
+
+int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint32_t* selection) {
+  int64_t selected = 0;
+  const bool compressed =
+      variant == Variant::kDecode || variant == Variant::kDecodeScalar || variant == Variant::kFilterDecoded;
+  const auto& blocks = compressed ? column.compressed : column.plain;
+  const int64_t constant = column.constant;
+  auto less = [constant](int64_t v) { return v < constant; };
+  for (const auto& bytes : blocks) {
+    const BlockView block(bytes.data());
+    for (uint32_t first = 0; first < block.row_count(); first += kVector) {
+      const uint32_t count = std::min(kVector, block.row_count() - first);
+      switch (variant) {
+        case Variant::kMemcpy: std::memcpy(buffer, block.Values<int64_t>(0) + first, count * sizeof(int64_t)); break;
+        case Variant::kDecode: block.DecodeFixed<int64_t>(0, first, count, buffer); break;
+        case Variant::kDecodeScalar: {
+          const ColumnChunk& chunk = block.chunk(0);
+          int64_t base;
+          std::memcpy(&base, chunk.zone_min, sizeof(base));
+          UnpackCodesScalar<int64_t>(block.data() + chunk.values_offset, chunk.bit_width, base, first, count, buffer);
+          break;
+        }
+        case Variant::kFilterPlain: selected += Select(block.Values<int64_t>(0) + first, count, selection, less); break;
+        case Variant::kFilterDecoded:
+          block.DecodeFixed<int64_t>(0, first, count, buffer);
+          selected += Select(buffer, count, selection, less);
+          break;
+        case Variant::kFilterCodes: break;
+      }
+    }
+  }
+  benchmark::DoNotOptimize(buffer[0]);
+  return selected;
+}
+
+int64_t RunString(const Column& column, Variant variant, std::string_view* buffer, uint32_t* codes,
+                  uint32_t* selection) {
+  int64_t selected = 0;
+  const bool compressed = variant != Variant::kMemcpy && variant != Variant::kFilterPlain;
+  const auto& blocks = compressed ? column.compressed : column.plain;
+  const std::string_view constant = column.string_constant;
+  auto equal = [constant](std::string_view v) { return v == constant; };
+  for (const auto& bytes : blocks) {
+    const BlockView block(bytes.data());
+    uint32_t code = 0;
+    if (variant == Variant::kFilterCodes) {
+      const StringDictionary dictionary = block.Dictionary(0);
+      code = dictionary.LowerBound(constant);
+      if (code < dictionary.size() && dictionary[code] != constant) code = dictionary.size();  // matches no code
+    }
+    const uint8_t* packed = block.data() + block.chunk(0).values_offset;
+    const int width = block.chunk(0).bit_width;
+    for (uint32_t first = 0; first < block.row_count(); first += kVector) {
+      const uint32_t count = std::min(kVector, block.row_count() - first);
+      switch (variant) {
+        case Variant::kMemcpy:
+        case Variant::kFilterPlain: {
+          // What a scan of a plain block does: views from the offsets (expressions/batch.cc).
+          const uint32_t* offsets = block.StringOffsets(0) + first;
+          const char* heap = block.StringHeap(0);
+          for (uint32_t r = 0; r < count; ++r) buffer[r] = std::string_view(heap + offsets[r], offsets[r + 1] - offsets[r]);
+          if (variant == Variant::kFilterPlain) selected += Select(buffer, count, selection, equal);
+          break;
+        }
+        case Variant::kDecode: block.DecodeStrings(0, first, count, buffer); break;
+        case Variant::kDecodeScalar: break;  // integers only
+        case Variant::kFilterDecoded:
+          block.DecodeStrings(0, first, count, buffer);
+          selected += Select(buffer, count, selection, equal);
+          break;
+        case Variant::kFilterCodes:
+          UnpackCodes<uint32_t>(packed, width, 0, first, count, codes);
+          selected += Select(codes, count, selection, [code](uint32_t c) { return c == code; });
+          break;
+      }
+    }
+  }
+  benchmark::DoNotOptimize(buffer[0]);
+  return selected;
+}
+
+void BM_Column(benchmark::State& state, Column* column, Variant variant) {
+  std::vector<int64_t> integers(kVector);
+  std::vector<std::string_view> strings(kVector);
+  std::vector<uint32_t> codes(kVector);
+  std::vector<uint32_t> selection(kVector);
+  int64_t selected = 0;
+  for (auto _ : state) {
+    selected = column->type.IsString() ? RunString(*column, variant, strings.data(), codes.data(), selection.data())
+                                       : RunInteger(*column, variant, integers.data(), selection.data());
+  }
+  const bool filters = variant == Variant::kFilterPlain || variant == Variant::kFilterDecoded ||
+                       variant == Variant::kFilterCodes;
+  if (filters) {
+    if (column->selected < 0) column->selected = selected;
+    if (selected != column->selected) {
+      g_different = true;
+      state.SkipWithError("selected rows differ from the first filter's");
+    }
+    state.counters["selected"] = static_cast<double>(selected);
+  }
+  state.SetItemsProcessed(state.iterations() * FLAGS_rows);
+  state.SetBytesProcessed(state.iterations() * FLAGS_rows * column->bytes_per_row);
+  size_t stored = 0;
+  size_t plain = 0;
+  for (const auto& block : column->compressed) stored += block.size();
+  for (const auto& block : column->plain) plain += block.size();
+  state.counters["ratio"] = static_cast<double>(plain) / static_cast<double>(stored);
+  state.SetLabel(BlockView(column->compressed[0].data()).IsEncoded(0)
+                     ? ColumnEncodingName(BlockView(column->compressed[0].data()).encoding(0))
+                     : "plain");
+}
+
+int Main(int argc, char** argv) {
+  bench::ParseBenchmarkCommandLine(
+      &argc, &argv,
+      "column encodings: decode and filter throughput next to memcpy and the plain layout.\n"
+      "usage: column_encoding_benchmark [--rows=N] [--benchmark_* flags]",
+      __FILE__);
+  if (argc > 1 || FLAGS_rows < kVector) {
+    std::fprintf(stderr, "column_encoding_benchmark: bad arguments (see --help)\n");
+    return 2;
+  }
+  // Widths of TPC-H columns: 0 (constant), 4 (l_discount), 12 (dates), 17 (l_extendedprice), 24 (l_orderkey
+  // within a block: about 23), 32; and dictionaries of 7 (l_shipmode) and 150 (p_type) values.
+  for (int bits : {0, 4, 12, 17, 24, 32}) Columns().push_back(IntegerColumn(bits));
+  for (int distinct : {7, 150}) Columns().push_back(StringColumn(distinct));
+  for (const auto& column : Columns()) {
+    std::vector<Variant> variants = {Variant::kMemcpy, Variant::kDecode, Variant::kFilterPlain,
+                                     Variant::kFilterDecoded};
+    if (column->type.IsString()) variants.push_back(Variant::kFilterCodes);
+    if (!column->type.IsString() && UnpackCodesHasSimd()) variants.insert(variants.begin() + 2, Variant::kDecodeScalar);
+    for (Variant variant : variants) {
+      const std::string name = "BM_Column/" + column->name + "/" + VariantName(variant);
+      benchmark::RegisterBenchmark(name.c_str(), BM_Column, column.get(), variant)->Unit(benchmark::kMillisecond);
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::printf("check: rows selected by every filter variant: %s\n", g_different ? "DIFFERENT" : "same");
+  return g_different ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace tessera
+
+int main(int argc, char** argv) { return tessera::Main(argc, argv); }

@@ -1,0 +1,194 @@
+#include "storage/column_encoding.h"
+
+#include <immintrin.h>
+#include <nmmintrin.h>
+
+#include <array>
+#include <cstring>
+#include <utility>
+
+namespace tessera {
+namespace {
+
+// Unsigned twin of each decoded type: the frame-of-reference addition wraps instead of overflowing.
+template <typename T> struct Unsigned;
+template <> struct Unsigned<int32_t> { using type = uint32_t; };
+template <> struct Unsigned<uint32_t> { using type = uint32_t; };
+template <> struct Unsigned<int64_t> { using type = uint64_t; };
+template <> struct Unsigned<int128> { using type = unsigned __int128; };
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // gcc 12's intrinsic headers (_mm512_undefined_epi32)
+// Eight codes per step: one masked 64-byte load covers the group (W bytes) and the last code's 8-byte window,
+// a byte permute puts each code's window in its own 64-bit lane, then a per-lane shift, mask and add. Reads no
+// byte past the group's last code window (inside the stream or its 8 bytes of padding). Returns the codes done.
+template <typename T, int W>
+uint32_t UnpackGroupsAvx512(const uint8_t* group, T base, uint32_t groups, T* out) {
+  alignas(64) uint8_t index[64];
+  alignas(64) uint64_t shifts[8];
+  for (int j = 0; j < 8; ++j) {
+    shifts[j] = static_cast<uint64_t>((j * W) & 7);
+    for (int k = 0; k < 8; ++k) index[j * 8 + k] = static_cast<uint8_t>(((j * W) >> 3) + k);
+  }
+  constexpr int kWindowBytes = ((7 * W) >> 3) + 8;
+  constexpr __mmask64 kLoadMask = kWindowBytes == 64 ? ~__mmask64{0} : (__mmask64{1} << kWindowBytes) - 1;
+  const __m512i permute = _mm512_load_si512(index);
+  const __m512i shift = _mm512_load_si512(shifts);
+  const __m512i mask = _mm512_set1_epi64(static_cast<int64_t>((uint64_t{1} << W) - 1));
+  const __m512i offset = _mm512_set1_epi64(static_cast<int64_t>(base));  // 32-bit results keep the low half
+  for (uint32_t g = 0; g < groups; ++g, group += W, out += 8) {
+    const __m512i bytes = _mm512_maskz_loadu_epi8(kLoadMask, group);
+    __m512i values = _mm512_permutexvar_epi8(permute, bytes);
+    values = _mm512_add_epi64(_mm512_and_si512(_mm512_srlv_epi64(values, shift), mask), offset);
+    if constexpr (sizeof(T) == 8) {
+      _mm512_storeu_si512(out, values);
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_cvtepi64_epi32(values));
+    }
+  }
+  return groups * 8;
+}
+#pragma GCC diagnostic pop
+#endif
+
+template <typename T, int W, bool kSimd>
+void UnpackWidth(const uint8_t* packed, T base, uint32_t first, uint32_t count, T* out) {
+  using U = typename Unsigned<T>::type;
+  const U unsigned_base = static_cast<U>(base);
+  if constexpr (W == 0) {
+    for (uint32_t i = 0; i < count; ++i) out[i] = base;
+  } else {
+    constexpr uint64_t kMask = (uint64_t{1} << W) - 1;
+    uint32_t i = 0;
+    if ((first & 7) == 0) {
+      // Eight codes fill exactly W bytes: code j of a group starts at bit j * W, a constant.
+      const uint8_t* group = packed + static_cast<size_t>(first / 8) * W;
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__)
+      if constexpr (kSimd && sizeof(T) <= 8) {
+        i = UnpackGroupsAvx512<T, W>(group, base, count / 8, out);
+        group += static_cast<size_t>(i / 8) * W;
+      }
+#endif
+      for (; i + 8 <= count; i += 8, group += W) {
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; ++j) {
+          uint64_t word;
+          std::memcpy(&word, group + (j * W) / 8, sizeof(word));
+          out[i + j] = static_cast<T>(unsigned_base + static_cast<U>((word >> ((j * W) % 8)) & kMask));
+        }
+      }
+    }
+    for (; i < count; ++i) out[i] = static_cast<T>(unsigned_base + static_cast<U>(UnpackCode(packed, W, first + i)));
+  }
+}
+
+template <typename T>
+using UnpackFn = void (*)(const uint8_t*, T, uint32_t, uint32_t, T*);
+
+template <typename T, bool kSimd, size_t... W>
+constexpr std::array<UnpackFn<T>, sizeof...(W)> MakeUnpackTable(std::index_sequence<W...>) {
+  return {&UnpackWidth<T, static_cast<int>(W), kSimd>...};
+}
+
+template <typename T, bool kSimd>
+constexpr auto kUnpackTable = MakeUnpackTable<T, kSimd>(std::make_index_sequence<kMaxPackedBitWidth + 1>());
+
+uint32_t Crc32cSoftware(const uint8_t* p, size_t bytes, uint32_t crc) {
+  for (size_t i = 0; i < bytes; ++i) {
+    crc ^= p[i];
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1u)));
+  }
+  return crc;
+}
+
+__attribute__((target("sse4.2"))) uint32_t Crc32cHardware(const uint8_t* p, size_t bytes, uint32_t crc) {
+  uint64_t state = crc;
+  size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, p + i, sizeof(word));
+    state = _mm_crc32_u64(state, word);
+  }
+  uint32_t tail = static_cast<uint32_t>(state);
+  for (; i < bytes; ++i) tail = _mm_crc32_u8(tail, p[i]);
+  return tail;
+}
+
+}  // namespace
+
+const char* ColumnEncodingName(ColumnEncoding encoding) {
+  switch (encoding) {
+    case ColumnEncoding::kPlain: return "plain";
+    case ColumnEncoding::kFrameOfReference: return "frame-of-reference";
+    case ColumnEncoding::kDictionary: return "dictionary";
+  }
+  return "unknown";
+}
+
+int BitWidthFor(uint64_t max_code) { return max_code == 0 ? 0 : 64 - __builtin_clzll(max_code); }
+
+size_t PackedBytes(uint32_t count, int bit_width) {
+  return (static_cast<size_t>(count) * bit_width + 7) / 8 + sizeof(uint64_t);
+}
+
+void PackCodes(const uint64_t* codes, uint32_t count, int bit_width, uint8_t* out) {
+  std::memset(out, 0, PackedBytes(count, bit_width));
+  if (bit_width == 0) return;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint64_t bit = static_cast<uint64_t>(i) * bit_width;
+    uint64_t word;
+    std::memcpy(&word, out + (bit >> 3), sizeof(word));
+    word |= codes[i] << (bit & 7);  // bit_width <= 56: the code and its shift fit in one word
+    std::memcpy(out + (bit >> 3), &word, sizeof(word));
+  }
+}
+
+template <typename T>
+void UnpackCodes(const uint8_t* packed, int bit_width, T base, uint32_t first, uint32_t count, T* out) {
+  kUnpackTable<T, /*kSimd=*/true>[bit_width](packed, base, first, count, out);
+}
+
+template <typename T>
+void UnpackCodesScalar(const uint8_t* packed, int bit_width, T base, uint32_t first, uint32_t count, T* out) {
+  kUnpackTable<T, /*kSimd=*/false>[bit_width](packed, base, first, count, out);
+}
+
+bool UnpackCodesHasSimd() {
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+#define TESSERA_INSTANTIATE_UNPACK(T)                                                    \
+  template void UnpackCodes<T>(const uint8_t*, int, T, uint32_t, uint32_t, T*);          \
+  template void UnpackCodesScalar<T>(const uint8_t*, int, T, uint32_t, uint32_t, T*);
+TESSERA_INSTANTIATE_UNPACK(int32_t)
+TESSERA_INSTANTIATE_UNPACK(uint32_t)
+TESSERA_INSTANTIATE_UNPACK(int64_t)
+TESSERA_INSTANTIATE_UNPACK(int128)
+#undef TESSERA_INSTANTIATE_UNPACK
+
+uint32_t StringDictionary::LowerBound(std::string_view value) const {
+  uint32_t low = 0;
+  uint32_t high = size();
+  while (low < high) {
+    const uint32_t middle = low + (high - low) / 2;
+    if ((*this)[middle] < value) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
+
+uint32_t Crc32c(const void* data, size_t bytes, uint32_t crc) {
+  static const bool hardware = __builtin_cpu_supports("sse4.2");
+  const auto* p = static_cast<const uint8_t*>(data);
+  return ~(hardware ? Crc32cHardware(p, bytes, ~crc) : Crc32cSoftware(p, bytes, ~crc));
+}
+
+}  // namespace tessera

@@ -1,0 +1,93 @@
+#pragma once
+// Column encodings of base blocks (block_layout.h), chosen per block and per column when a load finishes a block
+// (BlockBuilder::PlanCompressed), from the block's own values. The choices and their measurements are in
+// docs/decisions/0009-column-encodings.md.
+//
+//   kPlain             the values as they are (block_layout.h). Temporary blocks are always plain.
+//   kFrameOfReference  integers, dates, timestamps and DECIMALs: value = zone_min + code, each code `bit_width`
+//                      bits (0..kMaxPackedBitWidth) of a little-endian bit stream; NULL rows have code 0.
+//   kDictionary        strings: the block's distinct non-NULL values, sorted (so code order is value order), in
+//                      the heap section as uint32 count, uint32 offsets[count + 1], bytes; codes bit-packed in
+//                      the values section; NULL rows have code 0.
+//
+// Packed code streams carry 8 bytes of zero padding (PackedBytes) so that every code is read with one
+// unaligned 64-bit load. Decoding is a vector at a time, by a kernel specialised per bit width (groups of eight
+// codes fill exactly bit_width bytes, so every shift is a constant the compiler folds), or eight codes per
+// AVX-512 step where the build has it (below).
+//
+// All functions are pure and thread-safe.
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "catalog/types.h"
+
+namespace tessera {
+
+enum class ColumnEncoding : uint8_t { kPlain = 0, kFrameOfReference = 1, kDictionary = 2 };
+
+// "plain", "for<width>", "dict<width>" style names are built by the caller; this is the bare name.
+const char* ColumnEncodingName(ColumnEncoding encoding);
+
+// Wider ranges stay plain: a 57..64-bit code saves at most an eighth and needs two loads per code.
+constexpr int kMaxPackedBitWidth = 56;
+
+// Bits needed for codes 0..max_code (0 for max_code 0).
+int BitWidthFor(uint64_t max_code);
+// Bytes of a packed stream of `count` codes of `bit_width` bits, padding included.
+size_t PackedBytes(uint32_t count, int bit_width);
+
+// Packs codes[0..count) into `out` (PackedBytes(count, bit_width) bytes, written in full, padding zeroed).
+void PackCodes(const uint64_t* codes, uint32_t count, int bit_width, uint8_t* out);
+
+// Codes first..first+count of a packed stream, plus `base`: out[i] = base + code(first + i), in T's arithmetic
+// (wrapping: a frame of reference is exact for every value the encoder saw). T: int32_t, int64_t, int128,
+// uint32_t (dictionary codes, base 0).
+template <typename T>
+void UnpackCodes(const uint8_t* packed, int bit_width, T base, uint32_t first, uint32_t count, T* out);
+
+// UnpackCodes uses AVX-512 (VBMI byte permutes: eight codes per step) when the build targets a CPU with it
+// (-march=native, as bloom_filter.cc's paths), else the portable kernels; UnpackCodesScalar is the portable
+// kernels alone, for tests and the benchmark that compares the two.
+template <typename T>
+void UnpackCodesScalar(const uint8_t* packed, int bit_width, T base, uint32_t first, uint32_t count, T* out);
+bool UnpackCodesHasSimd();
+
+// One code; for row-at-a-time readers (COPY TO, statistics, result printing).
+inline uint64_t UnpackCode(const uint8_t* packed, int bit_width, uint32_t row) {
+  if (bit_width == 0) return 0;
+  const uint64_t bit = static_cast<uint64_t>(row) * bit_width;
+  uint64_t word;
+  __builtin_memcpy(&word, packed + (bit >> 3), sizeof(word));
+  return (word >> (bit & 7)) & ((uint64_t{1} << bit_width) - 1);
+}
+
+// A dictionary of a kDictionary column: the heap section of its chunk.
+class StringDictionary {
+ public:
+  StringDictionary() = default;
+  // `heap`: the 4-byte-aligned heap section (block sections are 8-byte aligned).
+  explicit StringDictionary(const uint8_t* heap)
+      : size_(*reinterpret_cast<const uint32_t*>(heap)),
+        offsets_(reinterpret_cast<const uint32_t*>(heap) + 1),
+        bytes_(reinterpret_cast<const char*>(heap) + HeaderBytes(size_)) {}
+  static size_t HeaderBytes(uint32_t count) { return sizeof(uint32_t) * (count + 2); }
+
+  uint32_t size() const { return size_; }
+  std::string_view operator[](uint32_t code) const {
+    return {bytes_ + offsets_[code], offsets_[code + 1] - offsets_[code]};
+  }
+  // The first code whose value is >= `value` (size() if none): translates a constant into code space.
+  uint32_t LowerBound(std::string_view value) const;
+
+ private:
+  uint32_t size_ = 0;
+  const uint32_t* offsets_ = nullptr;
+  const char* bytes_ = nullptr;
+};
+
+// CRC-32C (Castagnoli) of `bytes` bytes, continuing from `crc` (0 to start); SSE4.2 when the CPU has it.
+uint32_t Crc32c(const void* data, size_t bytes, uint32_t crc = 0);
+
+}  // namespace tessera
