@@ -98,14 +98,17 @@ absl::Status CommitLoad(Database& database, const TableDescriptor& planned, std:
   return committed;
 }
 
-// A load into `table`: its new segment and how it commits.
-absl::StatusOr<std::shared_ptr<TableLoad>> StartLoad(Database& database, std::shared_ptr<const TableDescriptor> table) {
+// A load into `table`: its new segment and how it commits; its blocks compressed unless SET compression = off.
+absl::StatusOr<std::shared_ptr<TableLoad>> StartLoad(Database& database, std::shared_ptr<const TableDescriptor> table,
+                                                     const QueryRunOptions& options) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
                            database.storage().CreateSegmentWriter(database.catalog().AllocateSegmentId()));
   TableLoad::CommitFunction commit = [&database, table](std::unique_ptr<SegmentWriter> writer, LoadedRows rows) {
     return CommitLoad(database, *table, std::move(writer), std::move(rows));
   };
-  return std::make_shared<TableLoad>(table, &database.storage(), std::move(writer), std::move(commit));
+  auto load = std::make_shared<TableLoad>(table, &database.storage(), std::move(writer), std::move(commit));
+  load->set_compress(options.compress_loads);
+  return load;
 }
 
 // Runs a load's DAG under the Foreman and returns the rows it committed. The statement succeeded iff the load
@@ -355,7 +358,7 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
                                                           statement.path, fd, /*writing=*/false);
                            }));
   const int64_t file_bytes = static_cast<int64_t>(file->file_bytes());
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table));
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table, options));
   auto dag = std::make_unique<ExecutionDag>();
   std::unique_ptr<BufferPool> account = BufferPool::NewAccount(&database.buffer_pool());
   const int index = dag->AddOperator(std::make_unique<CopyFromOperator>(std::move(file), load, account.get()),
@@ -386,7 +389,7 @@ absl::StatusOr<QueryResult> ExecuteInsertSelect(Database& database, const parser
         absl::StrCat("INSERT ... SELECT: the query returns ", plan->output().size(), " columns but ",
                      targets.size(), " columns are targeted")));
   }
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table));
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table, options));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
                            BuildInsertDag(*plan, InsertTarget{load, std::move(targets)}, &database.storage(),
                                           &database.buffer_pool()));

@@ -23,8 +23,8 @@ namespace tessera {
 
 namespace {
 
-// SET pipelining takes these values.
-bool ParsePipelining(const std::string& setting, bool* pipelining) {
+// SET pipelining and SET compression take these values.
+bool ParseOnOff(const std::string& setting, bool* pipelining) {
   const std::string value = absl::AsciiStrToLower(setting);
   if (value == "on" || value == "true") {
     *pipelining = true;
@@ -57,8 +57,8 @@ absl::Status SetAdmissionThreshold(Database& database, const std::string& settin
 // Every name SET accepts: the session's settings and the server-wide ones (scheduler_policy, admission_threshold).
 const std::vector<std::string>& SettingNames() {
   static const std::vector<std::string>* const names = new std::vector<std::string>{
-      "admission_threshold", "disabled_rules", "pipelining", "priority", "scan_sharing", "scheduler_policy",
-      "statement_timeout"};
+      "admission_threshold", "compression", "disabled_rules", "pipelining", "priority", "scan_sharing",
+      "scheduler_policy", "statement_timeout"};
   return *names;
 }
 
@@ -78,7 +78,7 @@ bool IsServerWideSetting(const std::string& name) {
 // The value a session setting has before the session SETs it (what SHOW answers then).
 std::string DefaultSessionSetting(const Database& database, const std::string& name) {
   if (name == "priority") return "1";
-  if (name == "pipelining") return "on";
+  if (name == "pipelining" || name == "compression") return "on";
   if (name == "scan_sharing") return ScanSharingName(database.options().scan_sharing);
   if (name == "statement_timeout") return "0";
   return "";  // disabled_rules: none
@@ -117,7 +117,8 @@ QueryRunOptions Session::RunOptions() {
   if (auto it = settings_.find("disabled_rules"); it != settings_.end()) {
     options.optimizer = optimizer::ParseDisabledRules(it->second).value_or(optimizer::OptimizerOptions{});
   }
-  if (auto it = settings_.find("pipelining"); it != settings_.end()) ParsePipelining(it->second, &options.pipelining);
+  if (auto it = settings_.find("pipelining"); it != settings_.end()) ParseOnOff(it->second, &options.pipelining);
+  if (auto it = settings_.find("compression"); it != settings_.end()) ParseOnOff(it->second, &options.compress_loads);
   options.scan_sharing = database_->options().scan_sharing;
   if (auto it = settings_.find("scan_sharing"); it != settings_.end()) ParseScanSharing(it->second, &options.scan_sharing);
   if (auto it = settings_.find("statement_timeout"); it != settings_.end()) {
@@ -234,8 +235,8 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
             break;
           }
           bool pipelining = true;
-          if (set.name == "pipelining" && !ParsePipelining(setting, &pipelining)) {
-            result = absl::InvalidArgumentError(absl::StrCat("pipelining must be on or off, not '", setting, "'"));
+          if ((set.name == "pipelining" || set.name == "compression") && !ParseOnOff(setting, &pipelining)) {
+            result = absl::InvalidArgumentError(absl::StrCat(set.name, " must be on or off, not '", setting, "'"));
             break;
           }
           if (set.name == "statement_timeout") {

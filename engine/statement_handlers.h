@@ -41,6 +41,8 @@ struct QueryRunOptions {
   ScanSharing scan_sharing = ScanSharing::kOff;
   // SET statement_timeout (milliseconds; 0 = none): a query running longer is cancelled with DeadlineExceeded.
   int64_t statement_timeout_ms = 0;
+  // SET compression: whether COPY and INSERT build compressed base blocks (storage/column_encoding.h; default on).
+  bool compress_loads = true;
   // Where a SELECT's rows go as the query produces them (engine/result_sink.h); null: collected in the result.
   ResultSink* result_sink = nullptr;
 };

@@ -7,7 +7,8 @@ class CopyFromOperator::ChunkWorkOrder : public WorkOrder {
   ChunkWorkOrder(CopyFromOperator* op, size_t chunk) : WorkOrder(op->index(), -1), op_(op), chunk_(chunk) {}
 
   absl::Status Execute(const WorkOrderContext& context) override {
-    LoadBlockWriter out(op_->load_->table().columns, op_->load_->storage(), op_->load_->writer(), op_->account_);
+    LoadBlockWriter out(op_->load_->table().columns, op_->load_->storage(), op_->load_->writer(), op_->account_,
+                        op_->load_->compress());
     absl::Status status = op_->file_->ParseChunk(chunk_, out, op_->abandon_);
     rows_out_ = out.loaded().row_count;
     rows_in_ = rows_out_;

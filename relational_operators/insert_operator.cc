@@ -23,7 +23,8 @@ class InsertOperator::InsertWorkOrder : public WorkOrder {
     std::vector<ExpressionEvaluator> evaluators;
     evaluators.reserve(op_->values_.size());
     for (const auto& value : op_->values_) evaluators.emplace_back(*value);
-    LoadBlockWriter out(table.columns, op_->load_->storage(), op_->load_->writer(), op_->account_);
+    LoadBlockWriter out(table.columns, op_->load_->storage(), op_->load_->writer(), op_->account_,
+                        op_->load_->compress());
     VectorBlockWriter writer(
         table.columns, table.block_size_bytes, [&out](BlockBuilder& builder) { return out.Flush(builder); },
         absl::StrCat("row is too large for the table's block size of ", table.block_size_bytes, " bytes"));

@@ -40,6 +40,9 @@ class TableLoad {
   const TableDescriptor& table() const { return *table_; }
   StorageManager& storage() const { return *storage_; }
   SegmentWriter& writer() const { return *writer_; }
+  // Whether the load's blocks are compressed (SET compression; default on). Before the first work order.
+  bool compress() const { return compress_; }
+  void set_compress(bool compress) { compress_ = compress; }
 
   // Records the rows one work order loaded. Each ordinal at most once.
   void AddPart(uint64_t ordinal, LoadedRows rows);
@@ -66,6 +69,7 @@ class TableLoad {
   std::atomic<int64_t> parts_{0};
   std::atomic<bool> committed_{false};
   std::atomic<int64_t> committed_rows_{0};
+  bool compress_ = true;
 };
 
 // The last work order of a load operator: TableLoad::Commit. rows_out() is the rows committed.

@@ -361,6 +361,11 @@ size_t BlockBuilder::PlanCompressed() {
   return EncodedSize();
 }
 
+size_t BlockBuilder::PlanPlain() {
+  for (ColumnStaging& staging : columns_) staging.encoding = ColumnEncoding::kPlain;
+  return EncodedSize();
+}
+
 void BlockBuilder::Finish(void* destination, bool string_zone_maps) {
   for (ColumnStaging& staging : columns_) staging.encoding = ColumnEncoding::kPlain;
   Write(destination, string_zone_maps);

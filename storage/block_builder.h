@@ -79,6 +79,8 @@ class BlockBuilder {
   // will write; FinishCompressed() writes the block so encoded, with zone maps and checksums
   // (BlockView::Seal), and resets the builder. Nothing may be appended between the two calls.
   size_t PlanCompressed();
+  // Every column plain (SET compression = off): the size FinishCompressed() will write, checksums included.
+  size_t PlanPlain();
   void FinishCompressed(void* destination);
 
  private:

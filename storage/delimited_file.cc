@@ -303,14 +303,15 @@ class ChunkParser {
 }  // namespace
 
 LoadBlockWriter::LoadBlockWriter(const std::vector<ColumnSchema>& columns, StorageManager& storage,
-                                 SegmentWriter& writer, BufferPool* account)
-    : columns_(columns), storage_(storage), writer_(writer), account_(account) {
+                                 SegmentWriter& writer, BufferPool* account, bool compress)
+    : columns_(columns), storage_(storage), writer_(writer), account_(account), compress_(compress) {
   loaded_.statistics.resize(columns.size());
 }
 
 absl::Status LoadBlockWriter::Flush(BlockBuilder& builder) {
   const int64_t rows = builder.row_count();
-  TESSERA_ASSIGN_OR_RETURN(PendingBlock block, storage_.AllocatePendingBlock(builder.PlanCompressed(), account_));
+  const size_t bytes = compress_ ? builder.PlanCompressed() : builder.PlanPlain();
+  TESSERA_ASSIGN_OR_RETURN(PendingBlock block, storage_.AllocatePendingBlock(bytes, account_));
   builder.FinishCompressed(block.data());
   AccumulateBlockStatistics(block.view(), columns_, &loaded_.statistics);
   TESSERA_RETURN_IF_ERROR(writer_.Append(block));

@@ -47,8 +47,9 @@ struct LoadedRows {
 // `account` (optional): the query account the blocks count against until they are registered (AllocatePendingBlock).
 class LoadBlockWriter {
  public:
+  // `compress`: each column's encoding chosen from the block's values (BlockBuilder::PlanCompressed); false: plain.
   LoadBlockWriter(const std::vector<ColumnSchema>& columns, StorageManager& storage, SegmentWriter& writer,
-                  BufferPool* account = nullptr);
+                  BufferPool* account = nullptr, bool compress = true);
   // Moves the builder's rows (at least one) into a new block; the builder is empty afterwards.
   absl::Status Flush(BlockBuilder& builder);
   LoadedRows& loaded() { return loaded_; }
@@ -58,6 +59,7 @@ class LoadBlockWriter {
   StorageManager& storage_;
   SegmentWriter& writer_;
   BufferPool* const account_;
+  const bool compress_;
   LoadedRows loaded_;
 };
 
