@@ -4,6 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "catalog/catalog.h"
 #include "common/status_macros.h"
+#include "engine/query_activity.h"
 #include "engine/statement_handlers.h"
 #include "parser/parser.h"
 #include "scheduler/foreman.h"
@@ -49,6 +50,25 @@ absl::StatusOr<QueryResult> ExecuteDescribe(Database& database, const parser::De
 absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowStatement& statement) {
   QueryResult result;
   result.returns_rows = true;
+  if (statement.name == "queries") {
+    AddColumn(result, "query_id", Type::BigInt());
+    AddColumn(result, "session_id", Type::Varchar());
+    AddColumn(result, "priority", Type::Integer());
+    AddColumn(result, "admission", Type::Varchar());
+    AddColumn(result, "progress", Type::Double());
+    AddColumn(result, "elapsed_ms", Type::BigInt());
+    AddColumn(result, "sql", Type::Varchar());
+    ActivityProvider* activity = database.activity_provider();
+    if (activity == nullptr) return result;  // no server: this session is the only one
+    for (const RunningStatement& running : activity->RunningStatements()) {
+      result.rows.push_back(
+          {Value::BigInt(running.query_id), Value::String(running.session_id), Value::Integer(running.priority),
+           running.admission.empty() ? Value::Null(Type::Varchar()) : Value::String(running.admission),
+           running.fraction_done < 0 ? Value::Null(Type::Double()) : Value::Double(running.fraction_done),
+           Value::BigInt(running.elapsed_us / 1000), Value::String(running.sql)});
+    }
+    return result;
+  }
   if (statement.name == "tables") {
     AddColumn(result, "name", Type::Varchar());
     AddColumn(result, "kind", Type::Varchar());
@@ -130,6 +150,18 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
     return result;
   }
   return absl::NotFoundError(absl::StrCat("unknown setting '", statement.name, "'"));
+}
+
+absl::StatusOr<QueryResult> ExecuteCancelQuery(Database& database, const parser::CancelQueryStatement& statement) {
+  ActivityProvider* activity = database.activity_provider();
+  if (activity == nullptr) {
+    return absl::NotFoundError(absl::StrCat("no running query ", statement.query_id,
+                                            " (CANCEL QUERY reaches the sessions of a server)"));
+  }
+  TESSERA_RETURN_IF_ERROR(activity->CancelStatement(statement.query_id));
+  QueryResult result;
+  result.status_message = "CANCEL";
+  return result;
 }
 
 }  // namespace tessera

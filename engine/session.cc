@@ -214,6 +214,9 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
       case StatementKind::kVacuum:
         result = ExecuteVacuum(*database_, static_cast<const parser::VacuumStatement&>(*statement));
         break;
+      case StatementKind::kCancelQuery:
+        result = ExecuteCancelQuery(*database_, static_cast<const parser::CancelQueryStatement&>(*statement));
+        break;
       case StatementKind::kDescribe:
         result = ExecuteDescribe(*database_, static_cast<const parser::DescribeStatement&>(*statement));
         break;
@@ -281,7 +284,7 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
       }
       case StatementKind::kShow: {
         const auto& show = static_cast<const parser::ShowStatement&>(*statement);
-        if (show.name == "tables" || show.name == "stats" || show.name == "memory") {
+        if (show.name == "tables" || show.name == "stats" || show.name == "memory" || show.name == "queries") {
           result = ExecuteShow(*database_, show);
         } else if (show.name == "scheduler_policy" || show.name == "admission_threshold") {
           absl::StatusOr<ForemanStats> stats = database_->foreman().GetStats();

@@ -25,6 +25,7 @@ class StorageManager;
 class BufferPool;
 class Topology;
 class ResultSink;
+class ActivityProvider;
 struct QueryRunOptions;
 
 // A database's scheduler defaults: ForemanOptions' with 1 ms time slices (ForemanOptions::dispatch_run_ns; with 8-16
@@ -76,6 +77,10 @@ class Database {
   // The scheduler that runs every query's work orders (one per database, shared by all sessions).
   Foreman& foreman();
   int64_t NextQueryId() { return next_query_id_.fetch_add(1); }
+  // The server's sessions, for SHOW QUERIES and CANCEL QUERY (engine/query_activity.h); null: none. The provider
+  // must outlive its installation (set it back to null before it goes).
+  void set_activity_provider(ActivityProvider* provider) { activity_provider_.store(provider); }
+  ActivityProvider* activity_provider() const { return activity_provider_.load(); }
   const DatabaseOptions& options() const { return options_; }
 
  private:
@@ -88,6 +93,7 @@ class Database {
   std::unique_ptr<StorageManager> storage_;
   std::unique_ptr<Foreman> foreman_;
   std::atomic<int64_t> next_query_id_{1};
+  std::atomic<ActivityProvider*> activity_provider_{nullptr};
 };
 
 class Session {

@@ -90,7 +90,11 @@ absl::StatusOr<std::vector<ResultColumn>> DescribeView(Database& database, const
 // running it.
 absl::StatusOr<QueryMemoryEstimate> EstimateQueryMemory(Database& database, std::string_view sql);
 absl::StatusOr<QueryResult> ExecuteCreateView(Database& database, const parser::CreateViewStatement& statement);
+// SHOW TABLES / STATS / MEMORY, and SHOW QUERIES: the statements running in the server's sessions
+// (engine/query_activity.h; query id, session, priority, admission, progress, elapsed time, SQL).
 absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowStatement& statement);
+// CANCEL QUERY id: cancels a statement of any session of the server, as the Cancel RPC does; NotFound otherwise.
+absl::StatusOr<QueryResult> ExecuteCancelQuery(Database& database, const parser::CancelQueryStatement& statement);
 absl::StatusOr<QueryResult> ExecuteDescribe(Database& database, const parser::DescribeStatement& statement);
 absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::AnalyzeStatement& statement);
 

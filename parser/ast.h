@@ -251,6 +251,7 @@ enum class StatementKind {
   kDelete,       // DELETE FROM t [USING ...] [WHERE ...]
   kUpdate,       // UPDATE t SET c = e, ... [FROM ...] [WHERE ...]
   kVacuum,       // VACUUM [t]
+  kCancelQuery,  // CANCEL QUERY id
 };
 
 struct Statement {
@@ -382,6 +383,11 @@ struct UpdateStatement : Statement {
 struct VacuumStatement : Statement {
   VacuumStatement() : Statement(StatementKind::kVacuum) {}
   std::string table;  // empty: all tables
+};
+
+struct CancelQueryStatement : Statement {
+  CancelQueryStatement() : Statement(StatementKind::kCancelQuery) {}
+  int64_t query_id = 0;  // a server's query id, as SHOW QUERIES lists it
 };
 
 }  // namespace tessera::parser

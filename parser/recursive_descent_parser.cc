@@ -182,6 +182,7 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseStatemen
   if (AtWord("DELETE")) return ParseDelete();
   if (AtWord("UPDATE")) return ParseUpdate();
   if (AtWord("VACUUM")) return ParseVacuum();
+  if (AtWord("CANCEL")) return ParseCancelQuery();
   return ErrorExpected("a statement");
 }
 

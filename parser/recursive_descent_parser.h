@@ -91,6 +91,8 @@ class RecursiveDescentParser {
   absl::StatusOr<std::unique_ptr<Statement>> ParseDelete();  // dml_parser.cc
   absl::StatusOr<std::unique_ptr<Statement>> ParseUpdate();
   absl::StatusOr<std::unique_ptr<Statement>> ParseVacuum();
+  // CANCEL QUERY id (parser/statement_parser.cc).
+  absl::StatusOr<std::unique_ptr<Statement>> ParseCancelQuery();
   // DELETE / UPDATE: the target table's optional alias (not a word that starts the next clause).
   absl::StatusOr<std::string> ParseTargetAlias(std::string_view next_clause);
   absl::StatusOr<std::vector<std::unique_ptr<TableRef>>> ParseFromList();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "parser/expr_factory.h"
@@ -324,6 +325,18 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseSet() {
   }
   if (AtEndOfStatement()) return ErrorExpected("a value");
   TESSERA_ASSIGN_OR_RETURN(statement->value, ParseExpression());
+  return statement;
+}
+
+absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseCancelQuery() {
+  TESSERA_RETURN_IF_ERROR(ExpectWord("CANCEL"));
+  TESSERA_RETURN_IF_ERROR(ExpectWord("QUERY"));
+  auto statement = std::make_unique<CancelQueryStatement>();
+  const Token& id = Current();
+  if (id.kind != TokenKind::kInteger || !absl::SimpleAtoi(id.text, &statement->query_id) || statement->query_id < 1) {
+    return ErrorExpected("a query id (a positive integer, as SHOW QUERIES lists it)");
+  }
+  Advance();
   return statement;
 }
 

@@ -1,10 +1,12 @@
 #include "server/server_sessions.h"
 
+#include <algorithm>
 #include <random>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/clock.h"
+#include "common/status_macros.h"
 #include "grpcpp/server_context.h"
 
 namespace tessera {
@@ -210,6 +212,36 @@ std::vector<std::shared_ptr<ServerSession>> SessionRegistry::All() const {
 size_t SessionRegistry::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return sessions_.size();
+}
+
+std::vector<RunningStatement> RegistryActivity::RunningStatements() {
+  const int64_t now = MonotonicNanos();
+  std::vector<RunningStatement> statements;
+  for (const std::shared_ptr<ServerSession>& session : sessions_->All()) {
+    std::optional<RunningExecution> running = session->running();
+    if (!running) continue;
+    RunningStatement statement;
+    statement.query_id = running->query_id;
+    statement.session_id = running->session_id;
+    statement.sql = running->sql_prefix;
+    statement.elapsed_us = (now - running->start_ns) / 1000;
+    statement.priority = running->priority;
+    if (absl::StatusOr<QueryProgress> progress = session->session().RunningQueryProgress(); progress.ok()) {
+      statement.admission = progress->admission;
+      statement.priority = progress->priority;
+      statement.fraction_done = progress->fraction_done;
+    }
+    statements.push_back(std::move(statement));
+  }
+  std::sort(statements.begin(), statements.end(),
+            [](const RunningStatement& a, const RunningStatement& b) { return a.query_id < b.query_id; });
+  return statements;
+}
+
+absl::Status RegistryActivity::CancelStatement(int64_t query_id) {
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ServerSession> session, sessions_->FindByQuery(query_id));
+  session->RequestCancel();
+  return absl::OkStatus();
 }
 
 }  // namespace tessera

@@ -17,6 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "engine/query_activity.h"
 #include "engine/session.h"
 
 namespace grpc {
@@ -129,6 +130,18 @@ class SessionRegistry {
   absl::flat_hash_map<std::string, std::shared_ptr<ServerSession>> sessions_;
   uint64_t id_state_ = 0;
   std::atomic<int64_t> next_query_id_{1};
+};
+
+// SHOW QUERIES and CANCEL QUERY over the registry's sessions (engine/query_activity.h): what ListQueries and Cancel
+// by query id answer, with the scheduler's admission state and progress of the query each session runs.
+class RegistryActivity final : public ActivityProvider {
+ public:
+  explicit RegistryActivity(SessionRegistry* sessions) : sessions_(sessions) {}
+  std::vector<RunningStatement> RunningStatements() override;
+  absl::Status CancelStatement(int64_t query_id) override;
+
+ private:
+  SessionRegistry* const sessions_;
 };
 
 }  // namespace tessera

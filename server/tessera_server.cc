@@ -202,6 +202,7 @@ class TesseraServer::Service final : public v1::Tessera::Service {
       return absl::UnavailableError(absl::StrCat("cannot listen on ", options_.listen_address));
     }
     monitor_ = std::thread([this] { Monitor(); });
+    database_->set_activity_provider(&activity_);
     if (!options_.pg_listen_address.empty()) {
       PgServerOptions pg_options;
       pg_options.listen_address = options_.pg_listen_address;
@@ -241,6 +242,7 @@ class TesseraServer::Service final : public v1::Tessera::Service {
     monitor_wakeup_.notify_all();
     monitor_.join();
     sessions_.CloseAll();
+    database_->set_activity_provider(nullptr);
     server_.reset();
   }
 
@@ -586,6 +588,7 @@ class TesseraServer::Service final : public v1::Tessera::Service {
   Database* const database_;
   const ServerOptions options_;
   SessionRegistry sessions_;
+  RegistryActivity activity_{&sessions_};  // SHOW QUERIES / CANCEL QUERY, installed on the database while serving
   const int64_t start_ns_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;

@@ -293,6 +293,37 @@ def test_priority_through_rpc_fields(server):
         assert c.update_settings(scan_sharing="batch").settings["scan_sharing"] == "batch"
 
 
+def test_show_queries_and_cancel_query_from_another_session(server):
+    """SHOW QUERIES lists every session's running statement with its scheduler state; CANCEL QUERY id from another
+    session cancels it (issue #19's operability)."""
+    with tessera_client.connect(server.target) as a, tessera_client.connect(server.target) as b:
+        running = a.start(LONG_QUERY, priority=3, timeout=600)
+        wait_until(lambda: running.query_id in running_ids(b), "the query to run")
+        shown = b.execute("SHOW QUERIES")
+        assert shown.column_names == ["query_id", "session_id", "priority", "admission", "progress", "elapsed_ms",
+                                      "sql"]
+        mine = [row for row in shown.rows if row[0] == running.query_id]
+        assert len(mine) == 1, shown.rows
+        query_id, session_id, priority, admission, progress, elapsed_ms, sql = mine[0]
+        assert session_id == a.session_id and priority == 3 and sql == LONG_QUERY and elapsed_ms >= 0
+        assert admission in (None, "admitted", "waiting for memory", "suspended")
+        assert progress is None or 0 <= progress <= 1
+        assert [row[6] for row in shown.rows if row[1] == b.session_id] == ["SHOW QUERIES"]
+        assert b.execute(f"CANCEL QUERY {running.query_id}").status_message == "CANCEL"
+        with pytest.raises(tessera_client.TesseraError) as error:
+            running.result()
+        assert error.value.code == grpc.StatusCode.CANCELLED
+        wait_until(lambda: running.query_id not in running_ids(b), "the query to end")
+        with pytest.raises(tessera_client.TesseraError) as error:
+            b.execute(f"CANCEL QUERY {running.query_id}")
+        assert error.value.code == grpc.StatusCode.NOT_FOUND and f"no running query with id {running.query_id}" in \
+            error.value.message
+        with pytest.raises(tessera_client.TesseraError) as error:
+            b.execute("CANCEL QUERY abc")
+        assert error.value.code == grpc.StatusCode.INVALID_ARGUMENT and "a query id" in error.value.message
+        assert a.execute("SELECT 1").rows == [(1,)]
+
+
 def test_bad_input_leaves_server_serving(server, client):
     # Garbage bytes and an HTTP/1 request to the port.
     for garbage in (os.urandom(8192), b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", b"\x00" * 100000):
