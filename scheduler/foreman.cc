@@ -90,7 +90,8 @@ Foreman::Foreman(const ForemanOptions& options)
 
 absl::Status Foreman::Start() {
   if (!options_.work_order_log_path.empty()) {
-    TESSERA_ASSIGN_OR_RETURN(log_, WorkOrderLog::Open(options_.work_order_log_path));
+    TESSERA_ASSIGN_OR_RETURN(log_,
+                             WorkOrderLog::Open(options_.work_order_log_path, options_.work_order_log_max_bytes));
   }
   TESSERA_ASSIGN_OR_RETURN(pool_, WorkerPool::Create(options_.pool, &inbox_));
   for (const WorkerInfo& worker : pool_->Workers()) loads_.AddWorker(worker.worker_id, worker.node);

@@ -63,6 +63,8 @@ struct ForemanOptions {
   uint64_t random_seed = 42;
   // Empty: no work-order log. Otherwise JSON lines, see work_order_log.h.
   std::string work_order_log_path;
+  // > 0: the log is rotated at this size (the previous file kept as PATH.1; work_order_log.h).
+  size_t work_order_log_max_bytes = 0;
   // Time slices (0: off, one policy draw per work order). A worker keeps handing out one query's work orders
   // (one at a time as it needs them; queues stay at their target depth) for about `dispatch_run_ns` of CPU, so
   // that consecutive work orders of one query on one core find its hash tables and aggregation states still in

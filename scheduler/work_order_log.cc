@@ -14,16 +14,17 @@ constexpr size_t kWakeWriterAt = 4096;
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<WorkOrderLog>> WorkOrderLog::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<WorkOrderLog>> WorkOrderLog::Open(const std::string& path, size_t max_bytes) {
   std::FILE* file = std::fopen(path.c_str(), "w");
   if (file == nullptr) {
     return absl::InternalError(
         absl::StrCat("cannot open work-order log '", path, "': ", std::string(std::strerror(errno))));
   }
-  return std::unique_ptr<WorkOrderLog>(new WorkOrderLog(file, path));
+  return std::unique_ptr<WorkOrderLog>(new WorkOrderLog(file, path, max_bytes));
 }
 
-WorkOrderLog::WorkOrderLog(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) {
+WorkOrderLog::WorkOrderLog(std::FILE* file, std::string path, size_t max_bytes)
+    : file_(file), path_(std::move(path)), max_bytes_(max_bytes) {
   pending_.reserve(kWakeWriterAt);
   writer_ = std::thread([this] { WriterLoop(); });
 }
@@ -71,8 +72,14 @@ void WorkOrderLog::WriterLoop() {
       text += FormatLine(record);
       text += '\n';
     }
-    bool failed = !text.empty() && std::fwrite(text.data(), 1, text.size(), file_) != text.size();
-    failed = (std::fflush(file_) != 0) || failed;
+    // file_ is null only after a rotation that could not reopen the file: the rest is lost, and Close says so.
+    bool failed = file_ == nullptr;
+    if (!failed) {
+      failed = !text.empty() && std::fwrite(text.data(), 1, text.size(), file_) != text.size();
+      failed = std::fflush(file_) != 0 || failed;
+    }
+    file_bytes_ += text.size();
+    if (!failed && max_bytes_ > 0 && file_bytes_ >= max_bytes_) failed = !Rotate();
     const size_t count = batch.size();
     batch.clear();
     lock.lock();
@@ -84,15 +91,27 @@ void WorkOrderLog::WriterLoop() {
   flushed_.notify_all();
 }
 
+bool WorkOrderLog::Rotate() {
+  if (std::fclose(file_) != 0) {
+    file_ = std::fopen(path_.c_str(), "a");  // keep a file to write to (and to close) if we can
+    return false;
+  }
+  const std::string previous = path_ + ".1";
+  const bool renamed = std::rename(path_.c_str(), previous.c_str()) == 0;
+  file_ = std::fopen(path_.c_str(), "w");
+  file_bytes_ = 0;
+  return renamed && file_ != nullptr;
+}
+
 absl::Status WorkOrderLog::Close() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (file_ == nullptr) return absl::OkStatus();
+    if (closing_) return absl::OkStatus();  // closed before (file_ belongs to the writer until it is joined)
     closing_ = true;
   }
   cv_.notify_one();
   writer_.join();
-  const bool close_failed = std::fclose(file_) != 0;
+  const bool close_failed = file_ == nullptr || std::fclose(file_) != 0;
   file_ = nullptr;
   if (write_failed_ || close_failed) {
     return absl::InternalError(absl::StrCat("writing work-order log '", path_, "' failed"));

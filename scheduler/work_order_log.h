@@ -7,6 +7,9 @@
 // Append copies a small record into a buffer under a mutex (no formatting, no I/O); a background thread
 // formats and writes batches, so logging costs the Foreman thread a few tens of nanoseconds per work order.
 //
+// Rotation: with `max_bytes` > 0, once the file has that many bytes the writer renames it to `path`.1 (replacing
+// the one before) and starts `path` again, so a live server's log holds between max_bytes and twice that.
+//
 // Threading: Append and Flush from any thread; Close (or the destructor) once.
 
 #include <condition_variable>
@@ -24,8 +27,8 @@ namespace tessera {
 
 class WorkOrderLog {
  public:
-  // Creates or truncates `path`.
-  static absl::StatusOr<std::unique_ptr<WorkOrderLog>> Open(const std::string& path);
+  // Creates or truncates `path`; `max_bytes` > 0 rotates it at that size (above).
+  static absl::StatusOr<std::unique_ptr<WorkOrderLog>> Open(const std::string& path, size_t max_bytes = 0);
   ~WorkOrderLog();
 
   WorkOrderLog(const WorkOrderLog&) = delete;
@@ -41,11 +44,15 @@ class WorkOrderLog {
   static std::string FormatLine(const WorkOrderCompletion& record);
 
  private:
-  WorkOrderLog(std::FILE* file, std::string path);
+  WorkOrderLog(std::FILE* file, std::string path, size_t max_bytes);
   void WriterLoop();
+  // The writer thread: `path_` becomes `path_`.1 and a new `path_` is opened; false on failure.
+  bool Rotate();
 
   std::FILE* file_;
   const std::string path_;
+  const size_t max_bytes_;
+  size_t file_bytes_ = 0;  // written to the current file (the writer thread's)
   std::mutex mu_;
   std::condition_variable cv_;       // wakes the writer
   std::condition_variable flushed_;  // wakes Flush callers

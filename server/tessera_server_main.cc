@@ -50,6 +50,9 @@ constexpr char kUsage[] =
     "                      [--scan-sharing off|full|batch (default full; sessions: SET scan_sharing)]\n"
     "                      [--time-slice-us N (default 1000: a worker runs about that much CPU of one query's work\n"
     "                       orders before the scheduler switches, shares kept by virtual time; 0 = one draw per work order)]\n"
+    "                      [--work-order-log FILE (one JSON line per work order, for plot_cpu_share.py)\n"
+    "                       [--work-order-log-max-bytes N (rotate at N bytes, the previous file kept as FILE.1;\n"
+    "                        default 256 MiB)]]\n"
     "                      [--max-statement-bytes N] [--max-sessions N] [--session-idle-timeout SECONDS] "
     "[--no-sync]\n"
     "                      [--distributed (under mpirun: rank 0 serves, every rank keeps DIR/rank-K)]\n";
@@ -64,6 +67,8 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
   options->server.listen_address = absl::StrCat("127.0.0.1:", tessera::kDefaultServerPort);
   // Clients name files on the server's machine: none may be read or written unless a directory is allowed.
   options->database.file_access.restricted = true;
+  // A live server's work-order log (--work-order-log) is rotated at 256 MiB unless told otherwise.
+  options->database.scheduler.work_order_log_max_bytes = size_t{256} << 20;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -155,6 +160,12 @@ bool ParseArguments(int argc, char** argv, Options* options, std::string* error)
         return false;
       }
       options->database.admission_threshold = fraction;
+    } else if (arg == "--work-order-log") {
+      if (!next()) return false;
+      options->database.scheduler.work_order_log_path = value;
+    } else if (arg == "--work-order-log-max-bytes") {
+      if (!next_int(&number, 1)) return false;
+      options->database.scheduler.work_order_log_max_bytes = static_cast<size_t>(number);
     } else if (arg == "--time-slice-us") {
       if (!next_int(&number, 0)) return false;
       options->database.scheduler.dispatch_run_ns = number * 1000;

@@ -293,6 +293,28 @@ def test_priority_through_rpc_fields(server):
         assert c.update_settings(scan_sharing="batch").settings["scan_sharing"] == "batch"
 
 
+def test_work_order_log_of_a_live_server(empty_dir):
+    """--work-order-log FILE: one JSON line per executed work order, rotated at --work-order-log-max-bytes."""
+    log = os.path.join(empty_dir, "work_orders.jsonl")
+    server = Server(os.path.join(empty_dir, "logged"), "--work-order-log", log, "--work-order-log-max-bytes", "1024")
+    try:
+        with tessera_client.connect(server.target) as c:
+            c.execute("CREATE TABLE t (x INTEGER)")
+            c.execute("INSERT INTO t VALUES " + ", ".join(f"({i})" for i in range(1000)))
+            for _ in range(20):
+                assert c.execute("SELECT count(*), sum(x) FROM t").rows == [(1000, 499500)]
+    finally:
+        assert server.stop() == 0
+    import json
+    records = []
+    for path in (log + ".1", log):
+        with open(path) as f:
+            records += [json.loads(line) for line in f]
+    assert os.path.getsize(log + ".1") >= 1024 and records
+    assert all({"query", "operator", "worker", "start_ns", "end_ns", "rows"} <= set(r) for r in records)
+    assert all(r["end_ns"] >= r["start_ns"] for r in records)
+
+
 def test_show_queries_and_cancel_query_from_another_session(server):
     """SHOW QUERIES lists every session's running statement with its scheduler state; CANCEL QUERY id from another
     session cancels it (issue #19's operability)."""

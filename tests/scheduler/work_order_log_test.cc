@@ -37,6 +37,35 @@ TEST(WorkOrderLogTest, WritesEveryAppendedRecord) {
   std::remove(path.c_str());
 }
 
+TEST(WorkOrderLogTest, RotatesAtItsSizeKeepingThePreviousFile) {
+  const std::string path =
+      ::testing::TempDir() + "work_order_log_rotation_" + std::to_string(getpid()) + ".jsonl";
+  const size_t line_bytes = WorkOrderLog::FormatLine(WorkOrderCompletion{1, 0, 0, 1000, 1001, 0}).size() + 1;
+  absl::StatusOr<std::unique_ptr<WorkOrderLog>> log = WorkOrderLog::Open(path, 100 * line_bytes);
+  ASSERT_TRUE(log.ok()) << log.status();
+  // Batches of 60 lines: the second batch passes 100 lines' bytes, so the file rotates after it (120 lines in
+  // PATH.1), and the third batch starts the new file.
+  auto lines_of = [](const std::string& file) {
+    std::ifstream in(file);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  };
+  for (int batch = 0; batch < 3; ++batch) {
+    for (int i = 0; i < 60; ++i) (*log)->Append(WorkOrderCompletion{batch, 0, 0, 1000, 1001, 0});
+    (*log)->Flush();
+  }
+  ASSERT_TRUE((*log)->Close().ok());
+  const std::vector<std::string> previous = lines_of(path + ".1");
+  const std::vector<std::string> current = lines_of(path);
+  ASSERT_EQ(previous.size(), 120u);
+  EXPECT_EQ(previous.front(), WorkOrderLog::FormatLine(WorkOrderCompletion{0, 0, 0, 1000, 1001, 0}));
+  ASSERT_EQ(current.size(), 60u);
+  EXPECT_EQ(current.front(), WorkOrderLog::FormatLine(WorkOrderCompletion{2, 0, 0, 1000, 1001, 0}));
+  std::remove(path.c_str());
+  std::remove((path + ".1").c_str());
+}
+
 TEST(WorkOrderLogTest, OpenFailureNamesThePath) {
   absl::StatusOr<std::unique_ptr<WorkOrderLog>> log = WorkOrderLog::Open("/nonexistent-dir/x.jsonl");
   ASSERT_FALSE(log.ok());
