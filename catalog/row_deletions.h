@@ -35,6 +35,8 @@ class DeletedRows {
   uint32_t row_count() const { return row_count_; }
   uint32_t deleted_count() const { return deleted_count_; }
   bool IsDeleted(uint32_t row) const { return (words_[row >> 6] >> (row & 63)) & 1; }
+  // The bitmap: bit r % 64 of word r / 64 is row r.
+  const uint64_t* words() const { return words_.data(); }
   // True when a row of [first, first + count) is deleted.
   bool AnyDeleted(uint32_t first, uint32_t count) const;
   // Marks `row`; returns true if it was not deleted before. Only while building (before sharing).

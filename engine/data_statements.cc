@@ -465,7 +465,10 @@ absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::Ana
     for (const SegmentDescriptor& segment : table->segments) {
       for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
         TESSERA_ASSIGN_OR_RETURN(BlockHandle handle, database.storage().PinBlock(BlockId{segment.segment_id, b}));
-        AccumulateBlockStatistics(handle.view(), table->columns, &statistics);
+        // Deleted rows are left out, so the statistics describe the live rows.
+        const DeletedRows* deleted = b < segment.deleted.size() ? segment.deleted[b].get() : nullptr;
+        AccumulateBlockStatistics(handle.view(), table->columns, &statistics,
+                                  deleted != nullptr && deleted->deleted_count() > 0 ? deleted->words() : nullptr);
       }
     }
     auto updated = std::make_shared<TableDescriptor>(*table);

@@ -10,9 +10,11 @@ namespace tessera {
 namespace {
 
 template <typename T>
-void SketchValues(const T* values, uint32_t first, uint32_t count, const uint8_t* validity, DistinctSketch* sketch) {
+void SketchValues(const T* values, uint32_t first, uint32_t count, const uint8_t* validity, const uint64_t* deleted,
+                  DistinctSketch* sketch) {
   for (uint32_t i = 0; i < count; ++i) {
     if (validity != nullptr && !GetBit(validity, first + i)) continue;
+    if (deleted != nullptr && ((deleted[(first + i) >> 6] >> ((first + i) & 63)) & 1)) continue;
     uint64_t bits[2] = {0, 0};
     std::memcpy(bits, &values[i], sizeof(T));
     sketch->AddHash(HashInt64(bits[0] ^ HashInt64(bits[1])));
@@ -20,11 +22,11 @@ void SketchValues(const T* values, uint32_t first, uint32_t count, const uint8_t
 }
 
 template <typename T>
-void SketchFixed(const BlockView& block, int column, DistinctSketch* sketch) {
+void SketchFixed(const BlockView& block, int column, const uint64_t* deleted, DistinctSketch* sketch) {
   const uint8_t* validity = block.Validity(column);
   const uint32_t rows = block.row_count();
   if (!block.IsEncoded(column)) {
-    SketchValues(block.Values<T>(column), 0, rows, validity, sketch);
+    SketchValues(block.Values<T>(column), 0, rows, validity, deleted, sketch);
     return;
   }
   if constexpr (sizeof(T) >= 4) {
@@ -35,7 +37,7 @@ void SketchFixed(const BlockView& block, int column, DistinctSketch* sketch) {
     for (uint32_t first = 0; first < rows; first += kStep) {
       const uint32_t count = std::min(kStep, rows - first);
       block.DecodeFixed<Physical>(column, first, count, decoded);
-      SketchValues(decoded, first, count, validity, sketch);
+      SketchValues(decoded, first, count, validity, deleted, sketch);
     }
   }
 }
@@ -43,21 +45,35 @@ void SketchFixed(const BlockView& block, int column, DistinctSketch* sketch) {
 }  // namespace
 
 void AccumulateBlockStatistics(const BlockView& block, const std::vector<ColumnSchema>& columns,
-                               std::vector<ColumnStatistics>* statistics) {
+                               std::vector<ColumnStatistics>* statistics, const uint64_t* deleted) {
+  auto is_deleted = [deleted](uint32_t row) { return deleted != nullptr && ((deleted[row >> 6] >> (row & 63)) & 1); };
   for (size_t c = 0; c < columns.size(); ++c) {
     const int column = static_cast<int>(c);
     const Type& type = columns[c].type;
     ColumnStatistics& stats = (*statistics)[c];
-    stats.null_count += block.NullCount(column);
-    stats.UpdateMinMax(block.ZoneMin(column, type));
-    stats.UpdateMinMax(block.ZoneMax(column, type));
+    if (deleted == nullptr) {
+      stats.null_count += block.NullCount(column);
+      stats.UpdateMinMax(block.ZoneMin(column, type));
+      stats.UpdateMinMax(block.ZoneMax(column, type));
+    } else {
+      // Row by row over the live rows (ANALYZE only): the zone maps still cover the deleted ones.
+      for (uint32_t row = 0; row < block.row_count(); ++row) {
+        if (is_deleted(row)) continue;
+        const Value value = block.GetValue(column, row, type);
+        if (value.is_null()) {
+          ++stats.null_count;
+        } else {
+          stats.UpdateMinMax(value);
+        }
+      }
+    }
     switch (type.FixedWidth()) {
-      case 1: SketchFixed<uint8_t>(block, column, &stats.distinct); break;
-      case 4: SketchFixed<uint32_t>(block, column, &stats.distinct); break;
-      case 8: SketchFixed<uint64_t>(block, column, &stats.distinct); break;
-      case 16: SketchFixed<int128>(block, column, &stats.distinct); break;
+      case 1: SketchFixed<uint8_t>(block, column, deleted, &stats.distinct); break;
+      case 4: SketchFixed<uint32_t>(block, column, deleted, &stats.distinct); break;
+      case 8: SketchFixed<uint64_t>(block, column, deleted, &stats.distinct); break;
+      case 16: SketchFixed<int128>(block, column, deleted, &stats.distinct); break;
       case 0: {
-        if (block.encoding(column) == ColumnEncoding::kDictionary) {
+        if (block.encoding(column) == ColumnEncoding::kDictionary && deleted == nullptr) {
           // The sketch ignores repeats: each distinct value of the block once.
           const StringDictionary dictionary = block.Dictionary(column);
           for (uint32_t code = 0; code < dictionary.size(); ++code) stats.distinct.AddHash(HashString(dictionary[code]));
@@ -66,6 +82,7 @@ void AccumulateBlockStatistics(const BlockView& block, const std::vector<ColumnS
         const uint8_t* validity = block.Validity(column);
         for (uint32_t i = 0; i < block.row_count(); ++i) {
           if (validity != nullptr && !GetBit(validity, i)) continue;
+          if (is_deleted(i)) continue;
           stats.distinct.AddHash(HashString(block.GetString(column, i)));
         }
         break;

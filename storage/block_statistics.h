@@ -1,6 +1,9 @@
 #pragma once
 // Folds one block into per-column statistics: null counts, min/max from the block's zone maps, and every non-NULL
-// value into the distinct-count sketch. Called once per loaded block.
+// value into the distinct-count sketch. Called once per loaded block, and by ANALYZE.
+//
+// `deleted` (ANALYZE of a block with deleted rows): a bitmap of the rows to leave out (bit r % 64 of word r / 64);
+// min and max then come from the live rows' values, not from the zone maps (which still cover deleted rows).
 
 #include <cstdint>
 #include <string>
@@ -13,7 +16,7 @@
 namespace tessera {
 
 void AccumulateBlockStatistics(const BlockView& block, const std::vector<ColumnSchema>& columns,
-                               std::vector<ColumnStatistics>* statistics);
+                               std::vector<ColumnStatistics>* statistics, const uint64_t* deleted = nullptr);
 
 // How one column of a table is stored (SHOW STATS): the bytes of its sections in its blocks, what they would take
 // plain, and how many blocks use each encoding (column_encoding.h).
