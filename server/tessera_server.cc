@@ -442,19 +442,15 @@ class TesseraServer::Service final : public v1::Tessera::Service {
   grpc::Status ListQueries(grpc::ServerContext* context, const v1::ListQueriesRequest*,
                            v1::ListQueriesResponse* response) override {
     if (grpc::Status status = Authorize(context); !status.ok()) return status;
-    const int64_t now = MonotonicNanos();
-    for (const std::shared_ptr<ServerSession>& session : sessions_.All()) {
-      std::optional<RunningExecution> running = session->running();
-      if (!running) continue;
+    // What SHOW QUERIES lists (ordered by query id).
+    for (const RunningStatement& running : activity_.RunningStatements()) {
       v1::RunningQuery* query = response->add_queries();
-      query->set_query_id(running->query_id);
-      query->set_session_id(running->session_id);
-      query->set_sql(running->sql_prefix);
-      query->set_elapsed_us((now - running->start_ns) / 1000);
-      query->set_priority(running->priority);
+      query->set_query_id(running.query_id);
+      query->set_session_id(running.session_id);
+      query->set_sql(running.sql);
+      query->set_elapsed_us(running.elapsed_us);
+      query->set_priority(running.priority);
     }
-    std::sort(response->mutable_queries()->begin(), response->mutable_queries()->end(),
-              [](const v1::RunningQuery& a, const v1::RunningQuery& b) { return a.query_id() < b.query_id(); });
     return grpc::Status::OK;
   }
 

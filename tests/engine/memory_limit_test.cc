@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "storage/buffer_pool.h"
+#include "test_database.h"
 
 namespace tessera {
 namespace {
@@ -24,12 +25,7 @@ class MemoryLimitTest : public ::testing::Test {
   void SetUp() override {
     directory_ = std::filesystem::temp_directory_path() / absl::StrCat("memory_limit_test_", getpid());
     std::filesystem::remove_all(directory_);
-    DatabaseOptions options;
-    options.data_directory = directory_.string();
-    options.sync_writes = false;
-    options.worker_threads = 2;
-    options.memory_budget_bytes = kBudget;
-    absl::StatusOr<std::unique_ptr<Database>> database = Database::Open(options);
+    absl::StatusOr<std::unique_ptr<Database>> database = OpenTestDatabase(directory_, kBudget);
     ASSERT_TRUE(database.ok()) << database.status();
     database_ = *std::move(database);
     session_ = std::make_unique<Session>(database_.get());

@@ -18,12 +18,15 @@
 
 namespace tessera {
 
-// A database in `directory` (created if missing) without fsync, with two worker threads.
-inline absl::StatusOr<std::unique_ptr<Database>> OpenTestDatabase(const std::filesystem::path& directory) {
+// A database in `directory` (created if missing) without fsync, with two worker threads and a buffer-pool budget
+// of `memory_budget_bytes` (0: the default).
+inline absl::StatusOr<std::unique_ptr<Database>> OpenTestDatabase(const std::filesystem::path& directory,
+                                                                  size_t memory_budget_bytes = 0) {
   DatabaseOptions options;
   options.data_directory = directory.string();
   options.sync_writes = false;
   options.worker_threads = 2;
+  options.memory_budget_bytes = memory_budget_bytes;
   return Database::Open(options);
 }
 
