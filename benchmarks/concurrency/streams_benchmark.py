@@ -333,12 +333,23 @@ class Engine:
         self.name, self.open_session, self.alone, self.check = name, open_session, alone, check
         self.server, self.error = server, error
 
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the engine: the server process (user + system, all threads), or for DuckDB,
+        which runs inside this process, this whole process (its client threads included)."""
+        if self.server is None:
+            return time.process_time()
+        with open(f"/proc/{self.server.process.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
 
 def measure(engine, orders, sqls, order_keys):
     """One run of the streams `orders` on `engine`: a dict with the wall time, the latencies, errors, mismatches."""
     count = len(orders)
     try:
+        cpu_before = engine.cpu_seconds()
         wall, records = run_streams(engine.open_session, orders, sqls)
+        cpu = engine.cpu_seconds() - cpu_before
     except Exception as e:  # noqa: BLE001
         crashed = engine.check()
         return {"streams": count, "wall_s": None, "latencies": [], "per_query": {},
@@ -358,6 +369,7 @@ def measure(engine, orders, sqls, order_keys):
     if crashed:
         errors.insert(0, crashed)
     return {"streams": count, "queries": len(records), "wall_s": wall, "qps": len(records) / wall,
+            "cpu_ms_per_query": 1000 * cpu / max(1, len(records)),
             "latencies": [r[2] for r in records if r[3] is not None], "per_query": per_query, "errors": errors,
             "mismatches": mismatches}
 
@@ -371,10 +383,12 @@ def summarize(engine_name, count, runs) -> dict:
         for q, values in r["per_query"].items():
             per_query.setdefault(q, []).extend(values)
     qps = [r["qps"] for r in runs if r.get("qps") and not r["errors"]]
+    cpu = [r["cpu_ms_per_query"] for r in runs if r.get("cpu_ms_per_query") is not None and not r["errors"]]
     return {
         "streams": count, "engine": engine_name, "queries": sum(r.get("queries", 0) for r in runs),
         "qps": statistics.median(qps) if qps and not errors else None,
         "qps_runs": [r.get("qps") for r in runs], "wall_s_runs": [r.get("wall_s") for r in runs],
+        "cpu_ms_per_query": statistics.median(cpu) if cpu and not errors else None,
         "p50_ms": statistics.median(latencies) if latencies else None,
         "p95_ms": percentile(latencies, 0.95) if latencies else None,
         "per_query_median_ms": {q: statistics.median(v) for q, v in per_query.items()},
@@ -388,7 +402,8 @@ def summarize(engine_name, count, runs) -> dict:
 
 def format_table(title, results, engines) -> str:
     duck = {r["streams"]: r for r in results if r["engine"] == "duckdb"}
-    header = f"{'streams':>7} | {'engine/config':<22} | {'q/s':>8} | {'p50 ms':>8} | {'p95 ms':>8} | {'ratio vs DuckDB':>15}"
+    header = (f"{'streams':>7} | {'engine/config':<22} | {'q/s':>8} | {'CPU ms/q':>8} | {'p50 ms':>8} | {'p95 ms':>8} | "
+              f"{'ratio vs DuckDB':>15}")
     lines = [title, header, "-" * len(header)]
     order = {name: i for i, name in enumerate(engines)}
     for r in sorted(results, key=lambda r: (r["streams"], order.get(r["engine"], 99))):
@@ -399,11 +414,14 @@ def format_table(title, results, engines) -> str:
         d = duck.get(r["streams"])
         ratio = "-" if r["engine"] == "duckdb" or not d or not d.get("qps") else f"{d['qps'] / r['qps']:.2f}x"
         mark = "  MISMATCH" if r["mismatches"] else ""
-        lines.append(f"{r['streams']:>7} | {r['engine']:<22} | {r['qps']:>8.2f} | {r['p50_ms']:>8.1f} | "
+        cpu = f"{r['cpu_ms_per_query']:>8.1f}" if r.get("cpu_ms_per_query") is not None else f"{'-':>8}"
+        lines.append(f"{r['streams']:>7} | {r['engine']:<22} | {r['qps']:>8.2f} | {cpu} | {r['p50_ms']:>8.1f} | "
                      f"{r['p95_ms']:>8.1f} | {ratio:>15}{mark}")
     if duck:
         lines.append("ratio vs DuckDB = DuckDB's q/s / this q/s (= wall time relative to DuckDB's): "
                      "below 1.00x is faster than DuckDB")
+    lines.append("CPU ms/q = the engine's CPU time over the run / its queries (tessera: the server process; DuckDB: "
+                 "this process, its client threads included); steadier than q/s on a loaded machine")
     return "\n".join(lines)
 
 
