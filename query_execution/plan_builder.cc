@@ -415,6 +415,7 @@ class Builder {
     for (const lp::TableScan::LipFilterUse& use : scan.lip_filters) {
       Stream::PendingRuntimeFilter pending;
       pending.probe.filter = LipSlot(use.filter_id, use.build_keys).filter;
+      pending.probe.optional = true;
       for (int column : use.key_columns) {
         pending.key_block_columns.push_back(gathered ? column : scan.columns[column]);
         pending.key_types.push_back(scan.table->columns[scan.columns[column]].type);
@@ -676,6 +677,7 @@ class Builder {
     }
     table.PublishLipFilter(filter, std::move(filter_keys));
     pending.probe.filter = std::move(filter);
+    pending.probe.optional = true;
     probe_stream->runtime_filters.push_back(std::move(pending));
   }
 

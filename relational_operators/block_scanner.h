@@ -6,7 +6,8 @@
 // Runtime filters run after the filter (those that probe with one bit test, RuntimeFilter::
 // probes_before_scan_filter, before it), in the order of the pass rates that earlier work orders of the same
 // scan observed (most selective first; each scanner publishes its counts when it is destroyed, so the order
-// adapts block by block). When a filter expands rows (ExactFilter::Multiplicity > 1), the scanner hands out
+// adapts block by block); an optional one (a LIP filter) that has passed almost every row is left out by the
+// scanners that come after. When a filter expands rows (ExactFilter::Multiplicity > 1), the scanner hands out
 // batches of gathered rows in which each row appears as often as its multiplicity says.
 
 #include <memory>
@@ -55,6 +56,11 @@ struct ScanSpec {
 
 class BlockScanner {
  public:
+  // An optional runtime filter (RuntimeFilterProbe::optional) is left out by scanners created after earlier ones
+  // saw it pass at least this fraction of at least this many rows.
+  static constexpr double kUselessFilterPassRate = 0.9;
+  static constexpr int64_t kRowsToJudgeAFilter = 64 * 1024;
+
   explicit BlockScanner(const ScanSpec& spec);
   ~BlockScanner();
   BlockScanner(const BlockScanner&) = delete;

@@ -663,7 +663,9 @@ void HashJoinProbeOperator::ApplyKeyFilterInScan() {
   for (const RuntimeFilterProbe& probe : scan_.runtime_filters) {
     if (probe.filter == filter) return;  // the table's LIP filter is its key filter, already applied here
   }
-  scan_.runtime_filters.push_back(RuntimeFilterProbe{std::move(filter), {spec_.probe_keys[0]->column_index}, true});
+  RuntimeFilterProbe probe{std::move(filter), {spec_.probe_keys[0]->column_index}, /*member=*/true};
+  probe.optional = true;  // the join looks every row up anyway
+  scan_.runtime_filters.push_back(std::move(probe));
   absl::StrAppend(&runtime_detail_, ", key filter before the scan's predicate");
 }
 

@@ -56,6 +56,10 @@ struct RuntimeFilterProbe {
   std::shared_ptr<const RuntimeFilter> filter;
   std::vector<int> key_columns;  // batch columns of the scan
   bool member = true;
+  // Whether the filter only saves work: a LIP filter, whose join checks every row it lets through anyway, so that
+  // leaving it out changes no answer (exact semi / anti join filters *are* their join and are never optional).
+  // The scanner leaves out optional filters that earlier work orders saw pass almost every row.
+  bool optional = false;
   std::shared_ptr<RuntimeFilterCounters> counters = std::make_shared<RuntimeFilterCounters>();
 };
 

@@ -3,6 +3,7 @@
 // (NULLs, selections, ranges), duplicate counting of the exact filter, and a BlockScanner applying them (adaptive
 // order, anti filters, repeated rows).
 
+#include <numeric>
 #include <optional>
 #include <random>
 #include <thread>
@@ -392,6 +393,35 @@ TEST(BlockScannerRuntimeFiltersTest, AppliesTheMostSelectiveFilterFirstOnceItHas
   // The narrow filter passed 5 of 900 rows, the broad one 90%: now the narrow one goes first.
   EXPECT_EQ(narrow.rows_in.load(), 900 + 1000);
   EXPECT_EQ(broad.rows_in.load(), 1000 + 10);
+}
+
+TEST(BlockScannerRuntimeFiltersTest, AnOptionalFilterThatPassedAlmostEveryRowIsLeftOutAndARequiredOneIsNot) {
+  BufferPool pool(64 << 20, nullptr);
+  auto relation = KeyBlock(1000, &pool);
+  std::vector<std::optional<int32_t>> most;  // 950 of 1000 keys: a 95% pass rate
+  for (int32_t k = 0; k < 950; ++k) most.push_back(k);
+  std::vector<int32_t> all(1000), kept(950);
+  std::iota(all.begin(), all.end(), 0);
+  std::iota(kept.begin(), kept.end(), 0);
+  for (const bool optional : {true, false}) {
+    SCOPED_TRACE(optional ? "optional (a LIP filter)" : "required (a semi join's exact filter)");
+    ScanSpec spec;
+    spec.block_columns = {0};
+    spec.types = {Type::Integer()};
+    spec.runtime_filters.push_back({FilterOf(most, false, &pool), {0}, /*member=*/true});
+    spec.runtime_filters[0].optional = optional;
+    const RuntimeFilterCounters& counters = *spec.runtime_filters[0].counters;
+    // Until it has seen kRowsToJudgeAFilter rows, every scanner applies it.
+    int64_t scanned = 0;
+    while (scanned < BlockScanner::kRowsToJudgeAFilter) {
+      ASSERT_EQ(ScanKeys(spec, relation->block(0)), kept);
+      scanned += 1000;
+    }
+    EXPECT_EQ(counters.rows_in.load(), scanned);
+    // Then an optional filter is left out (its join would check the 5% it let through again anyway).
+    EXPECT_EQ(ScanKeys(spec, relation->block(0)), optional ? all : kept);
+    EXPECT_EQ(counters.rows_in.load(), optional ? scanned : scanned + 1000);
+  }
 }
 
 TEST(BlockScannerRuntimeFiltersTest, BitTestFiltersRunBeforeTheFilterPredicateAndTheOthersAfterIt) {
