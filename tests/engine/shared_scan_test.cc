@@ -1,6 +1,7 @@
 // Shared and circular scans of real queries (query_execution/query_manager.h, scheduler/foreman.h): work orders are
 // taken by block key out of another query's plan, a scan that starts while another runs begins at its block and
-// still reads every block once, and concurrent sessions sharing scans get the answers they get alone.
+// still reads every block once, a query cancelled in the middle of a shared scan leaves the other one correct,
+// and concurrent sessions sharing scans get the answers they get alone.
 
 #include <unistd.h>
 
@@ -129,6 +130,62 @@ TEST_F(SharedScanTest, AnotherQuerysWorkOrderOnTheSameBlockIsTakenByItsKey) {
   int64_t shared = 0;
   for (const OperatorStatus& status : second->manager().Progress()) shared += status.shared;
   EXPECT_EQ(shared, kFactBlocks);
+}
+
+TEST_F(SharedScanTest, CancellingOneQueryOfASharedScanLeavesTheOtherCorrectAndEveryBlockReadOnce) {
+  std::unique_ptr<ExecutionQuery> cancelled = Plan("SELECT count(*) FROM fact WHERE g < 3", 1);
+  std::unique_ptr<ExecutionQuery> survivor =
+      Plan("SELECT name, sum(x) FROM fact, dim WHERE d = k AND g = 2 GROUP BY name ORDER BY name", 2);
+  std::multiset<uint64_t> survivor_keys;
+  // Five blocks shared, as the Foreman runs them: the leader's work order, then the one taken along.
+  auto run_shared_block = [&](bool cancel_in_between) {
+    std::unique_ptr<WorkOrderTask> task = cancelled->NextWorkOrder();
+    ASSERT_NE(task, nullptr);
+    while (task->shared_scan_key() == 0) {  // work orders that read no base-table block
+      RunTask(*cancelled, std::move(task));
+      task = cancelled->NextWorkOrder();
+      ASSERT_NE(task, nullptr);
+    }
+    std::unique_ptr<WorkOrderTask> along = survivor->TakeSharedScanWorkOrder(task->shared_scan_key());
+    while (along == nullptr) {  // the survivor's hash table is built first; then it takes its scan work orders
+      std::unique_ptr<WorkOrderTask> own = survivor->NextWorkOrder();
+      ASSERT_NE(own, nullptr);
+      if (own->shared_scan_key() != 0) survivor_keys.insert(own->shared_scan_key());
+      RunTask(*survivor, std::move(own));
+      along = survivor->TakeSharedScanWorkOrder(task->shared_scan_key());
+    }
+    survivor_keys.insert(along->shared_scan_key());
+    task->set_shared(true);
+    along->set_shared(true, /*rode_along=*/true);
+    if (cancel_in_between) cancelled->Cancel();  // the leader's work order is already handed out: it still runs
+    RunTask(*cancelled, std::move(task));
+    RunTask(*survivor, std::move(along));
+  };
+  for (int i = 0; i < 5; ++i) run_shared_block(false);
+  run_shared_block(true);
+  EXPECT_TRUE(cancelled->IsFinished());
+  EXPECT_EQ(cancelled->NextWorkOrder(), nullptr);
+  EXPECT_EQ(cancelled->TakeSharedScanWorkOrder(*survivor_keys.begin()), nullptr);
+
+  for (uint64_t key : RunToEnd(*survivor)) survivor_keys.insert(key);
+  // Every block of `fact` exactly once (the others are the dimension's).
+  const std::vector<uint64_t> fact_keys = RunToEnd(*Plan("SELECT count(*) FROM fact", 3));
+  ASSERT_EQ(fact_keys.size(), static_cast<size_t>(kFactBlocks));
+  for (uint64_t key : fact_keys) EXPECT_EQ(survivor_keys.count(key), 1u) << key;
+  // The survivor's answer is its answer alone.
+  Session session(database_.get());
+  absl::StatusOr<QueryResult> alone =
+      session.Execute("SELECT name, sum(x) FROM fact, dim WHERE d = k AND g = 2 GROUP BY name ORDER BY name");
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  const TemporaryRelation& result = *survivor->manager().result();
+  std::vector<std::vector<Value>> rows;
+  for (uint32_t b = 0; b < result.block_count(); ++b) {
+    for (uint32_t r = 0; r < result.block(b).row_count(); ++r) {
+      rows.push_back({result.block(b).GetValue(0, r, result.schema()[0].type),
+                      result.block(b).GetValue(1, r, result.schema()[1].type)});
+    }
+  }
+  EXPECT_EQ(rows, alone->rows);
 }
 
 TEST_F(SharedScanTest, AScanStartingWhileAnotherRunsBeginsAtItsBlockAndReadsEveryBlockOnce) {
