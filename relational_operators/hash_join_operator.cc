@@ -652,21 +652,34 @@ void HashJoinProbeOperator::ApplyKeyFilterInScan() {
   int direct = table_->HasDirectIndex() ? 1 : 0;
   for (const ChainedJoin& join : chained_) direct += join.table->HasDirectIndex() ? 1 : 0;
   runtime_detail_ = absl::StrCat("direct look-ups in ", direct, " of ", joins(), joins() == 1 ? " join" : " joins");
-  std::shared_ptr<const RuntimeFilter> filter = table_->key_filter();
-  // Only in front of a filter predicate, which then evaluates the rows with a match only; without one the
-  // probe's direct look-up costs about what the filter would.
-  if (filter == nullptr || scan_.filter == nullptr || spec_.probe_keys.size() != 1 ||
-      spec_.probe_keys[0]->kind != ExpressionKind::kColumn) {
-    return;
+  // A key filter is a bit vector, 32-64 times smaller than the direct index it stands for: testing a row's key
+  // there costs less than looking its entry up, so the scan tests every join's keys first (the most selective
+  // filter first, and one that drops almost nothing is left out: block_scanner.h), and only the rows with a
+  // match in every join are looked up.
+  int filters = 0;
+  auto apply = [&](const JoinHashTable& table, int batch_column) {
+    std::shared_ptr<const RuntimeFilter> filter = table.key_filter();
+    if (filter == nullptr) return;
+    for (const RuntimeFilterProbe& probe : scan_.runtime_filters) {
+      if (probe.filter == filter) return;  // the table's LIP filter is its key filter, already applied here
+    }
+    RuntimeFilterProbe probe{std::move(filter), {batch_column}, /*member=*/true};
+    probe.optional = true;  // the join looks every row it lets through up anyway
+    scan_.runtime_filters.push_back(std::move(probe));
+    ++filters;
+  };
+  const int probe_width = static_cast<int>(scan_.types.size());
+  if ((spec_.type == HashJoinType::kInner || spec_.type == HashJoinType::kSemi) && spec_.probe_keys.size() == 1 &&
+      spec_.probe_keys[0]->kind == ExpressionKind::kColumn) {
+    apply(*table_, spec_.probe_keys[0]->column_index);
   }
-  if (spec_.type != HashJoinType::kInner && spec_.type != HashJoinType::kSemi) return;
-  for (const RuntimeFilterProbe& probe : scan_.runtime_filters) {
-    if (probe.filter == filter) return;  // the table's LIP filter is its key filter, already applied here
+  for (const ChainedJoin& join : chained_) {  // inner joins; a key that is a probe column can be tested in the scan
+    if (join.key_pair_columns.size() == 1 && join.key_pair_columns[0] < probe_width) {
+      apply(*join.table, join.key_pair_columns[0]);
+    }
   }
-  RuntimeFilterProbe probe{std::move(filter), {spec_.probe_keys[0]->column_index}, /*member=*/true};
-  probe.optional = true;  // the join looks every row up anyway
-  scan_.runtime_filters.push_back(std::move(probe));
-  absl::StrAppend(&runtime_detail_, ", key filter before the scan's predicate");
+  if (filters > 0) absl::StrAppend(&runtime_detail_, ", ", filters, filters == 1 ? " key filter" : " key filters",
+                                   " in the scan");
 }
 
 bool HashJoinProbeOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {

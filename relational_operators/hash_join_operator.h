@@ -25,9 +25,10 @@
 // build relation columns of join 0..., of join 1..., ...].
 //
 // Direct index and key filter (join_hash_table.h): probes of a table with a direct index look their entry up by
-// key instead of hashing. An inner or semi probe whose scan has a filter predicate and whose key is a probe
-// column also applies the table's key filter (a bit vector of its keys) in its scan, before the predicate; this
-// is decided when the operator first issues work orders and does not show in EXPLAIN.
+// key instead of hashing. Where the key of an inner or semi join (the first or a chained one) is a probe column,
+// the scan also applies the table's key filter (a bit vector of its keys) as an optional runtime filter, so that
+// only rows with a match in every join are looked up; this is decided when the operator first issues work orders
+// and shows in EXPLAIN ANALYZE ("key filters in the scan").
 
 #include <atomic>
 #include <deque>
@@ -155,9 +156,8 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::unique_ptr<ChainScratch> TakeChainScratch();
   void GiveChainScratch(std::unique_ptr<ChainScratch> scratch);
   void MakeOutput(std::vector<std::string> output_names);
-  // Adds table_'s key filter to the scan when the join drops probe rows without a match, its key is a probe
-  // column and the scan has a filter predicate (the key filter runs before it); once, before the first work
-  // order.
+  // Adds the key filters of the joins that drop probe rows without a match and whose key is a probe column to
+  // the scan; once, before the first work order.
   void ApplyKeyFilterInScan();
 
   // The output columns in output order, out of a batch laid out as [probe columns..., build columns...].
