@@ -18,8 +18,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "glog/logging.h"
 #include "catalog/catalog.h"
 #include "catalog/row_deletions.h"
+#include "common/bitmap.h"
 #include "common/status_macros.h"
 #include "engine/statement_handlers.h"
 #include "optimizer/binder.h"
@@ -157,11 +159,48 @@ absl::StatusOr<int64_t> ApplyDeletions(const TableDescriptor& snapshot, const st
   return deleted;
 }
 
+// The row ids of a DELETE / UPDATE query sorted, each once (a USING join may find a row several times).
+std::vector<uint64_t> SortedUnique(std::vector<uint64_t> row_ids) {
+  std::sort(row_ids.begin(), row_ids.end());
+  row_ids.erase(std::unique(row_ids.begin(), row_ids.end()), row_ids.end());
+  return row_ids;
+}
+
+// NULLs per column among the rows `row_ids` (sorted, each once) of `snapshot`: what deleting them takes off the
+// null counts of the statistics. Reads only the validity bitmaps of their blocks (none where a block's column has
+// no NULLs), one bit per row and column.
+absl::StatusOr<std::vector<int64_t>> NullsOfRows(Database& database, const TableDescriptor& snapshot,
+                                                 const std::vector<uint64_t>& row_ids) {
+  std::vector<int64_t> nulls(snapshot.columns.size(), 0);
+  const std::vector<std::pair<uint32_t, uint32_t>> ordinals = BlockOrdinals(snapshot);
+  for (size_t first = 0; first < row_ids.size();) {
+    const uint32_t ordinal = RowIdBlock(row_ids[first]);
+    size_t end = first;
+    while (end < row_ids.size() && RowIdBlock(row_ids[end]) == ordinal) ++end;
+    if (ordinal >= ordinals.size()) return absl::InternalError("a row id names no block of the table");
+    const auto [segment, block_index] = ordinals[ordinal];
+    TESSERA_ASSIGN_OR_RETURN(BlockHandle handle,
+                             database.storage().PinBlock(BlockId{snapshot.segments[segment].segment_id, block_index}));
+    const BlockView block = handle.view();
+    if (RowIdRow(row_ids[end - 1]) >= block.row_count()) {
+      return absl::InternalError("a row id names no row of its block");
+    }
+    for (size_t c = 0; c < nulls.size(); ++c) {
+      const uint8_t* validity = block.Validity(static_cast<int>(c));
+      if (validity == nullptr) continue;
+      for (size_t i = first; i < end; ++i) nulls[c] += !GetBit(validity, RowIdRow(row_ids[i]));
+    }
+    first = end;
+  }
+  return nulls;
+}
+
 // Commits deletions of `row_ids` and, when `loaded` has rows, the new segment `writer` wrote, in one catalog
-// commit. Returns the rows deleted.
+// commit. `deleted_nulls` (NullsOfRows of `row_ids`) come off the null counts and the deleted rows are counted
+// in stale_rows. Returns the rows deleted.
 absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& snapshot,
-                                     const std::vector<uint64_t>& row_ids, std::unique_ptr<SegmentWriter> writer,
-                                     LoadedRows loaded) {
+                                     const std::vector<uint64_t>& row_ids, const std::vector<int64_t>& deleted_nulls,
+                                     std::unique_ptr<SegmentWriter> writer, LoadedRows loaded) {
   const bool appends = writer != nullptr && loaded.row_count > 0;
   SegmentDescriptor segment;
   if (appends) {
@@ -181,6 +220,12 @@ absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& 
   auto updated = std::make_shared<TableDescriptor>(**current);
   absl::StatusOr<int64_t> deleted = ApplyDeletions(snapshot, row_ids, updated.get());
   if (!deleted.ok()) return abandon(deleted.status());
+  // Every row id names a live row of the current version (statements run one at a time and their queries skip
+  // deleted rows), so its NULLs are still counted.
+  for (size_t c = 0; c < updated->statistics.size() && c < deleted_nulls.size(); ++c) {
+    updated->statistics[c].null_count = std::max<int64_t>(0, updated->statistics[c].null_count - deleted_nulls[c]);
+  }
+  updated->stale_rows += *deleted;
   if (appends) {
     updated->segments.push_back(segment);
     updated->row_count += loaded.row_count;
@@ -195,6 +240,23 @@ absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& 
     return committed;
   }
   return *deleted;
+}
+
+// After a DELETE or UPDATE of `table` committed: ANALYZE when more than the session's auto_analyze_threshold of
+// the table's rows were deleted since the statistics last described the live rows alone. The statement has
+// committed whatever happens here, so a failure is logged, not returned.
+void MaintainAfterChange(Database& database, const TableDescriptor& table, const QueryRunOptions& options) {
+  if (options.auto_analyze_threshold <= 0) return;
+  absl::MutexLock lock(&TableWriteMutex());
+  absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table.name);
+  if (!current.ok() || (*current)->table_id != table.table_id) return;
+  const TableDescriptor& version = **current;
+  const double stored = static_cast<double>(version.row_count + version.stale_rows);
+  if (version.stale_rows == 0 || version.stale_rows <= options.auto_analyze_threshold * stored) return;
+  if (absl::Status analyzed = AnalyzeTableLocked(database, *current); !analyzed.ok()) {
+    LOG(WARNING) << "automatic ANALYZE of '" << table.name << "' after " << version.stale_rows
+                 << " deleted rows failed: " << analyzed;
+  }
 }
 
 // The row ids in the last column of a DELETE / UPDATE query's result.
@@ -226,10 +288,12 @@ absl::StatusOr<QueryResult> ExecuteDelete(Database& database, const parser::Dele
   RetiredSegments::Get().Collect(database.storage());
   TESSERA_ASSIGN_OR_RETURN(FoundRows found,
                            FindRows(database, statement.table, *statement.query, statement.text, options));
-  std::vector<uint64_t> row_ids = ResultRowIds(*found.query->manager().result());
+  std::vector<uint64_t> row_ids = SortedUnique(ResultRowIds(*found.query->manager().result()));
   found.query.reset();
   if (row_ids.empty()) return StatusOnly("DELETE 0", 0);
-  TESSERA_ASSIGN_OR_RETURN(int64_t deleted, CommitChange(database, *found.snapshot, row_ids, nullptr, {}));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<int64_t> nulls, NullsOfRows(database, *found.snapshot, row_ids));
+  TESSERA_ASSIGN_OR_RETURN(int64_t deleted, CommitChange(database, *found.snapshot, row_ids, nulls, nullptr, {}));
+  MaintainAfterChange(database, *found.snapshot, options);
   return StatusOnly(absl::StrCat("DELETE ", deleted), deleted);
 }
 
@@ -273,15 +337,14 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
   // Each found row once (a FROM join may match a row several times: which match would win is not defined).
   const TemporaryRelation& relation = *found.query->manager().result();
   std::vector<uint64_t> row_ids = ResultRowIds(relation);
-  {
-    std::vector<uint64_t> sorted = row_ids;
-    std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "UPDATE: a row of '", snapshot.name, "' matches more than one row of the FROM tables"));
-    }
+  const size_t found_rows = row_ids.size();
+  row_ids = SortedUnique(std::move(row_ids));
+  if (row_ids.size() != found_rows) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("UPDATE: a row of '", snapshot.name, "' matches more than one row of the FROM tables"));
   }
   if (row_ids.empty()) return StatusOnly("UPDATE 0", 0);
+  TESSERA_ASSIGN_OR_RETURN(std::vector<int64_t> nulls, NullsOfRows(database, snapshot, row_ids));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
                            database.storage().CreateSegmentWriter(database.catalog().AllocateSegmentId()));
   LoadedRows loaded;
@@ -325,7 +388,9 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
   TESSERA_RETURN_IF_ERROR(flush());
   found.query.reset();
   const int64_t updated = loaded.row_count;
-  TESSERA_RETURN_IF_ERROR(CommitChange(database, snapshot, row_ids, std::move(writer), std::move(loaded)).status());
+  TESSERA_RETURN_IF_ERROR(
+      CommitChange(database, snapshot, row_ids, nulls, std::move(writer), std::move(loaded)).status());
+  MaintainAfterChange(database, snapshot, options);
   return StatusOnly(absl::StrCat("UPDATE ", updated), updated);
 }
 
