@@ -24,10 +24,13 @@
 #include "common/bitmap.h"
 #include "common/status_macros.h"
 #include "engine/statement_handlers.h"
+#include "engine/table_compactor.h"
 #include "optimizer/binder.h"
 #include "parser/parser.h"
 #include "query_execution/plan_builder.h"
 #include "query_execution/query_manager.h"
+#include "relational_operators/block_scanner.h"
+#include "relational_operators/vector_block_writer.h"
 #include "storage/delimited_file.h"
 #include "storage/storage_manager.h"
 
@@ -243,19 +246,30 @@ absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& 
 }
 
 // After a DELETE or UPDATE of `table` committed: ANALYZE when more than the session's auto_analyze_threshold of
-// the table's rows were deleted since the statistics last described the live rows alone. The statement has
-// committed whatever happens here, so a failure is logged, not returned.
+// the table's rows were deleted since the statistics last described the live rows alone, and a background
+// compaction (engine/table_compactor.h) when more than its compaction_threshold of the rows stored in the table's
+// blocks are deleted. The statement has committed whatever happens here, so a failure is logged, not returned.
 void MaintainAfterChange(Database& database, const TableDescriptor& table, const QueryRunOptions& options) {
-  if (options.auto_analyze_threshold <= 0) return;
   absl::MutexLock lock(&TableWriteMutex());
   absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table.name);
   if (!current.ok() || (*current)->table_id != table.table_id) return;
   const TableDescriptor& version = **current;
-  const double stored = static_cast<double>(version.row_count + version.stale_rows);
-  if (version.stale_rows == 0 || version.stale_rows <= options.auto_analyze_threshold * stored) return;
-  if (absl::Status analyzed = AnalyzeTableLocked(database, *current); !analyzed.ok()) {
-    LOG(WARNING) << "automatic ANALYZE of '" << table.name << "' after " << version.stale_rows
-                 << " deleted rows failed: " << analyzed;
+  const double live_and_stale = static_cast<double>(version.row_count + version.stale_rows);
+  if (options.auto_analyze_threshold > 0 && version.stale_rows > options.auto_analyze_threshold * live_and_stale) {
+    if (absl::Status analyzed = AnalyzeTableLocked(database, *current); !analyzed.ok()) {
+      LOG(WARNING) << "automatic ANALYZE of '" << table.name << "' after " << version.stale_rows
+                   << " deleted rows failed: " << analyzed;
+    }
+  }
+  if (options.compaction_threshold <= 0) return;
+  int64_t stored = 0;
+  int64_t deleted = 0;
+  for (const SegmentDescriptor& segment : version.segments) {
+    stored += segment.row_count;
+    for (const auto& rows : segment.deleted) deleted += rows != nullptr ? rows->deleted_count() : 0;
+  }
+  if (deleted > options.compaction_threshold * static_cast<double>(stored)) {
+    database.compactor().Request(table.name, options.compress_loads);
   }
 }
 
@@ -394,7 +408,115 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
   return StatusOnly(absl::StrCat("UPDATE ", updated), updated);
 }
 
-absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement) {
+namespace {
+
+// Installs a compaction of `table`: the segments `rewritten` (all with deleted rows) are replaced by the new
+// segment `writer` wrote with their live rows (none when `loaded` is empty). When no other segment remains, the new segment's statistics are those of the table's live rows: they replace
+// the table's and nothing is stale any more.
+absl::Status CommitCompaction(Database& database, const TableDescriptor& table, const std::vector<uint64_t>& rewritten,
+                              std::unique_ptr<SegmentWriter> writer, LoadedRows loaded) {
+  StorageManager& storage = database.storage();
+  const bool appends = loaded.row_count > 0;
+  SegmentDescriptor segment;
+  if (appends) {
+    TESSERA_RETURN_IF_ERROR(writer->Finish());  // outside the mutex: it waits for the disk
+    segment = DescribeSegment(writer->segment_id(), loaded);
+  }
+  auto abandon = [&](absl::Status status) {
+    if (appends) storage.DeleteSegmentFile(segment.segment_id);
+    return status;
+  };
+  absl::MutexLock lock(&TableWriteMutex());
+  absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table.name);
+  if (!current.ok() || (*current)->table_id != table.table_id) return abandon(absl::OkStatus());  // dropped
+  auto updated = std::make_shared<TableDescriptor>(**current);
+  auto is_rewritten = [&](const SegmentDescriptor& s) {
+    return std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end();
+  };
+  // Statements run one at a time (DmlMutex), so the segments still have the deletions the compaction read.
+  for (const SegmentDescriptor& s : updated->segments) {
+    if (is_rewritten(s)) RetiredSegments::Get().Retire(storage, s);
+  }
+  std::erase_if(updated->segments, is_rewritten);
+  if (updated->segments.empty()) {
+    updated->statistics = appends ? loaded.statistics : std::vector<ColumnStatistics>(table.columns.size());
+    updated->stale_rows = 0;
+  }
+  if (appends) {
+    updated->segments.push_back(segment);
+    storage.RegisterSegment(segment, static_cast<uint32_t>(table.columns.size()), std::move(loaded.blocks));
+  }
+  if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
+    if (appends) storage.DropSegment(segment.segment_id);
+    return committed;
+  }
+  return absl::OkStatus();
+}
+
+// Compacts one table version (the caller holds DmlMutex): the live rows of its segments with deleted rows are
+// copied a vector at a time (BlockScanner with the deletion bitmaps: DeletedRows::LiveRows; VectorBlockWriter) into
+// full blocks of one new segment, and CommitCompaction swaps the segments in one catalog commit. Queries that
+// started before keep reading the old segments (RetiredSegments). Runs on the calling thread (VACUUM's session,
+// the background compactor), outside the Foreman: the blocks must be filled across input blocks, which work
+// orders of one block each would not do.
+absl::Status CompactTableLocked(Database& database, const std::shared_ptr<const TableDescriptor>& table,
+                                const QueryRunOptions& options) {
+  std::vector<uint64_t> rewritten;
+  for (const SegmentDescriptor& s : table->segments) {
+    if (!s.deleted.empty()) rewritten.push_back(s.segment_id);
+  }
+  if (rewritten.empty()) return absl::OkStatus();
+  StorageManager& storage = database.storage();
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
+                           storage.CreateSegmentWriter(database.catalog().AllocateSegmentId()));
+  ScanSpec scan;
+  for (size_t c = 0; c < table->columns.size(); ++c) {
+    scan.block_columns.push_back(static_cast<int>(c));
+    scan.types.push_back(table->columns[c].type);
+  }
+  scan.Prepare();
+  LoadBlockWriter out(table->columns, storage, *writer, nullptr, options.compress_loads);
+  VectorBlockWriter vectors(
+      table->columns, table->block_size_bytes, [&out](BlockBuilder& builder) { return out.Flush(builder); },
+      absl::StrCat("VACUUM ", table->name, ": a row is too large for the table's block size"));
+  std::vector<const ColumnVector*> columns(table->columns.size());
+  for (const SegmentDescriptor& segment : table->segments) {
+    if (segment.deleted.empty()) continue;
+    for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
+      if (options.cancel_requested != nullptr && options.cancel_requested->load()) {
+        return absl::CancelledError("VACUUM cancelled");  // the unfinished writer removes its file
+      }
+      TESSERA_ASSIGN_OR_RETURN(BlockHandle handle, storage.PinBlock(BlockId{segment.segment_id, b}));
+      BlockScanner scanner(scan);
+      scanner.SetBlockRows(segment.DeletedIn(b), 0);
+      while (true) {
+        TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(handle.view()));
+        if (!more) break;
+        if (scanner.selected_count() == 0) continue;
+        for (size_t c = 0; c < columns.size(); ++c) columns[c] = &scanner.batch().columns[c];
+        TESSERA_RETURN_IF_ERROR(vectors.Append(columns, scanner.selection(), scanner.batch().size));
+      }
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(vectors.Flush());
+  return CommitCompaction(database, *table, rewritten, std::move(writer), std::move(out.loaded()));
+}
+
+}  // namespace
+
+absl::Status CompactTable(Database& database, const std::string& table_name, const QueryRunOptions& options) {
+  absl::MutexLock dml(&DmlMutex());
+  RetiredSegments::Get().Collect(database.storage());
+  absl::StatusOr<std::shared_ptr<const TableDescriptor>> table = database.catalog().GetTable(table_name);
+  if (!table.ok()) return absl::OkStatus();  // dropped meanwhile: nothing to compact
+  absl::Status status = CompactTableLocked(database, *table, options);
+  table->reset();
+  RetiredSegments::Get().Collect(database.storage());
+  return status;
+}
+
+absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement,
+                                          const QueryRunOptions& options) {
   absl::MutexLock dml(&DmlMutex());
   StorageManager& storage = database.storage();
   RetiredSegments::Get().Collect(storage);
@@ -405,68 +527,7 @@ absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::Vacu
     TESSERA_ASSIGN_OR_RETURN(auto table, database.catalog().GetTable(statement.table));
     tables.push_back(table);
   }
-  for (const auto& table : tables) {
-    // The segments with deleted rows are rewritten, their live rows into one new segment.
-    std::vector<uint64_t> rewritten;
-    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
-                             storage.CreateSegmentWriter(database.catalog().AllocateSegmentId()));
-    LoadedRows loaded;
-    std::vector<std::vector<Value>> rows;
-    for (const SegmentDescriptor& segment : table->segments) {
-      if (segment.deleted.empty()) continue;
-      rewritten.push_back(segment.segment_id);
-      for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
-        TESSERA_ASSIGN_OR_RETURN(BlockHandle handle, storage.PinBlock(BlockId{segment.segment_id, b}));
-        const BlockView block = handle.view();
-        const DeletedRows* deleted = segment.DeletedIn(b);
-        for (uint32_t r = 0; r < block.row_count(); ++r) {
-          if (deleted != nullptr && deleted->IsDeleted(r)) continue;
-          std::vector<Value> row(table->columns.size());
-          for (size_t c = 0; c < row.size(); ++c) row[c] = block.GetValue(static_cast<int>(c), r, table->columns[c].type);
-          rows.push_back(std::move(row));
-          if (rows.size() == kRowsPerLoadChunk) {
-            TESSERA_ASSIGN_OR_RETURN(LoadedRows chunk, LoadRows(*table, rows, storage, *writer));
-            loaded.Append(std::move(chunk));
-            rows.clear();
-          }
-        }
-      }
-    }
-    if (rewritten.empty()) continue;
-    if (!rows.empty()) {
-      TESSERA_ASSIGN_OR_RETURN(LoadedRows chunk, LoadRows(*table, rows, storage, *writer));
-      loaded.Append(std::move(chunk));
-    }
-    const bool appends = loaded.row_count > 0;
-    SegmentDescriptor segment;
-    if (appends) {
-      TESSERA_RETURN_IF_ERROR(writer->Finish());
-      segment = DescribeSegment(writer->segment_id(), loaded);
-    }
-    absl::MutexLock lock(&TableWriteMutex());
-    absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table->name);
-    if (!current.ok() || (*current)->table_id != table->table_id) {
-      if (appends) storage.DeleteSegmentFile(segment.segment_id);
-      continue;  // dropped meanwhile: nothing to compact
-    }
-    auto updated = std::make_shared<TableDescriptor>(**current);
-    for (const SegmentDescriptor& s : updated->segments) {
-      if (std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end()) {
-        RetiredSegments::Get().Retire(storage, s);
-      }
-    }
-    std::erase_if(updated->segments, [&](const SegmentDescriptor& s) {
-      return std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end();
-    });
-    if (appends) {
-      updated->segments.push_back(segment);
-      storage.RegisterSegment(segment, static_cast<uint32_t>(table->columns.size()), std::move(loaded.blocks));
-    }
-    if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
-      if (appends) storage.DropSegment(segment.segment_id);
-      return committed;
-    }
-  }
+  for (const auto& table : tables) TESSERA_RETURN_IF_ERROR(CompactTableLocked(database, table, options));
   tables.clear();  // our own references to the versions just replaced
   RetiredSegments::Get().Collect(storage);
   return StatusOnly("VACUUM", 0);

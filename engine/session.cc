@@ -228,7 +228,7 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
         result = ExecuteUpdate(*database_, static_cast<const parser::UpdateStatement&>(*statement), RunOptions());
         break;
       case StatementKind::kVacuum:
-        result = ExecuteVacuum(*database_, static_cast<const parser::VacuumStatement&>(*statement));
+        result = ExecuteVacuum(*database_, static_cast<const parser::VacuumStatement&>(*statement), RunOptions());
         break;
       case StatementKind::kCancelQuery:
         result = ExecuteCancelQuery(*database_, static_cast<const parser::CancelQueryStatement&>(*statement));

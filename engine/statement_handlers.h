@@ -118,8 +118,13 @@ absl::StatusOr<QueryResult> ExecuteDelete(Database& database, const parser::Dele
                                           const QueryRunOptions& options);
 absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::UpdateStatement& statement,
                                           const QueryRunOptions& options);
-// VACUUM [t]: rewrites the segments that have deleted rows without them (one new segment per table); the old
-// segment files go once no running query reads them.
-absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement);
+// VACUUM [t]: rewrites the segments that have deleted rows without them (one new segment per table, built by a
+// scan query under the Foreman, one work order per block, like INSERT ... SELECT) and commits the swap atomically;
+// the old segment files go once no running query reads them.
+absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement,
+                                          const QueryRunOptions& options);
+// VACUUM of one table, the background compaction's path (engine/table_compactor.h): waits for DELETE / UPDATE /
+// VACUUM statements (one at a time), then compacts the table's current version. A table dropped meanwhile is OK.
+absl::Status CompactTable(Database& database, const std::string& table, const QueryRunOptions& options);
 
 }  // namespace tessera
