@@ -13,7 +13,6 @@ TableCompactor::~TableCompactor() {
   {
     absl::MutexLock lock(&mutex_);
     stopping_ = true;
-    queue_.clear();
   }
   if (thread_.joinable()) thread_.join();
 }
@@ -49,7 +48,7 @@ void TableCompactor::Loop() {
       absl::MutexLock lock(&mutex_);
       auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return stopping_ || !queue_.empty(); };
       mutex_.Await(absl::Condition(&ready));
-      if (stopping_) return;
+      if (queue_.empty()) return;  // stopping, and nothing left
       job = std::move(queue_.front());
       queue_.pop_front();
       running_ = true;

@@ -23,8 +23,8 @@ class Database;
 class TableCompactor {
  public:
   explicit TableCompactor(Database* database) : database_(database) {}
-  // Drops the requests not yet started and waits for the running one (its commit is atomic whether or not it
-  // finishes, so a process that exits or dies meanwhile leaves the table as before or as after it).
+  // Runs the requests still queued and waits for them: a compaction requested is done before the database closes
+  // (each is atomic, so a process that dies meanwhile leaves every table as before or as after its compaction).
   ~TableCompactor();
   TableCompactor(const TableCompactor&) = delete;
   TableCompactor& operator=(const TableCompactor&) = delete;
