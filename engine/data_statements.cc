@@ -468,6 +468,13 @@ absl::Status AnalyzeTableLocked(Database& database, const std::shared_ptr<const 
   return database.catalog().ReplaceTable(table, std::move(updated));
 }
 
+absl::Status AnalyzeStaleTable(Database& database, const std::string& table) {
+  absl::MutexLock lock(&TableWriteMutex());
+  absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table);
+  if (!current.ok() || (*current)->stale_rows == 0) return absl::OkStatus();
+  return AnalyzeTableLocked(database, *current);
+}
+
 absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::AnalyzeStatement& statement) {
   absl::MutexLock lock(&TableWriteMutex());
   std::vector<std::shared_ptr<const TableDescriptor>> tables;

@@ -245,31 +245,28 @@ absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& 
   return *deleted;
 }
 
-// After a DELETE or UPDATE of `table` committed: ANALYZE when more than the session's auto_analyze_threshold of
-// the table's rows were deleted since the statistics last described the live rows alone, and a background
-// compaction (engine/table_compactor.h) when more than its compaction_threshold of the rows stored in the table's
-// blocks are deleted. The statement has committed whatever happens here, so a failure is logged, not returned.
+// After a DELETE or UPDATE of `table` committed: in the background (engine/table_compactor.h), an ANALYZE when
+// more than the session's auto_analyze_threshold of the table's rows were deleted since the statistics last
+// described the live rows alone, and a compaction when more than its compaction_threshold of the rows stored in
+// the table's blocks are deleted. The statement returns without waiting for either.
 void MaintainAfterChange(Database& database, const TableDescriptor& table, const QueryRunOptions& options) {
-  absl::MutexLock lock(&TableWriteMutex());
   absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table.name);
   if (!current.ok() || (*current)->table_id != table.table_id) return;
   const TableDescriptor& version = **current;
   const double live_and_stale = static_cast<double>(version.row_count + version.stale_rows);
-  if (options.auto_analyze_threshold > 0 && version.stale_rows > options.auto_analyze_threshold * live_and_stale) {
-    if (absl::Status analyzed = AnalyzeTableLocked(database, *current); !analyzed.ok()) {
-      LOG(WARNING) << "automatic ANALYZE of '" << table.name << "' after " << version.stale_rows
-                   << " deleted rows failed: " << analyzed;
-    }
-  }
-  if (options.compaction_threshold <= 0) return;
   int64_t stored = 0;
   int64_t deleted = 0;
   for (const SegmentDescriptor& segment : version.segments) {
     stored += segment.row_count;
     for (const auto& rows : segment.deleted) deleted += rows != nullptr ? rows->deleted_count() : 0;
   }
-  if (deleted > options.compaction_threshold * static_cast<double>(stored)) {
+  // The compaction first: when it rewrites every segment, the statistics are exact after it and the ANALYZE is
+  // skipped.
+  if (options.compaction_threshold > 0 && deleted > options.compaction_threshold * static_cast<double>(stored)) {
     database.compactor().Request(table.name, options.compress_loads);
+  }
+  if (options.auto_analyze_threshold > 0 && version.stale_rows > options.auto_analyze_threshold * live_and_stale) {
+    database.compactor().RequestAnalyze(table.name);
   }
 }
 

@@ -106,6 +106,9 @@ absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::Ana
 // ANALYZE of one table version: statistics of its live rows, committed with stale_rows = 0 (Aborted if another
 // version was committed meanwhile). The caller holds TableWriteMutex().
 absl::Status AnalyzeTableLocked(Database& database, const std::shared_ptr<const TableDescriptor>& table);
+// ANALYZE of the current version of `table` when its statistics are stale (stale_rows > 0); the automatic ANALYZE
+// after DELETE / UPDATE (engine/table_compactor.h). A table dropped meanwhile is OK.
+absl::Status AnalyzeStaleTable(Database& database, const std::string& table);
 
 // Table writes (load commits, DELETE / UPDATE / VACUUM commits, DROP TABLE, ANALYZE) are serialized by this mutex:
 // each commits a new catalog version built on the current one, holding it only for the commit.

@@ -17,11 +17,16 @@ TableCompactor::~TableCompactor() {
   if (thread_.joinable()) thread_.join();
 }
 
-void TableCompactor::Request(const std::string& table, bool compress) {
+void TableCompactor::Request(const std::string& table, bool compress) { Enqueue(Job{table, compress, false}); }
+
+void TableCompactor::RequestAnalyze(const std::string& table) { Enqueue(Job{table, false, true}); }
+
+void TableCompactor::Enqueue(Job job) {
   absl::MutexLock lock(&mutex_);
   if (stopping_) return;
-  if (std::any_of(queue_.begin(), queue_.end(), [&](const Job& job) { return job.table == table; })) return;
-  queue_.push_back(Job{table, compress});
+  auto same = [&](const Job& queued) { return queued.table == job.table && queued.analyze == job.analyze; };
+  if (std::any_of(queue_.begin(), queue_.end(), same)) return;
+  queue_.push_back(std::move(job));
   if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
 }
 
@@ -60,8 +65,12 @@ void TableCompactor::Loop() {
     options.cancel_requested = &never_cancelled;
     options.priority = 1;  // the lowest: every session's queries come first under a priority policy
     options.compress_loads = job.compress;
-    const absl::Status status = CompactTable(*database_, job.table, options);
-    if (!status.ok()) LOG(WARNING) << "background compaction of '" << job.table << "' failed: " << status;
+    const absl::Status status =
+        job.analyze ? AnalyzeStaleTable(*database_, job.table) : CompactTable(*database_, job.table, options);
+    if (!status.ok()) {
+      LOG(WARNING) << "background " << (job.analyze ? "ANALYZE" : "compaction") << " of '" << job.table
+                   << "' failed: " << status;
+    }
     absl::MutexLock lock(&mutex_);
     running_ = false;
     ++finished_;

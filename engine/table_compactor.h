@@ -1,7 +1,7 @@
 #pragma once
-// Background compaction of tables with many deleted rows (#19). A DELETE or UPDATE that leaves more than the
-// session's compaction_threshold of a table's stored rows deleted asks its database's TableCompactor to compact
-// the table and returns at once; one thread per database (started at the first request) runs the requests one
+// Background compaction of tables with many deleted rows, and their automatic ANALYZE (#19). A DELETE or UPDATE
+// that leaves more than the session's compaction_threshold of a table's stored rows deleted asks its database's
+// TableCompactor to compact the table, one past auto_analyze_threshold to analyze it, and returns at once; one thread per database (started at the first request) runs the requests one
 // after another through CompactTable (statement_handlers.h), VACUUM's path: a scan query under the Foreman at the
 // lowest priority that rewrites the segments with deletions, committed atomically in one catalog commit. Readers
 // are never blocked (they keep the version they started with); DELETE / UPDATE / VACUUM wait while it runs
@@ -32,9 +32,12 @@ class TableCompactor {
   // Queues a compaction of `table` (once: a table already queued is not queued again). `compress`: whether the new
   // blocks are compressed (SET compression of the requesting session).
   void Request(const std::string& table, bool compress);
+  // Queues an ANALYZE of `table` (once), run after the compactions queued so far; skipped when the table's
+  // statistics are exact by then (stale_rows = 0: a compaction of all its segments made them so).
+  void RequestAnalyze(const std::string& table);
   // Blocks until no compaction is queued or running (tests, benchmarks).
   void WaitIdle();
-  // Compactions finished so far (failed ones included), and of those the failures.
+  // Jobs (compactions and ANALYZEs) finished so far (failed ones included), and of those the failures.
   int64_t finished() const;
   int64_t failed() const;
 
@@ -42,7 +45,9 @@ class TableCompactor {
   struct Job {
     std::string table;
     bool compress;
+    bool analyze;  // an ANALYZE, not a compaction
   };
+  void Enqueue(Job job);
   void Loop();
 
   Database* const database_;

@@ -145,6 +145,7 @@ TEST_F(DmlTest, LoadsAndDeletesOfOneTableBothCommit) {
 TEST_F(DmlTest, BackgroundCompactionChangesNoAnswerAndLeavesNoDeletedRows) {
   Session writer(database_.get());
   CreateTable(writer);
+  Run(writer, "SET auto_analyze_threshold = 0");  // the compaction alone makes the statistics exact
   const int64_t blocks_before = (*database_->catalog().GetTable("t"))->BlockCount();
   const int64_t sum_all = 4095 * 4096 / 2;
   int64_t sum_after = sum_all;
@@ -196,6 +197,7 @@ TEST_F(DmlTest, BackgroundCompactionChangesNoAnswerAndLeavesNoDeletedRows) {
 TEST_F(DmlTest, NoBackgroundCompactionBelowTheThreshold) {
   Session writer(database_.get());
   CreateTable(writer);
+  Run(writer, "SET auto_analyze_threshold = 0");  // compactions are the only background jobs counted here
   Run(writer, "DELETE FROM t WHERE k % 10 = 0");  // 410 of 4096 rows: 10 %
   Run(writer, "SET compaction_threshold = 0");
   Run(writer, "DELETE FROM t WHERE k % 2 = 1");
@@ -208,6 +210,28 @@ TEST_F(DmlTest, NoBackgroundCompactionBelowTheThreshold) {
   std::shared_ptr<const TableDescriptor> table = *database_->catalog().GetTable("t");
   for (const SegmentDescriptor& segment : table->segments) EXPECT_TRUE(segment.deleted.empty());
   EXPECT_EQ(table->row_count, 4096 - 2459);
+}
+
+// A DELETE past auto_analyze_threshold (default 0.1) but below compaction_threshold analyzes the table in the
+// background: once the compactor is idle the statistics describe the live rows and nothing is stale.
+TEST_F(DmlTest, AutomaticAnalyzeInTheBackgroundPastTheThreshold) {
+  Session writer(database_.get());
+  CreateTable(writer);
+  Run(writer, "DELETE FROM t WHERE k < 200");  // 200 of 4096: below the threshold
+  database_->compactor().WaitIdle();
+  std::shared_ptr<const TableDescriptor> table = *database_->catalog().GetTable("t");
+  EXPECT_EQ(table->stale_rows, 200);
+  EXPECT_EQ(table->statistics[0].min.AsInt64(), 0);  // a bound that still covers the deleted rows
+  Run(writer, "DELETE FROM t WHERE k >= 3800");  // 496 of 4096 stale: past 10 %, below 20 % deleted
+  database_->compactor().WaitIdle();
+  EXPECT_EQ(database_->compactor().finished(), 1);
+  EXPECT_EQ(database_->compactor().failed(), 0);
+  table = *database_->catalog().GetTable("t");
+  EXPECT_EQ(table->stale_rows, 0);
+  EXPECT_EQ(table->row_count, 4096 - 496);
+  EXPECT_EQ(table->statistics[0].min.AsInt64(), 200);
+  EXPECT_EQ(table->statistics[0].max.AsInt64(), 3799);
+  EXPECT_FALSE(table->segments[0].deleted.empty());  // analyzed, not compacted
 }
 
 }  // namespace
