@@ -22,9 +22,9 @@ constexpr char kCatalogFileName[] = "catalog.tcat";
 constexpr char kLockFileName[] = "LOCK";
 constexpr uint32_t kCatalogMagic = 0x54435431;  // "TCT1"
 // Version 2 adds each table's partition column (TableDescriptor::partition_column); version 3 the deleted rows of
-// each segment. Older files still open (version 1: tables replicated; 1 and 2: no deletions) and are rewritten as
-// the current version at the next commit.
-constexpr uint32_t kCatalogVersion = 3;
+// each segment; version 4 each table's stale_rows. Older files still open (version 1: tables replicated; 1 and 2:
+// no deletions; 1 to 3: statistics taken as exact) and are rewritten as the current version at the next commit.
+constexpr uint32_t kCatalogVersion = 4;
 constexpr uint32_t kOldestCatalogVersion = 1;
 
 void WriteValue(ByteWriter& out, const Value& value) { out.PutString(value.Serialize()); }
@@ -108,6 +108,7 @@ void WriteTable(ByteWriter& out, const TableDescriptor& table) {
     }
   }
   out.PutU32(static_cast<uint32_t>(table.partition_column + 1));
+  out.PutI64(table.stale_rows);
 }
 
 bool ReadTable(ByteReader& in, uint32_t version, TableDescriptor* table) {
@@ -166,6 +167,7 @@ bool ReadTable(ByteReader& in, uint32_t version, TableDescriptor* table) {
     if (!in.GetU32(&partition) || partition > column_count) return false;
     table->partition_column = static_cast<int>(partition) - 1;
   }
+  if (version >= 4 && (!in.GetI64(&table->stale_rows) || table->stale_rows < 0)) return false;
   return true;
 }
 

@@ -58,6 +58,11 @@ struct TableDescriptor {
   std::vector<SegmentDescriptor> segments;
   int64_t row_count = 0;  // live rows (deleted ones not counted)
   std::vector<ColumnStatistics> statistics;  // one per column
+  // Rows deleted (DELETE, UPDATE's old rows) since ANALYZE last described the live rows alone. While it is not
+  // zero, min / max and the distinct estimates of `statistics` are estimates that may still cover deleted rows
+  // (bounds); row_count and the null counts are exact either way (a DELETE or UPDATE subtracts its deleted rows'
+  // NULLs at its commit).
+  int64_t stale_rows = 0;
   // CREATE TABLE ... PARTITION BY HASH (column): in a distributed cluster (distributed/README.md) each rank holds
   // the rows whose column value hashes to it; -1: replicated (every rank holds every row), and every table of a
   // single server is read whole whatever this says.

@@ -39,6 +39,12 @@ class DeletedRows {
   const uint64_t* words() const { return words_.data(); }
   // True when a row of [first, first + count) is deleted.
   bool AnyDeleted(uint32_t first, uint32_t count) const;
+  // Writes the live rows of [first, first + count), as offsets from `first` in increasing order, to `rows` (room
+  // for `count`) and returns how many there are. Works a 64-bit word of the bitmap at a time: a word without
+  // deletions becomes a run of 64 offsets, the others a byte at a time through a table of bit positions (8
+  // offsets written at once, no branch per row). For scans (relational_operators/block_scanner.h):
+  // allocation-free.
+  uint32_t LiveRows(uint32_t first, uint32_t count, uint32_t* rows) const;
   // Marks `row`; returns true if it was not deleted before. Only while building (before sharing).
   bool Delete(uint32_t row);
 

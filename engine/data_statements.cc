@@ -451,6 +451,30 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
   return StatusOnly(absl::StrCat("INSERT ", count), count);
 }
 
+absl::Status AnalyzeTableLocked(Database& database, const std::shared_ptr<const TableDescriptor>& table) {
+  std::vector<ColumnStatistics> statistics(table->columns.size());
+  for (const SegmentDescriptor& segment : table->segments) {
+    for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
+      TESSERA_ASSIGN_OR_RETURN(BlockHandle handle, database.storage().PinBlock(BlockId{segment.segment_id, b}));
+      // Deleted rows are left out, so the statistics describe the live rows.
+      const DeletedRows* deleted = segment.DeletedIn(b);
+      AccumulateBlockStatistics(handle.view(), table->columns, &statistics,
+                                deleted != nullptr && deleted->deleted_count() > 0 ? deleted->words() : nullptr);
+    }
+  }
+  auto updated = std::make_shared<TableDescriptor>(*table);
+  updated->statistics = std::move(statistics);
+  updated->stale_rows = 0;
+  return database.catalog().ReplaceTable(table, std::move(updated));
+}
+
+absl::Status AnalyzeStaleTable(Database& database, const std::string& table) {
+  absl::MutexLock lock(&TableWriteMutex());
+  absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table);
+  if (!current.ok() || (*current)->stale_rows == 0) return absl::OkStatus();
+  return AnalyzeTableLocked(database, *current);
+}
+
 absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::AnalyzeStatement& statement) {
   absl::MutexLock lock(&TableWriteMutex());
   std::vector<std::shared_ptr<const TableDescriptor>> tables;
@@ -460,21 +484,7 @@ absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::Ana
     TESSERA_ASSIGN_OR_RETURN(auto table, database.catalog().GetTable(statement.table));
     tables.push_back(table);
   }
-  for (const auto& table : tables) {
-    std::vector<ColumnStatistics> statistics(table->columns.size());
-    for (const SegmentDescriptor& segment : table->segments) {
-      for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
-        TESSERA_ASSIGN_OR_RETURN(BlockHandle handle, database.storage().PinBlock(BlockId{segment.segment_id, b}));
-        // Deleted rows are left out, so the statistics describe the live rows.
-        const DeletedRows* deleted = b < segment.deleted.size() ? segment.deleted[b].get() : nullptr;
-        AccumulateBlockStatistics(handle.view(), table->columns, &statistics,
-                                  deleted != nullptr && deleted->deleted_count() > 0 ? deleted->words() : nullptr);
-      }
-    }
-    auto updated = std::make_shared<TableDescriptor>(*table);
-    updated->statistics = std::move(statistics);
-    TESSERA_RETURN_IF_ERROR(database.catalog().ReplaceTable(table, std::move(updated)));
-  }
+  for (const auto& table : tables) TESSERA_RETURN_IF_ERROR(AnalyzeTableLocked(database, table));
   return StatusOnly("ANALYZE");
 }
 

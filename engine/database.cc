@@ -4,6 +4,7 @@
 #include "common/status_macros.h"
 #include "distributed/cluster_layout.h"
 #include "engine/session.h"
+#include "engine/table_compactor.h"
 #include "scheduler/foreman.h"
 #include "storage/buffer_pool.h"
 #include "storage/storage_manager.h"
@@ -14,6 +15,7 @@ namespace tessera {
 Database::Database(DatabaseOptions options) : options_(std::move(options)) {}
 
 Database::~Database() {
+  compactor_.reset();  // waits for a running compaction, a query under the Foreman
   foreman_.reset();  // stops the workers before anything they might touch goes
   storage_.reset();  // frees every block before the pool goes
   catalog_.reset();
@@ -47,6 +49,7 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& 
     return MemoryGauge{static_cast<int64_t>(usage.used_bytes), static_cast<int64_t>(usage.budget_bytes)};
   };
   TESSERA_ASSIGN_OR_RETURN(database->foreman_, Foreman::Create(foreman_options));
+  database->compactor_ = std::make_unique<TableCompactor>(database.get());
   return database;
 }
 

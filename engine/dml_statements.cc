@@ -18,14 +18,19 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "glog/logging.h"
 #include "catalog/catalog.h"
 #include "catalog/row_deletions.h"
+#include "common/bitmap.h"
 #include "common/status_macros.h"
 #include "engine/statement_handlers.h"
+#include "engine/table_compactor.h"
 #include "optimizer/binder.h"
 #include "parser/parser.h"
 #include "query_execution/plan_builder.h"
 #include "query_execution/query_manager.h"
+#include "relational_operators/block_scanner.h"
+#include "relational_operators/vector_block_writer.h"
 #include "storage/delimited_file.h"
 #include "storage/storage_manager.h"
 
@@ -157,11 +162,48 @@ absl::StatusOr<int64_t> ApplyDeletions(const TableDescriptor& snapshot, const st
   return deleted;
 }
 
+// The row ids of a DELETE / UPDATE query sorted, each once (a USING join may find a row several times).
+std::vector<uint64_t> SortedUnique(std::vector<uint64_t> row_ids) {
+  std::sort(row_ids.begin(), row_ids.end());
+  row_ids.erase(std::unique(row_ids.begin(), row_ids.end()), row_ids.end());
+  return row_ids;
+}
+
+// NULLs per column among the rows `row_ids` (sorted, each once) of `snapshot`: what deleting them takes off the
+// null counts of the statistics. Reads only the validity bitmaps of their blocks (none where a block's column has
+// no NULLs), one bit per row and column.
+absl::StatusOr<std::vector<int64_t>> NullsOfRows(Database& database, const TableDescriptor& snapshot,
+                                                 const std::vector<uint64_t>& row_ids) {
+  std::vector<int64_t> nulls(snapshot.columns.size(), 0);
+  const std::vector<std::pair<uint32_t, uint32_t>> ordinals = BlockOrdinals(snapshot);
+  for (size_t first = 0; first < row_ids.size();) {
+    const uint32_t ordinal = RowIdBlock(row_ids[first]);
+    size_t end = first;
+    while (end < row_ids.size() && RowIdBlock(row_ids[end]) == ordinal) ++end;
+    if (ordinal >= ordinals.size()) return absl::InternalError("a row id names no block of the table");
+    const auto [segment, block_index] = ordinals[ordinal];
+    TESSERA_ASSIGN_OR_RETURN(BlockHandle handle,
+                             database.storage().PinBlock(BlockId{snapshot.segments[segment].segment_id, block_index}));
+    const BlockView block = handle.view();
+    if (RowIdRow(row_ids[end - 1]) >= block.row_count()) {
+      return absl::InternalError("a row id names no row of its block");
+    }
+    for (size_t c = 0; c < nulls.size(); ++c) {
+      const uint8_t* validity = block.Validity(static_cast<int>(c));
+      if (validity == nullptr) continue;
+      for (size_t i = first; i < end; ++i) nulls[c] += !GetBit(validity, RowIdRow(row_ids[i]));
+    }
+    first = end;
+  }
+  return nulls;
+}
+
 // Commits deletions of `row_ids` and, when `loaded` has rows, the new segment `writer` wrote, in one catalog
-// commit. Returns the rows deleted.
+// commit. `deleted_nulls` (NullsOfRows of `row_ids`) come off the null counts and the deleted rows are counted
+// in stale_rows. Returns the rows deleted.
 absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& snapshot,
-                                     const std::vector<uint64_t>& row_ids, std::unique_ptr<SegmentWriter> writer,
-                                     LoadedRows loaded) {
+                                     const std::vector<uint64_t>& row_ids, const std::vector<int64_t>& deleted_nulls,
+                                     std::unique_ptr<SegmentWriter> writer, LoadedRows loaded) {
   const bool appends = writer != nullptr && loaded.row_count > 0;
   SegmentDescriptor segment;
   if (appends) {
@@ -181,6 +223,12 @@ absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& 
   auto updated = std::make_shared<TableDescriptor>(**current);
   absl::StatusOr<int64_t> deleted = ApplyDeletions(snapshot, row_ids, updated.get());
   if (!deleted.ok()) return abandon(deleted.status());
+  // Every row id names a live row of the current version (statements run one at a time and their queries skip
+  // deleted rows), so its NULLs are still counted.
+  for (size_t c = 0; c < updated->statistics.size() && c < deleted_nulls.size(); ++c) {
+    updated->statistics[c].null_count = std::max<int64_t>(0, updated->statistics[c].null_count - deleted_nulls[c]);
+  }
+  updated->stale_rows += *deleted;
   if (appends) {
     updated->segments.push_back(segment);
     updated->row_count += loaded.row_count;
@@ -195,6 +243,31 @@ absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& 
     return committed;
   }
   return *deleted;
+}
+
+// After a DELETE or UPDATE of `table` committed: in the background (engine/table_compactor.h), an ANALYZE when
+// more than the session's auto_analyze_threshold of the table's rows were deleted since the statistics last
+// described the live rows alone, and a compaction when more than its compaction_threshold of the rows stored in
+// the table's blocks are deleted. The statement returns without waiting for either.
+void MaintainAfterChange(Database& database, const TableDescriptor& table, const QueryRunOptions& options) {
+  absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table.name);
+  if (!current.ok() || (*current)->table_id != table.table_id) return;
+  const TableDescriptor& version = **current;
+  const double live_and_stale = static_cast<double>(version.row_count + version.stale_rows);
+  int64_t stored = 0;
+  int64_t deleted = 0;
+  for (const SegmentDescriptor& segment : version.segments) {
+    stored += segment.row_count;
+    for (const auto& rows : segment.deleted) deleted += rows != nullptr ? rows->deleted_count() : 0;
+  }
+  // The compaction first: when it rewrites every segment, the statistics are exact after it and the ANALYZE is
+  // skipped.
+  if (options.compaction_threshold > 0 && deleted > options.compaction_threshold * static_cast<double>(stored)) {
+    database.compactor().Request(table.name, options.compress_loads);
+  }
+  if (options.auto_analyze_threshold > 0 && version.stale_rows > options.auto_analyze_threshold * live_and_stale) {
+    database.compactor().RequestAnalyze(table.name);
+  }
 }
 
 // The row ids in the last column of a DELETE / UPDATE query's result.
@@ -226,10 +299,12 @@ absl::StatusOr<QueryResult> ExecuteDelete(Database& database, const parser::Dele
   RetiredSegments::Get().Collect(database.storage());
   TESSERA_ASSIGN_OR_RETURN(FoundRows found,
                            FindRows(database, statement.table, *statement.query, statement.text, options));
-  std::vector<uint64_t> row_ids = ResultRowIds(*found.query->manager().result());
+  std::vector<uint64_t> row_ids = SortedUnique(ResultRowIds(*found.query->manager().result()));
   found.query.reset();
   if (row_ids.empty()) return StatusOnly("DELETE 0", 0);
-  TESSERA_ASSIGN_OR_RETURN(int64_t deleted, CommitChange(database, *found.snapshot, row_ids, nullptr, {}));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<int64_t> nulls, NullsOfRows(database, *found.snapshot, row_ids));
+  TESSERA_ASSIGN_OR_RETURN(int64_t deleted, CommitChange(database, *found.snapshot, row_ids, nulls, nullptr, {}));
+  MaintainAfterChange(database, *found.snapshot, options);
   return StatusOnly(absl::StrCat("DELETE ", deleted), deleted);
 }
 
@@ -273,15 +348,14 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
   // Each found row once (a FROM join may match a row several times: which match would win is not defined).
   const TemporaryRelation& relation = *found.query->manager().result();
   std::vector<uint64_t> row_ids = ResultRowIds(relation);
-  {
-    std::vector<uint64_t> sorted = row_ids;
-    std::sort(sorted.begin(), sorted.end());
-    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "UPDATE: a row of '", snapshot.name, "' matches more than one row of the FROM tables"));
-    }
+  const size_t found_rows = row_ids.size();
+  row_ids = SortedUnique(std::move(row_ids));
+  if (row_ids.size() != found_rows) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("UPDATE: a row of '", snapshot.name, "' matches more than one row of the FROM tables"));
   }
   if (row_ids.empty()) return StatusOnly("UPDATE 0", 0);
+  TESSERA_ASSIGN_OR_RETURN(std::vector<int64_t> nulls, NullsOfRows(database, snapshot, row_ids));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
                            database.storage().CreateSegmentWriter(database.catalog().AllocateSegmentId()));
   LoadedRows loaded;
@@ -325,11 +399,121 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
   TESSERA_RETURN_IF_ERROR(flush());
   found.query.reset();
   const int64_t updated = loaded.row_count;
-  TESSERA_RETURN_IF_ERROR(CommitChange(database, snapshot, row_ids, std::move(writer), std::move(loaded)).status());
+  TESSERA_RETURN_IF_ERROR(
+      CommitChange(database, snapshot, row_ids, nulls, std::move(writer), std::move(loaded)).status());
+  MaintainAfterChange(database, snapshot, options);
   return StatusOnly(absl::StrCat("UPDATE ", updated), updated);
 }
 
-absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement) {
+namespace {
+
+// Installs a compaction of `table`: the segments `rewritten` (all with deleted rows) are replaced by the new
+// segment `writer` wrote with their live rows (none when `loaded` is empty). When no other segment remains, the new segment's statistics are those of the table's live rows: they replace
+// the table's and nothing is stale any more.
+absl::Status CommitCompaction(Database& database, const TableDescriptor& table, const std::vector<uint64_t>& rewritten,
+                              std::unique_ptr<SegmentWriter> writer, LoadedRows loaded) {
+  StorageManager& storage = database.storage();
+  const bool appends = loaded.row_count > 0;
+  SegmentDescriptor segment;
+  if (appends) {
+    TESSERA_RETURN_IF_ERROR(writer->Finish());  // outside the mutex: it waits for the disk
+    segment = DescribeSegment(writer->segment_id(), loaded);
+  }
+  auto abandon = [&](absl::Status status) {
+    if (appends) storage.DeleteSegmentFile(segment.segment_id);
+    return status;
+  };
+  absl::MutexLock lock(&TableWriteMutex());
+  absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table.name);
+  if (!current.ok() || (*current)->table_id != table.table_id) return abandon(absl::OkStatus());  // dropped
+  auto updated = std::make_shared<TableDescriptor>(**current);
+  auto is_rewritten = [&](const SegmentDescriptor& s) {
+    return std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end();
+  };
+  // Statements run one at a time (DmlMutex), so the segments still have the deletions the compaction read.
+  for (const SegmentDescriptor& s : updated->segments) {
+    if (is_rewritten(s)) RetiredSegments::Get().Retire(storage, s);
+  }
+  std::erase_if(updated->segments, is_rewritten);
+  if (updated->segments.empty()) {
+    updated->statistics = appends ? loaded.statistics : std::vector<ColumnStatistics>(table.columns.size());
+    updated->stale_rows = 0;
+  }
+  if (appends) {
+    updated->segments.push_back(segment);
+    storage.RegisterSegment(segment, static_cast<uint32_t>(table.columns.size()), std::move(loaded.blocks));
+  }
+  if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
+    if (appends) storage.DropSegment(segment.segment_id);
+    return committed;
+  }
+  return absl::OkStatus();
+}
+
+// Compacts one table version (the caller holds DmlMutex): the live rows of its segments with deleted rows are
+// copied a vector at a time (BlockScanner with the deletion bitmaps: DeletedRows::LiveRows; VectorBlockWriter) into
+// full blocks of one new segment, and CommitCompaction swaps the segments in one catalog commit. Queries that
+// started before keep reading the old segments (RetiredSegments). Runs on the calling thread (VACUUM's session,
+// the background compactor), outside the Foreman: the blocks must be filled across input blocks, which work
+// orders of one block each would not do.
+absl::Status CompactTableLocked(Database& database, const std::shared_ptr<const TableDescriptor>& table,
+                                const QueryRunOptions& options) {
+  std::vector<uint64_t> rewritten;
+  for (const SegmentDescriptor& s : table->segments) {
+    if (!s.deleted.empty()) rewritten.push_back(s.segment_id);
+  }
+  if (rewritten.empty()) return absl::OkStatus();
+  StorageManager& storage = database.storage();
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
+                           storage.CreateSegmentWriter(database.catalog().AllocateSegmentId()));
+  ScanSpec scan;
+  for (size_t c = 0; c < table->columns.size(); ++c) {
+    scan.block_columns.push_back(static_cast<int>(c));
+    scan.types.push_back(table->columns[c].type);
+  }
+  scan.Prepare();
+  LoadBlockWriter out(table->columns, storage, *writer, nullptr, options.compress_loads);
+  VectorBlockWriter vectors(
+      table->columns, table->block_size_bytes, [&out](BlockBuilder& builder) { return out.Flush(builder); },
+      absl::StrCat("VACUUM ", table->name, ": a row is too large for the table's block size"));
+  std::vector<const ColumnVector*> columns(table->columns.size());
+  for (const SegmentDescriptor& segment : table->segments) {
+    if (segment.deleted.empty()) continue;
+    for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
+      if (options.cancel_requested != nullptr && options.cancel_requested->load()) {
+        return absl::CancelledError("VACUUM cancelled");  // the unfinished writer removes its file
+      }
+      TESSERA_ASSIGN_OR_RETURN(BlockHandle handle, storage.PinBlock(BlockId{segment.segment_id, b}));
+      BlockScanner scanner(scan);
+      scanner.SetBlockRows(segment.DeletedIn(b), 0);
+      while (true) {
+        TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(handle.view()));
+        if (!more) break;
+        if (scanner.selected_count() == 0) continue;
+        for (size_t c = 0; c < columns.size(); ++c) columns[c] = &scanner.batch().columns[c];
+        TESSERA_RETURN_IF_ERROR(vectors.Append(columns, scanner.selection(), scanner.batch().size));
+      }
+    }
+  }
+  TESSERA_RETURN_IF_ERROR(vectors.Flush());
+  return CommitCompaction(database, *table, rewritten, std::move(writer), std::move(out.loaded()));
+}
+
+}  // namespace
+
+absl::Status CompactTable(Database& database, const std::string& table_name, const QueryRunOptions& options) {
+  absl::MutexLock dml(&DmlMutex());
+  RetiredSegments::Get().Collect(database.storage());
+  absl::StatusOr<std::shared_ptr<const TableDescriptor>> table = database.catalog().GetTable(table_name);
+  if (!table.ok()) return absl::OkStatus();  // dropped meanwhile: nothing to compact
+  absl::Status status = CompactTableLocked(database, *table, options);
+  table->reset();
+  RetiredSegments::Get().Collect(database.storage());
+  return status;
+}
+
+absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement,
+                                          const QueryRunOptions& options) {
   absl::MutexLock dml(&DmlMutex());
   StorageManager& storage = database.storage();
   RetiredSegments::Get().Collect(storage);
@@ -340,68 +524,7 @@ absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::Vacu
     TESSERA_ASSIGN_OR_RETURN(auto table, database.catalog().GetTable(statement.table));
     tables.push_back(table);
   }
-  for (const auto& table : tables) {
-    // The segments with deleted rows are rewritten, their live rows into one new segment.
-    std::vector<uint64_t> rewritten;
-    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
-                             storage.CreateSegmentWriter(database.catalog().AllocateSegmentId()));
-    LoadedRows loaded;
-    std::vector<std::vector<Value>> rows;
-    for (const SegmentDescriptor& segment : table->segments) {
-      if (segment.deleted.empty()) continue;
-      rewritten.push_back(segment.segment_id);
-      for (uint32_t b = 0; b < segment.blocks.size(); ++b) {
-        TESSERA_ASSIGN_OR_RETURN(BlockHandle handle, storage.PinBlock(BlockId{segment.segment_id, b}));
-        const BlockView block = handle.view();
-        const DeletedRows* deleted = segment.DeletedIn(b);
-        for (uint32_t r = 0; r < block.row_count(); ++r) {
-          if (deleted != nullptr && deleted->IsDeleted(r)) continue;
-          std::vector<Value> row(table->columns.size());
-          for (size_t c = 0; c < row.size(); ++c) row[c] = block.GetValue(static_cast<int>(c), r, table->columns[c].type);
-          rows.push_back(std::move(row));
-          if (rows.size() == kRowsPerLoadChunk) {
-            TESSERA_ASSIGN_OR_RETURN(LoadedRows chunk, LoadRows(*table, rows, storage, *writer));
-            loaded.Append(std::move(chunk));
-            rows.clear();
-          }
-        }
-      }
-    }
-    if (rewritten.empty()) continue;
-    if (!rows.empty()) {
-      TESSERA_ASSIGN_OR_RETURN(LoadedRows chunk, LoadRows(*table, rows, storage, *writer));
-      loaded.Append(std::move(chunk));
-    }
-    const bool appends = loaded.row_count > 0;
-    SegmentDescriptor segment;
-    if (appends) {
-      TESSERA_RETURN_IF_ERROR(writer->Finish());
-      segment = DescribeSegment(writer->segment_id(), loaded);
-    }
-    absl::MutexLock lock(&TableWriteMutex());
-    absl::StatusOr<std::shared_ptr<const TableDescriptor>> current = database.catalog().GetTable(table->name);
-    if (!current.ok() || (*current)->table_id != table->table_id) {
-      if (appends) storage.DeleteSegmentFile(segment.segment_id);
-      continue;  // dropped meanwhile: nothing to compact
-    }
-    auto updated = std::make_shared<TableDescriptor>(**current);
-    for (const SegmentDescriptor& s : updated->segments) {
-      if (std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end()) {
-        RetiredSegments::Get().Retire(storage, s);
-      }
-    }
-    std::erase_if(updated->segments, [&](const SegmentDescriptor& s) {
-      return std::find(rewritten.begin(), rewritten.end(), s.segment_id) != rewritten.end();
-    });
-    if (appends) {
-      updated->segments.push_back(segment);
-      storage.RegisterSegment(segment, static_cast<uint32_t>(table->columns.size()), std::move(loaded.blocks));
-    }
-    if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
-      if (appends) storage.DropSegment(segment.segment_id);
-      return committed;
-    }
-  }
+  for (const auto& table : tables) TESSERA_RETURN_IF_ERROR(CompactTableLocked(database, table, options));
   tables.clear();  // our own references to the versions just replaced
   RetiredSegments::Get().Collect(storage);
   return StatusOnly("VACUUM", 0);

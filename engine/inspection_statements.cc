@@ -102,6 +102,9 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
     AddColumn(result, "encoding", Type::Varchar());
     AddColumn(result, "stored_bytes", Type::BigInt());
     AddColumn(result, "plain_bytes", Type::BigInt());
+    // Rows deleted since ANALYZE last described the live rows alone (catalog.h): while not 0, min, max and
+    // distinct_estimate are estimates that may still cover them; row_count and null_count are exact.
+    AddColumn(result, "stale_rows", Type::BigInt());
     for (const auto& table : tables) {
       // How the columns are stored is read from the blocks' column directories (each block pinned once).
       std::vector<ColumnStorage> storage(table->columns.size());
@@ -118,7 +121,8 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
                                Value::BigInt(table->row_count), Value::BigInt(stats.null_count),
                                Value::BigInt(stats.DistinctEstimate(table->row_count - stats.null_count)),
                                text(stats.min), text(stats.max), Value::String(storage[c].EncodingSummary()),
-                               Value::BigInt(storage[c].stored_bytes), Value::BigInt(storage[c].plain_bytes)});
+                               Value::BigInt(storage[c].stored_bytes), Value::BigInt(storage[c].plain_bytes),
+                               Value::BigInt(table->stale_rows)});
       }
     }
     return result;

@@ -57,8 +57,8 @@ absl::Status SetAdmissionThreshold(Database& database, const std::string& settin
 // Every name SET accepts: the session's settings and the server-wide ones (scheduler_policy, admission_threshold).
 const std::vector<std::string>& SettingNames() {
   static const std::vector<std::string>* const names = new std::vector<std::string>{
-      "admission_threshold", "compression", "disabled_rules", "pipelining", "priority", "scan_sharing",
-      "scheduler_policy", "statement_timeout"};
+      "admission_threshold", "auto_analyze_threshold", "compaction_threshold", "compression", "disabled_rules",
+      "pipelining", "priority", "scan_sharing", "scheduler_policy", "statement_timeout"};
   return *names;
 }
 
@@ -81,7 +81,17 @@ std::string DefaultSessionSetting(const Database& database, const std::string& n
   if (name == "pipelining" || name == "compression") return "on";
   if (name == "scan_sharing") return ScanSharingName(database.options().scan_sharing);
   if (name == "statement_timeout") return "0";
+  if (name == "auto_analyze_threshold") return absl::StrCat(QueryRunOptions{}.auto_analyze_threshold);
+  if (name == "compaction_threshold") return absl::StrCat(QueryRunOptions{}.compaction_threshold);
   return "";  // disabled_rules: none
+}
+
+// SET auto_analyze_threshold / compaction_threshold: a fraction in [0, 1] (0 = never).
+bool ParseFraction(const std::string& setting, double* fraction) {
+  double value = -1;
+  if (!absl::SimpleAtod(setting, &value) || !(value >= 0 && value <= 1)) return false;
+  *fraction = value;
+  return true;
 }
 
 // SET statement_timeout: milliseconds as a whole number (5000), or a string with a unit ('5s', '500ms', '2min');
@@ -123,6 +133,12 @@ QueryRunOptions Session::RunOptions() {
   if (auto it = settings_.find("scan_sharing"); it != settings_.end()) ParseScanSharing(it->second, &options.scan_sharing);
   if (auto it = settings_.find("statement_timeout"); it != settings_.end()) {
     absl::SimpleAtoi(it->second, &options.statement_timeout_ms);
+  }
+  if (auto it = settings_.find("auto_analyze_threshold"); it != settings_.end()) {
+    ParseFraction(it->second, &options.auto_analyze_threshold);
+  }
+  if (auto it = settings_.find("compaction_threshold"); it != settings_.end()) {
+    ParseFraction(it->second, &options.compaction_threshold);
   }
   return options;
 }
@@ -212,7 +228,7 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
         result = ExecuteUpdate(*database_, static_cast<const parser::UpdateStatement&>(*statement), RunOptions());
         break;
       case StatementKind::kVacuum:
-        result = ExecuteVacuum(*database_, static_cast<const parser::VacuumStatement&>(*statement));
+        result = ExecuteVacuum(*database_, static_cast<const parser::VacuumStatement&>(*statement), RunOptions());
         break;
       case StatementKind::kCancelQuery:
         result = ExecuteCancelQuery(*database_, static_cast<const parser::CancelQueryStatement&>(*statement));
@@ -251,6 +267,13 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
               break;
             }
             setting = absl::StrCat(timeout_ms);  // kept (and shown) in milliseconds
+          }
+          double fraction = 0;
+          if ((set.name == "auto_analyze_threshold" || set.name == "compaction_threshold") &&
+              !ParseFraction(setting, &fraction)) {
+            result = absl::InvalidArgumentError(
+                absl::StrCat(set.name, " must be a fraction in [0, 1] (0 = never), not '", setting, "'"));
+            break;
           }
           ScanSharing scan_sharing;
           if (set.name == "scan_sharing" && !ParseScanSharing(setting, &scan_sharing)) {

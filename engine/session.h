@@ -26,6 +26,7 @@ class BufferPool;
 class Topology;
 class ResultSink;
 class ActivityProvider;
+class TableCompactor;
 struct QueryRunOptions;
 
 // A database's scheduler defaults: ForemanOptions' with 1 ms time slices (ForemanOptions::dispatch_run_ns; with 8-16
@@ -82,6 +83,8 @@ class Database {
   void set_activity_provider(ActivityProvider* provider) { activity_provider_.store(provider); }
   ActivityProvider* activity_provider() const { return activity_provider_.load(); }
   const DatabaseOptions& options() const { return options_; }
+  // Background compaction of tables with many deleted rows (engine/table_compactor.h).
+  TableCompactor& compactor() { return *compactor_; }
 
  private:
   explicit Database(DatabaseOptions options);
@@ -92,6 +95,7 @@ class Database {
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<StorageManager> storage_;
   std::unique_ptr<Foreman> foreman_;
+  std::unique_ptr<TableCompactor> compactor_;  // its compaction runs on the Foreman: goes first
   std::atomic<int64_t> next_query_id_{1};
   std::atomic<ActivityProvider*> activity_provider_{nullptr};
 };

@@ -43,6 +43,12 @@ struct QueryRunOptions {
   int64_t statement_timeout_ms = 0;
   // SET compression: whether COPY and INSERT build compressed base blocks (storage/column_encoding.h; default on).
   bool compress_loads = true;
+  // SET auto_analyze_threshold: a DELETE or UPDATE that leaves more than this fraction of a table's rows (live +
+  // stale) deleted since its last ANALYZE re-analyzes the table before it returns (0 = never).
+  double auto_analyze_threshold = 0.1;
+  // SET compaction_threshold: a DELETE or UPDATE that leaves more than this fraction of a table's stored rows
+  // deleted starts its compaction in the background (dml_statements.cc; 0 = never).
+  double compaction_threshold = 0.2;
   // Where a SELECT's rows go as the query produces them (engine/result_sink.h); null: collected in the result.
   ResultSink* result_sink = nullptr;
 };
@@ -97,6 +103,12 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
 absl::StatusOr<QueryResult> ExecuteCancelQuery(Database& database, const parser::CancelQueryStatement& statement);
 absl::StatusOr<QueryResult> ExecuteDescribe(Database& database, const parser::DescribeStatement& statement);
 absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::AnalyzeStatement& statement);
+// ANALYZE of one table version: statistics of its live rows, committed with stale_rows = 0 (Aborted if another
+// version was committed meanwhile). The caller holds TableWriteMutex().
+absl::Status AnalyzeTableLocked(Database& database, const std::shared_ptr<const TableDescriptor>& table);
+// ANALYZE of the current version of `table` when its statistics are stale (stale_rows > 0); the automatic ANALYZE
+// after DELETE / UPDATE (engine/table_compactor.h). A table dropped meanwhile is OK.
+absl::Status AnalyzeStaleTable(Database& database, const std::string& table);
 
 // Table writes (load commits, DELETE / UPDATE / VACUUM commits, DROP TABLE, ANALYZE) are serialized by this mutex:
 // each commits a new catalog version built on the current one, holding it only for the commit.
@@ -109,8 +121,13 @@ absl::StatusOr<QueryResult> ExecuteDelete(Database& database, const parser::Dele
                                           const QueryRunOptions& options);
 absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::UpdateStatement& statement,
                                           const QueryRunOptions& options);
-// VACUUM [t]: rewrites the segments that have deleted rows without them (one new segment per table); the old
-// segment files go once no running query reads them.
-absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement);
+// VACUUM [t]: rewrites the segments that have deleted rows without them (one new segment per table, built by a
+// scan query under the Foreman, one work order per block, like INSERT ... SELECT) and commits the swap atomically;
+// the old segment files go once no running query reads them.
+absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement,
+                                          const QueryRunOptions& options);
+// VACUUM of one table, the background compaction's path (engine/table_compactor.h): waits for DELETE / UPDATE /
+// VACUUM statements (one at a time), then compacts the table's current version. A table dropped meanwhile is OK.
+absl::Status CompactTable(Database& database, const std::string& table, const QueryRunOptions& options);
 
 }  // namespace tessera

@@ -233,12 +233,7 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
   const SelectionVector* in = nullptr;
   masked_ = deleted_ != nullptr && deleted_->AnyDeleted(first_row, count);
   if (masked_) {
-    uint32_t live = 0;
-    for (uint32_t r = 0; r < count; ++r) {
-      selection_.rows[live] = r;
-      live += !deleted_->IsDeleted(first_row + r);
-    }
-    selection_.count = live;
+    selection_.count = deleted_->LiveRows(first_row, count, selection_.rows.data());
     in = &selection_;
   }
   next_row_ += count;

@@ -71,9 +71,9 @@ class BlockScanner {
 
   // Deleted rows (catalog/row_deletions.h) of the base block about to be read (null: none), never handed out, and
   // the block's ordinal in its table snapshot (for row ids). Call before the first Next() of a base block;
-  // temporary blocks need no call.
+  // temporary blocks need no call. A block without deletions costs its scan nothing more (no live-row mask).
   void SetBlockRows(const DeletedRows* deleted, uint32_t ordinal) {
-    deleted_ = deleted;
+    deleted_ = deleted != nullptr && deleted->deleted_count() > 0 ? deleted : nullptr;
     block_ordinal_ = ordinal;
   }
 

@@ -85,7 +85,8 @@ def test_min_max_and_null_statistics_match_duckdb(loaded, reference):
 
     stats = list(csv.reader(io.StringIO(out)))[1:]
     assert len(stats) == sum(len(reference.execute(f"DESCRIBE {t}").fetchall()) for t in TABLES)
-    for table, column, row_count, null_count, distinct, minimum, maximum, encoding, stored, plain in stats:
+    for table, column, row_count, null_count, distinct, minimum, maximum, encoding, stored, plain, stale in stats:
+        assert stale == "0"  # nothing deleted
         lo, hi, nulls, exact_distinct = reference.execute(
             f"SELECT min({column})::VARCHAR, max({column})::VARCHAR, count(*) - count({column}), "
             f"count(DISTINCT {column}) FROM {table}").fetchone()

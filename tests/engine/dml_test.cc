@@ -1,7 +1,9 @@
 // DELETE / UPDATE / VACUUM (engine/dml_statements.cc) where SQL logic files cannot reach: the affected-row counts
 // the session returns ("DELETE n" / "UPDATE n", rows_affected), readers running concurrently with a stream of
 // UPDATEs, DELETEs and VACUUMs (each sees one committed version whole, never half a statement), and loads into the
-// same table committed while a DELETE runs (neither loses the other's rows).
+// same table committed while a DELETE runs (neither loses the other's rows), and the background compaction that a
+// DELETE past compaction_threshold starts (readers meanwhile see the same answers; the table ends up without
+// deleted rows and with exact statistics).
 
 #include <unistd.h>
 
@@ -12,7 +14,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "catalog/catalog.h"
 #include "engine/session.h"
+#include "engine/table_compactor.h"
 #include "gtest/gtest.h"
 #include "test_database.h"
 
@@ -133,6 +137,101 @@ TEST_F(DmlTest, LoadsAndDeletesOfOneTableBothCommit) {
   QueryResult rows = Run(writer, "SELECT count(*), sum(v) FROM t");
   EXPECT_EQ(rows.rows[0][0].AsInt64(), 20);
   EXPECT_EQ(rows.rows[0][1].AsInt64(), 140);
+}
+
+// A DELETE of a quarter of the rows (past the default compaction_threshold, 0.2) starts a background compaction.
+// Readers running meanwhile always see the rows before or after the DELETE (the compaction changes no answer);
+// once it is done no segment has deleted rows, there are fewer blocks, and the statistics are exact.
+TEST_F(DmlTest, BackgroundCompactionChangesNoAnswerAndLeavesNoDeletedRows) {
+  Session writer(database_.get());
+  CreateTable(writer);
+  Run(writer, "SET auto_analyze_threshold = 0");  // the compaction alone makes the statistics exact
+  const int64_t blocks_before = (*database_->catalog().GetTable("t"))->BlockCount();
+  const int64_t sum_all = 4095 * 4096 / 2;
+  int64_t sum_after = sum_all;
+  for (int64_t k = 0; k < 4096; k += 4) sum_after -= k;
+  std::atomic<bool> done{false};
+  std::atomic<int> reads{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 2; ++r) {
+    readers.emplace_back([&] {
+      Session reader(database_.get());
+      while (!done.load()) {
+        absl::StatusOr<QueryResult> result = reader.Execute("SELECT count(*), sum(k) FROM t");
+        if (!result.ok() || result->rows.size() != 1) {
+          ADD_FAILURE() << (result.ok() ? "not one row" : result.status().ToString());
+          break;
+        }
+        const int64_t count = result->rows[0][0].AsInt64();
+        const int64_t sum = result->rows[0][1].AsInt64();
+        EXPECT_TRUE((count == 4096 && sum == sum_all) || (count == 3072 && sum == sum_after)) << count << " " << sum;
+        reads.fetch_add(1);
+      }
+    });
+  }
+  while (reads.load() < 4) std::this_thread::yield();
+  EXPECT_EQ(Run(writer, "DELETE FROM t WHERE k % 4 = 0").rows_affected, 1024);
+  // Read while the compaction runs and after it.
+  const int reads_at_delete = reads.load();
+  database_->compactor().WaitIdle();
+  while (reads.load() < reads_at_delete + 10) std::this_thread::yield();
+  done.store(true);
+  for (std::thread& reader : readers) reader.join();
+
+  EXPECT_EQ(database_->compactor().finished(), 1);
+  EXPECT_EQ(database_->compactor().failed(), 0);
+  std::shared_ptr<const TableDescriptor> table = *database_->catalog().GetTable("t");
+  for (const SegmentDescriptor& segment : table->segments) EXPECT_TRUE(segment.deleted.empty());
+  EXPECT_LT(table->BlockCount(), blocks_before);
+  EXPECT_EQ(table->row_count, 3072);
+  EXPECT_EQ(table->stale_rows, 0);
+  EXPECT_EQ(table->statistics[0].min.AsInt64(), 1);
+  QueryResult rows = Run(writer, "SELECT count(*), sum(k), min(k), max(k) FROM t");
+  EXPECT_EQ(rows.rows[0][0].AsInt64(), 3072);
+  EXPECT_EQ(rows.rows[0][1].AsInt64(), sum_after);
+  EXPECT_EQ(rows.rows[0][2].AsInt64(), 1);
+  EXPECT_EQ(rows.rows[0][3].AsInt64(), 4095);
+}
+
+// Below the threshold, or with compaction_threshold = 0, nothing is compacted.
+TEST_F(DmlTest, NoBackgroundCompactionBelowTheThreshold) {
+  Session writer(database_.get());
+  CreateTable(writer);
+  Run(writer, "SET auto_analyze_threshold = 0");  // compactions are the only background jobs counted here
+  Run(writer, "DELETE FROM t WHERE k % 10 = 0");  // 410 of 4096 rows: 10 %
+  Run(writer, "SET compaction_threshold = 0");
+  Run(writer, "DELETE FROM t WHERE k % 2 = 1");
+  database_->compactor().WaitIdle();
+  EXPECT_EQ(database_->compactor().finished(), 0);
+  Run(writer, "SET compaction_threshold = 0.5");
+  Run(writer, "DELETE FROM t WHERE k = 2");  // now 2459 of 4096 deleted
+  database_->compactor().WaitIdle();
+  EXPECT_EQ(database_->compactor().finished(), 1);
+  std::shared_ptr<const TableDescriptor> table = *database_->catalog().GetTable("t");
+  for (const SegmentDescriptor& segment : table->segments) EXPECT_TRUE(segment.deleted.empty());
+  EXPECT_EQ(table->row_count, 4096 - 2459);
+}
+
+// A DELETE past auto_analyze_threshold (default 0.1) but below compaction_threshold analyzes the table in the
+// background: once the compactor is idle the statistics describe the live rows and nothing is stale.
+TEST_F(DmlTest, AutomaticAnalyzeInTheBackgroundPastTheThreshold) {
+  Session writer(database_.get());
+  CreateTable(writer);
+  Run(writer, "DELETE FROM t WHERE k < 200");  // 200 of 4096: below the threshold
+  database_->compactor().WaitIdle();
+  std::shared_ptr<const TableDescriptor> table = *database_->catalog().GetTable("t");
+  EXPECT_EQ(table->stale_rows, 200);
+  EXPECT_EQ(table->statistics[0].min.AsInt64(), 0);  // a bound that still covers the deleted rows
+  Run(writer, "DELETE FROM t WHERE k >= 3800");  // 496 of 4096 stale: past 10 %, below 20 % deleted
+  database_->compactor().WaitIdle();
+  EXPECT_EQ(database_->compactor().finished(), 1);
+  EXPECT_EQ(database_->compactor().failed(), 0);
+  table = *database_->catalog().GetTable("t");
+  EXPECT_EQ(table->stale_rows, 0);
+  EXPECT_EQ(table->row_count, 4096 - 496);
+  EXPECT_EQ(table->statistics[0].min.AsInt64(), 200);
+  EXPECT_EQ(table->statistics[0].max.AsInt64(), 3799);
+  EXPECT_FALSE(table->segments[0].deleted.empty());  // analyzed, not compacted
 }
 
 }  // namespace
