@@ -57,8 +57,8 @@ absl::Status SetAdmissionThreshold(Database& database, const std::string& settin
 // Every name SET accepts: the session's settings and the server-wide ones (scheduler_policy, admission_threshold).
 const std::vector<std::string>& SettingNames() {
   static const std::vector<std::string>* const names = new std::vector<std::string>{
-      "admission_threshold", "compression", "disabled_rules", "pipelining", "priority", "scan_sharing",
-      "scheduler_policy", "statement_timeout"};
+      "admission_threshold", "compression", "disabled_rules", "max_recursion_depth", "pipelining", "priority",
+      "scan_sharing", "scheduler_policy", "statement_timeout"};
   return *names;
 }
 
@@ -81,6 +81,7 @@ std::string DefaultSessionSetting(const Database& database, const std::string& n
   if (name == "pipelining" || name == "compression") return "on";
   if (name == "scan_sharing") return ScanSharingName(database.options().scan_sharing);
   if (name == "statement_timeout") return "0";
+  if (name == "max_recursion_depth") return absl::StrCat(optimizer::OptimizerOptions::kDefaultMaxRecursionDepth);
   return "";  // disabled_rules: none
 }
 
@@ -124,6 +125,13 @@ QueryRunOptions Session::RunOptions() {
   if (auto it = settings_.find("statement_timeout"); it != settings_.end()) {
     absl::SimpleAtoi(it->second, &options.statement_timeout_ms);
   }
+  if (auto it = settings_.find("max_recursion_depth"); it != settings_.end()) {
+    absl::SimpleAtoi(it->second, &options.optimizer.max_recursion_depth);
+  }
+  // WITH RECURSIVE: the binder runs each step as a query of this session (same priority, cancel and timeout).
+  options.optimizer.run_plan = [database = database_, run = options](const optimizer::LogicalOperator& plan) {
+    return RunPlanRows(*database, plan, run);
+  };
   return options;
 }
 
@@ -240,6 +248,12 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
           bool pipelining = true;
           if ((set.name == "pipelining" || set.name == "compression") && !ParseOnOff(setting, &pipelining)) {
             result = absl::InvalidArgumentError(absl::StrCat(set.name, " must be on or off, not '", setting, "'"));
+            break;
+          }
+          int64_t depth = 0;
+          if (set.name == "max_recursion_depth" && (!absl::SimpleAtoi(setting, &depth) || depth < 1)) {
+            result = absl::InvalidArgumentError(
+                absl::StrCat("max_recursion_depth must be a positive integer, not '", setting, "'"));
             break;
           }
           if (set.name == "statement_timeout") {

@@ -71,6 +71,10 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
 // server a bounded amount of memory per query.
 inline constexpr size_t kResultBacklogBytes = 8u << 20;
 
+// Runs an optimized plan like a SELECT (not streamed) and returns its rows. With a PlanRunner calling it in
+// `options.optimizer.run_plan` (Session::RunOptions), the binder evaluates WITH RECURSIVE queries.
+absl::StatusOr<std::vector<std::vector<Value>>> RunPlanRows(Database& database, const optimizer::LogicalOperator& plan,
+                                                            const QueryRunOptions& options);
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
                                          const QueryRunOptions& options);

@@ -219,6 +219,9 @@ struct QueryBody {
 struct CommonTableExpr {
   std::string name;
   std::vector<std::string> column_names;
+  // Under WITH RECURSIVE (every query of that WITH): the query may read its own name (the binder decides
+  // whether it does; optimizer/recursive_cte_binder.cc).
+  bool recursive = false;
   std::unique_ptr<SelectStatement> query;
   SourcePosition position;
 };

@@ -144,7 +144,7 @@ class SqlRenderer {
         absl::StrAppend(&rendered, " AS (", cte.query ? Query(*cte.query) : "?", ")");
         ctes.push_back(std::move(rendered));
       }
-      absl::StrAppend(&text, "WITH ", absl::StrJoin(ctes, ", "), " ");
+      absl::StrAppend(&text, query.ctes[0].recursive ? "WITH RECURSIVE " : "WITH ", absl::StrJoin(ctes, ", "), " ");
     }
     absl::StrAppend(&text, query.body ? Body(*query.body) : "?");
     if (!query.order_by.empty()) absl::StrAppend(&text, " ORDER BY ", OrderItems(query.order_by));

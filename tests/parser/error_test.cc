@@ -92,7 +92,7 @@ const MalformedCase kMalformed[] = {
     {"WITH AS (SELECT 1) SELECT 1", "1, column 6: expected a name for the WITH query, found 'AS'"},
     {"WITH x (SELECT 1) SELECT 1", "1, column 9: expected a column name, found 'SELECT'"},
     {"WITH x AS SELECT 1", "1, column 11: expected '(', found 'SELECT'"},
-    {"WITH RECURSIVE x AS (SELECT 1) SELECT 1", "1, column 6: WITH RECURSIVE is not supported"},
+    {"WITH RECURSIVE x AS SELECT 1", "1, column 21: expected '(', found 'SELECT'"},
     {"SELECT DISTINCT ON (a) a FROM t", "1, column 17: DISTINCT ON is not supported"},
     {"SELECT a FROM t LIMIT 1 LIMIT 2", "1, column 25: multiple LIMIT or FETCH clauses are not allowed"},
     {"SELECT a FROM t OFFSET 1 OFFSET 2", "1, column 26: multiple OFFSET clauses are not allowed"},
