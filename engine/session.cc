@@ -195,9 +195,12 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
         result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement), options);
         break;
       }
-      case StatementKind::kCreateTable:
-        result = ExecuteCreateTable(*database_, static_cast<const parser::CreateTableStatement&>(*statement));
+      case StatementKind::kCreateTable: {
+        const auto& create = static_cast<const parser::CreateTableStatement&>(*statement);
+        result = create.query == nullptr ? ExecuteCreateTable(*database_, create)
+                                         : ExecuteCreateTableAs(*database_, create, RunOptions());
         break;
+      }
       case StatementKind::kDropTable:
         result = ExecuteDropTable(*database_, static_cast<const parser::DropStatement&>(*statement));
         break;

@@ -23,6 +23,11 @@ namespace tessera {
 class TemporaryRelation;
 
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement);
+// CREATE TABLE name [WITH (...)] AS query: a table of the query's column names and types (nullable, no defaults),
+// filled as INSERT ... SELECT fills one; status "SELECT <rows>". A failed query or load drops the new table again.
+// IF NOT EXISTS over an existing table does nothing ("SELECT 0").
+absl::StatusOr<QueryResult> ExecuteCreateTableAs(Database& database, const parser::CreateTableStatement& statement,
+                                                 const QueryRunOptions& options);
 absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::DropStatement& statement);
 // INSERT ... VALUES: values are cast to the target columns' types, missing columns get their DEFAULT.
 absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement);

@@ -292,6 +292,8 @@ struct CreateTableStatement : Statement {
   SourcePosition partition_position;  // of the column name
   // WITH (block_size = '4MB', ...): option names lower-cased, values as literals.
   std::vector<std::pair<std::string, std::unique_ptr<ParsedExpr>>> options;
+  // CREATE TABLE name [WITH (...)] AS query: the columns are the query's (`columns` is empty); null otherwise.
+  std::unique_ptr<SelectStatement> query;
 };
 
 struct DropStatement : Statement {

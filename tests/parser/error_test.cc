@@ -93,6 +93,7 @@ const MalformedCase kMalformed[] = {
     {"WITH x (SELECT 1) SELECT 1", "1, column 9: expected a column name, found 'SELECT'"},
     {"WITH x AS SELECT 1", "1, column 11: expected '(', found 'SELECT'"},
     {"WITH RECURSIVE x AS SELECT 1", "1, column 21: expected '(', found 'SELECT'"},
+    {"CREATE TABLE t AS (1)", "1, column 19: expected SELECT, found '('"},
     {"SELECT DISTINCT ON (a) a FROM t", "1, column 17: DISTINCT ON is not supported"},
     {"SELECT a FROM t LIMIT 1 LIMIT 2", "1, column 25: multiple LIMIT or FETCH clauses are not allowed"},
     {"SELECT a FROM t OFFSET 1 OFFSET 2", "1, column 26: multiple OFFSET clauses are not allowed"},
