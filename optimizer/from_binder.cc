@@ -68,6 +68,11 @@ absl::StatusOr<BoundRelation> QueryBinder::BindTableRef(const parser::TableRef& 
       TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, ref.alias, ref.column_aliases, &relation, scope));
       return relation;
     }
+    case parser::TableRefKind::kFunction: {
+      TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, BindTableFunction(ref));
+      TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, ref.alias, ref.column_aliases, &relation, scope));
+      return relation;
+    }
     case parser::TableRefKind::kJoin: {
       TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, BindJoin(ref, outer, scope));
       if (!ref.alias.empty()) {

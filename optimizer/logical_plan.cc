@@ -416,6 +416,24 @@ std::string Values::Describe() const {
                       absl::StrJoin(rendered, ", "));
 }
 
+// ---- Series
+
+void Series::RecomputeOutput() { output_ = {OutputColumn{column_name, Type::BigInt(), false, ""}}; }
+
+std::unique_ptr<LogicalOperator> Series::Clone() const {
+  auto copy = std::make_unique<Series>();
+  copy->column_name = column_name;
+  copy->start = start;
+  copy->step = step;
+  copy->count = count;
+  copy->RecomputeOutput();
+  return copy;
+}
+
+std::string Series::Describe() const {
+  return absl::StrCat("Series [", column_name, "] from ", start, " step ", step, " (", count, " rows)");
+}
+
 // ---- Distinct
 
 void Distinct::RecomputeOutput() { output_ = children[0]->output(); }

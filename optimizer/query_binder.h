@@ -331,6 +331,9 @@ class QueryBinder {
     const Values* working_table = nullptr;
   };
   const CteEntry* FindCte(const std::string& name) const;
+  // ---- table_function_binder.cc
+  // A table function in FROM (`generate_series(1, 10)`, `range(5)`): its plan.
+  absl::StatusOr<BoundRelation> BindTableFunction(const parser::TableRef& ref);
   // ---- recursive_cte_binder.cc
   // A reference to `entry`, a WITH RECURSIVE query: its rows, computed on the first reference (later ones reuse
   // them), as a Values node; nullopt when the query does not read its own name (then it binds as a plain WITH

@@ -115,12 +115,13 @@ std::string ToString(const SelectStatement& query);
 
 enum class JoinType { kInner, kLeft, kRight, kFull, kCross };
 
-enum class TableRefKind { kBaseTable, kSubquery, kJoin };
+enum class TableRefKind { kBaseTable, kSubquery, kJoin, kFunction };
 
 struct TableRef {
   TableRefKind kind = TableRefKind::kBaseTable;
   SourcePosition position;
-  std::string name;                       // kBaseTable: the table, view or CTE name
+  std::string name;                       // kBaseTable: the table, view or CTE name; kFunction: the function's
+  std::vector<std::unique_ptr<ParsedExpr>> arguments;  // kFunction: `name(arguments)` (a table function)
   std::string alias;                      // empty if none
   std::vector<std::string> column_aliases;  // AS t(a, b, c)
   std::unique_ptr<SelectStatement> subquery;  // kSubquery

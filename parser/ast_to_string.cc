@@ -374,6 +374,12 @@ class SqlRenderer {
         return absl::StrCat(QuoteIdentifierIfNeeded(table.name), Alias(table));
       case TableRefKind::kSubquery:
         return absl::StrCat("(", table.subquery ? Query(*table.subquery) : "?", ")", Alias(table));
+      case TableRefKind::kFunction: {
+        std::vector<std::string> arguments;
+        for (const auto& argument : table.arguments) arguments.push_back(Expr(*argument));
+        return absl::StrCat(QuoteIdentifierIfNeeded(table.name), "(", absl::StrJoin(arguments, ", "), ")",
+                            Alias(table));
+      }
       case TableRefKind::kJoin: {
         std::string text = Join(table);
         if (!table.alias.empty()) text = absl::StrCat("(", text, ")", Alias(table));

@@ -100,7 +100,7 @@ const MalformedCase kMalformed[] = {
     {"SELECT a FROM t FETCH FIRST 5 ONLY", "1, column 31: expected ROW or ROWS, found 'ONLY'"},
     {"SELECT a FROM t FETCH 5 ROWS ONLY", "1, column 23: expected FIRST or NEXT, found '5'"},
     {"SELECT a FROM t ORDER BY a NULLS", "1, column 33: unexpected end of input, expected FIRST or LAST"},
-    {"SELECT * FROM generate_series(1, 10)", "1, column 30: table functions are not supported"},
+    {"SELECT * FROM generate_series(1 FROM t", "1, column 33: expected ')', found 'FROM'"},
     {"CREATE t (a INT)", "1, column 8: expected TABLE or VIEW, found 't'"},
     {"CREATE TABLE (a INT)", "1, column 14: expected a table name, found '('"},
     {"CREATE TABLE t", "1, column 15: unexpected end of input, expected '('"},
