@@ -252,6 +252,19 @@ absl::Mutex& TableWriteMutex() {
   return mutex;
 }
 
+// CREATE TABLE's WITH (...) options into `table`.
+absl::Status ApplyTableOptions(const parser::CreateTableStatement& statement, TableDescriptor* table) {
+  for (const auto& [name, expr] : statement.options) {
+    TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*expr, statement.text));
+    if (name == "block_size") {
+      TESSERA_ASSIGN_OR_RETURN(table->block_size_bytes, ParseBlockSize(value));
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown table option '", name, "' (known: block_size)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement) {
   Catalog& catalog = database.catalog();
   if (catalog.HasTable(statement.table) && statement.if_not_exists) return StatusOnly("CREATE TABLE");
@@ -305,18 +318,61 @@ absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser:
                                                      "' does not exist in table '", table.name, "'"));
     }
   }
-  for (const auto& [name, expr] : statement.options) {
-    TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*expr, statement.text));
-    if (name == "block_size") {
-      TESSERA_ASSIGN_OR_RETURN(table.block_size_bytes, ParseBlockSize(value));
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown table option '", name, "' (known: block_size)"));
-    }
-  }
+  TESSERA_RETURN_IF_ERROR(ApplyTableOptions(statement, &table));
   absl::Status status = catalog.CreateTable(std::move(table));
   if (absl::IsAlreadyExists(status) && statement.if_not_exists) return StatusOnly("CREATE TABLE");
   TESSERA_RETURN_IF_ERROR(status);
   return StatusOnly("CREATE TABLE");
+}
+
+absl::StatusOr<QueryResult> ExecuteCreateTableAs(Database& database, const parser::CreateTableStatement& statement,
+                                                 const QueryRunOptions& options) {
+  Catalog& catalog = database.catalog();
+  if (catalog.HasTable(statement.table) && statement.if_not_exists) return StatusOnly("SELECT 0", 0);
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
+                           optimizer::PlanQuery(*statement.query, catalog, statement.text, options.optimizer));
+  TableDescriptor table;
+  table.name = statement.table;
+  for (const optimizer::OutputColumn& output : plan->output()) {
+    if (FindColumn(table.columns, output.name) >= 0 || output.name == kRowIdColumnName) {
+      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+          statement.text, statement.query->position,
+          absl::StrCat("CREATE TABLE ... AS: the query has two columns named '", output.name,
+                       "'; name them apart with AS")));
+    }
+    if (output.type.id() == TypeId::kNull) {
+      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
+          statement.text, statement.query->position,
+          absl::StrCat("CREATE TABLE ... AS: column '", output.name, "' has no type (NULL); cast it")));
+    }
+    ColumnSchema column;
+    column.name = output.name;
+    column.type = output.type;
+    table.columns.push_back(std::move(column));
+  }
+  TESSERA_RETURN_IF_ERROR(ApplyTableOptions(statement, &table));
+  absl::Status created = catalog.CreateTable(std::move(table));
+  if (absl::IsAlreadyExists(created) && statement.if_not_exists) return StatusOnly("SELECT 0", 0);
+  TESSERA_RETURN_IF_ERROR(created);
+  // The rows go in as INSERT ... SELECT's do; a failed load leaves no table behind.
+  absl::StatusOr<int64_t> rows = [&]() -> absl::StatusOr<int64_t> {
+    TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> created_table, catalog.GetTable(statement.table));
+    std::vector<int> targets;
+    for (size_t c = 0; c < created_table->columns.size(); ++c) targets.push_back(static_cast<int>(c));
+    TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, created_table, options));
+    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
+                             BuildInsertDag(*plan, InsertTarget{load, std::move(targets)}, &database.storage(),
+                                            &database.buffer_pool()));
+    return RunLoad(database, std::move(dag), *load, options);
+  }();
+  if (!rows.ok()) {
+    parser::DropStatement drop(parser::StatementKind::kDropTable);
+    drop.name = statement.table;
+    drop.if_exists = true;
+    ExecuteDropTable(database, drop).IgnoreError();
+    return rows.status();
+  }
+  return StatusOnly(absl::StrCat("SELECT ", *rows), *rows);
 }
 
 absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::DropStatement& statement) {

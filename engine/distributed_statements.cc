@@ -363,6 +363,10 @@ absl::Status CheckDistributedStatement(Database& database, const parser::Stateme
                                                    "' is not supported in a distributed cluster yet (use COPY)"));
     }
   }
+  if (statement.kind == StatementKind::kCreateTable &&
+      static_cast<const parser::CreateTableStatement&>(statement).query != nullptr) {
+    return absl::UnimplementedError("CREATE TABLE ... AS SELECT is not supported in a distributed cluster yet");
+  }
   if (statement.kind == StatementKind::kDelete || statement.kind == StatementKind::kUpdate ||
       statement.kind == StatementKind::kVacuum) {
     // Each rank holds its own rows and deletions; a statement that changes them must run on every rank as one.

@@ -134,6 +134,20 @@ std::vector<std::vector<Value>> BlockRows(const BlockView& block, const std::vec
   return rows;
 }
 
+// Runs `dag` and reads its result's first `columns` columns as Values.
+absl::StatusOr<std::vector<std::vector<Value>>> CollectRows(Database& database, std::unique_ptr<ExecutionDag> dag,
+                                                            size_t columns, const QueryRunOptions& options) {
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionQuery> query, RunDag(database, std::move(dag), options));
+  const TemporaryRelation& relation = *query->manager().result();
+  TESSERA_RETURN_IF_ERROR(CheckResultFits(database.buffer_pool(), relation, columns));
+  std::vector<std::vector<Value>> rows;
+  for (uint32_t b = 0; b < relation.block_count(); ++b) {
+    std::vector<std::vector<Value>> block_rows = BlockRows(relation.block(b), relation.schema(), columns);
+    std::move(block_rows.begin(), block_rows.end(), std::back_inserter(rows));
+  }
+  return rows;
+}
+
 }  // namespace
 
 // A streamed result goes to its sink in batches of at most this many rows: a few hundred KiB of Values each.
@@ -186,15 +200,16 @@ absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::Sele
     return result;
   }
 
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionQuery> query,
-                           RunDag(database, std::move(dag), options));
-  const TemporaryRelation& relation = *query->manager().result();
-  TESSERA_RETURN_IF_ERROR(CheckResultFits(database.buffer_pool(), relation, columns));
-  for (uint32_t b = 0; b < relation.block_count(); ++b) {
-    std::vector<std::vector<Value>> rows = BlockRows(relation.block(b), relation.schema(), columns);
-    std::move(rows.begin(), rows.end(), std::back_inserter(result.rows));
-  }
+  TESSERA_ASSIGN_OR_RETURN(result.rows, CollectRows(database, std::move(dag), columns, options));
   return result;
+}
+
+absl::StatusOr<std::vector<std::vector<Value>>> RunPlanRows(Database& database, const optimizer::LogicalOperator& plan,
+                                                            const QueryRunOptions& options) {
+  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
+                           BuildExecutionDag(plan, &database.storage(), &database.buffer_pool(),
+                                             database.options().cluster));
+  return CollectRows(database, std::move(dag), plan.output().size(), options);
 }
 
 namespace {

@@ -58,7 +58,7 @@ absl::Status SetAdmissionThreshold(Database& database, const std::string& settin
 const std::vector<std::string>& SettingNames() {
   static const std::vector<std::string>* const names = new std::vector<std::string>{
       "admission_threshold", "auto_analyze_threshold", "compaction_threshold", "compression", "disabled_rules",
-      "pipelining", "priority", "scan_sharing", "scheduler_policy", "statement_timeout"};
+      "max_recursion_depth", "pipelining", "priority", "scan_sharing", "scheduler_policy", "statement_timeout"};
   return *names;
 }
 
@@ -83,6 +83,7 @@ std::string DefaultSessionSetting(const Database& database, const std::string& n
   if (name == "statement_timeout") return "0";
   if (name == "auto_analyze_threshold") return absl::StrCat(QueryRunOptions{}.auto_analyze_threshold);
   if (name == "compaction_threshold") return absl::StrCat(QueryRunOptions{}.compaction_threshold);
+  if (name == "max_recursion_depth") return absl::StrCat(optimizer::OptimizerOptions::kDefaultMaxRecursionDepth);
   return "";  // disabled_rules: none
 }
 
@@ -140,6 +141,13 @@ QueryRunOptions Session::RunOptions() {
   if (auto it = settings_.find("compaction_threshold"); it != settings_.end()) {
     ParseFraction(it->second, &options.compaction_threshold);
   }
+  if (auto it = settings_.find("max_recursion_depth"); it != settings_.end()) {
+    absl::SimpleAtoi(it->second, &options.optimizer.max_recursion_depth);
+  }
+  // WITH RECURSIVE: the binder runs each step as a query of this session (same priority, cancel and timeout).
+  options.optimizer.run_plan = [database = database_, run = options](const optimizer::LogicalOperator& plan) {
+    return RunPlanRows(*database, plan, run);
+  };
   return options;
 }
 
@@ -203,9 +211,12 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
         result = ExecuteQuery(*database_, static_cast<const parser::SelectQueryStatement&>(*statement), options);
         break;
       }
-      case StatementKind::kCreateTable:
-        result = ExecuteCreateTable(*database_, static_cast<const parser::CreateTableStatement&>(*statement));
+      case StatementKind::kCreateTable: {
+        const auto& create = static_cast<const parser::CreateTableStatement&>(*statement);
+        result = create.query == nullptr ? ExecuteCreateTable(*database_, create)
+                                         : ExecuteCreateTableAs(*database_, create, RunOptions());
         break;
+      }
       case StatementKind::kDropTable:
         result = ExecuteDropTable(*database_, static_cast<const parser::DropStatement&>(*statement));
         break;
@@ -256,6 +267,12 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
           bool pipelining = true;
           if ((set.name == "pipelining" || set.name == "compression") && !ParseOnOff(setting, &pipelining)) {
             result = absl::InvalidArgumentError(absl::StrCat(set.name, " must be on or off, not '", setting, "'"));
+            break;
+          }
+          int64_t depth = 0;
+          if (set.name == "max_recursion_depth" && (!absl::SimpleAtoi(setting, &depth) || depth < 1)) {
+            result = absl::InvalidArgumentError(
+                absl::StrCat("max_recursion_depth must be a positive integer, not '", setting, "'"));
             break;
           }
           if (set.name == "statement_timeout") {

@@ -23,6 +23,11 @@ namespace tessera {
 class TemporaryRelation;
 
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement);
+// CREATE TABLE name [WITH (...)] AS query: a table of the query's column names and types (nullable, no defaults),
+// filled as INSERT ... SELECT fills one; status "SELECT <rows>". A failed query or load drops the new table again.
+// IF NOT EXISTS over an existing table does nothing ("SELECT 0").
+absl::StatusOr<QueryResult> ExecuteCreateTableAs(Database& database, const parser::CreateTableStatement& statement,
+                                                 const QueryRunOptions& options);
 absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::DropStatement& statement);
 // INSERT ... VALUES: values are cast to the target columns' types, missing columns get their DEFAULT.
 absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement);
@@ -77,6 +82,10 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
 // server a bounded amount of memory per query.
 inline constexpr size_t kResultBacklogBytes = 8u << 20;
 
+// Runs an optimized plan like a SELECT (not streamed) and returns its rows. With a PlanRunner calling it in
+// `options.optimizer.run_plan` (Session::RunOptions), the binder evaluates WITH RECURSIVE queries.
+absl::StatusOr<std::vector<std::vector<Value>>> RunPlanRows(Database& database, const optimizer::LogicalOperator& plan,
+                                                            const QueryRunOptions& options);
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
                                          const QueryRunOptions& options);

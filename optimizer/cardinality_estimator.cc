@@ -380,6 +380,9 @@ double CardinalityEstimator::ComputeRows(const LogicalOperator& plan) const {
     case LogicalOperatorKind::kValues:
       rows = static_cast<double>(plan.As<Values>().rows.size());
       break;
+    case LogicalOperatorKind::kSeries:
+      rows = static_cast<double>(plan.As<Series>().count);
+      break;
   }
   return std::max(rows, 1.0);
 }

@@ -68,6 +68,11 @@ absl::StatusOr<BoundRelation> QueryBinder::BindTableRef(const parser::TableRef& 
       TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, ref.alias, ref.column_aliases, &relation, scope));
       return relation;
     }
+    case parser::TableRefKind::kFunction: {
+      TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, BindTableFunction(ref));
+      TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, ref.alias, ref.column_aliases, &relation, scope));
+      return relation;
+    }
     case parser::TableRefKind::kJoin: {
       TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, BindJoin(ref, outer, scope));
       if (!ref.alias.empty()) {
@@ -120,8 +125,24 @@ absl::StatusOr<BoundRelation> QueryBinder::BindNamedRelation(const parser::Table
                                                              Scope* scope) {
   const std::string alias = ref.alias.empty() ? ref.name : ref.alias;
   if (const CteEntry* found = FindCte(ref.name); found != nullptr) {
-    TESSERA_RETURN_IF_ERROR(CountExpansion(ref));
     const CteEntry entry = *found;
+    if (entry.working_table != nullptr) {  // the recursive term of a WITH RECURSIVE query reads its own name
+      ++working_table_references_;
+      BoundRelation relation;
+      relation.plan = entry.working_table->Clone();
+      relation.names = relation.plan->OutputNames();
+      TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, alias, ref.column_aliases, &relation, scope));
+      return relation;
+    }
+    TESSERA_RETURN_IF_ERROR(CountExpansion(ref));
+    std::optional<BoundRelation> recursive;
+    if (entry.cte->recursive) {
+      TESSERA_ASSIGN_OR_RETURN(recursive, BindRecursiveCte(entry));
+    }
+    if (recursive.has_value()) {
+      TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, alias, ref.column_aliases, &*recursive, scope));
+      return std::move(*recursive);
+    }
     std::vector<CteEntry> saved = ctes_;
     ctes_.resize(entry.visible);  // a WITH query sees only the ones defined before it
     absl::StatusOr<BoundRelation> bound = BindStatement(*entry.cte->query, nullptr);
@@ -201,6 +222,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindView(const parser::TableRef& ref,
   expanding.push_back(view.name);
   QueryBinder view_binder(catalog_, view.query_text, view.name, view_depth_ + 1, std::move(expanding));
   view_binder.expanded_references_ = expanded_references_;
+  view_binder.options_ = options_;
   TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, view_binder.BindStatement(*select.query, nullptr));
   for (size_t i = 0; i < view.column_names.size() && i < relation.names.size(); ++i) {
     relation.names[i] = view.column_names[i];

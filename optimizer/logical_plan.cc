@@ -403,14 +403,35 @@ std::unique_ptr<LogicalOperator> Values::Clone() const {
 }
 
 std::string Values::Describe() const {
+  // A WITH RECURSIVE query's rows (optimizer/recursive_cte_binder.cc) can be many: the first few, then the count.
+  constexpr size_t kShownRows = 16;
   std::vector<std::string> rendered;
-  for (const auto& row : rows) {
+  for (size_t r = 0; r < rows.size() && r < kShownRows; ++r) {
     std::vector<std::string> values;
-    for (const Value& value : row) values.push_back(FormatConstant(value));
+    for (const Value& value : rows[r]) values.push_back(FormatConstant(value));
     rendered.push_back(absl::StrCat("(", absl::StrJoin(values, ", "), ")"));
   }
+  if (rows.size() > kShownRows) rendered.push_back(absl::StrCat("... ", rows.size(), " rows in all"));
   return absl::StrCat("Values [", absl::StrJoin(DisplayNames(columns), ", "), "] ",
                       absl::StrJoin(rendered, ", "));
+}
+
+// ---- Series
+
+void Series::RecomputeOutput() { output_ = {OutputColumn{column_name, Type::BigInt(), false, ""}}; }
+
+std::unique_ptr<LogicalOperator> Series::Clone() const {
+  auto copy = std::make_unique<Series>();
+  copy->column_name = column_name;
+  copy->start = start;
+  copy->step = step;
+  copy->count = count;
+  copy->RecomputeOutput();
+  return copy;
+}
+
+std::string Series::Describe() const {
+  return absl::StrCat("Series [", column_name, "] from ", start, " step ", step, " (", count, " rows)");
 }
 
 // ---- Distinct

@@ -44,6 +44,7 @@ enum class LogicalOperatorKind {
   kValues,
   kDistinct,
   kWindow,  // optimizer/logical_window.h
+  kSeries,
 };
 
 class LogicalOperator {
@@ -293,6 +294,21 @@ class Values final : public LogicalOperator {
   Values() : LogicalOperator(LogicalOperatorKind::kValues) {}
   std::vector<OutputColumn> columns;
   std::vector<std::vector<Value>> rows;
+
+  void RecomputeOutput() override;
+  std::unique_ptr<LogicalOperator> Clone() const override;
+  std::string Describe() const override;
+};
+
+// The integers start, start + step, ... (`count` of them; step != 0): generate_series and range in FROM
+// (optimizer/table_function_binder.cc). One BIGINT column, never NULL. No children.
+class Series final : public LogicalOperator {
+ public:
+  Series() : LogicalOperator(LogicalOperatorKind::kSeries) {}
+  std::string column_name;
+  int64_t start = 0;
+  int64_t step = 1;
+  int64_t count = 0;
 
   void RecomputeOutput() override;
   std::unique_ptr<LogicalOperator> Clone() const override;

@@ -6,18 +6,32 @@
 // Plain data; thread-compatible.
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "catalog/value.h"
 
 namespace tessera::optimizer {
+
+class LogicalOperator;
+
+// Runs an optimized plan to completion and returns its rows (the engine's executor). The binder calls it for
+// each step of a WITH RECURSIVE query (optimizer/recursive_cte_binder.cc), from the planning thread.
+using PlanRunner = std::function<absl::StatusOr<std::vector<std::vector<Value>>>(const LogicalOperator& plan)>;
 
 struct OptimizerOptions {
   // Setting names of rules that are skipped. Only names of RuleList() rules (ParseDisabledRules checks them).
   std::set<std::string> disabled_rules;
+  // How WITH RECURSIVE queries are evaluated while binding; without a runner they are rejected.
+  PlanRunner run_plan;
+  // SET max_recursion_depth: the most times the recursive term of a WITH RECURSIVE query may run with rows in
+  // its working table before the query fails.
+  int64_t max_recursion_depth = kDefaultMaxRecursionDepth;
+  static constexpr int64_t kDefaultMaxRecursionDepth = 10000;
 };
 
 struct RuleRun {

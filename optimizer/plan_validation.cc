@@ -36,6 +36,7 @@ size_t ExpectedChildren(LogicalOperatorKind kind) {
   switch (kind) {
     case LogicalOperatorKind::kTableScan:
     case LogicalOperatorKind::kValues:
+    case LogicalOperatorKind::kSeries:
       return 0;
     case LogicalOperatorKind::kJoin:
     case LogicalOperatorKind::kSetOperation:
@@ -135,6 +136,9 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
       }
       return absl::OkStatus();
     }
+    case LogicalOperatorKind::kSeries:
+      if (node.As<Series>().step == 0 || node.As<Series>().count < 0) return Invalid(node, "step 0 or negative count");
+      return absl::OkStatus();
     case LogicalOperatorKind::kValues: {
       const auto& values = node.As<Values>();
       for (const auto& row : values.rows) {

@@ -60,9 +60,11 @@ absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQuery(const parser::SelectS
                                                            const OptimizerOptions& options,
                                                            OptimizerReport* report) {
   const int64_t start = MonotonicNanos();
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<LogicalOperator> plan, BindQuery(query, catalog, sql_text));
+  QueryBinder binder(catalog, sql_text, "", 0, {});
+  binder.set_options(&options);
+  TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, binder.BindStatement(query, nullptr));
   if (report != nullptr) report->bind_ns = MonotonicNanos() - start;
-  return RunRules(std::move(plan), options, report);
+  return RunRules(std::move(relation.plan), options, report);
 }
 
 absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQueryWithRowIds(const parser::SelectStatement& query,
@@ -71,6 +73,7 @@ absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQueryWithRowIds(const parse
                                                                      const OptimizerOptions& options) {
   QueryBinder binder(catalog, sql_text, "", 0, {});
   binder.set_target_table(std::move(target));
+  binder.set_options(&options);
   TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, binder.BindStatement(query, nullptr));
   return RunRules(std::move(relation.plan), options, nullptr);
 }

@@ -21,6 +21,7 @@
 #include "optimizer/bind_scope.h"
 #include "optimizer/constant_folding.h"
 #include "optimizer/logical_plan.h"
+#include "optimizer/optimizer_options.h"
 #include "parser/ast.h"
 
 namespace tessera::optimizer {
@@ -317,13 +318,31 @@ class QueryBinder {
   std::string_view sql() const { return sql_; }
   // PlanQueryWithRowIds: the table that references to its name bind to instead of the catalog's.
   void set_target_table(std::shared_ptr<const TableDescriptor> table) { target_table_ = std::move(table); }
+  // PlanQuery: the options WITH RECURSIVE evaluates with (its runner, rules and iteration cap); must outlive the
+  // binder. Without them a recursive WITH query is rejected.
+  void set_options(const OptimizerOptions* options) { options_ = options; }
 
  private:
   struct CteEntry {
     const parser::CommonTableExpr* cte;
     size_t visible;  // number of entries of ctes_ visible to its own query (those defined before it)
+    // While the recursive term of a WITH RECURSIVE query is bound: the previous step's rows, which references
+    // to the query's own name read (recursive_cte_binder.cc).
+    const Values* working_table = nullptr;
   };
   const CteEntry* FindCte(const std::string& name) const;
+  // ---- table_function_binder.cc
+  // A table function in FROM (`generate_series(1, 10)`, `range(5)`): its plan.
+  absl::StatusOr<BoundRelation> BindTableFunction(const parser::TableRef& ref);
+  // ---- recursive_cte_binder.cc
+  // A reference to `entry`, a WITH RECURSIVE query: its rows, computed on the first reference (later ones reuse
+  // them), as a Values node; nullopt when the query does not read its own name (then it binds as a plain WITH
+  // query).
+  absl::StatusOr<std::optional<BoundRelation>> BindRecursiveCte(const CteEntry& entry);
+  // The recursive term `term` bound with `working` as the rows of its own name, cast to `working`'s types;
+  // `references` counts how often it read them.
+  absl::StatusOr<LogicalOperatorPtr> BindRecursiveTerm(const CteEntry& entry, const parser::QueryBody& term,
+                                                       const Values& working, int* references);
   // Counts one CTE or view expansion at `ref`; an error once the statement exceeds kMaxExpandedReferences.
   absl::Status CountExpansion(const parser::TableRef& ref);
 
@@ -334,6 +353,10 @@ class QueryBinder {
   int view_depth_;
   std::vector<std::string> expanding_views_;  // views being expanded (cycle detection)
   std::vector<CteEntry> ctes_;
+  const OptimizerOptions* options_ = nullptr;
+  // WITH RECURSIVE queries already evaluated in this statement (recursive_cte_binder.cc).
+  absl::flat_hash_map<const parser::CommonTableExpr*, std::shared_ptr<const Values>> recursive_results_;
+  int working_table_references_ = 0;
   int64_t own_expanded_references_ = 0;
   int64_t* expanded_references_ = &own_expanded_references_;  // shared with the binders of nested views
 };

@@ -66,6 +66,8 @@ bool YieldsExactlyOneRow(const LogicalOperator& plan) {
       return YieldsExactlyOneRow(*plan.children[0]);
     case LogicalOperatorKind::kValues:
       return plan.As<Values>().rows.size() == 1;
+    case LogicalOperatorKind::kSeries:
+      return plan.As<Series>().count == 1;
     default:
       return false;
   }

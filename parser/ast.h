@@ -115,12 +115,13 @@ std::string ToString(const SelectStatement& query);
 
 enum class JoinType { kInner, kLeft, kRight, kFull, kCross };
 
-enum class TableRefKind { kBaseTable, kSubquery, kJoin };
+enum class TableRefKind { kBaseTable, kSubquery, kJoin, kFunction };
 
 struct TableRef {
   TableRefKind kind = TableRefKind::kBaseTable;
   SourcePosition position;
-  std::string name;                       // kBaseTable: the table, view or CTE name
+  std::string name;                       // kBaseTable: the table, view or CTE name; kFunction: the function's
+  std::vector<std::unique_ptr<ParsedExpr>> arguments;  // kFunction: `name(arguments)` (a table function)
   std::string alias;                      // empty if none
   std::vector<std::string> column_aliases;  // AS t(a, b, c)
   std::unique_ptr<SelectStatement> subquery;  // kSubquery
@@ -219,6 +220,9 @@ struct QueryBody {
 struct CommonTableExpr {
   std::string name;
   std::vector<std::string> column_names;
+  // Under WITH RECURSIVE (every query of that WITH): the query may read its own name (the binder decides
+  // whether it does; optimizer/recursive_cte_binder.cc).
+  bool recursive = false;
   std::unique_ptr<SelectStatement> query;
   SourcePosition position;
 };
@@ -289,6 +293,8 @@ struct CreateTableStatement : Statement {
   SourcePosition partition_position;  // of the column name
   // WITH (block_size = '4MB', ...): option names lower-cased, values as literals.
   std::vector<std::pair<std::string, std::unique_ptr<ParsedExpr>>> options;
+  // CREATE TABLE name [WITH (...)] AS query: the columns are the query's (`columns` is empty); null otherwise.
+  std::unique_ptr<SelectStatement> query;
 };
 
 struct DropStatement : Statement {

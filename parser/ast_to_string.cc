@@ -144,7 +144,7 @@ class SqlRenderer {
         absl::StrAppend(&rendered, " AS (", cte.query ? Query(*cte.query) : "?", ")");
         ctes.push_back(std::move(rendered));
       }
-      absl::StrAppend(&text, "WITH ", absl::StrJoin(ctes, ", "), " ");
+      absl::StrAppend(&text, query.ctes[0].recursive ? "WITH RECURSIVE " : "WITH ", absl::StrJoin(ctes, ", "), " ");
     }
     absl::StrAppend(&text, query.body ? Body(*query.body) : "?");
     if (!query.order_by.empty()) absl::StrAppend(&text, " ORDER BY ", OrderItems(query.order_by));
@@ -374,6 +374,12 @@ class SqlRenderer {
         return absl::StrCat(QuoteIdentifierIfNeeded(table.name), Alias(table));
       case TableRefKind::kSubquery:
         return absl::StrCat("(", table.subquery ? Query(*table.subquery) : "?", ")", Alias(table));
+      case TableRefKind::kFunction: {
+        std::vector<std::string> arguments;
+        for (const auto& argument : table.arguments) arguments.push_back(Expr(*argument));
+        return absl::StrCat(QuoteIdentifierIfNeeded(table.name), "(", absl::StrJoin(arguments, ", "), ")",
+                            Alias(table));
+      }
       case TableRefKind::kJoin: {
         std::string text = Join(table);
         if (!table.alias.empty()) text = absl::StrCat("(", text, ")", Alias(table));

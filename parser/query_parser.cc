@@ -68,11 +68,10 @@ absl::StatusOr<std::unique_ptr<SelectStatement>> RecursiveDescentParser::ParseSe
 
 absl::Status RecursiveDescentParser::ParseWithClause(SelectStatement& statement) {
   TESSERA_RETURN_IF_ERROR(ExpectWord("WITH"));
-  if (AtWord("RECURSIVE") && IsName(PeekToken(1))) {
-    return ErrorAt(Current().position, "WITH RECURSIVE is not supported");
-  }
+  const bool recursive = AtWord("RECURSIVE") && IsName(PeekToken(1)) && ConsumeWord("RECURSIVE");
   do {
     CommonTableExpr cte;
+    cte.recursive = recursive;
     cte.position = Current().position;
     TESSERA_ASSIGN_OR_RETURN(cte.name, ExpectName("a name for the WITH query"));
     if (AtOperator("(")) {
@@ -287,8 +286,12 @@ absl::StatusOr<std::unique_ptr<TableRef>> RecursiveDescentParser::ParseTablePrim
   table->kind = TableRefKind::kBaseTable;
   table->position = position;
   TESSERA_ASSIGN_OR_RETURN(table->name, ExpectName("a table name"));
-  if (AtOperator("(")) {
-    return ErrorAt(Current().position, "table functions are not supported");
+  if (ConsumeOperator("(")) {  // a table function: generate_series(1, 10)
+    table->kind = TableRefKind::kFunction;
+    if (!AtOperator(")")) {
+      TESSERA_ASSIGN_OR_RETURN(table->arguments, ParseExpressionList());
+    }
+    TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
   }
   TESSERA_RETURN_IF_ERROR(ParseTableAlias(*table));
   return table;

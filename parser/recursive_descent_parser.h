@@ -80,6 +80,8 @@ class RecursiveDescentParser {
   absl::StatusOr<std::unique_ptr<Statement>> ParseCreateTable();
   absl::StatusOr<std::unique_ptr<Statement>> ParseCreateView(bool or_replace);
   absl::Status ParseColumnDefinition(CreateTableStatement& table);
+  // `WITH (name = value, ...)` after CREATE TABLE's columns (or before AS), if present.
+  absl::Status ParseTableOptions(CreateTableStatement& table);
   absl::StatusOr<std::unique_ptr<Statement>> ParseDrop();
   absl::StatusOr<std::unique_ptr<Statement>> ParseCopy();
   absl::StatusOr<std::unique_ptr<Statement>> ParseInsert();

@@ -46,6 +46,13 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseCreateTa
   auto statement = std::make_unique<CreateTableStatement>();
   statement->if_not_exists = ConsumeIfNotExists();
   TESSERA_ASSIGN_OR_RETURN(statement->table, ExpectName("a table name"));
+  if (AtWord("AS") || AtWord("WITH")) {  // CREATE TABLE name [WITH (...)] AS query
+    TESSERA_RETURN_IF_ERROR(ParseTableOptions(*statement));
+    TESSERA_RETURN_IF_ERROR(ExpectWord("AS"));
+    if (!AtQueryStart()) return ErrorExpected("SELECT");
+    TESSERA_ASSIGN_OR_RETURN(statement->query, ParseSelectStatement());
+    return statement;
+  }
   TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
   bool has_primary_key = false;
   do {
@@ -80,21 +87,24 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseCreateTa
     }
     statement->partition_column = std::move(columns[0]);
   }
-  if (ConsumeWord("WITH")) {
-    TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
-    do {
-      if (Current().kind != TokenKind::kIdentifier && Current().kind != TokenKind::kKeyword) {
-        return ErrorExpected("a table option name");
-      }
-      std::string name = absl::AsciiStrToLower(Current().text);
-      Advance();
-      TESSERA_RETURN_IF_ERROR(ExpectOperator("="));
-      TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ParsedExpr> value, ParseOptionValue());
-      statement->options.emplace_back(std::move(name), std::move(value));
-    } while (ConsumeOperator(","));
-    TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
-  }
+  TESSERA_RETURN_IF_ERROR(ParseTableOptions(*statement));
   return statement;
+}
+
+absl::Status RecursiveDescentParser::ParseTableOptions(CreateTableStatement& table) {
+  if (!ConsumeWord("WITH")) return absl::OkStatus();
+  TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
+  do {
+    if (Current().kind != TokenKind::kIdentifier && Current().kind != TokenKind::kKeyword) {
+      return ErrorExpected("a table option name");
+    }
+    std::string name = absl::AsciiStrToLower(Current().text);
+    Advance();
+    TESSERA_RETURN_IF_ERROR(ExpectOperator("="));
+    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ParsedExpr> value, ParseOptionValue());
+    table.options.emplace_back(std::move(name), std::move(value));
+  } while (ConsumeOperator(","));
+  return ExpectOperator(")");
 }
 
 absl::Status RecursiveDescentParser::ParseColumnDefinition(CreateTableStatement& table) {

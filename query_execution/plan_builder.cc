@@ -20,6 +20,7 @@
 #include "distributed/cluster.h"
 #include "distributed/gather_operator.h"
 #include "relational_operators/union_all_operator.h"
+#include "relational_operators/series_operator.h"
 #include "relational_operators/values_operator.h"
 #include "relational_operators/window_operator.h"
 
@@ -233,6 +234,16 @@ class Builder {
                                       Counted(values.rows.size(), "row"));
         Estimate(index, static_cast<double>(values.rows.size()));
         return FromOperator(index, names);
+      }
+      case lp::LogicalOperatorKind::kSeries: {
+        const auto& series = node.As<lp::Series>();
+        const std::string name = series.output()[0].name;
+        int index = dag_->AddOperator(
+            std::make_unique<SeriesOperator>(std::vector<ColumnSchema>{{name, Type::BigInt(), false, {}}},
+                                             series.start, series.step, series.count, pool_),
+            Counted(static_cast<size_t>(series.count), "row"));
+        Estimate(index, static_cast<double>(series.count));
+        return FromOperator(index, {name});
       }
       default:
         return absl::UnimplementedError(absl::StrCat("the query engine cannot execute ", node.Describe(), " yet"));

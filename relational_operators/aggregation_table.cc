@@ -175,6 +175,31 @@ Value DecodeKeyPart(const char** p, const Type& type) {
 // or a string's length byte and bytes: KeyColumn), built a vector at a time and compared word by word.
 // Otherwise the row holds the offset and size of the serialized key (AppendKeyPart's form) in keys_. A table
 // with fixed keys switches to serialized keys for good when a string does not fit (ConvertToSerializedKeys).
+// How a quantile keeps the values of a group: numbers, dates and timestamps in typed arrays (appended a vector
+// at a time, no allocation per value beyond the arrays' doubling, compared as numbers when the group is
+// written); other types (strings, booleans, intervals) and string_agg as serialized values (AppendKeyPart).
+enum class ValueListKind { kSerialized, kInt64, kDouble, kInt128 };
+
+ValueListKind ListKindOf(const AggregationSpec::Call& call) {
+  if (call.distinct || (call.kind != AggregateKind::kQuantileCont && call.kind != AggregateKind::kQuantileDisc)) {
+    return ValueListKind::kSerialized;
+  }
+  const Type& type = call.argument->result_type;
+  switch (type.id()) {
+    case TypeId::kInteger:
+    case TypeId::kDate:
+    case TypeId::kBigInt:
+    case TypeId::kTimestamp:
+      return ValueListKind::kInt64;
+    case TypeId::kDouble:
+      return ValueListKind::kDouble;
+    case TypeId::kDecimal:
+      return type.IsWideDecimal() ? ValueListKind::kInt128 : ValueListKind::kInt64;
+    default:
+      return ValueListKind::kSerialized;
+  }
+}
+
 class GroupTable {
  public:
   // `pool` (not owned) must outlive the table.
@@ -205,6 +230,7 @@ class GroupTable {
       key_bytes += 1 + column.width;
     }
     key_words_ = fixed_keys_ ? (key_bytes + 7) / 8 : kSerializedKeyWords;
+    for (const AggregationSpec::Call& call : spec.calls) list_kinds_.push_back(ListKindOf(call));
     SetRowLayout();
     if (fixed_keys_) batch_keys_.resize(static_cast<size_t>(kVectorSize) * key_words_ + 1);
   }
@@ -295,6 +321,19 @@ class GroupTable {
   std::vector<std::string>& strings() { return strings_; }
   std::vector<std::unordered_set<std::string>>& sets() { return sets_; }
   std::vector<std::vector<std::string>>& lists() { return lists_; }
+  // The typed value arrays of quantiles (ValueListKind); slot.value indexes the one of the call's kind.
+  std::vector<std::vector<int64_t>>& int64_lists() { return int64_lists_; }
+  std::vector<std::vector<double>>& double_lists() { return double_lists_; }
+  std::vector<std::vector<int128>>& int128_lists() { return int128_lists_; }
+  template <typename T>
+  std::vector<std::vector<T>>& typed_lists() {
+    if constexpr (std::is_same_v<T, int64_t>) return int64_lists_;
+    else if constexpr (std::is_same_v<T, double>) return double_lists_;
+    else return int128_lists_;
+  }
+  ValueListKind list_kind(size_t call) const { return list_kinds_[call]; }
+  // Counts the bytes by which a typed value array grew (HeapBytes).
+  void CountListGrowth(size_t bytes) { heap_value_bytes_ += bytes; }
   std::vector<DistinctSketch>& sketches() { return sketches_; }
   // A reusable buffer for serializing one value (DISTINCT), so the hot loop does not allocate.
   std::string& scratch() { return scratch_; }
@@ -364,6 +403,8 @@ class GroupTable {
   size_t HeapBytes() const {
     return keys_.size() + strings_.capacity() * sizeof(std::string) + sets_.capacity() * kSetBytes +
            lists_.capacity() * sizeof(std::vector<std::string>) + sketches_.capacity() * sizeof(DistinctSketch) +
+           (int64_lists_.capacity() + double_lists_.capacity() + int128_lists_.capacity()) *
+               sizeof(std::vector<int64_t>) +
            heap_value_bytes_;
   }
   // Counts `bytes` of a value just stored in a MIN/MAX string or a DISTINCT set (HeapBytes).
@@ -478,8 +519,24 @@ class GroupTable {
         state(group)[c].value = static_cast<int128>(sketches_.size());
         sketches_.emplace_back();
       } else if (HasContainerState(call)) {
-        state(group)[c].value = static_cast<int128>(lists_.size());
-        lists_.emplace_back();
+        switch (list_kinds_[c]) {
+          case ValueListKind::kSerialized:
+            state(group)[c].value = static_cast<int128>(lists_.size());
+            lists_.emplace_back();
+            break;
+          case ValueListKind::kInt64:
+            state(group)[c].value = static_cast<int128>(int64_lists_.size());
+            int64_lists_.emplace_back();
+            break;
+          case ValueListKind::kDouble:
+            state(group)[c].value = static_cast<int128>(double_lists_.size());
+            double_lists_.emplace_back();
+            break;
+          case ValueListKind::kInt128:
+            state(group)[c].value = static_cast<int128>(int128_lists_.size());
+            int128_lists_.emplace_back();
+            break;
+        }
       }
     }
     slots_[slot] = (hash & 0xffffffff00000000ULL) | (group + 1);
@@ -529,7 +586,11 @@ class GroupTable {
   std::string keys_;                                   // serialized keys (not fixed_keys_)
   std::vector<std::string> strings_;                   // MIN/MAX of strings: slot.value indexes here
   std::vector<std::unordered_set<std::string>> sets_;  // DISTINCT: slot.value indexes here
-  std::vector<std::vector<std::string>> lists_;        // quantiles, string_agg: slot.value indexes here
+  std::vector<std::vector<std::string>> lists_;        // string_agg, other quantiles: slot.value indexes here
+  std::vector<ValueListKind> list_kinds_;              // per call
+  std::vector<std::vector<int64_t>> int64_lists_;      // quantiles of ValueListKind::kInt64: slot.value indexes here
+  std::vector<std::vector<double>> double_lists_;      // ... kDouble
+  std::vector<std::vector<int128>> int128_lists_;      // ... kInt128
   std::vector<DistinctSketch> sketches_;               // approx_count_distinct: slot.value indexes here
   std::string scratch_;
   std::vector<uint32_t> group_of_row_;
@@ -562,6 +623,7 @@ void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot
     case AggregateKind::kQuantileCont:
     case AggregateKind::kQuantileDisc:
     case AggregateKind::kStringAgg: {
+      DCHECK(ListKindOf(call) == ValueListKind::kSerialized);  // typed values: AppendQuantileValues
       std::vector<std::string>& list = table.lists()[static_cast<size_t>(slot.value)];
       list.emplace_back();
       AppendKeyPart(argument, row, &list.back());
@@ -619,6 +681,19 @@ void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot
   }
 }
 
+// Moves the typed values of `source` (in `from`) to the end of those of `target` (in `into`).
+template <typename T>
+void MoveValues(GroupTable& into, const Slot& target, GroupTable& from, const Slot& source) {
+  std::vector<T>& target_values = into.typed_lists<T>()[static_cast<size_t>(target.value)];
+  std::vector<T>& source_values = from.typed_lists<T>()[static_cast<size_t>(source.value)];
+  if (target_values.empty()) {
+    target_values.swap(source_values);
+    return;
+  }
+  target_values.insert(target_values.end(), source_values.begin(), source_values.end());
+  std::vector<T>().swap(source_values);
+}
+
 void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, GroupTable& into, Slot& target,
                GroupTable& from, const Slot& source) {
   if (call.distinct) {
@@ -629,6 +704,17 @@ void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, Gro
   switch (call.kind) {
     case AggregateKind::kQuantileCont:
     case AggregateKind::kQuantileDisc:
+      switch (ListKindOf(call)) {
+        case ValueListKind::kInt64:
+          return MoveValues<int64_t>(into, target, from, source);
+        case ValueListKind::kDouble:
+          return MoveValues<double>(into, target, from, source);
+        case ValueListKind::kInt128:
+          return MoveValues<int128>(into, target, from, source);
+        case ValueListKind::kSerialized:
+          break;
+      }
+      [[fallthrough]];
     case AggregateKind::kStringAgg: {
       std::vector<std::string>& target_list = into.lists()[static_cast<size_t>(target.value)];
       std::vector<std::string>& source_list = from.lists()[static_cast<size_t>(source.value)];
@@ -683,6 +769,74 @@ void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, Gro
   }
 }
 
+// quantile_disc's position among n > 0 values: ceil(f * n) - 1, exact for a DECIMAL fraction (DuckDB's rule).
+int64_t DiscretePosition(const Value& fraction, int64_t n) {
+  int64_t position = 0;
+  if (fraction.type().id() == TypeId::kDecimal) {
+    const int128 scale = PowerOfTen(fraction.type().scale());
+    const int128 scaled = fraction.AsInt128() * n;
+    position = static_cast<int64_t>((scaled + scale - 1) / scale) - 1;
+  } else {
+    position = static_cast<int64_t>(std::ceil(fraction.AsDouble() * static_cast<double>(n))) - 1;
+  }
+  return std::clamp<int64_t>(position, 0, n - 1);
+}
+
+// quantile_cont's rank f * (n - 1) among n > 0 values and the positions around it.
+struct ContinuousRank {
+  double rank;
+  int64_t lower;
+  int64_t upper;
+};
+ContinuousRank ContinuousRankOf(const Value& fraction, int64_t n) {
+  const double rank = fraction.AsDouble() * static_cast<double>(n - 1);
+  return {rank, std::clamp<int64_t>(static_cast<int64_t>(std::floor(rank)), 0, n - 1),
+          std::clamp<int64_t>(static_cast<int64_t>(std::ceil(rank)), 0, n - 1)};
+}
+
+// Orders doubles as Value::Compare does: NaN above every number.
+inline bool ValueLess(double a, double b) { return std::isnan(b) ? !std::isnan(a) : a < b; }
+inline bool ValueLess(int64_t a, int64_t b) { return a < b; }
+inline bool ValueLess(int128 a, int128 b) { return a < b; }
+
+// A quantile over a group's typed values (ValueListKind; reordered in place), as FinalizeList computes it.
+template <typename T>
+Value TypedQuantile(const AggregationSpec::Call& call, const Type& argument_type, std::vector<T>& values) {
+  const Type& result = call.result_type;
+  if (values.empty()) return Value::Null(result);
+  const int64_t n = static_cast<int64_t>(values.size());
+  const bool descending = call.descending;
+  auto before = [descending](T a, T b) { return descending ? ValueLess(b, a) : ValueLess(a, b); };
+  auto nth = [&](int64_t position) {
+    std::nth_element(values.begin(), values.begin() + position, values.end(), before);
+    return values[position];
+  };
+  auto typed_value = [&](T v) {
+    if constexpr (std::is_same_v<T, double>) {
+      return Value::Double(v);
+    } else {
+      return Value::FromExact(v, argument_type);
+    }
+  };
+  if (call.kind == AggregateKind::kQuantileDisc) return typed_value(nth(DiscretePosition(call.fraction, n)));
+  const ContinuousRank at = ContinuousRankOf(call.fraction, n);
+  const T low = nth(at.lower);  // then the next order statistic is the least of the values after it
+  const T high = at.upper == at.lower ? low : *std::min_element(values.begin() + at.upper, values.end(), before);
+  if constexpr (!std::is_same_v<T, double>) {
+    if (result.id() == TypeId::kDecimal) {
+      // On the unscaled values, truncated toward zero (DuckDB: the median of 1.25 and 2.50 is 1.87).
+      const double step = static_cast<double>(static_cast<int128>(high) - static_cast<int128>(low)) *
+                          (at.rank - static_cast<double>(at.lower));
+      if (step == 0) return Value::Decimal(low, result);
+      return Value::Decimal(static_cast<int128>(static_cast<double>(low) + step), result);
+    }
+  }
+  const double low_double = static_cast<double>(low);
+  return Value::Double(at.lower == at.upper ? low_double
+                                            : low_double + (static_cast<double>(high) - low_double) *
+                                                               (at.rank - static_cast<double>(at.lower)));
+}
+
 // The result of a quantile or string_agg over a group's serialized values (AppendKeyPart's form, non-NULL).
 absl::StatusOr<Value> FinalizeList(const AggregationSpec::Call& call, const Type& argument_type,
                                    const std::vector<std::string>& values) {
@@ -713,22 +867,9 @@ absl::StatusOr<Value> FinalizeList(const AggregationSpec::Call& call, const Type
     std::nth_element(decoded.begin(), decoded.begin() + position, decoded.end(), before);
     return decoded[position];
   };
-  if (call.kind == AggregateKind::kQuantileDisc) {
-    // Position ceil(f * n) - 1, exact for a DECIMAL fraction (DuckDB's rule).
-    int64_t position = 0;
-    if (call.fraction.type().id() == TypeId::kDecimal) {
-      const int128 scale = PowerOfTen(call.fraction.type().scale());
-      const int128 scaled = call.fraction.AsInt128() * n;
-      position = static_cast<int64_t>((scaled + scale - 1) / scale) - 1;
-    } else {
-      position = static_cast<int64_t>(std::ceil(call.fraction.AsDouble() * static_cast<double>(n))) - 1;
-    }
-    return nth(std::clamp<int64_t>(position, 0, n - 1));
-  }
+  if (call.kind == AggregateKind::kQuantileDisc) return nth(DiscretePosition(call.fraction, n));
   // Continuous: interpolate between the values around f * (n - 1).
-  const double rank = call.fraction.AsDouble() * static_cast<double>(n - 1);
-  const int64_t lower = std::clamp<int64_t>(static_cast<int64_t>(std::floor(rank)), 0, n - 1);
-  const int64_t upper = std::clamp<int64_t>(static_cast<int64_t>(std::ceil(rank)), 0, n - 1);
+  const auto [rank, lower, upper] = ContinuousRankOf(call.fraction, n);
   nth(lower);  // then the next order statistic is the least of the values after it
   if (upper != lower) {
     std::iter_swap(decoded.begin() + upper, std::min_element(decoded.begin() + upper, decoded.end(), before));
@@ -770,6 +911,17 @@ absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type
   switch (call.kind) {
     case AggregateKind::kQuantileCont:
     case AggregateKind::kQuantileDisc:
+      switch (ListKindOf(call)) {
+        case ValueListKind::kInt64:
+          return TypedQuantile(call, argument_type, table.int64_lists()[static_cast<size_t>(slot.value)]);
+        case ValueListKind::kDouble:
+          return TypedQuantile(call, argument_type, table.double_lists()[static_cast<size_t>(slot.value)]);
+        case ValueListKind::kInt128:
+          return TypedQuantile(call, argument_type, table.int128_lists()[static_cast<size_t>(slot.value)]);
+        case ValueListKind::kSerialized:
+          break;
+      }
+      return FinalizeList(call, argument_type, table.lists()[static_cast<size_t>(slot.value)]);
     case AggregateKind::kStringAgg:
       return FinalizeList(call, argument_type, table.lists()[static_cast<size_t>(slot.value)]);
     case AggregateKind::kApproxCountDistinct:
@@ -882,6 +1034,51 @@ void FoldTyped(const ColumnVector& argument, const SelectionVector* selection, u
     Slot& slot = table.state(group_of_row[s])[call];
     accumulate(slot, values[row]);
     ++slot.count;
+  }
+}
+
+// Appends the non-NULL selected values of `argument` (physical type Physical) to their groups' typed value arrays
+// of call `call` (stored as Stored). The arrays grow by doubling, counted for HeapBytes.
+template <typename Stored, typename Physical>
+void AppendValues(const ColumnVector& argument, const SelectionVector* selection, uint32_t selected,
+                  const uint32_t* group_of_row, size_t call, GroupTable& table) {
+  const Physical* values = argument.values<Physical>();
+  const bool nulls = argument.has_nulls();
+  std::vector<std::vector<Stored>>& lists = table.typed_lists<Stored>();
+  size_t grown_bytes = 0;
+  for (uint32_t s = 0; s < selected; ++s) {
+    const uint32_t row = selection != nullptr ? selection->rows[s] : s;
+    if (nulls && argument.IsNull(row)) continue;
+    std::vector<Stored>& list = lists[static_cast<size_t>(table.state(group_of_row[s])[call].value)];
+    if (list.size() == list.capacity()) {
+      const size_t before = list.capacity();
+      list.reserve(std::max<size_t>(8, before * 2));
+      grown_bytes += (list.capacity() - before) * sizeof(Stored);
+    }
+    list.push_back(static_cast<Stored>(values[row]));
+  }
+  table.CountListGrowth(grown_bytes);
+}
+
+// A quantile's values over a whole vector, into its typed value arrays (ValueListKind other than kSerialized).
+void AppendQuantileValues(ValueListKind kind, const ColumnVector& argument, const SelectionVector* selection,
+                          uint32_t selected, const uint32_t* group_of_row, size_t call, GroupTable& table) {
+  switch (kind) {
+    case ValueListKind::kInt64:
+      if (argument.type().FixedWidth() == 4) {  // INTEGER, DATE
+        AppendValues<int64_t, int32_t>(argument, selection, selected, group_of_row, call, table);
+      } else {
+        AppendValues<int64_t, int64_t>(argument, selection, selected, group_of_row, call, table);
+      }
+      return;
+    case ValueListKind::kDouble:
+      AppendValues<double, double>(argument, selection, selected, group_of_row, call, table);
+      return;
+    case ValueListKind::kInt128:
+      AppendValues<int128, int128>(argument, selection, selected, group_of_row, call, table);
+      return;
+    case ValueListKind::kSerialized:
+      LOG(FATAL) << "serialized values are folded row by row";
   }
 }
 
@@ -1294,6 +1491,10 @@ absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& ke
     if (!call.distinct && (call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg ||
                            call.kind == AggregateKind::kCount)) {
       FoldSums(call.kind, argument, selection, selected, group_of_row, c, table);
+      continue;
+    }
+    if (table.list_kind(c) != ValueListKind::kSerialized) {
+      AppendQuantileValues(table.list_kind(c), argument, selection, selected, group_of_row, c, table);
       continue;
     }
     for (uint32_t s = 0; s < selected; ++s) {

@@ -80,6 +80,7 @@ void CollectKeySources(const LogicalOperator& node, int column, std::vector<KeyS
     case LogicalOperatorKind::kWindow:  // dropping rows below a window changes its values
     case LogicalOperatorKind::kSetOperation:
     case LogicalOperatorKind::kValues:
+    case LogicalOperatorKind::kSeries:
       return;
   }
 }

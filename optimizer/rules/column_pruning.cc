@@ -118,6 +118,7 @@ LogicalOperatorPtr Prune(LogicalOperatorPtr node, Needed needed, std::vector<int
       node->RecomputeOutput();
       return node;
     }
+    case LogicalOperatorKind::kSeries:  // its one column stays
     case LogicalOperatorKind::kDistinct:
     case LogicalOperatorKind::kSetOperation: {
       for (auto& child : node->children) child = PruneAll(std::move(child));

@@ -62,6 +62,7 @@ LogicalOperatorPtr Visit(LogicalOperatorPtr node) {
     case LogicalOperatorKind::kLimit:
     case LogicalOperatorKind::kSetOperation:
     case LogicalOperatorKind::kValues:
+    case LogicalOperatorKind::kSeries:
     case LogicalOperatorKind::kDistinct:
       break;
   }

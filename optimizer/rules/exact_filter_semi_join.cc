@@ -29,6 +29,7 @@ std::vector<Needed> ChildNeeds(const LogicalOperator& node, const Needed& needed
   switch (node.kind()) {
     case LogicalOperatorKind::kTableScan:
     case LogicalOperatorKind::kValues:
+    case LogicalOperatorKind::kSeries:
       break;
     case LogicalOperatorKind::kFilter:
       children[0] = needed;

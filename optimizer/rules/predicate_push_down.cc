@@ -195,6 +195,7 @@ LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
     }
     case LogicalOperatorKind::kLimit:
     case LogicalOperatorKind::kValues:
+    case LogicalOperatorKind::kSeries:
       for (auto& child : node->children) child = Push(std::move(child), {});
       return WithFilter(std::move(node), Normalize(std::move(predicates)));
   }

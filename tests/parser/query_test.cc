@@ -209,6 +209,19 @@ TEST(QueryTest, CommonTableExpressions) {
   EXPECT_EQ(query->ctes[0].position.column, 6);
 }
 
+TEST(QueryTest, RecursiveCommonTableExpressions) {
+  auto query = ParseQuery("WITH RECURSIVE t (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t), u AS (SELECT 2) SELECT 1");
+  ASSERT_NE(query, nullptr);
+  ASSERT_EQ(query->ctes.size(), 2u);
+  EXPECT_TRUE(query->ctes[0].recursive);
+  EXPECT_TRUE(query->ctes[1].recursive);  // RECURSIVE applies to the whole WITH list
+  EXPECT_EQ(query->ctes[0].position.column, 16);
+  auto plain = ParseQuery("WITH recursive AS (SELECT 1) SELECT * FROM recursive");  // a WITH query named so
+  ASSERT_NE(plain, nullptr);
+  ASSERT_EQ(plain->ctes.size(), 1u);
+  EXPECT_FALSE(plain->ctes[0].recursive);
+}
+
 TEST(QueryTest, SetOperationsWithIntersectBindingTighter) {
   auto query = ParseQuery("SELECT 1 UNION SELECT 2 INTERSECT SELECT 3 EXCEPT ALL SELECT 4");
   ASSERT_NE(query, nullptr);

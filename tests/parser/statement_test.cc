@@ -97,6 +97,23 @@ TEST(StatementTest, ParseStatementAcceptsExactlyOne) {
             "syntax error at line 1, column 3: unexpected end of input, expected a statement\n   ; \n    ^");
 }
 
+TEST(StatementTest, CreateTableAsQuery) {
+  auto create = ParseAs<CreateTableStatement>(
+      "CREATE TABLE IF NOT EXISTS totals WITH (block_size = '1MB') AS WITH x AS (SELECT 1 AS a) SELECT a FROM x",
+      StatementKind::kCreateTable);
+  ASSERT_NE(create, nullptr);
+  EXPECT_EQ(create->table, "totals");
+  EXPECT_TRUE(create->if_not_exists);
+  EXPECT_TRUE(create->columns.empty());
+  ASSERT_EQ(create->options.size(), 1u);
+  EXPECT_EQ(create->options[0].first, "block_size");
+  ASSERT_NE(create->query, nullptr);
+  EXPECT_EQ(create->query->ctes.size(), 1u);
+  auto plain = ParseAs<CreateTableStatement>("CREATE TABLE t (a INTEGER)", StatementKind::kCreateTable);
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->query, nullptr);
+}
+
 TEST(StatementTest, CreateTableWithColumnsConstraintsAndOptions) {
   auto create = ParseAs<CreateTableStatement>(
       "CREATE TABLE IF NOT EXISTS lineitem (\n"

@@ -153,6 +153,8 @@ TEST(ToStringTest, QueriesRoundTrip) {
       "(SELECT 1 UNION SELECT 2) INTERSECT SELECT 3",
       "(SELECT a FROM t ORDER BY a LIMIT 1) UNION ALL (SELECT b FROM u LIMIT 2) ORDER BY 1",
       "WITH x AS (SELECT 1), \"Y\" (a) AS (SELECT 2) SELECT * FROM x, \"Y\"",
+      "WITH RECURSIVE t (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT * FROM t",
+      "SELECT * FROM generate_series(1, 10, 2) AS g(n), range(5), t",
       "SELECT a AS \"select\", b AS date FROM \"from\" AS \"where\"",
       "SELECT rank() OVER w, sum(x) OVER (v ORDER BY y ROWS 3 PRECEDING) FROM t GROUP BY a HAVING TRUE "
       "WINDOW w AS (ORDER BY a), v AS (PARTITION BY b)",
@@ -180,6 +182,8 @@ TEST(ToStringTest, QueryRenderingExamples) {
             "SELECT * FROM a JOIN b ON a.x = b.y");
   EXPECT_EQ(ToString(*testing::ParseQuery("select 1 union all (select 2 union select 3)")),
             "SELECT 1 UNION ALL (SELECT 2 UNION SELECT 3)");
+  EXPECT_EQ(ToString(*testing::ParseQuery("with recursive t as (select 1) select * from t")),
+            "WITH RECURSIVE t AS (SELECT 1) SELECT * FROM t");
 }
 
 }  // namespace

@@ -77,13 +77,19 @@ AggregationSpec MakeSpec(SecondKey kind) {
   AggregationSpec spec;
   spec.group_by.push_back(MakeColumn(0, Type::BigInt()));
   spec.group_by.push_back(MakeColumn(1, SecondKeyType(kind)));
-  spec.output_names = {"k1", "k2", "sum_amount", "count_star", "count_value", "min_value", "avg_amount"};
+  spec.output_names = {"k1",        "k2",         "sum_amount",   "count_star", "count_value",
+                       "min_value", "avg_amount", "median_value", "median_amount"};
   const Type money = Type::Decimal(15, 2);
   spec.calls.push_back({AggregateKind::kSum, false, MakeColumn(2, money), Type::Decimal(38, 2)});
   spec.calls.push_back({AggregateKind::kCountStar, false, nullptr, Type::BigInt()});
   spec.calls.push_back({AggregateKind::kCount, false, MakeColumn(3, Type::Integer()), Type::BigInt()});
   spec.calls.push_back({AggregateKind::kMin, false, MakeColumn(3, Type::Integer()), Type::Integer()});
   spec.calls.push_back({AggregateKind::kAvg, false, MakeColumn(2, money), Type::Decimal(38, 6)});
+  // Quantiles keep each group's values in typed arrays that the merge concatenates.
+  spec.calls.push_back({AggregateKind::kQuantileDisc, false, MakeColumn(3, Type::Integer()), Type::Integer()});
+  spec.calls.push_back({AggregateKind::kQuantileCont, false, MakeColumn(2, money), money});
+  spec.calls[5].fraction = Value::Decimal(5, Type::Decimal(2, 1));
+  spec.calls[6].fraction = Value::Decimal(5, Type::Decimal(2, 1));
   return spec;
 }
 
@@ -109,7 +115,7 @@ void Feed(const Input& in, SecondKey kind, int first, int last, AggregationTable
       for (uint32_t r = 0; r < size; r += 2) selection.rows[selection.count++] = r;
     }
     ASSERT_TRUE(table
-                    ->Update({&key1, &key2}, {&amount, nullptr, &value, &value, &amount},
+                    ->Update({&key1, &key2}, {&amount, nullptr, &value, &value, &amount, &value, &amount},
                              selective ? &selection : nullptr, size, selective ? selection.count : size)
                     .ok());
   }
@@ -120,6 +126,7 @@ using Row = std::vector<std::string>;
 std::map<Row, Row> Expected(SecondKey kind, const std::vector<std::pair<int, int>>& ranges) {
   struct State {
     int64_t sum = 0, rows = 0, values = 0, min = INT64_MAX;
+    std::vector<int64_t> value_list, amount_list;
   };
   std::map<std::pair<int64_t, int>, State> groups;  // key1 = -1 for NULL
   int vector_count = 0;
@@ -132,22 +139,34 @@ std::map<Row, Row> Expected(SecondKey kind, const std::vector<std::pair<int, int
         State& s = groups[{r % kKeys == 5 ? -1 : r % kKeys, Key2(r)}];
         s.sum += r;
         ++s.rows;
+        s.amount_list.push_back(r);
         if (r % 10 != 0) {
           ++s.values;
           s.min = std::min<int64_t>(s.min, r % 100);
+          s.value_list.push_back(r % 100);
         }
       }
     }
   }
   std::map<Row, Row> rows;
-  for (const auto& [key, s] : groups) {
+  for (auto& [key, s] : groups) {
     const std::string k1 = key.first < 0 ? "NULL" : std::to_string(key.first);
     const std::string k2 = kind == SecondKey::kInteger ? std::to_string(key.second) : kKey2Text[key.second];
     const Value avg = Value::Decimal((static_cast<int128>(s.sum) * 10000 * 2 + s.rows) / (2 * s.rows),
                                      Type::Decimal(38, 6));  // sums are positive: half up
-    rows[{k1, k2}] = {Value::Decimal(s.sum, Type::Decimal(38, 2)).ToString(), std::to_string(s.rows),
-                      std::to_string(s.values), s.values == 0 ? "NULL" : std::to_string(s.min),
-                      avg.ToString()};
+    // quantile_disc(0.5): the value at ceil(n / 2) - 1; quantile_cont(0.5): halfway between the values at
+    // floor and ceil of (n - 1) / 2, truncated to the scale (amounts are positive).
+    std::sort(s.value_list.begin(), s.value_list.end());
+    std::sort(s.amount_list.begin(), s.amount_list.end());
+    const size_t n = s.amount_list.size();
+    const int64_t median_amount = (s.amount_list[(n - 1) / 2] + s.amount_list[n / 2]) / 2;
+    rows[{k1, k2}] = {Value::Decimal(s.sum, Type::Decimal(38, 2)).ToString(),
+                      std::to_string(s.rows),
+                      std::to_string(s.values),
+                      s.values == 0 ? "NULL" : std::to_string(s.min),
+                      avg.ToString(),
+                      s.values == 0 ? "NULL" : std::to_string(s.value_list[(s.value_list.size() + 1) / 2 - 1]),
+                      Value::Decimal(median_amount, Type::Decimal(15, 2)).ToString()};
   }
   return rows;
 }
@@ -274,7 +293,10 @@ TEST(AggregationTableMemoryTest, TableIsChargedToItsPoolAsItGrowsAndFreedWithIt)
     EXPECT_GT(table.group_count(), 10000u);
     EXPECT_GE(BlobBytes(pool), table.group_count() * (3 + 5 * 4) * sizeof(uint64_t));
     EXPECT_GT(BlobBytes(pool), small);
-    EXPECT_EQ(table.HeapBytes(), 0u);  // fixed keys, no strings or sets: nothing outside the pool
+    // Fixed keys, no strings or sets: outside the pool only the quantiles' value arrays, 8 bytes per value
+    // (every row's amount, nine in ten rows' value) plus the arrays' spare capacity.
+    EXPECT_GE(table.HeapBytes(), (kRows + kRows / 10 * 9) * sizeof(int64_t));
+    EXPECT_LE(table.HeapBytes(), 4 * (kRows + kRows / 10 * 9) * sizeof(int64_t) + table.group_count() * 2 * 64);
   }
   EXPECT_EQ(BlobBytes(pool), 0u);
 }
@@ -295,8 +317,8 @@ TEST(AggregationTableMemoryTest, GrowthOverTheBudgetFailsCleanly) {
       key2.BorrowFixed(in.key2_int.data() + start, nullptr, 0, kVectorSize);
       amount.BorrowFixed(in.amount.data() + start, nullptr, 0, kVectorSize);
       value.BorrowFixed(in.value.data() + start, nullptr, 0, kVectorSize);
-      status = table.Update({&key1, &key2}, {&amount, nullptr, &value, &value, &amount}, nullptr, kVectorSize,
-                            kVectorSize);
+      status = table.Update({&key1, &key2}, {&amount, nullptr, &value, &value, &amount, &value, &amount}, nullptr,
+                            kVectorSize, kVectorSize);
     }
     EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
     EXPECT_GT(BlobBytes(pool), 0u);
