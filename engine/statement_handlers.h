@@ -21,6 +21,8 @@
 namespace tessera {
 
 class TemporaryRelation;
+class TableLoad;
+class CopyChannel;
 
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement);
 absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::DropStatement& statement);
@@ -53,6 +55,18 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
                                         const QueryRunOptions& options);
 // The file format COPY `statement` names (its options, and .tbl files read as dbgen writes them).
 absl::StatusOr<DelimitedFormat> CopyStatementFormat(const parser::CopyStatement& statement);
+// COPY ... FROM STDIN / TO STDOUT (copy_stream_statements.cc): the data is a stream through `channel`, the
+// client's connection (engine/copy_channel.h); FailedPrecondition without one. FROM STDIN commits only when the
+// whole stream loaded; TO STDOUT streams the rows of the table (or of COPY's query) under the Foreman.
+absl::StatusOr<QueryResult> ExecuteCopyStream(Database& database, const parser::CopyStatement& statement,
+                                              const QueryRunOptions& options, CopyChannel* channel);
+// A new load into `table` (relational_operators/table_load.h): its segment and its commit into the table's
+// current version; its blocks compressed unless SET compression = off.
+absl::StatusOr<std::shared_ptr<TableLoad>> StartLoad(Database& database, std::shared_ptr<const TableDescriptor> table,
+                                                     const QueryRunOptions& options);
+// The table columns a COPY / INSERT column list names, in its order (empty list: empty result); NotFound with the
+// closest name for an unknown column, InvalidArgument for a column listed twice.
+absl::StatusOr<std::vector<int>> ResolveColumnList(const TableDescriptor& table, const std::vector<std::string>& names);
 // INSERT ... SELECT as one query under the Foreman: the SELECT's DAG ends in an InsertOperator
 // (relational_operators/insert_operator.h) that casts, builds the table's blocks and commits them at the end.
 absl::StatusOr<QueryResult> ExecuteInsertSelect(Database& database, const parser::InsertStatement& statement,
