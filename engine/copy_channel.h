@@ -10,7 +10,7 @@
 //   until it returns false (the end of the data) or an error. The engine may stop reading early (a bad line, a
 //   cancel): the connection then discards what the client still sends.
 //   COPY TO STDOUT: BeginCopyOut once, then WriteCopyData any number of times (pieces of about 64 KiB of whole
-//   lines). After a successful Execute the connection ends the data (PostgreSQL's CopyDone).
+//   lines, or one row each when the channel asks for it). After a successful Execute the connection ends the data (PostgreSQL's CopyDone).
 // An error from the channel (the client failed the COPY, went away, or sent something else) ends the statement
 // with that error; a COPY FROM then commits nothing.
 
@@ -36,8 +36,11 @@ class CopyChannel {
   // Replaces *data with the next piece (any size, borders anywhere). False: no more data.
   virtual absl::StatusOr<bool> ReadCopyData(std::string* data) = 0;
   virtual absl::Status BeginCopyOut(const CopyStreamShape& shape) = 0;
-  // May block while the client is slower than the statement (flow control).
+  // May block while the client is slower than the statement (flow control). `data` is whole lines.
   virtual absl::Status WriteCopyData(std::string_view data) = 0;
+  // Whether WriteCopyData must get exactly one row (one line, or a CSV record with line breaks inside) per call:
+  // PostgreSQL sends one row per CopyData message, and clients (psycopg's Copy.rows()) parse them so.
+  virtual bool row_per_write() const { return false; }
 };
 
 }  // namespace tessera

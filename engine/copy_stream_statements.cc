@@ -36,7 +36,8 @@ absl::Status NoChannel(const char* what) {
 // Rows of a streamed SELECT as lines of `format`, written to the channel in pieces of about kCopyOutPieceBytes.
 class CopyOutSink final : public ResultSink {
  public:
-  CopyOutSink(CopyChannel* channel, const DelimitedFormat& format) : channel_(channel), format_(format) {}
+  CopyOutSink(CopyChannel* channel, const DelimitedFormat& format)
+      : channel_(channel), format_(format), row_per_write_(channel->row_per_write()) {}
 
   absl::Status BeginRows(const std::vector<ResultColumn>& columns) override {
     TESSERA_RETURN_IF_ERROR(channel_->BeginCopyOut(
@@ -47,6 +48,7 @@ class CopyOutSink final : public ResultSink {
         AppendDelimitedField(columns[c].name, /*is_string=*/true, format_, &buffer_);
       }
       EndLine();
+      if (row_per_write_) TESSERA_RETURN_IF_ERROR(Flush());
     }
     return absl::OkStatus();
   }
@@ -66,7 +68,7 @@ class CopyOutSink final : public ResultSink {
       }
       EndLine();
       ++rows_;
-      if (buffer_.size() >= kCopyOutPieceBytes) TESSERA_RETURN_IF_ERROR(Flush());
+      if (row_per_write_ || buffer_.size() >= kCopyOutPieceBytes) TESSERA_RETURN_IF_ERROR(Flush());
     }
     return absl::OkStatus();
   }
@@ -87,6 +89,7 @@ class CopyOutSink final : public ResultSink {
 
   CopyChannel* const channel_;
   const DelimitedFormat& format_;
+  const bool row_per_write_;
   std::string buffer_;
   int64_t rows_ = 0;
 };

@@ -176,7 +176,8 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
     if (statement->kind == StatementKind::kCopy && static_cast<const parser::CopyStatement&>(*statement).stdio) {
       result = ExecuteCopyStream(*database_, static_cast<const parser::CopyStatement&>(*statement), RunOptions(),
                                  copy);
-      if (!result.ok()) return parser::WithPositionIfMissing(result.status(), sql, statement->position);
+      // Its errors are about the data (they name its line) or the table, not a place in the statement's text.
+      if (!result.ok()) return result.status();
       last = *std::move(result);
       continue;
     }
