@@ -23,7 +23,8 @@
 namespace tessera {
 
 // What a COPY will send or expect: the number of columns per line and whether it is PostgreSQL's text format
-// (false: CSV or another delimited format). The PostgreSQL protocol announces both.
+// (false: CSV or another delimited format). The PostgreSQL protocol announces both; a client's channel (the
+// remote side of the gRPC calls) gets column_count 0: unknown.
 struct CopyStreamShape {
   int column_count = 0;
   bool text_format = true;
@@ -42,5 +43,11 @@ class CopyChannel {
   // PostgreSQL sends one row per CopyData message, and clients (psycopg's Copy.rows()) parse them so.
   virtual bool row_per_write() const { return false; }
 };
+
+// Which way `sql` streams COPY data: kIn for one COPY ... FROM STDIN, kOut for one COPY ... TO STDOUT; the parser's
+// error, or InvalidArgument when `sql` is anything else (other statements, or more than one). Clients pick their
+// call by it (the gRPC CopyIn / CopyOut), and the server checks that a COPY call runs nothing else.
+enum class CopyDirection { kIn, kOut };
+absl::StatusOr<CopyDirection> CopyStatementDirection(std::string_view sql);
 
 }  // namespace tessera

@@ -183,6 +183,16 @@ absl::StatusOr<QueryResult> CopyToStdout(Database& database, const parser::CopyS
 
 }  // namespace
 
+absl::StatusOr<CopyDirection> CopyStatementDirection(std::string_view sql) {
+  TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> statements, parser::ParseStatements(sql));
+  if (statements.size() == 1 && statements[0]->kind == parser::StatementKind::kCopy) {
+    const auto& copy = static_cast<const parser::CopyStatement&>(*statements[0]);
+    if (copy.stdio) return copy.from ? CopyDirection::kIn : CopyDirection::kOut;
+  }
+  return absl::InvalidArgumentError(
+      "expected one COPY ... FROM STDIN or COPY ... TO STDOUT statement (other statements run with Execute)");
+}
+
 absl::StatusOr<QueryResult> ExecuteCopyStream(Database& database, const parser::CopyStatement& statement,
                                               const QueryRunOptions& options, CopyChannel* channel) {
   if (channel == nullptr) return NoChannel(statement.from ? "FROM STDIN" : "TO STDOUT");
