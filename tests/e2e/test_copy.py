@@ -262,3 +262,100 @@ def test_large_input_streams_under_a_memory_limit(tmp_path):
         assert peak < sent // 3, f"peak RSS {peak >> 20} MiB for {sent >> 20} MiB streamed"
     finally:
         assert server.stop() == 0
+
+
+# --- gRPC: the Python client's copy_in / copy_out, the shell's \copy over --connect ---
+
+sys.path.insert(0, os.path.join(ROOT, "client", "python"))
+import tessera_client  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    connection = tessera_client.connect(server.grpc_target, token=TOKEN)
+    yield connection
+    connection.close()
+
+
+def test_grpc_copy_in_and_out(client, tmp_path):
+    client.execute(f"CREATE TABLE grpc_io {COLUMNS}")
+    text = "".join(f"{i}\tname {i}\t2020-02-{i % 28 + 1:02d}\t{i}.50\t{'t' if i % 2 else 'f'}\n" for i in range(30000))
+    # From an iterator of small pieces (borders inside lines), then from a file object.
+    pieces = (text[at:at + 999] for at in range(0, len(text), 999))
+    result = client.copy_in("COPY grpc_io FROM STDIN", pieces)
+    assert (result.status_message, result.rows_affected) == ("COPY 30000", 30000)
+    path = tmp_path / "more.csv"
+    path.write_text("id,s\n-1,\"a, b\"\n-2,\n")
+    with open(path, "rb") as f:
+        result = client.copy_in("COPY grpc_io (id, s) FROM STDIN (FORMAT csv, HEADER)", f, chunk_bytes=3)
+    assert result.rows_affected == 2
+    assert client.execute("SELECT count(*), sum(id) FROM grpc_io").rows == [(30002, sum(range(30000)) - 3)]
+    out = client.copy_out("COPY (SELECT id, s FROM grpc_io WHERE id < 2 ORDER BY id) TO STDOUT (FORMAT csv)")
+    assert out.data == b'-2,\n-1,"a, b"\n0,name 0\n1,name 1\n'
+    assert out.status_message == "COPY 4"
+    with open(tmp_path / "all.txt", "wb") as f:
+        result = client.copy_out("COPY grpc_io TO STDOUT", f)
+    assert result.rows_affected == 30002
+    lines = (tmp_path / "all.txt").read_text().splitlines()
+    assert len(lines) == 30002 and "0\tname 0\t2020-02-01\t0.50\tfalse" in lines and "-2\t\\N\t\\N\t\\N\t\\N" in lines
+
+
+def test_grpc_bad_row_and_wrong_statements(client):
+    client.execute("CREATE TABLE grpc_bad (id INTEGER)")
+    client.execute("INSERT INTO grpc_bad VALUES (1)")
+
+    def rows():  # pieces of 1000 lines
+        for start in range(0, 200000, 1000):
+            yield "".join(f"{'oops' if i == 150000 else i}\n" for i in range(start, start + 1000))
+
+    with pytest.raises(tessera_client.TesseraError) as raised:
+        client.copy_in("COPY grpc_bad FROM STDIN", rows())
+    assert raised.value.code == tessera_client.grpc.StatusCode.INVALID_ARGUMENT
+    assert "STDIN line 150001, column id: invalid input for INTEGER: 'oops'" in str(raised.value)
+    assert client.execute("SELECT count(*) FROM grpc_bad").rows == [(1,)]
+    # A COPY call runs its COPY and nothing else.
+    for call, sql in ((client.copy_in, "DROP TABLE grpc_bad"), (client.copy_out, "COPY grpc_bad FROM STDIN"),
+                      (client.copy_in, "COPY grpc_bad TO STDOUT")):
+        with pytest.raises(tessera_client.TesseraError) as raised:
+            call(sql, b"") if call == client.copy_in else call(sql)
+        assert raised.value.code == tessera_client.grpc.StatusCode.INVALID_ARGUMENT
+    assert client.execute("SELECT count(*) FROM grpc_bad").rows == [(1,)]
+    # Execute has no stream for it.
+    with pytest.raises(tessera_client.TesseraError) as raised:
+        client.execute("COPY grpc_bad FROM STDIN")
+    assert "needs a client that streams the data" in str(raised.value)
+
+
+def test_grpc_cancelled_copy_commits_nothing(server, client):
+    client.execute("CREATE TABLE grpc_cancel (id INTEGER)")
+    other = tessera_client.connect(server.grpc_target, token=TOKEN)
+    try:
+        def rows():  # pieces of 1000 lines, endless until the cancel ends the call
+            for start in range(0, 1 << 40, 1000):
+                if start == 100000:
+                    other.cancel(session_id=client.session_id)
+                yield "".join(f"{i}\n" for i in range(start, start + 1000))
+
+        with pytest.raises(tessera_client.TesseraError) as raised:
+            client.copy_in("COPY grpc_cancel FROM STDIN", rows())
+        assert raised.value.code == tessera_client.grpc.StatusCode.CANCELLED, raised.value
+    finally:
+        other.close()
+    assert client.execute("SELECT count(*) FROM grpc_cancel").rows == [(0,)]
+
+
+def test_shell_backslash_copy_over_connect(server, tmp_path):
+    source = tmp_path / "local.tbl"
+    source.write_text("".join(f"{i}|item {i}|\n" for i in range(1000)))
+    script = (f"CREATE TABLE shell_copy (id INTEGER, name VARCHAR);\n"
+              f"\\copy shell_copy FROM '{source}' (FORMAT tbl)\n"
+              f"\\copy (SELECT * FROM shell_copy WHERE id < 3 ORDER BY id) TO '{tmp_path / 'out.csv'}' (FORMAT csv)\n"
+              f"SELECT count(*) FROM shell_copy;\n"
+              f"\\copy shell_copy FROM '{tmp_path / 'missing.csv'}'\n")
+    env = dict(os.environ, TESSERA_TOKEN=TOKEN)
+    run = subprocess.run([SHELL, "--connect", server.grpc_target, "--token", TOKEN, "--csv"],
+                         input=script, capture_output=True, text=True, timeout=BOUND_S, env=env)
+    assert "COPY 1000" in run.stdout and "COPY 3" in run.stdout, run.stdout + run.stderr
+    assert (tmp_path / "out.csv").read_text() == "0,item 0\n1,item 1\n2,item 2\n"
+    assert "cannot read" in run.stderr and "missing.csv" in run.stderr
+    assert "1000" in run.stdout.splitlines()
