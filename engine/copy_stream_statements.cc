@@ -94,16 +94,6 @@ class CopyOutSink final : public ResultSink {
   int64_t rows_ = 0;
 };
 
-std::string QuotedName(const std::string& name) {
-  std::string quoted = "\"";
-  for (char c : name) {
-    if (c == '"') quoted.push_back('"');
-    quoted.push_back(c);
-  }
-  quoted.push_back('"');
-  return quoted;
-}
-
 absl::StatusOr<QueryResult> CopyFromStdin(Database& database, const parser::CopyStatement& statement,
                                           const QueryRunOptions& options, CopyChannel* channel) {
   TESSERA_ASSIGN_OR_RETURN(DelimitedFormat format, CopyStatementFormat(statement));
@@ -165,9 +155,9 @@ absl::StatusOr<QueryResult> CopyToStdout(Database& database, const parser::CopyS
     }
     std::string select = "SELECT ";
     for (size_t i = 0; i < columns.size(); ++i) {
-      absl::StrAppend(&select, i > 0 ? ", " : "", QuotedName(table->columns[columns[i]].name));
+      absl::StrAppend(&select, i > 0 ? ", " : "", QuoteIdentifier(table->columns[columns[i]].name));
     }
-    absl::StrAppend(&select, " FROM ", QuotedName(table->name));
+    absl::StrAppend(&select, " FROM ", QuoteIdentifier(table->name));
     TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> parsed,
                              parser::ParseStatements(select));
     const auto& query = static_cast<const parser::SelectQueryStatement&>(*parsed.front());

@@ -85,6 +85,10 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
 // server a bounded amount of memory per query.
 inline constexpr size_t kResultBacklogBytes = 8u << 20;
 
+// "name" with embedded quotes doubled, so that any table, column or view name parses back as itself in SQL that
+// the engine writes (a view's text, COPY t TO STDOUT's SELECT).
+std::string QuoteIdentifier(const std::string& name);
+
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
                                          const QueryRunOptions& options);

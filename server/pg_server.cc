@@ -851,14 +851,17 @@ void PgConnection::HandleQuery(std::string_view sql) {
       closing_ = true;
       return;
     }
-    if (copy.copy_in_unfinished()) {
-      // The COPY failed before the client's data ended (a bad line): its remaining data is dropped first.
+    if (!status.ok() && copy.copy_in_unfinished()) {
+      // The COPY failed before the client's data ended (a bad line). As PostgreSQL does: the error at once, then
+      // the client's remaining data dropped up to its CopyDone or CopyFail, then ReadyForQuery.
+      SendStatementError(status, statement.text, sql, [&](size_t byte) { return statement.offset + byte; });
       std::string violation;
-      if (!copy.DiscardCopyIn(&violation)) {
+      if (!stream_.Flush().ok() || !copy.DiscardCopyIn(&violation)) {
         if (!violation.empty()) ProtocolViolation(violation);
         closing_ = true;
         return;
       }
+      break;
     }
     if (status.ok() && copy.copy_out_started()) copy.EndCopyOut();
     if (!status.ok()) {

@@ -7,53 +7,25 @@ Each test module starts one tessera-server on an empty data directory with free 
 Environment: TESSERA_SERVER_BIN, TESSERA_BIN (the shell), PSQL (optional), TESSERA_CLIENT_CACHE.
 """
 import os
-import shutil
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
 
-from process_control import stop_by_pid
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SERVER = os.environ.get("TESSERA_SERVER_BIN", os.path.join(ROOT, "build", "server", "tessera-server"))
-SHELL = os.environ.get("TESSERA_BIN", os.path.join(ROOT, "build", "cli", "tessera"))
-PSQL = os.environ.get("PSQL", shutil.which("psql") or "psql")
-TOKEN = "copy-s3cret"
-BOUND_S = 60
-
 psycopg = pytest.importorskip("psycopg")
 
+import test_pgwire  # noqa: E402 (its Server)
+from test_pgwire import BOUND_S, ROOT, TOKEN  # noqa: E402
 
-class Server:
-    """tessera-server with both protocols on 127.0.0.1 and free ports."""
+SHELL = os.environ.get("TESSERA_BIN", os.path.join(ROOT, "build", "cli", "tessera"))
+
+
+class Server(test_pgwire.Server):
+    """tessera-server with both protocols on 127.0.0.1 and free ports (test_pgwire.py's), two threads, the token."""
 
     def __init__(self, data_dir, *extra_args):
-        self.process = subprocess.Popen(
-            [SERVER, "--data", data_dir, "--listen", "127.0.0.1:0", "--pg-listen", "127.0.0.1:0", "--no-sync",
-             "--threads", "2", "--token", TOKEN, *extra_args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        lines = []
-        reader = threading.Thread(target=lambda: lines.extend(self.process.stdout.readline() for _ in range(2)),
-                                  daemon=True)
-        reader.start()
-        reader.join(BOUND_S)
-        if len(lines) < 2 or not all(lines):
-            self.process.kill()
-            raise AssertionError(f"server did not start: {lines} {self.process.stderr.read()}")
-        self.pg_port = int(lines[0].strip().rsplit(":", 1)[1])
-        self.grpc_target = lines[1].strip().rsplit(" ", 1)[1]
-
-    def connect(self, **kwargs):
-        return psycopg.connect(host="127.0.0.1", port=self.pg_port, user="tester", dbname="db", password=TOKEN,
-                               autocommit=True, connect_timeout=BOUND_S, **kwargs)
-
-    def psql(self, *args):
-        env = dict(os.environ, PGPASSWORD=TOKEN, PGCONNECT_TIMEOUT=str(BOUND_S))
-        return subprocess.run([PSQL, "-X", "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "tester", "-d", "db",
-                               *args], capture_output=True, text=True, env=env, timeout=BOUND_S * 5)
+        super().__init__(data_dir, "--threads", "2", "--token", TOKEN, *extra_args)
 
     def peak_rss_bytes(self):
         with open(f"/proc/{self.process.pid}/status") as f:
@@ -61,9 +33,6 @@ class Server:
                 if line.startswith("VmHWM:"):
                     return int(line.split()[1]) * 1024
         raise AssertionError("no VmHWM")
-
-    def stop(self):
-        return stop_by_pid(self.process, BOUND_S)
 
 
 @pytest.fixture(scope="module")
