@@ -147,6 +147,20 @@ def test_copy_fail_leaves_the_table_unchanged(server):
         assert scalar(connection, "SELECT count(*) FROM failed") == 0
 
 
+def test_cancel_request_mid_copy_commits_nothing(server):
+    with server.connect() as connection, connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE cancelled (id INTEGER)")
+        piece = "".join(f"{i}\n" for i in range(10000)).encode()
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            with cursor.copy("COPY cancelled FROM STDIN") as copy:
+                copy.write(piece)
+                connection.cancel()  # a CancelRequest on another connection, as psql's Ctrl-C sends
+                deadline = time.monotonic() + 2  # the server drops what follows until CopyDone
+                while time.monotonic() < deadline:
+                    copy.write(piece)
+        assert scalar(connection, "SELECT count(*) FROM cancelled") == 0
+
+
 def test_a_client_that_disconnects_mid_copy_commits_nothing(server):
     with server.connect() as connection:
         connection.execute("CREATE TABLE dropped (id INTEGER)")
