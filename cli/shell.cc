@@ -201,7 +201,8 @@ Shell::Outcome Shell::RunStatement(const std::string& sql, const std::function<v
   const int64_t start = MonotonicNanos();
   InterruptSignal::Take();  // Ctrl-Cs from before this statement are not for it
   monitor_->Begin(/*show_progress=*/settings_.progress && isatty(STDERR_FILENO));
-  absl::StatusOr<QueryResult> result = copy != nullptr ? connection_->ExecuteCopy(sql, *copy) : connection_->Execute(sql);
+  absl::StatusOr<QueryResult> result =
+      copy != nullptr ? connection_->ExecuteCopy(sql, *copy) : connection_->Execute(sql);
   const bool interrupted = monitor_->End();
   if (!result.ok()) {
     if (interrupted && absl::IsCancelled(result.status())) {

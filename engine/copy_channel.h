@@ -10,7 +10,8 @@
 //   until it returns false (the end of the data) or an error. The engine may stop reading early (a bad line, a
 //   cancel): the connection then discards what the client still sends.
 //   COPY TO STDOUT: BeginCopyOut once, then WriteCopyData any number of times (pieces of about 64 KiB of whole
-//   lines, or one row each when the channel asks for it). After a successful Execute the connection ends the data (PostgreSQL's CopyDone).
+//   lines, or one row each when the channel asks for it). After a successful Execute the connection ends the
+//   data (PostgreSQL's CopyDone).
 // An error from the channel (the client failed the COPY, went away, or sent something else) ends the statement
 // with that error; a COPY FROM then commits nothing.
 

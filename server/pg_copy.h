@@ -4,11 +4,12 @@
 // engine's CopyChannel (engine/copy_channel.h) over one connection's PgStream. psql's \copy and psycopg 3's
 // cursor.copy() speak it.
 //
-// Decisions: one CopyData per row in COPY OUT, as PostgreSQL sends them (psycopg parses them so); the overall format is always text (0) with every column text (0): Tessera reads and writes text and
-// CSV, not PostgreSQL's binary COPY format (FORMAT binary is refused by the engine as an unknown format). During
-// COPY IN, Flush and Sync are ignored (as PostgreSQL does); any other message ends the COPY with a protocol error.
-// A CopyData may be up to kMaxCopyDataBytes (clients send far less: psql a line or 8 KiB, psycopg 128 KiB). A
-// CopyFail ends the statement with 57014 "COPY from stdin failed: <the client's message>".
+// Decisions: one CopyData per row in COPY OUT, as PostgreSQL sends them (psycopg parses them so). The overall
+// format is always text (0) with every column text (0): Tessera reads and writes text and CSV, not PostgreSQL's
+// binary COPY format (FORMAT binary is refused by the engine as an unknown format). During COPY IN, Flush and Sync
+// are ignored (as PostgreSQL does); any other message ends the COPY with a protocol error. A CopyData may be up to
+// kMaxCopyDataBytes (clients send far less: psql a line or 8 KiB, psycopg 128 KiB). A CopyFail ends the statement
+// with 57014 "COPY from stdin failed: <the client's message>".
 //
 // Threading: the connection's thread only.
 
