@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "cli/completion.h"
+#include "cli/copy_command.h"
 #include "cli/line_editor.h"
 #include "cli/statement_monitor.h"
 #include "cli/statement_splitter.h"
@@ -41,6 +42,8 @@ constexpr char kHelp[] =
     "  \\maxrows [N]           the most rows an aligned table shows on a terminal (0 = all)\n"
     "  \\i FILE                run the statements and meta-commands in FILE (stops at the first error)\n"
     "  \\o [FILE]              send results to FILE; \\o alone: back to standard output\n"
+    "  \\copy T FROM 'FILE' [(OPTIONS)]   load a file of this machine into table T (also to a remote server)\n"
+    "  \\copy T|(QUERY) TO 'FILE' [(OPTIONS)]   write a table or a query's rows into a file of this machine\n"
     "  \\?                     this help\n"
     "  \\q                     quit (or Ctrl-D)\n"
     "Ctrl-C cancels the running statement; at the prompt it clears the line.\n"
@@ -192,12 +195,14 @@ Shell::Outcome Shell::RunStatements(const std::vector<std::string>& statements) 
   return Outcome::kOk;
 }
 
-Shell::Outcome Shell::RunStatement(const std::string& sql, const std::function<void(QueryResult&)>& adjust) {
+Shell::Outcome Shell::RunStatement(const std::string& sql, const std::function<void(QueryResult&)>& adjust,
+                                   CopyChannel* copy) {
   if (!monitor_) monitor_ = std::make_unique<StatementMonitor>(connection_, MonitorOptions{});
   const int64_t start = MonotonicNanos();
   InterruptSignal::Take();  // Ctrl-Cs from before this statement are not for it
   monitor_->Begin(/*show_progress=*/settings_.progress && isatty(STDERR_FILENO));
-  absl::StatusOr<QueryResult> result = connection_->Execute(sql);
+  absl::StatusOr<QueryResult> result =
+      copy != nullptr ? connection_->ExecuteCopy(sql, *copy) : connection_->Execute(sql);
   const bool interrupted = monitor_->End();
   if (!result.ok()) {
     if (interrupted && absl::IsCancelled(result.status())) {
@@ -325,6 +330,21 @@ Shell::Outcome Shell::RunMetaCommand(std::string_view line) {
     --include_depth_;
     if (quit_requested_) return Outcome::kQuit;
     return ok ? Outcome::kOk : Outcome::kError;
+  }
+  if (name == "copy") {
+    absl::StatusOr<CopyCommand> command = ParseCopyCommand(argument);
+    absl::StatusOr<std::unique_ptr<FileCopyChannel>> file =
+        command.ok() ? FileCopyChannel::Open(*command) : command.status();
+    if (!file.ok()) {
+      PrintError(std::string(file.status().message()));
+      return Outcome::kError;
+    }
+    const Outcome outcome = RunStatement(command->sql, nullptr, file->get());
+    if (absl::Status closed = (*file)->Close(); !closed.ok()) {
+      PrintError(std::string(closed.message()));
+      return Outcome::kError;
+    }
+    return outcome;
   }
   if (name == "o") {
     if (argument.empty()) {

@@ -21,6 +21,7 @@
 
 #include "cli/result_format.h"
 #include "engine/connection.h"
+#include "engine/copy_channel.h"
 
 namespace tessera {
 
@@ -65,8 +66,10 @@ class Shell {
   // at the first error).
   Outcome HandleLine(StatementSplitter& splitter, const std::string& line);
   Outcome RunStatements(const std::vector<std::string>& statements);
-  // Runs one statement; `adjust` may edit its result before it is printed.
-  Outcome RunStatement(const std::string& sql, const std::function<void(QueryResult&)>& adjust = nullptr);
+  // Runs one statement; `adjust` may edit its result before it is printed. With `copy`, the statement is a COPY ...
+  // FROM STDIN / TO STDOUT whose data is `copy` (\copy).
+  Outcome RunStatement(const std::string& sql, const std::function<void(QueryResult&)>& adjust = nullptr,
+                       CopyChannel* copy = nullptr);
   Outcome RunMetaCommand(std::string_view line);
   // Runs SHOW TABLES; with `tables_only`, keeps the rows whose kind is 'table'.
   Outcome ListRelations(bool tables_only);

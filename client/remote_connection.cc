@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "engine/copy_channel.h"
 #include "grpcpp/grpcpp.h"
 #include "server/tessera.grpc.pb.h"
 #include "server/wire_format.h"
@@ -202,6 +204,106 @@ absl::StatusOr<QueryResult> RemoteConnection::ExecuteOnce(std::string_view sql, 
   if (!decode_error.ok()) {
     return absl::InternalError(absl::StrCat("malformed response from the server: ", decode_error.message()));
   }
+  return result;
+}
+
+absl::StatusOr<QueryResult> RemoteConnection::ExecuteCopy(std::string_view sql, CopyChannel& channel) {
+  absl::StatusOr<CopyDirection> direction = CopyStatementDirection(sql);
+  if (!direction.ok()) return direction.status();
+  auto once = [&](bool* session_expired) {
+    return *direction == CopyDirection::kIn ? CopyInOnce(sql, channel, session_expired)
+                                            : CopyOutOnce(sql, channel, session_expired);
+  };
+  bool session_expired = false;
+  absl::StatusOr<QueryResult> result = once(&session_expired);
+  if (!session_expired) return result;
+  absl::Status reopened = impl_->OpenSession();
+  if (!reopened.ok()) return reopened;
+  return once(&session_expired);
+}
+
+namespace {
+
+QueryResult CopySummary(const v1::ExecuteSummary& summary) {
+  QueryResult result;
+  result.status_message = summary.status_message();
+  result.rows_affected = summary.rows_affected();
+  return result;
+}
+
+}  // namespace
+
+absl::StatusOr<QueryResult> RemoteConnection::CopyInOnce(std::string_view sql, CopyChannel& channel,
+                                                         bool* session_expired) {
+  grpc::ClientContext context;
+  impl_->Prepare(&context);
+  v1::ExecuteSummary summary;
+  std::unique_ptr<grpc::ClientWriter<v1::CopyInRequest>> writer = impl_->stub->CopyIn(&context, &summary);
+  v1::CopyInRequest request;
+  request.mutable_statement()->set_session_id(impl_->SessionId());
+  request.mutable_statement()->set_sql(std::string(sql));
+  absl::Status local;
+  if (writer->Write(request)) {
+    // The server sends its initial metadata as it starts the statement; without the query id it refused the call
+    // before reading any data (an unknown session, a bad statement), so nothing of the channel is consumed and the
+    // call may be repeated.
+    writer->WaitForInitialMetadata();
+    if (context.GetServerInitialMetadata().count("tessera-query-id") > 0) {
+      local = channel.BeginCopyIn(CopyStreamShape{});
+      std::string data;
+      bool open = local.ok();
+      while (open) {
+        absl::StatusOr<bool> more = channel.ReadCopyData(&data);
+        if (!more.ok()) local = more.status();
+        if (!more.ok() || !*more) break;
+        for (size_t at = 0; open && at < data.size(); at += kCopyChunkBytes) {
+          request.set_data(data.data() + at, std::min(kCopyChunkBytes, data.size() - at));
+          open = writer->Write(request);  // false: the server ended the call (a bad line); Finish says why
+        }
+      }
+      if (!local.ok()) context.TryCancel();  // the COPY must not commit what was sent
+    }
+  }
+  writer->WritesDone();
+  grpc::Status status = writer->Finish();
+  if (!local.ok()) return local;
+  *session_expired = status.error_code() == grpc::StatusCode::NOT_FOUND &&
+                     context.GetServerTrailingMetadata().count("tessera-unknown-session") > 0;
+  if (!status.ok()) return FromGrpcStatus(status);
+  return CopySummary(summary);
+}
+
+absl::StatusOr<QueryResult> RemoteConnection::CopyOutOnce(std::string_view sql, CopyChannel& channel,
+                                                          bool* session_expired) {
+  grpc::ClientContext context;
+  impl_->Prepare(&context);
+  v1::ExecuteRequest request;
+  request.set_session_id(impl_->SessionId());
+  request.set_sql(std::string(sql));
+  std::unique_ptr<grpc::ClientReader<v1::CopyOutResponse>> reader = impl_->stub->CopyOut(&context, request);
+  absl::Status local;
+  bool began = false;
+  QueryResult result;
+  v1::CopyOutResponse response;
+  while (reader->Read(&response)) {
+    if (!local.ok()) continue;  // drain the stream so Finish returns
+    if (response.payload_case() == v1::CopyOutResponse::kSummary) {
+      result = CopySummary(response.summary());
+      continue;
+    }
+    if (!began) {
+      local = channel.BeginCopyOut(CopyStreamShape{});
+      began = true;
+    }
+    if (local.ok()) local = channel.WriteCopyData(response.data());
+    if (!local.ok()) context.TryCancel();
+  }
+  grpc::Status status = reader->Finish();
+  if (!local.ok()) return local;
+  *session_expired = status.error_code() == grpc::StatusCode::NOT_FOUND &&
+                     context.GetServerTrailingMetadata().count("tessera-unknown-session") > 0;
+  if (!status.ok()) return FromGrpcStatus(status);
+  if (!began) TESSERA_RETURN_IF_ERROR(channel.BeginCopyOut(CopyStreamShape{}));  // no rows: an empty file
   return result;
 }
 

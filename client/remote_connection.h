@@ -69,6 +69,10 @@ struct ServerHealth {
 
 class RemoteConnection : public Connection {
  public:
+  // The largest data message of a COPY FROM STDIN (well under the server's default receive limit of
+  // --max-statement-bytes, 1 MiB, plus a margin).
+  static constexpr size_t kCopyChunkBytes = 256u << 10;
+
   // Connects to `host_port` ("127.0.0.1:7482", "[::1]:7482", "localhost:7482") and opens a session.
   static absl::StatusOr<std::unique_ptr<RemoteConnection>> Connect(const std::string& host_port,
                                                                    const ClientOptions& options);
@@ -80,6 +84,11 @@ class RemoteConnection : public Connection {
   // with the options' settings and sends the statement again (the server had run nothing); settings made with SET
   // since are lost then.
   absl::StatusOr<QueryResult> Execute(std::string_view sql) override;
+  // COPY ... FROM STDIN through the CopyIn call (the channel's data sent in messages of at most kCopyChunkBytes,
+  // paced by gRPC's flow control) or COPY ... TO STDOUT through CopyOut (each data message handed to the channel);
+  // an expired session is reopened as for Execute (the server read no data then). An error of the channel (a
+  // local file that cannot be read or written) cancels the call, so a COPY FROM commits nothing.
+  absl::StatusOr<QueryResult> ExecuteCopy(std::string_view sql, CopyChannel& channel) override;
   void Cancel() override;
   absl::StatusOr<QueryProgress> Progress() override;
 
@@ -96,6 +105,8 @@ class RemoteConnection : public Connection {
   explicit RemoteConnection(std::unique_ptr<Impl> impl);
   // One Execute call; `session_expired` tells that the server did not know the session (nothing ran).
   absl::StatusOr<QueryResult> ExecuteOnce(std::string_view sql, bool* session_expired);
+  absl::StatusOr<QueryResult> CopyInOnce(std::string_view sql, CopyChannel& channel, bool* session_expired);
+  absl::StatusOr<QueryResult> CopyOutOnce(std::string_view sql, CopyChannel& channel, bool* session_expired);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -17,6 +17,7 @@ namespace tessera {
 
 class Database;
 class Session;
+class CopyChannel;
 
 class Connection {
  public:
@@ -25,6 +26,9 @@ class Connection {
   // Runs every ';'-separated statement of `sql` and returns the last one's result; stops at the first error
   // (the message carries the parser's caret where there is one). Cancelled after Cancel().
   virtual absl::StatusOr<QueryResult> Execute(std::string_view sql) = 0;
+  // Execute for statements that stream COPY data through the client (COPY ... FROM STDIN / TO STDOUT): `channel`
+  // (engine/copy_channel.h) supplies and receives the data on this side, a local file for the shell's \copy.
+  virtual absl::StatusOr<QueryResult> ExecuteCopy(std::string_view sql, CopyChannel& channel) = 0;
   // Cancels what Execute is running now; a no-op when idle.
   virtual void Cancel() = 0;
   // Progress of the query Execute is running now; NotFound when none is running.
@@ -38,6 +42,7 @@ class InProcessConnection : public Connection {
   ~InProcessConnection() override;
 
   absl::StatusOr<QueryResult> Execute(std::string_view sql) override;
+  absl::StatusOr<QueryResult> ExecuteCopy(std::string_view sql, CopyChannel& channel) override;
   void Cancel() override;
   absl::StatusOr<QueryProgress> Progress() override;
 

@@ -98,7 +98,8 @@ absl::Status CommitLoad(Database& database, const TableDescriptor& planned, std:
   return committed;
 }
 
-// A load into `table`: its new segment and how it commits; its blocks compressed unless SET compression = off.
+}  // namespace
+
 absl::StatusOr<std::shared_ptr<TableLoad>> StartLoad(Database& database, std::shared_ptr<const TableDescriptor> table,
                                                      const QueryRunOptions& options) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
@@ -111,6 +112,8 @@ absl::StatusOr<std::shared_ptr<TableLoad>> StartLoad(Database& database, std::sh
   return load;
 }
 
+namespace {
+
 // Runs a load's DAG under the Foreman and returns the rows it committed. The statement succeeded iff the load
 // committed: a cancel that lands while the commit work order runs does not undo it. Otherwise the load's segment
 // file is gone once the last reference to `load` (the caller's) is.
@@ -121,6 +124,8 @@ absl::StatusOr<int64_t> RunLoad(Database& database, std::unique_ptr<ExecutionDag
   if (!query.ok()) return query.status();
   return absl::InternalError("a load finished without committing");
 }
+
+}  // namespace
 
 absl::StatusOr<std::vector<int>> ResolveColumnList(const TableDescriptor& table,
                                                    const std::vector<std::string>& names) {
@@ -142,12 +147,18 @@ absl::StatusOr<std::vector<int>> ResolveColumnList(const TableDescriptor& table,
   return indexes;
 }
 
+namespace {
+
+// Files default to CSV (.tbl files to dbgen's format), STDIN / STDOUT to PostgreSQL's text format, as psql's \copy
+// and psycopg's cursor.copy() speak it; FORMAT csv | text | tbl chooses.
 absl::StatusOr<DelimitedFormat> CopyFormat(const parser::CopyStatement& statement) {
   DelimitedFormat format;
   std::string lower_path = absl::AsciiStrToLower(statement.path);
   bool tbl = absl::EndsWith(lower_path, ".tbl");
+  bool text = statement.stdio;
   std::optional<char> delimiter;
   std::optional<char> quote;
+  std::optional<std::string> null_string;
   for (const auto& [name, expr] : statement.options) {
     TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*expr, statement.text));
     auto single_char = [&](std::string_view option) -> absl::StatusOr<char> {
@@ -173,12 +184,14 @@ absl::StatusOr<DelimitedFormat> CopyFormat(const parser::CopyStatement& statemen
       }
     } else if (name == "null") {
       if (!value.type().IsString()) return absl::InvalidArgumentError("COPY option NULL must be a string");
-      format.null_string = value.AsString();
+      null_string = value.AsString();
     } else if (name == "format") {
       std::string kind = value.type().IsString() ? absl::AsciiStrToLower(value.AsString()) : "";
-      if (kind == "tbl") tbl = true;
-      else if (kind == "csv" || kind == "text") tbl = false;
-      else return absl::InvalidArgumentError("COPY FORMAT must be csv, text or tbl");
+      tbl = kind == "tbl";
+      text = kind == "text";
+      if (kind != "tbl" && kind != "text" && kind != "csv") {
+        return absl::InvalidArgumentError("COPY FORMAT must be csv, text or tbl");
+      }
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown COPY option '", name, "' (known: DELIMITER, HEADER, NULL, QUOTE, FORMAT)"));
@@ -188,9 +201,19 @@ absl::StatusOr<DelimitedFormat> CopyFormat(const parser::CopyStatement& statemen
     format.delimiter = '|';
     format.quote = '\0';
     format.trailing_delimiter = true;
+  } else if (text) {
+    if (quote) return absl::InvalidArgumentError("COPY QUOTE is available only in CSV format");
+    format.delimiter = '\t';
+    format.quote = '\0';
+    format.null_string = "\\N";
+    format.backslash_escapes = true;
   }
   if (delimiter) format.delimiter = *delimiter;
   if (quote) format.quote = *quote;
+  if (null_string) format.null_string = *null_string;
+  if (format.backslash_escapes && format.delimiter == '\\') {
+    return absl::InvalidArgumentError("COPY DELIMITER cannot be a backslash in text format");
+  }
   return format;
 }
 
@@ -388,6 +411,9 @@ absl::StatusOr<QueryResult> ExecuteDropTable(Database& database, const parser::D
 
 absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopyStatement& statement,
                                         const QueryRunOptions& options) {
+  if (statement.query != nullptr) {
+    return absl::UnimplementedError("COPY (query) TO a file is not supported yet; use TO STDOUT");
+  }
   TESSERA_ASSIGN_OR_RETURN(DelimitedFormat format, CopyFormat(statement));
   TESSERA_RETURN_IF_ERROR(CheckFileAccess(database.options().file_access, database.options().data_directory,
                                           statement.path, /*writing=*/!statement.from));

@@ -293,9 +293,6 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
   return PlanRows(text);
 }
 
-namespace {
-
-// "name" with embedded quotes doubled, so any view name parses back as itself.
 std::string QuoteIdentifier(const std::string& name) {
   std::string quoted = "\"";
   for (char c : name) {
@@ -305,8 +302,6 @@ std::string QuoteIdentifier(const std::string& name) {
   quoted.push_back('"');
   return quoted;
 }
-
-}  // namespace
 
 absl::StatusOr<QueryMemoryEstimate> EstimateQueryMemory(Database& database, std::string_view sql) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<parser::Statement> statement, parser::ParseStatement(sql));

@@ -172,15 +172,15 @@ absl::StatusOr<QueryProgress> Session::RunningQueryProgress() {
   return database_->foreman().GetProgress(running);
 }
 
-absl::StatusOr<QueryResult> Session::Execute(std::string_view sql, ResultSink* sink) {
+absl::StatusOr<QueryResult> Session::Execute(std::string_view sql, ResultSink* sink, CopyChannel* copy) {
   cancel_requested_.store(false);
   executing_.store(true);
-  absl::StatusOr<QueryResult> result = ExecuteStatements(sql, sink);
+  absl::StatusOr<QueryResult> result = ExecuteStatements(sql, sink, copy);
   executing_.store(false);
   return result;
 }
 
-absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, ResultSink* sink) {
+absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, ResultSink* sink, CopyChannel* copy) {
   TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> statements,
                            parser::ParseStatements(sql));
   QueryResult last;
@@ -196,6 +196,14 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
       if (absl::Status supported = CheckDistributedStatement(*database_, *statement); !supported.ok()) {
         return parser::WithPositionIfMissing(supported, sql, statement->position);
       }
+    }
+    if (statement->kind == StatementKind::kCopy && static_cast<const parser::CopyStatement&>(*statement).stdio) {
+      result = ExecuteCopyStream(*database_, static_cast<const parser::CopyStatement&>(*statement), RunOptions(),
+                                 copy);
+      // Its errors are about the data (they name its line) or the table, not a place in the statement's text.
+      if (!result.ok()) return result.status();
+      last = *std::move(result);
+      continue;
     }
     if (master && statement->kind == StatementKind::kCopy &&
         static_cast<const parser::CopyStatement&>(*statement).from) {

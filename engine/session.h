@@ -25,6 +25,7 @@ class StorageManager;
 class BufferPool;
 class Topology;
 class ResultSink;
+class CopyChannel;
 class ActivityProvider;
 class TableCompactor;
 struct QueryRunOptions;
@@ -109,8 +110,9 @@ class Session {
   // first error, whose message names the statement position (parser errors carry a caret). After Cancel() it
   // returns Cancelled and runs no further statement. With `sink`, the rows of a last statement that is a SELECT are
   // streamed to it as the query produces them (engine/result_sink.h; QueryResult::streamed_rows counts them);
-  // every other statement's rows are returned in the result as without.
-  absl::StatusOr<QueryResult> Execute(std::string_view sql, ResultSink* sink = nullptr);
+  // every other statement's rows are returned in the result as without. With `copy`, COPY ... FROM STDIN reads its
+  // data from it and COPY ... TO STDOUT writes to it (engine/copy_channel.h); without, they fail.
+  absl::StatusOr<QueryResult> Execute(std::string_view sql, ResultSink* sink = nullptr, CopyChannel* copy = nullptr);
 
   // Thread-safe (any thread, e.g. a Ctrl-C watcher or an RPC): cancels the query Execute is running now and the
   // statements after it in the same call. A no-op when Execute is not running.
@@ -125,7 +127,7 @@ class Session {
   int priority() const;
 
  private:
-  absl::StatusOr<QueryResult> ExecuteStatements(std::string_view sql, ResultSink* sink);
+  absl::StatusOr<QueryResult> ExecuteStatements(std::string_view sql, ResultSink* sink, CopyChannel* copy);
   // The settings and cancellation handles a query of this session runs with.
   QueryRunOptions RunOptions();
 

@@ -21,6 +21,8 @@
 namespace tessera {
 
 class TemporaryRelation;
+class TableLoad;
+class CopyChannel;
 
 absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser::CreateTableStatement& statement);
 // CREATE TABLE name [WITH (...)] AS query: a table of the query's column names and types (nullable, no defaults),
@@ -64,6 +66,18 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
                                         const QueryRunOptions& options);
 // The file format COPY `statement` names (its options, and .tbl files read as dbgen writes them).
 absl::StatusOr<DelimitedFormat> CopyStatementFormat(const parser::CopyStatement& statement);
+// COPY ... FROM STDIN / TO STDOUT (copy_stream_statements.cc): the data is a stream through `channel`, the
+// client's connection (engine/copy_channel.h); FailedPrecondition without one. FROM STDIN commits only when the
+// whole stream loaded; TO STDOUT streams the rows of the table (or of COPY's query) under the Foreman.
+absl::StatusOr<QueryResult> ExecuteCopyStream(Database& database, const parser::CopyStatement& statement,
+                                              const QueryRunOptions& options, CopyChannel* channel);
+// A new load into `table` (relational_operators/table_load.h): its segment and its commit into the table's
+// current version; its blocks compressed unless SET compression = off.
+absl::StatusOr<std::shared_ptr<TableLoad>> StartLoad(Database& database, std::shared_ptr<const TableDescriptor> table,
+                                                     const QueryRunOptions& options);
+// The table columns a COPY / INSERT column list names, in its order (empty list: empty result); NotFound with the
+// closest name for an unknown column, InvalidArgument for a column listed twice.
+absl::StatusOr<std::vector<int>> ResolveColumnList(const TableDescriptor& table, const std::vector<std::string>& names);
 // INSERT ... SELECT as one query under the Foreman: the SELECT's DAG ends in an InsertOperator
 // (relational_operators/insert_operator.h) that casts, builds the table's blocks and commits them at the end.
 absl::StatusOr<QueryResult> ExecuteInsertSelect(Database& database, const parser::InsertStatement& statement,
@@ -86,6 +100,11 @@ inline constexpr size_t kResultBacklogBytes = 8u << 20;
 // `options.optimizer.run_plan` (Session::RunOptions), the binder evaluates WITH RECURSIVE queries.
 absl::StatusOr<std::vector<std::vector<Value>>> RunPlanRows(Database& database, const optimizer::LogicalOperator& plan,
                                                             const QueryRunOptions& options);
+
+// "name" with embedded quotes doubled, so that any table, column or view name parses back as itself in SQL that
+// the engine writes (a view's text, COPY t TO STDOUT's SELECT).
+std::string QuoteIdentifier(const std::string& name);
+
 // SELECT through the query engine (binder, optimizer, operator DAG, work orders).
 absl::StatusOr<QueryResult> ExecuteQuery(Database& database, const parser::SelectQueryStatement& statement,
                                          const QueryRunOptions& options);

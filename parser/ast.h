@@ -314,10 +314,12 @@ struct CreateViewStatement : Statement {
 
 struct CopyStatement : Statement {
   CopyStatement() : Statement(StatementKind::kCopy) {}
-  std::string table;
+  std::string table;                       // empty for COPY (query) TO
+  std::unique_ptr<SelectStatement> query;  // COPY (SELECT ...) TO STDOUT | 'path'
   std::vector<std::string> columns;  // optional column list
   bool from = true;                  // COPY t FROM 'path' (true) or COPY t TO 'path' (false)
   std::string path;
+  bool stdio = false;                // FROM STDIN / TO STDOUT: the client connection's data, not a file (path empty)
   // (DELIMITER '|', HEADER false, NULL '', FORMAT csv): names lower-cased, values as literals.
   std::vector<std::pair<std::string, std::unique_ptr<ParsedExpr>>> options;
 };

@@ -204,20 +204,35 @@ absl::StatusOr<std::unique_ptr<ParsedExpr>> RecursiveDescentParser::ParseOptionV
 absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseCopy() {
   TESSERA_RETURN_IF_ERROR(ExpectWord("COPY"));
   auto statement = std::make_unique<CopyStatement>();
-  TESSERA_ASSIGN_OR_RETURN(statement->table, ExpectName("a table name"));
-  if (AtOperator("(")) {
-    TESSERA_ASSIGN_OR_RETURN(statement->columns, ParseNameList("a column name"));
-  }
-  if (ConsumeWord("FROM")) {
-    statement->from = true;
-  } else if (ConsumeWord("TO")) {
+  if (AtOperator("(") && AtQueryStart()) {
+    Advance();
+    TESSERA_ASSIGN_OR_RETURN(statement->query, ParseSelectStatement());
+    TESSERA_RETURN_IF_ERROR(ExpectOperator(")"));
+    if (!ConsumeWord("TO")) return ErrorExpected("TO (COPY (query) can only write)");
     statement->from = false;
   } else {
-    return ErrorExpected("FROM or TO");
+    TESSERA_ASSIGN_OR_RETURN(statement->table, ExpectName("a table name"));
+    if (AtOperator("(")) {
+      TESSERA_ASSIGN_OR_RETURN(statement->columns, ParseNameList("a column name"));
+    }
+    if (ConsumeWord("FROM")) {
+      statement->from = true;
+    } else if (ConsumeWord("TO")) {
+      statement->from = false;
+    } else {
+      return ErrorExpected("FROM or TO");
+    }
   }
-  if (Current().kind != TokenKind::kString) return ErrorExpected("a file path in single quotes");
-  statement->path = Current().text;
-  Advance();
+  if (ConsumeWord(statement->from ? "STDIN" : "STDOUT")) {
+    statement->stdio = true;
+  } else {
+    if (Current().kind != TokenKind::kString) {
+      return ErrorExpected(statement->from ? "a file path in single quotes or STDIN"
+                                           : "a file path in single quotes or STDOUT");
+    }
+    statement->path = Current().text;
+    Advance();
+  }
 
   const bool with = ConsumeWord("WITH");
   if (!with && !AtOperator("(")) return statement;

@@ -70,6 +70,14 @@ std::string SqlStateOf(const absl::Status& status) {
       return "XX000";
   }
   if (absl::StartsWith(message, "syntax error")) return "42601";
+  // A bad line of COPY's data ("COPY t: STDIN line 3, column x: ..."): the data's class, as PostgreSQL's.
+  if (absl::StartsWith(message, "COPY ") && Contains(message, " line ")) {
+    if (Contains(message, "invalid input for")) return "22P02";
+    if (Contains(message, "out of range")) return "22003";
+    if (Contains(message, "too long for")) return "22001";
+    if (Contains(message, "NULL in a NOT NULL column")) return "23502";
+    return "22P04";  // bad_copy_file_format: field counts, quotes, line length
+  }
   if (Contains(message, "does not exist")) {
     if (absl::StartsWith(message, "column ")) return "42703";
     if (absl::StartsWith(message, "table ") || absl::StartsWith(message, "view ")) return "42P01";

@@ -31,6 +31,7 @@
 #include "engine/statement_handlers.h"
 #include "glog/logging.h"
 #include "server/pg_catalog_queries.h"
+#include "server/pg_copy.h"
 #include "server/pg_errors.h"
 #include "server/pg_protocol.h"
 #include "server/pg_scram.h"
@@ -259,8 +260,11 @@ class PgConnection {
 
   // Runs one statement (compatibility layer or engine); on success fills *result and answers nothing yet.
   // With `sink`, the rows of a SELECT the engine runs stream to it (Session::Execute); others are in *result.
-  absl::Status RunStatement(std::string_view statement, QueryResult* result, ResultSink* sink = nullptr);
-  absl::StatusOr<QueryResult> RunInEngine(std::string_view statement, ResultSink* sink = nullptr);
+  // With `copy`, COPY ... FROM STDIN / TO STDOUT run their sub-protocol on this connection (pg_copy.h).
+  absl::Status RunStatement(std::string_view statement, QueryResult* result, ResultSink* sink = nullptr,
+                            pg::PgCopyChannel* copy = nullptr);
+  absl::StatusOr<QueryResult> RunInEngine(std::string_view statement, ResultSink* sink = nullptr,
+                                          pg::PgCopyChannel* copy = nullptr);
   // A query (SELECT, WITH, VALUES) that neither the compatibility layer nor the catalog answers: the engine runs
   // it, so its columns can be found by binding and its rows can stream.
   bool RunsInEngine(std::string_view statement);
@@ -724,7 +728,8 @@ bool PgConnection::HandleMessage(const Message& message) {
   }
 }
 
-absl::StatusOr<QueryResult> PgConnection::RunInEngine(std::string_view statement, ResultSink* sink) {
+absl::StatusOr<QueryResult> PgConnection::RunInEngine(std::string_view statement, ResultSink* sink,
+                                                      pg::PgCopyChannel* copy) {
   ServerSession& session = *session_;
   if (!server_->sessions()->Find(session.id()).ok()) {
     closing_ = true;
@@ -743,7 +748,7 @@ absl::StatusOr<QueryResult> PgConnection::RunInEngine(std::string_view statement
     return poll(&peer, 1, 0) > 0 && (peer.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
   });
   if (server_->shutting_down()) session.RequestCancel();
-  absl::StatusOr<QueryResult> result = session.session().Execute(statement, sink);
+  absl::StatusOr<QueryResult> result = session.session().Execute(statement, sink, copy);
   session.EndExecution();
   session.Touch();
   return result;
@@ -754,7 +759,8 @@ bool PgConnection::RunsInEngine(std::string_view statement) {
          !pg::AnswerCatalogQuery(statement, *server_->database()).has_value();
 }
 
-absl::Status PgConnection::RunStatement(std::string_view statement, QueryResult* result, ResultSink* sink) {
+absl::Status PgConnection::RunStatement(std::string_view statement, QueryResult* result, ResultSink* sink,
+                                       pg::PgCopyChannel* copy) {
   std::optional<absl::StatusOr<pg::CompatOutcome>> compat = pg::HandleCompatStatement(statement, parameters_);
   using Transaction = pg::CompatOutcome::Transaction;
   if (transaction_ == 'E' && !(compat && compat->ok() && ((*compat)->transaction == Transaction::kCommit ||
@@ -764,7 +770,8 @@ absl::Status PgConnection::RunStatement(std::string_view statement, QueryResult*
   }
   if (!compat.has_value()) {
     std::optional<absl::StatusOr<QueryResult>> catalog = pg::AnswerCatalogQuery(statement, *server_->database());
-    absl::StatusOr<QueryResult> ran = catalog.has_value() ? *std::move(catalog) : RunInEngine(statement, sink);
+    absl::StatusOr<QueryResult> ran =
+        catalog.has_value() ? *std::move(catalog) : RunInEngine(statement, sink, copy);
     if (!ran.ok()) return ran.status();
     *result = *std::move(ran);
     return absl::OkStatus();
@@ -837,11 +844,26 @@ void PgConnection::HandleQuery(std::string_view sql) {
   for (const pg::StatementText& statement : statements) {
     QueryResult result;
     RowStream stream(this);
-    absl::Status status = RunStatement(statement.text, &result, &stream);
-    if (stream.client_gone()) {
+    pg::PgCopyChannel copy(&stream_);
+    absl::Status status = RunStatement(statement.text, &result, &stream, &copy);
+    if (stream.client_gone() || copy.connection_lost()) {
+      if (!copy.violation().empty()) ProtocolViolation(copy.violation());
       closing_ = true;
       return;
     }
+    if (!status.ok() && copy.copy_in_unfinished()) {
+      // The COPY failed before the client's data ended (a bad line). As PostgreSQL does: the error at once, then
+      // the client's remaining data dropped up to its CopyDone or CopyFail, then ReadyForQuery.
+      SendStatementError(status, statement.text, sql, [&](size_t byte) { return statement.offset + byte; });
+      std::string violation;
+      if (!stream_.Flush().ok() || !copy.DiscardCopyIn(&violation)) {
+        if (!violation.empty()) ProtocolViolation(violation);
+        closing_ = true;
+        return;
+      }
+      break;
+    }
+    if (status.ok() && copy.copy_out_started()) copy.EndCopyOut();
     if (!status.ok()) {
       SendStatementError(status, statement.text, sql, [&](size_t byte) { return statement.offset + byte; });
       break;

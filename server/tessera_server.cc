@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <sstream>
 #include <thread>
@@ -15,12 +16,14 @@
 #include "absl/strings/str_replace.h"
 #include "catalog/catalog.h"
 #include "common/clock.h"
+#include "engine/copy_channel.h"
 #include "engine/result_sink.h"
 #include "engine/session.h"
 #include "engine/statement_handlers.h"
 #include "glog/logging.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/resource_quota.h"
+#include "server/grpc_copy.h"
 #include "server/pg_server.h"
 #include "server/secret_equals.h"
 #include "server/server_sessions.h"
@@ -319,25 +322,37 @@ class TesseraServer::Service final : public v1::Tessera::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Execute(grpc::ServerContext* context, const v1::ExecuteRequest* request,
-                       grpc::ServerWriter<v1::ExecuteResponse>* writer) override {
-    const int64_t arrival_ns = MonotonicNanos();
+  // What RunInSession ran: the statement's outcome, the execution's id and its time on the server.
+  struct Execution {
+    absl::StatusOr<QueryResult> result;
+    int64_t query_id = 0;
+    int64_t execution_us = 0;
+  };
+
+  // What every statement call (Execute, CopyIn, CopyOut) shares: the token, the statement's size and encoding,
+  // its session (waiting briefly for the session's previous call), the priority of this execution only, and the
+  // running execution that Cancel, GetProgress, ListQueries and the monitor see. `send_metadata` sends the initial
+  // metadata (with "tessera-query-id") before the statement runs; `run` runs it in the session. A status that is
+  // not OK means nothing ran.
+  grpc::Status RunInSession(grpc::ServerContext* context, const v1::ExecuteRequest& request,
+                            const std::function<void()>& send_metadata,
+                            const std::function<absl::StatusOr<QueryResult>(Session&)>& run, Execution* out) {
     if (grpc::Status status = Admit(context); !status.ok()) return status;
-    if (static_cast<int64_t>(request->sql().size()) > options_.max_statement_bytes) {
+    if (static_cast<int64_t>(request.sql().size()) > options_.max_statement_bytes) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          absl::StrCat("statement is ", request->sql().size(), " bytes; the limit is ",
+                          absl::StrCat("statement is ", request.sql().size(), " bytes; the limit is ",
                                        options_.max_statement_bytes, " (the server's --max-statement-bytes)"));
     }
-    if (request->priority() < 0 || request->max_batch_rows() < 0) {
+    if (request.priority() < 0 || request.max_batch_rows() < 0) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "priority and max_batch_rows must not be negative");
     }
-    if (const size_t bad = InvalidUtf8Offset(request->sql()); bad != std::string_view::npos) {
+    if (const size_t bad = InvalidUtf8Offset(request.sql()); bad != std::string_view::npos) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           absl::StrCat("the statement is not valid UTF-8: byte ", bad, " (0x",
-                                       absl::Hex(static_cast<unsigned char>(request->sql()[bad]), absl::kZeroPad2),
+                                       absl::Hex(static_cast<unsigned char>(request.sql()[bad]), absl::kZeroPad2),
                                        ") does not begin a well-formed character"));
     }
-    absl::StatusOr<std::shared_ptr<ServerSession>> found = sessions_.Find(request->session_id());
+    absl::StatusOr<std::shared_ptr<ServerSession>> found = sessions_.Find(request.session_id());
     if (!found.ok()) {
       // Marks the error as "nothing ran", so a client may open a new session and send the statement again.
       context->AddTrailingMetadata(kUnknownSessionKey, "1");
@@ -358,33 +373,69 @@ class TesseraServer::Service final : public v1::Tessera::Service {
       session.session().Execute(absl::StrCat("SET priority = ", *pending)).IgnoreError();
     }
     const int session_priority = session.session().priority();
-    const bool override_priority = request->priority() > 0 && request->priority() != session_priority;
+    const bool override_priority = request.priority() > 0 && request.priority() != session_priority;
     if (override_priority) {
-      absl::StatusOr<QueryResult> set = session.session().Execute(absl::StrCat("SET priority = ", request->priority()));
+      absl::StatusOr<QueryResult> set = session.session().Execute(absl::StrCat("SET priority = ", request.priority()));
       if (!set.ok()) return ToGrpcStatus(set.status());
     }
 
     RunningExecution execution;
     execution.query_id = sessions_.NextQueryId();
     execution.session_id = session.id();
-    execution.sql_prefix = Utf8Prefix(request->sql(), 200);
+    execution.sql_prefix = Utf8Prefix(request.sql(), 200);
     execution.start_ns = MonotonicNanos();
-    execution.priority = override_priority ? request->priority() : session_priority;
+    execution.priority = override_priority ? request.priority() : session_priority;
     session.BeginExecution(execution, context);
     if (shutting_down_.load()) session.RequestCancel();
     context->AddInitialMetadata("tessera-query-id", absl::StrCat(execution.query_id));
-    writer->SendInitialMetadata();
-    const size_t batch_rows = request->max_batch_rows() > 0
-                                  ? std::min(request->max_batch_rows(), options_.max_batch_rows)
-                                  : options_.default_batch_rows;
-    BatchWriter batches(writer, batch_rows, options_.max_batch_bytes);
-    absl::StatusOr<QueryResult> result = session.session().Execute(request->sql(), &batches);
-    const int64_t execution_us = (MonotonicNanos() - execution.start_ns) / 1000;
+    send_metadata();
+    out->result = run(session.session());
+    out->query_id = execution.query_id;
+    out->execution_us = (MonotonicNanos() - execution.start_ns) / 1000;
     session.EndExecution();
     if (override_priority) {
       session.session().Execute(absl::StrCat("SET priority = ", session_priority)).IgnoreError();
     }
-    lock.unlock();
+    session.Touch();
+    return grpc::Status::OK;
+  }
+
+  // A CopyIn or CopyOut call runs exactly one COPY of its direction, nothing else.
+  static grpc::Status CheckCopyCall(const std::string& sql, CopyDirection wanted) {
+    absl::StatusOr<CopyDirection> direction = CopyStatementDirection(sql);
+    if (!direction.ok()) return ToGrpcStatus(direction.status());
+    if (*direction != wanted) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          wanted == CopyDirection::kIn ? "the CopyIn call runs COPY ... FROM STDIN; use CopyOut"
+                                                       : "the CopyOut call runs COPY ... TO STDOUT; use CopyIn");
+    }
+    return grpc::Status::OK;
+  }
+
+  static void FillSummary(const Execution& execution, int64_t rows_sent, int64_t arrival_ns,
+                          v1::ExecuteSummary* summary) {
+    summary->set_query_id(execution.query_id);
+    summary->set_row_count(rows_sent);
+    summary->set_rows_affected(execution.result->rows_affected);
+    summary->set_status_message(execution.result->status_message);
+    summary->set_returns_rows(execution.result->returns_rows);
+    summary->set_execution_us(execution.execution_us);
+    summary->set_total_us((MonotonicNanos() - arrival_ns) / 1000);
+  }
+
+  grpc::Status Execute(grpc::ServerContext* context, const v1::ExecuteRequest* request,
+                       grpc::ServerWriter<v1::ExecuteResponse>* writer) override {
+    const int64_t arrival_ns = MonotonicNanos();
+    const size_t batch_rows = request->max_batch_rows() > 0
+                                  ? std::min(request->max_batch_rows(), options_.max_batch_rows)
+                                  : options_.default_batch_rows;
+    BatchWriter batches(writer, batch_rows, options_.max_batch_bytes);
+    Execution execution;
+    grpc::Status started = RunInSession(
+        context, *request, [&] { writer->SendInitialMetadata(); },
+        [&](Session& session) { return session.Execute(request->sql(), &batches); }, &execution);
+    if (!started.ok()) return started;
+    absl::StatusOr<QueryResult>& result = execution.result;
     if (!result.ok()) return ToGrpcStatus(result.status());
     if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
     // Rows that were not streamed (SHOW, EXPLAIN, ...) go out the same way.
@@ -396,15 +447,47 @@ class TesseraServer::Service final : public v1::Tessera::Service {
     }
     if (!batches.Finish()) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
     v1::ExecuteResponse response;
-    v1::ExecuteSummary* summary = response.mutable_summary();
-    summary->set_query_id(execution.query_id);
-    summary->set_row_count(batches.rows());
-    summary->set_rows_affected(result->rows_affected);
-    summary->set_status_message(result->status_message);
-    summary->set_returns_rows(result->returns_rows);
-    summary->set_execution_us(execution_us);
-    summary->set_total_us((MonotonicNanos() - arrival_ns) / 1000);
-    session.Touch();
+    FillSummary(execution, batches.rows(), arrival_ns, response.mutable_summary());
+    writer->WriteLast(response, grpc::WriteOptions());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status CopyIn(grpc::ServerContext* context, grpc::ServerReader<v1::CopyInRequest>* reader,
+                      v1::ExecuteSummary* summary) override {
+    const int64_t arrival_ns = MonotonicNanos();
+    if (grpc::Status status = Authorize(context); !status.ok()) return status;
+    v1::CopyInRequest first;
+    if (!reader->Read(&first) || first.payload_case() != v1::CopyInRequest::kStatement) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "the first message of CopyIn must be the statement");
+    }
+    const v1::ExecuteRequest& request = first.statement();
+    if (grpc::Status checked = CheckCopyCall(request.sql(), CopyDirection::kIn); !checked.ok()) return checked;
+    GrpcCopyInChannel channel(context, reader);
+    Execution execution;
+    grpc::Status started = RunInSession(
+        context, request, [&] { reader->SendInitialMetadata(); },
+        [&](Session& session) { return session.Execute(request.sql(), nullptr, &channel); }, &execution);
+    if (!started.ok()) return started;
+    if (!execution.result.ok()) return ToGrpcStatus(execution.result.status());
+    FillSummary(execution, 0, arrival_ns, summary);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status CopyOut(grpc::ServerContext* context, const v1::ExecuteRequest* request,
+                       grpc::ServerWriter<v1::CopyOutResponse>* writer) override {
+    const int64_t arrival_ns = MonotonicNanos();
+    if (grpc::Status status = Authorize(context); !status.ok()) return status;
+    if (grpc::Status checked = CheckCopyCall(request->sql(), CopyDirection::kOut); !checked.ok()) return checked;
+    GrpcCopyOutChannel channel(writer);
+    Execution execution;
+    grpc::Status started = RunInSession(
+        context, *request, [&] { writer->SendInitialMetadata(); },
+        [&](Session& session) { return session.Execute(request->sql(), nullptr, &channel); }, &execution);
+    if (!started.ok()) return started;
+    if (!execution.result.ok()) return ToGrpcStatus(execution.result.status());
+    if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "the client went away");
+    v1::CopyOutResponse response;
+    FillSummary(execution, execution.result->rows_affected, arrival_ns, response.mutable_summary());
     writer->WriteLast(response, grpc::WriteOptions());
     return grpc::Status::OK;
   }

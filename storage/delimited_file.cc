@@ -122,6 +122,51 @@ bool AppendField(BlockBuilder& builder, int column, const ColumnSchema& schema, 
   return ok;
 }
 
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The value of a text-format field (DelimitedFormat::backslash_escapes), as PostgreSQL's COPY reads it.
+void UnescapeText(std::string_view raw, std::string* out) {
+  for (size_t k = 0; k < raw.size(); ++k) {
+    if (raw[k] != '\\' || k + 1 == raw.size()) {
+      out->push_back(raw[k]);
+      continue;
+    }
+    const char c = raw[++k];
+    switch (c) {
+      case 'b': out->push_back('\b'); break;
+      case 'f': out->push_back('\f'); break;
+      case 'n': out->push_back('\n'); break;
+      case 'r': out->push_back('\r'); break;
+      case 't': out->push_back('\t'); break;
+      case 'v': out->push_back('\v'); break;
+      case 'x':
+        if (k + 1 < raw.size() && HexDigit(raw[k + 1]) >= 0) {
+          int value = HexDigit(raw[++k]);
+          if (k + 1 < raw.size() && HexDigit(raw[k + 1]) >= 0) value = value * 16 + HexDigit(raw[++k]);
+          out->push_back(static_cast<char>(value));
+        } else {
+          out->push_back('x');
+        }
+        break;
+      default:
+        if (c >= '0' && c <= '7') {
+          int value = c - '0';
+          for (int digits = 1; digits < 3 && k + 1 < raw.size() && raw[k + 1] >= '0' && raw[k + 1] <= '7'; ++digits) {
+            value = value * 8 + (raw[++k] - '0');
+          }
+          out->push_back(static_cast<char>(value));
+        } else {
+          out->push_back(c);
+        }
+    }
+  }
+}
+
 // Splits and converts delimited lines of one chunk. One instance per chunk.
 class ChunkParser {
  public:
@@ -139,9 +184,17 @@ class ChunkParser {
     quoted_.resize(field_to_column_.size() + 1);
   }
 
-  // Parses [begin, end) of `file` (line-aligned). On a bad line fills `error` and returns false; on a failed block
-  // allocation or write fills `system_error` and returns false; returns true early when `abandon` is set.
+  // Parses [begin, end) of `file` (line-aligned) and writes the last, partly filled block. On a bad line fills
+  // `error` and returns false; on a failed block allocation or write fills `system_error` and returns false;
+  // returns true early when `abandon` is set.
   bool ParseChunk(std::string_view file, size_t begin, size_t end, LoadBlockWriter& out,
+                  const std::atomic<bool>& abandon, LineError* error, absl::Status* system_error) {
+    return ParseLines(file, begin, end, out, abandon, error, system_error) && FlushRest(out, system_error);
+  }
+
+  // ParseChunk without the last block's flush: the rows of a line that does not fill a block stay in the builder
+  // for the next call (a stream's pieces).
+  bool ParseLines(std::string_view file, size_t begin, size_t end, LoadBlockWriter& out,
                   const std::atomic<bool>& abandon, LineError* error, absl::Status* system_error) {
     size_t position = begin;
     int64_t rows = 0;
@@ -155,6 +208,7 @@ class ChunkParser {
       size_t line_offset = position;
       position = line_end + 1;
       if (line.empty()) continue;  // blank lines (e.g. a final newline) carry no row
+      if (format_.backslash_escapes && line == "\\.") continue;  // the text format's end-of-data marker
 
       if (!ParseLine(line, &error->message)) {
         error->line_offset = line_offset;
@@ -178,10 +232,16 @@ class ChunkParser {
       }
       ++rows;
     }
+    return true;
+  }
+
+  // Writes the rows in the builder, if any, as the last block.
+  bool FlushRest(LoadBlockWriter& out, absl::Status* system_error) {
     if (builder_.empty()) return true;
     *system_error = out.Flush(builder_);
     return system_error->ok();
   }
+
  private:
   // Splits `line` into fields and appends one row to the builder (not yet committed).
   bool ParseLine(std::string_view line, std::string* error) {
@@ -228,6 +288,23 @@ class ChunkParser {
         if (i < line.size() && line[i] != delimiter) {
           *error = "unexpected character after a closing quote";
           return false;
+        }
+      } else if (format_.backslash_escapes) {
+        const size_t start = i;
+        bool has_escapes = false;
+        while (i < line.size() && line[i] != delimiter) {
+          if (line[i] == '\\') {
+            has_escapes = true;
+            if (i + 1 < line.size()) ++i;
+          }
+          ++i;
+        }
+        field = line.substr(start, i - start);
+        if (has_escapes && field != format_.null_string) {
+          unescaped_fields_.emplace_back();
+          UnescapeText(field, &unescaped_fields_.back());
+          field = unescaped_fields_.back();
+          quoted = true;  // an escaped field is a value, never NULL (only the raw null string is)
         }
       } else {
         const char* start = line.data() + i;
@@ -299,6 +376,29 @@ class ChunkParser {
   std::vector<bool> quoted_;
   std::deque<std::string> unescaped_fields_;  // deque: growing it keeps earlier fields' views valid
 };
+
+// A COPY column list: no column twice, and every NOT NULL column without a default in it.
+absl::Status CheckTargetColumns(const TableDescriptor& table, const std::vector<int>& target_columns) {
+  for (size_t i = 0; i < target_columns.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (target_columns[i] == target_columns[j]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("column '", table.columns[target_columns[i]].name, "' listed twice"));
+      }
+    }
+  }
+  if (!target_columns.empty()) {
+    std::vector<bool> listed(table.columns.size(), false);
+    for (int c : target_columns) listed[c] = true;
+    for (size_t c = 0; c < table.columns.size(); ++c) {
+      if (!listed[c] && table.columns[c].not_null && !table.columns[c].default_value.has_value()) {
+        return absl::InvalidArgumentError(absl::StrCat("column '", table.columns[c].name,
+                                                       "' is NOT NULL without a default and must be loaded"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -378,24 +478,7 @@ absl::StatusOr<size_t> DelimitedFileChunks::NextLineStart(size_t from) const {
 absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> DelimitedFileChunks::Open(
     const std::string& path, const TableDescriptor& table, const std::vector<int>& target_columns,
     const DelimitedFormat& format, ChunkSizing sizing, const std::function<absl::Status(int fd)>& verify_opened) {
-  for (size_t i = 0; i < target_columns.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (target_columns[i] == target_columns[j]) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("column '", table.columns[target_columns[i]].name, "' listed twice"));
-      }
-    }
-  }
-  if (!target_columns.empty()) {
-    std::vector<bool> listed(table.columns.size(), false);
-    for (int c : target_columns) listed[c] = true;
-    for (size_t c = 0; c < table.columns.size(); ++c) {
-      if (!listed[c] && table.columns[c].not_null && !table.columns[c].default_value.has_value()) {
-        return absl::InvalidArgumentError(absl::StrCat("column '", table.columns[c].name,
-                                                       "' is NOT NULL without a default and must be loaded"));
-      }
-    }
-  }
+  TESSERA_RETURN_IF_ERROR(CheckTargetColumns(table, target_columns));
   // O_NONBLOCK: opening a FIFO must not wait for a writer (FIFOs are refused below).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
@@ -469,6 +552,94 @@ absl::Status DelimitedFileChunks::ParseChunk(size_t chunk, LoadBlockWriter& out,
   }
   return absl::InvalidArgumentError(
       absl::StrCat("COPY ", table_.name, ": '", path_, "' line ", line, ", ", error.message));
+}
+
+class DelimitedStreamParser::Impl {
+ public:
+  Impl(const TableDescriptor& table, const std::vector<int>& target_columns, const DelimitedFormat& format)
+      : format_(format), parser_(table, target_columns, format_) {}
+  ChunkParser& parser() { return parser_; }
+
+ private:
+  const DelimitedFormat format_;  // before parser_, which keeps a reference to it
+  ChunkParser parser_;
+};
+
+absl::StatusOr<std::unique_ptr<DelimitedStreamParser>> DelimitedStreamParser::Create(
+    const TableDescriptor& table, const std::vector<int>& target_columns, const DelimitedFormat& format,
+    std::string source, LoadBlockWriter* out) {
+  TESSERA_RETURN_IF_ERROR(CheckTargetColumns(table, target_columns));
+  return std::unique_ptr<DelimitedStreamParser>(new DelimitedStreamParser(
+      std::make_unique<Impl>(table, target_columns, format), table, std::move(source), out, format.header));
+}
+
+DelimitedStreamParser::DelimitedStreamParser(std::unique_ptr<Impl> impl, const TableDescriptor& table,
+                                             std::string source, LoadBlockWriter* out, bool skip_header)
+    : impl_(std::move(impl)), table_(table), source_(std::move(source)), out_(out), skip_header_(skip_header) {}
+
+DelimitedStreamParser::~DelimitedStreamParser() = default;
+
+absl::Status DelimitedStreamParser::ParseLines(std::string_view text, const std::atomic<bool>& abandon) {
+  size_t begin = 0;
+  if (skip_header_) {
+    const void* newline = std::memchr(text.data(), '\n', text.size());
+    begin = newline == nullptr ? text.size() : static_cast<size_t>(static_cast<const char*>(newline) - text.data()) + 1;
+    skip_header_ = false;
+  }
+  LineError error;
+  absl::Status system_error;
+  if (impl_->parser().ParseLines(text, begin, text.size(), *out_, abandon, &error, &system_error)) {
+    if (abandon.load()) return absl::CancelledError(absl::StrCat("COPY ", table_.name, " cancelled"));
+    lines_ += std::count(text.begin(), text.end(), '\n') + (text.empty() || text.back() == '\n' ? 0 : 1);
+    return absl::OkStatus();
+  }
+  if (!system_error.ok()) {
+    return absl::Status(system_error.code(), absl::StrCat("COPY ", table_.name, ": ", system_error.message()));
+  }
+  const int64_t line = lines_ + 1 + std::count(text.data(), text.data() + error.line_offset, '\n');
+  return absl::InvalidArgumentError(
+      absl::StrCat("COPY ", table_.name, ": ", source_, " line ", line, ", ", error.message));
+}
+
+absl::Status DelimitedStreamParser::Feed(std::string_view data, const std::atomic<bool>& abandon) {
+  if (!partial_line_.empty()) {
+    const void* newline = std::memchr(data.data(), '\n', data.size());
+    if (newline != nullptr) {
+      const size_t taken = static_cast<size_t>(static_cast<const char*>(newline) - data.data()) + 1;
+      partial_line_.append(data.data(), taken);
+      data.remove_prefix(taken);
+      absl::Status parsed = ParseLines(partial_line_, abandon);
+      partial_line_.clear();
+      TESSERA_RETURN_IF_ERROR(parsed);
+    }
+  }
+  if (partial_line_.empty()) {
+    const void* last = ::memrchr(data.data(), '\n', data.size());
+    if (last != nullptr) {
+      const size_t complete = static_cast<size_t>(static_cast<const char*>(last) - data.data()) + 1;
+      TESSERA_RETURN_IF_ERROR(ParseLines(data.substr(0, complete), abandon));
+      data.remove_prefix(complete);
+    }
+  }
+  partial_line_.append(data);
+  if (partial_line_.size() > kMaxLineBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("COPY ", table_.name, ": ", source_, " line ", lines_ + 1,
+                                                   " is longer than ", kMaxLineBytes, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DelimitedStreamParser::Finish(const std::atomic<bool>& abandon) {
+  if (!partial_line_.empty()) {
+    absl::Status parsed = ParseLines(partial_line_, abandon);
+    partial_line_.clear();
+    TESSERA_RETURN_IF_ERROR(parsed);
+  }
+  absl::Status system_error;
+  if (!impl_->parser().FlushRest(*out_, &system_error)) {
+    return absl::Status(system_error.code(), absl::StrCat("COPY ", table_.name, ": ", system_error.message()));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<LoadedRows> LoadDelimitedFile(const std::string& path, const TableDescriptor& table,
@@ -567,6 +738,37 @@ void AppendFieldText(const BlockView& block, int column, uint32_t row, const Typ
 
 }  // namespace
 
+void AppendDelimitedField(std::string_view text, bool is_string, const DelimitedFormat& format, std::string* out) {
+  if (format.backslash_escapes) {
+    for (char c : text) {
+      switch (c) {
+        case '\\': out->append("\\\\"); break;
+        case '\n': out->append("\\n"); break;
+        case '\r': out->append("\\r"); break;
+        case '\t': out->append("\\t"); break;
+        default:
+          if (c == format.delimiter) out->push_back('\\');
+          out->push_back(c);
+      }
+    }
+    return;
+  }
+  const bool needs_quotes = format.quote != '\0' && is_string &&
+                            (text.find(format.delimiter) != std::string_view::npos ||
+                             text.find('\n') != std::string_view::npos || text.find('\r') != std::string_view::npos ||
+                             (!text.empty() && text[0] == format.quote) || (text == format.null_string));
+  if (!needs_quotes) {
+    out->append(text);
+    return;
+  }
+  out->push_back(format.quote);
+  for (char c : text) {
+    if (c == format.quote) out->push_back(c);
+    out->push_back(c);
+  }
+  out->push_back(format.quote);
+}
+
 absl::StatusOr<int64_t> ExportDelimitedFile(const std::string& path, const TableDescriptor& table,
                                             const DelimitedFormat& format, StorageManager& storage) {
   // Written beside the target and renamed over it at the end: a failed or interrupted COPY TO leaves the target as
@@ -588,21 +790,7 @@ absl::StatusOr<int64_t> ExportDelimitedFile(const std::string& path, const Table
     buffer.clear();
   };
   auto append_field = [&](std::string_view text, bool is_string) {
-    bool needs_quotes = format.quote != '\0' && is_string &&
-                        (text.find(format.delimiter) != std::string_view::npos ||
-                         text.find('\n') != std::string_view::npos || text.find('\r') != std::string_view::npos ||
-                         (!text.empty() && text[0] == format.quote) ||
-                         (text == format.null_string));
-    if (!needs_quotes) {
-      buffer.append(text);
-      return;
-    }
-    buffer.push_back(format.quote);
-    for (char c : text) {
-      if (c == format.quote) buffer.push_back(c);
-      buffer.push_back(c);
-    }
-    buffer.push_back(format.quote);
+    AppendDelimitedField(text, is_string, format, &buffer);
   };
   if (format.header) {
     for (size_t c = 0; c < table.columns.size(); ++c) {

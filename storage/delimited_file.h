@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -30,7 +31,17 @@ struct DelimitedFormat {
   bool header = false;           // skip (on load) / write (on export) one header line
   std::string null_string;       // an unquoted field equal to this is NULL
   bool trailing_delimiter = false;  // export: end every line with the delimiter, as dbgen does
+  // PostgreSQL's text format (COPY ... WITH (FORMAT text), the default of FROM STDIN / TO STDOUT): no quoting; a
+  // backslash escapes the next character (\b \f \n \r \t \v, octal \NNN, hex \xHH, any other character is
+  // itself, so \\ is one backslash and a backslash before the delimiter keeps it in the field). A field equal to
+  // null_string before unescaping is NULL (\N in that format). Export escapes backslashes, the delimiter and line
+  // breaks.
+  bool backslash_escapes = false;
 };
+
+// Appends `text` as one field of a line in `format`: quoted (strings that need it) or escaped (text format).
+// `is_string`: only strings are ever quoted. NULL is the caller's (format.null_string).
+void AppendDelimitedField(std::string_view text, bool is_string, const DelimitedFormat& format, std::string* out);
 
 struct LoadedRows {
   int64_t row_count = 0;
@@ -115,6 +126,47 @@ class DelimitedFileChunks {
   const int fd_;
   const size_t file_size_;  // at Open
   std::vector<std::pair<size_t, size_t>> chunks_;  // [begin, end) byte offsets, in file order
+};
+
+// COPY FROM a stream of bytes (COPY t FROM STDIN: the client connection's data, in pieces of any size whose borders
+// fall anywhere, even inside a line or a UTF-8 character): the same line parsing as DelimitedFileChunks, fed piece
+// by piece on one thread. Only the unfinished last line of a piece is kept between pieces, so memory is one
+// piece plus one line plus the block being built; full blocks go to `out` as they fill. Errors name the stream,
+// line and column as a file's do ("COPY t: STDIN line 17, column ..."); a line longer than kMaxLineBytes fails.
+// Not thread-safe (one stream, one thread). `table` and `out` must outlive it.
+class DelimitedStreamParser {
+ public:
+  static constexpr size_t kMaxLineBytes = 64u << 20;
+
+  // `source`: how errors name the stream ("STDIN"). Errors as DelimitedFileChunks::Open's for the column list.
+  static absl::StatusOr<std::unique_ptr<DelimitedStreamParser>> Create(const TableDescriptor& table,
+                                                                       const std::vector<int>& target_columns,
+                                                                       const DelimitedFormat& format,
+                                                                       std::string source, LoadBlockWriter* out);
+  ~DelimitedStreamParser();
+
+  // Parses every line that `data` completes (with the unfinished line of earlier pieces). Returns Cancelled once
+  // `abandon` is set (checked every 1024 rows).
+  absl::Status Feed(std::string_view data, const std::atomic<bool>& abandon);
+  // The end of the stream: parses a last line without a newline and writes the partly filled block.
+  absl::Status Finish(const std::atomic<bool>& abandon);
+  // Complete lines seen so far (the header included).
+  int64_t lines() const { return lines_; }
+
+ private:
+  class Impl;
+  DelimitedStreamParser(std::unique_ptr<Impl> impl, const TableDescriptor& table, std::string source,
+                        LoadBlockWriter* out, bool skip_header);
+  // Parses complete lines `text` (ending in a newline, or the stream's last line), whose first is line lines_+1.
+  absl::Status ParseLines(std::string_view text, const std::atomic<bool>& abandon);
+
+  std::unique_ptr<Impl> impl_;
+  const TableDescriptor& table_;
+  const std::string source_;
+  LoadBlockWriter* const out_;
+  bool skip_header_;
+  std::string partial_line_;  // the unfinished last line of the pieces so far
+  int64_t lines_ = 0;
 };
 
 // Loads all of `path` on `threads` private threads (chunks of at least 8 MiB, a few per thread), outside the

@@ -32,6 +32,9 @@ import grpc
 __all__ = ["connect", "Client", "Result", "RunningQuery", "TesseraError", "Interval", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 7482
+# The largest data message of Client.copy_in (the server receives at most its --max-statement-bytes, 1 MiB by
+# default, plus a margin).
+COPY_CHUNK_BYTES = 256 << 10
 Interval = collections.namedtuple("Interval", ["months", "days", "micros"])
 
 _EPOCH_DATE = datetime.date(1970, 1, 1)
@@ -122,6 +125,7 @@ class Result:
         self.query_id = 0
         self.execution_us = 0
         self.total_us = 0
+        self.data = None  # Client.copy_out without a file: the COPY's bytes
 
     @property
     def column_names(self):
@@ -296,6 +300,79 @@ class Client:
                 raise
         self._open_session()
         return self.start(sql, priority, max_batch_rows, timeout).result()
+
+    def copy_in(self, sql, data, chunk_bytes=COPY_CHUNK_BYTES, timeout=None):
+        """Runs one COPY ... FROM STDIN whose data is `data`: bytes or str, a binary or text file object (read in
+        pieces), or an iterable of bytes / str pieces (borders anywhere). The data streams in messages of at most
+        `chunk_bytes`, paced by gRPC's flow control; a bad line raises INVALID_ARGUMENT naming it and the table is
+        unchanged. Returns a Result ("COPY n", rows_affected)."""
+        def pieces():
+            if isinstance(data, (bytes, bytearray, memoryview, str)):
+                yield data
+            elif hasattr(data, "read"):
+                while True:
+                    piece = data.read(chunk_bytes)
+                    if not piece:
+                        return
+                    yield piece
+            else:
+                yield from data
+
+        def requests():
+            yield self._pb2.CopyInRequest(statement=self._pb2.ExecuteRequest(session_id=self.session_id,
+                                                                              sql=sql.encode() if isinstance(sql, str)
+                                                                              else sql))
+            for piece in pieces():
+                if isinstance(piece, str):
+                    piece = piece.encode()
+                for at in range(0, len(piece), chunk_bytes):
+                    yield self._pb2.CopyInRequest(data=bytes(piece[at:at + chunk_bytes]))
+
+        try:
+            summary = self._stub.CopyIn(requests(), metadata=self._metadata, timeout=timeout)
+        except grpc.RpcError as error:
+            error = TesseraError.from_rpc(error)
+            # Only data given whole can be sent again: pieces read from a file or an iterator may be gone.
+            if not error.unknown_session or not isinstance(data, (bytes, bytearray, memoryview, str)):
+                raise error from None
+            self._open_session()
+            summary = self._call(self._stub.CopyIn, requests(), timeout=timeout)
+        return self._copy_result(summary)
+
+    def copy_out(self, sql, out=None, timeout=None):
+        """Runs one COPY ... TO STDOUT (of a table or a query). With `out` (a binary file object, or anything
+        with write(bytes)) the data is written there as it streams; without, it is collected in Result.data. Returns
+        a Result ("COPY n", rows_affected)."""
+        if isinstance(sql, str):
+            sql = sql.encode()
+        pieces = []
+        summary = None
+        try:
+            call = self._stub.CopyOut(self._pb2.ExecuteRequest(session_id=self.session_id, sql=sql),
+                                      metadata=self._metadata, timeout=timeout)
+            for response in call:
+                if response.WhichOneof("payload") == "summary":
+                    summary = response.summary
+                elif out is not None:
+                    out.write(response.data)
+                else:
+                    pieces.append(response.data)
+        except grpc.RpcError as error:
+            raise TesseraError.from_rpc(error) from None
+        result = self._copy_result(summary)
+        result.data = b"".join(pieces) if out is None else None
+        return result
+
+    @staticmethod
+    def _copy_result(summary):
+        result = Result()
+        if summary is not None:
+            result.status_message = summary.status_message
+            result.rows_affected = summary.rows_affected
+            result.query_id = summary.query_id
+            result.execution_us = summary.execution_us
+            result.total_us = summary.total_us
+        return result
 
     def cancel(self, query_id=None, session_id=None):
         """Cancels by query id, else by session (this one by default). True if a query was running."""

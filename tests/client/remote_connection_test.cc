@@ -1,6 +1,7 @@
 // The C++ client library (RemoteConnection) against an in-process TesseraServer: results identical to the
 // in-process path for every type, error codes and messages kept, Cancel and Progress from another thread, session
-// priority, catalog calls, token authentication and an unreachable server.
+// priority, catalog calls, token authentication and an unreachable server; COPY FROM STDIN / TO STDOUT through
+// ExecuteCopy (the gRPC CopyIn / CopyOut calls) as the in-process path does them.
 
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/remote_connection.h"
 #include "engine/connection.h"
+#include "engine/copy_channel.h"
 #include "engine/session.h"
 #include "gtest/gtest.h"
 #include "server/tessera_server.h"
@@ -215,6 +217,97 @@ TEST_F(RemoteConnectionTest, TokenAuthentication) {
   EXPECT_TRUE(remote->Execute("SELECT 1").ok());
 }
 
+// The client's side of a COPY: input in pieces of `piece` bytes, output collected; fails reading at `fail_at`.
+class StringCopyChannel : public CopyChannel {
+ public:
+  explicit StringCopyChannel(std::string input = "", size_t piece = 1 << 20) : input_(std::move(input)), piece_(piece) {}
+  absl::Status BeginCopyIn(const CopyStreamShape&) override { return absl::OkStatus(); }
+  absl::StatusOr<bool> ReadCopyData(std::string* data) override {
+    if (at_ >= fail_at_) return absl::DataLossError("cannot read the local file");
+    if (at_ >= input_.size()) return false;
+    *data = input_.substr(at_, piece_);
+    at_ += data->size();
+    return true;
+  }
+  absl::Status BeginCopyOut(const CopyStreamShape&) override { return absl::OkStatus(); }
+  absl::Status WriteCopyData(std::string_view data) override {
+    output.append(data);
+    return absl::OkStatus();
+  }
+  std::string output;
+  size_t fail_at_ = SIZE_MAX;
+
+ private:
+  std::string input_;
+  size_t piece_;
+  size_t at_ = 0;
+};
+
+TEST_F(RemoteConnectionTest, CopyInAndOutAsInProcess) {
+  std::unique_ptr<RemoteConnection> remote = Connect();
+  ASSERT_NE(remote, nullptr);
+  InProcessConnection local(database_.get());
+  for (const std::string options : {"", " (FORMAT csv, HEADER)"}) {
+    SCOPED_TRACE(options);
+    StringCopyChannel from_remote;
+    StringCopyChannel from_local;
+    const std::string copy_out = absl::StrCat("COPY typed TO STDOUT", options);
+    absl::StatusOr<QueryResult> out = remote->ExecuteCopy(copy_out, from_remote);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(out->status_message, "COPY 3");
+    ASSERT_TRUE(local.ExecuteCopy(copy_out, from_local).ok());
+    EXPECT_EQ(from_remote.output, from_local.output);
+
+    ASSERT_TRUE(remote
+                    ->Execute("DROP TABLE IF EXISTS copied; CREATE TABLE copied (i INTEGER, b BIGINT, d DOUBLE, "
+                              "n DECIMAL(12,2), w DECIMAL(30,5), s VARCHAR(20), c CHAR(3), dt DATE, ts TIMESTAMP, "
+                              "f BOOLEAN)")
+                    .ok());
+    StringCopyChannel in(from_remote.output, /*piece=*/7);
+    absl::StatusOr<QueryResult> loaded = remote->ExecuteCopy(absl::StrCat("COPY copied FROM STDIN", options), in);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->rows_affected, 3);
+    absl::StatusOr<QueryResult> copied = remote->Execute("SELECT * FROM copied ORDER BY i");
+    absl::StatusOr<QueryResult> typed = local.Execute("SELECT * FROM typed ORDER BY i");
+    ASSERT_TRUE(copied.ok() && typed.ok());
+    ExpectSameResult(*copied, *typed);
+  }
+  // A large load in pieces larger than one message (split into kCopyChunkBytes messages).
+  std::string numbers;
+  for (int i = 0; i < 300000; ++i) absl::StrAppend(&numbers, i, "\n");
+  ASSERT_TRUE(remote->Execute("CREATE TABLE many (x BIGINT)").ok());
+  StringCopyChannel big(numbers, 4 << 20);
+  absl::StatusOr<QueryResult> loaded = remote->ExecuteCopy("COPY many FROM STDIN", big);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(remote->Execute("SELECT count(*), sum(x) FROM many")->rows[0][1].AsInt64(), 299999LL * 300000 / 2);
+}
+
+TEST_F(RemoteConnectionTest, CopyErrorsLeaveTheTableUnchanged) {
+  std::unique_ptr<RemoteConnection> remote = Connect();
+  ASSERT_NE(remote, nullptr);
+  ASSERT_TRUE(remote->Execute("CREATE TABLE t (x INTEGER)").ok());
+  std::string lines;
+  for (int i = 0; i < 100000; ++i) absl::StrAppend(&lines, i == 70000 ? "seven" : absl::StrCat(i), "\n");
+  StringCopyChannel bad(lines, 4096);
+  absl::StatusOr<QueryResult> copied = remote->ExecuteCopy("COPY t FROM STDIN", bad);
+  ASSERT_FALSE(copied.ok());
+  EXPECT_EQ(copied.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(copied.status().message().find("STDIN line 70001, column x: invalid input for INTEGER: 'seven'"),
+            std::string::npos)
+      << copied.status();
+  // The local file fails midway: the call is cancelled and nothing commits.
+  std::string good;
+  for (int i = 0; i < 100000; ++i) absl::StrAppend(&good, i, "\n");
+  StringCopyChannel failing(good, 4096);
+  failing.fail_at_ = good.size() / 2;
+  copied = remote->ExecuteCopy("COPY t FROM STDIN", failing);
+  ASSERT_FALSE(copied.ok());
+  EXPECT_EQ(copied.status().code(), absl::StatusCode::kDataLoss) << copied.status();
+  EXPECT_EQ(remote->Execute("SELECT count(*) FROM t")->rows[0][0].AsInt64(), 0);
+  StringCopyChannel unused;
+  EXPECT_EQ(remote->ExecuteCopy("SELECT 1", unused).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(RemoteConnectionTest, ExpiredSessionIsReopened) {
   StartServer("", /*session_idle_timeout_ms=*/200);
   std::unique_ptr<RemoteConnection> remote = Connect(ClientOptions{.priority = 6});
@@ -229,6 +322,16 @@ TEST_F(RemoteConnectionTest, ExpiredSessionIsReopened) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->rows[0][1].AsString(), "6");  // the options' settings again
   EXPECT_NE(remote->session_id(), first_session);
+  // A COPY too, once the new session expired as well: the server read none of its data before refusing.
+  ASSERT_TRUE(remote->Execute("CREATE TABLE reopened (x INTEGER)").ok());
+  for (int i = 0; i < 100 && remote->Health()->open_sessions != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(remote->Health()->open_sessions, 0);
+  StringCopyChannel data("1\n2\n3\n");
+  absl::StatusOr<QueryResult> copied = remote->ExecuteCopy("COPY reopened FROM STDIN", data);
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  EXPECT_EQ(copied->rows_affected, 3);
 }
 
 TEST_F(RemoteConnectionTest, Tls) {
