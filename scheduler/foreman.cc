@@ -48,6 +48,7 @@ struct Foreman::QueryState {
   // Set while the LoadController holds the query back (waiting or suspended): when that began.
   int64_t held_since_ns = -1;
   int64_t memory_wait_ns = 0;
+  bool spill_tried = false;  // since its suspension (MaybeSpill); reset when it resumes
   int64_t first_dispatch_ns = -1;
   int64_t executed = 0;
   int64_t skipped = 0;
@@ -81,6 +82,9 @@ Foreman::Foreman(const ForemanOptions& options)
       load_controller_(options.load_control,
                        [](LoadController::Owner owner) {
                          return static_cast<QueryState*>(owner)->query->MemoryFootprint();
+                       },
+                       [](LoadController::Owner owner) {
+                         return static_cast<QueryState*>(owner)->query->SpillableBytes();
                        }),
       loads_(options.pool.max_workers) {
   shared_scan_cache_bytes_ = options.shared_scan_cache_bytes;
@@ -285,6 +289,7 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
     }
   }
   completion.task.reset();  // destroyed on the thread that allocated it
+  MaybeSpill(state);  // a suspended query's last running work order
   MaybeFinish(state);
 }
 
@@ -393,6 +398,13 @@ void Foreman::Activate(QueryState* state) {
     state->held_since_ns = -1;
   }
   if (state->cancelling || state->slot >= 0) return;
+  if (state->spill_tried) {
+    state->spill_tried = false;
+    if (absl::Status restored = state->query->RestoreMemory(); !restored.ok()) {
+      BeginCancel(state, std::move(restored));  // may finish (and destroy) the query
+      return;
+    }
+  }
   PolicyCandidate candidate;
   candidate.priority = state->priority;
   candidate.arrival = state->arrival;
@@ -404,6 +416,20 @@ void Foreman::Activate(QueryState* state) {
 void Foreman::Suspend(QueryState* state) {
   Deactivate(state);
   state->held_since_ns = MonotonicNanos();
+  MaybeSpill(state);
+}
+
+void Foreman::MaybeSpill(QueryState* state) {
+  if (!load_controller_.spilling() || state->spill_tried || state->running > 0 || state->cancelling ||
+      load_controller_.state(state) != AdmissionState::kSuspended || state->query->IsFinished()) {
+    return;
+  }
+  state->spill_tried = true;
+  absl::StatusOr<int64_t> spilled = state->query->SpillMemory(options_.load_control.spill_directory);
+  if (!spilled.ok()) LOG(WARNING) << "query " << state->id << " keeps its memory: " << spilled.status();
+  for (LoadController::Owner owner : load_controller_.Spilled(state, spilled.ok() ? *spilled : 0)) {
+    Activate(static_cast<QueryState*>(owner));
+  }
 }
 
 void Foreman::Deactivate(QueryState* state) {
