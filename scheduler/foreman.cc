@@ -425,8 +425,16 @@ void Foreman::MaybeSpill(QueryState* state) {
     return;
   }
   state->spill_tried = true;
+  const int64_t used_before = options_.load_control.memory().used_bytes;
+  const int64_t start_ns = MonotonicNanos();
   absl::StatusOr<int64_t> spilled = state->query->SpillMemory(options_.load_control.spill_directory);
-  if (!spilled.ok()) LOG(WARNING) << "query " << state->id << " keeps its memory: " << spilled.status();
+  if (!spilled.ok()) {
+    LOG(WARNING) << "query " << state->id << " keeps its memory: " << spilled.status();
+  } else {
+    VLOG(1) << "query " << state->id << " suspended: spilled " << (*spilled >> 20) << " MiB in "
+            << (MonotonicNanos() - start_ns) / 1000000 << " ms; buffer pool in use " << (used_before >> 20)
+            << " -> " << (options_.load_control.memory().used_bytes >> 20) << " MiB";
+  }
   for (LoadController::Owner owner : load_controller_.Spilled(state, spilled.ok() ? *spilled : 0)) {
     Activate(static_cast<QueryState*>(owner));
   }

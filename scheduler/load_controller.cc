@@ -246,6 +246,7 @@ LoadControlStats LoadController::Stats() const {
   stats.spilled_bytes_total = spilled_bytes_total_;
   for (const auto& [owner, entry] : entries_) {
     stats.spilled_bytes += entry.spilled;
+    if (spilling() && entry.state == AdmissionState::kAdmitted) stats.spillable_bytes += spillable_(owner);
     switch (entry.state) {
       case AdmissionState::kAdmitted:
         ++stats.admitted;

@@ -84,6 +84,7 @@ struct LoadControlStats {
   int waiting = 0;
   int suspended = 0;
   int64_t suspensions = 0;  // over the controller's life
+  int64_t spillable_bytes = 0;      // what admitted queries could spill now (0 when spilling is off)
   int64_t spilled_bytes = 0;        // held in spill files by suspended queries now
   int64_t spilled_bytes_total = 0;  // spilled over the controller's life
 };
