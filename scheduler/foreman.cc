@@ -471,6 +471,7 @@ void Foreman::RefreshCandidate(QueryState* state) {
   const PolicyKind kind = enforcer_.policy().kind;
   const bool size_based = kind == PolicyKind::kSrpt || kind == PolicyKind::kInelasticFirstSrpt;
   candidate.remaining_ns = size_based ? EstimateRemainingNs(state) : -1;
+  if (candidate.remaining_ns >= 0) agent_.NoteRemainingEstimate(state->history, candidate.remaining_ns);
   candidate.inelastic = query.InInelasticPhase();
 }
 
@@ -482,14 +483,7 @@ double Foreman::EstimateRemainingNs(QueryState* state) {
   if (!agent_.Predict(state->history, &fallback_ns)) fallback_ns = agent_.global_mean_ns();
   if (fallback_ns <= 0) fallback_ns = 1e6;  // nothing learned yet anywhere: assume 1 ms
   if (query.EstimatedRemainingWorkOrdersByOperator(&remaining_scratch_)) {
-    double total_ns = 0;
-    for (size_t op = 0; op < remaining_scratch_.size(); ++op) {
-      if (remaining_scratch_[op] <= 0) continue;
-      double cost_ns = 0;
-      if (!agent_.PredictOperatorCost(state->history, static_cast<int>(op), &cost_ns)) cost_ns = fallback_ns;
-      total_ns += static_cast<double>(remaining_scratch_[op]) * cost_ns;
-    }
-    return total_ns;
+    return agent_.EstimateRemainingNs(state->history, remaining_scratch_, fallback_ns);
   }
   const int64_t remaining = query.EstimatedRemainingWorkOrders();
   return remaining < 0 ? -1 : static_cast<double>(remaining) * fallback_ns;
@@ -808,6 +802,7 @@ ForemanStats Foreman::CollectStats() const {
   stats.shared = shared_;
   stats.mean_prediction_error = agent_.total_error(PredictorKind::kWindowMean);
   stats.autoregression_prediction_error = agent_.total_error(PredictorKind::kAutoregression);
+  stats.remaining_estimate_error = agent_.remaining_estimate_error();
   stats.load = load_controller_.Stats();
   return stats;
 }
