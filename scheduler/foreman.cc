@@ -483,7 +483,8 @@ double Foreman::EstimateRemainingNs(QueryState* state) {
   if (!agent_.Predict(state->history, &fallback_ns)) fallback_ns = agent_.global_mean_ns();
   if (fallback_ns <= 0) fallback_ns = 1e6;  // nothing learned yet anywhere: assume 1 ms
   if (query.EstimatedRemainingWorkOrdersByOperator(&remaining_scratch_)) {
-    return agent_.EstimateRemainingNs(state->history, remaining_scratch_, fallback_ns);
+    return agent_.EstimateRemainingNs(state->history, remaining_scratch_, fallback_ns,
+                                      enforcer_.policy().srpt_remembered_counts);
   }
   const int64_t remaining = query.EstimatedRemainingWorkOrders();
   return remaining < 0 ? -1 : static_cast<double>(remaining) * fallback_ns;

@@ -43,12 +43,15 @@ class LearningAgent::QueryHistory {
   struct EstimateSample {
     int64_t done_ns;
     double estimate_ns;
+    double log2_correction;  // the plan's correction already in estimate_ns; NaN: an uncorrected estimate
   };
   static constexpr int kMaxEstimateSamples = 32;
   EstimateSample samples[kMaxEstimateSamples];
   int sample_count = 0;
   int64_t next_sample_records = 0;  // sample when stats.records reaches this: 0, 1, 2, 4, ...
   int64_t recorded_ns = 0;          // every recorded duration, unclamped
+  // What the last EstimateRemainingNs applied (NaN: it estimated without remembered counts and correction).
+  mutable double applied_log2_correction = 0;
 };
 
 double RemainingEstimateError::GeometricBias(int stage) const {
@@ -92,6 +95,8 @@ LearningAgent::QueryHistory* LearningAgent::AddQuery(uint64_t plan_signature) {
 
 void LearningAgent::RemoveQuery(QueryHistory* query) {
   const double total = static_cast<double>(query->recorded_ns);
+  double sum_log2_correction = 0;
+  int corrections = 0;
   for (int i = 0; i < query->sample_count && total > 0; ++i) {
     const QueryHistory::EstimateSample& sample = query->samples[i];
     const double actual = total - static_cast<double>(sample.done_ns);
@@ -100,7 +105,20 @@ void LearningAgent::RemoveQuery(QueryHistory* query) {
                                static_cast<int>(RemainingEstimateError::kStages * sample.done_ns / total));
     ++remaining_error_.count[stage];
     remaining_error_.sum_relative[stage] += std::fabs(sample.estimate_ns - actual) / actual;
-    remaining_error_.sum_log2_ratio[stage] += std::log2(sample.estimate_ns / actual);
+    const double log2_ratio = std::log2(sample.estimate_ns / actual);
+    remaining_error_.sum_log2_ratio[stage] += log2_ratio;
+    // The correction learns from the raw estimates (before the plan's earlier correction was applied) of the
+    // kind it corrects.
+    if (!std::isnan(sample.log2_correction)) {
+      sum_log2_correction += -log2_ratio + sample.log2_correction;
+      ++corrections;
+    }
+  }
+  if (corrections > 0 && query->plan_signature != 0) {
+    if (remembered_log2_correction_.size() >= kMaxRememberedOperators) remembered_log2_correction_.clear();
+    const double measured = sum_log2_correction / corrections;
+    auto [it, inserted] = remembered_log2_correction_.try_emplace(query->plan_signature, measured);
+    if (!inserted) it->second = (it->second + measured) / 2;
   }
   const size_t index = query->index;
   if (index + 1 != queries_.size()) {
@@ -272,13 +290,13 @@ bool LearningAgent::PredictOperatorCost(const QueryHistory* query, int operator_
 }
 
 double LearningAgent::EstimateRemainingNs(const QueryHistory* query, const std::vector<int64_t>& remaining_work_orders,
-                                          double fallback_ns) const {
+                                          double fallback_ns, bool remembered_counts) const {
   double total_ns = 0;
   for (size_t id = 0; id < remaining_work_orders.size(); ++id) {
     if (remaining_work_orders[id] <= 0) continue;
     const int operator_id = static_cast<int>(id);
     double work_orders = static_cast<double>(remaining_work_orders[id]);
-    if (query->plan_signature != 0) {
+    if (remembered_counts && query->plan_signature != 0) {
       auto it = remembered_.find({query->plan_signature, operator_id});
       if (it != remembered_.end()) {
         const bool started = id < query->operators.size() && query->operators[id].active;
@@ -290,7 +308,18 @@ double LearningAgent::EstimateRemainingNs(const QueryHistory* query, const std::
     if (!PredictOperatorCost(query, operator_id, &cost_ns)) cost_ns = fallback_ns;
     total_ns += work_orders * cost_ns;
   }
-  return total_ns;
+  if (!remembered_counts) {
+    query->applied_log2_correction = std::nan("");
+    return total_ns;
+  }
+  query->applied_log2_correction = Log2Correction(query);
+  return total_ns * std::exp2(query->applied_log2_correction);
+}
+
+double LearningAgent::Log2Correction(const QueryHistory* query) const {
+  if (query->plan_signature == 0) return 0;
+  auto it = remembered_log2_correction_.find(query->plan_signature);
+  return it == remembered_log2_correction_.end() ? 0 : it->second;
 }
 
 void LearningAgent::NoteRemainingEstimate(QueryHistory* query, double estimate_ns) {
@@ -298,7 +327,7 @@ void LearningAgent::NoteRemainingEstimate(QueryHistory* query, double estimate_n
       query->sample_count == QueryHistory::kMaxEstimateSamples) {
     return;
   }
-  query->samples[query->sample_count++] = {query->recorded_ns, estimate_ns};
+  query->samples[query->sample_count++] = {query->recorded_ns, estimate_ns, query->applied_log2_correction};
   query->next_sample_records = std::max<int64_t>(1, 2 * query->stats.records);
 }
 

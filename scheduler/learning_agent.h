@@ -124,10 +124,15 @@ class LearningAgent {
   // (PredictOperatorCost, else `fallback_ns`). Where an earlier query of the same plan finished the operator, its
   // work-order count replaces the estimate (less what this query has done of it): the plan's cardinality
   // estimates are often off by far more than a repeated plan's counts change.
+  // Then, where earlier queries of the plan sampled estimates (NoteRemainingEstimate), the sum is scaled by their
+  // geometric mean of actual / estimate: a plan's estimates err the same way each time it runs (an operator whose
+  // work orders grow as its hash table fills, work outside the counted operators), so ranking plans against each
+  // other needs that bias removed. `remembered_counts` false: the estimate's counts only, unscaled.
   double EstimateRemainingNs(const QueryHistory* query, const std::vector<int64_t>& remaining_work_orders,
-                             double fallback_ns) const;
-  // Samples an estimate the scheduler used (at the query's first estimate and after 1, 2, 4, 8, ... records; at
-  // most 32 per query) for remaining_estimate_error, which counts them when the query is removed.
+                             double fallback_ns, bool remembered_counts = true) const;
+  // Samples the estimate the scheduler used, the last EstimateRemainingNs of the query (at its first estimate and
+  // after 1, 2, 4, 8, ... records; at most 32 per query), for remaining_estimate_error and the plan's correction,
+  // which learn from them when the query is removed.
   void NoteRemainingEstimate(QueryHistory* query, double estimate_ns);
   const RemainingEstimateError& remaining_estimate_error() const { return remaining_error_; }
 
@@ -157,6 +162,8 @@ class LearningAgent {
   }
 
   bool PredictCombined(PredictorKind kind, const QueryHistory* query, double* predicted_ns) const;
+  // log2 of the factor EstimateRemainingNs scales the query's estimates by (0: none known).
+  double Log2Correction(const QueryHistory* query) const;
   void UpdateCachedPredictions(QueryHistory* query) const;
 
   const LearningAgentOptions options_;
@@ -171,6 +178,8 @@ class LearningAgent {
   // (plan signature, operator id) -> that operator in earlier queries of the plan (averaged over them).
   // Bounded: cleared when it reaches kMaxRememberedOperators entries.
   absl::flat_hash_map<std::pair<uint64_t, int>, RememberedOperator> remembered_;
+  // plan signature -> log2(actual / estimate) of its earlier queries' sampled estimates (exponentially averaged).
+  absl::flat_hash_map<uint64_t, double> remembered_log2_correction_;
   RemainingEstimateError remaining_error_;
 };
 

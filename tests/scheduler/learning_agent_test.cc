@@ -308,5 +308,26 @@ TEST(LearningAgentTest, RemainingEstimateErrorComparesSampledEstimatesWithWhatFo
   EXPECT_DOUBLE_EQ(error.GeometricBias(2), 0.5);
 }
 
+TEST(LearningAgentTest, APlansEstimatesAreCorrectedByHowTheyErredBefore) {
+  LearningAgent agent(LearningAgentOptions{});
+  // Plan 9 estimates half of what follows: 2 work orders of operator 0 estimated, 4 of 1000 ns run.
+  LearningAgent::QueryHistory* first = agent.AddQuery(9);
+  agent.NoteRemainingEstimate(first, agent.EstimateRemainingNs(first, {2}, /*fallback_ns=*/1000));  // 2000 of 4000
+  for (int i = 0; i < 4; ++i) agent.Record(first, 0, 1000);
+  agent.RemoveQuery(first);  // operator 0 was not finished: no remembered count, only the correction
+
+  LearningAgent::QueryHistory* second = agent.AddQuery(9);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {2}, 1000), 4000) << "scaled by actual / estimate = 2";
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {2}, 1000, /*remembered_counts=*/false), 2000);
+  // Its samples learn from the raw estimate: the same bias, the same correction.
+  agent.NoteRemainingEstimate(second, agent.EstimateRemainingNs(second, {2}, 1000));
+  for (int i = 0; i < 4; ++i) agent.Record(second, 0, 1000);
+  agent.RemoveQuery(second);
+  LearningAgent::QueryHistory* third = agent.AddQuery(9);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(third, {2}, 1000), 4000);
+  LearningAgent::QueryHistory* other_plan = agent.AddQuery(10);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(other_plan, {2}, 1000), 2000);
+}
+
 }  // namespace
 }  // namespace tessera
