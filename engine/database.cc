@@ -1,6 +1,9 @@
+#include <filesystem>
+#include <system_error>
 #include <thread>
 
 #include "catalog/catalog.h"
+#include "common/file_io.h"
 #include "common/status_macros.h"
 #include "distributed/cluster_layout.h"
 #include "engine/session.h"
@@ -48,6 +51,16 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& 
     const MemoryUsage usage = pool->Usage();
     return MemoryGauge{static_cast<int64_t>(usage.used_bytes), static_cast<int64_t>(usage.budget_bytes)};
   };
+  if (options.spill_suspended_queries && foreman_options.load_control.spill_directory.empty()) {
+    // Suspended queries spill here; files left by a server that was killed are removed.
+    const std::string spill_directory = options.data_directory + "/temp";
+    TESSERA_RETURN_IF_ERROR(CreateDirectories(spill_directory));
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(spill_directory, error)) {
+      if (entry.path().extension() == ".spill") std::filesystem::remove(entry.path(), error);
+    }
+    foreman_options.load_control.spill_directory = spill_directory;
+  }
   TESSERA_ASSIGN_OR_RETURN(database->foreman_, Foreman::Create(foreman_options));
   database->compactor_ = std::make_unique<TableCompactor>(database.get());
   return database;

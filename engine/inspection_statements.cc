@@ -151,6 +151,9 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
     result.rows.push_back({Value::String("admission threshold"), Value::BigInt(scheduler.load.threshold_bytes)});
     result.rows.push_back(
         {Value::String("promised to running queries"), Value::BigInt(scheduler.load.claimable_bytes)});
+    result.rows.push_back({Value::String("spilled by suspended queries"), Value::BigInt(scheduler.load.spilled_bytes)});
+    result.rows.push_back(
+        {Value::String("spilled since start"), Value::BigInt(scheduler.load.spilled_bytes_total)});
     return result;
   }
   return absl::NotFoundError(absl::StrCat("unknown setting '", statement.name, "'"));

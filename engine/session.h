@@ -53,6 +53,10 @@ struct DatabaseOptions {
   // The load controller admits queries while their estimated memory fits under this fraction of the buffer-pool
   // budget (scheduler/load_controller.h); 0 turns admission control off.
   double admission_threshold = 0.9;
+  // A query the load controller suspends moves its temporary blocks and hash / aggregation tables to spill files
+  // in the data directory's temp/ folder until it resumes, so that its memory goes to the query it was suspended
+  // for (scheduler/load_controller.h). Off: suspended queries keep their memory resident.
+  bool spill_suspended_queries = true;
   // Shared scans for sessions that do not SET scan_sharing (scheduler/schedulable_query.h, scheduler/README.md):
   // full by default (16 SSB streams: +25% queries per second, the same fair shares, nothing lost alone).
   ScanSharing scan_sharing = ScanSharing::kFull;

@@ -84,6 +84,7 @@ class ExecutionDag {
   // The buffer-pool account every operator of this DAG allocates through (BufferPool::NewAccount); the DAG owns
   // it so that it outlives the operators and their results. Null for DAGs built without one (tests).
   void set_memory_account(std::unique_ptr<BufferPool> account) { memory_account_ = std::move(account); }
+  BufferPool* memory_account() const { return memory_account_.get(); }
   // Bytes the query's operators hold now (temporary blocks, hash and aggregation tables, sort buffers, filters);
   // 0 without an account. Thread-safe.
   int64_t CurrentMemoryBytes() const;

@@ -50,6 +50,15 @@ uint32_t TemporaryRelation::AdoptBlock(void* data, size_t bytes) {
   return static_cast<uint32_t>(blocks_.size() - 1);
 }
 
+std::vector<const void*> TemporaryRelation::LiveBlockAddresses() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<const void*> addresses;
+  for (const Entry& entry : blocks_) {
+    if (entry.data != nullptr) addresses.push_back(entry.data);
+  }
+  return addresses;
+}
+
 int64_t TemporaryRelation::RowsBefore(uint32_t index) const {
   std::lock_guard<std::mutex> lock(mutex_);
   int64_t rows = 0;

@@ -60,6 +60,10 @@ class TemporaryRelation {
   // and row_count() are unchanged.
   void ReleaseBlock(uint32_t index);
 
+  // The memory of the blocks not released yet, e.g. for a spill to leave alone while a streaming reader may read
+  // them (BufferPool::SpillTo's `keep`).
+  std::vector<const void*> LiveBlockAddresses() const;
+
   // Blocks appended so far, released ones included.
   uint32_t block_count() const;
   // Rows in blocks [0, index), released ones included (O(index), for error messages that number rows).

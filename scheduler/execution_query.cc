@@ -1,6 +1,9 @@
 #include "scheduler/execution_query.h"
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "common/clock.h"
+#include "common/status_macros.h"
 #include "common/hash.h"
 #include "query_execution/dag_printer.h"
 
@@ -114,6 +117,28 @@ QueryProgress ExecutionQuery::Progress() const {
   progress.fraction_done = manager_->FractionDone();
   progress.cancelled = cancelled_;
   return progress;
+}
+
+int64_t ExecutionQuery::SpillableBytes() const {
+  const BufferPool* account = manager_->dag().memory_account();
+  return account == nullptr ? 0 : static_cast<int64_t>(account->SpillableBytes());
+}
+
+absl::StatusOr<int64_t> ExecutionQuery::SpillMemory(const std::string& directory) {
+  BufferPool* account = manager_->dag().memory_account();
+  if (account == nullptr) return 0;
+  absl::flat_hash_set<const void*> keep;
+  if (result_backlog_limit_ > 0) {
+    for (const void* block : result_->LiveBlockAddresses()) keep.insert(block);
+  }
+  TESSERA_ASSIGN_OR_RETURN(size_t spilled,
+                           account->SpillTo(absl::StrCat(directory, "/query_", id_, ".spill"), keep));
+  return static_cast<int64_t>(spilled);
+}
+
+absl::Status ExecutionQuery::RestoreMemory() {
+  BufferPool* account = manager_->dag().memory_account();
+  return account == nullptr ? absl::OkStatus() : account->RestoreSpilled();
 }
 
 QueryMemoryRequest ExecutionQuery::MemoryRequest() const {

@@ -49,6 +49,11 @@ class ExecutionQuery : public SchedulableQuery {
   // The optimizer's estimate (ExecutionDag::memory_estimate) and what the query's operators hold now.
   QueryMemoryRequest MemoryRequest() const override;
   int64_t MemoryFootprint() const override { return manager_->dag().CurrentMemoryBytes(); }
+  // Spills the DAG's memory account (BufferPool::SpillTo) to `directory`/query_<id>.spill, leaving a streamed
+  // result's unsent blocks in memory (its reader may be reading them).
+  int64_t SpillableBytes() const override;
+  absl::StatusOr<int64_t> SpillMemory(const std::string& directory) override;
+  absl::Status RestoreMemory() override;
   int64_t EstimatedRemainingWorkOrders() const override;
   bool EstimatedRemainingWorkOrdersByOperator(std::vector<int64_t>* by_operator) const override;
   // A hash of the DAG's EXPLAIN text (operators, their details and estimates), computed at construction.

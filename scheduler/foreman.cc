@@ -48,6 +48,7 @@ struct Foreman::QueryState {
   // Set while the LoadController holds the query back (waiting or suspended): when that began.
   int64_t held_since_ns = -1;
   int64_t memory_wait_ns = 0;
+  bool spill_tried = false;  // since its suspension (MaybeSpill); reset when it resumes
   int64_t first_dispatch_ns = -1;
   int64_t executed = 0;
   int64_t skipped = 0;
@@ -81,6 +82,9 @@ Foreman::Foreman(const ForemanOptions& options)
       load_controller_(options.load_control,
                        [](LoadController::Owner owner) {
                          return static_cast<QueryState*>(owner)->query->MemoryFootprint();
+                       },
+                       [](LoadController::Owner owner) {
+                         return static_cast<QueryState*>(owner)->query->SpillableBytes();
                        }),
       loads_(options.pool.max_workers) {
   shared_scan_cache_bytes_ = options.shared_scan_cache_bytes;
@@ -285,6 +289,7 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
     }
   }
   completion.task.reset();  // destroyed on the thread that allocated it
+  MaybeSpill(state);  // a suspended query's last running work order
   MaybeFinish(state);
 }
 
@@ -393,6 +398,13 @@ void Foreman::Activate(QueryState* state) {
     state->held_since_ns = -1;
   }
   if (state->cancelling || state->slot >= 0) return;
+  if (state->spill_tried) {
+    state->spill_tried = false;
+    if (absl::Status restored = state->query->RestoreMemory(); !restored.ok()) {
+      BeginCancel(state, std::move(restored));  // may finish (and destroy) the query
+      return;
+    }
+  }
   PolicyCandidate candidate;
   candidate.priority = state->priority;
   candidate.arrival = state->arrival;
@@ -404,6 +416,28 @@ void Foreman::Activate(QueryState* state) {
 void Foreman::Suspend(QueryState* state) {
   Deactivate(state);
   state->held_since_ns = MonotonicNanos();
+  MaybeSpill(state);
+}
+
+void Foreman::MaybeSpill(QueryState* state) {
+  if (!load_controller_.spilling() || state->spill_tried || state->running > 0 || state->cancelling ||
+      load_controller_.state(state) != AdmissionState::kSuspended || state->query->IsFinished()) {
+    return;
+  }
+  state->spill_tried = true;
+  const int64_t used_before = options_.load_control.memory().used_bytes;
+  const int64_t start_ns = MonotonicNanos();
+  absl::StatusOr<int64_t> spilled = state->query->SpillMemory(options_.load_control.spill_directory);
+  if (!spilled.ok()) {
+    LOG(WARNING) << "query " << state->id << " keeps its memory: " << spilled.status();
+  } else {
+    VLOG(1) << "query " << state->id << " suspended: spilled " << (*spilled >> 20) << " MiB in "
+            << (MonotonicNanos() - start_ns) / 1000000 << " ms; buffer pool in use " << (used_before >> 20)
+            << " -> " << (options_.load_control.memory().used_bytes >> 20) << " MiB";
+  }
+  for (LoadController::Owner owner : load_controller_.Spilled(state, spilled.ok() ? *spilled : 0)) {
+    Activate(static_cast<QueryState*>(owner));
+  }
 }
 
 void Foreman::Deactivate(QueryState* state) {
@@ -437,6 +471,7 @@ void Foreman::RefreshCandidate(QueryState* state) {
   const PolicyKind kind = enforcer_.policy().kind;
   const bool size_based = kind == PolicyKind::kSrpt || kind == PolicyKind::kInelasticFirstSrpt;
   candidate.remaining_ns = size_based ? EstimateRemainingNs(state) : -1;
+  if (candidate.remaining_ns >= 0) agent_.NoteRemainingEstimate(state->history, candidate.remaining_ns);
   candidate.inelastic = query.InInelasticPhase();
 }
 
@@ -448,14 +483,8 @@ double Foreman::EstimateRemainingNs(QueryState* state) {
   if (!agent_.Predict(state->history, &fallback_ns)) fallback_ns = agent_.global_mean_ns();
   if (fallback_ns <= 0) fallback_ns = 1e6;  // nothing learned yet anywhere: assume 1 ms
   if (query.EstimatedRemainingWorkOrdersByOperator(&remaining_scratch_)) {
-    double total_ns = 0;
-    for (size_t op = 0; op < remaining_scratch_.size(); ++op) {
-      if (remaining_scratch_[op] <= 0) continue;
-      double cost_ns = 0;
-      if (!agent_.PredictOperatorCost(state->history, static_cast<int>(op), &cost_ns)) cost_ns = fallback_ns;
-      total_ns += static_cast<double>(remaining_scratch_[op]) * cost_ns;
-    }
-    return total_ns;
+    return agent_.EstimateRemainingNs(state->history, remaining_scratch_, fallback_ns,
+                                      enforcer_.policy().srpt_remembered_counts);
   }
   const int64_t remaining = query.EstimatedRemainingWorkOrders();
   return remaining < 0 ? -1 : static_cast<double>(remaining) * fallback_ns;
@@ -774,6 +803,7 @@ ForemanStats Foreman::CollectStats() const {
   stats.shared = shared_;
   stats.mean_prediction_error = agent_.total_error(PredictorKind::kWindowMean);
   stats.autoregression_prediction_error = agent_.total_error(PredictorKind::kAutoregression);
+  stats.remaining_estimate_error = agent_.remaining_estimate_error();
   stats.load = load_controller_.Stats();
   return stats;
 }

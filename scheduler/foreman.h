@@ -141,6 +141,9 @@ class Foreman {
   void Activate(QueryState* state);
   // Takes an admitted query out of the PolicyEnforcer: its running work orders finish, no new ones start.
   void Suspend(QueryState* state);
+  // With spilling on: a suspended query with nothing in flight moves its memory out (once per suspension), and
+  // the queries waiting for that memory are admitted.
+  void MaybeSpill(QueryState* state);
   void Deactivate(QueryState* state);
   void BeginCancel(QueryState* state, absl::Status status);
   void MaybeFinish(QueryState* state);

@@ -60,6 +60,9 @@ struct ForemanStats {
   int64_t shared = 0;      // work orders dispatched in shared scans (each member of a shared block counted)
   PredictionError mean_prediction_error;
   PredictionError autoregression_prediction_error;
+  // SRPT / IF-SRPT: how the remaining-time estimates compared with the work-order time that followed, over the
+  // finished queries (only estimates made under those policies).
+  RemainingEstimateError remaining_estimate_error;
   LoadControlStats load;  // the LoadController's admitted / waiting / suspended queries and memory
 };
 

@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kMaxArWindow = 256;
 constexpr int kMaxOperatorId = 1 << 16;
-// Bound of LearningAgent::remembered_costs_ (entries of 24-32 bytes).
+// Bound of LearningAgent::remembered_ (entries of 32-40 bytes).
 constexpr size_t kMaxRememberedOperators = 1 << 16;
 
 struct OperatorHistory {
@@ -39,7 +39,24 @@ class LearningAgent::QueryHistory {
   double cached_mean = 0;  // last prediction, kept while no operator is active
   double cached_ar = 0;
   QueryLearningStats stats;
+  // Remaining-time estimates sampled for RemainingEstimateError: the recorded work-order time when each was made.
+  struct EstimateSample {
+    int64_t done_ns;
+    double estimate_ns;
+    double log2_correction;  // the plan's correction already in estimate_ns; NaN: an uncorrected estimate
+  };
+  static constexpr int kMaxEstimateSamples = 32;
+  EstimateSample samples[kMaxEstimateSamples];
+  int sample_count = 0;
+  int64_t next_sample_records = 0;  // sample when stats.records reaches this: 0, 1, 2, 4, ...
+  int64_t recorded_ns = 0;          // every recorded duration, unclamped
+  // What the last EstimateRemainingNs applied (NaN: it estimated without remembered counts and correction).
+  mutable double applied_log2_correction = 0;
 };
+
+double RemainingEstimateError::GeometricBias(int stage) const {
+  return count[stage] == 0 ? 1 : std::exp2(sum_log2_ratio[stage] / static_cast<double>(count[stage]));
+}
 
 const char* PredictorName(PredictorKind kind) {
   return kind == PredictorKind::kWindowMean ? "window-mean" : "autoregression";
@@ -77,6 +94,32 @@ LearningAgent::QueryHistory* LearningAgent::AddQuery(uint64_t plan_signature) {
 }
 
 void LearningAgent::RemoveQuery(QueryHistory* query) {
+  const double total = static_cast<double>(query->recorded_ns);
+  double sum_log2_correction = 0;
+  int corrections = 0;
+  for (int i = 0; i < query->sample_count && total > 0; ++i) {
+    const QueryHistory::EstimateSample& sample = query->samples[i];
+    const double actual = total - static_cast<double>(sample.done_ns);
+    if (actual <= 0 || sample.estimate_ns <= 0) continue;
+    const int stage = std::min(RemainingEstimateError::kStages - 1,
+                               static_cast<int>(RemainingEstimateError::kStages * sample.done_ns / total));
+    ++remaining_error_.count[stage];
+    remaining_error_.sum_relative[stage] += std::fabs(sample.estimate_ns - actual) / actual;
+    const double log2_ratio = std::log2(sample.estimate_ns / actual);
+    remaining_error_.sum_log2_ratio[stage] += log2_ratio;
+    // The correction learns from the raw estimates (before the plan's earlier correction was applied) of the
+    // kind it corrects.
+    if (!std::isnan(sample.log2_correction)) {
+      sum_log2_correction += -log2_ratio + sample.log2_correction;
+      ++corrections;
+    }
+  }
+  if (corrections > 0 && query->plan_signature != 0) {
+    if (remembered_log2_correction_.size() >= kMaxRememberedOperators) remembered_log2_correction_.clear();
+    const double measured = sum_log2_correction / corrections;
+    auto [it, inserted] = remembered_log2_correction_.try_emplace(query->plan_signature, measured);
+    if (!inserted) it->second = (it->second + measured) / 2;
+  }
   const size_t index = query->index;
   if (index + 1 != queries_.size()) {
     queries_[index] = std::move(queries_.back());
@@ -134,6 +177,7 @@ void LearningAgent::Record(QueryHistory* query, int operator_id, int64_t duratio
   // other operators or the defaults) rather than growing the per-operator table without limit.
   if (operator_id < 0 || operator_id >= kMaxOperatorId) return;
   duration_ns = std::max<int64_t>(duration_ns, 1);
+  query->recorded_ns += duration_ns;
   const double actual = static_cast<double>(duration_ns);
   const bool evaluate_ar = EvaluatesAutoregression();
 
@@ -211,10 +255,14 @@ void LearningAgent::RemoveOperator(QueryHistory* query, int operator_id) {
   OperatorHistory& op = query->operators[operator_id];
   if (!op.active) return;
   if (query->plan_signature != 0 && op.count > 0) {
-    if (remembered_costs_.size() >= kMaxRememberedOperators) remembered_costs_.clear();
-    const double mean = static_cast<double>(op.total_sum) / static_cast<double>(op.count);
-    auto [it, inserted] = remembered_costs_.try_emplace({query->plan_signature, operator_id}, mean);
-    if (!inserted) it->second = (it->second + mean) / 2;
+    if (remembered_.size() >= kMaxRememberedOperators) remembered_.clear();
+    const RememberedOperator measured{static_cast<double>(op.total_sum) / static_cast<double>(op.count),
+                                      static_cast<double>(op.count)};
+    auto [it, inserted] = remembered_.try_emplace({query->plan_signature, operator_id}, measured);
+    if (!inserted) {
+      it->second.mean_ns = (it->second.mean_ns + measured.mean_ns) / 2;
+      it->second.work_orders = (it->second.work_orders + measured.work_orders) / 2;
+    }
   }
   UpdateCachedPredictions(query);  // what is kept if this was the last active operator
   query->pooled_sum -= op.mean_sum;
@@ -235,10 +283,52 @@ bool LearningAgent::PredictOperatorCost(const QueryHistory* query, int operator_
     }
   }
   if (query->plan_signature == 0) return false;
-  auto it = remembered_costs_.find({query->plan_signature, operator_id});
-  if (it == remembered_costs_.end()) return false;
-  *cost_ns = it->second;
+  auto it = remembered_.find({query->plan_signature, operator_id});
+  if (it == remembered_.end()) return false;
+  *cost_ns = it->second.mean_ns;
   return true;
+}
+
+double LearningAgent::EstimateRemainingNs(const QueryHistory* query, const std::vector<int64_t>& remaining_work_orders,
+                                          double fallback_ns, bool remembered_counts) const {
+  double total_ns = 0;
+  for (size_t id = 0; id < remaining_work_orders.size(); ++id) {
+    if (remaining_work_orders[id] <= 0) continue;
+    const int operator_id = static_cast<int>(id);
+    double work_orders = static_cast<double>(remaining_work_orders[id]);
+    if (remembered_counts && query->plan_signature != 0) {
+      auto it = remembered_.find({query->plan_signature, operator_id});
+      if (it != remembered_.end()) {
+        const bool started = id < query->operators.size() && query->operators[id].active;
+        const double done = started ? static_cast<double>(query->operators[id].count) : 0;
+        work_orders = std::max(1.0, it->second.work_orders - done);
+      }
+    }
+    double cost_ns = 0;
+    if (!PredictOperatorCost(query, operator_id, &cost_ns)) cost_ns = fallback_ns;
+    total_ns += work_orders * cost_ns;
+  }
+  if (!remembered_counts) {
+    query->applied_log2_correction = std::nan("");
+    return total_ns;
+  }
+  query->applied_log2_correction = Log2Correction(query);
+  return total_ns * std::exp2(query->applied_log2_correction);
+}
+
+double LearningAgent::Log2Correction(const QueryHistory* query) const {
+  if (query->plan_signature == 0) return 0;
+  auto it = remembered_log2_correction_.find(query->plan_signature);
+  return it == remembered_log2_correction_.end() ? 0 : it->second;
+}
+
+void LearningAgent::NoteRemainingEstimate(QueryHistory* query, double estimate_ns) {
+  if (query->stats.records < query->next_sample_records ||
+      query->sample_count == QueryHistory::kMaxEstimateSamples) {
+    return;
+  }
+  query->samples[query->sample_count++] = {query->recorded_ns, estimate_ns, query->applied_log2_correction};
+  query->next_sample_records = std::max<int64_t>(1, 2 * query->stats.records);
 }
 
 void LearningAgent::UpdateCachedPredictions(QueryHistory* query) const {

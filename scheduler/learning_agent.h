@@ -72,6 +72,20 @@ struct PredictionError {
   void Add(double predicted, double actual);
 };
 
+// How well remaining-time estimates (EstimateRemainingNs, for SRPT and IF-SRPT) tracked reality, over finished
+// queries. An estimate made when a query had done a fraction f of its work-order time (its recorded durations so
+// far over their total at its end) is compared with the work-order time it still had to do, and counted in the
+// stage of life f falls in: [0, 1/4), [1/4, 1/2), [1/2, 3/4), [3/4, 1).
+struct RemainingEstimateError {
+  static constexpr int kStages = 4;
+  int64_t count[kStages] = {};
+  double sum_relative[kStages] = {};   // |estimate - actual| / actual
+  double sum_log2_ratio[kStages] = {};  // log2(estimate / actual): > 0 over-estimates (geometric mean bias)
+  double MeanRelative(int stage) const { return count[stage] == 0 ? 0 : sum_relative[stage] / count[stage]; }
+  // The geometric mean of estimate / actual.
+  double GeometricBias(int stage) const;
+};
+
 struct QueryLearningStats {
   int64_t records = 0;
   PredictionError mean_error;            // window-mean predictor
@@ -104,6 +118,23 @@ class LearningAgent {
   // operator's own recent work orders once it has one, else what a finished query of the same plan measured for
   // it. False if neither is known.
   bool PredictOperatorCost(const QueryHistory* query, int operator_id, double* cost_ns) const;
+  // The query's remaining work-order time: over the operators with work left (`remaining_work_orders`, by operator
+  // id: the query's own estimate from its plan's cardinality estimates corrected by its progress,
+  // SchedulableQuery::EstimatedRemainingWorkOrdersByOperator), the remaining work orders x the operator's cost
+  // (PredictOperatorCost, else `fallback_ns`). Where an earlier query of the same plan finished the operator, its
+  // work-order count replaces the estimate (less what this query has done of it): the plan's cardinality
+  // estimates are often off by far more than a repeated plan's counts change.
+  // Then, where earlier queries of the plan sampled estimates (NoteRemainingEstimate), the sum is scaled by their
+  // geometric mean of actual / estimate: a plan's estimates err the same way each time it runs (an operator whose
+  // work orders grow as its hash table fills, work outside the counted operators), so ranking plans against each
+  // other needs that bias removed. `remembered_counts` false: the estimate's counts only, unscaled.
+  double EstimateRemainingNs(const QueryHistory* query, const std::vector<int64_t>& remaining_work_orders,
+                             double fallback_ns, bool remembered_counts = true) const;
+  // Samples the estimate the scheduler used, the last EstimateRemainingNs of the query (at its first estimate and
+  // after 1, 2, 4, 8, ... records; at most 32 per query), for remaining_estimate_error and the plan's correction,
+  // which learn from them when the query is removed.
+  void NoteRemainingEstimate(QueryHistory* query, double estimate_ns);
+  const RemainingEstimateError& remaining_estimate_error() const { return remaining_error_; }
 
   // The predicted duration of the query's next work order with the configured predictor and scope;
   // `next_operator` is the operator that work order comes from (-1: unknown, the combined prediction). False
@@ -131,6 +162,8 @@ class LearningAgent {
   }
 
   bool PredictCombined(PredictorKind kind, const QueryHistory* query, double* predicted_ns) const;
+  // log2 of the factor EstimateRemainingNs scales the query's estimates by (0: none known).
+  double Log2Correction(const QueryHistory* query) const;
   void UpdateCachedPredictions(QueryHistory* query) const;
 
   const LearningAgentOptions options_;
@@ -138,9 +171,16 @@ class LearningAgent {
   PredictionError total_mean_error_;
   PredictionError total_autoregression_error_;
   double global_mean_ns_ = 0;
-  // (plan signature, operator id) -> mean work-order time of that operator in earlier queries of the plan.
+  struct RememberedOperator {
+    double mean_ns = 0;      // mean work-order time
+    double work_orders = 0;  // work orders it ran
+  };
+  // (plan signature, operator id) -> that operator in earlier queries of the plan (averaged over them).
   // Bounded: cleared when it reaches kMaxRememberedOperators entries.
-  absl::flat_hash_map<std::pair<uint64_t, int>, double> remembered_costs_;
+  absl::flat_hash_map<std::pair<uint64_t, int>, RememberedOperator> remembered_;
+  // plan signature -> log2(actual / estimate) of its earlier queries' sampled estimates (exponentially averaged).
+  absl::flat_hash_map<uint64_t, double> remembered_log2_correction_;
+  RemainingEstimateError remaining_error_;
 };
 
 }  // namespace tessera

@@ -20,8 +20,9 @@ const char* AdmissionStateName(AdmissionState state) {
   return "?";
 }
 
-LoadController::LoadController(const LoadControlOptions& options, std::function<int64_t(Owner)> footprint)
-    : options_(options), footprint_(std::move(footprint)) {}
+LoadController::LoadController(const LoadControlOptions& options, std::function<int64_t(Owner)> footprint,
+                               std::function<int64_t(Owner)> spillable)
+    : options_(options), footprint_(std::move(footprint)), spillable_(std::move(spillable)) {}
 
 int64_t LoadController::Threshold(const MemoryGauge& gauge) const {
   const double threshold = options_.threshold_fraction * static_cast<double>(gauge.budget_bytes);
@@ -55,9 +56,10 @@ QueryMemoryRequest LoadController::Capped(const QueryMemoryRequest& request) con
 bool LoadController::Fits(Owner owner, Entry& entry, int64_t free, bool force) {
   const QueryMemoryRequest request = Capped(entry.request);
   if (entry.state == AdmissionState::kSuspended) {
-    if (entry.given_back > free && !force) return false;
-    entry.committed = footprint_(owner) + entry.given_back;
+    if (entry.given_back + entry.spilled > free && !force) return false;
+    entry.committed = footprint_(owner) + entry.spilled + entry.given_back;
     entry.given_back = 0;
+    entry.spilled = 0;
   } else if (request.max_bytes <= free) {
     entry.committed = request.max_bytes;
   } else if (request.min_bytes <= free) {
@@ -118,16 +120,19 @@ LoadController::Decision LoadController::Arrive(Owner owner, int priority, const
       }
     }
     std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    int64_t gained = 0;
+    int64_t gained = 0;            // claimable memory the victims give back at once
+    int64_t gained_by_spill = 0;   // what their spills free once their running work orders have finished
     std::vector<Owner> victims;
     for (const auto& [committed, victim] : candidates) {
-      if (free + gained >= needed) break;
+      if (free + gained + gained_by_spill >= needed) break;
       const int64_t claimable = Claimable(victim, entries_.at(victim));
-      if (claimable == 0) continue;  // holds all it asked for already: suspending it frees nothing
+      const int64_t spillable = spilling() ? spillable_(victim) : 0;
+      if (claimable == 0 && spillable == 0) continue;  // suspending it would free nothing
       gained += claimable;
+      gained_by_spill += spillable;
       victims.push_back(victim);
     }
-    if (free + gained >= needed) {
+    if (free + gained + gained_by_spill >= needed) {
       for (Owner victim : victims) {
         Entry& suspended = entries_.at(victim);
         suspended.given_back = Claimable(victim, suspended);
@@ -136,10 +141,16 @@ LoadController::Decision LoadController::Arrive(Owner owner, int priority, const
         ++suspended.suspensions;
         ++suspensions_;
       }
+      decision.suspend = std::move(victims);
+      if (free + gained < needed) {
+        // The room comes with the spills: wait for them (Spilled reconsiders).
+        decision.admitted = false;
+        entries_.emplace(owner, entry);
+        return decision;
+      }
       // Running queries may have allocated since `free` was read; the query the victims made room for is
       // admitted regardless.
       if (!Fits(owner, entry, Free(), /*force=*/false)) Fits(owner, entry, 0, /*force=*/true);
-      decision.suspend = std::move(victims);
       entries_.emplace(owner, entry);
       return decision;
     }
@@ -154,6 +165,15 @@ std::vector<LoadController::Owner> LoadController::Leave(Owner owner) {
   return Reconsider();
 }
 
+std::vector<LoadController::Owner> LoadController::Spilled(Owner owner, int64_t bytes) {
+  auto it = entries_.find(owner);
+  if (it != entries_.end() && it->second.state == AdmissionState::kSuspended) {
+    it->second.spilled += std::max<int64_t>(0, bytes);
+    spilled_bytes_total_ += std::max<int64_t>(0, bytes);
+  }
+  return Reconsider();
+}
+
 std::vector<LoadController::Owner> LoadController::Reconfigure(double threshold_fraction,
                                                                double max_query_fraction) {
   options_.threshold_fraction = threshold_fraction;
@@ -165,6 +185,7 @@ std::vector<LoadController::Owner> LoadController::Reconfigure(double threshold_
     entry.state = AdmissionState::kAdmitted;
     entry.committed = 0;
     entry.given_back = 0;
+    entry.spilled = 0;
     admitted.push_back(owner);
   }
   return admitted;
@@ -222,7 +243,10 @@ int LoadController::suspensions(Owner owner) const {
 LoadControlStats LoadController::Stats() const {
   LoadControlStats stats;
   stats.suspensions = suspensions_;
+  stats.spilled_bytes_total = spilled_bytes_total_;
   for (const auto& [owner, entry] : entries_) {
+    stats.spilled_bytes += entry.spilled;
+    if (spilling() && entry.state == AdmissionState::kAdmitted) stats.spillable_bytes += spillable_(owner);
     switch (entry.state) {
       case AdmissionState::kAdmitted:
         ++stats.admitted;

@@ -18,17 +18,23 @@
 //     the pool's ResourceExhausted error, which fails the query alone and frees what it held.
 //   - Otherwise (min > free) it is not admitted now. Under a priority policy (hpf, pp, pp-exp, lottery), if its
 //     priority is above the lowest admitted priority, admitted lower-priority queries are suspended in decreasing
-//     order of committed memory until enough is claimable again; a suspended query gives back its claimable memory
-//     (what it already holds stays: nothing is evicted). If suspending all of them would not make room, none is
-//     suspended. Under the other policies, or when no suspension helps, the new query is wait-listed.
+//     order of committed memory until enough is free again; a suspended query gives back its claimable memory,
+//     and with spilling on (LoadControlOptions::spill_directory) also what it can spill (`spillable`: its
+//     temporary blocks and hash / aggregation tables, written to the spill directory once its running work orders
+//     have finished). If suspending all of them would not make room, none is suspended. Under the other policies,
+//     or when no suspension helps, the new query is wait-listed. When the room needs the victims' spills, the new
+//     query waits for them: the Foreman reports each finished spill (Spilled), which reconsiders the held-back
+//     queries (the new one first: it has the higher priority).
 //   - When no query is admitted, the first waiting one is admitted anyway (nothing else can free memory).
 //   - Whenever a query leaves (finished or cancelled), waiting and suspended queries are reconsidered: highest
 //     priority first, then suspended before waiting, the most recently suspended first, waiting ones in arrival
 //     order; each is admitted if it fits, and the first that does not fit stops the round (no overtaking).
-//     A suspended query comes back with committed = its footprint + its earlier claimable memory.
+//     A suspended query needs its earlier claimable memory plus what it spilled, and comes back with committed =
+//     its footprint + both (the Foreman reads the spilled memory back before it dispatches again).
 //
-// Suspension only stops the Foreman from dispatching the query's work orders; work orders already running finish
-// and the query resumes where it stopped, so its answer is unaffected.
+// Suspension stops the Foreman from dispatching the query's work orders; work orders already running finish, the
+// query's spillable memory leaves the buffer pool (with spilling on), and the query resumes where it stopped with
+// its memory read back to the same addresses, so its answer is unaffected.
 //
 // Disabled (every query admitted at once) when LoadControlOptions::memory is empty or the threshold is 0.
 //
@@ -37,6 +43,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -60,6 +67,9 @@ struct LoadControlOptions {
   // from the pool while memory lasts, and fails alone with ResourceExhausted when it does not (like SQL Server's
   // per-query memory-grant cap).
   double max_query_fraction = 0.25;
+  // Where suspended queries spill their memory (the Database sets the data directory's temp/ folder); empty: a
+  // suspended query keeps its memory resident and only gives back what it has not allocated yet.
+  std::string spill_directory;
 };
 
 enum class AdmissionState { kAdmitted, kWaiting, kSuspended };
@@ -74,15 +84,21 @@ struct LoadControlStats {
   int waiting = 0;
   int suspended = 0;
   int64_t suspensions = 0;  // over the controller's life
+  int64_t spillable_bytes = 0;      // what admitted queries could spill now (0 when spilling is off)
+  int64_t spilled_bytes = 0;        // held in spill files by suspended queries now
+  int64_t spilled_bytes_total = 0;  // spilled over the controller's life
 };
 
 class LoadController {
  public:
   using Owner = void*;  // the Foreman's per-query state, opaque here
-  // `footprint` returns an owner's current footprint in bytes.
-  LoadController(const LoadControlOptions& options, std::function<int64_t(Owner)> footprint);
+  // `footprint` returns an owner's current footprint in bytes; `spillable` what it could spill now (empty, or no
+  // spill directory: suspension spills nothing).
+  LoadController(const LoadControlOptions& options, std::function<int64_t(Owner)> footprint,
+                 std::function<int64_t(Owner)> spillable = {});
 
   bool enabled() const { return static_cast<bool>(options_.memory) && options_.threshold_fraction > 0; }
+  bool spilling() const { return enabled() && static_cast<bool>(spillable_) && !options_.spill_directory.empty(); }
 
   struct Decision {
     bool admitted = true;
@@ -94,6 +110,9 @@ class LoadController {
   // The query left (finished or cancelled); returns the waiting or suspended queries admitted in its place, in
   // the order they were admitted.
   std::vector<Owner> Leave(Owner owner);
+  // The suspended query `owner` spilled `bytes` (0 when it had nothing to spill or the spill failed); returns the
+  // held-back queries admitted now that the memory is free, in the order they were admitted.
+  std::vector<Owner> Spilled(Owner owner, int64_t bytes);
   void SetPriority(Owner owner, int priority);
   // Changes the threshold and the per-query cap at run time (a threshold of 0 turns admission control off) and
   // returns the held-back queries admitted by the change: all of them when it is now off.
@@ -111,6 +130,7 @@ class LoadController {
     AdmissionState state = AdmissionState::kAdmitted;
     int64_t committed = 0;
     int64_t given_back = 0;  // a suspended query's claimable memory at suspension
+    int64_t spilled = 0;     // what a suspended query spilled (comes back with it)
     uint64_t arrival = 0;
     uint64_t suspended_at = 0;
     int suspensions = 0;
@@ -130,10 +150,12 @@ class LoadController {
 
   LoadControlOptions options_;
   const std::function<int64_t(Owner)> footprint_;
+  const std::function<int64_t(Owner)> spillable_;
   absl::flat_hash_map<Owner, Entry> entries_;
   uint64_t next_arrival_ = 0;
   uint64_t next_suspension_ = 0;
   int64_t suspensions_ = 0;
+  int64_t spilled_bytes_total_ = 0;
 };
 
 }  // namespace tessera

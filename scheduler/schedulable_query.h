@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "threading/task.h"
 
 namespace tessera {
@@ -177,6 +179,14 @@ class SchedulableQuery {
   // the query's running work orders).
   virtual QueryMemoryRequest MemoryRequest() const { return {}; }
   virtual int64_t MemoryFootprint() const { return 0; }
+  // Optional, for suspension that frees memory (load_controller.h, LoadControlOptions::spill_directory): what the
+  // query could move out of the buffer pool now (its temporary blocks and hash / aggregation tables), moving it
+  // into a spill file in `directory` (returns the bytes freed), and bringing it back. The Foreman calls SpillMemory
+  // and RestoreMemory only while the query is suspended and none of its work orders is running or queued; an error
+  // of RestoreMemory fails the query. A query destroyed while spilled removes its spill file.
+  virtual int64_t SpillableBytes() const { return 0; }
+  virtual absl::StatusOr<int64_t> SpillMemory(const std::string& directory) { return 0; }
+  virtual absl::Status RestoreMemory() { return absl::OkStatus(); }
 
   // Optional hints for size-based policies (SRPT, IF-SRPT).
   // Work orders still to finish, including issued ones; -1 if unknown (ranked last by SRPT).

@@ -1,5 +1,6 @@
 #include "storage/buffer_pool.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/file_io.h"
 #include "common/status_macros.h"
 #include "glog/logging.h"
 
@@ -32,6 +34,21 @@ size_t ChargedBytes(size_t bytes) {
 }
 
 bool IsSlotSize(size_t charged_bytes) { return charged_bytes >= BufferPool::kLargeAllocationBytes; }
+
+// Reads all `size` bytes at `offset` (pread, retried on EINTR and short reads).
+absl::Status ReadAllAt(int fd, void* data, size_t size, uint64_t offset, const std::string& path) {
+  char* out = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t got = pread(fd, out, size, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return ErrnoStatus("cannot read spill file", path);
+    if (got == 0) return absl::DataLossError(absl::StrCat("spill file '", path, "' is shorter than what was spilled"));
+    out += got;
+    size -= static_cast<size_t>(got);
+    offset += static_cast<uint64_t>(got);
+  }
+  return absl::OkStatus();
+}
 
 struct ByteUnit {
   double divisor;
@@ -116,6 +133,7 @@ void BufferPool::CountInAccount(MemoryKind kind, size_t bytes, bool add) {
 
 BufferPool::~BufferPool() {
   absl::MutexLock lock(&mutex_);
+  if (spill_fd_ >= 0) RemoveSpillFile();
   for (auto& bucket : cached_slots_) {
     for (const CachedSlot& slot : bucket) munmap(slot.address, slot.bytes);
   }
@@ -141,7 +159,10 @@ void BufferPool::SetEvictor(Evictor* evictor) {
 absl::StatusOr<void*> BufferPool::Allocate(MemoryKind kind, size_t bytes, int node) {
   if (parent_ != nullptr) {
     absl::StatusOr<void*> memory = parent_->Allocate(kind, bytes, node);
-    if (memory.ok()) CountInAccount(kind, ChargedBytes(bytes), /*add=*/true);
+    if (memory.ok()) {
+      CountInAccount(kind, ChargedBytes(bytes), /*add=*/true);
+      TrackSpillable(*memory, kind, ChargedBytes(bytes));
+    }
     return memory;
   }
   const size_t charged = ChargedBytes(bytes);
@@ -165,6 +186,11 @@ absl::StatusOr<void*> BufferPool::Allocate(MemoryKind kind, size_t bytes, int no
 void BufferPool::Free(void* address, MemoryKind kind, size_t bytes) {
   if (address == nullptr) return;
   if (parent_ != nullptr) {
+    if (ForgetSpillable(address)) {
+      // Spilled: uncharged already, in the parent and here; only the reserved address range goes.
+      parent_->FreeSlot(address, ChargedBytes(bytes));
+      return;
+    }
     parent_->Free(address, kind, bytes);
     CountInAccount(kind, ChargedBytes(bytes), /*add=*/false);
     return;
@@ -367,6 +393,9 @@ absl::StatusOr<void*> BufferPool::Reallocate(MemoryKind kind, void* address, siz
     TESSERA_ASSIGN_OR_RETURN(void* moved, parent_->Reallocate(kind, address, old_bytes, new_bytes, node));
     CountInAccount(kind, old_charged, /*add=*/false);
     CountInAccount(kind, new_charged, /*add=*/true);
+    const bool was_spilled = ForgetSpillable(address);
+    DCHECK(!was_spilled) << "buffer pool account: reallocating spilled memory";
+    TrackSpillable(moved, kind, new_charged);
     return moved;
   }
   if (IsSlotSize(old_charged) && new_charged > old_charged) {
@@ -401,6 +430,143 @@ void BufferPool::FreeSlot(void* address, size_t bytes) {
     }
   }
   munmap(address, bytes);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Spilling (accounts).
+
+void BufferPool::TrackSpillable(void* address, MemoryKind kind, size_t charged) {
+  if (!IsSlotSize(charged) || kind == MemoryKind::kBaseBlock) return;
+  absl::MutexLock lock(&mutex_);
+  spillable_[address] = SpillableSlot{kind, charged};
+}
+
+bool BufferPool::ForgetSpillable(void* address) {
+  absl::MutexLock lock(&mutex_);
+  auto it = spillable_.find(address);
+  if (it == spillable_.end()) return false;
+  const bool spilled = it->second.spilled;
+  if (spilled) spilled_bytes_ -= it->second.bytes;
+  spillable_.erase(it);
+  if (spilled && spilled_bytes_ == 0) RemoveSpillFile();
+  return spilled;
+}
+
+void BufferPool::RemoveSpillFile() {
+  if (spill_fd_ < 0) return;
+  close(spill_fd_);
+  if (unlink(spill_path_.c_str()) != 0) LOG(WARNING) << "cannot remove spill file '" << spill_path_ << "'";
+  spill_fd_ = -1;
+  spill_path_.clear();
+}
+
+size_t BufferPool::SpillableBytes() const {
+  absl::MutexLock lock(&mutex_);
+  size_t bytes = 0;
+  for (const auto& [address, slot] : spillable_) {
+    if (!slot.spilled) bytes += slot.bytes;
+  }
+  return bytes;
+}
+
+size_t BufferPool::spilled_bytes() const {
+  absl::MutexLock lock(&mutex_);
+  return spilled_bytes_;
+}
+
+absl::StatusOr<size_t> BufferPool::SpillTo(const std::string& path, const absl::flat_hash_set<const void*>& keep) {
+  CHECK(parent_ != nullptr && parent_->parent_ == nullptr) << "SpillTo on a pool that is not an account of a pool";
+  struct Move {
+    void* address;
+    MemoryKind kind;
+    size_t bytes;
+  };
+  std::vector<Move> moves;
+  {
+    absl::MutexLock lock(&mutex_);
+    if (spill_fd_ >= 0) return absl::FailedPreconditionError("the account is spilled already");
+    for (const auto& [address, slot] : spillable_) {
+      if (!keep.contains(address)) moves.push_back({address, slot.kind, slot.bytes});
+    }
+  }
+  if (moves.empty()) return 0;
+  // Sequential in address order: the file is written and read back front to back.
+  std::sort(moves.begin(), moves.end(), [](const Move& a, const Move& b) { return a.address < b.address; });
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return ErrnoStatus("cannot create spill file", path);
+  uint64_t offset = 0;
+  for (const Move& move : moves) {
+    if (absl::Status written = WriteAllAt(fd, move.address, move.bytes, offset, path); !written.ok()) {
+      close(fd);
+      unlink(path.c_str());
+      return written;
+    }
+    offset += move.bytes;
+  }
+  offset = 0;
+  for (const Move& move : moves) {
+    // The range stays mapped (and NUMA-bound); its pages go back to the kernel and read as zeros until restored.
+    if (madvise(move.address, move.bytes, MADV_DONTNEED) != 0) PLOG(WARNING) << "madvise(MADV_DONTNEED)";
+    parent_->Release(move.kind, move.bytes);
+    CountInAccount(move.kind, move.bytes, /*add=*/false);
+    absl::MutexLock lock(&mutex_);
+    SpillableSlot& slot = spillable_.at(move.address);
+    slot.spilled = true;
+    slot.file_offset = offset;
+    spilled_bytes_ += move.bytes;
+    offset += move.bytes;
+  }
+  absl::MutexLock lock(&mutex_);
+  spill_fd_ = fd;
+  spill_path_ = path;
+  return static_cast<size_t>(offset);
+}
+
+absl::Status BufferPool::RestoreSpilled() {
+  struct Move {
+    void* address;
+    MemoryKind kind;
+    size_t bytes;
+    uint64_t file_offset;
+  };
+  std::vector<Move> moves;
+  int fd;
+  std::string path;
+  {
+    absl::MutexLock lock(&mutex_);
+    if (spill_fd_ < 0) return absl::OkStatus();
+    for (const auto& [address, slot] : spillable_) {
+      if (slot.spilled) moves.push_back({address, slot.kind, slot.bytes, slot.file_offset});
+    }
+    fd = spill_fd_;
+    path = spill_path_;
+  }
+  std::sort(moves.begin(), moves.end(),
+            [](const Move& a, const Move& b) { return a.file_offset < b.file_offset; });
+  for (size_t i = 0; i < moves.size(); ++i) {
+    if (absl::Status charged = parent_->Reserve(moves[i].kind, moves[i].bytes); !charged.ok()) {
+      for (size_t j = 0; j < i; ++j) parent_->Release(moves[j].kind, moves[j].bytes);
+      return charged;
+    }
+  }
+  for (const Move& move : moves) {
+    if (absl::Status read = ReadAllAt(fd, move.address, move.bytes, move.file_offset, path); !read.ok()) {
+      // The memory is charged again but its contents are lost: the owner must fail (and free it).
+      for (const Move& charged : moves) parent_->Release(charged.kind, charged.bytes);
+      return read;
+    }
+  }
+  absl::MutexLock lock(&mutex_);
+  for (const Move& move : moves) {
+    spillable_.at(move.address).spilled = false;
+    spilled_bytes_ -= move.bytes;
+    const int k = static_cast<int>(move.kind);
+    by_kind_[k] += move.bytes;
+    used_bytes_ += move.bytes;
+  }
+  peak_used_bytes_ = std::max(peak_used_bytes_, used_bytes_);
+  RemoveSpillFile();
+  return absl::OkStatus();
 }
 
 }  // namespace tessera

@@ -23,8 +23,15 @@
 // evictor) and counts in its own Usage() only what went through it. Every query's operators allocate through their
 // own account, which gives the load controller each query's current footprint (query_execution/execution_dag.h).
 //
+// Spilling (accounts only, for a suspended query: scheduler/load_controller.h): SpillTo writes the contents of the
+// account's slot allocations (>= 1 MiB) of temporary blocks and blobs to a file, gives their pages back to the
+// kernel (madvise MADV_DONTNEED) and uncharges them, keeping their addresses reserved; RestoreSpilled charges them
+// again and reads them back to the same addresses. Pointers into spilled memory (a hash table's buckets, a block
+// list) therefore stay valid across a spill, and no structure needs to know about it. Small allocations and base
+// blocks (a load's pending blocks) stay resident.
+//
 // Threading: every method is thread-safe. One mutex guards the accounting; it is never held during mmap,
-// munmap or eviction.
+// munmap, eviction or spill I/O.
 
 #include <cstddef>
 #include <cstdint>
@@ -34,6 +41,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -126,6 +134,23 @@ class BufferPool {
   // allocated and is freed later through the parent with the same kind and size.
   void HandOverToParent(MemoryKind kind, size_t bytes);
 
+  // Spilling, accounts only (see the top of this file). Between SpillTo and RestoreSpilled nobody may read or write
+  // the spilled memory (its pages read as zeros): the caller guarantees that none of the account owner's work runs.
+  // Freeing a spilled allocation is allowed (a query cancelled while spilled is destroyed so): its bytes in the file
+  // are forgotten. The file is removed by RestoreSpilled, or when the account is destroyed.
+  //
+  // Bytes SpillTo would move out now: the account's slot allocations of temporary blocks and blobs, not spilled.
+  size_t SpillableBytes() const;
+  // Writes the spillable allocations except those in `keep` (memory another thread may still read, e.g. result
+  // blocks a client is being sent) to a new file at `path`, then releases and uncharges them; returns the bytes
+  // spilled. On a write error nothing is spilled, the file is removed and the error returned. FailedPrecondition
+  // while already spilled.
+  absl::StatusOr<size_t> SpillTo(const std::string& path, const absl::flat_hash_set<const void*>& keep);
+  // Charges the spilled allocations again (ResourceExhausted over the budget, after asking the evictor; they then
+  // stay spilled), reads them back to their addresses and removes the file. Nothing spilled: OK.
+  absl::Status RestoreSpilled();
+  size_t spilled_bytes() const;
+
   MemoryUsage Usage() const;
   size_t budget_bytes() const;
   // Changes the budget. Lowering it below current use fails later allocations; nothing is freed here.
@@ -140,6 +165,13 @@ class BufferPool {
   struct LiveSlot {
     int node;  // -1 when unbound
     bool huge;
+  };
+  // An account's slot allocation of a temporary block or blob, which SpillTo may move to its spill file.
+  struct SpillableSlot {
+    MemoryKind kind;
+    size_t bytes;  // charged size
+    bool spilled = false;
+    uint64_t file_offset = 0;  // in the spill file, while spilled
   };
 
   explicit BufferPool(BufferPool* parent);
@@ -159,6 +191,12 @@ class BufferPool {
   // Moves live slot `address` of `old_bytes` into a new slot of `new_bytes` (both charged sizes) by remapping.
   absl::StatusOr<void*> GrowSlot(void* address, size_t old_bytes, size_t new_bytes);
   void FreeSlot(void* address, size_t bytes);
+  // Accounts: records or forgets a slot allocation that SpillTo may move (called after the parent's allocation
+  // succeeded / before it is freed). Forget returns whether the slot was spilled (then it is no longer charged).
+  void TrackSpillable(void* address, MemoryKind kind, size_t charged);
+  bool ForgetSpillable(void* address);
+  // Removes the spill file (no spilled allocation is left).
+  void RemoveSpillFile() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Index into cached_slots_: node, or num_nodes_ for unbound slots.
   int CacheBucket(int node) const { return node < 0 ? num_nodes_ : node; }
 
@@ -180,6 +218,11 @@ class BufferPool {
   // Freed slots kept for reuse, per node plus one bucket for unbound slots.
   std::vector<std::vector<CachedSlot>> cached_slots_ ABSL_GUARDED_BY(mutex_);
   size_t cached_slot_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
+  // Accounts: slot allocations SpillTo may move, the spill file while anything is spilled, and the bytes in it.
+  absl::flat_hash_map<void*, SpillableSlot> spillable_ ABSL_GUARDED_BY(mutex_);
+  int spill_fd_ ABSL_GUARDED_BY(mutex_) = -1;
+  std::string spill_path_ ABSL_GUARDED_BY(mutex_);
+  size_t spilled_bytes_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace tessera

@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "benchmarks/command_line_flags.h"
 #include "benchmarks/ssb_generator/ssb_generator.h"
 #include "common/clock.h"
@@ -916,10 +917,14 @@ int64_t TotalLength(const std::vector<Interval>& intervals) {
   return total;
 }
 
+// A policy name, or srpt-dag / ifsrpt-dag: SRPT / IF-SRPT with the remaining-work estimate of before issue #14
+// (PolicyOptions::srpt_remembered_counts off), to compare both estimates in the same run.
 PolicyOptions Policy(const std::string& name) {
-  absl::StatusOr<PolicyOptions> policy = ParsePolicy(name);
+  const bool dag_estimate = absl::EndsWith(name, "-dag");
+  absl::StatusOr<PolicyOptions> policy = ParsePolicy(dag_estimate ? name.substr(0, name.size() - 4) : name);
   if (!policy.ok()) Die("policy " + name);
   policy->srpt_aging = FLAGS_srpt_aging;
+  policy->srpt_remembered_counts = !dag_estimate;
   return *policy;
 }
 
@@ -1651,12 +1656,21 @@ void Experiment5() {
   std::printf("\n");
 
   std::vector<LatencySummary> summaries;
+  std::vector<RemainingEstimateError> estimate_errors;  // per policy: the run's share of the Foreman's totals
   const std::vector<std::string>& policies = g_flags.arrival_policies;
   for (const std::string& policy : policies) {
     SwitchPolicy(database.get(), policy);
     std::printf("  running under %s ...\n", policy.c_str());
     std::fflush(stdout);
+    const RemainingEstimateError errors_before = database->foreman().GetStats()->remaining_estimate_error;
     const std::vector<ArrivalOutcome> outcomes = RunArrivals(database.get(), arrivals);
+    RemainingEstimateError errors = database->foreman().GetStats()->remaining_estimate_error;
+    for (int stage = 0; stage < RemainingEstimateError::kStages; ++stage) {
+      errors.count[stage] -= errors_before.count[stage];
+      errors.sum_relative[stage] -= errors_before.sum_relative[stage];
+      errors.sum_log2_ratio[stage] -= errors_before.sum_log2_ratio[stage];
+    }
+    estimate_errors.push_back(errors);
     for (const ArrivalOutcome& o : outcomes) {
       if (!o.error.empty()) std::printf("  !! a query failed under %s: %s\n", policy.c_str(), o.error.c_str());
     }
@@ -1702,6 +1716,20 @@ void Experiment5() {
                 s.duration_s > 0 ? 100 * s.work_order_ms / 1e3 / (s.duration_s * g_flags.workers) : 0.0);
   }
   std::printf("\n");
+  std::printf(
+      "  remaining-time estimates of srpt / ifsrpt against the work-order time that followed, by the stage of the "
+      "query's life (its work-order time so far / its total): mean |estimate - actual| / actual, geometric mean of "
+      "estimate / actual, samples\n");
+  for (size_t p = 0; p < summaries.size(); ++p) {
+    const RemainingEstimateError& e = estimate_errors[p];
+    if (e.count[0] + e.count[1] + e.count[2] + e.count[3] == 0) continue;
+    std::printf("  %-8s", policies[p].c_str());
+    for (int stage = 0; stage < RemainingEstimateError::kStages; ++stage) {
+      std::printf("  [%d-%d%%) %.2f x%.2f n=%lld", 25 * stage, 25 * (stage + 1), e.MeanRelative(stage),
+                  e.GeometricBias(stage), static_cast<long long>(e.count[stage]));
+    }
+    std::printf("\n");
+  }
 }
 
 

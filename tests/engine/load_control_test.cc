@@ -4,7 +4,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -180,5 +182,156 @@ TEST_F(LoadControlTest, QueriesRunOneAfterTheOtherWhenOnlyOneFits) {
   EXPECT_EQ(database_->foreman().GetStats()->load.suspensions, 0);
 }
 
+// Spilling (suspension that frees memory): the admission threshold is lowered while the large query runs so that the
+// high-priority arrival fits only if the large query's held memory (its hash table, temporary blocks) leaves the
+// buffer pool, not just what it has not allocated yet.
+// The large query of these tests: kLowPriorityQuery over three copies of `big`, so that it runs long enough (about
+// a second) for the arrival to find it running on a loaded machine.
+constexpr char kSpilledQuery[] =
+    "SELECT a.g, count(*), sum(b.k) FROM bigger a JOIN bigger b ON a.k = b.k WHERE a.k % 3 <> 1 GROUP BY a.g "
+    "ORDER BY 1";
+
+class SpillTest : public LoadControlTest {
+ protected:
+  void SetUp() override {
+    LoadControlTest::SetUp();
+    ASSERT_TRUE(Execute(*session_, "CREATE TABLE bigger (k BIGINT NOT NULL, g INTEGER NOT NULL)").ok());
+    for (int copy = 0; copy < 3; ++copy) {
+      ASSERT_TRUE(Execute(*session_, absl::StrCat("INSERT INTO bigger SELECT k + ", copy * 2250000, ", g FROM big")).ok());
+    }
+  }
+  size_t SpilledHere() const {
+    size_t bytes = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(directory_ / "temp")) {
+      if (entry.path().extension() == ".spill") bytes += std::filesystem::file_size(entry.path());
+    }
+    return bytes;
+  }
+  static size_t QueryBytes(const MemoryUsage& usage) {
+    return usage.by_kind[static_cast<int>(MemoryKind::kTemporaryBlock)] +
+           usage.by_kind[static_cast<int>(MemoryKind::kBlob)];
+  }
+
+  // Starts kSpilledQuery at priority 1 on `session` in `client`, waits until it could spill at least 16 MiB (its
+  // hash table is built), and sets the threshold to what is used now plus `high_min` minus half of what it could
+  // spill: an arrival that needs `high_min` then fits only once the query has spilled.
+  void StartLargeQueryAndTighten(Session& session, std::thread& client, absl::StatusOr<QueryResult>& result,
+                                 int64_t high_min) {
+    EXPECT_TRUE(Execute(session, "SET priority = 1").ok());
+    Session* running = &session;
+    absl::StatusOr<QueryResult>* out = &result;
+    client = std::thread([running, out] { *out = running->Execute(kSpilledQuery); });
+    Foreman& foreman = database_->foreman();
+    int64_t spillable = 0;
+    while (spillable < (int64_t{16} << 20)) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      absl::StatusOr<ForemanStats> stats = foreman.GetStats();
+      ASSERT_TRUE(stats.ok());
+      spillable = stats->load.spillable_bytes;
+    }
+    const int64_t used = static_cast<int64_t>(database_->buffer_pool().Usage().used_bytes);
+    const double threshold = static_cast<double>(used + high_min - spillable / 2) / static_cast<double>(kBudget);
+    EXPECT_TRUE(foreman.SetLoadControl(threshold, 1.0).ok());
+  }
+};
+
+TEST_F(SpillTest, TheSuspendedQuerysMemoryGoesToTheArrivalAndComesBackWithTheSameAnswer) {
+  absl::StatusOr<QueryResult> low_alone = Execute(*session_, kSpilledQuery);
+  absl::StatusOr<QueryResult> high_alone = Execute(*session_, kHighPriorityQuery);
+  ASSERT_TRUE(low_alone.ok() && high_alone.ok());
+  const QueryMemoryEstimate high = Estimate(kHighPriorityQuery);
+  WarmUsedBytes();
+
+  Session low_session(database_.get());
+  std::thread low_client;
+  absl::StatusOr<QueryResult> low_result;
+  StartLargeQueryAndTighten(low_session, low_client, low_result, high.min_bytes);
+
+  // Watch the pool while the arrival runs: what it used last before the spill, and the least while spilled.
+  Foreman& foreman = database_->foreman();
+  std::atomic<bool> high_done{false};
+  size_t used_before_spill = 0;
+  size_t least_used_while_spilled = SIZE_MAX;
+  int64_t most_spilled = 0;
+  std::thread watcher([&] {
+    while (!high_done.load()) {
+      absl::StatusOr<ForemanStats> stats = foreman.GetStats();
+      const size_t used = database_->buffer_pool().Usage().used_bytes;
+      if (stats.ok() && stats->load.spilled_bytes > 0) {
+        least_used_while_spilled = std::min(least_used_while_spilled, used);
+        most_spilled = std::max(most_spilled, stats->load.spilled_bytes);
+      } else if (most_spilled == 0) {
+        used_before_spill = used;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  Session high_session(database_.get());
+  ASSERT_TRUE(Execute(high_session, "SET priority = 10").ok());
+  absl::StatusOr<QueryResult> high_result = Execute(high_session, kHighPriorityQuery);
+  high_done.store(true);
+  watcher.join();
+  low_client.join();
+
+  ASSERT_TRUE(high_result.ok());
+  ASSERT_TRUE(low_result.ok()) << low_result.status();
+  EXPECT_EQ(high_result->rows, high_alone->rows);
+  EXPECT_EQ(low_result->rows, low_alone->rows) << "the spilled query resumed and returned the same answer";
+  absl::StatusOr<ForemanStats> stats = foreman.GetStats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->load.suspensions, 1);
+  EXPECT_GE(stats->load.spilled_bytes_total, int64_t{16} << 20) << "at least what it could spill at the arrival";
+  EXPECT_EQ(stats->load.spilled_bytes, 0) << "nothing is spilled once it resumed";
+  EXPECT_GT(most_spilled, 0);
+  // (The pool's use before and after the spill is not compared here: the suspended query's queued work orders
+  // still run and allocate after the last sample before the spill. BufferPoolSpillTest checks the exact
+  // accounting; the Foreman logs the pool's use before and after each spill.)
+  EXPECT_EQ(SpilledHere(), 0u) << "the resume removed the spill file";
+  std::printf("[ memory ] buffer pool in use: %.1f MiB before the spill, %.1f MiB while spilled (%.1f MiB spilled)\n",
+              used_before_spill / 1048576.0, least_used_while_spilled / 1048576.0,
+              stats->load.spilled_bytes_total / 1048576.0);
+
+  absl::StatusOr<QueryResult> memory = Execute(*session_, "SHOW MEMORY");
+  ASSERT_TRUE(memory.ok());
+  bool shown = false;
+  for (const auto& row : memory->rows) {
+    if (row[0].ToString() == "spilled since start") shown = row[1].ToString() == std::to_string(stats->load.spilled_bytes_total);
+  }
+  EXPECT_TRUE(shown) << "SHOW MEMORY has the bytes spilled";
+  const MemoryUsage after = database_->buffer_pool().Usage();
+  EXPECT_EQ(QueryBytes(after), 0u);
+}
+
+TEST_F(SpillTest, CancellingASpilledQueryRemovesItsSpillFile) {
+  const QueryMemoryEstimate low = Estimate(kSpilledQuery);
+  WarmUsedBytes();
+  Session low_session(database_.get());
+  std::thread low_client;
+  absl::StatusOr<QueryResult> low_result;
+  // The arrival is the large join again (at priority 10): it runs long enough to cancel the spilled one meanwhile.
+  StartLargeQueryAndTighten(low_session, low_client, low_result, low.min_bytes);
+  absl::StatusOr<QueryResult> high_result;
+  std::thread high_client([&] {
+    Session high_session(database_.get());
+    ASSERT_TRUE(Execute(high_session, "SET priority = 10").ok());
+    high_result = high_session.Execute(kSpilledQuery);
+  });
+  Foreman& foreman = database_->foreman();
+  bool spilled = false;
+  while (!spilled && !high_result.ok()) {
+    absl::StatusOr<ForemanStats> stats = foreman.GetStats();
+    spilled = stats.ok() && stats->load.spilled_bytes > 0;
+    if (!spilled) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  ASSERT_TRUE(spilled) << "the large query was spilled while the arrival ran";
+  EXPECT_GT(SpilledHere(), 0u);
+  low_session.Cancel();
+  low_client.join();
+  high_client.join();
+  EXPECT_EQ(low_result.status().code(), absl::StatusCode::kCancelled) << low_result.status();
+  ASSERT_TRUE(high_result.ok()) << high_result.status();
+  EXPECT_EQ(SpilledHere(), 0u) << "the cancelled query's spill file is gone";
+  EXPECT_EQ(QueryBytes(database_->buffer_pool().Usage()), 0u);
+}
 }  // namespace
 }  // namespace tessera

@@ -255,5 +255,79 @@ TEST(LearningAgentTest, OperatorCostsAreOwnThenRememberedByPlanSignature) {
   EXPECT_EQ(cost, 2000);
 }
 
+TEST(LearningAgentTest, RemainingTimeUsesThePlansRememberedWorkOrderCountsOverTheEstimate) {
+  LearningAgent agent(LearningAgentOptions{});
+  // A first run of plan 7: operator 0 ran 10 work orders of 1000 ns, operator 1 100 of 50 ns.
+  LearningAgent::QueryHistory* first = agent.AddQuery(7);
+  for (int i = 0; i < 10; ++i) agent.Record(first, 0, 1000);
+  agent.RemoveOperator(first, 0);
+  for (int i = 0; i < 100; ++i) agent.Record(first, 1, 50);
+  agent.RemoveOperator(first, 1);
+  agent.RemoveQuery(first);
+
+  // The plan's estimate says 3 and 500 work orders; the remembered counts win (less what is done), and an
+  // operator no earlier run finished (2) keeps the estimate at the fallback cost.
+  LearningAgent::QueryHistory* again = agent.AddQuery(7);
+  const std::vector<int64_t> estimate = {3, 500, 4};
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(again, estimate, /*fallback_ns=*/200), 10 * 1000 + 100 * 50 + 4 * 200);
+  for (int i = 0; i < 4; ++i) agent.Record(again, 0, 1000);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(again, estimate, 200), 6 * 1000 + 100 * 50 + 4 * 200);
+  // Finished operators (nothing remaining) count nothing; an operator past its remembered count keeps one.
+  for (int i = 0; i < 8; ++i) agent.Record(again, 0, 1000);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(again, {5, 0, 0}, 200), 1 * 1000);
+
+  // Without a plan signature: the estimate x the operators' own costs.
+  LearningAgent::QueryHistory* unknown = agent.AddQuery();
+  for (int i = 0; i < 3; ++i) agent.Record(unknown, 0, 400);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(unknown, {5, 2}, 100), 5 * 400 + 2 * 100);
+}
+
+TEST(LearningAgentTest, RemainingEstimateErrorComparesSampledEstimatesWithWhatFollowed) {
+  LearningAgent agent(LearningAgentOptions{});
+  LearningAgent::QueryHistory* query = agent.AddQuery();
+  // 8 work orders of 1000 ns. Estimates sampled at 0, 1, 2, 4 records (not at 3: between samples).
+  agent.NoteRemainingEstimate(query, 8000);  // exact, at 0 done (stage 0)
+  agent.Record(query, 0, 1000);
+  agent.NoteRemainingEstimate(query, 14000);  // 2x the 7000 left (stage 0)
+  agent.Record(query, 0, 1000);
+  agent.NoteRemainingEstimate(query, 6000);  // exact (stage 1: 2/8 done)
+  agent.Record(query, 0, 1000);
+  agent.NoteRemainingEstimate(query, 1);  // not sampled
+  agent.Record(query, 0, 1000);
+  agent.NoteRemainingEstimate(query, 2000);  // half the 4000 left (stage 2)
+  for (int i = 0; i < 4; ++i) agent.Record(query, 0, 1000);
+  agent.RemoveQuery(query);
+  const RemainingEstimateError& error = agent.remaining_estimate_error();
+  EXPECT_EQ(error.count[0], 2);
+  EXPECT_EQ(error.count[1], 1);
+  EXPECT_EQ(error.count[2], 1);
+  EXPECT_EQ(error.count[3], 0);
+  EXPECT_DOUBLE_EQ(error.MeanRelative(0), 0.5);
+  EXPECT_DOUBLE_EQ(error.GeometricBias(0), std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(error.MeanRelative(2), 0.5);
+  EXPECT_DOUBLE_EQ(error.GeometricBias(2), 0.5);
+}
+
+TEST(LearningAgentTest, APlansEstimatesAreCorrectedByHowTheyErredBefore) {
+  LearningAgent agent(LearningAgentOptions{});
+  // Plan 9 estimates half of what follows: 2 work orders of operator 0 estimated, 4 of 1000 ns run.
+  LearningAgent::QueryHistory* first = agent.AddQuery(9);
+  agent.NoteRemainingEstimate(first, agent.EstimateRemainingNs(first, {2}, /*fallback_ns=*/1000));  // 2000 of 4000
+  for (int i = 0; i < 4; ++i) agent.Record(first, 0, 1000);
+  agent.RemoveQuery(first);  // operator 0 was not finished: no remembered count, only the correction
+
+  LearningAgent::QueryHistory* second = agent.AddQuery(9);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {2}, 1000), 4000) << "scaled by actual / estimate = 2";
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {2}, 1000, /*remembered_counts=*/false), 2000);
+  // Its samples learn from the raw estimate: the same bias, the same correction.
+  agent.NoteRemainingEstimate(second, agent.EstimateRemainingNs(second, {2}, 1000));
+  for (int i = 0; i < 4; ++i) agent.Record(second, 0, 1000);
+  agent.RemoveQuery(second);
+  LearningAgent::QueryHistory* third = agent.AddQuery(9);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(third, {2}, 1000), 4000);
+  LearningAgent::QueryHistory* other_plan = agent.AddQuery(10);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(other_plan, {2}, 1000), 2000);
+}
+
 }  // namespace
 }  // namespace tessera

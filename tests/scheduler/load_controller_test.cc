@@ -210,3 +210,102 @@ TEST_F(LoadControllerTest, OverTheThresholdNothingNewIsAdmitted) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// As LoadControllerTest, with spilling on: every byte a query holds is spillable (`spillable_`, by default its
+// footprint), and a finished spill moves it out of the gauge (the test does that, as the Foreman's spill does).
+class SpillingLoadControllerTest : public ::testing::Test {
+ protected:
+  SpillingLoadControllerTest() {
+    LoadControlOptions options;
+    options.threshold_fraction = 1.0;
+    options.max_query_fraction = 1.0;
+    options.spill_directory = "/unused";  // the controller only needs to know that spilling is on
+    options.memory = [this] {
+      int64_t used = base_;
+      for (const auto& [owner, bytes] : footprints_) used += bytes;
+      return MemoryGauge{used, 100 * kMiB};
+    };
+    auto footprint = [this](LoadController::Owner owner) {
+      auto it = footprints_.find(owner);
+      return it == footprints_.end() ? int64_t{0} : it->second;
+    };
+    controller_ = std::make_unique<LoadController>(options, footprint, footprint);
+  }
+  static LoadController::Owner Query(int n) {
+    return reinterpret_cast<LoadController::Owner>(static_cast<intptr_t>(n));
+  }
+  static QueryMemoryRequest Needs(int64_t min_mib, int64_t max_mib) { return {min_mib * kMiB, max_mib * kMiB}; }
+
+  int64_t base_ = 10 * kMiB;
+  absl::flat_hash_map<LoadController::Owner, int64_t> footprints_;
+  std::unique_ptr<LoadController> controller_;
+};
+
+TEST_F(SpillingLoadControllerTest, AnArrivalThatFitsOnlyAfterTheSpillWaitsForItThenRuns) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(60, 80), true).admitted);
+  footprints_[Query(1)] = 70 * kMiB;  // 10 claimable, 10 free
+  // Priority 5 needs 50: the claimable 10 are not enough, the 70 query 1 holds are; it is suspended and the new
+  // query waits until the spill has freed them.
+  LoadController::Decision decision = controller_->Arrive(Query(2), 5, Needs(50, 60), true);
+  EXPECT_FALSE(decision.admitted);
+  EXPECT_EQ(decision.suspend, (std::vector<LoadController::Owner>{Query(1)}));
+  EXPECT_EQ(controller_->state(Query(1)), AdmissionState::kSuspended);
+  EXPECT_EQ(controller_->state(Query(2)), AdmissionState::kWaiting);
+
+  footprints_[Query(1)] = 0;  // spilled
+  EXPECT_EQ(controller_->Spilled(Query(1), 70 * kMiB), (std::vector<LoadController::Owner>{Query(2)}));
+  EXPECT_EQ(controller_->state(Query(2)), AdmissionState::kAdmitted);
+  LoadControlStats stats = controller_->Stats();
+  EXPECT_EQ(stats.spilled_bytes, 70 * kMiB);
+  EXPECT_EQ(stats.spilled_bytes_total, 70 * kMiB);
+  EXPECT_EQ(stats.suspended, 1);
+
+  // Query 1 comes back only when its 70 spilled and 10 given back fit: after query 2 leaves (90 free).
+  footprints_[Query(2)] = 55 * kMiB;
+  EXPECT_TRUE(controller_->Spilled(Query(1), 0).empty()) << "reconsidering changes nothing while 2 runs";
+  footprints_.erase(Query(2));
+  EXPECT_EQ(controller_->Leave(Query(2)), (std::vector<LoadController::Owner>{Query(1)}));
+  EXPECT_EQ(controller_->state(Query(1)), AdmissionState::kAdmitted);
+  stats = controller_->Stats();
+  EXPECT_EQ(stats.spilled_bytes, 0);
+  EXPECT_EQ(stats.spilled_bytes_total, 70 * kMiB);
+  EXPECT_EQ(stats.claimable_bytes, 80 * kMiB) << "committed = footprint 0 + spilled 70 + given back 10";
+}
+
+TEST_F(SpillingLoadControllerTest, ClaimableMemoryAloneStillAdmitsAtOnce) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(30, 80), true).admitted);
+  footprints_[Query(1)] = 20 * kMiB;  // 60 claimable, 10 free
+  LoadController::Decision decision = controller_->Arrive(Query(2), 5, Needs(40, 40), true);
+  EXPECT_TRUE(decision.admitted) << "the claimable memory makes room without waiting for the spill";
+  EXPECT_EQ(decision.suspend, (std::vector<LoadController::Owner>{Query(1)}));
+}
+
+TEST_F(SpillingLoadControllerTest, WithoutSpillingHeldMemoryDoesNotCount) {
+  LoadControlOptions options;
+  options.threshold_fraction = 1.0;
+  options.max_query_fraction = 1.0;
+  options.memory = [this] { return MemoryGauge{base_ + footprints_[Query(1)], 100 * kMiB}; };
+  auto footprint = [this](LoadController::Owner owner) { return footprints_[owner]; };
+  LoadController controller(options, footprint, footprint);  // no spill directory
+  EXPECT_FALSE(controller.spilling());
+  EXPECT_TRUE(controller.Arrive(Query(1), 1, Needs(60, 80), true).admitted);
+  footprints_[Query(1)] = 70 * kMiB;
+  LoadController::Decision decision = controller.Arrive(Query(2), 5, Needs(50, 60), true);
+  EXPECT_FALSE(decision.admitted);
+  EXPECT_TRUE(decision.suspend.empty()) << "suspending query 1 would free only its 10 claimable";
+}
+
+TEST_F(SpillingLoadControllerTest, AFailedOrEmptySpillStillLetsTheWaitingQueryRunWhenNothingElseRuns) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(60, 80), true).admitted);
+  footprints_[Query(1)] = 70 * kMiB;
+  EXPECT_FALSE(controller_->Arrive(Query(2), 5, Needs(50, 60), true).admitted);
+  // The spill failed: query 1 still holds its 70, but nothing is admitted, so the waiting query runs anyway.
+  EXPECT_EQ(controller_->Spilled(Query(1), 0), (std::vector<LoadController::Owner>{Query(2)}));
+  EXPECT_EQ(controller_->Stats().spilled_bytes, 0);
+}
+
+}  // namespace
+}  // namespace tessera
