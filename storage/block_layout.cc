@@ -206,6 +206,16 @@ template void BlockView::DecodeFixed<int32_t>(int, uint32_t, uint32_t, int32_t*)
 template void BlockView::DecodeFixed<int64_t>(int, uint32_t, uint32_t, int64_t*) const;
 template void BlockView::DecodeFixed<int128>(int, uint32_t, uint32_t, int128*) const;
 
+template <typename T>
+void BlockView::DecodeFixedRows(int column, uint32_t first, const uint32_t* rows, uint32_t row_count,
+                                T* out) const {
+  for (uint32_t i = 0; i < row_count; ++i) out[rows[i]] = DecodeFrameOfReference<T>(column, first + rows[i]);
+}
+
+template void BlockView::DecodeFixedRows<int32_t>(int, uint32_t, const uint32_t*, uint32_t, int32_t*) const;
+template void BlockView::DecodeFixedRows<int64_t>(int, uint32_t, const uint32_t*, uint32_t, int64_t*) const;
+template void BlockView::DecodeFixedRows<int128>(int, uint32_t, const uint32_t*, uint32_t, int128*) const;
+
 void BlockView::DecodeStrings(int column, uint32_t first, uint32_t count, std::string_view* out) const {
   const ColumnChunk& c = chunk(column);
   const StringDictionary dictionary = Dictionary(column);
