@@ -249,9 +249,7 @@ BlockScanner::BlockScanner(const ScanSpec& spec)
     for (const ScanSpec::DictionaryTerm& term : spec.dictionary_terms) {
       term_filters_.push_back(std::make_unique<ExpressionEvaluator>(*term.predicate));
     }
-    for (const ScanSpec::IntegerTerm& term : spec.integer_terms) {
-      integer_filters_.push_back(std::make_unique<ExpressionEvaluator>(*term.predicate));
-    }
+    integer_filters_.resize(spec.integer_terms.size());  // made for the first block where a column is plain
     if (spec.residual_filter != nullptr) residual_filter_ = std::make_unique<ExpressionEvaluator>(*spec.residual_filter);
     code_matches_.resize(spec.dictionary_terms.size());
     code_ranges_.resize(spec.integer_terms.size());
@@ -298,32 +296,18 @@ BlockScanner::BlockScanner(const ScanSpec& spec)
     for (const RuntimeFilterProbe& probe : spec.runtime_filters) max_keys = std::max(max_keys, probe.key_columns.size());
     keys_.reserve(max_keys);
   }
-  // Staged loading (not with a row-id column, which LoadBatch makes with every other column): each stage loads
-  // what the next filter reads and was not loaded before; the integer and dictionary terms' columns are loaded by
-  // ApplySplitFilter only in blocks where they are not coded.
+  // Staged loading (not with a row-id column, which LoadBatch makes with every other column): a column is loaded
+  // just before the first filter that reads it (the integer and dictionary terms' columns only in blocks where
+  // they are not coded), and what no filter read after the last one.
   if (has_filter_ && row_id_column_ < 0) {
     staged_ = true;
     const size_t columns = spec.types.size();
-    std::vector<bool> seen(columns, false);
-    auto stage = [&](const std::vector<bool>& read, std::vector<int>* out) {
-      for (size_t c = 0; c < columns; ++c) {
-        if (read[c] && !seen[c]) out->push_back(static_cast<int>(c));
-        if (read[c]) seen[c] = true;
-      }
-    };
-    auto probe_columns = [&](const std::vector<int>& order) {
-      std::vector<bool> read(columns, false);
-      for (int f : order) {
-        for (int column : spec.runtime_filters[f].key_columns) read[column] = true;
-      }
-      return read;
-    };
-    stage(probe_columns(early_filter_order_), &early_filter_columns_);
     std::vector<bool> filter_read(columns, false);
     const BoundExpression* filter = split ? spec.residual_filter.get() : spec.filter.get();
     if (filter != nullptr) CollectColumns(*filter, &filter_read);
-    stage(filter_read, &filter_columns_);
-    stage(probe_columns(filter_order_), &late_filter_columns_);
+    for (size_t c = 0; c < columns; ++c) {
+      if (filter_read[c]) filter_columns_.push_back(static_cast<int>(c));
+    }
     all_columns_.resize(columns);
     std::iota(all_columns_.begin(), all_columns_.end(), 0);
     loaded_columns_.assign(columns, 0);
@@ -399,8 +383,7 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
   }
   next_row_ += count;
   if (!early_filter_order_.empty()) {
-    LoadColumns(block, early_filter_columns_, first_row, in);
-    ApplyRuntimeFilters(early_filter_order_, in);
+    ApplyRuntimeFilters(block, first_row, early_filter_order_, in);
     in = &selection_;
   }
   if (filter_ != nullptr) {
@@ -410,14 +393,13 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
       if (!status.ok()) return status;
     }
     in = &selection_;
-  } else if (!term_filters_.empty() || !integer_filters_.empty()) {
+  } else if (!term_filters_.empty() || !code_ranges_.empty()) {
     absl::Status status = ApplySplitFilter(block, first_row, in);
     if (!status.ok()) return status;
     in = &selection_;
   }
   if (!filter_order_.empty()) {
-    LoadColumns(block, late_filter_columns_, first_row, in);
-    ApplyRuntimeFilters(filter_order_, in);
+    ApplyRuntimeFilters(block, first_row, filter_order_, in);
     in = &selection_;
   }
   if (staged_) LoadColumns(block, all_columns_, first_row, in);
@@ -549,6 +531,9 @@ absl::Status BlockScanner::ApplyIntegerTerms(const BlockView& block, uint32_t fi
     switch (range.kind) {
       case CodeRange::kValues:
         LoadColumn(block, batch_column, first_row, *in);
+        if (integer_filters_[t] == nullptr) {
+          integer_filters_[t] = std::make_unique<ExpressionEvaluator>(*spec_.integer_terms[t].predicate);
+        }
         TESSERA_RETURN_IF_ERROR(integer_filters_[t]->Filter(batch_, *in, &selection_));
         *in = &selection_;
         continue;
@@ -632,14 +617,18 @@ absl::Status BlockScanner::ApplySplitFilter(const BlockView& block, uint32_t fir
   return absl::OkStatus();
 }
 
-void BlockScanner::ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in) {
+void BlockScanner::ApplyRuntimeFilters(const BlockView& block, uint32_t first_row, const std::vector<int>& order,
+                                       const SelectionVector* in) {
   uint32_t count = in != nullptr ? in->count : batch_.size;
   if (in == nullptr && count == 0) selection_.count = 0;
   for (int f : order) {
     if (count == 0) break;
     const RuntimeFilterProbe& probe = spec_.runtime_filters[f];
     keys_.clear();
-    for (int column : probe.key_columns) keys_.push_back(&batch_.columns[column]);
+    for (int column : probe.key_columns) {
+      LoadColumn(block, column, first_row, in);  // the first filter's keys whole, later ones' at the rows left
+      keys_.push_back(&batch_.columns[column]);
+    }
     if (probe.member) {
       probe.filter->KeepMembers(keys_, in, batch_.size, &scratch_);
     } else {

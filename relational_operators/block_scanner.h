@@ -109,7 +109,9 @@ class BlockScanner {
   // Loads rows [first, first + count) into batch_, the row-id column included.
   void LoadBatch(const BlockView& block, uint32_t first, uint32_t count);
   // Applies the runtime filters `order` to the rows of `in` (null: all rows of the batch) into selection_.
-  void ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in);
+  // Each filter's key columns are loaded (LoadColumn) just before it probes.
+  void ApplyRuntimeFilters(const BlockView& block, uint32_t first_row, const std::vector<int>& order,
+                           const SelectionVector* in);
   // The filter split into dictionary terms and the residual (ScanSpec::dictionary_terms), rows of `in` (null: all
   // rows) into selection_; the batch holds rows [first_row, ...) of `block`.
   absl::Status ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in);
@@ -149,13 +151,11 @@ class BlockScanner {
   std::vector<int> load_targets_;
   Batch loaded_;
 
-  // Loading in stages (not with a row-id column): the columns the early runtime filters read, those the filter
-  // (or the residual filter) reads, those the later runtime filters read, then every column; loaded_ marks the
-  // batch columns loaded for the current vector.
+  // Loading in stages (not with a row-id column): each runtime filter's keys before it probes, the columns the
+  // filter (or the residual filter) reads before it runs, then every column; loaded_columns_ marks the batch
+  // columns loaded for the current vector.
   bool staged_ = false;
-  std::vector<int> early_filter_columns_;
   std::vector<int> filter_columns_;
-  std::vector<int> late_filter_columns_;
   std::vector<int> all_columns_;
   std::vector<uint8_t> loaded_columns_;
 
@@ -168,7 +168,8 @@ class BlockScanner {
   SelectionVector dictionary_selection_;
   std::vector<uint32_t> codes_;
 
-  // Integer terms: an evaluator per term (for plain blocks); per block, each term in code space.
+  // Integer terms: an evaluator per term (made for the first block where its column is plain); per block, each
+  // term in code space.
   struct CodeRange {
     enum Kind { kValues, kNone, kAll, kRange, kSet } kind = kValues;  // kValues: the column is not coded
     uint64_t low = 0;
