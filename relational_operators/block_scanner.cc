@@ -12,6 +12,17 @@
 namespace tessera {
 namespace {
 
+// `constant op column` as `column flip(op) constant`.
+ComparisonOp FlipComparison(ComparisonOp op) {
+  switch (op) {
+    case ComparisonOp::kLess: return ComparisonOp::kGreater;
+    case ComparisonOp::kLessEqual: return ComparisonOp::kGreaterEqual;
+    case ComparisonOp::kGreater: return ComparisonOp::kLess;
+    case ComparisonOp::kGreaterEqual: return ComparisonOp::kLessEqual;
+    default: return op;
+  }
+}
+
 void CollectRangeTerms(const BoundExpression& expr, std::vector<ScanSpec::RangeTerm>* terms) {
   if (expr.kind == ExpressionKind::kAnd) {
     for (const auto& child : expr.children) CollectRangeTerms(*child, terms);
@@ -20,20 +31,11 @@ void CollectRangeTerms(const BoundExpression& expr, std::vector<ScanSpec::RangeT
   if (expr.kind != ExpressionKind::kComparison || expr.children.size() != 2) return;
   const BoundExpression& left = *expr.children[0];
   const BoundExpression& right = *expr.children[1];
-  auto flip = [](ComparisonOp op) {
-    switch (op) {
-      case ComparisonOp::kLess: return ComparisonOp::kGreater;
-      case ComparisonOp::kLessEqual: return ComparisonOp::kGreaterEqual;
-      case ComparisonOp::kGreater: return ComparisonOp::kLess;
-      case ComparisonOp::kGreaterEqual: return ComparisonOp::kLessEqual;
-      default: return op;
-    }
-  };
   if (left.kind == ExpressionKind::kColumn && right.kind == ExpressionKind::kConstant && !right.constant.is_null()) {
     terms->push_back({left.column_index, expr.comparison, right.constant});
   } else if (right.kind == ExpressionKind::kColumn && left.kind == ExpressionKind::kConstant &&
              !left.constant.is_null()) {
-    terms->push_back({right.column_index, flip(expr.comparison), left.constant});
+    terms->push_back({right.column_index, FlipComparison(expr.comparison), left.constant});
   }
 }
 
@@ -117,13 +119,7 @@ int NarrowIntegerRange(const BoundExpression& conjunct, const std::vector<Type>&
   ComparisonOp op = conjunct.comparison;
   if (column->kind == ExpressionKind::kConstant) {
     std::swap(column, constant);
-    switch (op) {
-      case ComparisonOp::kLess: op = ComparisonOp::kGreater; break;
-      case ComparisonOp::kLessEqual: op = ComparisonOp::kGreaterEqual; break;
-      case ComparisonOp::kGreater: op = ComparisonOp::kLess; break;
-      case ComparisonOp::kGreaterEqual: op = ComparisonOp::kLessEqual; break;
-      default: break;
-    }
+    op = FlipComparison(op);
   }
   if (column->kind != ExpressionKind::kColumn || constant->kind != ExpressionKind::kConstant) return -1;
   if (op == ComparisonOp::kNotEqual || !IsIntegerCoded(types[column->column_index])) return -1;
