@@ -54,6 +54,23 @@ void LoadBatchColumn(const BlockView& block, const Type& type, int column, uint3
   vector.BorrowFixed(values, validity, first_row, count);
 }
 
+void LoadBatchColumnRows(const BlockView& block, const Type& type, int column, uint32_t first_row, uint32_t count,
+                         const uint32_t* rows, uint32_t row_count, ColumnVector* out) {
+  if (block.encoding(column) != ColumnEncoding::kFrameOfReference) {
+    LoadBatchColumn(block, type, column, first_row, count, out);
+    return;
+  }
+  ColumnVector& vector = *out;
+  vector.set_type(type);
+  vector.ResetOwned(count);
+  switch (type.FixedWidth()) {
+    case 4: block.DecodeFixedRows<int32_t>(column, first_row, rows, row_count, vector.mutable_values<int32_t>()); break;
+    case 8: block.DecodeFixedRows<int64_t>(column, first_row, rows, row_count, vector.mutable_values<int64_t>()); break;
+    default: block.DecodeFixedRows<int128>(column, first_row, rows, row_count, vector.mutable_values<int128>()); break;
+  }
+  vector.BorrowValidity(block.Validity(column), first_row);
+}
+
 void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types,
                         const std::vector<int>& block_columns, uint32_t first_row, uint32_t count,
                         Batch* out) {

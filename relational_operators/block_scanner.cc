@@ -1,14 +1,27 @@
 #include "relational_operators/block_scanner.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 #include "common/status_macros.h"
+#include "glog/logging.h"
 #include "relational_operators/key_hashing.h"
 #include "storage/column_encoding.h"
 
 namespace tessera {
 namespace {
+
+// `constant op column` as `column flip(op) constant`.
+ComparisonOp FlipComparison(ComparisonOp op) {
+  switch (op) {
+    case ComparisonOp::kLess: return ComparisonOp::kGreater;
+    case ComparisonOp::kLessEqual: return ComparisonOp::kGreaterEqual;
+    case ComparisonOp::kGreater: return ComparisonOp::kLess;
+    case ComparisonOp::kGreaterEqual: return ComparisonOp::kLessEqual;
+    default: return op;
+  }
+}
 
 void CollectRangeTerms(const BoundExpression& expr, std::vector<ScanSpec::RangeTerm>* terms) {
   if (expr.kind == ExpressionKind::kAnd) {
@@ -18,20 +31,11 @@ void CollectRangeTerms(const BoundExpression& expr, std::vector<ScanSpec::RangeT
   if (expr.kind != ExpressionKind::kComparison || expr.children.size() != 2) return;
   const BoundExpression& left = *expr.children[0];
   const BoundExpression& right = *expr.children[1];
-  auto flip = [](ComparisonOp op) {
-    switch (op) {
-      case ComparisonOp::kLess: return ComparisonOp::kGreater;
-      case ComparisonOp::kLessEqual: return ComparisonOp::kGreaterEqual;
-      case ComparisonOp::kGreater: return ComparisonOp::kLess;
-      case ComparisonOp::kGreaterEqual: return ComparisonOp::kLessEqual;
-      default: return op;
-    }
-  };
   if (left.kind == ExpressionKind::kColumn && right.kind == ExpressionKind::kConstant && !right.constant.is_null()) {
     terms->push_back({left.column_index, expr.comparison, right.constant});
   } else if (right.kind == ExpressionKind::kColumn && left.kind == ExpressionKind::kConstant &&
              !left.constant.is_null()) {
-    terms->push_back({right.column_index, flip(expr.comparison), left.constant});
+    terms->push_back({right.column_index, FlipComparison(expr.comparison), left.constant});
   }
 }
 
@@ -58,6 +62,112 @@ int DictionaryTermColumn(const BoundExpression& expr, const std::vector<Type>& t
   }
 }
 
+template <typename T>
+T ReadRaw(const uint8_t* raw) {
+  T value;
+  std::memcpy(&value, raw, sizeof(T));
+  return value;
+}
+
+constexpr int128 kInt128Max = static_cast<int128>(~static_cast<unsigned __int128>(0) >> 1);
+constexpr int128 kInt128Min = -kInt128Max - 1;
+
+// Whether frame of reference may code `type` (storage/column_encoding.h): the exactly ordered fixed-width types.
+bool IsIntegerCoded(const Type& type) {
+  switch (type.id()) {
+    case TypeId::kInteger:
+    case TypeId::kBigInt:
+    case TypeId::kDecimal:
+    case TypeId::kDate:
+    case TypeId::kTimestamp: return true;
+    default: return false;
+  }
+}
+
+// `constant` in the unscaled representation of `type` (an IsIntegerCoded type) as the bounds of the values v with
+// v == constant: [floor, ceil] of constant * 10^scale(type) / 10^scale(constant); false when the constant is
+// of another family or the scaling does not fit.
+bool ScaledBounds(const Value& constant, const Type& type, int128* floor, int128* ceil) {
+  if (constant.is_null()) return false;
+  const TypeId id = constant.type().id();
+  const bool exact_numeric = id == TypeId::kInteger || id == TypeId::kBigInt || id == TypeId::kDecimal;
+  const bool column_numeric = type.id() != TypeId::kDate && type.id() != TypeId::kTimestamp;
+  if (column_numeric ? !exact_numeric : id != type.id()) return false;
+  const int column_scale = type.id() == TypeId::kDecimal ? type.scale() : 0;
+  const int constant_scale = id == TypeId::kDecimal ? constant.type().scale() : 0;
+  const int shift = column_scale - constant_scale;
+  if (shift > 18 || shift < -18) return false;
+  int128 factor = 1;
+  for (int i = 0; i < (shift < 0 ? -shift : shift); ++i) factor *= 10;
+  const int128 value = constant.AsInt128();
+  if (shift >= 0) {
+    if (__builtin_mul_overflow(value, factor, floor)) return false;
+    *ceil = *floor;
+    return true;
+  }
+  *floor = value / factor - (value % factor < 0 ? 1 : 0);
+  *ceil = *floor + (value % factor != 0 ? 1 : 0);
+  return true;
+}
+
+// Narrows [*low, *high] to the values of an IsIntegerCoded column that pass `conjunct` (column op constant, either
+// side) and returns its batch column; -1 when the conjunct is not such a comparison.
+int NarrowIntegerRange(const BoundExpression& conjunct, const std::vector<Type>& types, int128* low, int128* high) {
+  if (conjunct.kind != ExpressionKind::kComparison || conjunct.children.size() != 2) return -1;
+  const BoundExpression* column = conjunct.children[0].get();
+  const BoundExpression* constant = conjunct.children[1].get();
+  ComparisonOp op = conjunct.comparison;
+  if (column->kind == ExpressionKind::kConstant) {
+    std::swap(column, constant);
+    op = FlipComparison(op);
+  }
+  if (column->kind != ExpressionKind::kColumn || constant->kind != ExpressionKind::kConstant) return -1;
+  if (op == ComparisonOp::kNotEqual || !IsIntegerCoded(types[column->column_index])) return -1;
+  int128 floor = 0;
+  int128 ceil = 0;
+  if (!ScaledBounds(constant->constant, types[column->column_index], &floor, &ceil)) return -1;
+  int128 from = kInt128Min;
+  int128 to = kInt128Max;
+  switch (op) {
+    case ComparisonOp::kEqual:  // no value equals a constant between two representable ones
+      if (floor == ceil) {
+        from = to = floor;
+      } else {
+        from = 1;
+        to = 0;
+      }
+      break;
+    case ComparisonOp::kLess: to = ceil - 1; break;
+    case ComparisonOp::kLessEqual: to = floor; break;
+    case ComparisonOp::kGreater: from = floor + 1; break;
+    case ComparisonOp::kGreaterEqual: from = ceil; break;
+    case ComparisonOp::kNotEqual: return -1;
+  }
+  *low = std::max(*low, from);
+  *high = std::min(*high, to);
+  return column->column_index;
+}
+
+// An IN list of constants on an IsIntegerCoded column as a set of its values; -1 when `conjunct` is not one.
+int IntegerMembers(const BoundExpression& conjunct, const std::vector<Type>& types, std::vector<int128>* members) {
+  if (conjunct.kind != ExpressionKind::kInList || conjunct.negated) return -1;
+  const BoundExpression& column = *conjunct.children[0];
+  if (column.kind != ExpressionKind::kColumn || !IsIntegerCoded(types[column.column_index])) return -1;
+  members->clear();
+  for (size_t i = 1; i < conjunct.children.size(); ++i) {
+    const BoundExpression& item = *conjunct.children[i];
+    if (item.kind != ExpressionKind::kConstant) return -1;
+    if (item.constant.is_null()) continue;  // x IN (..., NULL) is never TRUE through the NULL
+    int128 floor = 0;
+    int128 ceil = 0;
+    if (!ScaledBounds(item.constant, types[column.column_index], &floor, &ceil)) return -1;
+    if (floor == ceil) members->push_back(floor);
+  }
+  std::sort(members->begin(), members->end());
+  members->erase(std::unique(members->begin(), members->end()), members->end());
+  return column.column_index;
+}
+
 void CollectColumns(const BoundExpression& expr, std::vector<bool>* read) {
   if (expr.kind == ExpressionKind::kColumn) (*read)[expr.column_index] = true;
   for (const auto& child : expr.children) CollectColumns(*child, read);
@@ -68,6 +178,7 @@ void CollectColumns(const BoundExpression& expr, std::vector<bool>* read) {
 void ScanSpec::Prepare() {
   range_terms.clear();
   dictionary_terms.clear();
+  integer_terms.clear();
   residual_filter = nullptr;
   if (filter == nullptr) return;
   CollectRangeTerms(*filter, &range_terms);
@@ -78,15 +189,52 @@ void ScanSpec::Prepare() {
     conjuncts.push_back(filter.get());
   }
   std::vector<std::unique_ptr<BoundExpression>> residual;
+  std::vector<std::vector<std::unique_ptr<BoundExpression>>> range_conjuncts;  // per integer_terms entry
   for (const BoundExpression* conjunct : conjuncts) {
     const int column = DictionaryTermColumn(*conjunct, types);
     if (column >= 0) {
       dictionary_terms.push_back({column, conjunct->Clone()});
-    } else {
-      residual.push_back(conjunct->Clone());
+      continue;
     }
+    // One range per column: BETWEEN's two comparisons (and any others on the column) merge.
+    auto merge_range = [&](int column, int128 low, int128 high) {
+      auto same = std::find_if(integer_terms.begin(), integer_terms.end(), [&](const IntegerTerm& term) {
+        return term.batch_column == column && term.members.empty();
+      });
+      if (same == integer_terms.end()) {
+        integer_terms.push_back({column, low, high, {}, nullptr});
+        range_conjuncts.emplace_back();
+        same = integer_terms.end() - 1;
+      }
+      same->low = std::max(same->low, low);
+      same->high = std::min(same->high, high);
+      range_conjuncts[same - integer_terms.begin()].push_back(conjunct->Clone());
+    };
+    int128 low = kInt128Min;
+    int128 high = kInt128Max;
+    const int range_column = NarrowIntegerRange(*conjunct, types, &low, &high);
+    if (range_column >= 0) {
+      merge_range(range_column, low, high);
+      continue;
+    }
+    std::vector<int128> members;
+    const int set_column = IntegerMembers(*conjunct, types, &members);
+    if (set_column >= 0 && members.empty()) {
+      merge_range(set_column, 1, 0);  // no value can be in the list (only NULLs, or values between steps)
+      continue;
+    }
+    if (set_column >= 0) {
+      integer_terms.push_back({set_column, kInt128Min, kInt128Max, std::move(members), nullptr});
+      range_conjuncts.emplace_back();
+      range_conjuncts.back().push_back(conjunct->Clone());
+      continue;
+    }
+    residual.push_back(conjunct->Clone());
   }
-  if (dictionary_terms.empty()) return;
+  for (size_t t = 0; t < integer_terms.size(); ++t) {
+    integer_terms[t].predicate = MakeConjunction(ExpressionKind::kAnd, std::move(range_conjuncts[t]));
+  }
+  if (dictionary_terms.empty() && integer_terms.empty()) return;
   if (!residual.empty()) residual_filter = MakeConjunction(ExpressionKind::kAnd, std::move(residual));
 }
 
@@ -104,18 +252,23 @@ bool UselessFilter(const RuntimeFilterProbe& probe) {
 }  // namespace
 
 BlockScanner::BlockScanner(const ScanSpec& spec) : spec_(spec) {
-  // The runtime filters this scanner applies.
+  // The runtime filters this scanner applies: an optional filter (a LIP filter) that has let almost every row
+  // through so far costs a probe per row and saves its join next to nothing (SSB Q2.x's filter over an unfiltered
+  // date dimension passes 100%): left out.
   std::vector<int> applied;
   for (size_t f = 0; f < spec.runtime_filters.size(); ++f) {
     if (!UselessFilter(spec.runtime_filters[f])) applied.push_back(static_cast<int>(f));
   }
   has_filter_ = spec.filter != nullptr || !applied.empty();
-  if (!spec.dictionary_terms.empty()) {
+  const bool split = !spec.dictionary_terms.empty() || !spec.integer_terms.empty();
+  if (split) {
     for (const ScanSpec::DictionaryTerm& term : spec.dictionary_terms) {
       term_filters_.push_back(std::make_unique<ExpressionEvaluator>(*term.predicate));
     }
+    integer_filters_.resize(spec.integer_terms.size());  // made for the first block where a column is plain
     if (spec.residual_filter != nullptr) residual_filter_ = std::make_unique<ExpressionEvaluator>(*spec.residual_filter);
     code_matches_.resize(spec.dictionary_terms.size());
+    code_ranges_.resize(spec.integer_terms.size());
     dictionary_selection_.rows.resize(kVectorSize);
     codes_.resize(kVectorSize);
   } else if (spec.filter != nullptr) {
@@ -131,45 +284,49 @@ BlockScanner::BlockScanner(const ScanSpec& spec) : spec_(spec) {
     load_types_.push_back(spec.types[i]);
     load_targets_.push_back(static_cast<int>(i));
   }
-  // Late loading (not with a row-id column, which LoadBatch makes): what only the consumer reads is decoded for
-  // vectors where some row passes.
-  if (has_filter_ && row_id_column_ < 0) {
-    std::vector<bool> read(spec.types.size(), false);
-    if (spec.filter != nullptr) CollectColumns(*spec.filter, &read);
-    for (int f : applied) {
-      for (int column : spec.runtime_filters[f].key_columns) read[column] = true;
-    }
-    for (size_t c = 0; c < read.size(); ++c) (read[c] ? filter_columns_ : late_columns_).push_back(static_cast<int>(c));
-    if (late_columns_.empty()) filter_columns_.clear();
-  }
   const size_t filters = spec.runtime_filters.size();
-  if (filters == 0) return;
-  scratch_.rows.resize(kVectorSize);
-  rows_in_.assign(filters, 0);
-  rows_out_.assign(filters, 0);
-  // The observed pass rate of each filter so far; filters not yet measured count as passing half their rows.
-  std::vector<double> pass_rate(filters);
-  for (size_t f = 0; f < filters; ++f) {
-    const RuntimeFilterCounters& counters = *spec.runtime_filters[f].counters;
-    const int64_t in = counters.rows_in.load(std::memory_order_relaxed);
-    pass_rate[f] = in > 0 ? static_cast<double>(counters.rows_out.load(std::memory_order_relaxed)) / in : 0.5;
-    if (spec.runtime_filters[f].filter->expands_rows()) expanding_filters_.push_back(static_cast<int>(f));
-  }
-  // An optional filter (a LIP filter) that has let almost every row through so far costs a probe per row and
-  // saves its join next to nothing (SSB Q2.x's filter over an unfiltered date dimension passes 100%): left out.
-  filter_order_ = applied;
-  std::stable_sort(filter_order_.begin(), filter_order_.end(),
-                   [&](int a, int b) { return pass_rate[a] < pass_rate[b]; });
-  if (spec.filter != nullptr) {
-    for (int f : filter_order_) {
-      if (spec.runtime_filters[f].filter->probes_before_scan_filter()) early_filter_order_.push_back(f);
+  if (filters > 0) {
+    scratch_.rows.resize(kVectorSize);
+    rows_in_.assign(filters, 0);
+    rows_out_.assign(filters, 0);
+    // The observed pass rate of each filter so far; filters not yet measured count as passing half their rows.
+    std::vector<double> pass_rate(filters);
+    for (size_t f = 0; f < filters; ++f) {
+      const RuntimeFilterCounters& counters = *spec.runtime_filters[f].counters;
+      const int64_t in = counters.rows_in.load(std::memory_order_relaxed);
+      pass_rate[f] = in > 0 ? static_cast<double>(counters.rows_out.load(std::memory_order_relaxed)) / in : 0.5;
+      if (spec.runtime_filters[f].filter->expands_rows()) expanding_filters_.push_back(static_cast<int>(f));
     }
-    std::erase_if(filter_order_,
-                  [&](int f) { return spec.runtime_filters[f].filter->probes_before_scan_filter(); });
+    filter_order_ = applied;
+    std::stable_sort(filter_order_.begin(), filter_order_.end(),
+                     [&](int a, int b) { return pass_rate[a] < pass_rate[b]; });
+    if (spec.filter != nullptr) {
+      for (int f : filter_order_) {
+        if (spec.runtime_filters[f].filter->probes_before_scan_filter()) early_filter_order_.push_back(f);
+      }
+      std::erase_if(filter_order_,
+                    [&](int f) { return spec.runtime_filters[f].filter->probes_before_scan_filter(); });
+    }
+    size_t max_keys = 0;
+    for (const RuntimeFilterProbe& probe : spec.runtime_filters) max_keys = std::max(max_keys, probe.key_columns.size());
+    keys_.reserve(max_keys);
   }
-  size_t max_keys = 0;
-  for (const RuntimeFilterProbe& probe : spec.runtime_filters) max_keys = std::max(max_keys, probe.key_columns.size());
-  keys_.reserve(max_keys);
+  // Staged loading (not with a row-id column, which LoadBatch makes with every other column): a column is loaded
+  // just before the first filter that reads it (the integer and dictionary terms' columns only in blocks where
+  // they are not coded), and what no filter read after the last one.
+  if (has_filter_ && row_id_column_ < 0) {
+    staged_ = true;
+    const size_t columns = spec.types.size();
+    std::vector<bool> filter_read(columns, false);
+    const BoundExpression* filter = split ? spec.residual_filter.get() : spec.filter.get();
+    if (filter != nullptr) CollectColumns(*filter, &filter_read);
+    for (size_t c = 0; c < columns; ++c) {
+      if (filter_read[c]) filter_columns_.push_back(static_cast<int>(c));
+    }
+    all_columns_.resize(columns);
+    std::iota(all_columns_.begin(), all_columns_.end(), 0);
+    loaded_columns_.assign(columns, 0);
+  }
 }
 
 BlockScanner::~BlockScanner() {
@@ -221,14 +378,12 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
   if (next_row_ >= rows) return false;
   const uint32_t count = std::min(kVectorSize, rows - next_row_);
   const uint32_t first_row = next_row_;
-  if (late_columns_.empty()) {
-    LoadBatch(block, first_row, count);
-  } else {
+  if (staged_) {
     batch_.columns.resize(spec_.types.size());
     batch_.size = count;
-    for (int c : filter_columns_) {
-      LoadBatchColumn(block, spec_.types[c], spec_.block_columns[c], first_row, count, &batch_.columns[c]);
-    }
+    std::fill(loaded_columns_.begin(), loaded_columns_.end(), 0);
+  } else {
+    LoadBatch(block, first_row, count);
   }
   const SelectionVector* in = nullptr;
   masked_ = deleted_ != nullptr && deleted_->AnyDeleted(first_row, count);
@@ -238,29 +393,51 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
   }
   next_row_ += count;
   if (!early_filter_order_.empty()) {
-    ApplyRuntimeFilters(early_filter_order_, in);
+    ApplyRuntimeFilters(block, first_row, early_filter_order_, in);
     in = &selection_;
   }
   if (filter_ != nullptr) {
-    absl::Status status = in != nullptr && in->count == 0 ? absl::OkStatus() : filter_->Filter(batch_, in, &selection_);
-    if (!status.ok()) return status;
+    if (in == nullptr || in->count > 0) {
+      LoadColumns(block, filter_columns_, first_row, in);
+      absl::Status status = filter_->Filter(batch_, in, &selection_);
+      if (!status.ok()) return status;
+    }
     in = &selection_;
-  } else if (!term_filters_.empty()) {
+  } else if (!term_filters_.empty() || !code_ranges_.empty()) {
     absl::Status status = ApplySplitFilter(block, first_row, in);
     if (!status.ok()) return status;
     in = &selection_;
   }
-  if (!filter_order_.empty()) ApplyRuntimeFilters(filter_order_, in);
-  if (!late_columns_.empty() && selection_.count > 0) {
-    for (int c : late_columns_) {
-      LoadBatchColumn(block, spec_.types[c], spec_.block_columns[c], first_row, count, &batch_.columns[c]);
-    }
+  if (!filter_order_.empty()) {
+    ApplyRuntimeFilters(block, first_row, filter_order_, in);
+    in = &selection_;
   }
+  if (staged_) LoadColumns(block, all_columns_, first_row, in);
   if (!expanding_filters_.empty()) {
     StartExpansion();
     if (expanding_ && NextExpandedChunk()) return true;
   }
   return true;
+}
+
+void BlockScanner::LoadColumn(const BlockView& block, int c, uint32_t first_row, const SelectionVector* in) {
+  if (!staged_ || loaded_columns_[c]) return;  // unstaged: LoadBatch loaded every column
+  loaded_columns_[c] = 1;
+  // Below one selected row in 16, decoding the selected rows one by one beats unpacking the vector.
+  constexpr uint32_t kSparseRows = 16;
+  const int column = spec_.block_columns[c];
+  if (in != nullptr && in->count * kSparseRows < batch_.size) {
+    LoadBatchColumnRows(block, spec_.types[c], column, first_row, batch_.size, in->rows.data(), in->count,
+                        &batch_.columns[c]);
+  } else {
+    LoadBatchColumn(block, spec_.types[c], column, first_row, batch_.size, &batch_.columns[c]);
+  }
+}
+
+void BlockScanner::LoadColumns(const BlockView& block, const std::vector<int>& columns, uint32_t first_row,
+                               const SelectionVector* in) {
+  if (in != nullptr && in->count == 0) return;  // no row to load: the columns hold no rows of this vector
+  for (int c : columns) LoadColumn(block, c, first_row, in);
 }
 
 void BlockScanner::LoadBatch(const BlockView& block, uint32_t first, uint32_t count) {
@@ -305,11 +482,116 @@ absl::Status BlockScanner::MatchDictionaries(const BlockView& block) {
   return absl::OkStatus();
 }
 
+void BlockScanner::TranslateIntegerTerms(const BlockView& block) {
+  for (size_t t = 0; t < code_ranges_.size(); ++t) {
+    const ScanSpec::IntegerTerm& term = spec_.integer_terms[t];
+    const int column = spec_.block_columns[term.batch_column];
+    CodeRange& range = code_ranges_[t];
+    range.codes.clear();
+    if (block.encoding(column) != ColumnEncoding::kFrameOfReference) {
+      range.kind = CodeRange::kValues;
+      continue;
+    }
+    const ColumnChunk& chunk = block.chunk(column);
+    if (!chunk.has_zone_map) {  // every row NULL
+      range.kind = CodeRange::kNone;
+      continue;
+    }
+    // The frame's base is the zone map's minimum (storage/column_encoding.h); codes are value - min.
+    auto zone_value = [width = spec_.types[term.batch_column].FixedWidth()](const uint8_t* raw) -> int128 {
+      if (width == 4) return ReadRaw<int32_t>(raw);
+      if (width == 8) return ReadRaw<int64_t>(raw);
+      return ReadRaw<int128>(raw);
+    };
+    const int128 min = zone_value(chunk.zone_min);
+    const int128 max = zone_value(chunk.zone_max);
+    if (!term.members.empty()) {
+      for (int128 value : term.members) {
+        if (value >= min && value <= max) range.codes.push_back(static_cast<uint64_t>(value - min));
+      }
+      range.kind = range.codes.empty() ? CodeRange::kNone : CodeRange::kSet;
+      continue;
+    }
+    const int128 low = std::max(term.low, min);
+    const int128 high = std::min(term.high, max);
+    if (low > high) {
+      range.kind = CodeRange::kNone;
+    } else if (low == min && high == max) {
+      range.kind = CodeRange::kAll;
+    } else {
+      range.kind = CodeRange::kRange;
+      range.low = static_cast<uint64_t>(low - min);
+      range.high = static_cast<uint64_t>(high - min);
+    }
+  }
+}
+
+absl::Status BlockScanner::ApplyIntegerTerms(const BlockView& block, uint32_t first_row,
+                                             const SelectionVector** in) {
+  for (size_t t = 0; t < code_ranges_.size(); ++t) {
+    if (*in != nullptr && (*in)->count == 0) break;
+    DCHECK(*in == nullptr || *in == &selection_);
+    const CodeRange& range = code_ranges_[t];
+    const int batch_column = spec_.integer_terms[t].batch_column;
+    const int column = spec_.block_columns[batch_column];
+    const uint32_t* rows = *in != nullptr ? (*in)->rows.data() : nullptr;
+    const uint32_t row_count = *in != nullptr ? (*in)->count : batch_.size;
+    const ColumnChunk& chunk = block.chunk(column);
+    const uint8_t* packed = block.data() + chunk.values_offset;
+    switch (range.kind) {
+      case CodeRange::kValues:
+        LoadColumn(block, batch_column, first_row, *in);
+        if (integer_filters_[t] == nullptr) {
+          integer_filters_[t] = std::make_unique<ExpressionEvaluator>(*spec_.integer_terms[t].predicate);
+        }
+        TESSERA_RETURN_IF_ERROR(integer_filters_[t]->Filter(batch_, *in, &selection_));
+        *in = &selection_;
+        continue;
+      case CodeRange::kNone:
+        selection_.count = 0;
+        *in = &selection_;
+        continue;
+      case CodeRange::kAll:
+        if (block.Validity(column) == nullptr) continue;  // every row passes
+        if (*in == nullptr) {
+          std::iota(selection_.rows.begin(), selection_.rows.begin() + batch_.size, 0u);
+          selection_.count = batch_.size;
+        }
+        break;
+      case CodeRange::kRange:
+        selection_.count = SelectCodesInRange(packed, chunk.bit_width, first_row, batch_.size, rows, row_count,
+                                              range.low, range.high, selection_.rows.data());
+        break;
+      case CodeRange::kSet:
+        selection_.count = SelectCodesInSet(packed, chunk.bit_width, first_row, batch_.size, rows, row_count,
+                                            range.codes.data(), static_cast<uint32_t>(range.codes.size()),
+                                            selection_.rows.data());
+        break;
+    }
+    *in = &selection_;
+    const uint8_t* validity = block.Validity(column);
+    if (validity == nullptr) continue;
+    // NULL rows hold code 0, which may have passed.
+    uint32_t kept = 0;
+    for (uint32_t s = 0; s < selection_.count; ++s) {
+      const uint32_t row = selection_.rows[s];
+      selection_.rows[kept] = row;
+      kept += GetBit(validity, first_row + row);
+    }
+    selection_.count = kept;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status BlockScanner::ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in) {
-  if (matched_block_ != block.data()) TESSERA_RETURN_IF_ERROR(MatchDictionaries(block));
+  if (matched_block_ != block.data()) {
+    TESSERA_RETURN_IF_ERROR(MatchDictionaries(block));
+    TranslateIntegerTerms(block);
+  }
   for (size_t t = 0; t < term_filters_.size(); ++t) {
     if (in != nullptr && in->count == 0) break;
     if (code_matches_[t].empty()) {
+      LoadColumn(block, spec_.dictionary_terms[t].batch_column, first_row, in);
       TESSERA_RETURN_IF_ERROR(term_filters_[t]->Filter(batch_, in, &selection_));
       in = &selection_;
       continue;
@@ -333,19 +615,30 @@ absl::Status BlockScanner::ApplySplitFilter(const BlockView& block, uint32_t fir
     selection_.count = kept;
     in = &selection_;
   }
-  // selection_ holds the result: the first term wrote it, or `in` was selection_ already.
-  if (residual_filter_ != nullptr && in->count > 0) TESSERA_RETURN_IF_ERROR(residual_filter_->Filter(batch_, in, &selection_));
+  TESSERA_RETURN_IF_ERROR(ApplyIntegerTerms(block, first_row, &in));
+  if (residual_filter_ != nullptr && (in == nullptr || in->count > 0)) {
+    LoadColumns(block, filter_columns_, first_row, in);
+    return residual_filter_->Filter(batch_, in, &selection_);
+  }
+  if (in == nullptr) {  // every term passed every row
+    std::iota(selection_.rows.begin(), selection_.rows.begin() + batch_.size, 0u);
+    selection_.count = batch_.size;
+  }
   return absl::OkStatus();
 }
 
-void BlockScanner::ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in) {
+void BlockScanner::ApplyRuntimeFilters(const BlockView& block, uint32_t first_row, const std::vector<int>& order,
+                                       const SelectionVector* in) {
   uint32_t count = in != nullptr ? in->count : batch_.size;
   if (in == nullptr && count == 0) selection_.count = 0;
   for (int f : order) {
     if (count == 0) break;
     const RuntimeFilterProbe& probe = spec_.runtime_filters[f];
     keys_.clear();
-    for (int column : probe.key_columns) keys_.push_back(&batch_.columns[column]);
+    for (int column : probe.key_columns) {
+      LoadColumn(block, column, first_row, in);  // the first filter's keys whole, later ones' at the rows left
+      keys_.push_back(&batch_.columns[column]);
+    }
     if (probe.member) {
       probe.filter->KeepMembers(keys_, in, batch_.size, &scratch_);
     } else {

@@ -50,6 +50,20 @@ struct ScanSpec {
     std::unique_ptr<BoundExpression> predicate;
   };
   std::vector<DictionaryTerm> dictionary_terms;
+  // Conjuncts of `filter` comparing one INTEGER, BIGINT, DECIMAL, DATE or TIMESTAMP column with constants (=, <,
+  // <=, >, >=, so BETWEEN too, and IN a list): in blocks where that column is frame-of-reference coded they are
+  // translated into code space once per block (below the block's minimum: nothing passes, a range covering the
+  // block: every non-NULL row passes) and evaluated on the codes, without decoding the column. The comparisons
+  // of one column merge into one inclusive range of its physical (unscaled) values; an IN list is a set.
+  struct IntegerTerm {
+    int batch_column;
+    int128 low;
+    int128 high;                  // low > high: no value passes
+    std::vector<int128> members;  // an IN list's values, ascending; empty: the term is the range
+    std::unique_ptr<BoundExpression> predicate;  // the conjuncts themselves, for blocks where the column is plain
+  };
+  std::vector<IntegerTerm> integer_terms;
+  // `filter` without the dictionary and integer terms (null: none left).
   std::unique_ptr<BoundExpression> residual_filter;
   void Prepare();
 };
@@ -78,9 +92,11 @@ class BlockScanner {
   }
 
   // Iterates over the block a vector at a time. Returns false when the block is exhausted. On true, `batch()`
-  // holds the next vector of rows and `selection()` the rows passing the filter (null: all rows pass). With a
-  // filter, the columns it does not read are loaded (decoded) only when some row passes: when selected_count() is
-  // 0 they hold no rows of this vector.
+  // holds the next vector of rows and `selection()` the rows passing the filter (null: all rows pass). Only the
+  // selected rows of the batch are defined: columns are loaded (decoded) in stages, each just before the first
+  // filter that reads it (the rest after the last filter), and a compressed column loaded when few rows of the
+  // vector are still selected is decoded at those rows alone. When selected_count() is 0 the columns may hold
+  // no rows of this vector.
   absl::StatusOr<bool> Next(const BlockView& block);
   void Reset() {
     next_row_ = 0;
@@ -99,13 +115,24 @@ class BlockScanner {
   // Loads rows [first, first + count) into batch_, the row-id column included.
   void LoadBatch(const BlockView& block, uint32_t first, uint32_t count);
   // Applies the runtime filters `order` to the rows of `in` (null: all rows of the batch) into selection_.
-  void ApplyRuntimeFilters(const std::vector<int>& order, const SelectionVector* in);
+  // Each filter's key columns are loaded (LoadColumn) just before it probes.
+  void ApplyRuntimeFilters(const BlockView& block, uint32_t first_row, const std::vector<int>& order,
+                           const SelectionVector* in);
   // The filter split into dictionary terms and the residual (ScanSpec::dictionary_terms), rows of `in` (null: all
   // rows) into selection_; the batch holds rows [first_row, ...) of `block`.
   absl::Status ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in);
   // Which codes of `block`'s dictionary pass each dictionary term (empty where the column is not
   // dictionary-coded), computed once per block.
   absl::Status MatchDictionaries(const BlockView& block);
+  // Each integer term in `block`'s code space (code_ranges_), computed once per block.
+  void TranslateIntegerTerms(const BlockView& block);
+  // The integer terms on the rows of `*in` (null: all rows); `*in` becomes the rows passing (selection_, or null
+  // while every row passes).
+  absl::Status ApplyIntegerTerms(const BlockView& block, uint32_t first_row, const SelectionVector** in);
+  // Loads batch column `c` for the current vector unless it is loaded; with `in` sparse, at its rows alone.
+  void LoadColumn(const BlockView& block, int c, uint32_t first_row, const SelectionVector* in);
+  void LoadColumns(const BlockView& block, const std::vector<int>& columns, uint32_t first_row,
+                   const SelectionVector* in);
   // Starts handing out the selected rows of batch_ repeated by their multiplicities, if any is above 1.
   void StartExpansion();
   // Fills expanded_ with the next up to kVectorSize rows of the expansion; false when it is exhausted.
@@ -130,10 +157,13 @@ class BlockScanner {
   std::vector<int> load_targets_;
   Batch loaded_;
 
-  // With a filter: batch columns the filter and the runtime filters read (loaded first) and the others (loaded
-  // when a row passes); empty when every column is read by the filter or there is none.
+  // Loading in stages (not with a row-id column): each runtime filter's keys before it probes, the columns the
+  // filter (or the residual filter) reads before it runs, then every column; loaded_columns_ marks the batch
+  // columns loaded for the current vector.
+  bool staged_ = false;
   std::vector<int> filter_columns_;
-  std::vector<int> late_columns_;
+  std::vector<int> all_columns_;
+  std::vector<uint8_t> loaded_columns_;
 
   // Dictionary terms: an evaluator per term and the residual's; per block, the passing codes of each term.
   std::vector<std::unique_ptr<ExpressionEvaluator>> term_filters_;
@@ -143,6 +173,17 @@ class BlockScanner {
   Batch dictionary_batch_;
   SelectionVector dictionary_selection_;
   std::vector<uint32_t> codes_;
+
+  // Integer terms: an evaluator per term (made for the first block where its column is plain); per block, each
+  // term in code space.
+  struct CodeRange {
+    enum Kind { kValues, kNone, kAll, kRange, kSet } kind = kValues;  // kValues: the column is not coded
+    uint64_t low = 0;
+    uint64_t high = 0;
+    std::vector<uint64_t> codes;  // kSet, ascending
+  };
+  std::vector<std::unique_ptr<ExpressionEvaluator>> integer_filters_;
+  std::vector<CodeRange> code_ranges_;
 
   // Runtime filters: application order, per-filter rows in / out of this work order, key column pointers.
   std::vector<int> filter_order_;         // after the filter predicate

@@ -206,6 +206,29 @@ template void BlockView::DecodeFixed<int32_t>(int, uint32_t, uint32_t, int32_t*)
 template void BlockView::DecodeFixed<int64_t>(int, uint32_t, uint32_t, int64_t*) const;
 template void BlockView::DecodeFixed<int128>(int, uint32_t, uint32_t, int128*) const;
 
+template <typename T>
+void BlockView::DecodeFixedRows(int column, uint32_t first, const uint32_t* rows, uint32_t row_count,
+                                T* out) const {
+  const ColumnChunk& c = chunk(column);
+  if (Validity(column) != nullptr) {
+    for (uint32_t i = 0; i < row_count; ++i) out[rows[i]] = DecodeFrameOfReference<T>(column, first + rows[i]);
+    return;
+  }
+  T base;
+  std::memcpy(&base, c.zone_min, sizeof(T));
+  const uint8_t* packed = data_ + c.values_offset;
+  const int width = c.bit_width;
+  // Unsigned arithmetic, wide enough for T (a wrap in 64 bits truncates to the same 32-bit value).
+  using U = std::conditional_t<sizeof(T) == 16, unsigned __int128, uint64_t>;
+  for (uint32_t i = 0; i < row_count; ++i) {
+    out[rows[i]] = static_cast<T>(static_cast<U>(base) + static_cast<U>(UnpackCode(packed, width, first + rows[i])));
+  }
+}
+
+template void BlockView::DecodeFixedRows<int32_t>(int, uint32_t, const uint32_t*, uint32_t, int32_t*) const;
+template void BlockView::DecodeFixedRows<int64_t>(int, uint32_t, const uint32_t*, uint32_t, int64_t*) const;
+template void BlockView::DecodeFixedRows<int128>(int, uint32_t, const uint32_t*, uint32_t, int128*) const;
+
 void BlockView::DecodeStrings(int column, uint32_t first, uint32_t count, std::string_view* out) const {
   const ColumnChunk& c = chunk(column);
   const StringDictionary dictionary = Dictionary(column);

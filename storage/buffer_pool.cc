@@ -27,9 +27,13 @@ constexpr int kMaxEvictionRounds = 4;
 
 constexpr size_t RoundUp(size_t value, size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
-// The size actually charged and allocated for a request of `bytes`.
-size_t ChargedBytes(size_t bytes) {
-  if (bytes >= BufferPool::kLargeAllocationBytes) return RoundUp(bytes, BufferPool::kSlotAlignment);
+// The size actually charged and allocated for a request of `bytes`: base blocks, which are allocated at their
+// (compressed) used size and live long, take whole pages; other slots whole 2 MiB huge pages.
+size_t ChargedBytes(MemoryKind kind, size_t bytes) {
+  if (bytes >= BufferPool::kLargeAllocationBytes) {
+    return RoundUp(bytes, kind == MemoryKind::kBaseBlock ? BufferPool::kBaseBlockGranularity
+                                                         : BufferPool::kSlotAlignment);
+  }
   return RoundUp(bytes == 0 ? 1 : bytes, BufferPool::kSmallGranularity);
 }
 
@@ -160,12 +164,12 @@ absl::StatusOr<void*> BufferPool::Allocate(MemoryKind kind, size_t bytes, int no
   if (parent_ != nullptr) {
     absl::StatusOr<void*> memory = parent_->Allocate(kind, bytes, node);
     if (memory.ok()) {
-      CountInAccount(kind, ChargedBytes(bytes), /*add=*/true);
-      TrackSpillable(*memory, kind, ChargedBytes(bytes));
+      CountInAccount(kind, ChargedBytes(kind, bytes), /*add=*/true);
+      TrackSpillable(*memory, kind, ChargedBytes(kind, bytes));
     }
     return memory;
   }
-  const size_t charged = ChargedBytes(bytes);
+  const size_t charged = ChargedBytes(kind, bytes);
   if (node >= num_nodes_) node = -1;
   if (node < 0) node = -1;
   if (absl::Status status = Charge(kind, charged, "allocate"); !status.ok()) return status;
@@ -188,14 +192,14 @@ void BufferPool::Free(void* address, MemoryKind kind, size_t bytes) {
   if (parent_ != nullptr) {
     if (ForgetSpillable(address)) {
       // Spilled: uncharged already, in the parent and here; only the reserved address range goes.
-      parent_->FreeSlot(address, ChargedBytes(bytes));
+      parent_->FreeSlot(address, ChargedBytes(kind, bytes));
       return;
     }
     parent_->Free(address, kind, bytes);
-    CountInAccount(kind, ChargedBytes(bytes), /*add=*/false);
+    CountInAccount(kind, ChargedBytes(kind, bytes), /*add=*/false);
     return;
   }
-  const size_t charged = ChargedBytes(bytes);
+  const size_t charged = ChargedBytes(kind, bytes);
   if (IsSlotSize(charged)) {
     FreeSlot(address, charged);
   } else {
@@ -224,7 +228,7 @@ void BufferPool::Release(MemoryKind kind, size_t bytes) {
 
 void BufferPool::HandOverToParent(MemoryKind kind, size_t bytes) {
   CHECK(parent_ != nullptr) << "HandOverToParent on a pool that is not an account";
-  CountInAccount(kind, ChargedBytes(bytes), /*add=*/false);
+  CountInAccount(kind, ChargedBytes(kind, bytes), /*add=*/false);
 }
 
 MemoryUsage BufferPool::Usage() const {
@@ -386,8 +390,8 @@ absl::StatusOr<void*> BufferPool::GrowSlot(void* address, size_t old_bytes, size
 absl::StatusOr<void*> BufferPool::Reallocate(MemoryKind kind, void* address, size_t old_bytes, size_t new_bytes,
                                              int node) {
   if (address == nullptr) return Allocate(kind, new_bytes, node);
-  const size_t old_charged = ChargedBytes(old_bytes);
-  const size_t new_charged = ChargedBytes(new_bytes);
+  const size_t old_charged = ChargedBytes(kind, old_bytes);
+  const size_t new_charged = ChargedBytes(kind, new_bytes);
   if (new_charged == old_charged) return address;
   if (parent_ != nullptr) {
     TESSERA_ASSIGN_OR_RETURN(void* moved, parent_->Reallocate(kind, address, old_bytes, new_bytes, node));

@@ -5,9 +5,10 @@
 // allocated here, so Usage() is the server's memory use. Allocate/Free are called once per block or per
 // structure, never per row.
 //
-// Placement: allocations of at least 1 MiB are rounded up to a multiple of kSlotAlignment (2 MiB), are
-// 2 MiB-aligned, come from mmap, are bound to the requested NUMA node via Topology::BindMemoryToNode and are
-// advised to use transparent huge pages (MADV_HUGEPAGE) where the kernel allows. Smaller allocations come from
+// Placement: allocations of at least 1 MiB are rounded up to a multiple of kSlotAlignment (2 MiB; base blocks to
+// a multiple of kBaseBlockGranularity, a page), are 2 MiB-aligned, come from mmap, are bound to the requested
+// NUMA node via Topology::BindMemoryToNode and are advised to use transparent huge pages (MADV_HUGEPAGE) where
+// the kernel allows. Smaller allocations come from
 // aligned operator new (64-byte alignment) and are charged at a 64-byte granularity.
 //
 // Slot cache: freed large slots are kept in a per-node cache (kMaxCachedSlotBytes, or a sixteenth of the budget up
@@ -81,6 +82,10 @@ class BufferPool {
   static constexpr size_t kSlotAlignment = 2 << 20;
   // Allocations of at least this many bytes are slot allocations (mmap, 2 MiB-aligned, huge pages).
   static constexpr size_t kLargeAllocationBytes = 1 << 20;
+  // Base blocks of at least kLargeAllocationBytes are charged and mapped in whole pages of this size, not whole
+  // slots: compressed blocks of 1 to 2 MiB would otherwise be charged 2 MiB (huge pages then back only their
+  // whole 2 MiB extents).
+  static constexpr size_t kBaseBlockGranularity = 4096;
   // Small allocations are charged and aligned at this granularity.
   static constexpr size_t kSmallGranularity = 64;
   // Freed slots kept for reuse, over all nodes: at least this much (more with a large budget, see FreeSlot).
@@ -107,8 +112,8 @@ class BufferPool {
   void SetEvictor(Evictor* evictor);
 
   // Allocates `bytes` of zero-or-garbage memory for `kind`, homed on `node` (-1 = any; an out-of-range node
-  // is treated as -1). Sizes >= 1 MiB are rounded up to a multiple of 2 MiB and 2 MiB-aligned; smaller ones
-  // are 64-byte aligned and charged rounded up to 64 bytes (0 counts as 64). On budget exhaustion (after
+  // is treated as -1). Sizes >= 1 MiB are rounded up to a multiple of 2 MiB (base blocks: of a page) and
+  // 2 MiB-aligned; smaller ones are 64-byte aligned and charged rounded up to 64 bytes (0 counts as 64). On budget exhaustion (after
   // asking the evictor) returns ResourceExhausted with a message like
   //   "buffer pool budget exceeded: cannot allocate 2.0 MiB for a temporary block; 23.1 GiB of 23.1 GiB in use
   //    (base blocks 20.0 GiB, temporary blocks 3.0 GiB, blobs 0.1 GiB)".

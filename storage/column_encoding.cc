@@ -3,6 +3,7 @@
 #include <immintrin.h>
 #include <nmmintrin.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <utility>
@@ -115,6 +116,71 @@ __attribute__((target("sse4.2"))) uint32_t Crc32cHardware(const uint8_t* p, size
   return tail;
 }
 
+// Rows whose codes a predicate keeps (SelectCodesInRange / SelectCodesInSet). A selection with fewer than one row in
+// kSparseRows of the vector reads its codes one by one; otherwise the codes are unpacked a chunk at a time.
+constexpr uint32_t kSparseRows = 16;
+constexpr uint32_t kSelectChunk = 1024;  // a multiple of 8: every chunk starts a group of eight codes
+
+// The dense case of a range without an input selection: 16 codes per step where the build has AVX-512.
+uint32_t SelectChunkInRange(const uint32_t* codes, uint32_t n, uint32_t row_offset, uint32_t low, uint32_t span,
+                            uint32_t* out_rows) {
+  uint32_t kept = 0;
+  uint32_t i = 0;
+#if defined(__AVX512F__)
+  const __m512i low_lanes = _mm512_set1_epi32(static_cast<int>(low));
+  const __m512i span_lanes = _mm512_set1_epi32(static_cast<int>(span));
+  const __m512i sixteen = _mm512_set1_epi32(16);
+  __m512i row = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                 _mm512_set1_epi32(static_cast<int>(row_offset)));
+  for (; i + 16 <= n; i += 16, row = _mm512_add_epi32(row, sixteen)) {
+    const __m512i code = _mm512_loadu_si512(codes + i);
+    const __mmask16 hit = _mm512_cmple_epu32_mask(_mm512_sub_epi32(code, low_lanes), span_lanes);
+    // A compress into a register and a full store (kept <= row_offset + i: the slots written are free).
+    _mm512_storeu_si512(out_rows + kept, _mm512_maskz_compress_epi32(hit, row));
+    kept += static_cast<uint32_t>(__builtin_popcount(hit));
+  }
+#endif
+  for (; i < n; ++i) {
+    out_rows[kept] = row_offset + i;
+    kept += codes[i] - low <= span;
+  }
+  return kept;
+}
+
+// Keeps the rows whose code `keep(code)` accepts; `dense(codes, n, row_offset, out)` (optional) handles a chunk
+// of unpacked codes without an input selection.
+template <typename Keep, typename Dense>
+uint32_t SelectCodes(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count, const uint32_t* rows,
+                     uint32_t row_count, uint32_t* out_rows, const Keep& keep, const Dense& dense) {
+  uint32_t kept = 0;
+  if (bit_width > 32 || (rows != nullptr && static_cast<uint64_t>(row_count) * kSparseRows < count)) {
+    const uint32_t candidates = rows != nullptr ? row_count : count;
+    for (uint32_t s = 0; s < candidates; ++s) {
+      const uint32_t row = rows != nullptr ? rows[s] : s;
+      out_rows[kept] = row;  // in place when out_rows is rows: kept never passes s
+      kept += keep(UnpackCode(packed, bit_width, first + row));
+    }
+    return kept;
+  }
+  uint32_t codes[kSelectChunk];
+  uint32_t s = 0;
+  for (uint32_t done = 0; done < count; done += kSelectChunk) {
+    const uint32_t n = std::min(kSelectChunk, count - done);
+    if (rows != nullptr && (s == row_count || rows[s] >= done + n)) continue;  // no selected row in this chunk
+    UnpackCodes<uint32_t>(packed, bit_width, 0, first + done, n, codes);
+    if (rows == nullptr) {
+      kept += dense(codes, n, done, out_rows + kept);
+      continue;
+    }
+    for (; s < row_count && rows[s] < done + n; ++s) {
+      const uint32_t row = rows[s];
+      out_rows[kept] = row;
+      kept += keep(codes[row - done]);
+    }
+  }
+  return kept;
+}
+
 }  // namespace
 
 const char* ColumnEncodingName(ColumnEncoding encoding) {
@@ -170,6 +236,45 @@ TESSERA_INSTANTIATE_UNPACK(uint32_t)
 TESSERA_INSTANTIATE_UNPACK(int64_t)
 TESSERA_INSTANTIATE_UNPACK(int128)
 #undef TESSERA_INSTANTIATE_UNPACK
+
+uint32_t SelectCodesInRange(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
+                            const uint32_t* rows, uint32_t row_count, uint64_t low, uint64_t high,
+                            uint32_t* out_rows) {
+  const uint64_t span = high - low;
+  auto keep = [low, span](uint64_t code) { return code - low <= span; };
+  // Codes of up to 32 bits: low and high fit too once clamped to the widest code.
+  const uint64_t widest = bit_width >= 64 ? ~uint64_t{0} : (uint64_t{1} << bit_width) - 1;
+  const uint32_t low32 = static_cast<uint32_t>(std::min(low, widest));
+  const uint32_t span32 = static_cast<uint32_t>(std::min(high, widest)) - low32;
+  auto dense = [low32, span32](const uint32_t* codes, uint32_t n, uint32_t row_offset, uint32_t* out) {
+    return SelectChunkInRange(codes, n, row_offset, low32, span32, out);
+  };
+  if (low > high || low > widest) return 0;
+  return SelectCodes(packed, bit_width, first, count, rows, row_count, out_rows, keep, dense);
+}
+
+uint32_t SelectCodesInSet(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
+                          const uint32_t* rows, uint32_t row_count, const uint64_t* codes, uint32_t code_count,
+                          uint32_t* out_rows) {
+  auto keep = [codes, code_count](uint64_t code) {
+    if (code_count <= 8) {
+      bool hit = false;
+      for (uint32_t k = 0; k < code_count; ++k) hit |= codes[k] == code;
+      return hit;
+    }
+    return std::binary_search(codes, codes + code_count, code);
+  };
+  auto dense = [&keep](const uint32_t* chunk, uint32_t n, uint32_t row_offset, uint32_t* out) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      out[kept] = row_offset + i;
+      kept += keep(chunk[i]);
+    }
+    return kept;
+  };
+  if (code_count == 0) return 0;
+  return SelectCodes(packed, bit_width, first, count, rows, row_count, out_rows, keep, dense);
+}
 
 uint32_t StringDictionary::LowerBound(std::string_view value) const {
   uint32_t low = 0;

@@ -54,6 +54,19 @@ template <typename T>
 void UnpackCodesScalar(const uint8_t* packed, int bit_width, T base, uint32_t first, uint32_t count, T* out);
 bool UnpackCodesHasSimd();
 
+// Predicates on frame-of-reference codes: keeps the rows of `rows[0..row_count)` (null: rows 0..count-1) whose
+// code (stream index first + row) lies in [low, high], writes them ascending to `out_rows` (which may be `rows`)
+// and returns how many; `out_rows` has room for `count` rows. Rows are offsets in the vector of `count` codes
+// starting at `first`. A sparse `rows` reads only the selected codes; otherwise the vector is unpacked (AVX-512
+// where the build has it) and compared. NULL rows (code 0) are the caller's to drop.
+uint32_t SelectCodesInRange(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
+                            const uint32_t* rows, uint32_t row_count, uint64_t low, uint64_t high,
+                            uint32_t* out_rows);
+// The same for a set of codes: `codes[0..code_count)` ascending.
+uint32_t SelectCodesInSet(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
+                          const uint32_t* rows, uint32_t row_count, const uint64_t* codes, uint32_t code_count,
+                          uint32_t* out_rows);
+
 // One code; for row-at-a-time readers (COPY TO, statistics, result printing).
 inline uint64_t UnpackCode(const uint8_t* packed, int bit_width, uint32_t row) {
   if (bit_width == 0) return 0;

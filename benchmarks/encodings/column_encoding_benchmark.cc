@@ -10,7 +10,8 @@
 //   decode/scalar   integers, where the build has the AVX-512 kernels: the portable kernels alone
 //   filter/plain    value < constant (strings: = constant) over the plain block into a selection vector
 //   filter/decoded  decode, then the same filter over the buffer
-//   filter/codes    (dictionary) the constant translated into a code once per block, codes compared
+//   filter/codes    the constant translated into code space once per block, codes compared: dictionaries a
+//                   code per row, frame of reference SelectCodesInRange over the packed codes (no decode)
 // Every filter variant must select the same rows (exit status 1 and an error otherwise).
 //
 // Usage: column_encoding_benchmark [--rows=8388608] [--benchmark_filter=...] (--help lists all flags)
@@ -148,13 +149,18 @@ uint32_t Select(const T* values, uint32_t count, uint32_t* selection, Pass pass)
 
 int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint32_t* selection) {
   int64_t selected = 0;
-  const bool compressed =
-      variant == Variant::kDecode || variant == Variant::kDecodeScalar || variant == Variant::kFilterDecoded;
+  const bool compressed = variant == Variant::kDecode || variant == Variant::kDecodeScalar ||
+                          variant == Variant::kFilterDecoded || variant == Variant::kFilterCodes;
   const auto& blocks = compressed ? column.compressed : column.plain;
   const int64_t constant = column.constant;
   auto less = [constant](int64_t v) { return v < constant; };
   for (const auto& bytes : blocks) {
     const BlockView block(bytes.data());
+    // value < constant as codes: [0, constant - base - 1], clipped (no value below the base passes: none).
+    int64_t base = 0;
+    std::memcpy(&base, block.chunk(0).zone_min, sizeof(base));
+    const bool none = constant <= base;
+    const uint64_t high = none ? 0 : static_cast<uint64_t>(constant - base - 1);
     for (uint32_t first = 0; first < block.row_count(); first += kVector) {
       const uint32_t count = std::min(kVector, block.row_count() - first);
       switch (variant) {
@@ -172,7 +178,13 @@ int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint3
           block.DecodeFixed<int64_t>(0, first, count, buffer);
           selected += Select(buffer, count, selection, less);
           break;
-        case Variant::kFilterCodes: break;
+        case Variant::kFilterCodes:
+          if (!none) {
+            const ColumnChunk& chunk = block.chunk(0);
+            selected += SelectCodesInRange(block.data() + chunk.values_offset, chunk.bit_width, first, count,
+                                           nullptr, 0, 0, high, selection);
+          }
+          break;
       }
     }
   }
@@ -275,7 +287,7 @@ int Main(int argc, char** argv) {
   for (const auto& column : Columns()) {
     std::vector<Variant> variants = {Variant::kMemcpy, Variant::kDecode, Variant::kFilterPlain,
                                      Variant::kFilterDecoded};
-    if (column->type.IsString()) variants.push_back(Variant::kFilterCodes);
+    variants.push_back(Variant::kFilterCodes);
     if (!column->type.IsString() && UnpackCodesHasSimd()) variants.insert(variants.begin() + 2, Variant::kDecodeScalar);
     for (Variant variant : variants) {
       const std::string name = "BM_Column/" + column->name + "/" + VariantName(variant);

@@ -59,14 +59,34 @@ TEST(BufferPoolTest, UsageByKind) {
 TEST(BufferPoolTest, LargeAllocationsAre2MiBAlignedAndWritable) {
   BufferPool pool(256 * kMiB, nullptr);
   for (size_t bytes : {kMiB, 2 * kMiB, 3 * kMiB + 17, 16 * kMiB}) {
-    absl::StatusOr<void*> address = pool.Allocate(MemoryKind::kBaseBlock, bytes);
+    absl::StatusOr<void*> address = pool.Allocate(MemoryKind::kTemporaryBlock, bytes);
     ASSERT_TRUE(address.ok()) << address.status();
     EXPECT_TRUE(IsAligned(*address, BufferPool::kSlotAlignment)) << bytes;
     std::memset(*address, 0xab, bytes);
-    EXPECT_EQ(Used(pool, MemoryKind::kBaseBlock) % BufferPool::kSlotAlignment, 0u);
-    pool.Free(*address, MemoryKind::kBaseBlock, bytes);
+    EXPECT_EQ(Used(pool, MemoryKind::kTemporaryBlock) % BufferPool::kSlotAlignment, 0u);
+    pool.Free(*address, MemoryKind::kTemporaryBlock, bytes);
   }
   EXPECT_EQ(pool.Usage().used_bytes, 0u);
+}
+
+// Compressed base blocks of 1 to 2 MiB are charged their pages, not a whole 2 MiB slot (in the pool and in an
+// account alike); they are still 2 MiB-aligned slots.
+TEST(BufferPoolTest, BaseBlocksAreChargedInPages) {
+  BufferPool pool(256 * kMiB, nullptr);
+  std::unique_ptr<BufferPool> account = BufferPool::NewAccount(&pool);
+  const size_t page = BufferPool::kBaseBlockGranularity;
+  for (size_t bytes : {kMiB, kMiB + 1, 3 * kMiB / 2 + 17, 2 * kMiB, 3 * kMiB + 17}) {
+    absl::StatusOr<void*> address = account->Allocate(MemoryKind::kBaseBlock, bytes);
+    ASSERT_TRUE(address.ok()) << address.status();
+    EXPECT_TRUE(IsAligned(*address, BufferPool::kSlotAlignment)) << bytes;
+    std::memset(*address, 0xab, bytes);
+    const size_t pages = (bytes + page - 1) / page * page;
+    EXPECT_EQ(Used(pool, MemoryKind::kBaseBlock), pages) << bytes;
+    EXPECT_EQ(account->Usage().by_kind[static_cast<int>(MemoryKind::kBaseBlock)], pages) << bytes;
+    account->Free(*address, MemoryKind::kBaseBlock, bytes);
+  }
+  EXPECT_EQ(pool.Usage().used_bytes, 0u);
+  EXPECT_EQ(account->Usage().used_bytes, 0u);
 }
 
 TEST(BufferPoolTest, SmallAllocationsAreCacheLineAligned) {

@@ -57,8 +57,8 @@ TEST_F(StorageManagerTest, StripesBlocksRoundRobinOverFakeNodes) {
 
 TEST_F(StorageManagerTest, EvictsUnderPressureAndReloadsTransparently) {
   auto topology = MakeFakeTopology(2, 1);
-  // Room for two of the three blocks of ~1.2 MiB (each charged as a 2 MiB slot).
-  BufferPool pool(5 << 20, topology.get());
+  // Room for two of the three blocks of ~1.2 MiB (base blocks are charged their pages).
+  BufferPool pool(3 << 20, topology.get());
   auto opened = StorageManager::Open(directory_, *catalog_, &pool, topology.get(), false);
   ASSERT_TRUE(opened.ok());
   StorageManager& storage = **opened;
