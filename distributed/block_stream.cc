@@ -84,7 +84,7 @@ absl::Status ReceiveBlockStream(Cluster& cluster, int peer, const std::string& r
     if (status.ok() || absl::StartsWith(status.message(), "rank ")) return status;
     return absl::Status(status.code(), absl::StrCat("rank ", peer, ": ", status.message()));
   };
-  if (absl::Status sent = cluster.Send(peer, kCommandTag, EncodeCommand({CommandKind::kSendTable, tag, request}));
+  if (absl::Status sent = cluster.Send(peer, kCommandTag, EncodeCommand({CommandKind::kRunFragment, tag, request}));
       !sent.ok()) {
     return named(sent);
   }

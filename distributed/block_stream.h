@@ -3,8 +3,8 @@
 // the storage module's block bytes (storage/block_layout.h: position independent, the same in memory and in block
 // files), one block per message, and are checked with BlockView::Validate when they arrive.
 //
-// The stream of one request tag (rank_protocol.h, kSendTable):
-//   receiver -> sender   the kSendTable command, then credits: int32 messages, each allowing that many more blocks
+// The stream of one request tag (rank_protocol.h, kRunFragment):
+//   receiver -> sender   the kRunFragment command, then credits: int32 messages, each allowing that many more blocks
 //                        (kInitialCredits at first, one more for every block received), and finally -1 (closed);
 //   sender -> receiver   one message per block while it holds credits, then an empty message, then a Reply
 //                        (rank_protocol.h) with the sender's status; it then drains credits until it reads -1.
@@ -39,9 +39,9 @@ struct StreamTotals {
   int64_t bytes = 0;
 };
 
-// Receiver: sends `request` (an encoded ScanFragment, scan_fragment.h) to rank `peer` as a kSendTable command and
-// appends every block of the stream to `out` (whose schema is the fragment's output), adding to `totals`.
-// `cancelled` (may be null) is checked between blocks. Errors name the rank.
+// Receiver: sends `request` (an encoded plan fragment, query_execution/plan_fragment.h) to rank `peer` as a
+// kRunFragment command and appends every block of the stream to `out` (whose schema is the fragment's output),
+// adding to `totals`. `cancelled` (may be null) is checked between blocks. Errors name the rank.
 absl::Status ReceiveBlockStream(Cluster& cluster, int peer, const std::string& request, TemporaryRelation* out,
                                 const std::atomic<bool>* cancelled, StreamTotals* totals);
 

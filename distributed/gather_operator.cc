@@ -38,10 +38,10 @@ class GatherWorkOrder : public WorkOrder {
 
 }  // namespace
 
-GatherOperator::GatherOperator(const ScanFragment& fragment, std::vector<ColumnSchema> output_schema,
-                               Cluster* cluster, BufferPool* pool)
+GatherOperator::GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster,
+                               BufferPool* pool)
     : RelationalOperator("gather"),
-      request_(EncodeScanFragment(fragment)),
+      request_(std::move(fragment)),
       cluster_(cluster),
       output_(std::make_shared<TemporaryRelation>(std::move(output_schema), pool)) {}
 

@@ -1,8 +1,8 @@
 #pragma once
-// The gather exchange on the master: every other rank runs a scan fragment (scan_fragment.h: its part of a
-// partitioned table, filtered and projected, under its own Foreman) and the result blocks are received into one
-// temporary relation (with the fragment's output columns) that the rest of the plan reads beside the master's own
-// part. One work order per remote rank runs that rank's stream (block_stream.h) to its end, so the rank's blocks
+// The gather exchange on the master: every other rank runs a plan fragment (query_execution/plan_fragment.h: a
+// scan of its part of a partitioned table, joins with replicated or co-located tables, partial or whole
+// aggregation, under its own Foreman) and the result blocks are received into one temporary relation (with the
+// fragment's output columns) that the rest of the plan reads beside the master's own part. One work order per remote rank runs that rank's stream (block_stream.h) to its end, so the rank's blocks
 // arrive under credit-based flow control while the master's other work orders (the scan of its own part) run on
 // the other workers. The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
 //
@@ -16,17 +16,15 @@
 
 #include "catalog/catalog.h"
 #include "distributed/cluster.h"
-#include "distributed/scan_fragment.h"
 #include "relational_operators/relational_operator.h"
 
 namespace tessera::distributed {
 
 class GatherOperator : public RelationalOperator {
  public:
-  // Runs `fragment` on every rank of `cluster` but this one and receives the results into a relation of
-  // `output_schema` (the fragment's columns) in buffer pool `pool`.
-  GatherOperator(const ScanFragment& fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster,
-                 BufferPool* pool);
+  // Runs `fragment` (encoded, EncodePlanFragment) on every rank of `cluster` but this one and receives the
+  // results into a relation of `output_schema` (the fragment's columns) in buffer pool `pool`.
+  GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster, BufferPool* pool);
 
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
