@@ -77,17 +77,25 @@ absl::Status SendFailedStream(Cluster& cluster, int peer, int tag, const absl::S
   return EndStream(cluster, peer, tag, failure, /*closed=*/false);
 }
 
-absl::Status ReceiveBlockStream(Cluster& cluster, int peer, const std::string& request, TemporaryRelation* out,
-                                const std::atomic<bool>* cancelled, StreamTotals* totals) {
+absl::StatusOr<int> StartBlockStream(Cluster& cluster, int peer, const std::string& request) {
   const int tag = cluster.NewRequestTag();
+  if (absl::Status sent = cluster.Send(peer, kCommandTag, EncodeCommand({CommandKind::kRunFragment, tag, request}));
+      !sent.ok()) {
+    return absl::Status(sent.code(), absl::StrCat("rank ", peer, ": ", sent.message()));
+  }
+  return tag;
+}
+
+void AbandonBlockStream(Cluster& cluster, int peer, int tag) {
+  SendCredit(cluster, peer, tag, kClosed).IgnoreError();
+}
+
+absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRelation* out,
+                                const std::atomic<bool>* cancelled, StreamTotals* totals) {
   auto named = [peer](const absl::Status& status) {
     if (status.ok() || absl::StartsWith(status.message(), "rank ")) return status;
     return absl::Status(status.code(), absl::StrCat("rank ", peer, ": ", status.message()));
   };
-  if (absl::Status sent = cluster.Send(peer, kCommandTag, EncodeCommand({CommandKind::kRunFragment, tag, request}));
-      !sent.ok()) {
-    return named(sent);
-  }
   if (absl::Status sent = SendCredit(cluster, peer, tag, kInitialCredits); !sent.ok()) return named(sent);
   const size_t columns = out->schema().size();
   absl::Status failure;

@@ -40,9 +40,15 @@ struct StreamTotals {
 };
 
 // Receiver: sends `request` (an encoded plan fragment, query_execution/plan_fragment.h) to rank `peer` as a
-// kRunFragment command and appends every block of the stream to `out` (whose schema is the fragment's output),
-// adding to `totals`. `cancelled` (may be null) is checked between blocks. Errors name the rank.
-absl::Status ReceiveBlockStream(Cluster& cluster, int peer, const std::string& request, TemporaryRelation* out,
+// kRunFragment command; returns the stream's tag. The rank starts computing at once; it sends nothing before the
+// receiver's first credit (ReceiveBlockStream). Errors name the rank.
+absl::StatusOr<int> StartBlockStream(Cluster& cluster, int peer, const std::string& request);
+// Receiver: appends every block of started stream `tag` from `peer` to `out` (whose schema is the fragment's
+// output), adding to `totals`. `cancelled` (may be null) is checked between blocks. Errors name the rank.
+absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRelation* out,
                                 const std::atomic<bool>* cancelled, StreamTotals* totals);
+// Receiver: closes a started stream that will not be received (its query failed or was cancelled first), so
+// the rank's sender stops instead of waiting for credits.
+void AbandonBlockStream(Cluster& cluster, int peer, int tag);
 
 }  // namespace tessera::distributed

@@ -2,9 +2,11 @@
 // The gather exchange on the master: every other rank runs a plan fragment (query_execution/plan_fragment.h: a
 // scan of its part of a partitioned table, joins with replicated or co-located tables, partial or whole
 // aggregation, under its own Foreman) and the result blocks are received into one temporary relation (with the
-// fragment's output columns) that the rest of the plan reads beside the master's own part. One work order per remote rank runs that rank's stream (block_stream.h) to its end, so the rank's blocks
-// arrive under credit-based flow control while the master's other work orders (the scan of its own part) run on
-// the other workers. The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
+// fragment's output columns) that the rest of the plan reads beside the master's own part. The operator sends every rank its fragment as soon as it is activated (the query's start: it has no
+// inputs), so the ranks compute while the master runs its own part; the plan builder adds it before that part,
+// which the QueryManager's consumers-first order then prefers. One work order per remote rank then receives that
+// rank's stream (block_stream.h) to its end under credit-based flow control; it holds its worker while the rank
+// is still computing (the Foreman has no event for arriving messages yet, distributed/README.md). The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
 //
 // Threading: the operator is used on the scheduler thread only; its work orders run on workers and share the
 // output relation (thread-safe) and the totals (atomics).
@@ -26,17 +28,23 @@ class GatherOperator : public RelationalOperator {
   // results into a relation of `output_schema` (the fragment's columns) in buffer pool `pool`.
   GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster, BufferPool* pool);
 
+  // Closes the streams of ranks whose work order never ran (a failed or cancelled query).
+  ~GatherOperator() override;
+
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
+
   int64_t EstimatedWorkOrders() const override { return cluster_->size() - 1; }
   // "received N blocks, B bytes from R ranks".
   std::string RuntimeDetail() const override;
+
+  struct RemoteStream;  // a started stream of one rank (gather_operator.cc)
 
  private:
   const std::string request_;  // the encoded fragment
   Cluster* const cluster_;
   std::shared_ptr<TemporaryRelation> output_;
-  bool issued_ = false;
+  std::vector<std::unique_ptr<RemoteStream>> streams_;  // one per remote rank, once started
   std::atomic<int64_t> blocks_{0};
   std::atomic<int64_t> bytes_{0};
 };

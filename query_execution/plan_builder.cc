@@ -464,15 +464,10 @@ class Builder {
   // parts, which a gather exchange receives (query_execution/plan_fragment.h).
   absl::StatusOr<Stream> Gather(const lp::LogicalOperator& fragment) {
     TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(fragment));
-    on_ranks_ = true;
-    fragment_lip_filters_.clear();
-    CollectPublishedLipFilters(fragment);
-    absl::StatusOr<Stream> planned = Visit(fragment);
-    on_ranks_ = false;
-    TESSERA_RETURN_IF_ERROR(planned.status());
-    Stream local = *std::move(planned);
     std::vector<ColumnSchema> schema;
     for (const lp::OutputColumn& column : fragment.output()) schema.push_back({column.name, column.type});
+    // Added before the master's part: the QueryManager hands out the later operators' work orders first, so the
+    // master computes its part while the ranks compute theirs (gather_operator.h).
     const int gather = dag_->AddOperator(
         std::make_unique<distributed::GatherOperator>(std::move(request), std::move(schema), cluster_, pool_),
         absl::StrCat("exchange: gather ", FragmentSummary(fragment), " from ranks 1..", cluster_->size() - 1));
@@ -480,6 +475,13 @@ class Builder {
     const double ranks = cluster_->size();
     const double rows = estimator_.EstimateRows(fragment);
     Estimate(gather, rows * (ranks - 1) / ranks);
+    on_ranks_ = true;
+    fragment_lip_filters_.clear();
+    CollectPublishedLipFilters(fragment);
+    absl::StatusOr<Stream> planned = Visit(fragment);
+    on_ranks_ = false;
+    TESSERA_RETURN_IF_ERROR(planned.status());
+    Stream local = *std::move(planned);
     Stream remote = FromOperator(gather, local.names);
     std::vector<std::string> names = local.names;
     std::string detail = JoinDetails({local.ScanDetail(), "partitioned: rank 0 part + gathered parts"});

@@ -17,7 +17,7 @@
 
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "optimizer/logical_plan.h"
 
 namespace tessera {
@@ -41,7 +41,7 @@ class PlanDistribution {
   SubtreePlacement Classify(const optimizer::LogicalOperator& node);
   SubtreePlacement ClassifyJoin(const optimizer::Join& join);
 
-  absl::flat_hash_map<const optimizer::LogicalOperator*, SubtreePlacement> placements_;
+  absl::node_hash_map<const optimizer::LogicalOperator*, SubtreePlacement> placements_;  // stable references
 };
 
 }  // namespace tessera
