@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "distributed/rank_protocol.h"
 #include "relational_operators/block_input.h"
 #include "storage/block_layout.h"
@@ -75,6 +76,42 @@ absl::Status SendBlockStream(Cluster& cluster, int peer, int tag, const BlockInp
 
 absl::Status SendFailedStream(Cluster& cluster, int peer, int tag, const absl::Status& failure) {
   return EndStream(cluster, peer, tag, failure, /*closed=*/false);
+}
+
+absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<TemporaryRelation> relation) {
+  const uint64_t blocks = relation->block_count();
+  const BlockInput input = BlockInput::FromRelation(std::move(relation));
+  if (absl::Status sent = cluster.Send(peer, tag, &blocks, sizeof(blocks)); !sent.ok()) return sent;
+  for (uint64_t i = 0; i < blocks; ++i) {
+    absl::StatusOr<PinnedBlock> block = input.Pin(i);
+    if (!block.ok()) return block.status();
+    if (absl::Status sent = cluster.Send(peer, tag, block->view.data(), block->view.used_bytes()); !sent.ok()) {
+      return sent;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReceiveRelation(Cluster& cluster, int peer, int tag, TemporaryRelation* out) {
+  uint64_t blocks = 0;
+  absl::StatusOr<size_t> bytes = cluster.Probe(peer, tag);
+  if (!bytes.ok()) return bytes.status();
+  if (*bytes == sizeof(int32_t)) return absl::CancelledError("the receiver closed the stream");  // abandoned
+  if (*bytes != sizeof(blocks)) return absl::DataLossError("malformed broadcast input from the master");
+  TESSERA_RETURN_IF_ERROR(cluster.ReceiveInto(peer, tag, &blocks, sizeof(blocks)));
+  for (uint64_t i = 0; i < blocks; ++i) {
+    bytes = cluster.Probe(peer, tag);
+    if (!bytes.ok()) return bytes.status();
+    TESSERA_ASSIGN_OR_RETURN(void* memory, out->pool()->Allocate(MemoryKind::kTemporaryBlock, *bytes));
+    absl::Status received = cluster.ReceiveInto(peer, tag, memory, *bytes);
+    if (received.ok()) received = BlockView::Validate(memory, *bytes, out->schema().size());
+    if (!received.ok()) {
+      out->pool()->Free(memory, MemoryKind::kTemporaryBlock, *bytes);
+      return received;
+    }
+    out->AdoptBlock(memory, *bytes);
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int> StartBlockStream(Cluster& cluster, int peer, const std::string& request) {

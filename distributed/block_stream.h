@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -47,6 +48,12 @@ absl::StatusOr<int> StartBlockStream(Cluster& cluster, int peer, const std::stri
 // output), adding to `totals`. `cancelled` (may be null) is checked between blocks. Errors name the rank.
 absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRelation* out,
                                 const std::atomic<bool>* cancelled, StreamTotals* totals);
+// Broadcast inputs of a fragment (relations the master computed, which every rank's fragment reads whole): after
+// the kRunFragment command, the receiver of the stream sends each input as a block count (uint64) and its blocks,
+// before its first credit; the rank receives them into `out` (whose schema is the input's) before it runs.
+absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<TemporaryRelation> relation);
+absl::Status ReceiveRelation(Cluster& cluster, int peer, int tag, TemporaryRelation* out);
+
 // Receiver: closes a started stream that will not be received (its query failed or was cancelled first), so
 // the rank's sender stops instead of waiting for credits.
 void AbandonBlockStream(Cluster& cluster, int peer, int tag);

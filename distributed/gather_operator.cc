@@ -16,10 +16,12 @@ namespace {
 class GatherWorkOrder : public WorkOrder {
  public:
   GatherWorkOrder(int operator_index, Cluster* cluster, GatherOperator::RemoteStream* stream,
-                  TemporaryRelation* output, std::atomic<int64_t>* blocks, std::atomic<int64_t>* bytes)
+                  const std::vector<std::shared_ptr<TemporaryRelation>>* inputs, TemporaryRelation* output,
+                  std::atomic<int64_t>* blocks, std::atomic<int64_t>* bytes)
       : WorkOrder(operator_index, /*preferred_node=*/-1),
         cluster_(cluster),
         stream_(stream),
+        inputs_(inputs),
         output_(output),
         blocks_(blocks),
         bytes_(bytes) {}
@@ -27,6 +29,11 @@ class GatherWorkOrder : public WorkOrder {
   absl::Status Execute(const WorkOrderContext& context) override {
     stream_->received.store(true);
     if (!stream_->tag.ok()) return stream_->tag.status();
+    for (const auto& input : *inputs_) {
+      if (absl::Status sent = SendRelation(*cluster_, stream_->peer, *stream_->tag, input); !sent.ok()) {
+        return absl::Status(sent.code(), absl::StrCat("rank ", stream_->peer, ": ", sent.message()));
+      }
+    }
     StreamTotals totals;
     absl::Status status =
         ReceiveBlockStream(*cluster_, stream_->peer, *stream_->tag, output_, context.cancelled, &totals);
@@ -39,6 +46,7 @@ class GatherWorkOrder : public WorkOrder {
  private:
   Cluster* const cluster_;
   GatherOperator::RemoteStream* const stream_;
+  const std::vector<std::shared_ptr<TemporaryRelation>>* const inputs_;
   TemporaryRelation* const output_;
   std::atomic<int64_t>* const blocks_;
   std::atomic<int64_t>* const bytes_;
@@ -47,11 +55,12 @@ class GatherWorkOrder : public WorkOrder {
 }  // namespace
 
 GatherOperator::GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster,
-                               BufferPool* pool)
+                               BufferPool* pool, std::vector<std::shared_ptr<TemporaryRelation>> inputs)
     : RelationalOperator("gather"),
       request_(std::move(fragment)),
       cluster_(cluster),
-      output_(std::make_shared<TemporaryRelation>(std::move(output_schema), pool)) {}
+      output_(std::make_shared<TemporaryRelation>(std::move(output_schema), pool)),
+      inputs_(std::move(inputs)) {}
 
 GatherOperator::~GatherOperator() {
   for (const auto& stream : streams_) {
@@ -69,7 +78,7 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
     stream->peer = peer;
     stream->tag = StartBlockStream(*cluster_, peer, request_);
     out->push_back(
-        std::make_unique<GatherWorkOrder>(index(), cluster_, stream.get(), output_.get(), &blocks_, &bytes_));
+        std::make_unique<GatherWorkOrder>(index(), cluster_, stream.get(), &inputs_, output_.get(), &blocks_, &bytes_));
     streams_.push_back(std::move(stream));
   }
   return true;

@@ -26,7 +26,10 @@ class GatherOperator : public RelationalOperator {
  public:
   // Runs `fragment` (encoded, EncodePlanFragment) on every rank of `cluster` but this one and receives the
   // results into a relation of `output_schema` (the fragment's columns) in buffer pool `pool`.
-  GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster, BufferPool* pool);
+  // `inputs`: the fragment's broadcast inputs (block_stream.h, SendRelation), complete when the operator is
+  // activated (the plan builder adds ordering edges from their producers); each rank receives them first.
+  GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster, BufferPool* pool,
+                 std::vector<std::shared_ptr<TemporaryRelation>> inputs = {});
 
   // Closes the streams of ranks whose work order never ran (a failed or cancelled query).
   ~GatherOperator() override;
@@ -44,9 +47,26 @@ class GatherOperator : public RelationalOperator {
   const std::string request_;  // the encoded fragment
   Cluster* const cluster_;
   std::shared_ptr<TemporaryRelation> output_;
+  const std::vector<std::shared_ptr<TemporaryRelation>> inputs_;
   std::vector<std::unique_ptr<RemoteStream>> streams_;  // one per remote rank, once started
   std::atomic<int64_t> blocks_{0};
   std::atomic<int64_t> bytes_{0};
+};
+
+// On a rank: a broadcast input the gather sent with the fragment (block_stream.h, ReceiveRelation), already
+// complete. It has no work orders; when the QueryManager finds it finished it feeds the relation's blocks to its
+// consumers like any producer's.
+class BroadcastInputOperator : public RelationalOperator {
+ public:
+  explicit BroadcastInputOperator(std::shared_ptr<TemporaryRelation> relation)
+      : RelationalOperator("broadcast input"), relation_(std::move(relation)) {}
+
+  bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override { return true; }
+  std::shared_ptr<TemporaryRelation> output() const override { return relation_; }
+  int64_t EstimatedWorkOrders() const override { return 0; }
+
+ private:
+  const std::shared_ptr<TemporaryRelation> relation_;
 };
 
 }  // namespace tessera::distributed

@@ -271,7 +271,9 @@ class StreamThreads {
   static void Serve(Database& database, const Command& command) {
     Cluster& cluster = *database.options().cluster;
     std::shared_ptr<ExecutionQuery> query;  // keeps the fragment's result (and its memory account) while it streams
-    absl::StatusOr<std::shared_ptr<TemporaryRelation>> result = RunFragment(database, command.text, &query);
+    absl::StatusOr<std::shared_ptr<TemporaryRelation>> result = RunFragment(database, command, &query);
+    // The master closed the stream before sending the broadcast inputs (its query failed): nobody listens.
+    if (absl::IsCancelled(result.status())) return;
     const absl::Status status =
         result.ok() ? distributed::SendBlockStream(cluster, kMaster, command.tag, BlockInput::FromRelation(*result),
                                                    (*result)->block_count())
@@ -279,13 +281,28 @@ class StreamThreads {
     if (!status.ok()) LOG(ERROR) << "rank " << cluster.rank() << ": a gather stream failed: " << status;
   }
 
-  // Runs the plan fragment `request` (query_execution/plan_fragment.h) over this rank's data under the rank's
-  // Foreman; returns its result relation, owned by `query`.
-  static absl::StatusOr<std::shared_ptr<TemporaryRelation>> RunFragment(Database& database, std::string_view request,
+  // Runs the plan fragment of `command` (query_execution/plan_fragment.h) over this rank's data and its broadcast
+  // inputs (received first, on the command's tag) under the rank's Foreman; returns its result relation, owned by
+  // `query`.
+  static absl::StatusOr<std::shared_ptr<TemporaryRelation>> RunFragment(Database& database, const Command& command,
                                                                         std::shared_ptr<ExecutionQuery>* query) {
-    TESSERA_ASSIGN_OR_RETURN(optimizer::LogicalOperatorPtr fragment, DecodePlanFragment(request, database.catalog()));
+    std::vector<const optimizer::LogicalOperator*> placeholders;
+    absl::StatusOr<optimizer::LogicalOperatorPtr> fragment =
+        DecodePlanFragment(command.text, database.catalog(), &placeholders);
+    std::vector<FragmentInput> inputs;
+    // The inputs are received even when the fragment cannot run, so that the stream stays in step.
+    for (const optimizer::LogicalOperator* placeholder : placeholders) {
+      std::vector<ColumnSchema> schema;
+      for (const optimizer::OutputColumn& column : placeholder->output()) schema.push_back({column.name, column.type, false, {}});
+      auto relation = std::make_shared<TemporaryRelation>(std::move(schema), &database.buffer_pool());
+      TESSERA_RETURN_IF_ERROR(
+          distributed::ReceiveRelation(*database.options().cluster, kMaster, command.tag, relation.get()));
+      inputs.push_back({placeholder, std::move(relation)});
+    }
+    if (!fragment.ok()) return fragment.status();
     TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                             BuildExecutionDag(*fragment, &database.storage(), &database.buffer_pool()));
+                             BuildExecutionDag(**fragment, &database.storage(), &database.buffer_pool(),
+                                               /*cluster=*/nullptr, inputs));
     std::atomic<QueryId> running{0};
     std::atomic<bool> cancel{false};
     QueryRunOptions options;

@@ -113,7 +113,26 @@ std::unique_ptr<BoundExpression> AndTogether(std::unique_ptr<BoundExpression> a,
 class Builder {
  public:
   Builder(StorageManager* storage, BufferPool* pool, distributed::Cluster* cluster = nullptr)
-      : storage_(storage), pool_(pool), cluster_(cluster), dag_(std::make_unique<ExecutionDag>()) {}
+      : storage_(storage),
+        pool_(pool),
+        cluster_(cluster),
+        distribution_(cluster != nullptr ? cluster->size() : 1,
+                      [this](const lp::LogicalOperator& node) { return estimator_.EstimateRows(node); }),
+        dag_(std::make_unique<ExecutionDag>()) {}
+
+  // A rank's fragment (plan_fragment.h): its broadcast inputs' placeholders read the received relations.
+  void AddInputs(const std::vector<FragmentInput>& inputs) {
+    for (const FragmentInput& input : inputs) {
+      const int index = dag_->AddOperator(std::make_unique<distributed::BroadcastInputOperator>(input.relation),
+                                          absl::StrCat(input.relation->row_count(), " rows from the master"));
+      Estimate(index, static_cast<double>(input.relation->row_count()));
+      std::vector<std::string> names;
+      for (const ColumnSchema& column : input.relation->schema()) names.push_back(column.name);
+      Stream stream = FromOperator(index, std::move(names));
+      stream.rows = static_cast<double>(input.relation->row_count());
+      prebuilt_.emplace(input.placeholder, std::move(stream));
+    }
+  }
 
   absl::StatusOr<std::unique_ptr<ExecutionDag>> Build(const lp::LogicalOperator& plan) {
     if (Distributing()) NoteLipPublishers(plan);
@@ -455,6 +474,8 @@ class Builder {
   // Whether a scan planned now may read LIP filter `id`: a filter built on the master from one rank's part of a
   // partitioned build side is complete only for the rows of that part, i.e. inside the fragment that builds it.
   bool LipFilterComplete(int id) const {
+    // A broadcast input is planned before the fragment that reads it: it must not wait for the fragment's joins.
+    if (broadcast_lip_filters_ != nullptr && !broadcast_lip_filters_->contains(id)) return false;
     auto partial = partial_lip_filters_.find(id);
     if (partial == partial_lip_filters_.end() || !partial->second) return true;
     return on_ranks_ && fragment_lip_filters_.contains(id);
@@ -463,21 +484,47 @@ class Builder {
   // `fragment` (partitioned) run on every rank: the master's own part planned here, united with the other ranks'
   // parts, which a gather exchange receives (query_execution/plan_fragment.h).
   absl::StatusOr<Stream> Gather(const lp::LogicalOperator& fragment) {
-    TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(fragment));
+    // Broadcast inputs first: computed here (with their own exchanges), then sent whole to every rank.
+    // (SplitAggregate's partial aggregate copies the analysed input: Of() analyses the copy, marking its inputs.)
+    for (const auto& child : fragment.children) distribution_.Of(*child);
+    std::vector<const lp::LogicalOperator*> broadcast;
+    for (const auto& child : fragment.children) CollectBroadcastInputs(*child, &broadcast);
+    std::vector<std::shared_ptr<TemporaryRelation>> relations;
+    std::vector<int> producers;
+    for (const lp::LogicalOperator* input : broadcast) {
+      absl::flat_hash_set<int> published;
+      CollectPublishedLipFilters(*input, &published);
+      broadcast_lip_filters_ = &published;
+      absl::StatusOr<Stream> planned = Visit(*input);
+      broadcast_lip_filters_ = nullptr;
+      TESSERA_RETURN_IF_ERROR(planned.status());
+      std::vector<std::string> names = planned->names;
+      TESSERA_ASSIGN_OR_RETURN(int producer, Materialize(*std::move(planned)));
+      producers.push_back(producer);
+      relations.push_back(dag_->op(producer)->output());
+      prebuilt_.emplace(input, FromOperator(producer, std::move(names)));
+    }
+    TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(fragment, broadcast));
     std::vector<ColumnSchema> schema;
-    for (const lp::OutputColumn& column : fragment.output()) schema.push_back({column.name, column.type});
+    for (const lp::OutputColumn& column : fragment.output()) schema.push_back({column.name, column.type, false, {}});
     // Added before the master's part: the QueryManager hands out the later operators' work orders first, so the
     // master computes its part while the ranks compute theirs (gather_operator.h).
     const int gather = dag_->AddOperator(
-        std::make_unique<distributed::GatherOperator>(std::move(request), std::move(schema), cluster_, pool_),
+        std::make_unique<distributed::GatherOperator>(std::move(request), std::move(schema), cluster_, pool_,
+                                                      std::move(relations)),
         absl::StrCat("exchange: gather ", FragmentSummary(fragment), " from ranks 1..", cluster_->size() - 1));
+    // Blocking input edges: the gather starts once the inputs are complete, and as a consumer that never declares
+    // their blocks consumed it keeps them until it has sent them (QueryManager::CountConsumedBlock).
+    for (size_t i = 0; i < producers.size(); ++i) {
+      dag_->AddEdge(producers[i], gather, static_cast<int>(i), /*pipelining=*/false);
+    }
     // The optimizer's statistics are the cluster's (engine/distributed_statements.h, RefreshClusterStatistics).
     const double ranks = cluster_->size();
     const double rows = estimator_.EstimateRows(fragment);
     Estimate(gather, rows * (ranks - 1) / ranks);
     on_ranks_ = true;
     fragment_lip_filters_.clear();
-    CollectPublishedLipFilters(fragment);
+    CollectPublishedLipFilters(fragment, &fragment_lip_filters_);
     absl::StatusOr<Stream> planned = Visit(fragment);
     on_ranks_ = false;
     TESSERA_RETURN_IF_ERROR(planned.status());
@@ -499,11 +546,20 @@ class Builder {
     return stream;
   }
 
-  void CollectPublishedLipFilters(const lp::LogicalOperator& node) {
+  static void CollectPublishedLipFilters(const lp::LogicalOperator& node, absl::flat_hash_set<int>* published) {
     if (node.kind() == lp::LogicalOperatorKind::kJoin && node.As<lp::Join>().lip_filter_id >= 0) {
-      fragment_lip_filters_.insert(node.As<lp::Join>().lip_filter_id);
+      published->insert(node.As<lp::Join>().lip_filter_id);
     }
-    for (const auto& child : node.children) CollectPublishedLipFilters(*child);
+    for (const auto& child : node.children) CollectPublishedLipFilters(*child, published);
+  }
+
+  // The build sides in `fragment` that PlanDistribution broadcasts (not those inside another one).
+  void CollectBroadcastInputs(const lp::LogicalOperator& node, std::vector<const lp::LogicalOperator*>* inputs) {
+    if (distribution_.Broadcast(node)) {
+      inputs->push_back(&node);
+      return;
+    }
+    for (const auto& child : node.children) CollectBroadcastInputs(*child, inputs);
   }
 
   // `aggregate` over a partitioned input: every rank (the master too) computes partial groups of its part, the
@@ -527,7 +583,8 @@ class Builder {
   }
 
   // For EXPLAIN: what a fragment computes, e.g. "aggregate(2 keys, 8 calls) of join(lineitem, orders)".
-  static std::string FragmentSummary(const lp::LogicalOperator& node) {
+  std::string FragmentSummary(const lp::LogicalOperator& node, bool root = true) const {
+    if (!root && distribution_.Broadcast(node)) return "broadcast";
     switch (node.kind()) {
       case lp::LogicalOperatorKind::kTableScan: {
         const auto& scan = node.As<lp::TableScan>();
@@ -537,15 +594,15 @@ class Builder {
       case lp::LogicalOperatorKind::kAggregate: {
         const auto& aggregate = node.As<lp::Aggregate>();
         return absl::StrCat("aggregate(", aggregate.group_by.size(), " keys, ", aggregate.aggregates.size(),
-                            " calls) of ", FragmentSummary(*node.children[0]));
+                            " calls) of ", FragmentSummary(*node.children[0], false));
       }
       case lp::LogicalOperatorKind::kJoin:
         return absl::StrCat(absl::AsciiStrToLower(lp::JoinTypeName(node.As<lp::Join>().join_type)), " join(",
-                            FragmentSummary(*node.children[0]), ", ", FragmentSummary(*node.children[1]), ")");
+                            FragmentSummary(*node.children[0], false), ", ", FragmentSummary(*node.children[1], false), ")");
       case lp::LogicalOperatorKind::kValues: return "values";
       default: {
         std::vector<std::string> children;
-        for (const auto& child : node.children) children.push_back(FragmentSummary(*child));
+        for (const auto& child : node.children) children.push_back(FragmentSummary(*child, false));
         return absl::StrJoin(children, ", ");
       }
     }
@@ -1065,7 +1122,8 @@ class Builder {
   BufferPool* pool_;
   distributed::Cluster* cluster_;  // null: a single server (no exchanges)
   PlanDistribution distribution_;
-  bool on_ranks_ = false;  // planning the master's own part of a fragment that every rank runs
+  bool on_ranks_ = false;
+  const absl::flat_hash_set<int>* broadcast_lip_filters_ = nullptr;  // planning a broadcast input: its own  // planning the master's own part of a fragment that every rank runs
   absl::flat_hash_map<int, bool> partial_lip_filters_;  // LIP filter id -> built from a partitioned side
   absl::flat_hash_set<int> fragment_lip_filters_;       // published inside the fragment being planned
   // Streams planned ahead for logical nodes (SplitAggregate: the gathered partial groups under the merge).
@@ -1090,10 +1148,12 @@ class Builder {
 
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
                                                                  StorageManager* storage, BufferPool* pool,
-                                                                 distributed::Cluster* cluster) {
+                                                                 distributed::Cluster* cluster,
+                                                                 const std::vector<FragmentInput>& inputs) {
   // Declared before the builder: operators of a failed build are destroyed with it and free through the account.
   std::unique_ptr<BufferPool> account = BufferPool::NewAccount(pool);
   Builder builder(storage, account.get(), cluster);
+  builder.AddInputs(inputs);
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag, builder.Build(plan));
   dag->set_memory_account(std::move(account));
   return dag;

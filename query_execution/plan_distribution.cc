@@ -112,10 +112,24 @@ SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {
 SubtreePlacement PlanDistribution::ClassifyJoin(const lp::Join& join) {
   const SubtreePlacement& left = Of(*join.children[0]);
   const SubtreePlacement& right = Of(*join.children[1]);
-  if (left.placement == Placement::kMaster || right.placement == Placement::kMaster) return Master();
-  if (left.placement == Placement::kReplicated && right.placement == Placement::kReplicated) return Replicated();
+  if (left.placement == Placement::kMaster) return Master();
+  if (left.placement == Placement::kReplicated) {
+    if (right.placement == Placement::kMaster) return Master();
+    if (right.placement == Placement::kReplicated) return Replicated();
+  }
   const int left_width = join.children[0]->output_width();
-  const bool keeps_right = join.join_type != lp::JoinType::kSemi && join.join_type != lp::JoinType::kAnti;
+  if (left.placement == Placement::kPartitioned && right.placement != Placement::kReplicated &&
+      join.join_type != lp::JoinType::kFullOuter && estimated_rows_ != nullptr) {
+    SubtreePlacement colocated = ClassifyPartitionedJoin(join, left, right);
+    if (colocated.placement == Placement::kPartitioned) return colocated;
+    const double build_rows = estimated_rows_(*join.children[1]);
+    if (build_rows <= kMaxBroadcastRows && build_rows * ranks_ < estimated_rows_(*join.children[0])) {
+      broadcast_.insert(join.children[1].get());
+      return Partitioned(left.key_columns);
+    }
+    return Master();
+  }
+  if (right.placement == Placement::kMaster) return Master();
   if (left.placement == Placement::kPartitioned && right.placement == Placement::kReplicated) {
     // Each probe row is on one rank and meets the whole build side there.
     if (join.join_type == lp::JoinType::kFullOuter) return Master();
@@ -128,6 +142,14 @@ SubtreePlacement PlanDistribution::ClassifyJoin(const lp::Join& join) {
     for (int c : right.key_columns) keys.push_back(left_width + c);
     return Partitioned(std::move(keys));
   }
+  return ClassifyPartitionedJoin(join, left, right);
+}
+
+SubtreePlacement PlanDistribution::ClassifyPartitionedJoin(const lp::Join& join, const SubtreePlacement& left,
+                                                           const SubtreePlacement& right) {
+  if (left.placement != Placement::kPartitioned || right.placement != Placement::kPartitioned) return Master();
+  const int left_width = join.children[0]->output_width();
+  const bool keeps_right = join.join_type != lp::JoinType::kSemi && join.join_type != lp::JoinType::kAnti;
   // Both partitioned: co-located when a key pair is a partition key on both sides.
   if (join.join_type == lp::JoinType::kFullOuter || join.join_type == lp::JoinType::kCross) return Master();
   bool colocated = false;

@@ -1,5 +1,6 @@
 #include "query_execution/plan_fragment.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -21,30 +22,40 @@ using distributed::WriteOptionalExpression;
 using distributed::WriteType;
 
 constexpr int kMaxDepth = 10000;
+// The kind byte of a broadcast input's placeholder (after the LogicalOperatorKind values).
+constexpr uint8_t kInputPlaceholder = 0xF0;
 
-// The LIP filters published by joins of the fragment and those read by its scans.
-void CollectLipFilters(const lp::LogicalOperator& node, absl::flat_hash_set<int>* published,
-                       absl::flat_hash_set<int>* read) {
+// The LIP filters published by joins of the fragment and those read by its scans (not inside broadcast inputs,
+// which are not encoded).
+void CollectLipFilters(const lp::LogicalOperator& node, const std::vector<const lp::LogicalOperator*>& inputs,
+                       absl::flat_hash_set<int>* published, absl::flat_hash_set<int>* read) {
+  if (std::find(inputs.begin(), inputs.end(), &node) != inputs.end()) return;
   if (node.kind() == lp::LogicalOperatorKind::kJoin && node.As<lp::Join>().lip_filter_id >= 0) {
     published->insert(node.As<lp::Join>().lip_filter_id);
   }
   if (node.kind() == lp::LogicalOperatorKind::kTableScan) {
     for (const auto& use : node.As<lp::TableScan>().lip_filters) read->insert(use.filter_id);
   }
-  for (const auto& child : node.children) CollectLipFilters(*child, published, read);
+  for (const auto& child : node.children) CollectLipFilters(*child, inputs, published, read);
 }
 
 class Encoder {
  public:
-  explicit Encoder(const lp::LogicalOperator& root) {
+  Encoder(const lp::LogicalOperator& root, const std::vector<const lp::LogicalOperator*>& inputs) : inputs_(inputs) {
     absl::flat_hash_set<int> published, read;
-    CollectLipFilters(root, &published, &read);
+    CollectLipFilters(root, inputs, &published, &read);
     for (int id : published) {
       if (read.contains(id)) kept_lip_filters_.insert(id);
     }
   }
 
   absl::Status Write(const lp::LogicalOperator& node) {
+    if (auto input = std::find(inputs_.begin(), inputs_.end(), &node); input != inputs_.end()) {
+      out_.PutU8(kInputPlaceholder);
+      out_.PutU32(static_cast<uint32_t>(input - inputs_.begin()));
+      WriteColumns(node.output());
+      return absl::OkStatus();
+    }
     out_.PutU8(static_cast<uint8_t>(node.kind()));
     switch (node.kind()) {
       case lp::LogicalOperatorKind::kTableScan: WriteScan(node.As<lp::TableScan>()); break;
@@ -76,13 +87,7 @@ class Encoder {
       }
       case lp::LogicalOperatorKind::kValues: {
         const auto& values = node.As<lp::Values>();
-        out_.PutU32(static_cast<uint32_t>(values.columns.size()));
-        for (const lp::OutputColumn& column : values.columns) {
-          out_.PutString(column.name);
-          WriteType(out_, column.type);
-          out_.PutU8(column.nullable ? 1 : 0);
-          out_.PutString(column.relation);
-        }
+        WriteColumns(values.columns);
         out_.PutU32(static_cast<uint32_t>(values.rows.size()));
         for (const auto& row : values.rows) {
           for (const Value& value : row) out_.PutString(value.Serialize());
@@ -101,6 +106,15 @@ class Encoder {
   std::string Release() { return out_.Release(); }
 
  private:
+  void WriteColumns(const std::vector<lp::OutputColumn>& columns) {
+    out_.PutU32(static_cast<uint32_t>(columns.size()));
+    for (const lp::OutputColumn& column : columns) {
+      out_.PutString(column.name);
+      WriteType(out_, column.type);
+      out_.PutU8(column.nullable ? 1 : 0);
+      out_.PutString(column.relation);
+    }
+  }
   void WriteStrings(const std::vector<std::string>& strings) {
     out_.PutU32(static_cast<uint32_t>(strings.size()));
     for (const std::string& s : strings) out_.PutString(s);
@@ -163,19 +177,21 @@ class Encoder {
     }
   }
 
+  const std::vector<const lp::LogicalOperator*>& inputs_;
   ByteWriter out_;
   absl::flat_hash_set<int> kept_lip_filters_;
 };
 
 class Decoder {
  public:
-  Decoder(std::string_view message, const Catalog& catalog) : in_(message), catalog_(catalog) {}
+  Decoder(std::string_view message, const Catalog& catalog, std::vector<const lp::LogicalOperator*>* inputs)
+      : in_(message), catalog_(catalog), inputs_(inputs) {}
 
   absl::StatusOr<lp::LogicalOperatorPtr> Read(int depth) {
     uint8_t kind = 0;
-    if (depth > kMaxDepth || !in_.GetU8(&kind) || kind > static_cast<uint8_t>(lp::LogicalOperatorKind::kWindow)) {
-      return Malformed();
-    }
+    if (depth > kMaxDepth || !in_.GetU8(&kind)) return Malformed();
+    if (kind == kInputPlaceholder) return ReadInput();
+    if (kind > static_cast<uint8_t>(lp::LogicalOperatorKind::kWindow)) return Malformed();
     lp::LogicalOperatorPtr node;
     switch (static_cast<lp::LogicalOperatorKind>(kind)) {
       case lp::LogicalOperatorKind::kTableScan: {
@@ -378,20 +394,36 @@ class Decoder {
     return aggregate;
   }
 
-  absl::StatusOr<lp::LogicalOperatorPtr> ReadValues() {
-    auto values = std::make_unique<lp::Values>();
-    uint32_t columns = 0, rows = 0;
-    if (!in_.GetU32(&columns) || columns > Remaining()) return Malformed();
-    for (uint32_t c = 0; c < columns; ++c) {
+  bool ReadColumns(std::vector<lp::OutputColumn>* columns) {
+    uint32_t count = 0;
+    if (!in_.GetU32(&count) || count > Remaining()) return false;
+    for (uint32_t c = 0; c < count; ++c) {
       lp::OutputColumn column;
       uint8_t nullable = 0;
       if (!in_.GetString(&column.name) || !ReadType(in_, &column.type) || !in_.GetU8(&nullable) ||
           !in_.GetString(&column.relation)) {
-        return Malformed();
+        return false;
       }
       column.nullable = nullable != 0;
-      values->columns.push_back(std::move(column));
+      columns->push_back(std::move(column));
     }
+    return true;
+  }
+
+  absl::StatusOr<lp::LogicalOperatorPtr> ReadInput() {
+    uint32_t index = 0;
+    auto placeholder = std::make_unique<lp::Values>();
+    if (!in_.GetU32(&index) || index != inputs_->size() || !ReadColumns(&placeholder->columns)) return Malformed();
+    placeholder->RecomputeOutput();
+    inputs_->push_back(placeholder.get());
+    return placeholder;
+  }
+
+  absl::StatusOr<lp::LogicalOperatorPtr> ReadValues() {
+    auto values = std::make_unique<lp::Values>();
+    uint32_t rows = 0;
+    if (!ReadColumns(&values->columns)) return Malformed();
+    const uint32_t columns = static_cast<uint32_t>(values->columns.size());
     if (!in_.GetU32(&rows) || rows > Remaining()) return Malformed();
     for (uint32_t r = 0; r < rows; ++r) {
       std::vector<Value> row;
@@ -409,18 +441,22 @@ class Decoder {
 
   ByteReader in_;
   const Catalog& catalog_;
+  std::vector<const lp::LogicalOperator*>* inputs_;
 };
 
 }  // namespace
 
-absl::StatusOr<std::string> EncodePlanFragment(const optimizer::LogicalOperator& fragment) {
-  Encoder encoder(fragment);
+absl::StatusOr<std::string> EncodePlanFragment(const optimizer::LogicalOperator& fragment,
+                                               const std::vector<const optimizer::LogicalOperator*>& inputs) {
+  Encoder encoder(fragment, inputs);
   TESSERA_RETURN_IF_ERROR(encoder.Write(fragment));
   return encoder.Release();
 }
 
-absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(std::string_view message, const Catalog& catalog) {
-  Decoder decoder(message, catalog);
+absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(std::string_view message, const Catalog& catalog,
+                                                                 std::vector<const optimizer::LogicalOperator*>* inputs) {
+  inputs->clear();
+  Decoder decoder(message, catalog, inputs);
   TESSERA_ASSIGN_OR_RETURN(optimizer::LogicalOperatorPtr fragment, decoder.Read(0));
   if (!decoder.AtEnd()) return Decoder::Malformed();
   return fragment;

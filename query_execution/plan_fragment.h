@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "catalog/catalog.h"
@@ -19,10 +20,15 @@
 
 namespace tessera {
 
-absl::StatusOr<std::string> EncodePlanFragment(const optimizer::LogicalOperator& fragment);
+// `inputs`: subtrees of `fragment` that the master computes and broadcasts (distributed/block_stream.h,
+// SendRelation); each is encoded as a placeholder with its output columns.
+absl::StatusOr<std::string> EncodePlanFragment(const optimizer::LogicalOperator& fragment,
+                                               const std::vector<const optimizer::LogicalOperator*>& inputs = {});
 
 // DataLoss on a malformed message; NotFound / FailedPrecondition when a table is missing or has another schema
-// than the encoded columns say.
-absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(std::string_view message, const Catalog& catalog);
+// than the encoded columns say. `inputs` gets the placeholders of the broadcast inputs in order (Values nodes
+// without rows, with the inputs' columns), for BuildExecutionDag's `inputs`.
+absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(std::string_view message, const Catalog& catalog,
+                                                                 std::vector<const optimizer::LogicalOperator*>* inputs);
 
 }  // namespace tessera

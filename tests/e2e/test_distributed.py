@@ -162,6 +162,11 @@ SHAPES = [
     ("SELECT c_mktsegment, count(*), sum(o_totalprice) FROM customer JOIN orders ON c_custkey = o_custkey "
      "GROUP BY c_mktsegment",
      ["gather aggregate(1 keys, 2 calls) of orders", "gather customer"]),
+    # Not co-located, but the build side is small: the master computes it (from its own gather) and broadcasts it
+    # to the ranks with the fragment, which then joins and aggregates on every rank.
+    ("SELECT o_orderpriority, count(*), sum(o_totalprice) FROM orders JOIN customer ON o_custkey = c_custkey "
+     "WHERE c_mktsegment = 'BUILDING' AND c_acctbal > 9000 GROUP BY o_orderpriority",
+     ["broadcast)", "gather customer (3 columns, filter)", "merges the ranks' partial aggregates"]),
     # A left outer join with the partitioned side preserved stays on the ranks.
     ("SELECT count(*), count(n_name) FROM customer LEFT JOIN nation ON c_nationkey = n_nationkey AND n_nationkey < 5",
      ["left outer join("]),

@@ -188,8 +188,9 @@ TEST_F(PlanDistributionTest, FragmentsRoundTripAndKeepOnlyTheirOwnLipFilters) {
   auto aggregate = Aggregate(std::move(join), {1},
                              One(Call(lp::AggregateFunction::kMin, 0, Type::Integer(), Type::Integer())));
   absl::StatusOr<std::string> message = EncodePlanFragment(*aggregate);
+  std::vector<const lp::LogicalOperator*> inputs;
   ASSERT_TRUE(message.ok()) << message.status();
-  absl::StatusOr<lp::LogicalOperatorPtr> decoded = DecodePlanFragment(*message, *catalog_);
+  absl::StatusOr<lp::LogicalOperatorPtr> decoded = DecodePlanFragment(*message, *catalog_, &inputs);
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   const lp::TableScan& scan = (*decoded)->children[0]->children[0]->As<lp::TableScan>();
   ASSERT_EQ(scan.lip_filters.size(), 1u);
@@ -198,19 +199,20 @@ TEST_F(PlanDistributionTest, FragmentsRoundTripAndKeepOnlyTheirOwnLipFilters) {
   EXPECT_EQ((*decoded)->ToString(), aggregate->ToString());
 
   for (size_t cut = 0; cut < message->size(); cut += 3) {
-    EXPECT_EQ(DecodePlanFragment(message->substr(0, cut), *catalog_).status().code(), absl::StatusCode::kDataLoss)
+    EXPECT_EQ(DecodePlanFragment(message->substr(0, cut), *catalog_, &inputs).status().code(), absl::StatusCode::kDataLoss)
         << cut;
   }
-  EXPECT_EQ(DecodePlanFragment(*message + "x", *catalog_).status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(DecodePlanFragment(*message + "x", *catalog_, &inputs).status().code(), absl::StatusCode::kDataLoss);
 }
 
 TEST_F(PlanDistributionTest, ARankWithAnotherSchemaRefusesTheFragment) {
   absl::StatusOr<std::string> message = EncodePlanFragment(*Scan("orders"));
+  std::vector<const lp::LogicalOperator*> inputs;
   ASSERT_TRUE(message.ok());
   ASSERT_TRUE(catalog_->DropTable("orders").ok());
-  EXPECT_EQ(DecodePlanFragment(*message, *catalog_).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(DecodePlanFragment(*message, *catalog_, &inputs).status().code(), absl::StatusCode::kNotFound);
   AddTable("orders", {{"o_orderkey", Type::BigInt(), false, {}}, {"o_custkey", Type::Integer(), false, {}}}, 0);
-  absl::StatusOr<lp::LogicalOperatorPtr> decoded = DecodePlanFragment(*message, *catalog_);
+  absl::StatusOr<lp::LogicalOperatorPtr> decoded = DecodePlanFragment(*message, *catalog_, &inputs);
   EXPECT_EQ(decoded.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(decoded.status().message().find("another schema"), std::string::npos);
 }
