@@ -78,7 +78,8 @@ absl::Status SendFailedStream(Cluster& cluster, int peer, int tag, const absl::S
   return EndStream(cluster, peer, tag, failure, /*closed=*/false);
 }
 
-absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<TemporaryRelation> relation) {
+absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<TemporaryRelation> relation,
+                          int64_t* bytes) {
   const uint64_t blocks = relation->block_count();
   const BlockInput input = BlockInput::FromRelation(std::move(relation));
   if (absl::Status sent = cluster.Send(peer, tag, &blocks, sizeof(blocks)); !sent.ok()) return sent;
@@ -88,6 +89,7 @@ absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<T
     if (absl::Status sent = cluster.Send(peer, tag, block->view.data(), block->view.used_bytes()); !sent.ok()) {
       return sent;
     }
+    *bytes += static_cast<int64_t>(block->view.used_bytes());
   }
   return absl::OkStatus();
 }

@@ -51,7 +51,9 @@ absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRe
 // Broadcast inputs of a fragment (relations the master computed, which every rank's fragment reads whole): after
 // the kRunFragment command, the receiver of the stream sends each input as a block count (uint64) and its blocks,
 // before its first credit; the rank receives them into `out` (whose schema is the input's) before it runs.
-absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<TemporaryRelation> relation);
+// SendRelation adds the bytes it sent to `*bytes`.
+absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<TemporaryRelation> relation,
+                          int64_t* bytes);
 absl::Status ReceiveRelation(Cluster& cluster, int peer, int tag, TemporaryRelation* out);
 
 // Receiver: closes a started stream that will not be received (its query failed or was cancelled first), so

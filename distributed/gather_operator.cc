@@ -17,22 +17,24 @@ class GatherWorkOrder : public WorkOrder {
  public:
   GatherWorkOrder(int operator_index, Cluster* cluster, GatherOperator::RemoteStream* stream,
                   const std::vector<std::shared_ptr<TemporaryRelation>>* inputs, TemporaryRelation* output,
-                  std::atomic<int64_t>* blocks, std::atomic<int64_t>* bytes)
+                  std::atomic<int64_t>* blocks, std::atomic<int64_t>* bytes, std::atomic<int64_t>* broadcast_bytes)
       : WorkOrder(operator_index, /*preferred_node=*/-1),
         cluster_(cluster),
         stream_(stream),
         inputs_(inputs),
         output_(output),
         blocks_(blocks),
-        bytes_(bytes) {}
+        bytes_(bytes),
+        broadcast_bytes_(broadcast_bytes) {}
 
   absl::Status Execute(const WorkOrderContext& context) override {
     stream_->received.store(true);
     if (!stream_->tag.ok()) return stream_->tag.status();
     for (const auto& input : *inputs_) {
-      if (absl::Status sent = SendRelation(*cluster_, stream_->peer, *stream_->tag, input); !sent.ok()) {
-        return absl::Status(sent.code(), absl::StrCat("rank ", stream_->peer, ": ", sent.message()));
-      }
+      int64_t sent_bytes = 0;
+      absl::Status sent = SendRelation(*cluster_, stream_->peer, *stream_->tag, input, &sent_bytes);
+      broadcast_bytes_->fetch_add(sent_bytes, std::memory_order_relaxed);
+      if (!sent.ok()) return absl::Status(sent.code(), absl::StrCat("rank ", stream_->peer, ": ", sent.message()));
     }
     StreamTotals totals;
     absl::Status status =
@@ -50,6 +52,7 @@ class GatherWorkOrder : public WorkOrder {
   TemporaryRelation* const output_;
   std::atomic<int64_t>* const blocks_;
   std::atomic<int64_t>* const bytes_;
+  std::atomic<int64_t>* const broadcast_bytes_;
 };
 
 }  // namespace
@@ -78,15 +81,18 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
     stream->peer = peer;
     stream->tag = StartBlockStream(*cluster_, peer, request_);
     out->push_back(
-        std::make_unique<GatherWorkOrder>(index(), cluster_, stream.get(), &inputs_, output_.get(), &blocks_, &bytes_));
+        std::make_unique<GatherWorkOrder>(index(), cluster_, stream.get(), &inputs_, output_.get(), &blocks_, &bytes_,
+                                                      &broadcast_bytes_));
     streams_.push_back(std::move(stream));
   }
   return true;
 }
 
 std::string GatherOperator::RuntimeDetail() const {
-  return absl::StrCat("received ", blocks_.load(), " blocks, ", bytes_.load(), " bytes from ", cluster_->size() - 1,
-                      " ranks");
+  std::string detail = absl::StrCat("received ", blocks_.load(), " blocks, ", bytes_.load(), " bytes from ",
+                                    cluster_->size() - 1, " ranks");
+  if (!inputs_.empty()) absl::StrAppend(&detail, "; broadcast ", broadcast_bytes_.load(), " bytes");
+  return detail;
 }
 
 }  // namespace tessera::distributed

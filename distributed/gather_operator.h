@@ -38,7 +38,7 @@ class GatherOperator : public RelationalOperator {
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
 
   int64_t EstimatedWorkOrders() const override { return cluster_->size() - 1; }
-  // "received N blocks, B bytes from R ranks".
+  // "received N blocks, B bytes from R ranks" (and "; broadcast B bytes" with inputs).
   std::string RuntimeDetail() const override;
 
   struct RemoteStream;  // a started stream of one rank (gather_operator.cc)
@@ -51,6 +51,7 @@ class GatherOperator : public RelationalOperator {
   std::vector<std::unique_ptr<RemoteStream>> streams_;  // one per remote rank, once started
   std::atomic<int64_t> blocks_{0};
   std::atomic<int64_t> bytes_{0};
+  std::atomic<int64_t> broadcast_bytes_{0};  // sent: the inputs, to every rank
 };
 
 // On a rank: a broadcast input the gather sent with the fragment (block_stream.h, ReceiveRelation), already

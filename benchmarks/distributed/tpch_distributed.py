@@ -88,6 +88,7 @@ def run_queries(shell, target, queries, runs, answers, explain):
         if explain:
             plan = sql(shell, target, "EXPLAIN ANALYZE " + text)
             exchanged = sum(int(b) for b in re.findall(r"received \d+ blocks, (\d+) bytes", plan))
+            exchanged += sum(int(b) for b in re.findall(r"broadcast (\d+) bytes", plan))
         results[query] = (statistics.median(times), exchanged, check(query, output, answers))
         print(f"  q{query:02d}: {results[query][0]:.3f} s", file=sys.stderr)
     return results
