@@ -32,6 +32,17 @@ bool Contains(const std::vector<int>& columns, int column) {
   return std::find(columns.begin(), columns.end(), column) != columns.end();
 }
 
+// The positions of `expressions` that are plain columns among `placing` (of their input).
+std::vector<int> PlacingColumns(const std::vector<lp::ExpressionPtr>& expressions, const std::vector<int>& placing) {
+  std::vector<int> keys;
+  for (size_t i = 0; i < expressions.size(); ++i) {
+    if (expressions[i]->kind == ExpressionKind::kColumn && Contains(placing, expressions[i]->column_index)) {
+      keys.push_back(static_cast<int>(i));
+    }
+  }
+  return keys;
+}
+
 SubtreePlacement Replicated() { return {Placement::kReplicated, {}}; }
 SubtreePlacement Master() { return {Placement::kMaster, {}}; }
 SubtreePlacement Partitioned(std::vector<int> keys) { return {Placement::kPartitioned, std::move(keys)}; }
@@ -74,28 +85,13 @@ SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {
     case lp::LogicalOperatorKind::kFilter: return *children[0];
     case lp::LogicalOperatorKind::kProject: {
       if (children[0]->placement != Placement::kPartitioned) return *children[0];
-      std::vector<int> keys;
-      const auto& expressions = node.As<lp::Project>().expressions;
-      for (size_t i = 0; i < expressions.size(); ++i) {
-        if (expressions[i]->kind == ExpressionKind::kColumn &&
-            Contains(children[0]->key_columns, expressions[i]->column_index)) {
-          keys.push_back(static_cast<int>(i));
-        }
-      }
-      return Partitioned(std::move(keys));
+      return Partitioned(PlacingColumns(node.As<lp::Project>().expressions, children[0]->key_columns));
     }
     case lp::LogicalOperatorKind::kJoin: return ClassifyJoin(node.As<lp::Join>());
     case lp::LogicalOperatorKind::kAggregate: {
       if (children[0]->placement != Placement::kPartitioned) return *children[0];
       // Grouped by a partition key: every group lives on one rank, so each rank's groups are final.
-      std::vector<int> keys;
-      const auto& group_by = node.As<lp::Aggregate>().group_by;
-      for (size_t g = 0; g < group_by.size(); ++g) {
-        if (group_by[g]->kind == ExpressionKind::kColumn &&
-            Contains(children[0]->key_columns, group_by[g]->column_index)) {
-          keys.push_back(static_cast<int>(g));
-        }
-      }
+      std::vector<int> keys = PlacingColumns(node.As<lp::Aggregate>().group_by, children[0]->key_columns);
       return keys.empty() ? Master() : Partitioned(std::move(keys));
     }
     case lp::LogicalOperatorKind::kDistinct:

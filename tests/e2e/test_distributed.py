@@ -8,6 +8,7 @@ in another cluster layout or by a single server.
 ctest runs this file only when the build found MPI (tests/e2e/CMakeLists.txt); otherwise it reports the test as
 skipped with the reason.
 """
+import contextlib
 import csv
 import io
 import os
@@ -78,11 +79,12 @@ def partitioned_schema():
     return ";".join(statements)
 
 
-@pytest.fixture(scope="module")
-def cluster():
+@contextlib.contextmanager
+def loaded_cluster(ranks):
+    """A cluster of `ranks` ranks with the TPC-H tables at scale factor 0.01 loaded."""
     tbl_dir = tpch_tbl_dir()
     base_dir = tempfile.mkdtemp(prefix="tessera-cluster-")
-    running = Cluster(base_dir, 2, "--allowed-directories", tbl_dir)
+    running = Cluster(base_dir, ranks, "--allowed-directories", tbl_dir)
     try:
         running.sql(partitioned_schema())
         for table in TABLES:
@@ -93,11 +95,21 @@ def cluster():
         shutil.rmtree(base_dir, ignore_errors=True)
 
 
-@pytest.mark.parametrize("query", range(1, 23))
-def test_tpch_query_matches_reference(cluster, query):
+@pytest.fixture(scope="module")
+def cluster():
+    with loaded_cluster(2) as running:
+        yield running
+
+
+def check_tpch_query(cluster, query):
     result = cluster.sql(open(os.path.join(QUERIES, f"q{query:02d}.sql")).read())
     actual = [row if row else [""] for row in list(csv.reader(io.StringIO(result.stdout)))[1:]]
     assert_matches_reference(query, actual)
+
+
+@pytest.mark.parametrize("query", range(1, 23))
+def test_tpch_query_matches_reference(cluster, query):
+    check_tpch_query(cluster, query)
 
 
 def test_copy_spreads_partitioned_rows_and_scans_gather_them(cluster):
@@ -203,21 +215,10 @@ def test_statements_a_cluster_cannot_run_yet_are_refused(cluster):
 
 
 def test_tpch_queries_match_reference_on_three_ranks():
-    tbl_dir = tpch_tbl_dir()
-    base_dir = tempfile.mkdtemp(prefix="tessera-cluster3-")
-    running = Cluster(base_dir, 3, "--allowed-directories", tbl_dir)
-    try:
-        running.sql(partitioned_schema())
-        for table in TABLES:
-            running.sql(f"COPY {table} FROM '{tbl_dir}/{table}.tbl' (DELIMITER '|')")
+    with loaded_cluster(3) as running:
         assert "from ranks 1..2" in running.sql("EXPLAIN SELECT sum(l_quantity) FROM lineitem").stdout
         for query in range(1, 23):
-            result = running.sql(open(os.path.join(QUERIES, f"q{query:02d}.sql")).read())
-            actual = [row if row else [""] for row in list(csv.reader(io.StringIO(result.stdout)))[1:]]
-            assert_matches_reference(query, actual)
-    finally:
-        assert running.stop()
-        shutil.rmtree(base_dir, ignore_errors=True)
+            check_tpch_query(running, query)
 
 
 def test_directory_of_another_layout_is_refused():
