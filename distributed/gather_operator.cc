@@ -7,7 +7,7 @@ namespace tessera::distributed {
 
 struct GatherOperator::RemoteStream {
   int peer = 0;
-  absl::StatusOr<int> tag;  // the started stream, or why it could not start
+  absl::StatusOr<int> tag;  // the started stream (inputs sent), or why it could not start
   std::atomic<bool> received{false};
 };
 
@@ -16,26 +16,17 @@ namespace {
 class GatherWorkOrder : public WorkOrder {
  public:
   GatherWorkOrder(int operator_index, Cluster* cluster, GatherOperator::RemoteStream* stream,
-                  const std::vector<std::shared_ptr<TemporaryRelation>>* inputs, TemporaryRelation* output,
-                  std::atomic<int64_t>* blocks, std::atomic<int64_t>* bytes, std::atomic<int64_t>* broadcast_bytes)
+                  TemporaryRelation* output, std::atomic<int64_t>* blocks, std::atomic<int64_t>* bytes)
       : WorkOrder(operator_index, /*preferred_node=*/-1),
         cluster_(cluster),
         stream_(stream),
-        inputs_(inputs),
         output_(output),
         blocks_(blocks),
-        bytes_(bytes),
-        broadcast_bytes_(broadcast_bytes) {}
+        bytes_(bytes) {}
 
   absl::Status Execute(const WorkOrderContext& context) override {
     stream_->received.store(true);
     if (!stream_->tag.ok()) return stream_->tag.status();
-    for (const auto& input : *inputs_) {
-      int64_t sent_bytes = 0;
-      absl::Status sent = SendRelation(*cluster_, stream_->peer, *stream_->tag, input, &sent_bytes);
-      broadcast_bytes_->fetch_add(sent_bytes, std::memory_order_relaxed);
-      if (!sent.ok()) return absl::Status(sent.code(), absl::StrCat("rank ", stream_->peer, ": ", sent.message()));
-    }
     StreamTotals totals;
     absl::Status status =
         ReceiveBlockStream(*cluster_, stream_->peer, *stream_->tag, output_, context.cancelled, &totals);
@@ -48,11 +39,9 @@ class GatherWorkOrder : public WorkOrder {
  private:
   Cluster* const cluster_;
   GatherOperator::RemoteStream* const stream_;
-  const std::vector<std::shared_ptr<TemporaryRelation>>* const inputs_;
   TemporaryRelation* const output_;
   std::atomic<int64_t>* const blocks_;
   std::atomic<int64_t>* const bytes_;
-  std::atomic<int64_t>* const broadcast_bytes_;
 };
 
 }  // namespace
@@ -80,9 +69,16 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
     auto stream = std::make_unique<RemoteStream>();
     stream->peer = peer;
     stream->tag = StartBlockStream(*cluster_, peer, request_);
+    // The broadcast inputs go at once too (they are complete: the operator is active), so the rank can start;
+    // MPI sends block this thread until the rank takes each message (it polls every millisecond at most).
+    for (size_t i = 0; i < inputs_.size() && stream->tag.ok(); ++i) {
+      int64_t sent_bytes = 0;
+      absl::Status sent = SendRelation(*cluster_, peer, *stream->tag, inputs_[i], &sent_bytes);
+      broadcast_bytes_ += sent_bytes;
+      if (!sent.ok()) stream->tag = absl::Status(sent.code(), absl::StrCat("rank ", peer, ": ", sent.message()));
+    }
     out->push_back(
-        std::make_unique<GatherWorkOrder>(index(), cluster_, stream.get(), &inputs_, output_.get(), &blocks_, &bytes_,
-                                                      &broadcast_bytes_));
+        std::make_unique<GatherWorkOrder>(index(), cluster_, stream.get(), output_.get(), &blocks_, &bytes_));
     streams_.push_back(std::move(stream));
   }
   return true;
@@ -91,7 +87,7 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
 std::string GatherOperator::RuntimeDetail() const {
   std::string detail = absl::StrCat("received ", blocks_.load(), " blocks, ", bytes_.load(), " bytes from ",
                                     cluster_->size() - 1, " ranks");
-  if (!inputs_.empty()) absl::StrAppend(&detail, "; broadcast ", broadcast_bytes_.load(), " bytes");
+  if (!inputs_.empty()) absl::StrAppend(&detail, "; broadcast ", broadcast_bytes_, " bytes");
   return detail;
 }
 

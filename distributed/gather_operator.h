@@ -6,7 +6,8 @@
 // inputs), so the ranks compute while the master runs its own part; the plan builder adds it before that part,
 // which the QueryManager's consumers-first order then prefers. One work order per remote rank then receives that
 // rank's stream (block_stream.h) to its end under credit-based flow control; it holds its worker while the rank
-// is still computing (the Foreman has no event for arriving messages yet, distributed/README.md). The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
+// is still computing (the Foreman has no event for arriving messages yet, distributed/README.md). A fragment's
+// broadcast inputs are sent with it, on the scheduler thread, when the operator is activated (they are complete). The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
 //
 // Threading: the operator is used on the scheduler thread only; its work orders run on workers and share the
 // output relation (thread-safe) and the totals (atomics).
@@ -51,7 +52,7 @@ class GatherOperator : public RelationalOperator {
   std::vector<std::unique_ptr<RemoteStream>> streams_;  // one per remote rank, once started
   std::atomic<int64_t> blocks_{0};
   std::atomic<int64_t> bytes_{0};
-  std::atomic<int64_t> broadcast_bytes_{0};  // sent: the inputs, to every rank
+  int64_t broadcast_bytes_ = 0;  // sent: the inputs, to every rank (on the scheduler thread)
 };
 
 // On a rank: a broadcast input the gather sent with the fragment (block_stream.h, ReceiveRelation), already
