@@ -598,7 +598,8 @@ class Builder {
       }
       case lp::LogicalOperatorKind::kJoin:
         return absl::StrCat(absl::AsciiStrToLower(lp::JoinTypeName(node.As<lp::Join>().join_type)), " join(",
-                            FragmentSummary(*node.children[0], false), ", ", FragmentSummary(*node.children[1], false), ")");
+                            FragmentSummary(*node.children[0], false), ", ",
+                            FragmentSummary(*node.children[1], false), ")");
       case lp::LogicalOperatorKind::kValues: return "values";
       default: {
         std::vector<std::string> children;

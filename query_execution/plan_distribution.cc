@@ -118,8 +118,12 @@ SubtreePlacement PlanDistribution::ClassifyJoin(const lp::Join& join) {
       join.join_type != lp::JoinType::kFullOuter && estimated_rows_ != nullptr) {
     SubtreePlacement colocated = ClassifyPartitionedJoin(join, left, right);
     if (colocated.placement == Placement::kPartitioned) return colocated;
+    // Bytes, in rows: broadcasting sends the build side to ranks - 1 ranks (after gathering the (ranks - 1) /
+    // ranks of it that a partitioned build side has elsewhere); not broadcasting gathers that share of the probe
+    // side.
     const double build_rows = estimated_rows_(*join.children[1]);
-    if (build_rows <= kMaxBroadcastRows && build_rows * ranks_ < estimated_rows_(*join.children[0])) {
+    const double cost = build_rows * (right.placement == Placement::kPartitioned ? ranks_ + 1 : ranks_);
+    if (build_rows <= kMaxBroadcastRows && cost < estimated_rows_(*join.children[0])) {
       broadcast_.insert(join.children[1].get());
       return Partitioned(left.key_columns);
     }

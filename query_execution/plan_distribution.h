@@ -14,8 +14,9 @@
 // partitioned inputs run on the master.
 // Broadcast: a join of a partitioned probe side with a build side that is neither replicated nor co-located
 // (computed on the master, e.g. from its own gathers) is partitioned too when the build side is estimated small
-// (rows x ranks < the probe side's rows, at most kMaxBroadcastRows): the master computes the build side and sends
-// it whole to every rank with the fragment (Broadcast()), instead of gathering the probe side.
+// (rows x ranks, or x (ranks + 1) when it must be gathered first, < the probe side's rows, and at most
+// kMaxBroadcastRows): the master computes the build side and sends it whole to every rank with the fragment
+// (Broadcast()), instead of gathering the probe side.
 //
 // Threading: used by one plan builder on one thread; results are memoized per node (nodes must outlive it).
 

@@ -28,7 +28,7 @@ absl::StatusOr<std::string> EncodePlanFragment(const optimizer::LogicalOperator&
 // DataLoss on a malformed message; NotFound / FailedPrecondition when a table is missing or has another schema
 // than the encoded columns say. `inputs` gets the placeholders of the broadcast inputs in order (Values nodes
 // without rows, with the inputs' columns), for BuildExecutionDag's `inputs`.
-absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(std::string_view message, const Catalog& catalog,
-                                                                 std::vector<const optimizer::LogicalOperator*>* inputs);
+absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(
+    std::string_view message, const Catalog& catalog, std::vector<const optimizer::LogicalOperator*>* inputs);
 
 }  // namespace tessera

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The cost of distribution on one machine (issue #20): TPC-H on `tessera-server --distributed` with R ranks x W
 workers against one server with R*W workers, the same cores. Loads both (once; data directories are kept under
---work), runs each query --runs times after a warm-up through the shell's --connect, the two servers taking turns run by
-run (both stay up; the idle one sleeps), so that load from outside falls on both alike, checks every answer against
-the reference, and reads the bytes each query exchanged from EXPLAIN ANALYZE ("received N blocks, B bytes").
+--work), runs each query --runs times after a warm-up through the shell's --connect, the two servers taking turns
+run by run (both stay up; the idle one sleeps), so that load from outside falls on both alike, checks every answer
+against the reference, and reads the bytes each query exchanged from EXPLAIN ANALYZE ("received N blocks, B
+bytes" of every gather, plus "broadcast B bytes" sent to the ranks).
 
   benchmarks/distributed/tpch_distributed.py --tbl ~/.cache/tessera/tpch-sf1 \\
       --answers ../shared/benchmarks/tpch/answers-sf1 --ranks 2 --workers 1 --runs 3
