@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "distributed/rank_protocol.h"
 #include "relational_operators/block_input.h"
 #include "storage/block_layout.h"
@@ -77,17 +78,63 @@ absl::Status SendFailedStream(Cluster& cluster, int peer, int tag, const absl::S
   return EndStream(cluster, peer, tag, failure, /*closed=*/false);
 }
 
-absl::Status ReceiveBlockStream(Cluster& cluster, int peer, const std::string& request, TemporaryRelation* out,
-                                const std::atomic<bool>* cancelled, StreamTotals* totals) {
+absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<TemporaryRelation> relation,
+                          int64_t* bytes) {
+  const uint64_t blocks = relation->block_count();
+  const BlockInput input = BlockInput::FromRelation(std::move(relation));
+  if (absl::Status sent = cluster.Send(peer, tag, &blocks, sizeof(blocks)); !sent.ok()) return sent;
+  for (uint64_t i = 0; i < blocks; ++i) {
+    absl::StatusOr<PinnedBlock> block = input.Pin(i);
+    if (!block.ok()) return block.status();
+    if (absl::Status sent = cluster.Send(peer, tag, block->view.data(), block->view.used_bytes()); !sent.ok()) {
+      return sent;
+    }
+    *bytes += static_cast<int64_t>(block->view.used_bytes());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReceiveRelation(Cluster& cluster, int peer, int tag, TemporaryRelation* out) {
+  uint64_t blocks = 0;
+  absl::StatusOr<size_t> bytes = cluster.Probe(peer, tag);
+  if (!bytes.ok()) return bytes.status();
+  if (*bytes == sizeof(int32_t)) return absl::CancelledError("the receiver closed the stream");  // abandoned
+  if (*bytes != sizeof(blocks)) return absl::DataLossError("malformed broadcast input from the master");
+  TESSERA_RETURN_IF_ERROR(cluster.ReceiveInto(peer, tag, &blocks, sizeof(blocks)));
+  for (uint64_t i = 0; i < blocks; ++i) {
+    bytes = cluster.Probe(peer, tag);
+    if (!bytes.ok()) return bytes.status();
+    TESSERA_ASSIGN_OR_RETURN(void* memory, out->pool()->Allocate(MemoryKind::kTemporaryBlock, *bytes));
+    absl::Status received = cluster.ReceiveInto(peer, tag, memory, *bytes);
+    if (received.ok()) received = BlockView::Validate(memory, *bytes, out->schema().size());
+    if (!received.ok()) {
+      out->pool()->Free(memory, MemoryKind::kTemporaryBlock, *bytes);
+      return received;
+    }
+    out->AdoptBlock(memory, *bytes);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> StartBlockStream(Cluster& cluster, int peer, const std::string& request) {
   const int tag = cluster.NewRequestTag();
+  if (absl::Status sent = cluster.Send(peer, kCommandTag, EncodeCommand({CommandKind::kRunFragment, tag, request}));
+      !sent.ok()) {
+    return absl::Status(sent.code(), absl::StrCat("rank ", peer, ": ", sent.message()));
+  }
+  return tag;
+}
+
+void AbandonBlockStream(Cluster& cluster, int peer, int tag) {
+  SendCredit(cluster, peer, tag, kClosed).IgnoreError();
+}
+
+absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRelation* out,
+                                const std::atomic<bool>* cancelled, StreamTotals* totals) {
   auto named = [peer](const absl::Status& status) {
     if (status.ok() || absl::StartsWith(status.message(), "rank ")) return status;
     return absl::Status(status.code(), absl::StrCat("rank ", peer, ": ", status.message()));
   };
-  if (absl::Status sent = cluster.Send(peer, kCommandTag, EncodeCommand({CommandKind::kSendTable, tag, request}));
-      !sent.ok()) {
-    return named(sent);
-  }
   if (absl::Status sent = SendCredit(cluster, peer, tag, kInitialCredits); !sent.ok()) return named(sent);
   const size_t columns = out->schema().size();
   absl::Status failure;

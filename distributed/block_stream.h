@@ -3,8 +3,8 @@
 // the storage module's block bytes (storage/block_layout.h: position independent, the same in memory and in block
 // files), one block per message, and are checked with BlockView::Validate when they arrive.
 //
-// The stream of one request tag (rank_protocol.h, kSendTable):
-//   receiver -> sender   the kSendTable command, then credits: int32 messages, each allowing that many more blocks
+// The stream of one request tag (rank_protocol.h, kRunFragment):
+//   receiver -> sender   the kRunFragment command, then credits: int32 messages, each allowing that many more blocks
 //                        (kInitialCredits at first, one more for every block received), and finally -1 (closed);
 //   sender -> receiver   one message per block while it holds credits, then an empty message, then a Reply
 //                        (rank_protocol.h) with the sender's status; it then drains credits until it reads -1.
@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -39,10 +40,24 @@ struct StreamTotals {
   int64_t bytes = 0;
 };
 
-// Receiver: sends `request` (an encoded ScanFragment, scan_fragment.h) to rank `peer` as a kSendTable command and
-// appends every block of the stream to `out` (whose schema is the fragment's output), adding to `totals`.
-// `cancelled` (may be null) is checked between blocks. Errors name the rank.
-absl::Status ReceiveBlockStream(Cluster& cluster, int peer, const std::string& request, TemporaryRelation* out,
+// Receiver: sends `request` (an encoded plan fragment, query_execution/plan_fragment.h) to rank `peer` as a
+// kRunFragment command; returns the stream's tag. The rank starts computing at once; it sends nothing before the
+// receiver's first credit (ReceiveBlockStream). Errors name the rank.
+absl::StatusOr<int> StartBlockStream(Cluster& cluster, int peer, const std::string& request);
+// Receiver: appends every block of started stream `tag` from `peer` to `out` (whose schema is the fragment's
+// output), adding to `totals`. `cancelled` (may be null) is checked between blocks. Errors name the rank.
+absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRelation* out,
                                 const std::atomic<bool>* cancelled, StreamTotals* totals);
+// Broadcast inputs of a fragment (relations the master computed, which every rank's fragment reads whole): after
+// the kRunFragment command, the receiver of the stream sends each input as a block count (uint64) and its blocks,
+// before its first credit; the rank receives them into `out` (whose schema is the input's) before it runs.
+// SendRelation adds the bytes it sent to `*bytes`.
+absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<TemporaryRelation> relation,
+                          int64_t* bytes);
+absl::Status ReceiveRelation(Cluster& cluster, int peer, int tag, TemporaryRelation* out);
+
+// Receiver: closes a started stream that will not be received (its query failed or was cancelled first), so
+// the rank's sender stops instead of waiting for credits.
+void AbandonBlockStream(Cluster& cluster, int peer, int tag);
 
 }  // namespace tessera::distributed

@@ -1,10 +1,13 @@
 #pragma once
-// The gather exchange on the master: every other rank runs a scan fragment (scan_fragment.h: its part of a
-// partitioned table, filtered and projected, under its own Foreman) and the result blocks are received into one
-// temporary relation (with the fragment's output columns) that the rest of the plan reads beside the master's own
-// part. One work order per remote rank runs that rank's stream (block_stream.h) to its end, so the rank's blocks
-// arrive under credit-based flow control while the master's other work orders (the scan of its own part) run on
-// the other workers. The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
+// The gather exchange on the master: every other rank runs a plan fragment (query_execution/plan_fragment.h: a
+// scan of its part of a partitioned table, joins with replicated or co-located tables, partial or whole
+// aggregation, under its own Foreman) and the result blocks are received into one temporary relation (with the
+// fragment's output columns) that the rest of the plan reads beside the master's own part. The operator sends every rank its fragment as soon as it is activated (the query's start: it has no
+// inputs), so the ranks compute while the master runs its own part; the plan builder adds it before that part,
+// which the QueryManager's consumers-first order then prefers. One work order per remote rank then receives that
+// rank's stream (block_stream.h) to its end under credit-based flow control; it holds its worker while the rank
+// is still computing (the Foreman has no event for arriving messages yet, distributed/README.md). A fragment's
+// broadcast inputs are sent with it, on the scheduler thread, when the operator is activated (they are complete). The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
 //
 // Threading: the operator is used on the scheduler thread only; its work orders run on workers and share the
 // output relation (thread-safe) and the totals (atomics).
@@ -16,31 +19,56 @@
 
 #include "catalog/catalog.h"
 #include "distributed/cluster.h"
-#include "distributed/scan_fragment.h"
 #include "relational_operators/relational_operator.h"
 
 namespace tessera::distributed {
 
 class GatherOperator : public RelationalOperator {
  public:
-  // Runs `fragment` on every rank of `cluster` but this one and receives the results into a relation of
-  // `output_schema` (the fragment's columns) in buffer pool `pool`.
-  GatherOperator(const ScanFragment& fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster,
-                 BufferPool* pool);
+  // Runs `fragment` (encoded, EncodePlanFragment) on every rank of `cluster` but this one and receives the
+  // results into a relation of `output_schema` (the fragment's columns) in buffer pool `pool`.
+  // `inputs`: the fragment's broadcast inputs (block_stream.h, SendRelation), complete when the operator is
+  // activated (the plan builder adds ordering edges from their producers); each rank receives them first.
+  GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster, BufferPool* pool,
+                 std::vector<std::shared_ptr<TemporaryRelation>> inputs = {});
+
+  // Closes the streams of ranks whose work order never ran (a failed or cancelled query).
+  ~GatherOperator() override;
 
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
+
   int64_t EstimatedWorkOrders() const override { return cluster_->size() - 1; }
-  // "received N blocks, B bytes from R ranks".
+  // "received N blocks, B bytes from R ranks" (and "; broadcast B bytes" with inputs).
   std::string RuntimeDetail() const override;
+
+  struct RemoteStream;  // a started stream of one rank (gather_operator.cc)
 
  private:
   const std::string request_;  // the encoded fragment
   Cluster* const cluster_;
   std::shared_ptr<TemporaryRelation> output_;
-  bool issued_ = false;
+  const std::vector<std::shared_ptr<TemporaryRelation>> inputs_;
+  std::vector<std::unique_ptr<RemoteStream>> streams_;  // one per remote rank, once started
   std::atomic<int64_t> blocks_{0};
   std::atomic<int64_t> bytes_{0};
+  int64_t broadcast_bytes_ = 0;  // sent: the inputs, to every rank (on the scheduler thread)
+};
+
+// On a rank: a broadcast input the gather sent with the fragment (block_stream.h, ReceiveRelation), already
+// complete. It has no work orders; when the QueryManager finds it finished it feeds the relation's blocks to its
+// consumers like any producer's.
+class BroadcastInputOperator : public RelationalOperator {
+ public:
+  explicit BroadcastInputOperator(std::shared_ptr<TemporaryRelation> relation)
+      : RelationalOperator("broadcast input"), relation_(std::move(relation)) {}
+
+  bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override { return true; }
+  std::shared_ptr<TemporaryRelation> output() const override { return relation_; }
+  int64_t EstimatedWorkOrders() const override { return 0; }
+
+ private:
+  const std::shared_ptr<TemporaryRelation> relation_;
 };
 
 }  // namespace tessera::distributed

@@ -8,8 +8,8 @@
 //   kCopyIn     a COPY statement whose file name is kCopyPathPlaceholder; the master then sends the rank's lines
 //               as messages of up to kCopyChunkBytes and one empty message; the rank writes them to a file in its
 //               data directory, runs the statement on it, and answers one Reply (rows loaded).
-//   kSendTable  a table name: the rank streams that table's blocks (its partition) on the request tag under credits
-//               (block_stream.h).
+//   kRunFragment  a plan fragment (query_execution/plan_fragment.h): the rank runs it over its own data and streams
+//               the result blocks on the request tag under credits (block_stream.h).
 //   kShutdown   the rank's service returns (the master is shutting down).
 //   kStatistics a table name: the rank answers one Reply and, when it is OK, the row count and column statistics
 //               of its part (EncodeTableStatistics), which the master merges into its catalog for the optimizer.
@@ -25,7 +25,7 @@
 
 namespace tessera::distributed {
 
-enum class CommandKind : uint8_t { kExecute = 1, kCopyIn = 2, kSendTable = 3, kShutdown = 4, kStatistics = 5 };
+enum class CommandKind : uint8_t { kExecute = 1, kCopyIn = 2, kRunFragment = 3, kShutdown = 4, kStatistics = 5 };
 
 inline constexpr char kCopyPathPlaceholder[] = "\x01path\x01";
 inline constexpr size_t kCopyChunkBytes = 4 << 20;

@@ -20,12 +20,12 @@
 #include "distributed/cluster.h"
 #include "distributed/partitioning.h"
 #include "distributed/rank_protocol.h"
-#include "distributed/scan_fragment.h"
 #include "engine/file_access.h"
 #include "glog/logging.h"
 #include "parser/parser.h"
+#include "query_execution/plan_builder.h"
+#include "query_execution/plan_fragment.h"
 #include "relational_operators/block_input.h"
-#include "relational_operators/select_operator.h"
 #include "storage/buffer_pool.h"
 
 namespace tessera {
@@ -271,7 +271,9 @@ class StreamThreads {
   static void Serve(Database& database, const Command& command) {
     Cluster& cluster = *database.options().cluster;
     std::shared_ptr<ExecutionQuery> query;  // keeps the fragment's result (and its memory account) while it streams
-    absl::StatusOr<std::shared_ptr<TemporaryRelation>> result = RunFragment(database, command.text, &query);
+    absl::StatusOr<std::shared_ptr<TemporaryRelation>> result = RunFragment(database, command, &query);
+    // The master closed the stream before sending the broadcast inputs (its query failed): nobody listens.
+    if (absl::IsCancelled(result.status())) return;
     const absl::Status status =
         result.ok() ? distributed::SendBlockStream(cluster, kMaster, command.tag, BlockInput::FromRelation(*result),
                                                    (*result)->block_count())
@@ -279,43 +281,35 @@ class StreamThreads {
     if (!status.ok()) LOG(ERROR) << "rank " << cluster.rank() << ": a gather stream failed: " << status;
   }
 
-  // Runs the scan fragment `request` (distributed/scan_fragment.h) as a Select over this rank's part of the table
-  // under the rank's Foreman; returns its result relation, owned by `query`.
-  static absl::StatusOr<std::shared_ptr<TemporaryRelation>> RunFragment(Database& database, std::string_view request,
+  // Runs the plan fragment of `command` (query_execution/plan_fragment.h) over this rank's data and its broadcast
+  // inputs (received first, on the command's tag) under the rank's Foreman; returns its result relation, owned by
+  // `query`.
+  static absl::StatusOr<std::shared_ptr<TemporaryRelation>> RunFragment(Database& database, const Command& command,
                                                                         std::shared_ptr<ExecutionQuery>* query) {
-    TESSERA_ASSIGN_OR_RETURN(distributed::ScanFragment fragment, distributed::DecodeScanFragment(request));
-    TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
-                             database.catalog().GetTable(fragment.table));
-    ScanSpec scan;
-    std::vector<std::unique_ptr<BoundExpression>> projections;
-    std::vector<std::string> names;
-    for (int c : fragment.columns) {
-      if (c < 0 || c >= static_cast<int>(table->columns.size())) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("table '", table->name, "' has another schema than on the master"));
-      }
-      projections.push_back(MakeColumn(static_cast<int>(scan.block_columns.size()), table->columns[c].type));
-      scan.block_columns.push_back(c);
-      scan.types.push_back(table->columns[c].type);
-      names.push_back(table->columns[c].name);
+    std::vector<const optimizer::LogicalOperator*> placeholders;
+    absl::StatusOr<optimizer::LogicalOperatorPtr> fragment =
+        DecodePlanFragment(command.text, database.catalog(), &placeholders);
+    std::vector<FragmentInput> inputs;
+    // The inputs are received even when the fragment cannot run, so that the stream stays in step.
+    for (const optimizer::LogicalOperator* placeholder : placeholders) {
+      std::vector<ColumnSchema> schema;
+      for (const optimizer::OutputColumn& column : placeholder->output()) schema.push_back({column.name, column.type, false, {}});
+      auto relation = std::make_shared<TemporaryRelation>(std::move(schema), &database.buffer_pool());
+      TESSERA_RETURN_IF_ERROR(
+          distributed::ReceiveRelation(*database.options().cluster, kMaster, command.tag, relation.get()));
+      inputs.push_back({placeholder, std::move(relation)});
     }
-    scan.filter = std::move(fragment.filter);
-    auto dag = std::make_unique<ExecutionDag>();
-    std::unique_ptr<BufferPool> account = BufferPool::NewAccount(&database.buffer_pool());
-    auto select = std::make_unique<SelectOperator>(BlockInput::FromTable(table, &database.storage()),
-                                                   std::move(scan), std::move(projections), std::move(names),
-                                                   account.get());
-    std::shared_ptr<TemporaryRelation> result = select->output();
-    const int index = dag->AddOperator(std::move(select), absl::StrCat("scan fragment of ", table->name));
-    dag->set_memory_account(std::move(account));
-    dag->set_result_operator(index);
+    if (!fragment.ok()) return fragment.status();
+    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
+                             BuildExecutionDag(**fragment, &database.storage(), &database.buffer_pool(),
+                                               /*cluster=*/nullptr, inputs));
     std::atomic<QueryId> running{0};
     std::atomic<bool> cancel{false};
     QueryRunOptions options;
     options.running_query = &running;
     options.cancel_requested = &cancel;
     TESSERA_ASSIGN_OR_RETURN(*query, RunDag(database, std::move(dag), options));
-    return result;
+    return (*query)->manager().result();
   }
 
   void JoinFinished() {
@@ -524,7 +518,7 @@ absl::Status RunRankService(Database& database) {
       case CommandKind::kShutdown:
         streams.JoinAll();
         return absl::OkStatus();
-      case CommandKind::kSendTable:
+      case CommandKind::kRunFragment:
         streams.Start(database, command);
         break;
       case CommandKind::kExecute: {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "optimizer/expression_analysis.h"
+#include "optimizer/partial_aggregation.h"
 #include "optimizer/query_binder.h"
 #include "optimizer/type_rules.h"
 
@@ -17,84 +18,6 @@ using parser::ExprKind;
 using parser::ParsedExpr;
 
 bool Contains(const std::vector<int>& set, int key) { return std::binary_search(set.begin(), set.end(), key); }
-
-// Whether `call` can be computed from partial results per finer group.
-bool Decomposable(const AggregateCall& call) {
-  switch (call.function) {
-    case AggregateFunction::kMin:
-    case AggregateFunction::kMax:
-      return true;
-    case AggregateFunction::kCountStar:
-    case AggregateFunction::kCount:
-    case AggregateFunction::kSum:
-    case AggregateFunction::kAvg:
-      return !call.distinct;
-    default:
-      return false;
-  }
-}
-
-AggregateCall MakeCall(AggregateFunction function, ExpressionPtr argument, std::string name) {
-  AggregateCall call;
-  call.function = function;
-  Type argument_type;
-  call.result_type = *AggregateResultType(function, argument->result_type, &argument_type);
-  call.argument = std::move(argument);
-  call.name = std::move(name);
-  return call;
-}
-
-ExpressionPtr CastIfNeeded(ExpressionPtr expression, Type type) {
-  if (expression->result_type == type) return expression;
-  return MakeCast(std::move(expression), type);
-}
-
-// Appends the partial aggregates of `call` over the finest groups to `partials` (AVG: SUM and COUNT).
-void AddPartials(const AggregateCall& call, std::vector<AggregateCall>* partials) {
-  if (call.function == AggregateFunction::kAvg) {
-    partials->push_back(MakeCall(AggregateFunction::kSum, call.argument->Clone(), "partial_sum"));
-    partials->push_back(MakeCall(AggregateFunction::kCount, call.argument->Clone(), "partial_count"));
-    return;
-  }
-  AggregateCall partial = call.Clone();
-  partial.distinct = false;  // MIN / MAX (DISTINCT x) = MIN / MAX (x)
-  partials->push_back(std::move(partial));
-}
-
-// The aggregate that combines partial column `column` (of type `type`) made by `function`.
-AggregateCall MergeCall(AggregateFunction function, int column, Type type) {
-  const AggregateFunction merge =
-      function == AggregateFunction::kMin || function == AggregateFunction::kMax ? function : AggregateFunction::kSum;
-  return MakeCall(merge, MakeColumn(column, type), absl::StrCat("merge_", column));
-}
-
-// The final value of `call` from its merged partials (columns `first`, `first` + 1 of the merge's output).
-ExpressionPtr FinalValue(const AggregateCall& call, const std::vector<OutputColumn>& merged, int first) {
-  ExpressionPtr value = MakeColumn(first, merged[first].type);
-  switch (call.function) {
-    case AggregateFunction::kCountStar:
-    case AggregateFunction::kCount: {
-      // The sum of counts over no finer groups (the empty set over empty input) is NULL, the count 0.
-      std::vector<ExpressionPtr> arguments;
-      const Type type = value->result_type;
-      arguments.push_back(std::move(value));
-      arguments.push_back(MakeConstant(*Value::BigInt(0).CastTo(type)));
-      return CastIfNeeded(MakeFunction(FunctionId::kCoalesce, std::move(arguments), type), call.result_type);
-    }
-    case AggregateFunction::kAvg: {
-      ExpressionPtr count = MakeCast(MakeColumn(first + 1, merged[first + 1].type), Type::Double());
-      std::vector<ExpressionPtr> arguments;
-      arguments.push_back(std::move(count));
-      arguments.push_back(MakeConstant(Value::Double(0)));
-      ExpressionPtr divisor = MakeFunction(FunctionId::kNullIf, std::move(arguments), Type::Double());
-      return CastIfNeeded(MakeArithmetic(ArithmeticOp::kDivide, MakeCast(std::move(value), Type::Double()),
-                                         std::move(divisor), Type::Double()),
-                          call.result_type);
-    }
-    default:
-      return CastIfNeeded(std::move(value), call.result_type);
-  }
-}
 
 // keys (NULL where not in `set`) ++ `values` ++ grouping constants, over `aggregate` whose first |set| columns are
 // the set's keys in order.

@@ -3,13 +3,18 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
 #include "optimizer/cardinality_estimator.h"
 #include "optimizer/expression_analysis.h"
 #include "optimizer/logical_window.h"
+#include "optimizer/partial_aggregation.h"
 #include "query_execution/memory_estimate.h"
+#include "query_execution/plan_distribution.h"
+#include "query_execution/plan_fragment.h"
 #include "relational_operators/aggregation_operator.h"
 #include "relational_operators/bloom_filter.h"
 #include "relational_operators/exact_filter_build_operator.h"
@@ -109,9 +114,29 @@ std::unique_ptr<BoundExpression> AndTogether(std::unique_ptr<BoundExpression> a,
 class Builder {
  public:
   Builder(StorageManager* storage, BufferPool* pool, distributed::Cluster* cluster = nullptr)
-      : storage_(storage), pool_(pool), cluster_(cluster), dag_(std::make_unique<ExecutionDag>()) {}
+      : storage_(storage),
+        pool_(pool),
+        cluster_(cluster),
+        distribution_(cluster != nullptr ? cluster->size() : 1,
+                      [this](const lp::LogicalOperator& node) { return estimator_.EstimateRows(node); }),
+        dag_(std::make_unique<ExecutionDag>()) {}
+
+  // A rank's fragment (plan_fragment.h): its broadcast inputs' placeholders read the received relations.
+  void AddInputs(const std::vector<FragmentInput>& inputs) {
+    for (const FragmentInput& input : inputs) {
+      const int index = dag_->AddOperator(std::make_unique<distributed::BroadcastInputOperator>(input.relation),
+                                          absl::StrCat(input.relation->row_count(), " rows from the master"));
+      Estimate(index, static_cast<double>(input.relation->row_count()));
+      std::vector<std::string> names;
+      for (const ColumnSchema& column : input.relation->schema()) names.push_back(column.name);
+      Stream stream = FromOperator(index, std::move(names));
+      stream.rows = static_cast<double>(input.relation->row_count());
+      prebuilt_.emplace(input.placeholder, std::move(stream));
+    }
+  }
 
   absl::StatusOr<std::unique_ptr<ExecutionDag>> Build(const lp::LogicalOperator& plan) {
+    if (Distributing()) NoteLipPublishers(plan);
     TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(plan));
     // The result must be a materialized relation without a pending filter, in output column order.
     TESSERA_ASSIGN_OR_RETURN(int result, Materialize(std::move(stream)));
@@ -174,6 +199,11 @@ class Builder {
   }
 
   absl::StatusOr<Stream> Visit(const lp::LogicalOperator& node) {
+    if (auto prebuilt = prebuilt_.extract(&node); !prebuilt.empty()) return std::move(prebuilt.mapped());
+    if (Distributing()) {
+      if (distribution_.Of(node).placement == Placement::kPartitioned) return Gather(node);
+      if (distribution_.SplitsAggregate(node)) return SplitAggregate(node.As<lp::Aggregate>());
+    }
     TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitNode(node));
     stream.rows = estimator_.EstimateRows(node);
     return stream;
@@ -421,14 +451,13 @@ class Builder {
       stream.names.push_back(scan.table->columns[c].name);
     }
     if (scan.filter) stream.filter = scan.filter->Clone();
-    const bool gathered = Distributed(*scan.table);
-    if (gathered) stream = GatherPartitions(scan, std::move(stream));
     for (const lp::TableScan::LipFilterUse& use : scan.lip_filters) {
+      if (!LipFilterComplete(use.filter_id)) continue;
       Stream::PendingRuntimeFilter pending;
       pending.probe.filter = LipSlot(use.filter_id, use.build_keys).filter;
       pending.probe.optional = true;
       for (int column : use.key_columns) {
-        pending.key_block_columns.push_back(gathered ? column : scan.columns[column]);
+        pending.key_block_columns.push_back(scan.columns[column]);
         pending.key_types.push_back(scan.table->columns[scan.columns[column]].type);
       }
       stream.runtime_filters.push_back(std::move(pending));
@@ -437,32 +466,82 @@ class Builder {
     return stream;
   }
 
-  // The distribution step (distributed/README.md, "Placement"): on the master of a distributed cluster, a scan of
-  // a hash-partitioned table reads the master's own part and the other ranks' parts, which a gather exchange
-  // receives; the rest of the plan runs on the master. Replicated tables are read from the master's full copy.
-  bool Distributed(const TableDescriptor& table) const {
-    return cluster_ != nullptr && cluster_->is_master() && cluster_->size() > 1 && table.partition_column >= 0;
+  // The distribution step (distributed/README.md, "Which query shapes are distributed"), on the master of a
+  // cluster: the largest subtrees that PlanDistribution calls partitioned run on every rank (Gather), and an
+  // aggregation over one is split into partial aggregation on the ranks and the merge on the master
+  // (SplitAggregate); everything else runs on the master, replicated tables read from its full copy.
+  bool Distributing() const {
+    return cluster_ != nullptr && cluster_->is_master() && cluster_->size() > 1 && !on_ranks_;
   }
 
-  // `local` (the master's part, with the scan's filter) united with the other ranks' parts, which each rank
-  // filters and projects to the scan's columns itself (distributed/scan_fragment.h): a stream over the union's
-  // relation of the scan's columns.
-  Stream GatherPartitions(const lp::TableScan& scan, Stream local) {
-    distributed::ScanFragment fragment;
-    fragment.table = scan.table->name;
-    fragment.columns = scan.columns;
-    if (local.filter != nullptr) fragment.filter = local.filter->Clone();
+  // Which LIP filters are built from a partitioned build side (each rank's filter then holds its part's keys).
+  void NoteLipPublishers(const lp::LogicalOperator& node) {
+    if (node.kind() == lp::LogicalOperatorKind::kJoin && node.As<lp::Join>().lip_filter_id >= 0) {
+      partial_lip_filters_[node.As<lp::Join>().lip_filter_id] =
+          distribution_.Of(*node.children[1]).placement == Placement::kPartitioned;
+    }
+    for (const auto& child : node.children) NoteLipPublishers(*child);
+  }
+
+  // Whether a scan planned now may read LIP filter `id`: a filter built on the master from one rank's part of a
+  // partitioned build side is complete only for the rows of that part, i.e. inside the fragment that builds it.
+  bool LipFilterComplete(int id) const {
+    // A broadcast input is planned before the fragment that reads it: it must not wait for the fragment's joins.
+    if (broadcast_lip_filters_ != nullptr && !broadcast_lip_filters_->contains(id)) return false;
+    auto partial = partial_lip_filters_.find(id);
+    if (partial == partial_lip_filters_.end() || !partial->second) return true;
+    return on_ranks_ && fragment_lip_filters_.contains(id);
+  }
+
+  // `fragment` (partitioned) run on every rank: the master's own part planned here, united with the other ranks'
+  // parts, which a gather exchange receives (query_execution/plan_fragment.h).
+  absl::StatusOr<Stream> Gather(const lp::LogicalOperator& fragment) {
+    // Broadcast inputs first: computed here (with their own exchanges), then sent whole to every rank.
+    // (SplitAggregate's partial aggregate copies the analysed input: Of() analyses the copy, marking its inputs.)
+    for (const auto& child : fragment.children) distribution_.Of(*child);
+    std::vector<const lp::LogicalOperator*> broadcast;
+    for (const auto& child : fragment.children) CollectBroadcastInputs(*child, &broadcast);
+    std::vector<std::shared_ptr<TemporaryRelation>> relations;
+    std::vector<int> producers;
+    for (const lp::LogicalOperator* input : broadcast) {
+      absl::flat_hash_set<int> published;
+      CollectPublishedLipFilters(*input, &published);
+      broadcast_lip_filters_ = &published;
+      absl::StatusOr<Stream> planned = Visit(*input);
+      broadcast_lip_filters_ = nullptr;
+      TESSERA_RETURN_IF_ERROR(planned.status());
+      std::vector<std::string> names = planned->names;
+      TESSERA_ASSIGN_OR_RETURN(int producer, Materialize(*std::move(planned)));
+      producers.push_back(producer);
+      relations.push_back(dag_->op(producer)->output());
+      prebuilt_.emplace(input, FromOperator(producer, std::move(names)));
+    }
+    TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(fragment, broadcast));
     std::vector<ColumnSchema> schema;
-    for (int c : scan.columns) schema.push_back(scan.table->columns[c]);
+    for (const lp::OutputColumn& column : fragment.output()) schema.push_back({column.name, column.type, false, {}});
+    // Added before the master's part: the QueryManager hands out the later operators' work orders first, so the
+    // master computes its part while the ranks compute theirs (gather_operator.h).
     const int gather = dag_->AddOperator(
-        std::make_unique<distributed::GatherOperator>(fragment, std::move(schema), cluster_, pool_),
-        absl::StrCat("exchange: gather ", scan.table->name, " (", scan.columns.size(), " columns",
-                     fragment.filter != nullptr ? ", filter" : "", ") from ranks 1..", cluster_->size() - 1));
-    // The master's row count is the cluster's (engine/distributed_statements.h, RefreshClusterStatistics).
+        std::make_unique<distributed::GatherOperator>(std::move(request), std::move(schema), cluster_, pool_,
+                                                      std::move(relations)),
+        absl::StrCat("exchange: gather ", FragmentSummary(fragment), " from ranks 1..", cluster_->size() - 1));
+    // Blocking input edges: the gather starts once the inputs are complete, and as a consumer that never declares
+    // their blocks consumed it keeps them until it has sent them (QueryManager::CountConsumedBlock).
+    for (size_t i = 0; i < producers.size(); ++i) {
+      dag_->AddEdge(producers[i], gather, static_cast<int>(i), /*pipelining=*/false);
+    }
+    // The optimizer's statistics are the cluster's (engine/distributed_statements.h, RefreshClusterStatistics).
     const double ranks = cluster_->size();
-    const double rows = estimator_.EstimateRows(scan);
+    const double rows = estimator_.EstimateRows(fragment);
     Estimate(gather, rows * (ranks - 1) / ranks);
-    Stream remote = FromOperator(gather, local.names);  // already filtered and projected by the ranks
+    on_ranks_ = true;
+    fragment_lip_filters_.clear();
+    CollectPublishedLipFilters(fragment, &fragment_lip_filters_);
+    absl::StatusOr<Stream> planned = Visit(fragment);
+    on_ranks_ = false;
+    TESSERA_RETURN_IF_ERROR(planned.status());
+    Stream local = *std::move(planned);
+    Stream remote = FromOperator(gather, local.names);
     std::vector<std::string> names = local.names;
     std::string detail = JoinDetails({local.ScanDetail(), "partitioned: rank 0 part + gathered parts"});
     std::vector<BlockInput> inputs = {local.input, remote.input};
@@ -472,10 +551,74 @@ class Builder {
     const int united = dag_->AddOperator(
         std::make_unique<UnionAllOperator>(std::move(inputs), std::move(scans), names, pool_), std::move(detail));
     Estimate(united, rows);
+    Connect(local, united, 0, /*pipelining=*/true);
     Connect(remote, united, 1, /*pipelining=*/true);
     Stream stream = FromOperator(united, std::move(names));
-    stream.table = scan.table->name;
+    stream.rows = rows;
     return stream;
+  }
+
+  static void CollectPublishedLipFilters(const lp::LogicalOperator& node, absl::flat_hash_set<int>* published) {
+    if (node.kind() == lp::LogicalOperatorKind::kJoin && node.As<lp::Join>().lip_filter_id >= 0) {
+      published->insert(node.As<lp::Join>().lip_filter_id);
+    }
+    for (const auto& child : node.children) CollectPublishedLipFilters(*child, published);
+  }
+
+  // The build sides in `fragment` that PlanDistribution broadcasts (not those inside another one).
+  void CollectBroadcastInputs(const lp::LogicalOperator& node, std::vector<const lp::LogicalOperator*>* inputs) {
+    if (distribution_.Broadcast(node)) {
+      inputs->push_back(&node);
+      return;
+    }
+    for (const auto& child : node.children) CollectBroadcastInputs(*child, inputs);
+  }
+
+  // `aggregate` over a partitioned input: every rank (the master too) computes partial groups of its part, the
+  // master merges them (optimizer/partial_aggregation.h).
+  absl::StatusOr<Stream> SplitAggregate(const lp::Aggregate& aggregate) {
+    rewritten_.push_back(lp::MakePartialAggregate(aggregate));
+    const lp::LogicalOperator& partial = *rewritten_.back();
+    TESSERA_ASSIGN_OR_RETURN(Stream partials, Gather(partial));
+    rewritten_.push_back(lp::MergePartialAggregates(aggregate, partial.Clone()));
+    const lp::LogicalOperator& merged = *rewritten_.back();
+    const lp::LogicalOperator* merge = merged.children[0].get();
+    prebuilt_.emplace(merge->children[0].get(), std::move(partials));
+    const int first = dag_->size();
+    TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(merged));
+    for (int index = first; index < dag_->size(); ++index) {
+      if (dynamic_cast<AggregationOperator*>(dag_->op(index)) != nullptr) {
+        dag_->set_detail(index, JoinDetails({dag_->detail(index), "merges the ranks' partial aggregates"}));
+      }
+    }
+    return stream;
+  }
+
+  // For EXPLAIN: what a fragment computes, e.g. "aggregate(2 keys, 8 calls) of join(lineitem, orders)".
+  std::string FragmentSummary(const lp::LogicalOperator& node, bool root = true) const {
+    if (!root && distribution_.Broadcast(node)) return "broadcast";
+    switch (node.kind()) {
+      case lp::LogicalOperatorKind::kTableScan: {
+        const auto& scan = node.As<lp::TableScan>();
+        return absl::StrCat(scan.table->name, " (", scan.columns.size(), " columns", scan.filter ? ", filter" : "",
+                            ")");
+      }
+      case lp::LogicalOperatorKind::kAggregate: {
+        const auto& aggregate = node.As<lp::Aggregate>();
+        return absl::StrCat("aggregate(", aggregate.group_by.size(), " keys, ", aggregate.aggregates.size(),
+                            " calls) of ", FragmentSummary(*node.children[0], false));
+      }
+      case lp::LogicalOperatorKind::kJoin:
+        return absl::StrCat(absl::AsciiStrToLower(lp::JoinTypeName(node.As<lp::Join>().join_type)), " join(",
+                            FragmentSummary(*node.children[0], false), ", ",
+                            FragmentSummary(*node.children[1], false), ")");
+      case lp::LogicalOperatorKind::kValues: return "values";
+      default: {
+        std::vector<std::string> children;
+        for (const auto& child : node.children) children.push_back(FragmentSummary(*child, false));
+        return absl::StrJoin(children, ", ");
+      }
+    }
   }
 
   // A Select over `stream` with the given projections; returns the new operator's index.
@@ -702,6 +845,7 @@ class Builder {
   absl::StatusOr<Stream> VisitSharedAggregate(const lp::Aggregate& aggregate) {
     std::vector<int> published;
     std::string key = SharingKey(aggregate, &published);
+    if (on_ranks_) key.insert(0, "on the ranks: ");  // only the master's part
     if (auto planned = aggregates_.find(key); planned != aggregates_.end()) {
       const SharedAggregate& shared = planned->second;
       bool aliasable = published.size() == shared.published_lip_filters.size();
@@ -991,6 +1135,13 @@ class Builder {
   StorageManager* storage_;
   BufferPool* pool_;
   distributed::Cluster* cluster_;  // null: a single server (no exchanges)
+  PlanDistribution distribution_;
+  bool on_ranks_ = false;
+  const absl::flat_hash_set<int>* broadcast_lip_filters_ = nullptr;  // planning a broadcast input: its own  // planning the master's own part of a fragment that every rank runs
+  absl::flat_hash_map<int, bool> partial_lip_filters_;  // LIP filter id -> built from a partitioned side
+  absl::flat_hash_set<int> fragment_lip_filters_;       // published inside the fragment being planned
+  // Streams planned ahead for logical nodes (SplitAggregate: the gathered partial groups under the merge).
+  absl::flat_hash_map<const lp::LogicalOperator*, Stream> prebuilt_;
   std::unique_ptr<ExecutionDag> dag_;
   absl::flat_hash_map<int, LipFilterSlot> lip_filters_;
   // Aggregates planned so far, by the EXPLAIN text of their subtree: the operator writing the result, and its
@@ -1011,10 +1162,12 @@ class Builder {
 
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
                                                                  StorageManager* storage, BufferPool* pool,
-                                                                 distributed::Cluster* cluster) {
+                                                                 distributed::Cluster* cluster,
+                                                                 const std::vector<FragmentInput>& inputs) {
   // Declared before the builder: operators of a failed build are destroyed with it and free through the account.
   std::unique_ptr<BufferPool> account = BufferPool::NewAccount(pool);
   Builder builder(storage, account.get(), cluster);
+  builder.AddInputs(inputs);
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag, builder.Build(plan));
   dag->set_memory_account(std::move(account));
   return dag;

@@ -5,6 +5,7 @@
 // hash table's build side, and edges are marked pipelining or blocking.
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "optimizer/logical_plan.h"
@@ -22,11 +23,20 @@ class Cluster;
 // the scheduler's per-operator structures (LearningAgent, progress) must hold.
 inline constexpr int kMaxPlanOperators = 10000;
 
-// With `cluster` (the master of a `tessera-server --distributed` cluster), scans of hash-partitioned tables also
-// read the other ranks' parts through gather exchanges (distributed/README.md, "Placement").
+// A broadcast input of a rank's plan fragment (plan_fragment.h): the placeholder node in the plan, and the
+// relation received from the master that it stands for.
+struct FragmentInput {
+  const optimizer::LogicalOperator* placeholder = nullptr;
+  std::shared_ptr<TemporaryRelation> relation;
+};
+
+// With `cluster` (the master of a `tessera-server --distributed` cluster), the parts of the plan that
+// plan_distribution.h places on the ranks run on every rank below gather exchanges (distributed/README.md).
+// `inputs`: on a rank, the relations that a fragment's placeholders read.
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
                                                                  StorageManager* storage, BufferPool* pool,
-                                                                 distributed::Cluster* cluster = nullptr);
+                                                                 distributed::Cluster* cluster = nullptr,
+                                                                 const std::vector<FragmentInput>& inputs = {});
 
 // Where INSERT ... SELECT puts the query's rows: output column i fills table column `target_columns[i]` (cast to
 // its type); the table's other columns get their DEFAULT or NULL. The caller checked that the counts match.

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The cost of distribution on one machine (issue #20): TPC-H on `tessera-server --distributed` with R ranks x W
 workers against one server with R*W workers, the same cores. Loads both (once; data directories are kept under
---work), runs each query --runs times after a warm-up through the shell's --connect, checks every answer against
-the reference, and reads the bytes each query exchanged from EXPLAIN ANALYZE ("received N blocks, B bytes").
+--work), runs each query --runs times after a warm-up through the shell's --connect, the two servers taking turns
+run by run (both stay up; the idle one sleeps), so that load from outside falls on both alike, checks every answer
+against the reference, and reads the bytes each query exchanged from EXPLAIN ANALYZE ("received N blocks, B
+bytes" of every gather, plus "broadcast B bytes" sent to the ranks).
 
   benchmarks/distributed/tpch_distributed.py --tbl ~/.cache/tessera/tpch-sf1 \\
       --answers ../shared/benchmarks/tpch/answers-sf1 --ranks 2 --workers 1 --runs 3
@@ -74,22 +76,27 @@ def check(query, output, answers):
     return all(len(a) == len(e) and all(matches(x, y) for x, y in zip(a, e)) for a, e in zip(rows, expected))
 
 
-def run_queries(shell, target, queries, runs, answers, explain):
-    results = {}
+def run_queries(shell, targets, queries, runs, answers):
+    """Runs every query on each of `targets` (server, explain?) in turn, run after run, so that load from outside
+    falls on all of them alike. Returns one {query: (median s, bytes exchanged, answer ok)} per target."""
+    results = [{} for _ in targets]
     for query in queries:
         text = open(os.path.join(QUERIES, f"q{query:02d}.sql")).read()
-        output = sql(shell, target, text)  # warm-up, and the answer checked
-        times = []
+        outputs = [sql(shell, target, text) for target, _ in targets]  # warm-up, and the answers checked
+        times = [[] for _ in targets]
         for _ in range(runs):
-            began = time.monotonic()
-            sql(shell, target, text)
-            times.append(time.monotonic() - began)
-        exchanged = 0
-        if explain:
-            plan = sql(shell, target, "EXPLAIN ANALYZE " + text)
-            exchanged = sum(int(b) for b in re.findall(r"received \d+ blocks, (\d+) bytes", plan))
-        results[query] = (statistics.median(times), exchanged, check(query, output, answers))
-        print(f"  q{query:02d}: {results[query][0]:.3f} s", file=sys.stderr)
+            for i, (target, _) in enumerate(targets):
+                began = time.monotonic()
+                sql(shell, target, text)
+                times[i].append(time.monotonic() - began)
+        for i, (target, explain) in enumerate(targets):
+            exchanged = 0
+            if explain:
+                plan = sql(shell, target, "EXPLAIN ANALYZE " + text)
+                exchanged = sum(int(b) for b in re.findall(r"received \d+ blocks, (\d+) bytes", plan))
+                exchanged += sum(int(b) for b in re.findall(r"broadcast (\d+) bytes", plan))
+            results[i][query] = (statistics.median(times[i]), exchanged, check(query, outputs[i], answers))
+        print(f"  q{query:02d}: " + ", ".join(f"{r[query][0]:.3f} s" for r in results), file=sys.stderr)
     return results
 
 
@@ -121,25 +128,29 @@ def main():
 
     single_dir = os.path.join(args.work, f"{tag}-single")
     print(f"1 rank x {args.ranks * args.workers} workers", file=sys.stderr)
-    process, target = start([args.server, "--data", single_dir, "--listen", "127.0.0.1:0", "--no-sync",
-                             "--threads", str(args.ranks * args.workers), "--allowed-directories", args.tbl])
+    single_process, single_target = start([args.server, "--data", single_dir, "--listen", "127.0.0.1:0", "--no-sync",
+                                           "--threads", str(args.ranks * args.workers), "--allowed-directories",
+                                           args.tbl])
+    cluster_process = None
     try:
-        load(args.shell, target, args.tbl, open(os.path.join(ROOT, "benchmarks", "tpch", "schema.sql")).read(),
+        load(args.shell, single_target, args.tbl,
+             open(os.path.join(ROOT, "benchmarks", "tpch", "schema.sql")).read(),
              os.path.join(args.work, f"{tag}-single.loaded"))
-        single = run_queries(args.shell, target, queries, args.runs, args.answers, explain=False)
+        cluster_dir = os.path.join(args.work, f"{tag}-cluster-{args.ranks}")
+        print(f"{args.ranks} ranks x {args.workers} workers", file=sys.stderr)
+        cluster_process, cluster_target = start(
+            [args.mpirun, "--oversubscribe", "-np", str(args.ranks), args.server, "--distributed", "--data",
+             cluster_dir, "--listen", "127.0.0.1:0", "--no-sync", "--threads", str(args.workers),
+             "--allowed-directories", args.tbl], env=MPI_ENV)
+        load(args.shell, cluster_target, args.tbl, partitioned_schema(),
+             os.path.join(args.work, f"{tag}-cluster-{args.ranks}.loaded"))
+        # Both servers stay up (an idle one sleeps) and take turns, so outside load hits both alike.
+        single, cluster = run_queries(args.shell, [(single_target, False), (cluster_target, True)], queries,
+                                      args.runs, args.answers)
     finally:
-        stop(process)
-
-    cluster_dir = os.path.join(args.work, f"{tag}-cluster-{args.ranks}")
-    print(f"{args.ranks} ranks x {args.workers} workers", file=sys.stderr)
-    process, target = start([args.mpirun, "--oversubscribe", "-np", str(args.ranks), args.server, "--distributed",
-                             "--data", cluster_dir, "--listen", "127.0.0.1:0", "--no-sync", "--threads",
-                             str(args.workers), "--allowed-directories", args.tbl], env=MPI_ENV)
-    try:
-        load(args.shell, target, args.tbl, partitioned_schema(), os.path.join(args.work, f"{tag}-cluster-{args.ranks}.loaded"))
-        cluster = run_queries(args.shell, target, queries, args.runs, args.answers, explain=True)
-    finally:
-        stop(process)
+        stop(single_process)
+        if cluster_process is not None:
+            stop(cluster_process)
 
     print(f"TPC-H {tag}: 1 rank x {args.ranks * args.workers} workers vs {args.ranks} ranks x {args.workers} workers "
           f"(partitioned: {', '.join(sorted(PARTITION_KEYS))}); median of {args.runs} runs")

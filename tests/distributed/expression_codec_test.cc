@@ -1,4 +1,4 @@
-#include "distributed/scan_fragment.h"
+#include "distributed/expression_codec.h"
 
 #include "gtest/gtest.h"
 
@@ -38,32 +38,35 @@ void ExpectSame(const BoundExpression& a, const BoundExpression& b) {
   for (size_t i = 0; i < a.children.size(); ++i) ExpectSame(*a.children[i], *b.children[i]);
 }
 
-TEST(ScanFragmentTest, FiltersRoundTripFieldByField) {
-  ScanFragment fragment;
-  fragment.table = "lineitem";
-  fragment.columns = {4, 15, 10, 0};
-  fragment.filter = SampleFilter();
-  absl::StatusOr<ScanFragment> decoded = DecodeScanFragment(EncodeScanFragment(fragment));
-  ASSERT_TRUE(decoded.ok()) << decoded.status();
-  EXPECT_EQ(decoded->table, "lineitem");
-  EXPECT_EQ(decoded->columns, fragment.columns);
-  ASSERT_NE(decoded->filter, nullptr);
-  ExpectSame(*fragment.filter, *decoded->filter);
-  EXPECT_EQ(fragment.filter->ToString(), decoded->filter->ToString());
+TEST(ExpressionCodecTest, ExpressionsRoundTripFieldByField) {
+  const std::unique_ptr<BoundExpression> filter = SampleFilter();
+  ByteWriter out;
+  WriteExpression(out, *filter);
+  WriteOptionalExpression(out, nullptr);
+  WriteType(out, Type::Decimal(38, 2));
+  const std::string message = out.Release();
+  ByteReader in(message);
+  std::unique_ptr<BoundExpression> decoded = ReadExpression(in);
+  ASSERT_NE(decoded, nullptr);
+  ExpectSame(*filter, *decoded);
+  EXPECT_EQ(filter->ToString(), decoded->ToString());
+  std::unique_ptr<BoundExpression> absent = MakeConstant(Value::Integer(1));
+  ASSERT_TRUE(ReadOptionalExpression(in, &absent));
+  EXPECT_EQ(absent, nullptr);
+  Type type;
+  ASSERT_TRUE(ReadType(in, &type));
+  EXPECT_EQ(type, Type::Decimal(38, 2));
+  EXPECT_TRUE(in.AtEnd());
 }
 
-TEST(ScanFragmentTest, NoFilterAndMalformedMessages) {
-  ScanFragment fragment;
-  fragment.table = "orders";
-  fragment.columns = {0};
-  const std::string message = EncodeScanFragment(fragment);
-  absl::StatusOr<ScanFragment> decoded = DecodeScanFragment(message);
-  ASSERT_TRUE(decoded.ok());
-  EXPECT_EQ(decoded->filter, nullptr);
+TEST(ExpressionCodecTest, TruncatedMessagesAreRefused) {
+  ByteWriter out;
+  WriteExpression(out, *SampleFilter());
+  const std::string message = out.Release();
   for (size_t cut = 0; cut < message.size(); ++cut) {
-    EXPECT_EQ(DecodeScanFragment(message.substr(0, cut)).status().code(), absl::StatusCode::kDataLoss);
+    ByteReader in(std::string_view(message).substr(0, cut));
+    EXPECT_EQ(ReadExpression(in), nullptr) << cut;
   }
-  EXPECT_EQ(DecodeScanFragment(message + "x").status().code(), absl::StatusCode::kDataLoss);
 }
 
 }  // namespace

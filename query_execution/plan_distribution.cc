@@ -1,0 +1,171 @@
+#include "query_execution/plan_distribution.h"
+
+#include <algorithm>
+
+#include "optimizer/partial_aggregation.h"
+
+namespace tessera {
+namespace {
+
+namespace lp = optimizer;
+
+// Whether equal values of types `a` and `b` are placed on the same rank (distributed/partitioning.h: INTEGER and
+// BIGINT hash their value, CHAR and VARCHAR their bytes, others their serialized value).
+bool SamePlacement(Type a, Type b) {
+  const auto integer = [](Type t) { return t.id() == TypeId::kInteger || t.id() == TypeId::kBigInt; };
+  if (integer(a) || integer(b)) return integer(a) && integer(b);
+  if (a.id() != b.id()) return false;
+  return a.IsString() || a == b;
+}
+
+// The input column a key expression is, looking through an integer widening cast; -1 otherwise.
+int KeyColumn(const BoundExpression& key) {
+  if (key.kind == ExpressionKind::kColumn) return key.column_index;
+  if (key.kind == ExpressionKind::kCast && key.result_type.id() == TypeId::kBigInt &&
+      key.children[0]->kind == ExpressionKind::kColumn && key.children[0]->result_type.id() == TypeId::kInteger) {
+    return key.children[0]->column_index;
+  }
+  return -1;
+}
+
+bool Contains(const std::vector<int>& columns, int column) {
+  return std::find(columns.begin(), columns.end(), column) != columns.end();
+}
+
+// The positions of `expressions` that are plain columns among `placing` (of their input).
+std::vector<int> PlacingColumns(const std::vector<lp::ExpressionPtr>& expressions, const std::vector<int>& placing) {
+  std::vector<int> keys;
+  for (size_t i = 0; i < expressions.size(); ++i) {
+    if (expressions[i]->kind == ExpressionKind::kColumn && Contains(placing, expressions[i]->column_index)) {
+      keys.push_back(static_cast<int>(i));
+    }
+  }
+  return keys;
+}
+
+SubtreePlacement Replicated() { return {Placement::kReplicated, {}}; }
+SubtreePlacement Master() { return {Placement::kMaster, {}}; }
+SubtreePlacement Partitioned(std::vector<int> keys) { return {Placement::kPartitioned, std::move(keys)}; }
+
+}  // namespace
+
+const SubtreePlacement& PlanDistribution::Of(const lp::LogicalOperator& node) {
+  if (auto found = placements_.find(&node); found != placements_.end()) return found->second;
+  SubtreePlacement placement = Classify(node);
+  return placements_.insert_or_assign(&node, std::move(placement)).first->second;
+}
+
+bool PlanDistribution::SplitsAggregate(const lp::LogicalOperator& node) {
+  if (node.kind() != lp::LogicalOperatorKind::kAggregate || Of(node).placement != Placement::kMaster ||
+      Of(*node.children[0]).placement != Placement::kPartitioned) {
+    return false;
+  }
+  const auto& calls = node.As<lp::Aggregate>().aggregates;
+  return std::all_of(calls.begin(), calls.end(), lp::Decomposable);
+}
+
+SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {
+  std::vector<const SubtreePlacement*> children;
+  bool all_replicated = true;
+  for (const auto& child : node.children) {
+    children.push_back(&Of(*child));
+    all_replicated &= children.back()->placement == Placement::kReplicated;
+  }
+  switch (node.kind()) {
+    case lp::LogicalOperatorKind::kTableScan: {
+      const auto& scan = node.As<lp::TableScan>();
+      if (scan.table->partition_column < 0) return Replicated();
+      std::vector<int> keys;
+      for (size_t c = 0; c < scan.columns.size(); ++c) {
+        if (scan.columns[c] == scan.table->partition_column) keys.push_back(static_cast<int>(c));
+      }
+      return Partitioned(std::move(keys));
+    }
+    case lp::LogicalOperatorKind::kValues: return Replicated();
+    case lp::LogicalOperatorKind::kFilter: return *children[0];
+    case lp::LogicalOperatorKind::kProject: {
+      if (children[0]->placement != Placement::kPartitioned) return *children[0];
+      return Partitioned(PlacingColumns(node.As<lp::Project>().expressions, children[0]->key_columns));
+    }
+    case lp::LogicalOperatorKind::kJoin: return ClassifyJoin(node.As<lp::Join>());
+    case lp::LogicalOperatorKind::kAggregate: {
+      if (children[0]->placement != Placement::kPartitioned) return *children[0];
+      // Grouped by a partition key: every group lives on one rank, so each rank's groups are final.
+      std::vector<int> keys = PlacingColumns(node.As<lp::Aggregate>().group_by, children[0]->key_columns);
+      return keys.empty() ? Master() : Partitioned(std::move(keys));
+    }
+    case lp::LogicalOperatorKind::kDistinct:
+      if (children[0]->placement != Placement::kPartitioned) return *children[0];
+      return children[0]->key_columns.empty() ? Master() : *children[0];
+    case lp::LogicalOperatorKind::kSort:
+    case lp::LogicalOperatorKind::kSetOperation:
+      return all_replicated ? Replicated() : Master();
+    default:  // LIMIT (which rows it keeps may differ between ranks), windows
+      return Master();
+  }
+}
+
+SubtreePlacement PlanDistribution::ClassifyJoin(const lp::Join& join) {
+  const SubtreePlacement& left = Of(*join.children[0]);
+  const SubtreePlacement& right = Of(*join.children[1]);
+  if (left.placement == Placement::kMaster) return Master();
+  if (left.placement == Placement::kReplicated) {
+    if (right.placement == Placement::kMaster) return Master();
+    if (right.placement == Placement::kReplicated) return Replicated();
+  }
+  const int left_width = join.children[0]->output_width();
+  if (left.placement == Placement::kPartitioned && right.placement != Placement::kReplicated &&
+      join.join_type != lp::JoinType::kFullOuter && estimated_rows_ != nullptr) {
+    SubtreePlacement colocated = ClassifyPartitionedJoin(join, left, right);
+    if (colocated.placement == Placement::kPartitioned) return colocated;
+    // Bytes, in rows: broadcasting sends the build side to ranks - 1 ranks (after gathering the (ranks - 1) /
+    // ranks of it that a partitioned build side has elsewhere); not broadcasting gathers that share of the probe
+    // side.
+    const double build_rows = estimated_rows_(*join.children[1]);
+    const double cost = build_rows * (right.placement == Placement::kPartitioned ? ranks_ + 1 : ranks_);
+    if (build_rows <= kMaxBroadcastRows && cost < estimated_rows_(*join.children[0])) {
+      broadcast_.insert(join.children[1].get());
+      return Partitioned(left.key_columns);
+    }
+    return Master();
+  }
+  if (right.placement == Placement::kMaster) return Master();
+  if (left.placement == Placement::kPartitioned && right.placement == Placement::kReplicated) {
+    // Each probe row is on one rank and meets the whole build side there.
+    if (join.join_type == lp::JoinType::kFullOuter) return Master();
+    return Partitioned(left.key_columns);
+  }
+  if (left.placement == Placement::kReplicated) {
+    // Each pair meets on the rank of its partitioned row; rows without a partner would be repeated per rank.
+    if (join.join_type != lp::JoinType::kInner && join.join_type != lp::JoinType::kCross) return Master();
+    std::vector<int> keys;
+    for (int c : right.key_columns) keys.push_back(left_width + c);
+    return Partitioned(std::move(keys));
+  }
+  return ClassifyPartitionedJoin(join, left, right);
+}
+
+SubtreePlacement PlanDistribution::ClassifyPartitionedJoin(const lp::Join& join, const SubtreePlacement& left,
+                                                           const SubtreePlacement& right) {
+  if (left.placement != Placement::kPartitioned || right.placement != Placement::kPartitioned) return Master();
+  const int left_width = join.children[0]->output_width();
+  const bool keeps_right = join.join_type != lp::JoinType::kSemi && join.join_type != lp::JoinType::kAnti;
+  // Both partitioned: co-located when a key pair is a partition key on both sides.
+  if (join.join_type == lp::JoinType::kFullOuter || join.join_type == lp::JoinType::kCross) return Master();
+  bool colocated = false;
+  for (size_t k = 0; k < join.left_keys.size() && !colocated; ++k) {
+    const int l = KeyColumn(*join.left_keys[k]);
+    const int r = KeyColumn(*join.right_keys[k]);
+    colocated = l >= 0 && r >= 0 && Contains(left.key_columns, l) && Contains(right.key_columns, r) &&
+                SamePlacement(join.children[0]->output()[l].type, join.children[1]->output()[r].type);
+  }
+  if (!colocated) return Master();
+  std::vector<int> keys = left.key_columns;
+  // A left outer join's NULL-padded right columns do not place their rows.
+  if (keeps_right && join.join_type == lp::JoinType::kInner) {
+    for (int c : right.key_columns) keys.push_back(left_width + c);
+  }
+  return Partitioned(std::move(keys));
+}
+
+}  // namespace tessera

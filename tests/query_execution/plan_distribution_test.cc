@@ -1,0 +1,229 @@
+#include "query_execution/plan_distribution.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "gtest/gtest.h"
+#include "optimizer/partial_aggregation.h"
+#include "query_execution/plan_fragment.h"
+
+namespace tessera {
+namespace {
+
+namespace lp = optimizer;
+
+// lineitem and orders partitioned on the order key (BIGINT and INTEGER: co-located), customer on its key, nation
+// replicated.
+class PlanDistributionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = std::filesystem::temp_directory_path() /
+                 ("tessera_plan_distribution_test_" + std::to_string(::getpid()) + "_" +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(directory_);
+    catalog_ = *Catalog::Open(directory_, false);
+    AddTable("lineitem", {{"l_orderkey", Type::BigInt(), false, {}}, {"l_quantity", Type::Decimal(15, 2), false, {}}}, 0);
+    AddTable("orders", {{"o_orderkey", Type::Integer(), false, {}}, {"o_custkey", Type::Integer(), false, {}}}, 0);
+    AddTable("customer", {{"c_custkey", Type::Integer(), false, {}}, {"c_name", Type::Varchar(25), false, {}}}, 0);
+    AddTable("nation", {{"n_nationkey", Type::Integer(), false, {}}, {"n_name", Type::Char(25), false, {}}}, -1);
+  }
+  void TearDown() override {
+    catalog_.reset();
+    std::filesystem::remove_all(directory_);
+  }
+
+  void AddTable(const std::string& name, std::vector<ColumnSchema> columns, int partition_column) {
+    TableDescriptor table;
+    table.name = name;
+    table.columns = std::move(columns);
+    table.partition_column = partition_column;
+    ASSERT_TRUE(catalog_->CreateTable(std::move(table)).ok());
+  }
+
+  lp::LogicalOperatorPtr Scan(const std::string& name, std::vector<int> columns = {0, 1}) {
+    auto scan = std::make_unique<lp::TableScan>();
+    scan->table = *catalog_->GetTable(name);
+    scan->alias = name;
+    scan->columns = std::move(columns);
+    scan->RecomputeOutput();
+    return scan;
+  }
+
+  // left.key = right.key (the right key cast to the left's type when they differ).
+  static lp::LogicalOperatorPtr Join(lp::JoinType type, lp::LogicalOperatorPtr left, int left_key,
+                                     lp::LogicalOperatorPtr right, int right_key) {
+    const Type left_type = left->output()[left_key].type;
+    const Type right_type = right->output()[right_key].type;
+    auto join = lp::MakeJoin(type, std::move(left), std::move(right));
+    join->left_keys.push_back(MakeColumn(left_key, left_type));
+    std::unique_ptr<BoundExpression> key = MakeColumn(right_key, right_type);
+    if (right_type != left_type) key = MakeCast(std::move(key), left_type);
+    join->right_keys.push_back(std::move(key));
+    join->RecomputeOutput();
+    return join;
+  }
+
+  static lp::AggregateCall Call(lp::AggregateFunction function, int column, Type argument, Type result,
+                                bool distinct = false) {
+    lp::AggregateCall call;
+    call.function = function;
+    call.distinct = distinct;
+    call.argument = MakeColumn(column, argument);
+    call.result_type = result;
+    call.name = lp::AggregateFunctionName(function);
+    return call;
+  }
+
+  static std::unique_ptr<lp::Aggregate> Aggregate(lp::LogicalOperatorPtr input, std::vector<int> keys,
+                                                  std::vector<lp::AggregateCall> calls) {
+    auto aggregate = std::make_unique<lp::Aggregate>();
+    for (int k : keys) {
+      aggregate->group_by.push_back(MakeColumn(k, input->output()[k].type));
+      aggregate->group_names.push_back(input->output()[k].name);
+    }
+    aggregate->aggregates = std::move(calls);
+    aggregate->children.push_back(std::move(input));
+    aggregate->RecomputeOutput();
+    return aggregate;
+  }
+
+  static std::vector<lp::AggregateCall> One(lp::AggregateCall call) {
+    std::vector<lp::AggregateCall> calls;
+    calls.push_back(std::move(call));
+    return calls;
+  }
+
+  std::filesystem::path directory_;
+  std::unique_ptr<Catalog> catalog_;
+};
+
+TEST_F(PlanDistributionTest, PartitionedSubtreesAndTheirPlacingColumns) {
+  PlanDistribution distribution;
+  lp::LogicalOperatorPtr lineitem = Scan("lineitem");
+  EXPECT_EQ(distribution.Of(*lineitem).placement, Placement::kPartitioned);
+  EXPECT_EQ(distribution.Of(*lineitem).key_columns, std::vector<int>{0});
+  lp::LogicalOperatorPtr quantities = Scan("lineitem", {1});
+  EXPECT_EQ(distribution.Of(*quantities).placement, Placement::kPartitioned);
+  EXPECT_TRUE(distribution.Of(*quantities).key_columns.empty());
+  lp::LogicalOperatorPtr nation = Scan("nation");
+  EXPECT_EQ(distribution.Of(*nation).placement, Placement::kReplicated);
+
+  // Co-located: both sides partitioned on the order key (BIGINT = CAST(INTEGER AS BIGINT)); both keys place.
+  lp::LogicalOperatorPtr colocated = Join(lp::JoinType::kInner, Scan("lineitem"), 0, Scan("orders"), 0);
+  EXPECT_EQ(distribution.Of(*colocated).placement, Placement::kPartitioned);
+  EXPECT_EQ(distribution.Of(*colocated).key_columns, (std::vector<int>{0, 2}));
+  // orders.o_custkey = customer.c_custkey: partitioned on other columns, the master joins the gathered sides.
+  lp::LogicalOperatorPtr apart = Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0);
+  EXPECT_EQ(distribution.Of(*apart).placement, Placement::kMaster);
+  std::vector<lp::LogicalOperatorPtr> kept;
+  // With a replicated table: partitioned for every join type that keeps each probe row on its rank.
+  for (lp::JoinType type : {lp::JoinType::kInner, lp::JoinType::kLeftOuter, lp::JoinType::kSemi,
+                            lp::JoinType::kAnti}) {
+    kept.push_back(Join(type, Scan("orders"), 1, Scan("nation"), 0));  // analysed nodes must outlive the analysis
+    EXPECT_EQ(distribution.Of(*kept.back()).placement, Placement::kPartitioned) << lp::JoinTypeName(type);
+  }
+  // Replicated rows without a partner would come back from every rank.
+  lp::LogicalOperatorPtr outer = Join(lp::JoinType::kLeftOuter, Scan("nation"), 0, Scan("customer"), 0);
+  EXPECT_EQ(distribution.Of(*outer).placement, Placement::kMaster);
+  lp::LogicalOperatorPtr inner = Join(lp::JoinType::kInner, Scan("nation"), 0, Scan("customer"), 0);
+  EXPECT_EQ(distribution.Of(*inner).placement, Placement::kPartitioned);
+  EXPECT_EQ(distribution.Of(*inner).key_columns, std::vector<int>{2});
+  // A LIMIT keeps rows that may differ between ranks.
+  auto limit = std::make_unique<lp::Limit>();
+  limit->limit = 3;
+  limit->children.push_back(Scan("nation"));
+  limit->RecomputeOutput();
+  EXPECT_EQ(distribution.Of(*limit).placement, Placement::kMaster);
+}
+
+TEST_F(PlanDistributionTest, AggregationsAreWholeOnTheRanksOrSplit) {
+  PlanDistribution distribution;
+  const Type quantity = Type::Decimal(15, 2);
+  // Grouped by the partition key: every group on one rank.
+  auto by_order = Aggregate(Scan("lineitem"), {0}, One(Call(lp::AggregateFunction::kSum, 1, quantity, Type::Decimal(38, 2))));
+  EXPECT_EQ(distribution.Of(*by_order).placement, Placement::kPartitioned);
+  EXPECT_FALSE(distribution.SplitsAggregate(*by_order));
+  // Grouped by something else: partial groups on the ranks, merged on the master.
+  auto by_quantity = Aggregate(Scan("lineitem"), {1}, One(Call(lp::AggregateFunction::kAvg, 1, quantity, Type::Double())));
+  EXPECT_EQ(distribution.Of(*by_quantity).placement, Placement::kMaster);
+  EXPECT_TRUE(distribution.SplitsAggregate(*by_quantity));
+  // COUNT(DISTINCT x) does not decompose: the ranks ship the input.
+  auto distinct = Aggregate(Scan("lineitem"), {},
+                            One(Call(lp::AggregateFunction::kCount, 1, quantity, Type::BigInt(), /*distinct=*/true)));
+  EXPECT_FALSE(distribution.SplitsAggregate(*distinct));
+  // Replicated input: no exchange at all.
+  auto replicated = Aggregate(Scan("nation"), {}, One(Call(lp::AggregateFunction::kMin, 1, Type::Char(25), Type::Char(25))));
+  EXPECT_EQ(distribution.Of(*replicated).placement, Placement::kReplicated);
+  EXPECT_FALSE(distribution.SplitsAggregate(*replicated));
+}
+
+TEST_F(PlanDistributionTest, MergedPartialsHaveTheAggregatesColumns) {
+  const Type quantity = Type::Decimal(15, 2);
+  std::vector<lp::AggregateCall> calls;
+  calls.push_back(Call(lp::AggregateFunction::kSum, 1, quantity, Type::Decimal(38, 2)));
+  calls.push_back(Call(lp::AggregateFunction::kAvg, 1, quantity, Type::Double()));
+  calls.push_back(Call(lp::AggregateFunction::kCount, 1, quantity, Type::BigInt()));
+  calls.push_back(Call(lp::AggregateFunction::kMax, 1, quantity, quantity));
+  auto aggregate = Aggregate(Scan("lineitem"), {0}, std::move(calls));
+  lp::LogicalOperatorPtr partial = lp::MakePartialAggregate(*aggregate);
+  EXPECT_EQ(partial->output_width(), 1 + 5);  // AVG travels as SUM and COUNT
+  lp::LogicalOperatorPtr merged = lp::MergePartialAggregates(*aggregate, std::move(partial));
+  ASSERT_EQ(merged->output_width(), aggregate->output_width());
+  for (int c = 0; c < aggregate->output_width(); ++c) {
+    EXPECT_EQ(merged->output()[c].type, aggregate->output()[c].type) << c;
+    EXPECT_EQ(merged->output()[c].name, aggregate->output()[c].name) << c;
+  }
+}
+
+TEST_F(PlanDistributionTest, FragmentsRoundTripAndKeepOnlyTheirOwnLipFilters) {
+  lp::LogicalOperatorPtr orders = Scan("orders");
+  orders->As<lp::TableScan>().filter =
+      MakeComparison(ComparisonOp::kLess, MakeColumn(1, Type::Integer()), MakeConstant(Value::Integer(100)));
+  orders->As<lp::TableScan>().lip_filters.push_back({7, {1}, "n_nationkey"});   // published below
+  orders->As<lp::TableScan>().lip_filters.push_back({9, {0}, "elsewhere"});     // published outside
+  lp::LogicalOperatorPtr join = Join(lp::JoinType::kSemi, std::move(orders), 1, Scan("nation"), 0);
+  join->As<lp::Join>().lip_filter_id = 7;
+  join->As<lp::Join>().lip_filter_key_pairs = {0};
+  auto aggregate = Aggregate(std::move(join), {1},
+                             One(Call(lp::AggregateFunction::kMin, 0, Type::Integer(), Type::Integer())));
+  absl::StatusOr<std::string> message = EncodePlanFragment(*aggregate);
+  std::vector<const lp::LogicalOperator*> inputs;
+  ASSERT_TRUE(message.ok()) << message.status();
+  absl::StatusOr<lp::LogicalOperatorPtr> decoded = DecodePlanFragment(*message, *catalog_, &inputs);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  const lp::TableScan& scan = (*decoded)->children[0]->children[0]->As<lp::TableScan>();
+  ASSERT_EQ(scan.lip_filters.size(), 1u);
+  EXPECT_EQ(scan.lip_filters[0].filter_id, 7);
+  aggregate->children[0]->children[0]->As<lp::TableScan>().lip_filters.pop_back();
+  EXPECT_EQ((*decoded)->ToString(), aggregate->ToString());
+
+  for (size_t cut = 0; cut < message->size(); cut += 3) {
+    EXPECT_EQ(DecodePlanFragment(message->substr(0, cut), *catalog_, &inputs).status().code(), absl::StatusCode::kDataLoss)
+        << cut;
+  }
+  EXPECT_EQ(DecodePlanFragment(*message + "x", *catalog_, &inputs).status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST_F(PlanDistributionTest, ARankWithAnotherSchemaRefusesTheFragment) {
+  absl::StatusOr<std::string> message = EncodePlanFragment(*Scan("orders"));
+  std::vector<const lp::LogicalOperator*> inputs;
+  ASSERT_TRUE(message.ok());
+  ASSERT_TRUE(catalog_->DropTable("orders").ok());
+  EXPECT_EQ(DecodePlanFragment(*message, *catalog_, &inputs).status().code(), absl::StatusCode::kNotFound);
+  AddTable("orders", {{"o_orderkey", Type::BigInt(), false, {}}, {"o_custkey", Type::Integer(), false, {}}}, 0);
+  absl::StatusOr<lp::LogicalOperatorPtr> decoded = DecodePlanFragment(*message, *catalog_, &inputs);
+  EXPECT_EQ(decoded.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(decoded.status().message().find("another schema"), std::string::npos);
+}
+
+TEST_F(PlanDistributionTest, LimitsAreNotEncoded) {
+  auto limit = std::make_unique<lp::Limit>();
+  limit->limit = 1;
+  limit->children.push_back(Scan("nation"));
+  limit->RecomputeOutput();
+  EXPECT_EQ(EncodePlanFragment(*limit).status().code(), absl::StatusCode::kUnimplemented);
+}
+
+}  // namespace
+}  // namespace tessera
