@@ -2,12 +2,14 @@
 // The gather exchange on the master: every other rank runs a plan fragment (query_execution/plan_fragment.h: a
 // scan of its part of a partitioned table, joins with replicated or co-located tables, partial or whole
 // aggregation, under its own Foreman) and the result blocks are received into one temporary relation (with the
-// fragment's output columns) that the rest of the plan reads beside the master's own part. The operator sends every rank its fragment as soon as it is activated (the query's start: it has no
-// inputs), so the ranks compute while the master runs its own part; the plan builder adds it before that part,
+// fragment's output columns) that the rest of the plan reads beside the master's own part. The operator sends every
+// rank its fragment as soon as it is activated (the query's start: it has no inputs), so the ranks compute while
+// the master runs its own part; the plan builder adds it before that part,
 // which the QueryManager's consumers-first order then prefers. One work order per remote rank then receives that
 // rank's stream (block_stream.h) to its end under credit-based flow control; it holds its worker while the rank
 // is still computing (the Foreman has no event for arriving messages yet, distributed/README.md). A fragment's
-// broadcast inputs are sent with it, on the scheduler thread, when the operator is activated (they are complete). The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
+// broadcast inputs are sent with it, on the scheduler thread, when the operator is activated (they are complete).
+// The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
 //
 // Threading: the operator is used on the scheduler thread only; its work orders run on workers and share the
 // output relation (thread-safe) and the totals (atomics).

@@ -333,7 +333,9 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
   const TableDescriptor& snapshot = *found.snapshot;
   const size_t width = snapshot.columns.size();
   if (found.columns.size() != width + targets.size() + 1) {
-    return absl::InternalError(absl::StrCat("the UPDATE query returns ", found.columns.size(), " columns, not the table's ", width, ", the ", targets.size(), " values and the row id"));
+    return absl::InternalError(absl::StrCat("the UPDATE query returns ", found.columns.size(),
+                                            " columns, not the table's ", width, ", the ", targets.size(),
+                                            " values and the row id"));
   }
   for (size_t i = 0; i < targets.size(); ++i) {
     const ColumnSchema& column = snapshot.columns[targets[i]];
@@ -408,8 +410,8 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
 namespace {
 
 // Installs a compaction of `table`: the segments `rewritten` (all with deleted rows) are replaced by the new
-// segment `writer` wrote with their live rows (none when `loaded` is empty). When no other segment remains, the new segment's statistics are those of the table's live rows: they replace
-// the table's and nothing is stale any more.
+// segment `writer` wrote with their live rows (none when `loaded` is empty). When no other segment remains, the new
+// segment's statistics are those of the table's live rows: they replace the table's and nothing is stale any more.
 absl::Status CommitCompaction(Database& database, const TableDescriptor& table, const std::vector<uint64_t>& rewritten,
                               std::unique_ptr<SegmentWriter> writer, LoadedRows loaded) {
   StorageManager& storage = database.storage();

@@ -149,9 +149,9 @@ absl::StatusOr<QueryResult> ExecuteDelete(Database& database, const parser::Dele
                                           const QueryRunOptions& options);
 absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::UpdateStatement& statement,
                                           const QueryRunOptions& options);
-// VACUUM [t]: rewrites the segments that have deleted rows without them (one new segment per table, built by a
-// scan query under the Foreman, one work order per block, like INSERT ... SELECT) and commits the swap atomically;
-// the old segment files go once no running query reads them.
+// VACUUM [t]: rewrites the segments that have deleted rows without them (one new segment per table, the live rows
+// copied a vector at a time on the calling thread into full blocks) and commits the swap atomically; the old
+// segment files go once no running query reads them.
 absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::VacuumStatement& statement,
                                           const QueryRunOptions& options);
 // VACUUM of one table, the background compaction's path (engine/table_compactor.h): waits for DELETE / UPDATE /

@@ -1,9 +1,10 @@
 #pragma once
 // Background compaction of tables with many deleted rows, and their automatic ANALYZE (#19). A DELETE or UPDATE
 // that leaves more than the session's compaction_threshold of a table's stored rows deleted asks its database's
-// TableCompactor to compact the table, one past auto_analyze_threshold to analyze it, and returns at once; one thread per database (started at the first request) runs the requests one
-// after another through CompactTable (statement_handlers.h), VACUUM's path: a scan query under the Foreman at the
-// lowest priority that rewrites the segments with deletions, committed atomically in one catalog commit. Readers
+// TableCompactor to compact the table, one past auto_analyze_threshold to analyze it, and returns at once; one
+// thread per database (started at the first request) runs the requests one after another through CompactTable
+// (statement_handlers.h), VACUUM's path: the live rows of the segments with deletions copied into a new segment on
+// that thread (not under the Foreman: its policy does not see it), committed atomically in one catalog commit. Readers
 // are never blocked (they keep the version they started with); DELETE / UPDATE / VACUUM wait while it runs
 // (statements and compactions run one at a time), loads do not.
 //
