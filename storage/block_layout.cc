@@ -73,7 +73,7 @@ void BlockView::Seal(void* data) {
   header->checksum = HeaderChecksum(bytes, sizeof(BlockHeader) + header->column_count * sizeof(ColumnChunk));
 }
 
-absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_count) {
+absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_count, bool from_disk) {
   auto corrupt = [](std::string_view why) { return absl::DataLossError(absl::StrCat("corrupt block: ", std::string(why))); };
   if (bytes < sizeof(BlockHeader)) return corrupt("shorter than its header");
   BlockView view(data);
@@ -88,6 +88,11 @@ absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_c
   size_t directory_end = sizeof(BlockHeader) + column_count * sizeof(ColumnChunk);
   if (directory_end > header.used_bytes) return corrupt("column directory outside the block");
   const bool checksummed = (header.flags & kBlockChecksummed) != 0;
+  // Every block of format 2 on disk is sealed (LoadBlockWriter): there a cleared flag is damage, not a block
+  // without checksums, and must not switch the verification off.
+  if (from_disk && !checksummed && header.version >= 2) {
+    return corrupt("no checksums in a block of format 2 or later");
+  }
   if (checksummed && HeaderChecksum(view.data(), directory_end) != header.checksum) {
     return corrupt("checksum mismatch in the block header or column directory");
   }
@@ -119,6 +124,24 @@ absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_c
     }
     switch (encoding) {
       case ColumnEncoding::kPlain:
+        // Fixed-width values: at least a value per row of the chunk's type (a DECIMAL's width, 8 or 16 bytes,
+        // depends on its precision, which only the table knows: at least 8).
+        if (!is_string) {
+          int width = 0;
+          switch (type) {
+            case TypeId::kBoolean: width = 1; break;
+            case TypeId::kInteger:
+            case TypeId::kDate: width = 4; break;
+            case TypeId::kBigInt:
+            case TypeId::kDouble:
+            case TypeId::kTimestamp:
+            case TypeId::kDecimal: width = 8; break;
+            case TypeId::kInterval: width = 16; break;
+            default: break;
+          }
+          if (width == 0) return damaged(absl::StrCat("unknown type ", chunk.type_id));
+          if (chunk.values_bytes < rows * static_cast<uint64_t>(width)) return damaged("values shorter than the rows");
+        }
         break;
       case ColumnEncoding::kFrameOfReference:
         if (!IsFrameOfReferenceType(type)) return damaged("frame of reference on a type without one");

@@ -76,10 +76,13 @@ class BlockView {
   explicit BlockView(const void* data) : data_(static_cast<const uint8_t*>(data)) {}
 
   // Checks that `bytes` bytes at `data` hold a well-formed block with `column_count` columns: magic, version,
-  // checksums, every section inside the block, every code inside its dictionary. Used on blocks read from disk
-  // before anything else touches them. A damaged column is a DataLoss error with the payload
-  // kDamagedColumnPayload holding the column's index (decimal text), so callers can name it.
-  static absl::Status Validate(const void* data, size_t bytes, size_t column_count);
+  // checksums, every section inside the block (plain fixed-width values covering the rows), every code inside its
+  // dictionary. Used on blocks read from disk, and on blocks received from another rank, before anything else
+  // touches them. `from_disk`: every base block of format 2 or later is sealed, so one without checksums is
+  // damaged (a flipped flag bit must not switch the verification off); blocks in messages are temporary blocks,
+  // never sealed. A damaged column is a DataLoss error with the payload kDamagedColumnPayload holding the
+  // column's index (decimal text), so callers can name it.
+  static absl::Status Validate(const void* data, size_t bytes, size_t column_count, bool from_disk = false);
   static constexpr const char* kDamagedColumnPayload = "tessera.damaged-column";
 
   // Seals a finished block: computes every column's checksum and the header's, and sets kBlockChecksummed.

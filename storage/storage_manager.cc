@@ -255,7 +255,7 @@ absl::Status StorageManager::ReadBlock(const BlockEntry& entry, void* destinatio
   }
   ::close(fd);
   if (!status.ok()) return status;
-  absl::Status valid = BlockView::Validate(destination, entry.location.bytes, entry.column_count);
+  absl::Status valid = BlockView::Validate(destination, entry.location.bytes, entry.column_count, /*from_disk=*/true);
   if (!valid.ok()) {
     absl::Status status = absl::DataLossError(
         absl::StrCat(valid.message(), " (the block at byte ", entry.location.file_offset, " of '", path, "')"));

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "storage/block_layout.h"
 
@@ -33,6 +34,7 @@ TEST(BlockBuilderTest, RoundTripsValuesNullsAndZoneMaps) {
   size_t size = builder.EncodedSize();
   builder.Finish(memory.data());
   EXPECT_TRUE(builder.empty());
+  BlockView::Seal(memory.data());  // as blocks on disk are
   ASSERT_TRUE(BlockView::Validate(memory.data(), size, columns.size()).ok());
 
   BlockView block(memory.data());
@@ -102,6 +104,7 @@ TEST(BlockBuilderTest, RejectsTheRowThatDoesNotFitAndRollsItBack) {
   EXPECT_TRUE(builder.RowFitsEmptyBlock());
   std::vector<uint8_t> memory(builder.EncodedSize());
   builder.Finish(memory.data());
+  BlockView::Seal(memory.data());
   BlockView block(memory.data());
   ASSERT_TRUE(BlockView::Validate(memory.data(), memory.size(), 2).ok());
   EXPECT_EQ(block.Values<int64_t>(0)[accepted - 1], accepted - 1);
@@ -115,6 +118,8 @@ TEST(BlockBuilderTest, ValidateRejectsCorruptBlocks) {
   ASSERT_TRUE(builder.CommitRow());
   std::vector<uint8_t> memory(builder.EncodedSize());
   builder.Finish(memory.data());
+  BlockView::Seal(memory.data());
+  ASSERT_TRUE(BlockView::Validate(memory.data(), memory.size(), 1).ok());
   EXPECT_FALSE(BlockView::Validate(memory.data(), memory.size(), 2).ok());  // wrong column count
   EXPECT_FALSE(BlockView::Validate(memory.data(), 10, 1).ok());            // truncated
   std::vector<uint8_t> broken = memory;
@@ -124,6 +129,42 @@ TEST(BlockBuilderTest, ValidateRejectsCorruptBlocks) {
   auto* chunk = reinterpret_cast<ColumnChunk*>(broken.data() + sizeof(BlockHeader));
   chunk->heap_bytes = 1 << 20;
   EXPECT_FALSE(BlockView::Validate(broken.data(), broken.size(), 1).ok());
+}
+
+TEST(BlockBuilderTest, ValidateRefusesAFormat2BlockWithoutChecksumsAndValuesShorterThanTheRows) {
+  std::vector<ColumnSchema> columns = {{"k", Type::BigInt(), false, {}}, {"d", Type::Decimal(12, 2), true, {}}};
+  BlockBuilder builder(columns, 1 << 16);
+  for (int i = 0; i < 100; ++i) {
+    builder.Append<int64_t>(0, i);
+    builder.Append<int64_t>(1, i * 100);
+    ASSERT_TRUE(builder.CommitRow());
+  }
+  std::vector<uint8_t> memory(builder.EncodedSize());
+  builder.Finish(memory.data());
+  BlockView::Seal(memory.data());
+  ASSERT_TRUE(BlockView::Validate(memory.data(), memory.size(), 2).ok());
+  // One flipped bit in the flags must not switch the checksums off: a format 2 block without them is damaged.
+  std::vector<uint8_t> broken = memory;
+  reinterpret_cast<BlockHeader*>(broken.data())->flags &= ~kBlockChecksummed;
+  const absl::Status unsealed = BlockView::Validate(broken.data(), broken.size(), 2, /*from_disk=*/true);
+  EXPECT_EQ(unsealed.code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(unsealed.message().find("no checksums in a block of format 2"), std::string::npos) << unsealed;
+  // Temporary blocks (another rank's, in a message) are never sealed.
+  EXPECT_TRUE(BlockView::Validate(broken.data(), broken.size(), 2).ok());
+  // Format 1 blocks (older data directories) never had checksums and are still read.
+  reinterpret_cast<BlockHeader*>(broken.data())->version = 1;
+  EXPECT_TRUE(BlockView::Validate(broken.data(), broken.size(), 2, /*from_disk=*/true).ok());
+  // A plain fixed-width column whose values do not cover the rows (checksums recomputed over the damage).
+  for (int column : {0, 1}) {
+    broken = memory;
+    auto* chunk = reinterpret_cast<ColumnChunk*>(broken.data() + sizeof(BlockHeader)) + column;
+    chunk->values_bytes = 99 * 8;
+    BlockView::Seal(broken.data());
+    const absl::Status shorter = BlockView::Validate(broken.data(), broken.size(), 2);
+    EXPECT_NE(shorter.message().find(absl::StrCat("values shorter than the rows in column ", column)),
+              std::string::npos)
+        << shorter;
+  }
 }
 
 }  // namespace

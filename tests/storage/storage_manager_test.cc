@@ -35,6 +35,7 @@ class StorageManagerTest : public ::testing::Test {
       auto block = storage.AllocatePendingBlock(builder.EncodedSize(), account);
       EXPECT_TRUE(block.ok()) << block.status();
       builder.Finish(block->data());
+      BlockView::Seal(block->data());  // as LoadBlockWriter seals every base block
       blocks.push_back(*std::move(block));
     }
     return blocks;
