@@ -92,7 +92,7 @@ absl::Status CommitLoad(Database& database, const TableDescriptor& planned, std:
   updated->row_count += loaded.row_count;
   for (size_t c = 0; c < updated->statistics.size(); ++c) updated->statistics[c].Merge(loaded.statistics[c]);
   // Readable before the catalog lists it: a query that takes the new version at once must find its blocks.
-  storage.RegisterSegment(segment, static_cast<uint32_t>(planned.columns.size()), std::move(loaded.blocks));
+  storage.RegisterSegment(segment, planned.columns, std::move(loaded.blocks));
   absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated));
   if (!committed.ok()) storage.DropSegment(segment.segment_id);  // its blocks and its file
   return committed;

@@ -236,7 +236,7 @@ absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& 
   }
   // The new blocks are readable before the catalog lists them (a query may take the new version at once).
   if (appends) {
-    storage.RegisterSegment(segment, static_cast<uint32_t>(snapshot.columns.size()), std::move(loaded.blocks));
+    storage.RegisterSegment(segment, snapshot.columns, std::move(loaded.blocks));
   }
   if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
     if (appends) storage.DropSegment(segment.segment_id);
@@ -443,7 +443,7 @@ absl::Status CommitCompaction(Database& database, const TableDescriptor& table, 
   }
   if (appends) {
     updated->segments.push_back(segment);
-    storage.RegisterSegment(segment, static_cast<uint32_t>(table.columns.size()), std::move(loaded.blocks));
+    storage.RegisterSegment(segment, table.columns, std::move(loaded.blocks));
   }
   if (absl::Status committed = database.catalog().ReplaceTable(*current, std::move(updated)); !committed.ok()) {
     if (appends) storage.DropSegment(segment.segment_id);

@@ -73,7 +73,8 @@ void BlockView::Seal(void* data) {
   header->checksum = HeaderChecksum(bytes, sizeof(BlockHeader) + header->column_count * sizeof(ColumnChunk));
 }
 
-absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_count, bool from_disk) {
+absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_count, bool from_disk,
+                                 const std::vector<Type>* types) {
   auto corrupt = [](std::string_view why) { return absl::DataLossError(absl::StrCat("corrupt block: ", std::string(why))); };
   if (bytes < sizeof(BlockHeader)) return corrupt("shorter than its header");
   BlockView view(data);
@@ -116,6 +117,9 @@ absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_c
       return damaged("checksum mismatch");
     }
     TypeId type = static_cast<TypeId>(chunk.type_id);
+    if (types != nullptr && header.version >= 2 && (*types)[c].id() != type) {
+      return damaged(absl::StrCat("type ", chunk.type_id, " where the table has ", (*types)[c].ToString()));
+    }
     const bool is_string = type == TypeId::kChar || type == TypeId::kVarchar;
     const ColumnEncoding encoding = static_cast<ColumnEncoding>(chunk.encoding);
     if (encoding != ColumnEncoding::kPlain) {
@@ -139,6 +143,7 @@ absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_c
             case TypeId::kInterval: width = 16; break;
             default: break;
           }
+          if (types != nullptr && (*types)[c].FixedWidth() > 0) width = (*types)[c].FixedWidth();
           if (width == 0) return damaged(absl::StrCat("unknown type ", chunk.type_id));
           if (chunk.values_bytes < rows * static_cast<uint64_t>(width)) return damaged("values shorter than the rows");
         }

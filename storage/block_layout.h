@@ -80,9 +80,13 @@ class BlockView {
   // dictionary. Used on blocks read from disk, and on blocks received from another rank, before anything else
   // touches them. `from_disk`: every base block of format 2 or later is sealed, so one without checksums is
   // damaged (a flipped flag bit must not switch the verification off); blocks in messages are temporary blocks,
-  // never sealed. A damaged column is a DataLoss error with the payload kDamagedColumnPayload holding the
-  // column's index (decimal text), so callers can name it.
-  static absl::Status Validate(const void* data, size_t bytes, size_t column_count, bool from_disk = false);
+  // never sealed. `types` (optional; the table's, column_count of them): each column's chunk must be of that type
+  // (format 2 and later) and a plain fixed-width one hold a value of that width per row, so that reading it as
+  // the table's type stays inside it (a DECIMAL's width, 8 or 16 bytes, follows from the table's precision).
+  // A damaged column is a DataLoss error with the payload kDamagedColumnPayload holding the column's index
+  // (decimal text), so callers can name it.
+  static absl::Status Validate(const void* data, size_t bytes, size_t column_count, bool from_disk = false,
+                               const std::vector<Type>* types = nullptr);
   static constexpr const char* kDamagedColumnPayload = "tessera.damaged-column";
 
   // Seals a finished block: computes every column's checksum and the header's, and sets kBlockChecksummed.

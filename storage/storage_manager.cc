@@ -96,7 +96,7 @@ absl::StatusOr<std::unique_ptr<StorageManager>> StorageManager::Open(const std::
         return absl::DataLossError(absl::StrCat("segment file '", manager->SegmentPath(segment.segment_id),
                                                 "' of table '", table->name, "' is missing"));
       }
-      manager->RegisterOnDiskSegment(segment, static_cast<uint32_t>(table->columns.size()));
+      manager->RegisterOnDiskSegment(segment, table->columns);
     }
   }
   pool->SetEvictor(manager.get());
@@ -170,7 +170,18 @@ absl::StatusOr<SegmentDescriptor> StorageManager::WriteSegmentFile(uint64_t segm
 
 void StorageManager::DeleteSegmentFile(uint64_t segment_id) { ::unlink(SegmentPath(segment_id).c_str()); }
 
-void StorageManager::RegisterOnDiskSegment(const SegmentDescriptor& segment, uint32_t column_count) {
+namespace {
+
+std::shared_ptr<const std::vector<Type>> TypesOf(const std::vector<ColumnSchema>& columns) {
+  auto types = std::make_shared<std::vector<Type>>();
+  for (const ColumnSchema& column : columns) types->push_back(column.type);
+  return types;
+}
+
+}  // namespace
+
+void StorageManager::RegisterOnDiskSegment(const SegmentDescriptor& segment, const std::vector<ColumnSchema>& columns) {
+  std::shared_ptr<const std::vector<Type>> types = TypesOf(columns);
   absl::MutexLock lock(&mutex_);
   std::vector<uint64_t>& ids = segment_blocks_[segment.segment_id];
   for (uint32_t i = 0; i < segment.blocks.size(); ++i) {
@@ -178,15 +189,16 @@ void StorageManager::RegisterOnDiskSegment(const SegmentDescriptor& segment, uin
     BlockEntry& entry = blocks_[id.Packed()];
     entry.segment_id = segment.segment_id;
     entry.location = segment.blocks[i];
-    entry.column_count = column_count;
+    entry.column_types = types;
     entry.home_node = static_cast<int>(i % static_cast<uint32_t>(topology_->NumNodes()));
     ids.push_back(id.Packed());
   }
 }
 
-void StorageManager::RegisterSegment(const SegmentDescriptor& segment, uint32_t column_count,
+void StorageManager::RegisterSegment(const SegmentDescriptor& segment, const std::vector<ColumnSchema>& columns,
                                      std::vector<PendingBlock> blocks) {
   CHECK_EQ(segment.blocks.size(), blocks.size());
+  std::shared_ptr<const std::vector<Type>> types = TypesOf(columns);
   absl::MutexLock lock(&mutex_);
   std::vector<uint64_t>& ids = segment_blocks_[segment.segment_id];
   for (uint32_t i = 0; i < blocks.size(); ++i) {
@@ -194,7 +206,7 @@ void StorageManager::RegisterSegment(const SegmentDescriptor& segment, uint32_t 
     BlockEntry& entry = blocks_[id.Packed()];
     entry.segment_id = segment.segment_id;
     entry.location = segment.blocks[i];
-    entry.column_count = column_count;
+    entry.column_types = types;
     entry.home_node = blocks[i].home_node_;
     entry.data = blocks[i].data_;
     entry.allocated_bytes = blocks[i].allocated_bytes_;
@@ -255,7 +267,8 @@ absl::Status StorageManager::ReadBlock(const BlockEntry& entry, void* destinatio
   }
   ::close(fd);
   if (!status.ok()) return status;
-  absl::Status valid = BlockView::Validate(destination, entry.location.bytes, entry.column_count, /*from_disk=*/true);
+  absl::Status valid = BlockView::Validate(destination, entry.location.bytes, entry.column_types->size(),
+                                           /*from_disk=*/true, entry.column_types.get());
   if (!valid.ok()) {
     absl::Status status = absl::DataLossError(
         absl::StrCat(valid.message(), " (the block at byte ", entry.location.file_offset, " of '", path, "')"));

@@ -140,8 +140,10 @@ class StorageManager : public Evictor {
   // each block lives. The blocks stay pending: the caller commits them with RegisterSegment once the catalog
   // commit succeeded, or drops them (and calls DeleteSegmentFile) otherwise.
   absl::StatusOr<SegmentDescriptor> WriteSegmentFile(uint64_t segment_id, std::vector<PendingBlock>& blocks);
-  // Makes a written segment's blocks readable (resident, evictable). Takes ownership of the memory.
-  void RegisterSegment(const SegmentDescriptor& segment, uint32_t column_count, std::vector<PendingBlock> blocks);
+  // Makes a written segment's blocks readable (resident, evictable). Takes ownership of the memory. `columns`: the
+  // table's, whose types every block read back from disk is checked against (BlockView::Validate).
+  void RegisterSegment(const SegmentDescriptor& segment, const std::vector<ColumnSchema>& columns,
+                       std::vector<PendingBlock> blocks);
   // Forgets a segment: frees its resident blocks (when their last pin goes) and deletes its file.
   void DropSegment(uint64_t segment_id);
   void DeleteSegmentFile(uint64_t segment_id);
@@ -165,7 +167,7 @@ class StorageManager : public Evictor {
   struct BlockEntry {
     uint64_t segment_id = 0;
     BlockLocation location;
-    uint32_t column_count = 0;
+    std::shared_ptr<const std::vector<Type>> column_types;  // the table's, one vector per segment
     int home_node = -1;
     void* data = nullptr;  // null when not resident
     size_t allocated_bytes = 0;
@@ -175,7 +177,7 @@ class StorageManager : public Evictor {
   };
 
   StorageManager(std::string segment_directory, BufferPool* pool, const Topology* topology, bool sync_writes);
-  void RegisterOnDiskSegment(const SegmentDescriptor& segment, uint32_t column_count);
+  void RegisterOnDiskSegment(const SegmentDescriptor& segment, const std::vector<ColumnSchema>& columns);
   void Unpin(uint64_t packed_id);
   absl::Status ReadBlock(const BlockEntry& entry, void* destination) const;
   void FreeEntryMemoryLocked(BlockEntry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_);

@@ -51,7 +51,7 @@ class OperatorsTest : public ::testing::Test {
     updated->segments.push_back(segment);
     updated->row_count = loaded.row_count;
     EXPECT_TRUE(catalog_->ReplaceTable(snapshot, updated).ok());
-    storage_->RegisterSegment(segment, static_cast<uint32_t>(updated->columns.size()), std::move(loaded.blocks));
+    storage_->RegisterSegment(segment, updated->columns, std::move(loaded.blocks));
     return *catalog_->GetTable(name);
   }
 

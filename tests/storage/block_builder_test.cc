@@ -154,6 +154,16 @@ TEST(BlockBuilderTest, ValidateRefusesAFormat2BlockWithoutChecksumsAndValuesShor
   // Format 1 blocks (older data directories) never had checksums and are still read.
   reinterpret_cast<BlockHeader*>(broken.data())->version = 1;
   EXPECT_TRUE(BlockView::Validate(broken.data(), broken.size(), 2, /*from_disk=*/true).ok());
+  // Against the table's types: the chunks' types must be the table's, and a plain column must hold a value of the
+  // table's width per row (column 1 read as DECIMAL(30, 2), 16 bytes a value, would run past its 8-byte values).
+  const std::vector<Type> table = {Type::BigInt(), Type::Decimal(12, 2)};
+  EXPECT_TRUE(BlockView::Validate(memory.data(), memory.size(), 2, true, &table).ok());
+  const std::vector<Type> retyped = {Type::Integer(), Type::Decimal(12, 2)};
+  const absl::Status type = BlockView::Validate(memory.data(), memory.size(), 2, true, &retyped);
+  EXPECT_NE(type.message().find("type 3 where the table has INTEGER in column 0"), std::string::npos) << type;
+  const std::vector<Type> wider = {Type::BigInt(), Type::Decimal(30, 2)};
+  const absl::Status wide = BlockView::Validate(memory.data(), memory.size(), 2, true, &wider);
+  EXPECT_NE(wide.message().find("values shorter than the rows in column 1"), std::string::npos) << wide;
   // A plain fixed-width column whose values do not cover the rows (checksums recomputed over the damage).
   for (int column : {0, 1}) {
     broken = memory;

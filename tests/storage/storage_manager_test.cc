@@ -9,6 +9,9 @@
 namespace tessera {
 namespace {
 
+// The columns of the blocks these tests build.
+const std::vector<ColumnSchema> kColumns = {{"v", Type::BigInt(), false, {}}};
+
 class StorageManagerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -24,8 +27,7 @@ class StorageManagerTest : public ::testing::Test {
 
   // Builds `count` single-column blocks of `rows` BIGINTs each, block i holding values i*rows ...
   std::vector<PendingBlock> MakeBlocks(StorageManager& storage, int count, int rows, BufferPool* account = nullptr) {
-    std::vector<ColumnSchema> columns = {{"v", Type::BigInt(), false, {}}};
-    BlockBuilder builder(columns, 2 << 20);
+    BlockBuilder builder(kColumns, 2 << 20);
     std::vector<PendingBlock> blocks;
     for (int b = 0; b < count; ++b) {
       for (int r = 0; r < rows; ++r) {
@@ -69,7 +71,7 @@ TEST_F(StorageManagerTest, EvictsUnderPressureAndReloadsTransparently) {
     std::vector<PendingBlock> blocks = MakeBlocks(storage, 1, rows);
     auto segment = storage.WriteSegmentFile(100 + s, blocks);
     ASSERT_TRUE(segment.ok()) << segment.status();
-    storage.RegisterSegment(*segment, 1, std::move(blocks));
+    storage.RegisterSegment(*segment, kColumns, std::move(blocks));
     segments.push_back(*segment);
   }
   // Pinning every block in turn must evict others and read them back intact.
@@ -98,7 +100,7 @@ TEST_F(StorageManagerTest, ALoadsBlocksCountInItsAccountUntilTheyAreRegistered) 
   EXPECT_EQ(pool.Usage().by_kind[static_cast<int>(MemoryKind::kBaseBlock)], bytes);
   auto segment = storage.WriteSegmentFile(9, blocks);
   ASSERT_TRUE(segment.ok());
-  storage.RegisterSegment(*segment, 1, std::move(blocks));
+  storage.RegisterSegment(*segment, kColumns, std::move(blocks));
   // The table owns them now: the account is empty (and may go), the pool still holds them until the drop.
   EXPECT_EQ(account->Usage().used_bytes, 0u);
   account.reset();
@@ -120,7 +122,7 @@ TEST_F(StorageManagerTest, PinnedBlocksAreNeverEvicted) {
   std::vector<PendingBlock> blocks = MakeBlocks(storage, 1, 150000);
   auto segment = storage.WriteSegmentFile(7, blocks);
   ASSERT_TRUE(segment.ok());
-  storage.RegisterSegment(*segment, 1, std::move(blocks));
+  storage.RegisterSegment(*segment, kColumns, std::move(blocks));
   auto pinned = storage.PinBlock(BlockId{7, 0});
   ASSERT_TRUE(pinned.ok());
   // The pool is nearly full and the only block is pinned: a temporary allocation must fail cleanly.
@@ -138,7 +140,7 @@ TEST_F(StorageManagerTest, DroppedSegmentStaysReadableWhilePinned) {
   std::vector<PendingBlock> blocks = MakeBlocks(storage, 2, 1000);
   auto segment = storage.WriteSegmentFile(9, blocks);
   ASSERT_TRUE(segment.ok());
-  storage.RegisterSegment(*segment, 1, std::move(blocks));
+  storage.RegisterSegment(*segment, kColumns, std::move(blocks));
   auto pinned = storage.PinBlock(BlockId{9, 1});
   ASSERT_TRUE(pinned.ok());
   storage.DropSegment(9);
