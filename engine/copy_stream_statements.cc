@@ -9,13 +9,21 @@
 // TO STDOUT runs `SELECT columns FROM t` (or the COPY's query) with a ResultSink that turns the streamed rows into
 // lines and hands them to the channel, so the result streams at the client's pace within the memory limit.
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "catalog/catalog.h"
 #include "common/status_macros.h"
 #include "engine/copy_channel.h"
+#include "engine/file_access.h"
 #include "engine/statement_handlers.h"
 #include "parser/parser.h"
 #include "relational_operators/table_load.h"
@@ -94,8 +102,10 @@ class CopyOutSink final : public ResultSink {
   int64_t rows_ = 0;
 };
 
-absl::StatusOr<QueryResult> CopyFromStdin(Database& database, const parser::CopyStatement& statement,
-                                          const QueryRunOptions& options, CopyChannel* channel) {
+// `source`: what errors call the data ("STDIN", "pipe '/path'").
+absl::StatusOr<QueryResult> CopyFromStream(Database& database, const parser::CopyStatement& statement,
+                                           const QueryRunOptions& options, CopyChannel* channel,
+                                           const std::string& source) {
   TESSERA_ASSIGN_OR_RETURN(DelimitedFormat format, CopyStatementFormat(statement));
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
                            database.catalog().GetTable(statement.table));
@@ -106,7 +116,7 @@ absl::StatusOr<QueryResult> CopyFromStdin(Database& database, const parser::Copy
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table, options));
   LoadBlockWriter out(table->columns, load->storage(), load->writer(), account.get(), load->compress());
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<DelimitedStreamParser> parser,
-                           DelimitedStreamParser::Create(*table, columns, format, "STDIN", &out));
+                           DelimitedStreamParser::Create(*table, columns, format, source, &out));
   const int column_count = static_cast<int>(columns.empty() ? table->columns.size() : columns.size());
   TESSERA_RETURN_IF_ERROR(channel->BeginCopyIn(CopyStreamShape{column_count, format.backslash_escapes}));
 
@@ -116,11 +126,13 @@ absl::StatusOr<QueryResult> CopyFromStdin(Database& database, const parser::Copy
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.statement_timeout_ms);
   std::string data;
   while (true) {
-    if (cancelled.load()) return absl::CancelledError(absl::StrCat("COPY ", table->name, " FROM STDIN cancelled"));
+    if (cancelled.load()) {
+      return absl::CancelledError(absl::StrCat("COPY ", table->name, " FROM ", source, " cancelled"));
+    }
     if (has_deadline && std::chrono::steady_clock::now() >= deadline) {
       return absl::DeadlineExceededError(absl::StrCat("statement timeout (", options.statement_timeout_ms,
                                                       " ms, SET statement_timeout) exceeded: COPY ", table->name,
-                                                      " FROM STDIN was cancelled"));
+                                                      " FROM ", source, " was cancelled"));
     }
     TESSERA_ASSIGN_OR_RETURN(bool more, channel->ReadCopyData(&data));
     if (!more) break;
@@ -189,8 +201,66 @@ absl::StatusOr<QueryResult> ExecuteCopyStream(Database& database, const parser::
   if (database.options().cluster != nullptr && statement.from) {
     return absl::UnimplementedError("COPY ... FROM STDIN is not supported on a distributed cluster yet");
   }
-  return statement.from ? CopyFromStdin(database, statement, options, channel)
+  return statement.from ? CopyFromStream(database, statement, options, channel, "STDIN")
                         : CopyToStdout(database, statement, options, channel);
+}
+
+namespace {
+
+// A named pipe read as a COPY channel: opened without blocking (no writer yet is not the end of the data), and
+// read with poll in slices of kPipePollMs, so that the loop of CopyFromStream checks cancellation and the
+// statement timeout between them even while no writer writes. The data ends when the last writer closes the pipe
+// after one opened it.
+class PipeCopyChannel : public CopyChannel {
+ public:
+  static constexpr int kPipePollMs = 100;
+  explicit PipeCopyChannel(int fd) : fd_(fd) {}
+  ~PipeCopyChannel() override { ::close(fd_); }
+
+  absl::Status BeginCopyIn(const CopyStreamShape&) override { return absl::OkStatus(); }
+  absl::StatusOr<bool> ReadCopyData(std::string* data) override {
+    data->clear();
+    pollfd poll_fd{fd_, POLLIN, 0};
+    const int ready = ::poll(&poll_fd, 1, kPipePollMs);
+    if (ready < 0 && errno != EINTR) return absl::InternalError(absl::StrCat("poll: ", std::strerror(errno)));
+    if (ready <= 0) return true;  // nothing yet: the caller checks cancellation and comes back
+    data->resize(1 << 20);
+    const ssize_t n = ::read(fd_, data->data(), data->size());
+    if (n < 0) {
+      data->clear();
+      if (errno == EAGAIN || errno == EINTR) return true;
+      return absl::InternalError(absl::StrCat("cannot read the pipe: ", std::strerror(errno)));
+    }
+    data->resize(static_cast<size_t>(n));
+    return n > 0;  // 0: every writer closed it
+  }
+  absl::Status BeginCopyOut(const CopyStreamShape&) override {
+    return absl::InternalError("a pipe channel only reads");
+  }
+  absl::Status WriteCopyData(std::string_view) override { return absl::InternalError("a pipe channel only reads"); }
+
+ private:
+  const int fd_;
+};
+
+}  // namespace
+
+absl::StatusOr<QueryResult> ExecuteCopyFromPipe(Database& database, const parser::CopyStatement& statement,
+                                                const QueryRunOptions& options) {
+  const int fd = ::open(statement.path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("COPY ", statement.table, ": cannot open pipe '", statement.path, "': ", std::strerror(errno)));
+  }
+  PipeCopyChannel channel(fd);
+  struct stat info;
+  if (::fstat(fd, &info) != 0 || !S_ISFIFO(info.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("COPY ", statement.table, ": '", statement.path, "' is no longer a named pipe"));
+  }
+  TESSERA_RETURN_IF_ERROR(CheckOpenedFileAccess(database.options().file_access, database.options().data_directory,
+                                                statement.path, fd, /*writing=*/false));
+  return CopyFromStream(database, statement, options, &channel, absl::StrCat("pipe '", statement.path, "'"));
 }
 
 }  // namespace tessera

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -423,6 +424,10 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
                              database.catalog().GetTable(statement.table));
     TESSERA_ASSIGN_OR_RETURN(int64_t rows, ExportAtomically(database, statement.path, *table, format));
     return StatusOnly(absl::StrCat("COPY ", rows), rows);
+  }
+  struct stat info;
+  if (::stat(statement.path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode)) {
+    return ExecuteCopyFromPipe(database, statement, options);
   }
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
                            database.catalog().GetTable(statement.table));

@@ -71,6 +71,11 @@ absl::StatusOr<DelimitedFormat> CopyStatementFormat(const parser::CopyStatement&
 // whole stream loaded; TO STDOUT streams the rows of the table (or of COPY's query) under the Foreman.
 absl::StatusOr<QueryResult> ExecuteCopyStream(Database& database, const parser::CopyStatement& statement,
                                               const QueryRunOptions& options, CopyChannel* channel);
+// COPY t FROM a named pipe (the path's file access already checked): read as a stream as FROM STDIN is, until the
+// last writer closes it, waiting for a writer as long as it takes; cancellation and statement_timeout take effect
+// within 100 ms also while nothing is written. Commits only when the whole stream loaded.
+absl::StatusOr<QueryResult> ExecuteCopyFromPipe(Database& database, const parser::CopyStatement& statement,
+                                                const QueryRunOptions& options);
 // A new load into `table` (relational_operators/table_load.h): its segment and its commit into the table's
 // current version; its blocks compressed unless SET compression = off.
 absl::StatusOr<std::shared_ptr<TableLoad>> StartLoad(Database& database, std::shared_ptr<const TableDescriptor> table,

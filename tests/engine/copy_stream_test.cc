@@ -2,12 +2,20 @@
 // data in pieces whose borders fall anywhere loads as the whole text would; PostgreSQL's text format (escapes, \N)
 // and CSV with a header and a column list; a bad line is named by its line and column and leaves the table
 // unchanged, as do a client that fails the COPY and a cancel; COPY TO STDOUT of a table and of a query loads back;
-// without a channel such a COPY fails with a clear error.
+// without a channel such a COPY fails with a clear error. COPY FROM a named pipe streams the same way.
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -264,6 +272,83 @@ TEST_F(CopyStreamTest, WithoutAChannelTheStatementFails) {
   copied = session_->Execute("COPY (SELECT 1) TO '/tmp/x.csv'");
   ASSERT_FALSE(copied.ok());
   EXPECT_NE(copied.status().message().find("COPY (query) TO a file is not supported"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// COPY FROM a named pipe: read as a stream until the last writer closes it (waiting for a writer), and cancellable
+// and bounded by statement_timeout while nothing comes (it used to be refused, and before that to block forever).
+class CopyFromPipeTest : public CopyStreamTest {
+ protected:
+  std::string MakePipe() {
+    const std::string path = (directory_ / "pipe").string();
+    EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
+    Run("CREATE TABLE t (id INTEGER, s VARCHAR)");
+    return path;
+  }
+};
+
+TEST_F(CopyFromPipeTest, LoadsWhatAWriterWritesInPiecesUntilItClosesThePipe) {
+  const std::string path = MakePipe();
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // COPY waits for the writer
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    for (const std::string piece : {"1,one\n2,t", "wo\n", "3,three\n"}) {
+      ASSERT_EQ(::write(fd, piece.data(), piece.size()), static_cast<ssize_t>(piece.size()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(150));  // more than one poll slice between pieces
+    }
+    ::close(fd);
+  });
+  absl::StatusOr<QueryResult> copied = session_->Execute(absl::StrCat("COPY t FROM '", path, "' (FORMAT csv)"));
+  writer.join();
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  EXPECT_EQ(copied->rows_affected, 3);
+  EXPECT_EQ(Rows("SELECT id, s FROM t ORDER BY id"), (std::vector<std::string>{"1|one", "2|two", "3|three"}));
+}
+
+TEST_F(CopyFromPipeTest, ACancelEndsItWhileNoWriterCameAndTheTableStaysEmpty) {
+  const std::string path = MakePipe();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    session_->Cancel();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<QueryResult> copied = session_->Execute(absl::StrCat("COPY t FROM '", path, "' (FORMAT csv)"));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  canceller.join();
+  ASSERT_FALSE(copied.ok());
+  EXPECT_EQ(copied.status().code(), absl::StatusCode::kCancelled) << copied.status();
+  EXPECT_NE(copied.status().message().find(absl::StrCat("FROM pipe '", path, "' cancelled")), std::string::npos)
+      << copied.status();
+  EXPECT_LT(waited, std::chrono::seconds(10));  // not a timing claim: only that it did not wait for a writer
+  EXPECT_EQ(Rows("SELECT count(*) FROM t"), (std::vector<std::string>{"0"}));
+}
+
+TEST_F(CopyFromPipeTest, AStatementTimeoutEndsItAndABadLineNamesThePipe) {
+  const std::string path = MakePipe();
+  Run("SET statement_timeout = 200");
+  absl::StatusOr<QueryResult> copied = session_->Execute(absl::StrCat("COPY t FROM '", path, "' (FORMAT csv)"));
+  ASSERT_FALSE(copied.ok());
+  EXPECT_EQ(copied.status().code(), absl::StatusCode::kDeadlineExceeded) << copied.status();
+  Run("SET statement_timeout = 0");
+  std::thread writer([&] {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    const std::string text = "1,one\nnot a number,two\n";
+    ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ::close(fd);
+  });
+  copied = session_->Execute(absl::StrCat("COPY t FROM '", path, "' (FORMAT csv)"));
+  writer.join();
+  ASSERT_FALSE(copied.ok());
+  EXPECT_NE(copied.status().message().find(absl::StrCat("pipe '", path, "' line 2")), std::string::npos)
+      << copied.status();
+  EXPECT_EQ(Rows("SELECT count(*) FROM t"), (std::vector<std::string>{"0"}));
 }
 
 }  // namespace
