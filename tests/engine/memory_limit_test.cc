@@ -29,13 +29,8 @@ class MemoryLimitTest : public ::testing::Test {
     ASSERT_TRUE(database.ok()) << database.status();
     database_ = *std::move(database);
     session_ = std::make_unique<Session>(database_.get());
-    std::string values;
-    for (int i = 0; i < 1000; ++i) absl::StrAppend(&values, i == 0 ? "" : ", ", "(", i, ")");
     // 1,000,000 rows, 10 distinct values of g.
-    for (const std::string& sql :
-         {std::string("CREATE TABLE small (k INTEGER NOT NULL)"), absl::StrCat("INSERT INTO small VALUES ", values),
-          std::string("CREATE TABLE big (k INTEGER NOT NULL, g INTEGER NOT NULL)"),
-          std::string("INSERT INTO big SELECT a.k * 1000 + b.k, b.k % 10 FROM small a, small b")}) {
+    for (const std::string& sql : MillionRowTablesSql(1)) {
       absl::StatusOr<QueryResult> result = session_->Execute(sql);
       ASSERT_TRUE(result.ok()) << sql << ": " << result.status();
     }

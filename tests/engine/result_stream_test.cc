@@ -66,18 +66,9 @@ class ResultStreamTest : public ::testing::Test {
     ASSERT_TRUE(database.ok()) << database.status();
     database_ = *std::move(database);
     session_ = std::make_unique<Session>(database_.get());
-    std::string values;
-    for (int i = 0; i < 1000; ++i) absl::StrAppend(&values, i == 0 ? "" : ", ", "(", i, ")");
     // 1,000,000 rows (k = 0 .. 999999, g = k % 10) in 20 loads, so at least 20 blocks: a query over it has
     // work orders enough for the scheduler to pause it between them.
-    std::vector<std::string> statements = {"CREATE TABLE small (k INTEGER NOT NULL)",
-                                           absl::StrCat("INSERT INTO small VALUES ", values),
-                                           "CREATE TABLE big (k INTEGER NOT NULL, g INTEGER NOT NULL)"};
-    for (int load = 0; load < 20; ++load) {
-      statements.push_back(absl::StrCat("INSERT INTO big SELECT ", load * 50000,
-                                        " + a.k * 1000 + b.k, b.k % 10 FROM small a, small b WHERE a.k < 50"));
-    }
-    for (const std::string& sql : statements) {
+    for (const std::string& sql : MillionRowTablesSql(20)) {
       absl::StatusOr<QueryResult> result = session_->Execute(sql);
       ASSERT_TRUE(result.ok()) << sql << ": " << result.status();
     }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -28,6 +29,22 @@ inline absl::StatusOr<std::unique_ptr<Database>> OpenTestDatabase(const std::fil
   options.worker_threads = 2;
   options.memory_budget_bytes = memory_budget_bytes;
   return Database::Open(options);
+}
+
+// The statements that create `small` (k = 0 .. 999) and `big` (1,000,000 rows: k = 0 .. 999999, g = k % 10),
+// `big` filled by `loads` INSERT ... SELECTs (a divisor of 1000), so that it has at least that many blocks.
+inline std::vector<std::string> MillionRowTablesSql(int loads) {
+  std::string values;
+  for (int i = 0; i < 1000; ++i) absl::StrAppend(&values, i == 0 ? "" : ", ", "(", i, ")");
+  std::vector<std::string> statements = {"CREATE TABLE small (k INTEGER NOT NULL)",
+                                         absl::StrCat("INSERT INTO small VALUES ", values),
+                                         "CREATE TABLE big (k INTEGER NOT NULL, g INTEGER NOT NULL)"};
+  const int per_load = 1000 / loads;
+  for (int load = 0; load < loads; ++load) {
+    statements.push_back(absl::StrCat("INSERT INTO big SELECT ", load * per_load * 1000, " + a.k * 1000 + b.k, ",
+                                      "b.k % 10 FROM small a, small b WHERE a.k < ", per_load));
+  }
+  return statements;
 }
 
 // Writes 0 .. count-1, one per line.

@@ -14,21 +14,25 @@ constexpr int64_t kMiB = 1 << 20;
 
 // A buffer pool of 100 MiB with a threshold of 100% (so M = 100 MiB), base data `base` and per-query footprints
 // that the test sets; the gauge's use is base + every footprint, as in the real pool.
+// With `spilling`, every byte a query holds is also spillable (its footprint).
 class LoadControllerTest : public ::testing::Test {
  protected:
-  LoadControllerTest() {
+  explicit LoadControllerTest(bool spilling = false) {
     LoadControlOptions options;
     options.threshold_fraction = 1.0;
     options.max_query_fraction = 1.0;
+    if (spilling) options.spill_directory = "/unused";  // the controller only needs to know that spilling is on
     options.memory = [this] {
       int64_t used = base_;
       for (const auto& [owner, bytes] : footprints_) used += bytes;
       return MemoryGauge{used, 100 * kMiB};
     };
-    controller_ = std::make_unique<LoadController>(options, [this](LoadController::Owner owner) {
+    auto footprint = [this](LoadController::Owner owner) {
       auto it = footprints_.find(owner);
       return it == footprints_.end() ? int64_t{0} : it->second;
-    });
+    };
+    controller_ = spilling ? std::make_unique<LoadController>(options, footprint, footprint)
+                           : std::make_unique<LoadController>(options, footprint);
   }
 
   static LoadController::Owner Query(int n) {
@@ -214,34 +218,11 @@ TEST_F(LoadControllerTest, OverTheThresholdNothingNewIsAdmitted) {
 namespace tessera {
 namespace {
 
-// As LoadControllerTest, with spilling on: every byte a query holds is spillable (`spillable_`, by default its
+// LoadControllerTest with spilling on: every byte a query holds is spillable (its
 // footprint), and a finished spill moves it out of the gauge (the test does that, as the Foreman's spill does).
-class SpillingLoadControllerTest : public ::testing::Test {
+class SpillingLoadControllerTest : public LoadControllerTest {
  protected:
-  SpillingLoadControllerTest() {
-    LoadControlOptions options;
-    options.threshold_fraction = 1.0;
-    options.max_query_fraction = 1.0;
-    options.spill_directory = "/unused";  // the controller only needs to know that spilling is on
-    options.memory = [this] {
-      int64_t used = base_;
-      for (const auto& [owner, bytes] : footprints_) used += bytes;
-      return MemoryGauge{used, 100 * kMiB};
-    };
-    auto footprint = [this](LoadController::Owner owner) {
-      auto it = footprints_.find(owner);
-      return it == footprints_.end() ? int64_t{0} : it->second;
-    };
-    controller_ = std::make_unique<LoadController>(options, footprint, footprint);
-  }
-  static LoadController::Owner Query(int n) {
-    return reinterpret_cast<LoadController::Owner>(static_cast<intptr_t>(n));
-  }
-  static QueryMemoryRequest Needs(int64_t min_mib, int64_t max_mib) { return {min_mib * kMiB, max_mib * kMiB}; }
-
-  int64_t base_ = 10 * kMiB;
-  absl::flat_hash_map<LoadController::Owner, int64_t> footprints_;
-  std::unique_ptr<LoadController> controller_;
+  SpillingLoadControllerTest() : LoadControllerTest(/*spilling=*/true) {}
 };
 
 TEST_F(SpillingLoadControllerTest, AnArrivalThatFitsOnlyAfterTheSpillWaitsForItThenRuns) {
