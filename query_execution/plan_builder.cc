@@ -288,9 +288,12 @@ class Builder {
     std::vector<std::string> names = child.names;
     std::string detail = JoinDetails({"distinct", child.ScanDetail()});
     const int64_t group_bytes = EstimatedRowBytes(child.types) + kAggregationEntryOverheadBytes;
+    HashJoinProbeOperator* feeding_probe = FusableProbe(child);
     ScanSpec scan = child.TakeScanSpec();
+    const std::vector<int> scan_columns = scan.block_columns;
     TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
                              AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
+    FuseIntoProbe(feeding_probe, child.producer, op.get(), scan_columns, &detail);
     int index = dag_->AddOperator(std::move(op), std::move(detail));
     Estimate(index, groups, OperatorEstimate::Structure::kAggregationTable, EstimatedBytes(groups, group_bytes));
     Connect(child, index, 0, /*pipelining=*/true);
@@ -907,6 +910,35 @@ class Builder {
     return producer->CanChainInnerJoin() ? producer : nullptr;
   }
 
+  // The inner-chain probe whose output rows `stream` is, if an aggregation over the stream can be fed by it
+  // directly (HashJoinProbeOperator::FeedSink): no filter or runtime filter applied in between (a projection is
+  // fine). Null otherwise. Call before the stream's scan spec is taken.
+  HashJoinProbeOperator* FusableProbe(const Stream& stream) {
+    if (stream.producer < 0 || stream.filter != nullptr || !stream.runtime_filters.empty() ||
+        !stream.filter_builders.empty() || !stream.lip_filter_ids.empty() ||
+        !probe_scan_details_.contains(stream.producer)) {
+      return nullptr;
+    }
+    auto* probe = static_cast<HashJoinProbeOperator*>(dag_->op(stream.producer));
+    return probe->CanFeedSink() ? probe : nullptr;
+  }
+
+  // Fuses `aggregation` into `probe` (FusableProbe of its input stream, produced by operator `probe_index`; null:
+  // nothing to do): the probe's work orders fold their rows into the aggregation's partial tables instead of
+  // writing them for the aggregation to read back, which saves a write, a seal and a scan of every joined row.
+  // `scan_columns`: the aggregation scan's columns of the probe's output. Notes it in both operators' details.
+  void FuseIntoProbe(HashJoinProbeOperator* probe, int probe_index, AggregationOperator* aggregation,
+                     const std::vector<int>& scan_columns, std::string* aggregation_detail) {
+    if (probe == nullptr || !aggregation->AcceptsFusedInput()) return;
+    probe->FeedSink(aggregation, scan_columns);
+    aggregation->SetFedByProducer();
+    OperatorEstimate estimate = dag_->estimate(probe_index);
+    estimate.output_bytes = 0;  // no temporary blocks
+    dag_->set_estimate(probe_index, estimate);
+    dag_->set_detail(probe_index, JoinDetails({dag_->detail(probe_index), "rows aggregated in the probe"}));
+    *aggregation_detail = JoinDetails({*aggregation_detail, "fed by the probe"});
+  }
+
   // Chains `join` into `chain` (ChainableProbe): its hash table `table` (built by operator `build`) is probed in
   // the chain's work orders, and the chain's output becomes the join's: the probe stream's columns, then the
   // first `build_width` columns of the build relation.
@@ -998,9 +1030,12 @@ class Builder {
     std::vector<Type> group_types;
     for (const lp::OutputColumn& column : aggregate.output()) group_types.push_back(column.type);
     const int64_t group_bytes = EstimatedRowBytes(group_types) + kAggregationEntryOverheadBytes;
+    HashJoinProbeOperator* feeding_probe = FusableProbe(child);
     ScanSpec scan = child.TakeScanSpec();
+    const std::vector<int> scan_columns = scan.block_columns;
     TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
                              AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
+    FuseIntoProbe(feeding_probe, child.producer, op.get(), scan_columns, &detail);
     int index = dag_->AddOperator(std::move(op), std::move(detail));
     Estimate(index, groups, OperatorEstimate::Structure::kAggregationTable, EstimatedBytes(groups, group_bytes));
     Connect(child, index, 0, /*pipelining=*/true);

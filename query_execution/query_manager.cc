@@ -13,7 +13,8 @@ QueryManager::QueryManager(std::unique_ptr<ExecutionDag> dag) : dag_(std::move(d
   for (int i = 0; i < dag_->size(); ++i) {
     operators_[i].status.name = dag_->op(i)->name();
     operators_[i].status.estimated_total = dag_->op(i)->EstimatedWorkOrders();
-    if (std::shared_ptr<TemporaryRelation> output = dag_->op(i)->output()) {
+    std::shared_ptr<TemporaryRelation> output = dag_->op(i)->output();
+    if (output != nullptr && dag_->op(i)->WritesOutputBlocks()) {
       operators_[i].writes_output = true;
       const OperatorEstimate& estimate = dag_->estimate(i);
       if (estimate.structure == OperatorEstimate::Structure::kAggregationTable ||

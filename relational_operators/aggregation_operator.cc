@@ -29,6 +29,42 @@ bool IsExactOrderable(const Type& type) {
 
 }  // namespace
 
+// Folds batches into a partial table: evaluates the group keys and the aggregates' arguments, then updates. One
+// per work order (the evaluators hold per-batch results).
+class AggregationOperator::Folder {
+ public:
+  explicit Folder(const AggregationOperator& op) {
+    const AggregationSpec& spec = op.spec_;
+    for (const auto& g : spec.group_by) group_evaluators_.push_back(std::make_unique<ExpressionEvaluator>(*g));
+    for (size_t c = 0; c < spec.calls.size(); ++c) {
+      // A call that reads another's state (AggregationTable::StateSources) needs no argument.
+      const bool evaluated = spec.calls[c].argument != nullptr && op.state_sources_[c] == c;
+      argument_evaluators_.push_back(evaluated ? std::make_unique<ExpressionEvaluator>(*spec.calls[c].argument)
+                                               : nullptr);
+    }
+    keys_.resize(group_evaluators_.size());
+    arguments_.assign(argument_evaluators_.size(), nullptr);
+  }
+
+  // Folds the `selected` rows of `batch` that `selection` names (all of its rows without one) into `table`.
+  absl::Status Fold(const Batch& batch, const SelectionVector* selection, uint32_t selected, AggregationTable& table) {
+    for (size_t g = 0; g < keys_.size(); ++g) {
+      TESSERA_ASSIGN_OR_RETURN(keys_[g], group_evaluators_[g]->Evaluate(batch, selection));
+    }
+    for (size_t a = 0; a < arguments_.size(); ++a) {
+      if (argument_evaluators_[a]) {
+        TESSERA_ASSIGN_OR_RETURN(arguments_[a], argument_evaluators_[a]->Evaluate(batch, selection));
+      }
+    }
+    return table.Update(keys_, arguments_, selection, batch.size, selected);
+  }
+
+ private:
+  std::vector<std::unique_ptr<ExpressionEvaluator>> group_evaluators_, argument_evaluators_;
+  std::vector<const ColumnVector*> keys_;
+  std::vector<const ColumnVector*> arguments_;
+};
+
 class AggregationOperator::UpdateWorkOrder : public WorkOrder {
  public:
   UpdateWorkOrder(AggregationOperator* op, uint32_t block, int node)
@@ -60,39 +96,46 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
   }
 
   absl::Status Fold(const PinnedBlock& block, BlockScanner& scanner, AggregationTable& table) {
-    const AggregationSpec& spec = op_->spec_;
-    std::vector<std::unique_ptr<ExpressionEvaluator>> group_evaluators, argument_evaluators;
-    for (const auto& g : spec.group_by) group_evaluators.push_back(std::make_unique<ExpressionEvaluator>(*g));
-    for (size_t c = 0; c < spec.calls.size(); ++c) {
-      // A call that reads another's state (AggregationTable::StateSources) needs no argument.
-      const bool evaluated = spec.calls[c].argument != nullptr && op_->state_sources_[c] == c;
-      argument_evaluators.push_back(evaluated ? std::make_unique<ExpressionEvaluator>(*spec.calls[c].argument)
-                                              : nullptr);
-    }
-    std::vector<const ColumnVector*> keys(group_evaluators.size());
-    std::vector<const ColumnVector*> arguments(argument_evaluators.size(), nullptr);
+    Folder folder(*op_);
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
       if (!more) break;
       const uint32_t selected = scanner.selected_count();
       if (selected == 0) continue;
-      const Batch& batch = scanner.batch();
-      const SelectionVector* selection = scanner.selection();
-      for (size_t g = 0; g < keys.size(); ++g) {
-        TESSERA_ASSIGN_OR_RETURN(keys[g], group_evaluators[g]->Evaluate(batch, selection));
-      }
-      for (size_t a = 0; a < arguments.size(); ++a) {
-        if (argument_evaluators[a]) {
-          TESSERA_ASSIGN_OR_RETURN(arguments[a], argument_evaluators[a]->Evaluate(batch, selection));
-        }
-      }
-      TESSERA_RETURN_IF_ERROR(table.Update(keys, arguments, selection, batch.size, selected));
+      TESSERA_RETURN_IF_ERROR(folder.Fold(scanner.batch(), scanner.selection(), selected, table));
     }
     return absl::OkStatus();
   }
 
   AggregationOperator* op_;
   uint32_t block_index_;
+};
+
+// A producer work order's fused input (OpenWriter): folds its vectors into the partial table of its worker and
+// charges the table's heap growth once, at the end.
+class AggregationOperator::FusedWriter : public BatchSinkWriter {
+ public:
+  FusedWriter(AggregationOperator* op, AggregationTable* table)
+      : op_(op), table_(table), folder_(*op), bytes_before_(table->HeapBytes()) {}
+
+  absl::Status Consume(const Batch& batch) override {
+    if (batch.size == 0) return absl::OkStatus();
+    rows_ += batch.size;
+    return folder_.Fold(batch, nullptr, batch.size, *table_);
+  }
+
+  absl::Status Finish() override {
+    op_->fed_rows_.fetch_add(rows_);
+    const size_t bytes_after = table_->HeapBytes();
+    return op_->ChargeGrowth(bytes_after > bytes_before_ ? bytes_after - bytes_before_ : 0);
+  }
+
+ private:
+  AggregationOperator* op_;
+  AggregationTable* table_;
+  Folder folder_;
+  const size_t bytes_before_;
+  int64_t rows_ = 0;
 };
 
 // Merges one hash partition of the partial tables (or all of them: partition -1) and writes its groups.
@@ -103,6 +146,7 @@ class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
       : WorkOrder(op->index(), -1), op_(op), partition_(partition) {}
 
   absl::Status Execute(const WorkOrderContext&) override {
+    if (partition_ <= 0) rows_in_ = op_->fed_rows_.load();  // the rows a producer folded in (fused input)
     return AggregationTable::MergeAndWrite(op_->spec_, op_->partial_tables_, partition_, op_->pool_,
                                            op_->output_.get(), &rows_out_);
   }
@@ -166,7 +210,16 @@ AggregationTable* AggregationOperator::PartialTable(int worker_index) {
   return partial_tables_[worker_index].get();
 }
 
+bool AggregationOperator::AcceptsFusedInput() const {
+  return scan_.filter == nullptr && scan_.runtime_filters.empty() && !input_.is_table();
+}
+
+absl::StatusOr<std::unique_ptr<BatchSinkWriter>> AggregationOperator::OpenWriter(int worker_index) {
+  return std::unique_ptr<BatchSinkWriter>(std::make_unique<FusedWriter>(this, PartialTable(worker_index)));
+}
+
 int64_t AggregationOperator::EstimatedWorkOrders() const {
+  if (fed_by_producer_) return 1;
   return input_.is_table() ? static_cast<int64_t>(input_.table_block_count()) + 1 : -1;
 }
 

@@ -9,6 +9,11 @@
 //
 // Aggregates: COUNT(*), COUNT, SUM, AVG, MIN, MAX over numeric, date and string types; result types as the
 // binder assigns them (optimizer/type_rules.h): SUM and AVG of exact types are computed in 128-bit integers.
+//
+// Fused input (batch_sink.h): a producer may instead hand its output vectors to the operator inside its own work
+// orders (OpenWriter), which update the partial table of the worker they run on, as update work orders would. The
+// input relation then receives no blocks and only the finalize work orders are the operator's own. Only for a
+// scan spec that is a plain read of the input's columns (no filter, no runtime filters: AcceptsFusedInput).
 
 #include <atomic>
 #include <deque>
@@ -19,13 +24,14 @@
 #include "absl/status/statusor.h"
 #include "expressions/bound_expression.h"
 #include "relational_operators/aggregation_table.h"
+#include "relational_operators/batch_sink.h"
 #include "relational_operators/block_input.h"
 #include "relational_operators/block_scanner.h"
 #include "relational_operators/relational_operator.h"
 
 namespace tessera {
 
-class AggregationOperator : public RelationalOperator {
+class AggregationOperator : public RelationalOperator, public BatchSink {
  public:
   // Errors: an aggregate over a type it does not support.
   static absl::StatusOr<std::unique_ptr<AggregationOperator>> Create(BlockInput input, ScanSpec scan,
@@ -40,8 +46,19 @@ class AggregationOperator : public RelationalOperator {
   void OnAllWorkOrdersFinished() override;
   int64_t EstimatedWorkOrders() const override;
 
+  // Whether a producer may feed the operator through OpenWriter: its scan reads the input's columns as they are
+  // (block column i as batch column i), with no filter and no runtime filters.
+  bool AcceptsFusedInput() const;
+  // BatchSink: batches of the input's columns (in the scan's order), folded into the worker's partial table.
+  absl::StatusOr<std::unique_ptr<BatchSinkWriter>> OpenWriter(int worker_index) override;
+  // Plan building, AcceptsFusedInput(): a producer feeds the operator through OpenWriter, so its input relation
+  // receives no blocks (for the work-order estimate: only the finalize is left).
+  void SetFedByProducer() { fed_by_producer_ = true; }
+
  private:
+  class Folder;
   class UpdateWorkOrder;
+  class FusedWriter;
   class FinalizeWorkOrder;
 
   AggregationOperator(BlockInput input, ScanSpec scan, AggregationSpec spec, BufferPool* pool);
@@ -70,6 +87,8 @@ class AggregationOperator : public RelationalOperator {
   // are pool allocations and are not counted here.
   std::atomic<size_t> charged_bytes_{0};
   bool finalize_issued_ = false;
+  bool fed_by_producer_ = false;     // SetFedByProducer
+  std::atomic<int64_t> fed_rows_{0};  // rows folded in through OpenWriter's writers
 };
 
 }  // namespace tessera

@@ -161,11 +161,11 @@ struct HashJoinProbeOperator::ChainScratch {
     }
     build_blocks.assign(joins, std::vector<const BlockView*>(kVectorSize));
     build_rows.assign(joins, std::vector<uint32_t>(kVectorSize));
-    output_columns.resize(op.output_pair_columns_.size());
-    for (size_t o = 0; o < output_columns.size(); ++o) {
-      output_columns[o].set_type(op.pair_types_[op.output_pair_columns_[o]]);
-      output_columns[o].Reserve(kVectorSize);
-      output_pointers.push_back(&output_columns[o]);
+    output.columns.resize(op.output_pair_columns_.size());
+    for (size_t o = 0; o < output.columns.size(); ++o) {
+      output.columns[o].set_type(op.pair_types_[op.output_pair_columns_[o]]);
+      output.columns[o].Reserve(kVectorSize);
+      output_pointers.push_back(&output.columns[o]);
     }
   }
 
@@ -175,7 +175,7 @@ struct HashJoinProbeOperator::ChainScratch {
   std::vector<std::vector<const BlockView*>> build_blocks;
   std::vector<std::vector<uint32_t>> build_rows;
   std::vector<uint8_t> resolved;
-  std::vector<ColumnVector> output_columns;
+  Batch output;  // the output columns of rows that matched every join
   std::vector<const ColumnVector*> output_pointers;
 };
 
@@ -207,6 +207,11 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   absl::Status Execute(const WorkOrderContext& context) override {
     context_ = &context;
     absl::Status status = Probe();
+    if (sink_writer_ != nullptr) {
+      absl::Status finished = sink_writer_->Finish();
+      if (status.ok()) status = finished;
+      rows_out_ = sunk_rows_;
+    }
     if (capped_) {  // Probe stopped at the operator's output row cap: what it wrote is the work order's output
       status = writer_->Flush();
       rows_out_ = writer_->rows_written();
@@ -286,8 +291,14 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     rows.count = 0;
     chain_->resolved.assign(op_->joins(), 0);
     if (level == op_->joins()) {
-      for (size_t o = 0; o < chain_->output_columns.size(); ++o) {
-        GatherPairColumn(rows, count, op_->output_pair_columns_[o], batch, &chain_->resolved, &chain_->output_columns[o]);
+      Batch& output = chain_->output;
+      for (size_t o = 0; o < output.columns.size(); ++o) {
+        GatherPairColumn(rows, count, op_->output_pair_columns_[o], batch, &chain_->resolved, &output.columns[o]);
+      }
+      if (sink_writer_ != nullptr) {
+        output.size = count;
+        sunk_rows_ += count;
+        return sink_writer_->Consume(output);
       }
       return writer.Append(chain_->output_pointers, nullptr, count);
     }
@@ -339,6 +350,9 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     const bool chain = op_->ProbesInnerChain();
     if (chain) {
       chain_ = op_->TakeChainScratch();
+      if (op_->sink_ != nullptr) {
+        TESSERA_ASSIGN_OR_RETURN(sink_writer_, op_->sink_->OpenWriter(context_->worker_index));
+      }
     } else {
       pairs_.columns.resize(op_->pair_types_.size());
       for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs_.columns[c].set_type(op_->pair_types_[c]);
@@ -511,6 +525,8 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   std::vector<uint32_t> build_rows_;
   std::unique_ptr<ChainScratch> chain_;  // inner-chain path; given back to the operator when done
   std::optional<VectorBlockWriter> writer_;  // the output writer of Probe
+  std::unique_ptr<BatchSinkWriter> sink_writer_;  // with the operator's sink (FeedSink), instead of writer_
+  int64_t sunk_rows_ = 0;                          // rows handed to sink_writer_
   bool capped_ = false;                      // Probe stopped at the operator's output row cap
 };
 
@@ -619,6 +635,7 @@ void HashJoinProbeOperator::ChainInnerJoin(std::shared_ptr<JoinHashTable> table,
                                            std::vector<int> output_pair_columns,
                                            std::vector<std::string> output_names) {
   CHECK(CanChainInnerJoin());
+  CHECK(sink_ == nullptr);  // the sink takes the output columns as they are
   CHECK(!key_pair_columns.empty());
   const int join = joins();
   ChainedJoin chained{std::move(table), std::move(key_pair_columns), pair_width()};
@@ -629,6 +646,19 @@ void HashJoinProbeOperator::ChainInnerJoin(std::shared_ptr<JoinHashTable> table,
   chained_.push_back(std::move(chained));
   output_pair_columns_ = std::move(output_pair_columns);
   MakeOutput(std::move(output_names));
+}
+
+void HashJoinProbeOperator::FeedSink(BatchSink* sink, const std::vector<int>& sink_columns) {
+  CHECK(CanFeedSink());
+  std::vector<int> output_pair_columns;
+  std::vector<std::string> names;
+  for (int c : sink_columns) {
+    output_pair_columns.push_back(output_pair_columns_[c]);
+    names.push_back(output_->schema()[c].name);
+  }
+  output_pair_columns_ = std::move(output_pair_columns);
+  MakeOutput(std::move(names));
+  sink_ = sink;
 }
 
 void HashJoinProbeOperator::OnAllWorkOrdersFinished() {

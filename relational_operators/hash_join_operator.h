@@ -29,6 +29,9 @@
 // the scan also applies the table's key filter (a bit vector of its keys) as an optional runtime filter, so that
 // only rows with a match in every join are looked up; this is decided when the operator first issues work orders
 // and shows in EXPLAIN ANALYZE ("key filters in the scan").
+//
+// Fused consumer (batch_sink.h): an inner-chain probe may hand the rows that matched every join to a sink (a hash
+// aggregation) inside its work orders instead of writing them (FeedSink); its output relation then stays empty.
 
 #include <atomic>
 #include <deque>
@@ -37,6 +40,7 @@
 #include <vector>
 
 #include "expressions/bound_expression.h"
+#include "relational_operators/batch_sink.h"
 #include "relational_operators/block_input.h"
 #include "relational_operators/block_scanner.h"
 #include "relational_operators/join_hash_table.h"
@@ -115,6 +119,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
   void OnAllWorkOrdersFinished() override;
   int64_t EstimatedWorkOrders() const override;
+  bool WritesOutputBlocks() const override { return sink_ == nullptr; }
 
   // Whether a further inner join can be chained into this operator (an inner join without residual). Plan
   // building only, before the DAG runs.
@@ -134,6 +139,13 @@ class HashJoinProbeOperator : public RelationalOperator {
   // otherwise write a block's rows times the whole build side). Only where probe work orders decide every output
   // row (inner, left outer, semi, anti); false, and nothing changes, for joins that track build rows.
   bool SetOutputRowCap(int64_t rows);
+  // Whether the rows can go to a sink instead of the output relation (FeedSink): the inner-chain path, no output
+  // row cap. Plan building only.
+  bool CanFeedSink() const { return ProbesInnerChain() && output_row_cap_ < 0 && sink_ == nullptr; }
+  // Plan building, CanFeedSink(): every work order hands its output rows, restricted to output columns
+  // `sink_columns` (in that order), to `sink` a vector at a time instead of writing them; the output relation
+  // takes those columns and stays empty. `sink` must outlive the work orders (an operator of the same DAG).
+  void FeedSink(BatchSink* sink, const std::vector<int>& sink_columns);
   // Joins probed per work order: 1 + the chained ones.
   int joins() const { return 1 + static_cast<int>(chained_.size()); }
   // Which joins look their build row up through a direct index, and whether the key filter runs in the scan.
@@ -189,6 +201,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::atomic<int64_t> probes_finished_{0};
   bool unmatched_issued_ = false;
   int64_t output_row_cap_ = -1;  // SetOutputRowCap; -1: none
+  BatchSink* sink_ = nullptr;    // FeedSink; null: rows are written to output_
 };
 
 }  // namespace tessera

@@ -39,6 +39,9 @@ class RelationalOperator {
 
   // The relation this operator writes (null for operators without output).
   virtual std::shared_ptr<TemporaryRelation> output() const { return nullptr; }
+  // Whether the operator writes blocks into output(): false for one whose rows go to a consumer fused into its
+  // work orders (batch_sink.h), whose output relation stays empty. For progress estimates.
+  virtual bool WritesOutputBlocks() const { return output() != nullptr; }
   // Work orders this operator is expected to issue over its life, -1 if unknown (for progress).
   virtual int64_t EstimatedWorkOrders() const { return -1; }
   // True when the work orders reading blocks of upstream relation `input` read each block once and declare it
