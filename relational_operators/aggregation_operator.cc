@@ -111,12 +111,12 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
   uint32_t block_index_;
 };
 
-// A producer work order's fused input (OpenWriter): folds its vectors into the partial table of its worker and
-// charges the table's heap growth once, at the end.
+// A worker's fused input (OpenWriter): folds the vectors of the producer work orders running on the worker into
+// its partial table, and charges the table's heap growth once per work order.
 class AggregationOperator::FusedWriter : public BatchSinkWriter {
  public:
   FusedWriter(AggregationOperator* op, AggregationTable* table)
-      : op_(op), table_(table), folder_(*op), bytes_before_(table->HeapBytes()) {}
+      : op_(op), table_(table), folder_(*op), heap_bytes_(table->HeapBytes()) {}
 
   absl::Status Consume(const Batch& batch) override {
     if (batch.size == 0) return absl::OkStatus();
@@ -126,16 +126,19 @@ class AggregationOperator::FusedWriter : public BatchSinkWriter {
 
   absl::Status Finish() override {
     op_->fed_rows_.fetch_add(rows_);
-    const size_t bytes_after = table_->HeapBytes();
-    return op_->ChargeGrowth(bytes_after > bytes_before_ ? bytes_after - bytes_before_ : 0);
+    rows_ = 0;
+    const size_t bytes = table_->HeapBytes();
+    const size_t growth = bytes > heap_bytes_ ? bytes - heap_bytes_ : 0;
+    heap_bytes_ = bytes;
+    return op_->ChargeGrowth(growth);
   }
 
  private:
   AggregationOperator* op_;
   AggregationTable* table_;
   Folder folder_;
-  const size_t bytes_before_;
-  int64_t rows_ = 0;
+  size_t heap_bytes_;  // of the table when last charged
+  int64_t rows_ = 0;   // consumed since the last Finish
 };
 
 // Merges one hash partition of the partial tables (or all of them: partition -1) and writes its groups.
@@ -214,8 +217,13 @@ bool AggregationOperator::AcceptsFusedInput() const {
   return scan_.filter == nullptr && scan_.runtime_filters.empty() && !input_.is_table();
 }
 
-absl::StatusOr<std::unique_ptr<BatchSinkWriter>> AggregationOperator::OpenWriter(int worker_index) {
-  return std::unique_ptr<BatchSinkWriter>(std::make_unique<FusedWriter>(this, PartialTable(worker_index)));
+BatchSinkWriter* AggregationOperator::OpenWriter(int worker_index) {
+  AggregationTable* table = PartialTable(worker_index);
+  std::lock_guard<std::mutex> lock(tables_mutex_);
+  if (static_cast<size_t>(worker_index) >= fused_writers_.size()) fused_writers_.resize(worker_index + 1);
+  std::unique_ptr<FusedWriter>& writer = fused_writers_[worker_index];
+  if (writer == nullptr) writer = std::make_unique<FusedWriter>(this, table);
+  return writer.get();
 }
 
 int64_t AggregationOperator::EstimatedWorkOrders() const {
@@ -255,6 +263,7 @@ absl::Status AggregationOperator::ChargeGrowth(size_t bytes) {
 }
 
 void AggregationOperator::ReleaseTables() {
+  fused_writers_.clear();
   partial_tables_.clear();
   const size_t charged = charged_bytes_.exchange(0);
   if (charged > 0) pool_->Release(MemoryKind::kBlob, charged);

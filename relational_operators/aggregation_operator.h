@@ -50,7 +50,7 @@ class AggregationOperator : public RelationalOperator, public BatchSink {
   // (block column i as batch column i), with no filter and no runtime filters.
   bool AcceptsFusedInput() const;
   // BatchSink: batches of the input's columns (in the scan's order), folded into the worker's partial table.
-  absl::StatusOr<std::unique_ptr<BatchSinkWriter>> OpenWriter(int worker_index) override;
+  BatchSinkWriter* OpenWriter(int worker_index) override;
   // Plan building, AcceptsFusedInput(): a producer feeds the operator through OpenWriter, so its input relation
   // receives no blocks (for the work-order estimate: only the finalize is left).
   void SetFedByProducer() { fed_by_producer_ = true; }
@@ -77,8 +77,9 @@ class AggregationOperator : public RelationalOperator, public BatchSink {
   const std::vector<size_t> state_sources_;  // AggregationTable::StateSources(spec_)
   std::shared_ptr<TemporaryRelation> output_;
 
-  std::mutex tables_mutex_;  // guards creation of partial tables only
+  std::mutex tables_mutex_;  // guards creation of partial tables (and fused writers) only
   std::vector<std::unique_ptr<AggregationTable>> partial_tables_;
+  std::vector<std::unique_ptr<FusedWriter>> fused_writers_;  // per worker, made by OpenWriter
 
   BlockWorkQueue blocks_;
   int64_t issued_ = 0;

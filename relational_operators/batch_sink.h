@@ -15,22 +15,25 @@
 
 namespace tessera {
 
-// One producer work order's use of a sink. Not thread-safe: one per work order.
+// A worker's way into a sink, used by one producer work order at a time (the worker's current one). Not
+// thread-safe.
 class BatchSinkWriter {
  public:
   virtual ~BatchSinkWriter() = default;
   // Consumes rows 0 .. batch.size-1 of `batch`, whose columns are the sink's input columns in order.
   virtual absl::Status Consume(const Batch& batch) = 0;
-  // Ends the work order's use (e.g. charges what the consumer's state grew by). Called once, also after an error.
+  // Ends a work order's use (e.g. charges what the consumer's state grew by). Called once per work order that
+  // opened the writer, also after an error.
   virtual absl::Status Finish() = 0;
 };
 
 class BatchSink {
  public:
   virtual ~BatchSink() = default;
-  // A writer for a work order on worker `worker_index` (WorkOrderContext). Thread-safe; work orders of one worker
-  // run one at a time, so per-worker state needs no locks.
-  virtual absl::StatusOr<std::unique_ptr<BatchSinkWriter>> OpenWriter(int worker_index) = 0;
+  // The writer of worker `worker_index` (WorkOrderContext), owned by the sink and reused by that worker's work
+  // orders (no set-up per work order); valid until the consumer's work orders have all finished. Thread-safe; work
+  // orders of one worker run one at a time, so per-worker state needs no locks.
+  virtual BatchSinkWriter* OpenWriter(int worker_index) = 0;
 };
 
 }  // namespace tessera

@@ -124,10 +124,11 @@ void LookUpBuckets(const JoinHashTable& table, const uint64_t* hashes, const Sel
 
 }  // namespace
 
-// The buffers of the inner-chain path (ProbesInnerChain), sized for the operator's chain once and reused by its
-// work orders (TakeChainScratch / GiveChainScratch): allocating and zeroing them per work order cost as much as
-// probing a small block's rows.
-struct HashJoinProbeOperator::ChainScratch {
+// The buffers and evaluators of a probe work order, made for the operator once and reused by its work orders
+// (TakeScratch / GiveScratch): allocating and zeroing them per work order cost as much as probing a small block's
+// rows (with 8 concurrent SSB streams, a few percent of the server's CPU went to malloc / free and memset in work
+// order set-up). The levels are those of the inner-chain path (ProbesInnerChain); empty otherwise.
+struct HashJoinProbeOperator::ProbeScratch {
   // The rows of level l matched joins 0..l-1; each is a probe batch row and its entry in each of those joins'
   // tables. Level joins() holds output rows; the levels in between also hold what probing their next join needs
   // (per level, as a level's rows are being probed while deeper levels fill).
@@ -141,7 +142,21 @@ struct HashJoinProbeOperator::ChainScratch {
     std::vector<JoinHashTable::EntryRange> buckets;
   };
 
-  explicit ChainScratch(const HashJoinProbeOperator& op) {
+  explicit ProbeScratch(const HashJoinProbeOperator& op) {
+    const HashJoinSpec& spec = op.spec_;
+    for (const auto& key : spec.probe_keys) key_evaluators.push_back(std::make_unique<ExpressionEvaluator>(*key));
+    if (spec.residual) residual = std::make_unique<ExpressionEvaluator>(*spec.residual);
+    keys.resize(key_evaluators.size());
+    hashes.resize(kVectorSize);
+    matched.resize(kVectorSize);
+    emit.rows.resize(kVectorSize);
+    passing.rows.resize(kVectorSize);
+    buckets.resize(kVectorSize);
+    if (!op.ProbesInnerChain()) {
+      pairs.columns.resize(op.pair_types_.size());
+      for (size_t c = 0; c < op.pair_types_.size(); ++c) pairs.columns[c].set_type(op.pair_types_[c]);
+      return;
+    }
     const int joins = op.joins();
     levels.resize(joins + 1);  // index 0 unused: join 0's rows are the probe batch's
     for (int level = 1; level <= joins; ++level) {
@@ -169,6 +184,17 @@ struct HashJoinProbeOperator::ChainScratch {
     }
   }
 
+  // The first join: its key evaluators and per-vector buffers; the residual; the pairs of the other paths.
+  std::vector<std::unique_ptr<ExpressionEvaluator>> key_evaluators;
+  std::unique_ptr<ExpressionEvaluator> residual;
+  std::vector<const ColumnVector*> keys;
+  std::vector<uint64_t> hashes;
+  std::vector<uint8_t> matched;
+  SelectionVector emit;
+  SelectionVector passing;
+  std::vector<JoinHashTable::EntryRange> buckets;
+  Batch pairs;
+
   std::vector<Level> levels;
   // Per join: the build blocks and rows of the entries of the level being probed or written, and whether they
   // are resolved for it.
@@ -179,20 +205,20 @@ struct HashJoinProbeOperator::ChainScratch {
   std::vector<const ColumnVector*> output_pointers;
 };
 
-std::unique_ptr<HashJoinProbeOperator::ChainScratch> HashJoinProbeOperator::TakeChainScratch() {
+std::unique_ptr<HashJoinProbeOperator::ProbeScratch> HashJoinProbeOperator::TakeScratch() {
   {
     std::lock_guard<std::mutex> lock(scratch_mutex_);
     if (!idle_scratch_.empty()) {
-      std::unique_ptr<ChainScratch> scratch = std::move(idle_scratch_.back());
+      std::unique_ptr<ProbeScratch> scratch = std::move(idle_scratch_.back());
       idle_scratch_.pop_back();
       return scratch;
     }
   }
-  return std::make_unique<ChainScratch>(*this);
+  return std::make_unique<ProbeScratch>(*this);
 }
 
-void HashJoinProbeOperator::GiveChainScratch(std::unique_ptr<ChainScratch> scratch) {
-  for (ChainScratch::Level& level : scratch->levels) level.count = 0;  // rows left by a work order that failed
+void HashJoinProbeOperator::GiveScratch(std::unique_ptr<ProbeScratch> scratch) {
+  for (ProbeScratch::Level& level : scratch->levels) level.count = 0;  // rows left by a work order that failed
   std::lock_guard<std::mutex> lock(scratch_mutex_);
   idle_scratch_.push_back(std::move(scratch));
 }
@@ -216,7 +242,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       status = writer_->Flush();
       rows_out_ = writer_->rows_written();
     }
-    if (chain_ != nullptr) op_->GiveChainScratch(std::move(chain_));
+    if (scratch_ != nullptr) op_->GiveScratch(std::move(scratch_));
     op_->probes_finished_.fetch_add(1);
     return status;
   }
@@ -229,9 +255,9 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
 
   // Appends a row that matched join `level - 1` at `entry`: `parent` (a row of the level before, or null for
   // join 0, whose rows are the probe batch's) extended by the entry. Probes on when the level is full.
-  absl::Status AppendChainRow(int level, const ChainScratch::Level* parent, uint32_t parent_row, uint32_t probe_row,
+  absl::Status AppendChainRow(int level, const ProbeScratch::Level* parent, uint32_t parent_row, uint32_t probe_row,
                               uint32_t entry, const Batch& batch, VectorBlockWriter& writer) {
-    ChainScratch::Level& rows = chain_->levels[level];
+    ProbeScratch::Level& rows = scratch_->levels[level];
     const uint32_t i = rows.count;
     rows.probe_rows[i] = probe_row;
     for (int j = 0; j + 1 < level; ++j) rows.entries[j][i] = parent->entries[j][parent_row];
@@ -240,13 +266,13 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     return absl::OkStatus();
   }
 
-  // chain_->build_blocks[join] / build_rows[join]: the build blocks and rows of join `join`'s entries of the
+  // scratch_->build_blocks[join] / build_rows[join]: the build blocks and rows of join `join`'s entries of the
   // first `count` rows of `rows`.
-  void ResolveBuildRows(const ChainScratch::Level& rows, uint32_t count, int join) {
+  void ResolveBuildRows(const ProbeScratch::Level& rows, uint32_t count, int join) {
     const JoinHashTable& table = join == 0 ? *op_->table_ : *op_->chained_[join - 1].table;
     const uint32_t* entries = rows.entries[join].data();
-    const BlockView** blocks = chain_->build_blocks[join].data();
-    uint32_t* build_rows = chain_->build_rows[join].data();
+    const BlockView** blocks = scratch_->build_blocks[join].data();
+    uint32_t* build_rows = scratch_->build_rows[join].data();
     for (uint32_t i = 0; i < count; ++i) {
       blocks[i] = &table.blocks()[table.Block(entries[i])];
       build_rows[i] = table.Row(entries[i]);
@@ -255,7 +281,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
 
   // Gathers pair column `column` of the first `count` rows of `rows` into `to` (typed; owned afterwards).
   // `resolved[j]`: whether build_blocks_ / build_rows_ of join j already hold these rows' (updated here).
-  void GatherPairColumn(const ChainScratch::Level& rows, uint32_t count, int column, const Batch& batch,
+  void GatherPairColumn(const ProbeScratch::Level& rows, uint32_t count, int column, const Batch& batch,
                         std::vector<uint8_t>* resolved, ColumnVector* to) {
     to->ResetOwned(count);
     const int join = op_->pair_column_join_[column];
@@ -268,7 +294,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       (*resolved)[join] = 1;
     }
     const int first = join == 0 ? static_cast<int>(op_->scan_.types.size()) : op_->chained_[join - 1].first_pair_column;
-    GatherBlockValues(chain_->build_blocks[join].data(), chain_->build_rows[join].data(), count, column - first, to);
+    GatherBlockValues(scratch_->build_blocks[join].data(), scratch_->build_rows[join].data(), count, column - first, to);
   }
 
   // A probe row may meet every build row (a nested-loop join: no keys, or one key value everywhere), so a work
@@ -286,27 +312,27 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   // Probes the next join with the rows of `level` (emptying it), or writes them when they matched every join.
   absl::Status ProbeChainLevel(int level, const Batch& batch, VectorBlockWriter& writer) {
     TESSERA_RETURN_IF_ERROR(CheckStop(writer));
-    ChainScratch::Level& rows = chain_->levels[level];
+    ProbeScratch::Level& rows = scratch_->levels[level];
     const uint32_t count = rows.count;
     rows.count = 0;
-    chain_->resolved.assign(op_->joins(), 0);
+    scratch_->resolved.assign(op_->joins(), 0);
     if (level == op_->joins()) {
-      Batch& output = chain_->output;
+      Batch& output = scratch_->output;
       for (size_t o = 0; o < output.columns.size(); ++o) {
-        GatherPairColumn(rows, count, op_->output_pair_columns_[o], batch, &chain_->resolved, &output.columns[o]);
+        GatherPairColumn(rows, count, op_->output_pair_columns_[o], batch, &scratch_->resolved, &output.columns[o]);
       }
       if (sink_writer_ != nullptr) {
         output.size = count;
         sunk_rows_ += count;
         return sink_writer_->Consume(output);
       }
-      return writer.Append(chain_->output_pointers, nullptr, count);
+      return writer.Append(scratch_->output_pointers, nullptr, count);
     }
     const ChainedJoin& join = op_->chained_[level - 1];
     const JoinHashTable& table = *join.table;
     const bool direct = table.HasDirectIndex();
     for (size_t k = 0; k < rows.keys.size(); ++k) {
-      GatherPairColumn(rows, count, join.key_pair_columns[k], batch, &chain_->resolved, &rows.keys[k]);
+      GatherPairColumn(rows, count, join.key_pair_columns[k], batch, &scratch_->resolved, &rows.keys[k]);
       if (!direct) HashVectorRows(rows.keys[k], count, k == 0, rows.hashes.data());
     }
     const int raw_width = RawComparableKeyWidth(rows.key_pointers);
@@ -324,7 +350,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         TESSERA_RETURN_IF_ERROR(AppendChainRow(level + 1, &rows, i, rows.probe_rows[i], e, batch, writer));
       }
     }
-    if (chain_->levels[level + 1].count > 0) return ProbeChainLevel(level + 1, batch, writer);
+    if (scratch_->levels[level + 1].count > 0) return ProbeChainLevel(level + 1, batch, writer);
     return absl::OkStatus();
   }
 
@@ -341,31 +367,21 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       return absl::OkStatus();
     }
 
-    std::vector<std::unique_ptr<ExpressionEvaluator>> key_evaluators;
-    for (const auto& key : spec.probe_keys) key_evaluators.push_back(std::make_unique<ExpressionEvaluator>(*key));
-    std::unique_ptr<ExpressionEvaluator> residual;
-    if (spec.residual) residual = std::make_unique<ExpressionEvaluator>(*spec.residual);
-
+    scratch_ = op_->TakeScratch();
+    ProbeScratch& scratch = *scratch_;
+    std::vector<std::unique_ptr<ExpressionEvaluator>>& key_evaluators = scratch.key_evaluators;
+    ExpressionEvaluator* residual = scratch.residual.get();
     const size_t probe_width = op_->scan_.types.size();
     const bool chain = op_->ProbesInnerChain();
-    if (chain) {
-      chain_ = op_->TakeChainScratch();
-      if (op_->sink_ != nullptr) {
-        TESSERA_ASSIGN_OR_RETURN(sink_writer_, op_->sink_->OpenWriter(context_->worker_index));
-      }
-    } else {
-      pairs_.columns.resize(op_->pair_types_.size());
-      for (size_t c = 0; c < op_->pair_types_.size(); ++c) pairs_.columns[c].set_type(op_->pair_types_[c]);
-    }
+    if (chain && op_->sink_ != nullptr) sink_writer_ = op_->sink_->OpenWriter(context_->worker_index);
     writer_.emplace(op_->output_.get(), op_->builders_.get());
     VectorBlockWriter& writer = *writer_;
-    std::vector<const ColumnVector*> keys(key_evaluators.size());
-    std::vector<uint64_t> hashes(kVectorSize);
-    std::vector<uint8_t> matched(kVectorSize);
-    SelectionVector emit;
-    emit.rows.resize(kVectorSize);
-    SelectionVector passing;
-    passing.rows.resize(kVectorSize);
+    std::vector<const ColumnVector*>& keys = scratch.keys;
+    std::vector<uint64_t>& hashes = scratch.hashes;
+    std::vector<uint8_t>& matched = scratch.matched;
+    SelectionVector& emit = scratch.emit;
+    SelectionVector& passing = scratch.passing;
+    std::vector<JoinHashTable::EntryRange>& buckets = scratch.buckets;
     const bool gather_pairs = WritesPairs(spec.type) || spec.residual != nullptr;
     const bool marks_build = TracksBuildMatches(spec.type);
     // A direct index finds the one entry of a key without hashing (one key column then).
@@ -388,16 +404,16 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       if (!chain) std::fill(matched.begin(), matched.begin() + batch.size, 0);
       candidates_.clear();
       if (direct) {
-        table.LookUpDirect(*keys[0], selection, selected, buckets_.data());
+        table.LookUpDirect(*keys[0], selection, selected, buckets.data());
       } else {
-        LookUpBuckets(table, hashes.data(), selection, selected, buckets_.data());
+        LookUpBuckets(table, hashes.data(), selection, selected, buckets.data());
       }
       for (uint32_t s = 0; s < selected; ++s) {
         const uint32_t row = selection != nullptr ? selection->rows[s] : s;
         bool null_key = false;
         for (const ColumnVector* key : keys) null_key |= key->IsNull(row);
         if (null_key) continue;
-        const JoinHashTable::EntryRange bucket = buckets_[s];
+        const JoinHashTable::EntryRange bucket = buckets[s];
         if (bucket.end - bucket.begin > kVectorSize) TESSERA_RETURN_IF_ERROR(CheckStop(writer));
         for (uint32_t e = bucket.begin; e < bucket.end; ++e) {
           if (!direct && !EntryMatches(table, keys, raw_width, hashes[row], row, e)) continue;
@@ -415,16 +431,16 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
           }
           candidates_.push_back({row, e});
           if (candidates_.size() == kVectorSize) {
-            TESSERA_RETURN_IF_ERROR(FlushCandidates(batch, probe_width, residual.get(), &passing, &matched, writer));
+            TESSERA_RETURN_IF_ERROR(FlushCandidates(batch, probe_width, residual, &passing, &matched, writer));
           }
         }
       }
       if (chain) {
-        if (chain_->levels[1].count > 0) TESSERA_RETURN_IF_ERROR(ProbeChainLevel(1, batch, writer));
+        if (scratch_->levels[1].count > 0) TESSERA_RETURN_IF_ERROR(ProbeChainLevel(1, batch, writer));
         continue;
       }
       if (!candidates_.empty()) {
-        TESSERA_RETURN_IF_ERROR(FlushCandidates(batch, probe_width, residual.get(), &passing, &matched, writer));
+        TESSERA_RETURN_IF_ERROR(FlushCandidates(batch, probe_width, residual, &passing, &matched, writer));
       }
       // Rows decided by their match flag.
       if (spec.type == HashJoinType::kInner || spec.type == HashJoinType::kRightOuter ||
@@ -455,15 +471,15 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
     return absl::OkStatus();
   }
 
-  // Gathers candidate pairs into `pairs_`, applies the residual, marks matches, and writes inner/outer matches.
+  // Gathers candidate pairs into the scratch's pairs, applies the residual, marks matches, writes inner/outer matches.
   absl::Status FlushCandidates(const Batch& batch, size_t probe_width, ExpressionEvaluator* residual,
                                SelectionVector* passing, std::vector<uint8_t>* matched, VectorBlockWriter& writer) {
     TESSERA_RETURN_IF_ERROR(CheckStop(writer));
     const HashJoinSpec& spec = op_->spec_;
     const JoinHashTable& table = *op_->table_;
     const uint32_t count = static_cast<uint32_t>(candidates_.size());
-    for (ColumnVector& column : pairs_.columns) column.ResetOwned(count);
-    pairs_.size = count;
+    for (ColumnVector& column : scratch_->pairs.columns) column.ResetOwned(count);
+    scratch_->pairs.size = count;
     // Column at a time, so the type dispatch happens once per column, not once per value.
     probe_rows_.resize(count);
     build_blocks_.resize(count);
@@ -474,16 +490,16 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       build_rows_[i] = table.Row(candidates_[i].entry);
     }
     for (size_t c = 0; c < probe_width; ++c) {
-      GatherVectorValues(batch.columns[c], probe_rows_.data(), count, &pairs_.columns[c]);
+      GatherVectorValues(batch.columns[c], probe_rows_.data(), count, &scratch_->pairs.columns[c]);
     }
-    for (size_t c = probe_width; c < pairs_.columns.size(); ++c) {
+    for (size_t c = probe_width; c < scratch_->pairs.columns.size(); ++c) {
       GatherBlockValues(build_blocks_.data(), build_rows_.data(), count, static_cast<int>(c - probe_width),
-                        &pairs_.columns[c]);
+                        &scratch_->pairs.columns[c]);
     }
     const SelectionVector* selection = nullptr;
     uint32_t passed = count;
     if (residual != nullptr) {
-      TESSERA_RETURN_IF_ERROR(residual->Filter(pairs_, nullptr, passing));
+      TESSERA_RETURN_IF_ERROR(residual->Filter(scratch_->pairs, nullptr, passing));
       selection = passing;
       passed = passing->count;
     }
@@ -494,7 +510,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       if (mark_build) table.MarkMatched(candidates_[i].entry);
     }
     if (WritesPairs(spec.type)) {
-      TESSERA_RETURN_IF_ERROR(writer.Append(op_->OutputColumns(pairs_), selection, count));
+      TESSERA_RETURN_IF_ERROR(writer.Append(op_->OutputColumns(scratch_->pairs), selection, count));
     }
     candidates_.clear();
     return absl::OkStatus();
@@ -503,29 +519,27 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   // Left / full outer join: probe rows without a match, with NULL build columns.
   absl::Status WriteUnmatched(const Batch& batch, const SelectionVector& rows, size_t probe_width,
                               VectorBlockWriter& writer) {
-    for (ColumnVector& column : pairs_.columns) column.ResetOwned(rows.count);
-    pairs_.size = rows.count;
+    for (ColumnVector& column : scratch_->pairs.columns) column.ResetOwned(rows.count);
+    scratch_->pairs.size = rows.count;
     for (size_t c = 0; c < probe_width; ++c) {
-      GatherVectorValues(batch.columns[c], rows.rows.data(), rows.count, &pairs_.columns[c]);
+      GatherVectorValues(batch.columns[c], rows.rows.data(), rows.count, &scratch_->pairs.columns[c]);
     }
-    for (size_t c = probe_width; c < pairs_.columns.size(); ++c) {
-      for (uint32_t i = 0; i < rows.count; ++i) pairs_.columns[c].SetNull(i);
+    for (size_t c = probe_width; c < scratch_->pairs.columns.size(); ++c) {
+      for (uint32_t i = 0; i < rows.count; ++i) scratch_->pairs.columns[c].SetNull(i);
     }
-    return writer.Append(op_->OutputColumns(pairs_), nullptr, rows.count);
+    return writer.Append(op_->OutputColumns(scratch_->pairs), nullptr, rows.count);
   }
 
   HashJoinProbeOperator* op_;
   uint32_t block_index_;
   const WorkOrderContext* context_ = nullptr;  // set by Execute
-  Batch pairs_;
   std::vector<Candidate> candidates_;
-  std::vector<JoinHashTable::EntryRange> buckets_ = std::vector<JoinHashTable::EntryRange>(kVectorSize);
   std::vector<uint32_t> probe_rows_;
   std::vector<const BlockView*> build_blocks_;
   std::vector<uint32_t> build_rows_;
-  std::unique_ptr<ChainScratch> chain_;  // inner-chain path; given back to the operator when done
+  std::unique_ptr<ProbeScratch> scratch_;  // the operator's scratch while the work order runs; given back when done
   std::optional<VectorBlockWriter> writer_;  // the output writer of Probe
-  std::unique_ptr<BatchSinkWriter> sink_writer_;  // with the operator's sink (FeedSink), instead of writer_
+  BatchSinkWriter* sink_writer_ = nullptr;  // with the operator's sink (FeedSink), instead of writer_
   int64_t sunk_rows_ = 0;                          // rows handed to sink_writer_
   bool capped_ = false;                      // Probe stopped at the operator's output row cap
 };

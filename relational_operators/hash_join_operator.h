@@ -163,10 +163,10 @@ class HashJoinProbeOperator : public RelationalOperator {
   };
   // Whether work orders use the inner-join path that ChainInnerJoin extends (every inner join without residual).
   bool ProbesInnerChain() const { return CanChainInnerJoin(); }
-  struct ChainScratch;
-  // A ChainScratch for a work order of the inner-chain path, and back. Thread-safe.
-  std::unique_ptr<ChainScratch> TakeChainScratch();
-  void GiveChainScratch(std::unique_ptr<ChainScratch> scratch);
+  struct ProbeScratch;
+  // A ProbeScratch for a probe work order, and back. Thread-safe.
+  std::unique_ptr<ProbeScratch> TakeScratch();
+  void GiveScratch(std::unique_ptr<ProbeScratch> scratch);
   void MakeOutput(std::vector<std::string> output_names);
   // Adds the key filters of the joins that drop probe rows without a match and whose key is a probe column to
   // the scan; once, before the first work order.
@@ -186,7 +186,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   std::vector<ChainedJoin> chained_;
   std::unique_ptr<BlockBuilderPool> builders_;  // for output_
   std::mutex scratch_mutex_;
-  std::vector<std::unique_ptr<ChainScratch>> idle_scratch_;  // at most one per concurrent work order
+  std::vector<std::unique_ptr<ProbeScratch>> idle_scratch_;  // at most one per concurrent work order
   // Per pair column: the join whose build relation it belongs to (0: table_, j: chained_[j - 1]), -1 for a
   // probe batch column.
   std::vector<int> pair_column_join_;
