@@ -687,8 +687,13 @@ int64_t HashJoinProbeOperator::EstimatedWorkOrders() const {
 }
 
 std::string HashJoinBuildOperator::RuntimeDetail() const {
-  if (!table_->HasDirectIndex()) return "hash buckets";
-  return table_->LipFilterIsExact() ? "direct index, exact LIP filter" : "direct index";
+  std::string detail = table_->HasDirectIndex() ? "direct index" : "hash buckets";
+  if (table_->LipFilterIsExact()) {
+    absl::StrAppend(&detail, ", exact LIP filter");
+  } else if (!table_->HasDirectIndex() && table_->key_filter() != nullptr) {
+    absl::StrAppend(&detail, ", exact key filter");
+  }
+  return detail;
 }
 
 void HashJoinProbeOperator::ApplyKeyFilterInScan() {

@@ -157,8 +157,13 @@ absl::Status JoinHashTable::Finalize() {
     }
     TESSERA_ASSIGN_OR_RETURN(matched_, PoolArray<uint8_t>::AllocateZeroed(pool_, rows));
   }
-  if (direct) {
-    // The keys are the direct index's: an exact bit vector over their range, which is also the LIP filter.
+  // An exact bit vector over the keys' range is the key filter, and also the LIP filter: with a direct index, and
+  // without one (a key seen twice, or a range too sparse for 4 bytes per value) while the range is at most
+  // max(64 bits per indexed row, 1 MiB). A probe's scan tests it before hashing: SSB SF10 Q2.1's 4% of parts span
+  // 800K keys, and without it every fact row that passed the other filters was hashed and looked up.
+  const bool exact_keys = direct || (direct_key_width_ > 0 && total > 0 &&
+                                     key_span < std::max<uint64_t>(64 * total, uint64_t{1} << 23));
+  if (exact_keys) {
     key_filter_ = lip_filter_ != nullptr && lip_key_positions_.empty() ? lip_filter_
                                                                         : std::make_shared<LipFilter>("direct index");
     TESSERA_RETURN_IF_ERROR(key_filter_->BuildDense(key_min_, key_span, pool_));

@@ -15,7 +15,9 @@
 // or walking a bucket, and the entry found holds the key (dimension tables' primary keys: SSB's date, customer,
 // supplier, part). Whether the keys are unique is known only after the build; otherwise probes hash as usual.
 // The array (4 bytes per value of the range, at most 16 bytes per indexed row above the 1 MiB floor) comes from
-// the buffer pool; when the pool refuses it, there is no direct index.
+// the buffer pool; when the pool refuses it, there is no direct index. The exact key filter over the keys' range
+// (key_filter) is built with a direct index, and also without one while the range is at most max(64 bits per
+// indexed row, 2^23 bits), so that probes whose keys are sparse still drop rows without a match in the scan.
 //
 // Memory: while building, each AddBlock's entries are heap vectors reserved against the buffer pool; Finalize moves
 // them into the table's arrays, which are buffer-pool memory (PoolArray: huge-page slots for large tables, which
@@ -89,8 +91,9 @@ class JoinHashTable {
   void PrefetchEntry(uint32_t entry) const { __builtin_prefetch(&entries_[entry]); }
   // Whether Finalize made a direct index (see the file comment). Probes then use LookUpDirect, not Bucket.
   bool HasDirectIndex() const { return !direct_entries_.empty(); }
-  // With HasDirectIndex(): an exact filter over the indexed keys (a bit vector over their range, bloom_filter.h's
-  // dense LipFilter); null without. A probe side that drops rows without a match (inner, semi) can apply it in
+  // An exact filter over the indexed keys (a bit vector over their range, bloom_filter.h's dense LipFilter): with
+  // HasDirectIndex(), and without one for a single integer-like key whose range is at most max(64 bits per indexed
+  // row, 2^23 bits); null otherwise. A probe side that drops rows without a match (inner, semi) can apply it in
   // its scan before the scan's filter predicate.
   std::shared_ptr<const RuntimeFilter> key_filter() const { return key_filter_; }
   // Whether the published LIP filter (PublishLipFilter) became the exact key filter instead of a Bloom filter.
