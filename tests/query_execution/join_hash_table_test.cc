@@ -217,12 +217,25 @@ TEST(JoinHashTableDirectIndexTest, TheLipFilterOfADirectIndexIsExact) {
   EXPECT_EQ(KeptRows(*filter, probes, true), expected_even);
 }
 
-TEST(JoinHashTableDirectIndexTest, WithoutADirectIndexTheLipFilterIsABloomFilter) {
+TEST(JoinHashTableDirectIndexTest, WithoutADirectIndexOverANarrowRangeTheLipFilterIsTheExactKeyFilter) {
   BufferPool pool(64 << 20, nullptr);
   auto filter = std::make_shared<LipFilter>("k");
   std::unique_ptr<JoinHashTable> table = Build(Type::Integer(), {1, 2, 2, 3}, &pool, 1000, filter);
+  EXPECT_FALSE(table->HasDirectIndex());  // a key seen twice
+  EXPECT_TRUE(filter->is_dense());
+  EXPECT_EQ(table->key_filter(), filter);
+  EXPECT_TRUE(table->LipFilterIsExact());
+  EXPECT_EQ(KeptRows(*filter, {1, 2, 3, 4, 0, std::nullopt}, false), (std::vector<uint32_t>{0, 1, 2}));
+}
+
+TEST(JoinHashTableDirectIndexTest, OverARangeWiderThanTheKeyFilterAllowsTheLipFilterIsABloomFilter) {
+  BufferPool pool(64 << 20, nullptr);
+  auto filter = std::make_shared<LipFilter>("k");
+  // 4 keys over 50 M values: more than max(64 bits per key, 2^23 bits).
+  std::unique_ptr<JoinHashTable> table = Build(Type::Integer(), {1, 2, 3, 50000000}, &pool, 1000, filter);
   EXPECT_FALSE(table->HasDirectIndex());
   EXPECT_FALSE(filter->is_dense());
+  EXPECT_EQ(table->key_filter(), nullptr);
   EXPECT_EQ(KeptRows(*filter, {1, 2, 3, std::nullopt}, false), (std::vector<uint32_t>{0, 1, 2}));
 }
 
