@@ -7,6 +7,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "common/hash.h"
 
@@ -208,10 +209,29 @@ void AccumulateBlockStatistics(const BlockView& block, const std::vector<ColumnS
       case 8: SketchFixed<uint64_t>(block, column, deleted, &stats.distinct); break;
       case 16: SketchFixed<int128>(block, column, deleted, &stats.distinct); break;
       case 0: {
-        if (block.encoding(column) == ColumnEncoding::kDictionary && deleted == nullptr) {
-          // The sketch ignores repeats: each distinct value of the block once.
+        if (block.encoding(column) == ColumnEncoding::kDictionary) {
+          // The sketch ignores repeats: each distinct value of the block once; with deletions, each value a live
+          // row holds (its code marked from the bitmap words).
           const StringDictionary dictionary = block.Dictionary(column);
-          for (uint32_t code = 0; code < dictionary.size(); ++code) stats.distinct.AddHash(HashString(dictionary[code]));
+          if (deleted == nullptr) {
+            for (uint32_t code = 0; code < dictionary.size(); ++code) {
+              stats.distinct.AddHash(HashString(dictionary[code]));
+            }
+            break;
+          }
+          std::vector<bool> used(dictionary.size(), false);
+          const ColumnChunk& chunk = block.chunk(column);
+          const uint8_t* validity = block.Validity(column);
+          for (uint32_t w = 0; w * 64 < block.row_count(); ++w) {
+            for (uint64_t bits = LiveNonNullBits(deleted, validity, block.row_count(), w); bits != 0;
+                 bits &= bits - 1) {
+              const uint32_t row = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
+              used[UnpackCode(block.data() + chunk.values_offset, chunk.bit_width, row)] = true;
+            }
+          }
+          for (uint32_t code = 0; code < dictionary.size(); ++code) {
+            if (used[code]) stats.distinct.AddHash(HashString(dictionary[code]));
+          }
           break;
         }
         const uint8_t* validity = block.Validity(column);
