@@ -147,6 +147,15 @@ bool UpdateLiveMinMax(const BlockView& block, int column, const Type& type, cons
       break;
     case TypeId::kChar:
     case TypeId::kVarchar:
+      if (block.encoding(column) == ColumnEncoding::kDictionary) {
+        // The dictionary is sorted, so code order is value order.
+        const ColumnChunk& chunk = block.chunk(column);
+        rows = LiveMinMaxRows(
+            block, column, deleted,
+            [&](uint32_t r) { return UnpackCode(block.data() + chunk.values_offset, chunk.bit_width, r); },
+            std::less<>());
+        break;
+      }
       // Bytewise, as std::string::compare (Value::Compare) orders them.
       rows = LiveMinMaxRows(block, column, deleted, [&](uint32_t r) { return block.GetString(column, r); },
                             std::less<std::string_view>());
