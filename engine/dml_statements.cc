@@ -202,7 +202,9 @@ absl::StatusOr<std::vector<int64_t>> NullsOfRows(Database& database, const Table
   std::vector<int64_t> nulls(snapshot.columns.size(), 0);
   std::vector<int> nullable;
   for (size_t c = 0; c < nulls.size(); ++c) {
-    if (c >= snapshot.statistics.size() || snapshot.statistics[c].null_count > 0) nullable.push_back(static_cast<int>(c));
+    if (c >= snapshot.statistics.size() || snapshot.statistics[c].null_count > 0) {
+      nullable.push_back(static_cast<int>(c));
+    }
   }
   if (nullable.empty()) return nulls;
   const std::vector<std::pair<uint32_t, uint32_t>> ordinals = BlockOrdinals(snapshot);
@@ -226,9 +228,9 @@ absl::StatusOr<std::vector<int64_t>> NullsOfRows(Database& database, const Table
 // Commits deletions of the rows `found` and, when `loaded` has rows, the new segment `writer` wrote, in one catalog
 // commit. `deleted_nulls` (NullsOfRows of `found`) come off the null counts and the deleted rows are counted
 // in stale_rows. Returns the rows deleted.
-absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& snapshot,
-                                     const FoundRowSet& found, const std::vector<int64_t>& deleted_nulls,
-                                     std::unique_ptr<SegmentWriter> writer, LoadedRows loaded) {
+absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& snapshot, const FoundRowSet& found,
+                                     const std::vector<int64_t>& deleted_nulls, std::unique_ptr<SegmentWriter> writer,
+                                     LoadedRows loaded) {
   const bool appends = writer != nullptr && loaded.row_count > 0;
   SegmentDescriptor segment;
   if (appends) {

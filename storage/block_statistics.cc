@@ -119,8 +119,8 @@ bool UpdateLiveMinMax(const BlockView& block, int column, const Type& type, cons
   switch (type.id()) {
     case TypeId::kBoolean:
       if (encoded) return false;
-      rows = LiveMinMaxRows(block, column, deleted, [&](uint32_t r) { return block.Values<uint8_t>(column)[r]; },
-                            std::less<>());
+      rows = LiveMinMaxRows(
+          block, column, deleted, [&](uint32_t r) { return block.Values<uint8_t>(column)[r]; }, std::less<>());
       break;
     case TypeId::kInteger:
     case TypeId::kDate: {
@@ -142,8 +142,9 @@ bool UpdateLiveMinMax(const BlockView& block, int column, const Type& type, cons
     case TypeId::kDouble:
       if (encoded) return false;
       // Value::Compare's order of doubles: NaN above every number.
-      rows = LiveMinMaxRows(block, column, deleted, [&](uint32_t r) { return block.Values<double>(column)[r]; },
-                            [](double a, double b) { return std::isnan(b) ? !std::isnan(a) : a < b; });
+      rows = LiveMinMaxRows(
+          block, column, deleted, [&](uint32_t r) { return block.Values<double>(column)[r]; },
+          [](double a, double b) { return std::isnan(b) ? !std::isnan(a) : a < b; });
       break;
     case TypeId::kChar:
     case TypeId::kVarchar:
@@ -157,8 +158,9 @@ bool UpdateLiveMinMax(const BlockView& block, int column, const Type& type, cons
         break;
       }
       // Bytewise, as std::string::compare (Value::Compare) orders them.
-      rows = LiveMinMaxRows(block, column, deleted, [&](uint32_t r) { return block.GetString(column, r); },
-                            std::less<std::string_view>());
+      rows = LiveMinMaxRows(
+          block, column, deleted, [&](uint32_t r) { return block.GetString(column, r); },
+          std::less<std::string_view>());
       break;
     default:
       return false;

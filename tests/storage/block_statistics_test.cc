@@ -1,7 +1,7 @@
 // AccumulateBlockStatistics (storage/block_statistics.h) of blocks with deleted rows, as ANALYZE folds them: the
 // null counts, min and max of the typed path (bitmap words, one comparison per live row in the column's physical
-// type) and the distinct sketches of strings equal those of one Value per live row, for every type, plain and compressed blocks, NULLs, NaN, and deletion
-// densities from none to all rows.
+// type) and the distinct sketches of strings equal those of one Value per live row, for every type, plain and
+// compressed blocks, NULLs, NaN, and deletion densities from none to all rows.
 
 #include "storage/block_statistics.h"
 
@@ -23,10 +23,9 @@ namespace {
 
 std::vector<ColumnSchema> Columns() {
   const std::vector<std::pair<std::string, Type>> types = {
-      {"b", Type::Boolean()},       {"i", Type::Integer()},          {"l", Type::BigInt()},
-      {"d", Type::Double()},        {"m", Type::Decimal(12, 2)},     {"w", Type::Decimal(30, 3)},
-      {"dt", Type::Date()},         {"ts", Type::Timestamp()},       {"iv", Type::IntervalType()},
-      {"c", Type::Char(4)},         {"v", Type::Varchar(12)}};
+      {"b", Type::Boolean()},       {"i", Type::Integer()},      {"l", Type::BigInt()},   {"d", Type::Double()},
+      {"m", Type::Decimal(12, 2)},  {"w", Type::Decimal(30, 3)}, {"dt", Type::Date()},    {"ts", Type::Timestamp()},
+      {"iv", Type::IntervalType()}, {"c", Type::Char(4)},        {"v", Type::Varchar(12)}};
   std::vector<ColumnSchema> columns;
   for (const auto& [name, type] : types) columns.push_back({name, type, false, {}});
   return columns;
@@ -35,18 +34,24 @@ std::vector<ColumnSchema> Columns() {
 Value RandomValue(const Type& type, std::mt19937_64& random) {
   const int64_t small = static_cast<int64_t>(random() % 2001) - 1000;
   switch (type.id()) {
-    case TypeId::kBoolean: return Value::Boolean(random() % 2 == 0);
-    case TypeId::kInteger: return Value::Integer(static_cast<int32_t>(small * 1000));
-    case TypeId::kBigInt: return Value::BigInt(small * 1'000'000'007LL);
+    case TypeId::kBoolean:
+      return Value::Boolean(random() % 2 == 0);
+    case TypeId::kInteger:
+      return Value::Integer(static_cast<int32_t>(small * 1000));
+    case TypeId::kBigInt:
+      return Value::BigInt(small * 1'000'000'007LL);
     case TypeId::kDouble: {
       const int kind = static_cast<int>(random() % 50);
       if (kind == 0) return Value::Double(std::numeric_limits<double>::quiet_NaN());
       if (kind == 1) return Value::Double(-0.0);
       return Value::Double(static_cast<double>(small) / 7.0);
     }
-    case TypeId::kDecimal: return Value::Decimal(static_cast<int128>(small) * 12345, type);
-    case TypeId::kDate: return Value::Date(static_cast<int32_t>(small) * 3);
-    case TypeId::kTimestamp: return Value::Timestamp(small * 86'400'000'000LL + 17);
+    case TypeId::kDecimal:
+      return Value::Decimal(static_cast<int128>(small) * 12345, type);
+    case TypeId::kDate:
+      return Value::Date(static_cast<int32_t>(small) * 3);
+    case TypeId::kTimestamp:
+      return Value::Timestamp(small * 86'400'000'000LL + 17);
     case TypeId::kInterval:
       return Value::IntervalValue(Interval{static_cast<int32_t>(small % 13), static_cast<int32_t>(small % 40), small});
     default: {
