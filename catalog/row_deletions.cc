@@ -1,6 +1,7 @@
 #include "catalog/row_deletions.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #ifdef __AVX2__
@@ -105,6 +106,33 @@ bool DeletedRows::Delete(uint32_t row) {
   word |= bit;
   ++deleted_count_;
   return true;
+}
+
+uint32_t DeletedRows::DeleteAll(const DeletedRows& rows) {
+  uint32_t added = 0;
+  const size_t words = std::min(words_.size(), rows.words_.size());
+  for (size_t w = 0; w < words; ++w) {
+    added += static_cast<uint32_t>(__builtin_popcountll(rows.words_[w] & ~words_[w]));
+    words_[w] |= rows.words_[w];
+  }
+  deleted_count_ += added;
+  return added;
+}
+
+static_assert(std::endian::native == std::endian::little, "CountClearAmong loads byte bitmaps as words");
+
+uint32_t DeletedRows::CountClearAmong(const uint8_t* bitmap) const {
+  uint32_t clear = 0;
+  const size_t bytes = (row_count_ + 7) / 8;
+  for (size_t w = 0; w < words_.size(); ++w) {
+    if (words_[w] == 0) continue;
+    // Little-endian bytes: bit r % 64 of the loaded word is row 64 w + r % 64, as in words_. The last word reads
+    // only the bitmap's own bytes; bits past row_count() are clear in words_.
+    uint64_t set = 0;
+    std::memcpy(&set, bitmap + w * 8, std::min<size_t>(8, bytes - w * 8));
+    clear += static_cast<uint32_t>(__builtin_popcountll(words_[w] & ~set));
+  }
+  return clear;
 }
 
 std::string DeletedRows::Serialize() const {

@@ -47,6 +47,13 @@ class DeletedRows {
   uint32_t LiveRows(uint32_t first, uint32_t count, uint32_t* rows) const;
   // Marks `row`; returns true if it was not deleted before. Only while building (before sharing).
   bool Delete(uint32_t row);
+  // Marks every row `rows` marks (a set of the same block, same row_count()); returns how many were not deleted
+  // before. A word of the bitmap at a time. Only while building (before sharing).
+  uint32_t DeleteAll(const DeletedRows& rows);
+  // How many of the rows marked here have a clear bit in `bitmap`, a byte bitmap of at least
+  // ceil(row_count() / 8) bytes in the validity layout (common/bitmap.h: bit r % 8 of byte r / 8 is row r): the
+  // NULLs among these rows when `bitmap` is a column's validity. 64 rows at a time with popcount.
+  uint32_t CountClearAmong(const uint8_t* bitmap) const;
 
   std::string Serialize() const;
   // Nullopt for bytes that are not a serialized DeletedRows of `row_count` rows.

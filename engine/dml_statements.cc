@@ -94,15 +94,6 @@ class RetiredSegments {
   std::vector<Entry> pending_ ABSL_GUARDED_BY(mutex_);
 };
 
-// (segment index, block index) of each block ordinal of a snapshot, the numbering of row ids.
-std::vector<std::pair<uint32_t, uint32_t>> BlockOrdinals(const TableDescriptor& table) {
-  std::vector<std::pair<uint32_t, uint32_t>> ordinals;
-  for (uint32_t s = 0; s < table.segments.size(); ++s) {
-    for (uint32_t b = 0; b < table.segments[s].blocks.size(); ++b) ordinals.emplace_back(s, b);
-  }
-  return ordinals;
-}
-
 // The rows a DELETE or UPDATE found: the query's result, read after it finished.
 struct FoundRows {
   std::shared_ptr<const TableDescriptor> snapshot;  // without the row-id column
@@ -124,86 +115,122 @@ absl::StatusOr<FoundRows> FindRows(Database& database, const std::string& table,
   return found;
 }
 
-// Deletions of the rows `row_ids` (of `snapshot`'s numbering) applied to `updated`, a copy of the table's current
-// version. Rows already deleted are not counted again. Returns the rows newly deleted.
-absl::StatusOr<int64_t> ApplyDeletions(const TableDescriptor& snapshot, const std::vector<uint64_t>& row_ids,
+// The rows a DELETE or UPDATE found, as one bitmap per block of the snapshot (by block ordinal, the numbering of
+// row ids; null for blocks without any). Set straight from the query's row ids in the order its work orders wrote
+// them: no sort, and a row found several times (a USING / FROM join) is one bit.
+struct FoundRowSet {
+  std::vector<std::unique_ptr<DeletedRows>> blocks;
+  int64_t rows = 0;     // distinct rows
+  int64_t row_ids = 0;  // row ids read, repeats included
+};
+
+// The row ids in the last column of a DELETE / UPDATE query's result, as a FoundRowSet of `snapshot`'s blocks.
+absl::StatusOr<FoundRowSet> CollectRowIds(const TableDescriptor& snapshot, const TemporaryRelation& relation) {
+  FoundRowSet found;
+  std::vector<uint32_t> block_rows;
+  for (const SegmentDescriptor& segment : snapshot.segments) {
+    for (const BlockLocation& block : segment.blocks) block_rows.push_back(block.rows);
+  }
+  found.blocks.resize(block_rows.size());
+  const int column = static_cast<int>(relation.schema().size()) - 1;
+  std::vector<int64_t> decoded;
+  for (uint32_t b = 0; b < relation.block_count(); ++b) {
+    const BlockView block = relation.block(b);
+    const uint32_t count = block.row_count();
+    const int64_t* ids = block.Values<int64_t>(column);
+    if (block.IsEncoded(column)) {
+      decoded.resize(count);
+      block.DecodeFixed<int64_t>(column, 0, count, decoded.data());
+      ids = decoded.data();
+    }
+    for (uint32_t r = 0; r < count; ++r) {
+      const uint64_t row_id = static_cast<uint64_t>(ids[r]);
+      const uint32_t ordinal = RowIdBlock(row_id);
+      if (ordinal >= block_rows.size()) return absl::InternalError("a row id names no block of the table");
+      if (RowIdRow(row_id) >= block_rows[ordinal]) return absl::InternalError("a row id names no row of its block");
+      std::unique_ptr<DeletedRows>& rows = found.blocks[ordinal];
+      if (rows == nullptr) rows = std::make_unique<DeletedRows>(block_rows[ordinal]);
+      found.rows += rows->Delete(RowIdRow(row_id));
+    }
+    found.row_ids += count;
+  }
+  return found;
+}
+
+// (segment index, block index) of each block ordinal of a snapshot, the numbering of row ids.
+std::vector<std::pair<uint32_t, uint32_t>> BlockOrdinals(const TableDescriptor& table) {
+  std::vector<std::pair<uint32_t, uint32_t>> ordinals;
+  for (uint32_t s = 0; s < table.segments.size(); ++s) {
+    for (uint32_t b = 0; b < table.segments[s].blocks.size(); ++b) ordinals.emplace_back(s, b);
+  }
+  return ordinals;
+}
+
+// Deletions of the rows `found` (of `snapshot`'s numbering) applied to `updated`, a copy of the table's current
+// version: each block's bitmap is a copy of the current one with the found rows or'ed in, a word at a time. Rows
+// already deleted are not counted again. Returns the rows newly deleted.
+absl::StatusOr<int64_t> ApplyDeletions(const TableDescriptor& snapshot, const FoundRowSet& found,
                                        TableDescriptor* updated) {
   const std::vector<std::pair<uint32_t, uint32_t>> ordinals = BlockOrdinals(snapshot);
   absl::flat_hash_map<uint64_t, size_t> segment_index;
   for (size_t s = 0; s < updated->segments.size(); ++s) segment_index[updated->segments[s].segment_id] = s;
-  // The bitmaps being built, by block ordinal: copies of the current ones, changed before they are shared.
-  absl::flat_hash_map<uint32_t, std::shared_ptr<DeletedRows>> building;
   int64_t deleted = 0;
-  for (uint64_t row_id : row_ids) {
-    const uint32_t ordinal = RowIdBlock(row_id);
-    if (ordinal >= ordinals.size()) return absl::InternalError("a row id names no block of the table");
-    std::shared_ptr<DeletedRows>& rows = building[ordinal];
-    if (rows == nullptr) {
-      const SegmentDescriptor& segment = snapshot.segments[ordinals[ordinal].first];
-      auto found = segment_index.find(segment.segment_id);
-      if (found == segment_index.end()) {
-        return absl::AbortedError(absl::StrCat("table '", snapshot.name, "' was changed by another statement"));
-      }
-      const SegmentDescriptor& current = updated->segments[found->second];
-      const DeletedRows* existing = current.DeletedIn(ordinals[ordinal].second);
-      rows = existing != nullptr ? std::make_shared<DeletedRows>(*existing)
-                                 : std::make_shared<DeletedRows>(current.blocks[ordinals[ordinal].second].rows);
+  for (size_t ordinal = 0; ordinal < found.blocks.size(); ++ordinal) {
+    if (found.blocks[ordinal] == nullptr) continue;
+    const auto [segment, block] = ordinals[ordinal];
+    auto current = segment_index.find(snapshot.segments[segment].segment_id);
+    if (current == segment_index.end()) {
+      return absl::AbortedError(absl::StrCat("table '", snapshot.name, "' was changed by another statement"));
     }
-    if (RowIdRow(row_id) >= rows->row_count()) return absl::InternalError("a row id names no row of its block");
-    deleted += rows->Delete(RowIdRow(row_id));
-  }
-  for (auto& [ordinal, rows] : building) {
-    SegmentDescriptor& segment =
-        updated->segments[segment_index.at(snapshot.segments[ordinals[ordinal].first].segment_id)];
-    segment.deleted.resize(segment.blocks.size());
-    segment.deleted[ordinals[ordinal].second] = std::move(rows);
+    SegmentDescriptor& target = updated->segments[current->second];
+    const DeletedRows* existing = target.DeletedIn(block);
+    auto rows = existing != nullptr ? std::make_shared<DeletedRows>(*existing)
+                                    : std::make_shared<DeletedRows>(target.blocks[block].rows);
+    deleted += rows->DeleteAll(*found.blocks[ordinal]);
+    target.deleted.resize(target.blocks.size());
+    target.deleted[block] = std::move(rows);
   }
   updated->row_count -= deleted;
   return deleted;
 }
 
-// The row ids of a DELETE / UPDATE query sorted, each once (a USING join may find a row several times).
-std::vector<uint64_t> SortedUnique(std::vector<uint64_t> row_ids) {
-  std::sort(row_ids.begin(), row_ids.end());
-  row_ids.erase(std::unique(row_ids.begin(), row_ids.end()), row_ids.end());
-  return row_ids;
-}
-
-// NULLs per column among the rows `row_ids` (sorted, each once) of `snapshot`: what deleting them takes off the
-// null counts of the statistics. Reads only the validity bitmaps of their blocks (none where a block's column has
-// no NULLs), one bit per row and column.
+// NULLs per column among the rows `found` of `snapshot`: what deleting them takes off the null counts of the
+// statistics. Reads only the validity bitmaps of their blocks, 64 rows at a time (DeletedRows::CountClearAmong);
+// a column the statistics count no NULL in is skipped, and no block is pinned when every column is.
 absl::StatusOr<std::vector<int64_t>> NullsOfRows(Database& database, const TableDescriptor& snapshot,
-                                                 const std::vector<uint64_t>& row_ids) {
+                                                 const FoundRowSet& found) {
   std::vector<int64_t> nulls(snapshot.columns.size(), 0);
+  std::vector<int> nullable;
+  for (size_t c = 0; c < nulls.size(); ++c) {
+    if (c >= snapshot.statistics.size() || snapshot.statistics[c].null_count > 0) {
+      nullable.push_back(static_cast<int>(c));
+    }
+  }
+  if (nullable.empty()) return nulls;
   const std::vector<std::pair<uint32_t, uint32_t>> ordinals = BlockOrdinals(snapshot);
-  for (size_t first = 0; first < row_ids.size();) {
-    const uint32_t ordinal = RowIdBlock(row_ids[first]);
-    size_t end = first;
-    while (end < row_ids.size() && RowIdBlock(row_ids[end]) == ordinal) ++end;
-    if (ordinal >= ordinals.size()) return absl::InternalError("a row id names no block of the table");
+  for (size_t ordinal = 0; ordinal < found.blocks.size(); ++ordinal) {
+    if (found.blocks[ordinal] == nullptr) continue;
     const auto [segment, block_index] = ordinals[ordinal];
     TESSERA_ASSIGN_OR_RETURN(BlockHandle handle,
                              database.storage().PinBlock(BlockId{snapshot.segments[segment].segment_id, block_index}));
     const BlockView block = handle.view();
-    if (RowIdRow(row_ids[end - 1]) >= block.row_count()) {
-      return absl::InternalError("a row id names no row of its block");
+    if (block.row_count() != found.blocks[ordinal]->row_count()) {
+      return absl::InternalError("a block's row count differs from its descriptor's");
     }
-    for (size_t c = 0; c < nulls.size(); ++c) {
-      const uint8_t* validity = block.Validity(static_cast<int>(c));
-      if (validity == nullptr) continue;
-      for (size_t i = first; i < end; ++i) nulls[c] += !GetBit(validity, RowIdRow(row_ids[i]));
+    for (int c : nullable) {
+      const uint8_t* validity = block.Validity(c);
+      if (validity != nullptr) nulls[c] += found.blocks[ordinal]->CountClearAmong(validity);
     }
-    first = end;
   }
   return nulls;
 }
 
-// Commits deletions of `row_ids` and, when `loaded` has rows, the new segment `writer` wrote, in one catalog
-// commit. `deleted_nulls` (NullsOfRows of `row_ids`) come off the null counts and the deleted rows are counted
+// Commits deletions of the rows `found` and, when `loaded` has rows, the new segment `writer` wrote, in one catalog
+// commit. `deleted_nulls` (NullsOfRows of `found`) come off the null counts and the deleted rows are counted
 // in stale_rows. Returns the rows deleted.
-absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& snapshot,
-                                     const std::vector<uint64_t>& row_ids, const std::vector<int64_t>& deleted_nulls,
-                                     std::unique_ptr<SegmentWriter> writer, LoadedRows loaded) {
+absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& snapshot, const FoundRowSet& found,
+                                     const std::vector<int64_t>& deleted_nulls, std::unique_ptr<SegmentWriter> writer,
+                                     LoadedRows loaded) {
   const bool appends = writer != nullptr && loaded.row_count > 0;
   SegmentDescriptor segment;
   if (appends) {
@@ -221,7 +248,7 @@ absl::StatusOr<int64_t> CommitChange(Database& database, const TableDescriptor& 
     return abandon(absl::AbortedError(absl::StrCat("table '", snapshot.name, "' was dropped meanwhile")));
   }
   auto updated = std::make_shared<TableDescriptor>(**current);
-  absl::StatusOr<int64_t> deleted = ApplyDeletions(snapshot, row_ids, updated.get());
+  absl::StatusOr<int64_t> deleted = ApplyDeletions(snapshot, found, updated.get());
   if (!deleted.ok()) return abandon(deleted.status());
   // Every row id names a live row of the current version (statements run one at a time and their queries skip
   // deleted rows), so its NULLs are still counted.
@@ -270,19 +297,6 @@ void MaintainAfterChange(Database& database, const TableDescriptor& table, const
   }
 }
 
-// The row ids in the last column of a DELETE / UPDATE query's result.
-std::vector<uint64_t> ResultRowIds(const TemporaryRelation& relation) {
-  std::vector<uint64_t> row_ids;
-  const int column = static_cast<int>(relation.schema().size()) - 1;
-  for (uint32_t b = 0; b < relation.block_count(); ++b) {
-    const BlockView block = relation.block(b);
-    for (uint32_t r = 0; r < block.row_count(); ++r) {
-      row_ids.push_back(static_cast<uint64_t>(block.GetValue(column, r, Type::BigInt()).AsInt64()));
-    }
-  }
-  return row_ids;
-}
-
 // Whether a SET value of type `from` may be stored in a column of type `to` (then cast like INSERT does).
 bool Assignable(const Type& from, const Type& to) {
   if (from.id() == TypeId::kNull || from == to || from.IsString() || to.IsString()) return true;
@@ -299,11 +313,11 @@ absl::StatusOr<QueryResult> ExecuteDelete(Database& database, const parser::Dele
   RetiredSegments::Get().Collect(database.storage());
   TESSERA_ASSIGN_OR_RETURN(FoundRows found,
                            FindRows(database, statement.table, *statement.query, statement.text, options));
-  std::vector<uint64_t> row_ids = SortedUnique(ResultRowIds(*found.query->manager().result()));
+  TESSERA_ASSIGN_OR_RETURN(FoundRowSet rows, CollectRowIds(*found.snapshot, *found.query->manager().result()));
   found.query.reset();
-  if (row_ids.empty()) return StatusOnly("DELETE 0", 0);
-  TESSERA_ASSIGN_OR_RETURN(std::vector<int64_t> nulls, NullsOfRows(database, *found.snapshot, row_ids));
-  TESSERA_ASSIGN_OR_RETURN(int64_t deleted, CommitChange(database, *found.snapshot, row_ids, nulls, nullptr, {}));
+  if (rows.rows == 0) return StatusOnly("DELETE 0", 0);
+  TESSERA_ASSIGN_OR_RETURN(std::vector<int64_t> nulls, NullsOfRows(database, *found.snapshot, rows));
+  TESSERA_ASSIGN_OR_RETURN(int64_t deleted, CommitChange(database, *found.snapshot, rows, nulls, nullptr, {}));
   MaintainAfterChange(database, *found.snapshot, options);
   return StatusOnly(absl::StrCat("DELETE ", deleted), deleted);
 }
@@ -349,15 +363,13 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
   }
   // Each found row once (a FROM join may match a row several times: which match would win is not defined).
   const TemporaryRelation& relation = *found.query->manager().result();
-  std::vector<uint64_t> row_ids = ResultRowIds(relation);
-  const size_t found_rows = row_ids.size();
-  row_ids = SortedUnique(std::move(row_ids));
-  if (row_ids.size() != found_rows) {
+  TESSERA_ASSIGN_OR_RETURN(FoundRowSet found_rows, CollectRowIds(snapshot, relation));
+  if (found_rows.rows != found_rows.row_ids) {
     return absl::InvalidArgumentError(
         absl::StrCat("UPDATE: a row of '", snapshot.name, "' matches more than one row of the FROM tables"));
   }
-  if (row_ids.empty()) return StatusOnly("UPDATE 0", 0);
-  TESSERA_ASSIGN_OR_RETURN(std::vector<int64_t> nulls, NullsOfRows(database, snapshot, row_ids));
+  if (found_rows.rows == 0) return StatusOnly("UPDATE 0", 0);
+  TESSERA_ASSIGN_OR_RETURN(std::vector<int64_t> nulls, NullsOfRows(database, snapshot, found_rows));
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<SegmentWriter> writer,
                            database.storage().CreateSegmentWriter(database.catalog().AllocateSegmentId()));
   LoadedRows loaded;
@@ -402,7 +414,7 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
   found.query.reset();
   const int64_t updated = loaded.row_count;
   TESSERA_RETURN_IF_ERROR(
-      CommitChange(database, snapshot, row_ids, nulls, std::move(writer), std::move(loaded)).status());
+      CommitChange(database, snapshot, found_rows, nulls, std::move(writer), std::move(loaded)).status());
   MaintainAfterChange(database, snapshot, options);
   return StatusOnly(absl::StrCat("UPDATE ", updated), updated);
 }

@@ -72,14 +72,18 @@ def collect_runs(statements: list[bench_results.StatementOutput], per_run: int, 
 
 
 class TesseraEngine:
+    """The tessera shell on a data directory of its own, or (`connect`, HOST:PORT) a shell connected to a
+    tessera-server, which then holds the data directory, the threads and the memory limit (data_dir is None)."""
     name = "tessera"
 
-    def __init__(self, binary: str, data_dir: str, threads: int, memory_limit: int | None = None,
-                 timeout: float = 900):
+    def __init__(self, binary: str, data_dir: str | None, threads: int, memory_limit: int | None = None,
+                 timeout: float = 900, connect: str | None = None):
         self.binary, self.data_dir, self.threads = binary, data_dir, threads
-        self.memory_limit, self.timeout = memory_limit, timeout
+        self.memory_limit, self.timeout, self.connect = memory_limit, timeout, connect
 
     def base_args(self) -> list[str]:
+        if self.connect:
+            return [self.binary, "--connect", self.connect, "--csv", "--timing"]
         args = [self.binary, self.data_dir, "--csv", "--timing", "--threads", str(self.threads)]
         if self.memory_limit:
             args += ["--memory-limit", str(self.memory_limit)]

@@ -122,32 +122,35 @@ def refresh_sql(pair_files: dict) -> tuple[list[str], list[str]]:
     return rf1, rf2
 
 
+# Run after each refresh pair, in the refresh stream, and by DuckDB after the same pair: the answers after every pair
+# (the 22 queries are verified after the last pair; bench_refresh.verify_pair_checks).
+CHECK_SQL = ["SELECT count(*), sum(o_totalprice), sum(o_orderkey), sum(o_custkey) FROM orders",
+             "SELECT count(*), sum(l_extendedprice), sum(l_quantity), sum(l_orderkey) FROM lineitem"]
+
+
 class RefreshStream:
-    """The throughput test's refresh stream: RF1 then RF2 of each pair, in one tessera process on its own hard-linked
-    view of the data directory (the query streams keep reading theirs, as under snapshot isolation: a query sees the
-    database before or after a refresh, never half of it). Started at the timed streams' start; its end counts in
-    the measurement interval like a query stream's."""
+    """The throughput test's refresh stream: RF1 then RF2 of each pair, then CHECK_SQL, as one shell connected to the
+    tessera-server the query streams use (`engine` is connected: TesseraEngine.connect), so a query sees the database
+    before or after each refresh statement, as the server's snapshots have it. Started at the timed streams' start;
+    its end counts in the measurement interval like a query stream's (CHECK_SQL's few scans included, not in the RF
+    times)."""
 
-    def __init__(self, engine, data_dir: str, pairs: list[dict], workdir: str):
-        import bench_streams
-
-        self.data_dir = bench_streams.linked_copy(data_dir, os.path.join(workdir, "refresh-db"))
+    def __init__(self, engine, pairs: list[dict], workdir: str):
         self.pairs = pairs
         self.sql_path = os.path.join(workdir, "refresh.sql")
-        self.statements = []  # (pair, "RF1" / "RF2") per statement
+        self.statements = []  # (pair, "RF1" / "RF2" / "check") per statement
         with open(self.sql_path, "w") as f:
             for pair in pairs:
                 rf1, rf2 = refresh_sql(pair)
-                for name, statements in (("RF1", rf1), ("RF2", rf2)):
+                for name, statements in (("RF1", rf1), ("RF2", rf2), ("check", CHECK_SQL)):
                     for statement in statements:
                         f.write(statement + ";\n")
                         self.statements.append((pair["pair"], name))
-        args = engine.base_args()
-        args[args.index(engine.data_dir)] = self.data_dir
-        self.args = args + ["-f", self.sql_path]
+        self.args = engine.base_args() + ["-f", self.sql_path]
         self.elapsed_s = None
         self.error = None
         self.times_ms = {}  # "RF1 #n" -> ms
+        self.checks = {}  # pair -> [(header, rows)] of CHECK_SQL after it
         self._thread = None
 
     def start(self, start: float) -> None:
@@ -167,6 +170,9 @@ class RefreshStream:
         self.elapsed_s = time.perf_counter() - start
         timed = [s for s in bench_results.parse_tessera_output(process.stdout) if s.time_ms is not None]
         for (pair, name), statement in zip(self.statements, timed):
+            if name == "check":
+                self.checks.setdefault(pair, []).append((statement.header, statement.rows))
+                continue
             key = f"{name} #{pair}"
             self.times_ms[key] = self.times_ms.get(key, 0.0) + statement.time_ms
         if process.returncode != 0:
@@ -176,3 +182,22 @@ class RefreshStream:
 
     def join(self) -> None:
         self._thread.join()
+
+
+def verify_pair_checks(refresh: RefreshStream, expected: dict) -> list[str]:
+    """Differences between the refresh stream's CHECK_SQL answers after each pair and `expected` (pair -> [(header,
+    rows)], DuckDB's after the same pairs)."""
+    import bench_results
+
+    problems = []
+    for pair in refresh.pairs:
+        number = pair["pair"]
+        got = refresh.checks.get(number, [])
+        if len(got) != len(CHECK_SQL):
+            problems.append(f"pair {number}: {len(got)} of {len(CHECK_SQL)} checks ran")
+            continue
+        for sql, (header, rows), (_, want) in zip(CHECK_SQL, got, expected[number]):
+            difference = bench_results.compare_results(rows, want, [], header)
+            if difference:
+                problems.append(f"pair {number}, {sql}: {difference}")
+    return problems

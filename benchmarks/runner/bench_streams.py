@@ -1,5 +1,6 @@
 """The TPC-H throughput test: S concurrent query streams, each its own tessera process on the same data (a hard-linked
-view of the data directory per stream after the first: a directory admits one opener at a time).
+view of the data directory per stream after the first: a directory admits one opener at a time), or, when the
+engine is connected to a tessera-server (the runner's --refresh and --one-server), each a shell of that server.
 
 Stream order: TPC-H specification, Appendix A ("Ordered Sets"): stream 00 is the power test's order, streams 01..S
 run concurrently in the throughput test; stream numbers past 40 wrap around (the table has 41 rows).
@@ -165,7 +166,7 @@ def run_streams(engine, queries_by_number: dict, statements_by_number: dict, str
         os.mkfifo(fifo)
         warmup_statements = sum(statements_by_number[q] for q in order)
         args = engine.base_args()
-        if runs:  # every stream after the first reads its own hard-linked view of the data directory
+        if runs and not engine.connect:  # every stream after the first reads its own view of the data directory
             args[args.index(engine.data_dir)] = linked_copy(engine.data_dir, os.path.join(workdir, f"stream{stream}-db"))
             copies.append(args[1])
         processes.append((_StreamProcess(args + ["-f", warmup, "-f", fifo], warmup_statements), fifo))

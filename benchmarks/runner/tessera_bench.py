@@ -30,6 +30,7 @@ import bench_engines  # noqa: E402
 import bench_refresh  # noqa: E402
 import bench_report  # noqa: E402
 import bench_results  # noqa: E402
+import bench_server  # noqa: E402
 import bench_streams  # noqa: E402
 import bench_tpcds  # noqa: E402
 from bench_data import SetupError, progress  # noqa: E402
@@ -74,7 +75,15 @@ def parse_args(argv=None):
     parser.add_argument("--streams", default="1,2,4", help="stream counts for --throughput (default 1,2,4)")
     parser.add_argument("--refresh", action="store_true",
                         help="--throughput with a refresh stream (RF1 + RF2 per query stream) beside the query "
-                             "streams; the answers after the refreshes are checked against DuckDB doing the same")
+                             "streams, all on one tessera-server; the answers after each refresh pair are checked "
+                             "against DuckDB doing the same")
+    parser.add_argument("--one-server", action="store_true",
+                        help="--throughput with every stream a client of one tessera-server (as --refresh runs "
+                             "them) instead of one tessera process per stream: the baseline of --refresh")
+    parser.add_argument("--server", default=os.environ.get("TESSERA_SERVER_BIN",
+                                                           os.path.join(ROOT, "build", "server", "tessera-server")),
+                        help="the tessera-server binary of --refresh / --one-server (default "
+                             "build/server/tessera-server, or $TESSERA_SERVER_BIN)")
     args = parser.parse_args(argv)
     if args.timeout is None:
         args.timeout = 300 if args.benchmark == "tpcds" else 900
@@ -84,8 +93,8 @@ def parse_args(argv=None):
         parser.error("--threads must be positive")
     if args.throughput and args.benchmark != "tpch":
         parser.error("--throughput is the TPC-H throughput test (tpch only)")
-    if args.refresh and not args.throughput:
-        parser.error("--refresh goes with --throughput")
+    if (args.refresh or args.one_server) and not args.throughput:
+        parser.error("--refresh and --one-server go with --throughput")
     try:
         args.stream_counts = [int(s) for s in args.streams.split(",") if s.strip()]
     except ValueError:
@@ -313,30 +322,45 @@ def run_throughput(args, bench, sf, threads, data_dir, queries, workdir, report)
     if report["excluded"]:
         progress(f"excluded from the streams (they fail): {', '.join(report['excluded'])}")
     results = []
-    duck = {}  # the DuckDB database of --refresh and the pairs applied to it so far
+    duck = {}  # the DuckDB database of --refresh, the pairs applied to it so far and its answers after each
+    report["one_server"] = bool(args.refresh or args.one_server)
     if working:
         queries_by_number = {n: (paths[n], sqls[n]) for n in working}
         for count in args.stream_counts:
             streams = bench_streams.throughput_streams(count)
             progress(f"throughput: {count} concurrent stream(s) {streams}, {len(working)} queries each ...")
-            refresh = None
-            if args.refresh:
-                pairs = [bench_refresh.write_pair(sf, n, workdir) for n in range(1, count + 1)]
-                refresh = bench_refresh.RefreshStream(engine, data_dir, pairs, workdir)
-            runs = bench_streams.run_streams(engine, queries_by_number, statements, streams, workdir,
-                                             args.timeout * max(1, len(working)), progress,
-                                             on_start=refresh.start if refresh else None)
-            results.append(_throughput_result(count, runs, baseline, order_keys, working, sf))
-            r = results[-1]
-            if refresh:
-                refresh.join()
-                _add_refresh(r, refresh, count, sf, working)
-                progress(f"  refresh stream: {refresh.elapsed_s:.2f} s" + (f", FAILED: {refresh.error}"
-                                                                          if refresh.error else ""))
-                r["refresh"]["verification"] = verify_refreshed(args, bench, sf, threads, refresh, queries, working,
-                                                                 paths, sqls, statements, order_keys, workdir,
-                                                                 report["tbl_dir"], duck)
-                shutil.rmtree(refresh.data_dir, ignore_errors=True)
+            server, stream_engine, refresh = None, engine, None
+            try:
+                if report["one_server"]:
+                    files_dir = os.path.join(workdir, "refresh-files")
+                    os.makedirs(files_dir, exist_ok=True)
+                    server = bench_server.TesseraServer(args.server, data_dir, os.path.join(workdir, "server-db"),
+                                                        threads, args.memory_limit, files_dir)
+                    stream_engine = bench_engines.TesseraEngine(args.tessera, None, threads, None, args.timeout,
+                                                                connect=server.target)
+                if args.refresh:
+                    pairs = [bench_refresh.write_pair(sf, n, files_dir) for n in range(1, count + 1)]
+                    refresh = bench_refresh.RefreshStream(stream_engine, pairs, workdir)
+                runs = bench_streams.run_streams(stream_engine, queries_by_number, statements, streams, workdir,
+                                                 args.timeout * max(1, len(working)), progress,
+                                                 on_start=refresh.start if refresh else None)
+                # Under refreshes a stream's answers are of whichever version its query started on: checked after.
+                results.append(_throughput_result(count, runs, baseline, order_keys, working, sf,
+                                                  check_answers=refresh is None))
+                r = results[-1]
+                if refresh:
+                    refresh.join()
+                    _add_refresh(r, refresh, count, sf, working)
+                    progress(f"  refresh stream: {refresh.elapsed_s:.2f} s" + (f", FAILED: {refresh.error}"
+                                                                              if refresh.error else ""))
+                    r["refresh"]["verification"] = verify_refreshed(stream_engine, bench, threads, refresh, working,
+                                                                     paths, sqls, statements, order_keys,
+                                                                     report["tbl_dir"], duck)
+                if server and server.died():
+                    r["error"] = "; ".join(filter(None, [r["error"], server.died()]))
+            finally:
+                if server:
+                    server.stop()
             progress(f"  {count} stream(s): " + (f"FAILED: {r['error']}" if r["error"] else
                                                   f"{r['elapsed_s']:.2f} s, {r['queries_per_hour']:,.0f} queries/hour"))
     first = next((r for r in results if r["queries_per_hour"]), None)
@@ -364,18 +388,20 @@ def _add_refresh(result, refresh, count, sf, working) -> None:
         result["throughput_at_size"] = (count * 22 * 3600 / elapsed * float(sf)) if len(working) == 22 else None
 
 
-def verify_refreshed(args, bench, sf, threads, refresh, queries, working, paths, sqls, statements, order_keys,
-                     workdir, tbl_dir, duck) -> dict:
-    """Runs every stream query on the refreshed database and compares with DuckDB after the same refresh pairs
-    (one in-memory DuckDB for the whole run: pairs are applied to it in order, so the stream counts must grow)."""
+def verify_refreshed(engine, bench, threads, refresh, working, paths, sqls, statements, order_keys, tbl_dir,
+                     duck) -> dict:
+    """Checks the refreshed server (`engine` is connected to it) against DuckDB doing the same refresh pairs: the
+    refresh stream's CHECK_SQL answers after each pair, and every stream query after the last pair (one in-memory
+    DuckDB for the whole run: pairs are applied to it in order, its CHECK_SQL answers kept per pair)."""
     if refresh.error:
         return {"status": "not run (the refresh stream failed)"}
     pairs = [p["pair"] for p in refresh.pairs]
     if "con" not in duck:
         duck["con"], _ = bench_data.duckdb_connect(bench, tbl_dir, threads)
-        duck["applied"] = 0
+        duck["applied"], duck["checks"] = 0, {}
     if duck["applied"] > pairs[-1] or pairs[0] != 1:
         return {"status": "not run (the stream counts must grow for the DuckDB reference)"}
+    reference = bench_engines.DuckDBEngine(duck["con"])
     for pair in refresh.pairs:
         if pair["pair"] <= duck["applied"]:
             continue
@@ -383,9 +409,10 @@ def verify_refreshed(args, bench, sf, threads, refresh, queries, working, paths,
         for statement in rf1 + rf2:
             duck["con"].execute(statement)
         duck["applied"] = pair["pair"]
-    engine = bench_engines.TesseraEngine(args.tessera, refresh.data_dir, threads, args.memory_limit, args.timeout)
-    reference = bench_engines.DuckDBEngine(duck["con"])
-    mismatches, verified = [], 0
+        duck["checks"][pair["pair"]] = [(run.header, run.rows) for run in
+                                        (reference.run(sql, 0) for sql in bench_refresh.CHECK_SQL)]
+    mismatches = bench_refresh.verify_pair_checks(refresh, duck["checks"])
+    verified = 0
     for number in working:
         run = engine.run(paths[number], statements[number], 1)
         expected = reference.run(sqls[number], 0)
@@ -397,15 +424,17 @@ def verify_refreshed(args, bench, sf, threads, refresh, queries, working, paths,
             mismatches.append(f"Q{number:02d}: {difference}")
         else:
             verified += 1
-    progress(f"  after refresh pairs {pairs[0]}..{pairs[-1]}: {verified} of {len(working)} queries equal DuckDB's"
-             + (f"; MISMATCH {'; '.join(mismatches[:3])}" if mismatches else ""))
-    return {"status": "verified" if not mismatches else "MISMATCH", "verified": verified, "mismatches": mismatches}
+    progress(f"  after each refresh pair {pairs[0]}..{pairs[-1]}: {len(bench_refresh.CHECK_SQL)} table checks"
+             f"{' equal' if not mismatches else ''} DuckDB's; after the last: {verified} of {len(working)} queries "
+             f"equal DuckDB's" + (f"; MISMATCH {'; '.join(mismatches[:3])}" if mismatches else ""))
+    return {"status": "verified" if not mismatches else "MISMATCH", "verified": verified,
+            "pairs_checked": pairs, "mismatches": mismatches}
 
 
-def _throughput_result(count, runs, baseline, order_keys, working, sf) -> dict:
+def _throughput_result(count, runs, baseline, order_keys, working, sf, check_answers=True) -> dict:
     errors = [f"stream {r.stream}: {r.error}" for r in runs if r.error]
     inconsistent = []
-    for r in runs:
+    for r in runs if check_answers else []:
         for q, (header, rows) in zip(r.queries, r.results):
             difference = bench_results.compare_results(rows, baseline[q].rows, order_keys[q], header)
             if difference:
@@ -431,7 +460,9 @@ def _throughput_result(count, runs, baseline, order_keys, working, sf) -> dict:
 
 def format_throughput(report, threads) -> str:
     lines = [f"{report['title']} SF{report['sf']} throughput: {len(report['stream_queries'])} queries per stream "
-             f"(TPC-H Appendix A order), one tessera process per stream, {threads} threads each"]
+             f"(TPC-H Appendix A order), " + (f"every stream a client of one tessera-server with {threads} threads"
+                                               if report.get("one_server") else
+                                               f"one tessera process per stream, {threads} threads each")]
     if report["excluded"]:
         lines.append("excluded (FAILED): " + "; ".join(f"{q}: {e}" for q, e in report["excluded"].items()))
     relative = f"vs {report['throughput'][0]['streams']}" if report["throughput"] else "vs"
@@ -452,9 +483,10 @@ def format_throughput(report, threads) -> str:
             refresh = r["refresh"]
             times = ", ".join(f"{k} {v:.0f} ms" for k, v in refresh["times_ms"].items())
             check = refresh.get("verification", {})
-            lines.append(f"{'':>7}  refresh stream {refresh['elapsed_s']:.2f} s ({times}); answers after it: "
-                         f"{check.get('status', '-')}" + (f" ({check['verified']} queries equal DuckDB's)"
-                                                         if check.get("verified") is not None else ""))
+            lines.append(f"{'':>7}  refresh stream {refresh['elapsed_s']:.2f} s ({times}); answers: "
+                         f"{check.get('status', '-')}" + (f" (tables after each of pairs {check['pairs_checked']} "
+                                                         f"and {check['verified']} queries after the last equal "
+                                                         f"DuckDB's)" if check.get("verified") is not None else ""))
     # Per-query mean time at each stream count: how contention slows each query.
     if report["throughput"]:
         counts = [r for r in report["throughput"] if not r["error"]]

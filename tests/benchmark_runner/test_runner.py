@@ -30,6 +30,7 @@ import bench_tpcds  # noqa: E402
 import tessera_bench  # noqa: E402
 
 TESSERA = os.environ.get("TESSERA_BIN", os.path.join(ROOT, "build", "cli", "tessera"))
+SERVER = os.environ.get("TESSERA_SERVER_BIN", os.path.join(ROOT, "build", "server", "tessera-server"))
 TPCH_QUERIES = os.path.join(ROOT, "benchmarks", "tpch", "queries")
 
 # TPC-H Q1 at SF1, from ../shared/benchmarks/tpch/answers-sf1/q01.csv (exact, DuckDB 2.0.0).
@@ -516,3 +517,34 @@ def test_end_to_end_throughput_streams(tmp_path, cache):
         assert r["error"] is None and r["queries_per_hour"] > 0 and not r["inconsistent"]
     # Stream 2 runs Q6 before Q1 (Appendix A), stream 1 Q6 before Q1 as well.
     assert report["throughput"][1]["per_stream"][1]["order"] == ["Q06", "Q01"]
+
+
+def test_end_to_end_throughput_with_refreshes_on_one_server(tmp_path, cache):
+    """--refresh: the query streams and the refresh stream are clients of one tessera-server; the tables are checked
+    against DuckDB after each refresh pair and the queries after the last."""
+    _need_engine()
+    pytest.importorskip("duckdb")
+    if not os.access(SERVER, os.X_OK):
+        pytest.skip(f"{SERVER} not built")
+    report_path = tmp_path / "refresh.json"
+    result = subprocess.run(
+        [os.path.join(RUNNER, "tessera-bench"), "tpch", "--sf", "0.01", "--queries", "1,6,18", "--throughput",
+         "--refresh", "--streams", "1,2", "--tessera", TESSERA, "--server", SERVER, "--cache", cache,
+         "--data-dir", str(tmp_path / "db"), "--json", str(report_path)],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["one_server"] and "client of one tessera-server" in result.stdout
+    for r, pairs in zip(report["throughput"], ([1], [1, 2])):
+        assert r["error"] is None and r["queries_per_hour"] > 0, r
+        refresh = r["refresh"]
+        assert refresh["error"] is None and refresh["pairs"] == pairs
+        assert set(refresh["times_ms"]) == {f"{rf} #{p}" for p in pairs for rf in ("RF1", "RF2")}
+        check = refresh["verification"]
+        assert check["status"] == "verified" and check["pairs_checked"] == pairs and check["verified"] == 3, check
+    # The loaded data directory is as loaded: the refreshes changed the server's view of it only (pair 1 deletes
+    # order 1 and inserts order 9, bench_refresh.sparse_key).
+    again = subprocess.run([TESSERA, str(tmp_path / "db"), "--csv", "-c",
+                            "SELECT o_orderkey FROM orders WHERE o_orderkey IN (1, 9)"],
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and again.stdout.split() == ["o_orderkey", "1"], again.stdout + again.stderr

@@ -66,5 +66,35 @@ TEST(DeletedRowsTest, LiveRowsOfAFullyDeletedWordAndOfAWordWithoutDeletions) {
   EXPECT_EQ(all[64], 128u);
 }
 
+// DeleteAll (a statement's found rows or'ed into a block's deletions) and CountClearAmong (the NULLs among them in
+// a validity bitmap) against one bit test per row, for row counts that end anywhere in a byte and a word.
+TEST(DeletedRowsTest, DeleteAllAndCountClearAmongAgreeWithOneTestPerRow) {
+  std::mt19937 random(19);
+  for (uint32_t rows : {1u, 7u, 8u, 63u, 64u, 65u, 200u, 1000u, 4099u}) {
+    DeletedRows existing(rows);
+    DeletedRows found(rows);
+    std::vector<uint8_t> validity((rows + 7) / 8, 0);
+    for (uint32_t r = 0; r < rows; ++r) {
+      if (random() % 3 == 0) existing.Delete(r);
+      if (random() % 2 == 0) found.Delete(r);
+      if (random() % 4 != 0) validity[r / 8] |= static_cast<uint8_t>(1u << (r % 8));
+    }
+    uint32_t newly = 0;
+    uint32_t nulls = 0;
+    for (uint32_t r = 0; r < rows; ++r) {
+      newly += found.IsDeleted(r) && !existing.IsDeleted(r);
+      nulls += found.IsDeleted(r) && ((validity[r / 8] >> (r % 8)) & 1) == 0;
+    }
+    EXPECT_EQ(found.CountClearAmong(validity.data()), nulls) << rows << " rows";
+    const DeletedRows original = existing;
+    EXPECT_EQ(existing.DeleteAll(found), newly) << rows << " rows";
+    EXPECT_EQ(existing.deleted_count(), original.deleted_count() + newly);
+    for (uint32_t r = 0; r < rows; ++r) {
+      EXPECT_EQ(existing.IsDeleted(r), original.IsDeleted(r) || found.IsDeleted(r)) << "row " << r;
+    }
+    EXPECT_EQ(existing.DeleteAll(found), 0u) << "nothing new the second time";
+  }
+}
+
 }  // namespace
 }  // namespace tessera

@@ -234,5 +234,34 @@ TEST_F(DmlTest, AutomaticAnalyzeInTheBackgroundPastTheThreshold) {
   EXPECT_FALSE(table->segments[0].deleted.empty());  // analyzed, not compacted
 }
 
+// The null counts a DELETE takes off (NullsOfRows: each block's found rows against its validity bitmaps, 64 rows at
+// a time) equal the NULLs left, over many blocks, for rows a USING join finds several times, and for a second
+// DELETE over blocks that already have deletions.
+TEST_F(DmlTest, NullCountsStayExactOverManyBlocksAndRowsFoundTwice) {
+  Session session(database_.get());
+  Run(session, "SET auto_analyze_threshold = 0");
+  Run(session, "SET compaction_threshold = 0");
+  Run(session, "CREATE TABLE n (k BIGINT NOT NULL, i INTEGER, s VARCHAR(8)) WITH (block_size = '64KB')");
+  Run(session,
+      "INSERT INTO n SELECT generate_series, CASE WHEN generate_series % 7 = 0 THEN NULL ELSE generate_series END, "
+      "CASE WHEN generate_series % 5 = 0 THEN NULL ELSE 's' END FROM generate_series(0, 19999)");
+  Run(session, "CREATE TABLE twice (m BIGINT)");
+  Run(session, "INSERT INTO twice VALUES (3), (3), (4)");
+  auto expect_exact = [&](const std::string& when) {
+    std::shared_ptr<const TableDescriptor> table = *database_->catalog().GetTable("n");
+    QueryResult nulls = Run(session, "SELECT count(*), count(*) - count(i), count(*) - count(s) FROM n");
+    ASSERT_EQ(nulls.rows.size(), 1u) << when;
+    EXPECT_EQ(table->row_count, nulls.rows[0][0].AsInt64()) << when;
+    EXPECT_EQ(table->statistics[1].null_count, nulls.rows[0][1].AsInt64()) << when;
+    EXPECT_EQ(table->statistics[2].null_count, nulls.rows[0][2].AsInt64()) << when;
+  };
+  ASSERT_GT(database_->catalog().GetTable("n").value()->segments[0].blocks.size(), 4u);
+  QueryResult deleted = Run(session, "DELETE FROM n USING twice WHERE n.k % 11 = twice.m");
+  EXPECT_EQ(deleted.rows_affected, 2 * 1818);  // k % 11 in {3, 4}: 1818 rows each; the rows of 3 found twice
+  expect_exact("after a DELETE with rows found twice");
+  Run(session, "DELETE FROM n WHERE k % 3 = 0 OR k >= 19000");
+  expect_exact("after a second DELETE over blocks with deletions");
+}
+
 }  // namespace
 }  // namespace tessera
