@@ -65,7 +65,8 @@ SettingKind Fraction(const std::string& zero = "") {
 // One of `values`, case-insensitive; shown as written.
 SettingKind OneOf(std::vector<std::string> values) {
   std::string expected = absl::StrJoin(values.begin(), values.end() - 1, ", ") + " or " + values.back();
-  return {expected, [values, expected](const std::string& name, const std::string& text) -> absl::StatusOr<ParsedSetting> {
+  return {expected,
+          [values, expected](const std::string& name, const std::string& text) -> absl::StatusOr<ParsedSetting> {
             if (std::find(values.begin(), values.end(), absl::AsciiStrToLower(text)) == values.end()) {
               return MustBe(name, expected, text);
             }
@@ -125,7 +126,7 @@ SettingDefinition Declare(std::string name, SettingScope scope, SettingKind kind
 
 // A session setting kept in one field of QueryRunOptions; its default is the field's default.
 template <typename Field>
-SettingDefinition SessionSetting(std::string name, SettingKind kind, Field QueryRunOptions::*field, std::string help) {
+SettingDefinition SessionSetting(std::string name, SettingKind kind, Field QueryRunOptions::* field, std::string help) {
   SettingDefinition definition = Declare(std::move(name), SettingScope::kSession, std::move(kind), std::move(help));
   definition.default_text = [field](const Database&) { return DefaultText(QueryRunOptions{}.*field); };
   definition.apply = [field](const SettingValue& value, QueryRunOptions* options) {
@@ -141,7 +142,8 @@ SettingDefinition SessionSetting(std::string name, SettingKind kind, Field Query
 }
 
 // A session setting whose default and effect are given as functions.
-SettingDefinition SessionSetting(std::string name, SettingKind kind, std::function<std::string(const Database&)> default_text,
+SettingDefinition SessionSetting(std::string name, SettingKind kind,
+                                 std::function<std::string(const Database&)> default_text,
                                  std::function<void(const SettingValue&, QueryRunOptions*)> apply, std::string help) {
   SettingDefinition definition = Declare(std::move(name), SettingScope::kSession, std::move(kind), std::move(help));
   definition.default_text = std::move(default_text);
@@ -177,8 +179,9 @@ std::vector<SettingDefinition> Declarations() {
           },
           "server-wide: queries are admitted while their estimated memory fits under this fraction of the memory "
           "limit (0 = admission control off)"),
-      SessionSetting("auto_analyze_threshold", Fraction("never"), &QueryRunOptions::auto_analyze_threshold,
-                     "a DELETE or UPDATE that leaves more than this fraction of a table's rows stale queues an ANALYZE"),
+      SessionSetting(
+          "auto_analyze_threshold", Fraction("never"), &QueryRunOptions::auto_analyze_threshold,
+          "a DELETE or UPDATE that leaves more than this fraction of a table's rows stale queues an ANALYZE"),
       SessionSetting("compaction_threshold", Fraction("never"), &QueryRunOptions::compaction_threshold,
                      "a DELETE or UPDATE that leaves more than this fraction of a table's rows deleted queues a "
                      "compaction"),
@@ -214,8 +217,7 @@ std::vector<SettingDefinition> Declarations() {
           "--scan-sharing)"),
       ServerSetting(
           "scheduler_policy",
-          CheckedText("a scheduling policy",
-                      [](const std::string& text) { return ParsePolicy(text).status(); }),
+          CheckedText("a scheduling policy", [](const std::string& text) { return ParsePolicy(text).status(); }),
           [](Database& database, const SettingValue& value) {
             return database.foreman().SetPolicy(*ParsePolicy(Text(value)));
           },

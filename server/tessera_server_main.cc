@@ -100,7 +100,8 @@ absl::StatusOr<Options> OptionsFromFlags() {
   options.server.listen_address = ListenAddress(FLAGS_listen);
   if (!FLAGS_pg_listen.empty()) options.server.pg_listen_address = ListenAddress(FLAGS_pg_listen);
   if (FLAGS_pg_auth != "scram-sha-256" && FLAGS_pg_auth != "password") {
-    return absl::InvalidArgumentError(absl::StrCat("invalid --pg-auth '", FLAGS_pg_auth, "' (scram-sha-256 or password)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid --pg-auth '", FLAGS_pg_auth, "' (scram-sha-256 or password)"));
   }
   options.server.pg_cleartext_password = FLAGS_pg_auth == "password";
   if (!gflags::GetCommandLineFlagInfoOrDie("token").is_default) {
@@ -129,14 +130,16 @@ absl::StatusOr<Options> OptionsFromFlags() {
     options.database.file_access.allowed_directories.emplace_back(directory);
   }
   if (!tessera::ParseScanSharing(FLAGS_scan_sharing, &options.database.scan_sharing)) {
-    return absl::InvalidArgumentError(absl::StrCat("invalid --scan-sharing '", FLAGS_scan_sharing, "' (off, full or batch)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid --scan-sharing '", FLAGS_scan_sharing, "' (off, full or batch)"));
   }
   auto at_least = [](const char* flag, int64_t value, int64_t minimum) {
     return value >= minimum ? absl::OkStatus()
                             : absl::InvalidArgumentError(absl::StrCat("invalid --", flag, " '", value, "'"));
   };
   for (absl::Status checked :
-       {at_least("time-slice-us", FLAGS_time_slice_us, 0), at_least("work-order-log-max-bytes", FLAGS_work_order_log_max_bytes, 1),
+       {at_least("time-slice-us", FLAGS_time_slice_us, 0),
+        at_least("work-order-log-max-bytes", FLAGS_work_order_log_max_bytes, 1),
         at_least("max-statement-bytes", FLAGS_max_statement_bytes, 1), at_least("max-sessions", FLAGS_max_sessions, 1),
         at_least("session-idle-timeout", FLAGS_session_idle_timeout, 0)}) {
     if (!checked.ok()) return checked;

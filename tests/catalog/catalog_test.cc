@@ -227,9 +227,9 @@ TEST_F(CatalogTest, AVersion4FileOpensAndIsRewrittenAsVersion5) {
   body.PutU32(1);  // blocks with deleted rows
   body.PutU32(1);
   body.PutString(deleted.Serialize());
-  body.PutU32(1);   // partition column + 1
-  body.PutI64(2);   // stale rows
-  body.PutU32(1);   // views
+  body.PutU32(1);  // partition column + 1
+  body.PutI64(2);  // stale rows
+  body.PutU32(1);  // views
   body.PutString("w");
   body.PutString("SELECT k FROM t");
   body.PutU32(1);

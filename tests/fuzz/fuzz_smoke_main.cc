@@ -84,7 +84,8 @@ int main(int argc, char** argv) {
   if (LLVMFuzzerInitialize != nullptr) LLVMFuzzerInitialize(&argc, &argv);
   const tessera::ProgramDescription program{
       argv[0],
-      std::string("usage: ") + argv[0] + " [--seconds=S] [--seed=N] corpus_dir_or_file...\n"
+      std::string("usage: ") + argv[0] +
+          " [--seconds=S] [--seed=N] corpus_dir_or_file...\n"
           "Runs the fuzz target over the corpus, then over random mutations of it until the time is up.",
       {__FILE__}};
   tessera::ParseProgramFlags(&argc, &argv, program);

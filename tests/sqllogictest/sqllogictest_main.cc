@@ -42,11 +42,10 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;  // no log files in /tmp per test run; warnings show in the ctest output
   FLAGS_minloglevel = 1;     // warnings and errors only
 
-  const tessera::ProgramDescription program{
-      "tessera_sqllogictest",
-      "usage: tessera_sqllogictest [--keep-data] [--verbose] FILE.test...\n"
-      "Runs sqllogictest-style .test files, each against a fresh database.",
-      {__FILE__}};
+  const tessera::ProgramDescription program{"tessera_sqllogictest",
+                                            "usage: tessera_sqllogictest [--keep-data] [--verbose] FILE.test...\n"
+                                            "Runs sqllogictest-style .test files, each against a fresh database.",
+                                            {__FILE__}};
   tessera::ParseProgramFlags(&argc, &argv, program);
   if (argc < 2) tessera::ExitWithUsageError(program, "no .test file given");
   tessera::sqllogictest::RunnerOptions options;
