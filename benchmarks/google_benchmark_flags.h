@@ -16,8 +16,7 @@ inline void ParseBenchmarkCommandLine(int* argc, char*** argv, const char* usage
   for (int i = 1; i < *argc; ++i) {
     if (std::strcmp((*argv)[i], "--help") == 0 || std::strcmp((*argv)[i], "-help") == 0 ||
         std::strcmp((*argv)[i], "-h") == 0) {
-      gflags::SetUsageMessage(usage);
-      gflags::ShowUsageWithFlagsRestrict((*argv)[0], main_file);
+      std::fputs(ProgramHelp(BenchmarkProgram((*argv)[0], usage, main_file)).c_str(), stdout);
       std::fputs("\nGoogle Benchmark's flags:\n", stdout);
       std::fflush(stdout);
       int help_argc = 2;

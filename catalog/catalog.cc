@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "catalog/catalog_file.pb.h"
 #include "common/byte_stream.h"
 #include "common/file_io.h"
 #include "common/hash.h"
@@ -21,35 +22,24 @@ namespace {
 constexpr char kCatalogFileName[] = "catalog.tcat";
 constexpr char kLockFileName[] = "LOCK";
 constexpr uint32_t kCatalogMagic = 0x54435431;  // "TCT1"
-// Version 2 adds each table's partition column (TableDescriptor::partition_column); version 3 the deleted rows of
-// each segment; version 4 each table's stale_rows. Older files still open (version 1: tables replicated; 1 and 2:
-// no deletions; 1 to 3: statistics taken as exact) and are rewritten as the current version at the next commit.
-constexpr uint32_t kCatalogVersion = 4;
+// The body of version 5 is a catalog_file::CatalogFile message (catalog/catalog_file.proto). Versions 1 to 4 are
+// the hand-written body ReadTable reads: version 2 added each table's partition column
+// (TableDescriptor::partition_column), version 3 the deleted rows of each segment, version 4 each table's
+// stale_rows. Older files still open (version 1: tables replicated; 1 and 2: no deletions; 1 to 3: statistics taken
+// as exact) and are rewritten as the current version at the next commit.
+constexpr uint32_t kCatalogVersion = 5;
 constexpr uint32_t kOldestCatalogVersion = 1;
+constexpr uint32_t kLastHandWrittenVersion = 4;
 
-void WriteValue(ByteWriter& out, const Value& value) { out.PutString(value.Serialize()); }
-
-bool ReadValue(ByteReader& in, Value* value) {
-  std::string bytes;
-  if (!in.GetString(&bytes)) return false;
+bool ParseValue(const std::string& bytes, Value* value) {
   absl::StatusOr<Value> parsed = Value::Deserialize(bytes);
   if (!parsed.ok()) return false;
   *value = *std::move(parsed);
   return true;
 }
 
-void WriteType(ByteWriter& out, const Type& type) {
-  out.PutU8(static_cast<uint8_t>(type.id()));
-  out.PutU8(static_cast<uint8_t>(type.precision()));
-  out.PutU8(static_cast<uint8_t>(type.scale()));
-  out.PutU32(type.length());
-}
-
-bool ReadType(ByteReader& in, Type* type) {
-  uint8_t id, precision, scale;
-  uint32_t length;
-  if (!in.GetU8(&id) || !in.GetU8(&precision) || !in.GetU8(&scale) || !in.GetU32(&length)) return false;
-  // Parameters are checked as for a CREATE TABLE: a corrupt file must not make an invalid type.
+// The type a file names, its parameters checked as for a CREATE TABLE: a corrupt file must not make an invalid type.
+bool MakeStoredType(uint32_t id, uint32_t precision, uint32_t scale, uint32_t length, Type* type) {
   auto checked = [type](absl::StatusOr<Type> made) {
     if (made.ok()) *type = *made;
     return made.ok();
@@ -69,46 +59,18 @@ bool ReadType(ByteReader& in, Type* type) {
   }
 }
 
-void WriteTable(ByteWriter& out, const TableDescriptor& table) {
-  out.PutU32(table.table_id);
-  out.PutString(table.name);
-  out.PutU32(table.block_size_bytes);
-  out.PutI64(table.row_count);
-  out.PutU32(static_cast<uint32_t>(table.columns.size()));
-  for (size_t i = 0; i < table.columns.size(); ++i) {
-    const ColumnSchema& column = table.columns[i];
-    out.PutString(column.name);
-    WriteType(out, column.type);
-    out.PutU8(column.not_null ? 1 : 0);
-    out.PutU8(column.default_value.has_value() ? 1 : 0);
-    if (column.default_value.has_value()) WriteValue(out, *column.default_value);
-    const ColumnStatistics& stats = table.statistics[i];
-    out.PutI64(stats.null_count);
-    WriteValue(out, stats.min);
-    WriteValue(out, stats.max);
-    out.PutString(stats.distinct.Serialize());
-  }
-  out.PutU32(static_cast<uint32_t>(table.segments.size()));
-  for (const SegmentDescriptor& segment : table.segments) {
-    out.PutU64(segment.segment_id);
-    out.PutI64(segment.row_count);
-    out.PutU32(static_cast<uint32_t>(segment.blocks.size()));
-    for (const BlockLocation& block : segment.blocks) {
-      out.PutU64(block.file_offset);
-      out.PutU32(block.bytes);
-      out.PutU32(block.rows);
-    }
-    uint32_t with_deletions = 0;
-    for (size_t b = 0; b < segment.deleted.size(); ++b) with_deletions += segment.deleted[b] != nullptr;
-    out.PutU32(with_deletions);
-    for (size_t b = 0; b < segment.deleted.size(); ++b) {
-      if (segment.deleted[b] == nullptr) continue;
-      out.PutU32(static_cast<uint32_t>(b));
-      out.PutString(segment.deleted[b]->Serialize());
-    }
-  }
-  out.PutU32(static_cast<uint32_t>(table.partition_column + 1));
-  out.PutI64(table.stale_rows);
+// --- Versions 1 to 4: read only ---
+
+bool ReadValue(ByteReader& in, Value* value) {
+  std::string bytes;
+  return in.GetString(&bytes) && ParseValue(bytes, value);
+}
+
+bool ReadType(ByteReader& in, Type* type) {
+  uint8_t id, precision, scale;
+  uint32_t length;
+  if (!in.GetU8(&id) || !in.GetU8(&precision) || !in.GetU8(&scale) || !in.GetU32(&length)) return false;
+  return MakeStoredType(id, precision, scale, length, type);
 }
 
 bool ReadTable(ByteReader& in, uint32_t version, TableDescriptor* table) {
@@ -169,6 +131,104 @@ bool ReadTable(ByteReader& in, uint32_t version, TableDescriptor* table) {
   }
   if (version >= 4 && (!in.GetI64(&table->stale_rows) || table->stale_rows < 0)) return false;
   return true;
+}
+
+// --- Version 5: catalog_file::CatalogFile ---
+
+void WriteTable(const TableDescriptor& table, catalog_file::Table* out) {
+  out->set_table_id(table.table_id);
+  out->set_name(table.name);
+  out->set_block_size_bytes(table.block_size_bytes);
+  out->set_row_count(table.row_count);
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const ColumnSchema& column = table.columns[i];
+    catalog_file::Column* stored = out->add_columns();
+    stored->set_name(column.name);
+    stored->mutable_type()->set_id(static_cast<uint32_t>(column.type.id()));
+    stored->mutable_type()->set_precision(static_cast<uint32_t>(column.type.precision()));
+    stored->mutable_type()->set_scale(static_cast<uint32_t>(column.type.scale()));
+    stored->mutable_type()->set_length(column.type.length());
+    stored->set_not_null(column.not_null);
+    if (column.default_value.has_value()) stored->set_default_value(column.default_value->Serialize());
+    const ColumnStatistics& stats = table.statistics[i];
+    catalog_file::ColumnStatistics* stored_stats = stored->mutable_statistics();
+    stored_stats->set_null_count(stats.null_count);
+    stored_stats->set_min(stats.min.Serialize());
+    stored_stats->set_max(stats.max.Serialize());
+    stored_stats->set_distinct_sketch(stats.distinct.Serialize());
+  }
+  for (const SegmentDescriptor& segment : table.segments) {
+    catalog_file::Segment* stored = out->add_segments();
+    stored->set_segment_id(segment.segment_id);
+    stored->set_row_count(segment.row_count);
+    for (const BlockLocation& block : segment.blocks) {
+      catalog_file::BlockLocation* location = stored->add_blocks();
+      location->set_file_offset(block.file_offset);
+      location->set_bytes(block.bytes);
+      location->set_rows(block.rows);
+    }
+    for (size_t b = 0; b < segment.deleted.size(); ++b) {
+      if (segment.deleted[b] == nullptr) continue;
+      catalog_file::DeletedRows* deleted = stored->add_deleted();
+      deleted->set_block(static_cast<uint32_t>(b));
+      deleted->set_rows(segment.deleted[b]->Serialize());
+    }
+  }
+  if (table.partition_column >= 0) out->set_partition_column(static_cast<uint32_t>(table.partition_column));
+  out->set_stale_rows(table.stale_rows);
+}
+
+// False when the message names what a table cannot be (an invalid type, a deletion bitmap of a block that is not
+// there, a partition column out of range, ...), as ReadTable for the older versions.
+bool ReadTable(const catalog_file::Table& stored, TableDescriptor* table) {
+  table->table_id = stored.table_id();
+  table->name = stored.name();
+  table->block_size_bytes = stored.block_size_bytes();
+  table->row_count = stored.row_count();
+  for (const catalog_file::Column& stored_column : stored.columns()) {
+    ColumnSchema column;
+    ColumnStatistics stats;
+    column.name = stored_column.name();
+    const catalog_file::Type& type = stored_column.type();
+    if (!MakeStoredType(type.id(), type.precision(), type.scale(), type.length(), &column.type)) return false;
+    column.not_null = stored_column.not_null();
+    if (stored_column.has_default_value()) {
+      Value value;
+      if (!ParseValue(stored_column.default_value(), &value)) return false;
+      column.default_value = std::move(value);
+    }
+    const catalog_file::ColumnStatistics& stored_stats = stored_column.statistics();
+    stats.null_count = stored_stats.null_count();
+    if (!ParseValue(stored_stats.min(), &stats.min) || !ParseValue(stored_stats.max(), &stats.max) ||
+        !stats.distinct.Deserialize(stored_stats.distinct_sketch())) {
+      return false;
+    }
+    table->columns.push_back(std::move(column));
+    table->statistics.push_back(std::move(stats));
+  }
+  for (const catalog_file::Segment& stored_segment : stored.segments()) {
+    SegmentDescriptor segment;
+    segment.segment_id = stored_segment.segment_id();
+    segment.row_count = stored_segment.row_count();
+    segment.blocks.reserve(stored_segment.blocks_size());
+    for (const catalog_file::BlockLocation& block : stored_segment.blocks()) {
+      segment.blocks.push_back(BlockLocation{block.file_offset(), block.bytes(), block.rows()});
+    }
+    for (const catalog_file::DeletedRows& deleted : stored_segment.deleted()) {
+      if (deleted.block() >= segment.blocks.size()) return false;
+      std::optional<DeletedRows> rows = DeletedRows::Deserialize(deleted.rows(), segment.blocks[deleted.block()].rows);
+      if (!rows.has_value()) return false;
+      segment.deleted.resize(segment.blocks.size());
+      segment.deleted[deleted.block()] = std::make_shared<const DeletedRows>(*std::move(rows));
+    }
+    table->segments.push_back(std::move(segment));
+  }
+  if (stored.has_partition_column()) {
+    if (stored.partition_column() >= table->columns.size()) return false;
+    table->partition_column = static_cast<int>(stored.partition_column());
+  }
+  table->stale_rows = stored.stale_rows();
+  return table->stale_rows >= 0;
 }
 
 }  // namespace
@@ -239,6 +299,26 @@ absl::Status Catalog::Load() {
   if (!in.GetU32(&version) || version < kOldestCatalogVersion || version > kCatalogVersion) {
     return corrupt("unsupported version");
   }
+  if (version > kLastHandWrittenVersion) {
+    catalog_file::CatalogFile file;
+    const std::string_view message = body.substr(8);
+    if (!file.ParseFromArray(message.data(), static_cast<int>(message.size()))) return corrupt("unreadable message");
+    next_table_id_ = file.next_table_id();
+    next_segment_id_ = file.next_segment_id();
+    for (const catalog_file::Table& stored : file.tables()) {
+      auto table = std::make_shared<TableDescriptor>();
+      if (!ReadTable(stored, table.get())) return corrupt(absl::StrCat("invalid table entry '", stored.name(), "'"));
+      tables_[table->name] = std::move(table);
+    }
+    for (const catalog_file::View& stored : file.views()) {
+      auto view = std::make_shared<ViewDescriptor>();
+      view->name = stored.name();
+      view->query_text = stored.query_text();
+      view->column_names.assign(stored.column_names().begin(), stored.column_names().end());
+      views_[view->name] = std::move(view);
+    }
+    return absl::OkStatus();
+  }
   if (!in.GetU32(&next_table_id_) || !in.GetU64(&next_segment_id_) || !in.GetU32(&table_count)) {
     return corrupt("truncated header");
   }
@@ -266,24 +346,27 @@ absl::Status Catalog::Load() {
 }
 
 absl::Status Catalog::PersistLocked() {
-  ByteWriter out;
-  out.PutU32(kCatalogMagic);
-  out.PutU32(kCatalogVersion);
-  out.PutU32(next_table_id_);
-  out.PutU64(next_segment_id_);
+  catalog_file::CatalogFile file;
+  file.set_next_table_id(next_table_id_);
+  file.set_next_segment_id(next_segment_id_);
   std::vector<const TableDescriptor*> tables;
   for (const auto& [name, table] : tables_) tables.push_back(table.get());
   std::sort(tables.begin(), tables.end(), [](auto* a, auto* b) { return a->name < b->name; });
-  out.PutU32(static_cast<uint32_t>(tables.size()));
-  for (const TableDescriptor* table : tables) WriteTable(out, *table);
-  out.PutU32(static_cast<uint32_t>(views_.size()));
-  for (const auto& [name, view] : views_) {
-    out.PutString(view->name);
-    out.PutString(view->query_text);
-    out.PutU32(static_cast<uint32_t>(view->column_names.size()));
-    for (const std::string& column : view->column_names) out.PutString(column);
+  for (const TableDescriptor* table : tables) WriteTable(*table, file.add_tables());
+  std::vector<const ViewDescriptor*> views;
+  for (const auto& [name, view] : views_) views.push_back(view.get());
+  std::sort(views.begin(), views.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  for (const ViewDescriptor* view : views) {
+    catalog_file::View* stored = file.add_views();
+    stored->set_name(view->name);
+    stored->set_query_text(view->query_text);
+    for (const std::string& column : view->column_names) stored->add_column_names(column);
   }
+  ByteWriter out;
+  out.PutU32(kCatalogMagic);
+  out.PutU32(kCatalogVersion);
   std::string contents = out.Release();
+  if (!file.AppendToString(&contents)) return absl::InternalError("cannot encode the catalog");
   uint64_t checksum = HashBytes(contents.data(), contents.size());
   contents.append(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
   return WriteFileAtomically(absl::StrCat(data_directory_, "/", kCatalogFileName), contents, sync_);

@@ -1,8 +1,15 @@
-// tessera: the SQL shell. See kUsage, and cli/shell.h for how input is read and output written.
+// tessera: the SQL shell. `tessera --help` lists its flags (gflags, defined below and in
+// engine/database_flags.cc); cli/shell.h says how input is read and output written.
+//
+// -c SQL and -f FILE are the one exception to gflags: they may repeat and run in the order given, so
+// TakeScriptArguments takes them out of argv before gflags parses the rest. Exit status: 0, 1 when a statement or
+// script fails (or the database cannot be opened), 2 on a usage error.
 
+#include <gflags/gflags.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -13,37 +20,40 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cli/shell.h"
 #include "cli/statement_monitor.h"
 #include "client/remote_connection.h"
+#include "common/command_line_flags.h"
 #include "engine/connection.h"
+#include "engine/database_flags.h"
 #include "engine/session.h"
 #include "glog/logging.h"
 
+DEFINE_bool(csv, false, "output as CSV (default: an aligned table)");
+DEFINE_bool(tsv, false, "output as tab-separated values");
+DEFINE_bool(json, false, "output as JSON");
+DEFINE_bool(timing, false, "print 'Time: <ms> ms' after each statement");
+DEFINE_bool(no_progress, false, "no progress bar (it is drawn only when standard error is a terminal)");
+DEFINE_string(connect, "", "HOST:PORT of a tessera-server to talk to instead of opening a data directory");
+DEFINE_string(token, "", "the server's bearer token (default: $TESSERA_TOKEN); needs --connect");
+DEFINE_string(tls_ca, "", "connect with TLS, trusting the certificate(s) in this file; needs --connect");
+DEFINE_string(tls_server_name, "", "the name the server's certificate is checked against");
+
 namespace {
 
-constexpr char kUsage[] =
-    "usage: tessera [DATA_DIR | --connect HOST:PORT] [options]\n"
-    "Opens DATA_DIR (created if missing; without one, a temporary directory deleted at exit) or connects to a\n"
-    "tessera-server, and runs the -c and -f arguments in order, or else standard input: interactively on a\n"
-    "terminal, as a script otherwise. Scripts stop at the first error and exit with status 1.\n"
-    "  -c SQL               run SQL (statements, or one \\meta-command); repeatable\n"
-    "  -f FILE              run the statements and meta-commands in FILE ('-' = standard input); repeatable\n"
-    "  --csv | --tsv | --json   output format (default: an aligned table)\n"
-    "  --timing             print 'Time: <ms> ms' after each statement\n"
-    "  --no-progress        no progress bar (it is drawn only when standard error is a terminal)\n"
-    "  --connect HOST:PORT  talk to a tessera-server instead of opening a data directory\n"
-    "  --token TOKEN        the server's bearer token (default: $TESSERA_TOKEN)\n"
-    "  --tls-ca FILE        connect with TLS, trusting the certificate(s) in FILE\n"
-    "  --tls-server-name NAME  the name the server certificate is checked against\n"
-    "  --memory-limit BYTES buffer-pool budget\n"
-    "  --threads N          worker threads (default: one per core)\n"
-    "  --policy NAME        scheduling policy: fair (default), hpf, pp, pp-exp, lottery, fcfs, srpt, ifsrpt, static\n"
-    "  --admission-threshold F  admit queries while their estimated memory fits under F x the memory limit\n"
-    "                       (default 0.9; 0 = no admission control)\n"
-    "  --no-sync            do not fsync writes\n";
+const tessera::ProgramDescription& Program() {
+  static const tessera::ProgramDescription* program = new tessera::ProgramDescription{
+      "tessera",
+      "usage: tessera [DATA_DIR | --connect HOST:PORT] [-c SQL | -f FILE]... [flags]\n"
+      "Opens DATA_DIR (created if missing; without one, a temporary directory deleted at exit) or connects to a\n"
+      "tessera-server, and runs the -c and -f arguments in order, or else standard input: interactively on a\n"
+      "terminal, as a script otherwise. Scripts stop at the first error and exit with status 1.\n"
+      "  -c SQL    run SQL (statements, or one \\meta-command); repeatable\n"
+      "  -f FILE   run the statements and meta-commands in FILE ('-' = standard input); repeatable",
+      {__FILE__, tessera::kDatabaseFlagsFile}};
+  return *program;
+}
 
 struct Arguments {
   tessera::DatabaseOptions database;
@@ -53,93 +63,65 @@ struct Arguments {
   tessera::ClientOptions client;
 };
 
-bool ParseArguments(int argc, char** argv, Arguments* arguments, std::string* error) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto next = [&](std::string* value) {
-      if (i + 1 >= argc) {
-        *error = absl::StrCat("option ", arg, " needs a value");
-        return false;
-      }
-      *value = argv[++i];
-      return true;
-    };
-    std::string value;
-    if (arg == "-c" || arg == "-f") {
-      if (!next(&value)) return false;
-      arguments->commands.emplace_back(arg[1], value);
-    } else if (arg == "--csv") {
-      arguments->shell.format = tessera::OutputFormat::kCsv;
-    } else if (arg == "--tsv") {
-      arguments->shell.format = tessera::OutputFormat::kTsv;
-    } else if (arg == "--json") {
-      arguments->shell.format = tessera::OutputFormat::kJson;
-    } else if (arg == "--timing") {
-      arguments->shell.timing = true;
-    } else if (arg == "--no-progress") {
-      arguments->shell.progress = false;
-    } else if (arg == "--connect") {
-      if (!next(&arguments->connect)) return false;
-    } else if (arg == "--token") {
-      if (!next(&arguments->client.token)) return false;
-    } else if (arg == "--tls-ca") {
-      if (!next(&arguments->client.tls_root_certs_path)) return false;
-      arguments->client.use_tls = true;
-    } else if (arg == "--tls-server-name") {
-      if (!next(&arguments->client.tls_server_name)) return false;
-    } else if (arg == "--no-sync") {
-      arguments->database.sync_writes = false;
-    } else if (arg == "--memory-limit") {
-      if (!next(&value)) return false;
-      uint64_t bytes;
-      if (!absl::SimpleAtoi(value, &bytes)) {
-        *error = absl::StrCat("invalid --memory-limit '", value, "' (bytes)");
-        return false;
-      }
-      arguments->database.memory_budget_bytes = bytes;
-    } else if (arg == "--policy") {
-      if (!next(&value)) return false;
-      absl::StatusOr<tessera::PolicyOptions> policy = tessera::ParsePolicy(value);
-      if (!policy.ok()) {
-        *error = std::string(policy.status().message());
-        return false;
-      }
-      arguments->database.scheduler.policy = *policy;
-    } else if (arg == "--admission-threshold") {
-      if (!next(&value)) return false;
-      if (!absl::SimpleAtod(value, &arguments->database.admission_threshold) ||
-          !(arguments->database.admission_threshold >= 0 && arguments->database.admission_threshold <= 1)) {
-        *error = absl::StrCat("invalid --admission-threshold '", value, "' (a fraction in [0, 1])");
-        return false;
-      }
-    } else if (arg == "--threads") {
-      if (!next(&value)) return false;
-      if (!absl::SimpleAtoi(value, &arguments->database.worker_threads) || arguments->database.worker_threads < 1) {
-        *error = absl::StrCat("invalid --threads '", value, "'");
-        return false;
-      }
-    } else if (arg == "-h" || arg == "--help") {
-      *error = "";
-      return false;
-    } else if (!arg.empty() && arg[0] == '-') {
-      *error = absl::StrCat("unknown option ", arg);
-      return false;
-    } else if (arguments->database.data_directory.empty()) {
-      arguments->database.data_directory = arg;
-    } else {
-      *error = absl::StrCat("unexpected argument ", arg);
-      return false;
+// Whether `argument` is a flag gflags will read the next argument as the value of (`--token VALUE`).
+bool TakesNextArgument(const std::string& argument) {
+  if (argument.size() < 2 || argument[0] != '-' || argument.find('=') != std::string::npos) return false;
+  std::string name = argument.substr(argument.find_first_not_of('-'));
+  std::replace(name.begin(), name.end(), '-', '_');
+  gflags::CommandLineFlagInfo flag;
+  return gflags::GetCommandLineFlagInfo(name.c_str(), &flag) && flag.type != "bool";
+}
+
+// Takes -c SQL and -f FILE out of argv, in order, leaving the rest (and everything after "--") for gflags.
+std::vector<std::pair<char, std::string>> TakeScriptArguments(int* argc, char** argv) {
+  std::vector<std::pair<char, std::string>> commands;
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string argument = argv[i];
+    if (argument == "--") {
+      while (i < *argc) argv[kept++] = argv[i++];
+      break;
     }
+    if (argument == "-c" || argument == "-f") {
+      if (i + 1 >= *argc) tessera::ExitWithUsageError(Program(), absl::StrCat("option ", argument, " needs a value"));
+      commands.emplace_back(argument[1], argv[++i]);
+      continue;
+    }
+    argv[kept++] = argv[i];
+    if (TakesNextArgument(argument) && i + 1 < *argc) argv[kept++] = argv[++i];
   }
-  if (!arguments->connect.empty() && !arguments->database.data_directory.empty()) {
-    *error = "give a data directory or --connect, not both";
-    return false;
+  *argc = kept;
+  return commands;
+}
+
+// The arguments from the parsed flags and the positional arguments left in argv; exits with the usage on an error.
+Arguments ArgumentsFromFlags(int argc, char** argv, std::vector<std::pair<char, std::string>> commands) {
+  Arguments arguments;
+  arguments.commands = std::move(commands);
+  if (argc > 2) tessera::ExitWithUsageError(Program(), absl::StrCat("unexpected argument ", argv[2]));
+  if (argc == 2) arguments.database.data_directory = argv[1];
+  absl::Status database_flags = tessera::ApplyDatabaseFlags(&arguments.database);
+  if (!database_flags.ok()) tessera::ExitWithUsageError(Program(), std::string(database_flags.message()));
+  if (FLAGS_csv + FLAGS_tsv + FLAGS_json > 1) {
+    tessera::ExitWithUsageError(Program(), "give one of --csv, --tsv and --json");
   }
-  if (arguments->connect.empty() && (!arguments->client.token.empty() || arguments->client.use_tls)) {
-    *error = "--token and --tls-ca need --connect";
-    return false;
+  if (FLAGS_csv) arguments.shell.format = tessera::OutputFormat::kCsv;
+  if (FLAGS_tsv) arguments.shell.format = tessera::OutputFormat::kTsv;
+  if (FLAGS_json) arguments.shell.format = tessera::OutputFormat::kJson;
+  arguments.shell.timing = FLAGS_timing;
+  arguments.shell.progress = !FLAGS_no_progress;
+  arguments.connect = FLAGS_connect;
+  arguments.client.token = FLAGS_token;
+  arguments.client.tls_root_certs_path = FLAGS_tls_ca;
+  arguments.client.use_tls = !FLAGS_tls_ca.empty();
+  arguments.client.tls_server_name = FLAGS_tls_server_name;
+  if (!arguments.connect.empty() && !arguments.database.data_directory.empty()) {
+    tessera::ExitWithUsageError(Program(), "give a data directory or --connect, not both");
   }
-  return true;
+  if (arguments.connect.empty() && (!arguments.client.token.empty() || arguments.client.use_tls)) {
+    tessera::ExitWithUsageError(Program(), "--token and --tls-ca need --connect");
+  }
+  return arguments;
 }
 
 // The history file: $TESSERA_HISTORY, else ~/.tessera_history; none without a home directory.
@@ -197,13 +179,9 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = false;
   FLAGS_minloglevel = 1;  // warnings and errors only
-  Arguments arguments;
-  std::string error;
-  if (!ParseArguments(argc, argv, &arguments, &error)) {
-    if (!error.empty()) std::cerr << "tessera: " << error << "\n";
-    std::cerr << kUsage;
-    return error.empty() ? 0 : 2;
-  }
+  std::vector<std::pair<char, std::string>> commands = TakeScriptArguments(&argc, argv);
+  tessera::ParseProgramFlags(&argc, &argv, Program());
+  Arguments arguments = ArgumentsFromFlags(argc, argv, std::move(commands));
 
   // Ctrl-C must reach this thread (to end a read at the prompt) rather than one of the engine's or the client
   // library's threads: those are started with SIGINT blocked (they inherit this mask), and the shell unblocks it

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "engine/file_access.h"
 #include "engine/query_result.h"
+#include "engine/settings.h"
 #include "scheduler/foreman.h"
 
 namespace tessera {
@@ -136,8 +137,8 @@ class Session {
   QueryRunOptions RunOptions();
 
   Database* database_;
-  // Session settings from SET (names lower-cased), shown by SHOW name / SHOW ALL.
-  std::map<std::string, std::string> settings_;
+  // Session settings from SET, shown by SHOW name / SHOW ALL (engine/settings.h).
+  SessionSettings settings_;
   // Set by ExecuteQuery while a query runs under the scheduler; read by Cancel/RunningQueryProgress.
   std::atomic<QueryId> running_query_{0};
   // Whether Execute is running, and whether Cancel was called during this Execute.

@@ -1,20 +1,19 @@
-// tessera-server: serves one data directory over gRPC (server/tessera.proto).
+// tessera-server: serves one data directory over gRPC (server/tessera.proto), and with --pg-listen over the
+// PostgreSQL protocol. `tessera-server --help` lists the flags (gflags, defined below and in
+// engine/database_flags.cc).
 //
-//   tessera-server --data DIR [--listen HOST:PORT] [--pg-listen HOST:PORT] [--pg-auth scram-sha-256|password]
-//                  [--token TOKEN | --token-file FILE] [--tls-cert PEM --tls-key PEM]
-//                  [--memory-limit BYTES] [--threads N] [--max-statement-bytes N] [--max-sessions N]
-//                  [--session-idle-timeout SECONDS] [--no-sync]
-//
-//   mpirun -np N tessera-server --distributed --data DIR [options as above]
+//   tessera-server --data DIR [--listen HOST:PORT] [--pg-listen HOST:PORT] [--token TOKEN | --token-file FILE] ...
+//   mpirun -np N tessera-server --distributed --data DIR [flags as above]
 //
 // --distributed (distributed/README.md) starts one rank of a cluster under MPI: rank 0 is the master and serves
 // clients as above; every other rank keeps its part of the data in DIR/rank-K and serves the master's commands.
 //
-// --listen defaults to 127.0.0.1:7482 (a port of 0 picks a free one). Once it serves, it prints one line
-// "tessera-server listening on HOST:PORT" to standard output. SIGTERM or SIGINT shut it down gracefully: running
-// queries are cancelled, calls end, the database is closed, and the process exits with 0; a second signal during
-// that exits at once with 1.
+// Once it serves, it prints one line "tessera-server listening on HOST:PORT" to standard output. SIGTERM or SIGINT
+// shut it down gracefully: running queries are cancelled, calls end, the database is closed, and the process exits
+// with 0; a second signal during that exits at once with 1. A usage error (an unknown flag, a bad value, no --data)
+// prints the usage and exits with 2; a failure to start exits with 1.
 
+#include <gflags/gflags.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -31,31 +30,53 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/command_line_flags.h"
 #include "distributed/cluster.h"
 #include "distributed/cluster_layout.h"
+#include "engine/database_flags.h"
 #include "engine/distributed_statements.h"
 #include "engine/session.h"
 #include "glog/logging.h"
 #include "server/tessera_server.h"
 
+DEFINE_string(data, "", "the data directory (created if missing); required");
+DEFINE_string(listen, absl::StrCat("127.0.0.1:", tessera::kDefaultServerPort),
+              "gRPC address, HOST:PORT or a bare port on 127.0.0.1 (port 0 picks a free one)");
+DEFINE_string(pg_listen, "", "PostgreSQL protocol address, HOST:PORT or a bare port (empty: not served)");
+DEFINE_string(pg_auth, "scram-sha-256",
+              "how PostgreSQL clients send the token: scram-sha-256 or password (clear text, for TLS connections)");
+DEFINE_string(token, "", "bearer token every client must present (empty: no authentication)");
+DEFINE_string(token_file, "", "read the token from this file (surrounding whitespace removed)");
+DEFINE_string(tls_cert, "", "PEM certificate chain: serve with TLS (needs --tls-key)");
+DEFINE_string(tls_key, "", "PEM private key of --tls-cert");
+DEFINE_string(allowed_directories, "", "comma-separated directories COPY may read and write files in (default: none)");
+DEFINE_string(scan_sharing, "full", "shared scans for sessions that do not SET scan_sharing: off, full or batch");
+DEFINE_int64(time_slice_us, tessera::DefaultDatabaseScheduler().dispatch_run_ns / 1000,
+             "a worker runs about this much CPU of one query's work orders before the scheduler switches, shares "
+             "kept by virtual time (0: one policy draw per work order)");
+DEFINE_string(work_order_log, "", "write one JSON line per work order to this file (for plot_cpu_share.py)");
+DEFINE_int64(work_order_log_max_bytes, int64_t{256} << 20,
+             "rotate the work-order log at this size, the previous file kept as FILE.1 (at least 1)");
+DEFINE_int64(max_statement_bytes, tessera::ServerOptions().max_statement_bytes,
+             "larger statements are refused (at least 1)");
+DEFINE_int32(max_sessions, tessera::ServerOptions().max_sessions, "most sessions open at once (at least 1)");
+DEFINE_int64(session_idle_timeout, tessera::ServerOptions().session_idle_timeout_ms / 1000,
+             "close sessions without a call for this many seconds (0: never)");
+DEFINE_bool(distributed, false, "under mpirun: one rank of a cluster; rank 0 serves, every rank keeps DIR/rank-K");
+
 namespace {
 
-constexpr char kUsage[] =
-    "usage: tessera-server --data DIR [--listen HOST:PORT] [--pg-listen HOST:PORT] [--token TOKEN | --token-file FILE]\n"
-    "                      [--pg-auth scram-sha-256|password (how PostgreSQL clients send the token)]\n"
-    "                      [--tls-cert PEM --tls-key PEM] [--memory-limit BYTES] [--threads N]\n"
-    "                      [--policy fair|hpf|pp|pp-exp|lottery|fcfs|srpt|ifsrpt|static]\n"
-    "                      [--admission-threshold F (0..1, default 0.9, 0 = off)]\n"
-    "                      [--allowed-directories DIR[,DIR...] (COPY reads and writes files only there)]\n"
-    "                      [--scan-sharing off|full|batch (default full; sessions: SET scan_sharing)]\n"
-    "                      [--time-slice-us N (default 1000: a worker runs about that much CPU of one query's work\n"
-    "                       orders before the scheduler switches, shares kept by virtual time; 0 = one draw per work order)]\n"
-    "                      [--work-order-log FILE (one JSON line per work order, for plot_cpu_share.py)\n"
-    "                       [--work-order-log-max-bytes N (rotate at N bytes, the previous file kept as FILE.1;\n"
-    "                        default 256 MiB)]]\n"
-    "                      [--max-statement-bytes N] [--max-sessions N] [--session-idle-timeout SECONDS] "
-    "[--no-sync]\n"
-    "                      [--distributed (under mpirun: rank 0 serves, every rank keeps DIR/rank-K)]\n";
+const tessera::ProgramDescription& Program() {
+  static const tessera::ProgramDescription* program = new tessera::ProgramDescription{
+      "tessera-server",
+      "usage: tessera-server --data DIR [--listen HOST:PORT] [--pg-listen HOST:PORT] [--token TOKEN | --token-file "
+      "FILE] [flags]\n"
+      "       mpirun -np N tessera-server --distributed --data DIR [flags]\n"
+      "Serves the data directory DIR over gRPC (and the PostgreSQL protocol with --pg-listen) until SIGTERM or "
+      "SIGINT.",
+      {__FILE__, tessera::kDatabaseFlagsFile}};
+  return *program;
+}
 
 struct Options {
   tessera::DatabaseOptions database;
@@ -63,146 +84,74 @@ struct Options {
   bool distributed = false;
 };
 
-bool ParseArguments(int argc, char** argv, Options* options, std::string* error) {
-  options->server.listen_address = absl::StrCat("127.0.0.1:", tessera::kDefaultServerPort);
-  // Clients name files on the server's machine: none may be read or written unless a directory is allowed.
-  options->database.file_access.restricted = true;
-  // A live server's work-order log (--work-order-log) is rotated at 256 MiB unless told otherwise.
-  options->database.scheduler.work_order_log_max_bytes = size_t{256} << 20;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    auto next = [&]() {
-      if (i + 1 >= argc) {
-        *error = absl::StrCat("option ", arg, " needs a value");
-        return false;
-      }
-      value = argv[++i];
-      return true;
-    };
-    auto next_int = [&](int64_t* out, int64_t minimum) {
-      if (!next()) return false;
-      if (!absl::SimpleAtoi(value, out) || *out < minimum) {
-        *error = absl::StrCat("invalid ", arg, " '", value, "'");
-        return false;
-      }
-      return true;
-    };
-    int64_t number = 0;
-    if (arg == "--data") {
-      if (!next()) return false;
-      options->database.data_directory = value;
-    } else if (arg == "--listen") {
-      if (!next()) return false;
-      // A bare port, or HOST:PORT.
-      int64_t port = 0;
-      options->server.listen_address = absl::SimpleAtoi(value, &port) ? absl::StrCat("127.0.0.1:", port) : value;
-    } else if (arg == "--pg-listen") {
-      if (!next()) return false;
-      // A bare port, or HOST:PORT, as --listen.
-      int64_t port = 0;
-      options->server.pg_listen_address = absl::SimpleAtoi(value, &port) ? absl::StrCat("127.0.0.1:", port) : value;
-    } else if (arg == "--pg-auth") {
-      if (!next()) return false;
-      if (value != "scram-sha-256" && value != "password") {
-        *error = absl::StrCat("invalid --pg-auth '", value, "' (scram-sha-256 or password)");
-        return false;
-      }
-      options->server.pg_cleartext_password = value == "password";
-    } else if (arg == "--token") {
-      if (!next()) return false;
-      if (absl::StripAsciiWhitespace(value).empty()) {
-        *error = "--token is empty: give a non-blank token, or leave --token out to serve without authentication";
-        return false;
-      }
-      options->server.token = value;
-    } else if (arg == "--token-file") {
-      if (!next()) return false;
-      std::ifstream file(value);
-      std::stringstream contents;
-      contents << file.rdbuf();
-      if (!file) {
-        *error = absl::StrCat("cannot read --token-file '", value, "'");
-        return false;
-      }
-      options->server.token = std::string(absl::StripAsciiWhitespace(contents.str()));
-      if (options->server.token.empty()) {
-        *error = absl::StrCat("--token-file '", value, "' is empty or blank: it must hold the token");
-        return false;
-      }
-    } else if (arg == "--allowed-directories") {
-      if (!next()) return false;
-      for (absl::string_view directory : absl::StrSplit(value, ',', absl::SkipEmpty())) {
-        options->database.file_access.allowed_directories.emplace_back(directory);
-      }
-    } else if (arg == "--tls-cert") {
-      if (!next()) return false;
-      options->server.tls_cert_path = value;
-    } else if (arg == "--tls-key") {
-      if (!next()) return false;
-      options->server.tls_key_path = value;
-    } else if (arg == "--memory-limit") {
-      if (!next_int(&number, 0)) return false;
-      options->database.memory_budget_bytes = static_cast<size_t>(number);
-    } else if (arg == "--policy") {
-      if (!next()) return false;
-      absl::StatusOr<tessera::PolicyOptions> policy = tessera::ParsePolicy(value);
-      if (!policy.ok()) {
-        *error = std::string(policy.status().message());
-        return false;
-      }
-      options->database.scheduler.policy = *policy;
-    } else if (arg == "--admission-threshold") {
-      if (!next()) return false;
-      double fraction = 0;
-      if (!absl::SimpleAtod(value, &fraction) || !(fraction >= 0 && fraction <= 1)) {
-        *error = absl::StrCat("invalid --admission-threshold '", value, "' (a fraction in [0, 1])");
-        return false;
-      }
-      options->database.admission_threshold = fraction;
-    } else if (arg == "--work-order-log") {
-      if (!next()) return false;
-      options->database.scheduler.work_order_log_path = value;
-    } else if (arg == "--work-order-log-max-bytes") {
-      if (!next_int(&number, 1)) return false;
-      options->database.scheduler.work_order_log_max_bytes = static_cast<size_t>(number);
-    } else if (arg == "--time-slice-us") {
-      if (!next_int(&number, 0)) return false;
-      options->database.scheduler.dispatch_run_ns = number * 1000;
-    } else if (arg == "--scan-sharing") {
-      if (!next()) return false;
-      if (!tessera::ParseScanSharing(value, &options->database.scan_sharing)) {
-        *error = absl::StrCat("invalid --scan-sharing '", value, "' (off, full or batch)");
-        return false;
-      }
-    } else if (arg == "--threads") {
-      if (!next_int(&number, 1)) return false;
-      options->database.worker_threads = static_cast<int>(number);
-    } else if (arg == "--max-statement-bytes") {
-      if (!next_int(&options->server.max_statement_bytes, 1)) return false;
-    } else if (arg == "--max-sessions") {
-      if (!next_int(&number, 1)) return false;
-      options->server.max_sessions = static_cast<int>(number);
-    } else if (arg == "--session-idle-timeout") {
-      if (!next_int(&number, 0)) return false;
-      options->server.session_idle_timeout_ms = number * 1000;
-    } else if (arg == "--distributed") {
-      options->distributed = true;
-    } else if (arg == "--no-sync") {
-      options->database.sync_writes = false;
-    } else if (arg == "-h" || arg == "--help") {
-      *error = "";
-      return false;
-    } else {
-      *error = absl::StrCat("unknown argument ", arg);
-      return false;
+// A bare port means 127.0.0.1:PORT; anything else is HOST:PORT.
+std::string ListenAddress(const std::string& value) {
+  int64_t port = 0;
+  return absl::SimpleAtoi(value, &port) ? absl::StrCat("127.0.0.1:", port) : value;
+}
+
+// The options from the parsed flags; InvalidArgument naming the flag for a value out of range.
+absl::StatusOr<Options> OptionsFromFlags() {
+  Options options;
+  if (FLAGS_data.empty()) return absl::InvalidArgumentError("no data directory given (--data DIR)");
+  options.database.data_directory = FLAGS_data;
+  absl::Status database_flags = tessera::ApplyDatabaseFlags(&options.database);
+  if (!database_flags.ok()) return database_flags;
+  options.server.listen_address = ListenAddress(FLAGS_listen);
+  if (!FLAGS_pg_listen.empty()) options.server.pg_listen_address = ListenAddress(FLAGS_pg_listen);
+  if (FLAGS_pg_auth != "scram-sha-256" && FLAGS_pg_auth != "password") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid --pg-auth '", FLAGS_pg_auth, "' (scram-sha-256 or password)"));
+  }
+  options.server.pg_cleartext_password = FLAGS_pg_auth == "password";
+  if (!gflags::GetCommandLineFlagInfoOrDie("token").is_default) {
+    if (absl::StripAsciiWhitespace(FLAGS_token).empty()) {
+      return absl::InvalidArgumentError(
+          "--token is empty: give a non-blank token, or leave --token out to serve without authentication");
+    }
+    options.server.token = FLAGS_token;
+  }
+  if (!gflags::GetCommandLineFlagInfoOrDie("token_file").is_default) {
+    std::ifstream file(FLAGS_token_file);
+    std::stringstream contents;
+    contents << file.rdbuf();
+    if (!file) return absl::InvalidArgumentError(absl::StrCat("cannot read --token-file '", FLAGS_token_file, "'"));
+    options.server.token = std::string(absl::StripAsciiWhitespace(contents.str()));
+    if (options.server.token.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--token-file '", FLAGS_token_file, "' is empty or blank: it must hold the token"));
     }
   }
-  if (options->database.data_directory.empty()) {
-    *error = "no data directory given (--data DIR)";
-    return false;
+  options.server.tls_cert_path = FLAGS_tls_cert;
+  options.server.tls_key_path = FLAGS_tls_key;
+  // Clients name files on the server's machine: none may be read or written unless a directory is allowed.
+  options.database.file_access.restricted = true;
+  for (absl::string_view directory : absl::StrSplit(FLAGS_allowed_directories, ',', absl::SkipEmpty())) {
+    options.database.file_access.allowed_directories.emplace_back(directory);
   }
-  return true;
+  if (!tessera::ParseScanSharing(FLAGS_scan_sharing, &options.database.scan_sharing)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid --scan-sharing '", FLAGS_scan_sharing, "' (off, full or batch)"));
+  }
+  auto at_least = [](const char* flag, int64_t value, int64_t minimum) {
+    return value >= minimum ? absl::OkStatus()
+                            : absl::InvalidArgumentError(absl::StrCat("invalid --", flag, " '", value, "'"));
+  };
+  for (absl::Status checked :
+       {at_least("time-slice-us", FLAGS_time_slice_us, 0),
+        at_least("work-order-log-max-bytes", FLAGS_work_order_log_max_bytes, 1),
+        at_least("max-statement-bytes", FLAGS_max_statement_bytes, 1), at_least("max-sessions", FLAGS_max_sessions, 1),
+        at_least("session-idle-timeout", FLAGS_session_idle_timeout, 0)}) {
+    if (!checked.ok()) return checked;
+  }
+  options.database.scheduler.dispatch_run_ns = FLAGS_time_slice_us * 1000;
+  options.database.scheduler.work_order_log_path = FLAGS_work_order_log;
+  options.database.scheduler.work_order_log_max_bytes = static_cast<size_t>(FLAGS_work_order_log_max_bytes);
+  options.server.max_statement_bytes = FLAGS_max_statement_bytes;
+  options.server.max_sessions = FLAGS_max_sessions;
+  options.server.session_idle_timeout_ms = FLAGS_session_idle_timeout * 1000;
+  options.distributed = FLAGS_distributed;
+  return options;
 }
 
 // --distributed: this rank's data directory (DIR/rank-K, checked against the cluster's layout) and the directory
@@ -237,13 +186,11 @@ int main(int argc, char** argv) {
   google::InitGoogleLogging(argv[0]);
   FLAGS_logtostderr = true;
   FLAGS_minloglevel = 1;  // warnings and errors only
-  Options options;
-  std::string error;
-  if (!ParseArguments(argc, argv, &options, &error)) {
-    if (!error.empty()) std::cerr << "tessera-server: " << error << "\n";
-    std::cerr << kUsage;
-    return error.empty() ? 0 : 2;
-  }
+  tessera::ParseProgramFlags(&argc, &argv, Program());
+  if (argc > 1) tessera::ExitWithUsageError(Program(), absl::StrCat("unexpected argument ", argv[1]));
+  absl::StatusOr<Options> parsed = OptionsFromFlags();
+  if (!parsed.ok()) tessera::ExitWithUsageError(Program(), std::string(parsed.status().message()));
+  Options& options = *parsed;
   // Block the shutdown signals in every thread (the ones started from here inherit the mask); this thread waits
   // for them with sigwait below.
   sigset_t shutdown_signals;

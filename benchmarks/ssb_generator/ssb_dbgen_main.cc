@@ -3,8 +3,7 @@
 //   ssb-dbgen --sf 1 --output DIR [--seed 42] [--threads N] [--tables lineorder,customer,...] [--quiet]
 //
 // Flags are gflags (--help lists them; --flag value and --flag=value both work). Exit status: 0 on success, 1 on a
-// generation or I/O error, 2 on a missing or bad value; gflags' own errors (an unknown flag, a non-numeric --seed or
-// --threads) exit with 1.
+// generation or I/O error, 2 on a usage error (an unknown flag, a missing or bad value).
 
 #include <cerrno>
 #include <cstdio>
@@ -26,7 +25,7 @@ using tessera::ssb::SsbTable;
 constexpr char kUsage[] =
     "writes the Star Schema Benchmark tables as DIR/<table>.tbl ('|'-separated, trailing '|').\n"
     "usage: ssb-dbgen --sf SCALE --output DIR [--seed N] [--threads N] [--tables T1,T2,...] [--quiet]\n"
-    "Exit status: 0 on success, 1 on a generation or I/O error (or an unknown flag), 2 on a missing or bad value.";
+    "Exit status: 0 on success, 1 on a generation or I/O error, 2 on an unknown flag or a missing or bad value.";
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "ssb-dbgen: %s (see ssb-dbgen --help)\n", message.c_str());
@@ -76,8 +75,7 @@ bool ParseTables(const std::string& list, std::vector<SsbTable>* tables) {
 
 }  // namespace
 
-// A string, not a double flag, so that a bad scale factor is a usage error (status 2) like every other bad value
-// this program checks; gflags exits with 1 on a value it cannot parse.
+// A string, not a double flag, so that a bad scale factor gets this program's message.
 DEFINE_string(sf, "", "scale factor, e.g. 1, 10 or 0.01 (SF1: 6M lineorder rows, about 0.6 GB); required");
 DEFINE_string(output, "", "output directory (created if missing; existing files are overwritten); required");
 DEFINE_uint64(seed, 42, "random seed; the output is a function of (SF, seed) only");

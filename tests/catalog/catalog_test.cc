@@ -182,6 +182,129 @@ TEST_F(CatalogTest, PersistsThePartitionColumn) {
   EXPECT_EQ((*(*catalog)->GetTable("replicated"))->partition_column, -1);
 }
 
+// A version-4 file (the last hand-written body, before the protobuf message of version 5) opens with every field,
+// and the next commit rewrites it as version 5 with the same contents.
+TEST_F(CatalogTest, AVersion4FileOpensAndIsRewrittenAsVersion5) {
+  std::filesystem::create_directories(directory_);
+  DeletedRows deleted(100);
+  deleted.Delete(3);
+  deleted.Delete(99);
+  ByteWriter body;
+  body.PutU32(0x54435431);  // magic "TCT1"
+  body.PutU32(4);           // version
+  body.PutU32(8);           // next table id
+  body.PutU64(12);          // next segment id
+  body.PutU32(1);           // tables
+  body.PutU32(7);           // table id
+  body.PutString("t");
+  body.PutU32(kDefaultBlockSizeBytes);
+  body.PutI64(198);  // live rows
+  body.PutU32(2);    // columns
+  for (const char* name : {"k", "v"}) {
+    const bool is_key = std::string(name) == "k";
+    body.PutString(name);
+    body.PutU8(static_cast<uint8_t>(is_key ? TypeId::kInteger : TypeId::kVarchar));
+    body.PutU8(0);
+    body.PutU8(0);
+    body.PutU32(is_key ? 0 : 12);
+    body.PutU8(is_key ? 1 : 0);  // NOT NULL
+    body.PutU8(is_key ? 0 : 1);  // DEFAULT
+    if (!is_key) body.PutString(Value::String("none", Type::Varchar(12)).Serialize());
+    body.PutI64(is_key ? 0 : 5);  // nulls
+    body.PutString((is_key ? Value::Integer(1) : Value::String("a", Type::Varchar(12))).Serialize());
+    body.PutString((is_key ? Value::Integer(200) : Value::String("z", Type::Varchar(12))).Serialize());
+    body.PutString(DistinctSketch().Serialize());
+  }
+  body.PutU32(1);   // segments
+  body.PutU64(11);  // segment id
+  body.PutI64(200);
+  body.PutU32(2);  // blocks
+  for (uint64_t offset : {0, 4096}) {
+    body.PutU64(offset);
+    body.PutU32(4096);
+    body.PutU32(100);
+  }
+  body.PutU32(1);  // blocks with deleted rows
+  body.PutU32(1);
+  body.PutString(deleted.Serialize());
+  body.PutU32(1);  // partition column + 1
+  body.PutI64(2);  // stale rows
+  body.PutU32(1);  // views
+  body.PutString("w");
+  body.PutString("SELECT k FROM t");
+  body.PutU32(1);
+  body.PutString("k");
+  std::string contents = body.Release();
+  const uint64_t checksum = HashBytes(contents.data(), contents.size());
+  contents.append(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
+  const std::string path = directory_ + "/catalog.tcat";
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << contents;
+
+  auto file_version = [&path] {
+    std::ifstream file(path, std::ios::binary);
+    uint32_t header[2] = {0, 0};
+    file.read(reinterpret_cast<char*>(header), sizeof(header));
+    return header[1];
+  };
+  auto expect_contents = [](const Catalog& catalog) {
+    absl::StatusOr<std::shared_ptr<const TableDescriptor>> table = catalog.GetTable("t");
+    ASSERT_TRUE(table.ok()) << table.status();
+    const TableDescriptor& t = **table;
+    EXPECT_EQ(t.table_id, 7u);
+    EXPECT_EQ(t.row_count, 198);
+    ASSERT_EQ(t.columns.size(), 2u);
+    EXPECT_EQ(t.columns[0].type, Type::Integer());
+    EXPECT_TRUE(t.columns[0].not_null);
+    EXPECT_EQ(t.columns[1].type, Type::Varchar(12));
+    ASSERT_TRUE(t.columns[1].default_value.has_value());
+    EXPECT_EQ(t.columns[1].default_value->ToString(), "none");
+    EXPECT_EQ(t.statistics[0].max.ToString(), "200");
+    EXPECT_EQ(t.statistics[1].null_count, 5);
+    ASSERT_EQ(t.segments.size(), 1u);
+    EXPECT_EQ(t.segments[0].segment_id, 11u);
+    ASSERT_EQ(t.segments[0].blocks.size(), 2u);
+    EXPECT_EQ(t.segments[0].blocks[1].file_offset, 4096u);
+    EXPECT_EQ(t.segments[0].DeletedIn(0), nullptr);
+    ASSERT_NE(t.segments[0].DeletedIn(1), nullptr);
+    EXPECT_EQ(t.segments[0].DeletedIn(1)->deleted_count(), 2u);
+    EXPECT_TRUE(t.segments[0].DeletedIn(1)->IsDeleted(99));
+    EXPECT_EQ(t.partition_column, 0);
+    EXPECT_EQ(t.stale_rows, 2);
+    absl::StatusOr<std::shared_ptr<const ViewDescriptor>> view = catalog.GetView("w");
+    ASSERT_TRUE(view.ok()) << view.status();
+    EXPECT_EQ((*view)->query_text, "SELECT k FROM t");
+    EXPECT_EQ((*view)->column_names, std::vector<std::string>{"k"});
+  };
+  {
+    auto catalog = Catalog::Open(directory_, false);
+    ASSERT_TRUE(catalog.ok()) << catalog.status();
+    expect_contents(**catalog);
+    EXPECT_EQ(file_version(), 4u);  // opening alone rewrites nothing
+    ASSERT_TRUE((*catalog)->CreateTable(Orders()).ok());
+  }
+  EXPECT_EQ(file_version(), 5u);
+  auto catalog = Catalog::Open(directory_, false);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  expect_contents(**catalog);
+  EXPECT_EQ((*(*catalog)->GetTable("orders"))->table_id, 8u);  // the next table id came through too
+}
+
+// A version-5 file whose message does not parse is DataLoss, as a corrupt older body is.
+TEST_F(CatalogTest, AnUnreadableVersion5MessageIsDataLoss) {
+  std::filesystem::create_directories(directory_);
+  ByteWriter body;
+  body.PutU32(0x54435431);
+  body.PutU32(5);
+  body.PutU32(0xFFFFFFFF);  // not a protobuf message: a field number 0 tag
+  std::string contents = body.Release();
+  const uint64_t checksum = HashBytes(contents.data(), contents.size());
+  contents.append(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
+  std::ofstream(directory_ + "/catalog.tcat", std::ios::binary | std::ios::trunc) << contents;
+  absl::Status status = Catalog::Open(directory_, false).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+  EXPECT_NE(status.message().find("unreadable message"), absl::string_view::npos) << status;
+}
+
 TEST(DistinctSketchTest, EstimatesWithinAFewPercentAndMerges) {
   DistinctSketch a, b;
   for (uint64_t i = 0; i < 100000; ++i) a.AddHash(HashInt64(i));

@@ -481,9 +481,16 @@ def test_session_limit_and_bad_arguments(empty_dir):
         assert taken.returncode == 1 and "cannot listen" in taken.stderr
     finally:
         assert server.stop() == 0
-    for args in ([], ["--data"], ["--data", empty_dir, "--threads", "0"], ["--data", empty_dir, "--bogus"]):
+    for args in ([], ["--data"], ["--data", empty_dir, "--threads", "0"], ["--data", empty_dir, "--bogus"],
+                 ["--data", empty_dir, "--max-sessions", "x"], ["--data", empty_dir, "--pg-auth", "md5"],
+                 ["--data", empty_dir, "stray"]):
         refused = subprocess.run([SERVER, *args], capture_output=True, text=True, timeout=BOUND_S)
         assert refused.returncode == 2 and "usage: tessera-server" in refused.stderr, args
+    # --help comes from gflags: every flag of the server, none of glog's, exit status 0.
+    shown = subprocess.run([SERVER, "--help"], capture_output=True, text=True, timeout=BOUND_S)
+    assert shown.returncode == 0 and "usage: tessera-server" in shown.stdout
+    assert "--session-idle-timeout" in shown.stdout and "--admission-threshold" in shown.stdout
+    assert "--logtostderr" not in shown.stdout
 
 
 def test_copy_reads_and_writes_files_only_under_allowed_directories(server, client, empty_dir):

@@ -359,6 +359,19 @@ def test_exit_codes_of_scripts(data_dir, tmp_path):
     assert run(data_dir, "-c", "\\nope").returncode == 1
     assert run(data_dir, "-f", str(tmp_path / "missing.sql")).returncode == 1
     assert run(data_dir, "--bogus").returncode == 2
+    # Flags are gflags: --flag=value works, a bad value or a flag without its value is a usage error (2), and -c /
+    # -f keep their order even around flags that take a value.
+    result = run(data_dir, "--threads=1", "-c", "SELECT 1 AS one", "--token", "-c", "-c", "SELECT 2 AS two")
+    assert result.returncode == 2 and "--token and --tls-ca need --connect" in result.stderr, result.stderr
+    result = run(data_dir, "--csv", "-c", "SELECT 1 AS one", "--threads=1", "-c", "SELECT 2 AS two")
+    assert result.returncode == 0 and result.stdout.splitlines() == ["one", "1", "two", "2"], result.stderr
+    for bad in (["--threads", "0"], ["--threads", "many"], ["--csv", "--json"], ["-c"], ["--policy", "nope"]):
+        refused = run(data_dir, *bad)
+        assert refused.returncode == 2 and "usage: tessera" in refused.stderr, (bad, refused.stderr)
+    # --help: the shell's own flags and the database ones, from gflags, exit status 0.
+    shown = subprocess.run([TESSERA, "--help"], capture_output=True, text=True, timeout=TIMEOUT)
+    assert shown.returncode == 0 and "usage: tessera" in shown.stdout
+    assert "--no-progress" in shown.stdout and "--memory-limit" in shown.stdout and "--logtostderr" not in shown.stdout
     # \q in a script stops it, successfully.
     result = run(data_dir, "--csv", stdin="SELECT 1 AS a;\n\\q\nSELECT nope;\n")
     assert result.returncode == 0 and "nope" not in result.stderr

@@ -4,7 +4,11 @@
 // so it only smoke-tests a target; the real fuzzing is the libFuzzer build (tests/fuzz/README.md). A target that
 // finds a bug aborts, which fails the test.
 //
-//   <target>_smoke --seconds=3 --seed=1 corpus_dir...
+//   <target>_smoke [--seconds=3] [--seed=1] corpus_dir_or_file...
+//
+// Flags are gflags (common/command_line_flags.h: --help lists them; a usage error exits with 2).
+
+#include <gflags/gflags.h>
 
 #include <chrono>
 #include <cstdint>
@@ -17,6 +21,11 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "common/command_line_flags.h"
+
+DEFINE_double(seconds, 3, "how long to run random mutations of the corpus after the corpus itself");
+DEFINE_uint64(seed, 1, "seed of the mutations");
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** argv);
@@ -73,31 +82,29 @@ std::string Mutate(const std::vector<std::string>& corpus, std::mt19937_64& rand
 
 int main(int argc, char** argv) {
   if (LLVMFuzzerInitialize != nullptr) LLVMFuzzerInitialize(&argc, &argv);
-  double seconds = 3;
-  uint64_t seed = 1;
+  const tessera::ProgramDescription program{
+      argv[0],
+      std::string("usage: ") + argv[0] +
+          " [--seconds=S] [--seed=N] corpus_dir_or_file...\n"
+          "Runs the fuzz target over the corpus, then over random mutations of it until the time is up.",
+      {__FILE__}};
+  tessera::ParseProgramFlags(&argc, &argv, program);
   std::vector<std::string> corpus;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--seconds=", 10) == 0) {
-      seconds = std::atof(argv[i] + 10);
-    } else if (std::strncmp(argv[i], "--seed=", 7) == 0) {
-      seed = std::strtoull(argv[i] + 7, nullptr, 10);
-    } else if (std::filesystem::is_directory(argv[i])) {
+    if (std::filesystem::is_directory(argv[i])) {
       for (const auto& entry : std::filesystem::directory_iterator(argv[i])) corpus.push_back(ReadFile(entry.path()));
     } else {
       corpus.push_back(ReadFile(argv[i]));
     }
   }
-  if (corpus.empty()) {
-    std::fprintf(stderr, "usage: %s [--seconds=S] [--seed=N] corpus_dir_or_file...\n", argv[0]);
-    return 2;
-  }
+  if (corpus.empty()) tessera::ExitWithUsageError(program, "no corpus given");
   int64_t executions = 0;
   for (const std::string& input : corpus) {
     RunOne(input);
     ++executions;
   }
-  std::mt19937_64 random(seed);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::mt19937_64 random(FLAGS_seed);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(FLAGS_seconds);
   while (std::chrono::steady_clock::now() < deadline) {
     RunOne(Mutate(corpus, random));
     ++executions;

@@ -4,7 +4,10 @@
 //
 // Prints per file "PASS file (N records)" (or its failures and "FAIL ..."), then "N passed, M failed"
 // counting records over all files. Exit status: 0 iff no record failed, 1 otherwise, 2 on a usage error.
+// Flags are gflags (common/command_line_flags.h: --help lists them).
 // Environment: TMPDIR (where temporary data directories go), TESSERA_SHARED_DIR (value of __SHARED_DIR__).
+
+#include <gflags/gflags.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/command_line_flags.h"
 #include "glog/logging.h"
 #include "tests/sqllogictest/test_file_runner.h"
 
@@ -20,9 +24,10 @@
 #error "TESSERA_SOURCE_DIR must name the repository root (set by tests/sqllogictest/CMakeLists.txt)"
 #endif
 
-namespace {
+DEFINE_bool(keep_data, false, "keep each file's data directory (printed) instead of deleting it");
+DEFINE_bool(verbose, false, "print every record as it runs");
 
-constexpr std::string_view kUsage = "usage: tessera_sqllogictest [--keep-data] [--verbose] FILE.test...\n";
+namespace {
 
 std::string SharedDirectory() {
   const char* from_environment = std::getenv("TESSERA_SHARED_DIR");
@@ -37,31 +42,18 @@ int main(int argc, char** argv) {
   FLAGS_logtostderr = true;  // no log files in /tmp per test run; warnings show in the ctest output
   FLAGS_minloglevel = 1;     // warnings and errors only
 
+  const tessera::ProgramDescription program{"tessera_sqllogictest",
+                                            "usage: tessera_sqllogictest [--keep-data] [--verbose] FILE.test...\n"
+                                            "Runs sqllogictest-style .test files, each against a fresh database.",
+                                            {__FILE__}};
+  tessera::ParseProgramFlags(&argc, &argv, program);
+  if (argc < 2) tessera::ExitWithUsageError(program, "no .test file given");
   tessera::sqllogictest::RunnerOptions options;
   options.shared_dir = SharedDirectory();
   options.data_dir = (std::filesystem::path(TESSERA_SOURCE_DIR) / "tests" / "data").string();
-  std::vector<std::string> files;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view argument = argv[i];
-    if (argument == "--keep-data") {
-      options.keep_data = true;
-    } else if (argument == "--verbose") {
-      options.verbose = true;
-    } else if (argument == "--help" || argument == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (argument.starts_with("-")) {
-      std::cerr << "unknown option " << argument << "\n" << kUsage;
-      return 2;
-    } else {
-      files.emplace_back(argument);
-    }
-  }
-  if (files.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
-
+  options.keep_data = FLAGS_keep_data;
+  options.verbose = FLAGS_verbose;
+  const std::vector<std::string> files(argv + 1, argv + argc);
   int passed = 0;
   int failed = 0;
   int skipped_records = 0;
