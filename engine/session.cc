@@ -36,6 +36,22 @@ bool ParseOnOff(const std::string& setting, bool* pipelining) {
   return true;
 }
 
+// SET pipelining: eager (or on, true: a consumer gets each block as it is written), lazy (or off, false: every
+// edge blocking) or elastic (eager with per-operator limits from measured rates, scheduler/elastic_pipelining.h).
+bool ParsePipelining(const std::string& setting, bool* pipelining, bool* elastic) {
+  const std::string value = absl::AsciiStrToLower(setting);
+  *elastic = value == "elastic";
+  if (*elastic || value == "eager") {
+    *pipelining = true;
+    return true;
+  }
+  if (value == "lazy") {
+    *pipelining = false;
+    return true;
+  }
+  return ParseOnOff(value, pipelining);
+}
+
 // SET scheduler_policy = 'hpf': the Foreman's policy (scheduler/policy.h names).
 absl::Status SetSchedulerPolicy(Database& database, const std::string& setting) {
   absl::StatusOr<PolicyOptions> policy = ParsePolicy(setting);
@@ -128,7 +144,9 @@ QueryRunOptions Session::RunOptions() {
   if (auto it = settings_.find("disabled_rules"); it != settings_.end()) {
     options.optimizer = optimizer::ParseDisabledRules(it->second).value_or(optimizer::OptimizerOptions{});
   }
-  if (auto it = settings_.find("pipelining"); it != settings_.end()) ParseOnOff(it->second, &options.pipelining);
+  if (auto it = settings_.find("pipelining"); it != settings_.end()) {
+    ParsePipelining(it->second, &options.pipelining, &options.elastic_pipelining);
+  }
   if (auto it = settings_.find("compression"); it != settings_.end()) ParseOnOff(it->second, &options.compress_loads);
   options.scan_sharing = database_->options().scan_sharing;
   if (auto it = settings_.find("scan_sharing"); it != settings_.end()) ParseScanSharing(it->second, &options.scan_sharing);
@@ -273,7 +291,13 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
             break;
           }
           bool pipelining = true;
-          if ((set.name == "pipelining" || set.name == "compression") && !ParseOnOff(setting, &pipelining)) {
+          bool elastic = false;
+          if (set.name == "pipelining" && !ParsePipelining(setting, &pipelining, &elastic)) {
+            result = absl::InvalidArgumentError(
+                absl::StrCat("pipelining must be eager (on), lazy (off) or elastic, not '", setting, "'"));
+            break;
+          }
+          if (set.name == "compression" && !ParseOnOff(setting, &pipelining)) {
             result = absl::InvalidArgumentError(absl::StrCat(set.name, " must be on or off, not '", setting, "'"));
             break;
           }

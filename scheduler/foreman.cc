@@ -410,6 +410,7 @@ void Foreman::Activate(QueryState* state) {
   candidate.arrival = state->arrival;
   candidate.arrival_ns = state->submit_ns;
   state->slot = enforcer_.Add(state, candidate);
+  UpdateWorkerShares();
   RefreshCandidate(state);
 }
 
@@ -448,6 +449,42 @@ void Foreman::Deactivate(QueryState* state) {
   void* moved = enforcer_.Remove(state->slot);
   if (moved != nullptr) static_cast<QueryState*>(moved)->slot = state->slot;
   state->slot = -1;
+  UpdateWorkerShares();
+}
+
+void Foreman::UpdateWorkerShares() {
+  // Shares by the policy's CPU weights over the admitted queries, ready or not (a query between phases keeps its
+  // share): fair and static 1 each; lottery and pp the priority (pp-exp 2^priority); hpf 1 at the highest
+  // priority and 0 below (those only fill idle workers: one worker's worth); FCFS, SRPT and
+  // IF-SRPT give one query every worker at a time, so each may use them all.
+  const double workers = std::max(1, loads_.num_dispatchable());
+  const PolicyKind kind = enforcer_.policy().kind;
+  int top_priority = 0;
+  for (int slot = 0; slot < enforcer_.size(); ++slot) {
+    top_priority = std::max(top_priority, enforcer_.candidate(slot).priority);
+  }
+  auto weight = [&](const PolicyCandidate& candidate) -> double {
+    switch (kind) {
+      case PolicyKind::kLottery:
+      case PolicyKind::kProportionalPriority:
+        return kind == PolicyKind::kProportionalPriority && enforcer_.policy().scale == PriorityScale::kExponential
+                   ? std::pow(enforcer_.policy().exponential_base, std::min(candidate.priority, 60))
+                   : static_cast<double>(candidate.priority);
+      case PolicyKind::kHighestPriorityFirst:
+        return candidate.priority == top_priority ? 1 : 0;
+      default:
+        return 1;
+    }
+  };
+  double sum = 0;
+  for (int slot = 0; slot < enforcer_.size(); ++slot) sum += weight(enforcer_.candidate(slot));
+  const bool one_at_a_time =
+      kind == PolicyKind::kFcfs || kind == PolicyKind::kSrpt || kind == PolicyKind::kInelasticFirstSrpt;
+  for (int slot = 0; slot < enforcer_.size(); ++slot) {
+    auto* state = static_cast<QueryState*>(enforcer_.owner(slot));
+    const double own = weight(enforcer_.candidate(slot));
+    state->query->SetWorkerShare(one_at_a_time || sum <= 0 ? workers : own > 0 ? workers * own / sum : 1.0);
+  }
 }
 
 void Foreman::RefreshCandidate(QueryState* state) {

@@ -145,6 +145,9 @@ class Foreman {
   // the queries waiting for that memory are admitted.
   void MaybeSpill(QueryState* state);
   void Deactivate(QueryState* state);
+  // Tells every admitted query its worker share under the policy (SchedulableQuery::SetWorkerShare), after a
+  // query entered or left the PolicyEnforcer.
+  void UpdateWorkerShares();
   void BeginCancel(QueryState* state, absl::Status status);
   void MaybeFinish(QueryState* state);
   void Finish(QueryState* state);

@@ -209,6 +209,12 @@ class SchedulableQuery {
   // over every active operator. Must be cheap: the Foreman asks after every completion and every work order
   // taken.
   virtual int NextWorkOrderOperator() const { return -1; }
+
+  // Optional, for elastic pipelining (scheduler/elastic_pipelining.h): the workers the policy gives this query now
+  // (the pool's workers times its share among the admitted queries; all of them for FCFS, SRPT and IF-SRPT, which
+  // run one query at a time). The Foreman calls it when a query is admitted or leaves (and at the query's own
+  // admission); the query may then change its readiness.
+  virtual void SetWorkerShare(double workers) {}
 };
 
 }  // namespace tessera
