@@ -38,12 +38,7 @@ double ElasticPipelining::Depth(int op) const {
 
 void ElasticPipelining::ComputeLimits(double worker_share) {
   const double share = std::max(worker_share, 1e-3);
-  for (int op = 0; op < static_cast<int>(rates_.size()); ++op) {
-    Limit& limit = limits_[op];
-    limit = Limit{};
-    if (rates_[op].records < kMinRecords) continue;
-    limit.max_in_flight = static_cast<int>(std::max(1.0, std::ceil(share * Depth(op))));
-  }
+  for (Limit& limit : limits_) limit = Limit{};
   // Producers: the share of the query's workers that writes blocks as fast as the running consumers read them.
   for (int op = 0; op < static_cast<int>(rates_.size()); ++op) {
     const Rate& producer = rates_[op];

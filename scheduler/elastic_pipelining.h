@@ -1,25 +1,25 @@
 #pragma once
 // Elastic pipelining (seed 004, CLAIMS; ../shared/research/scan-sharing-and-elastic-pipelining.md Part B and D):
 // per-operator limits of one query, decided from the measured rates of its operators, so that a pipelined producer
-// runs only as fast as its consumers read its blocks and no operator queues more work orders than the query's share
-// of the workers can run.
+// runs only as fast as its consumers read its blocks.
 //
-// In a work-order engine the seed's "expand / shrink a segment's parallelism" becomes a cap on how many of an
-// operator's work orders may be handed out and unfinished (running or queued on workers). For every operator:
+// In a work-order engine the seed's "expand / shrink a segment's parallelism" becomes a cap on how many of a
+// producer's work orders may be handed out and unfinished (running or queued on workers). For a producer P with
+// running consumers C along pipelining edges, the share of the query's workers that balances P's block rate
+// against the consumers' (P writes b_P blocks per work order of t_P; each block costs each consumer a work order
+// of t_C):
 //
+//   W          = the query's worker share (SetWorkerShare: the pool's workers times the policy's share)
 //   depth(op)  = clamp(ceil(target_pending_ns / t_op), 2, 64)   the work orders one worker keeps queued (as the
 //                                                               Foreman's pending target, scheduler/README.md)
-//   W          = the query's worker share (SetWorkerShare: the pool's workers times the policy's share)
-//   cap(op)    = max(1, ceil(W × depth(op)))
-//
-// and for a producer P with running consumers C along pipelining edges, the share of W that balances P's block
-// rate against the consumers' (P writes b_P blocks per work order of t_P; each block costs each consumer a work
-// order of t_C):
-//
 //   w_P        = W × t_P / (t_P + b_P × Σ_C t_C)
-//   cap(P)     = max(1, ceil(w_P × depth(P)))
-//   backlog(P) = max(2, ceil(W × depth(C)))                   P waits while a consumer has this many work orders
-//                                                               ready or in flight (blocks fed, not yet read)
+//   cap(P)     = max(1, ceil(w_P × depth(P)))                   work orders of P handed out and unfinished
+//   backlog(P) = max(2, ceil(W × max_C depth(C)))              P waits while a consumer has this many work
+//                                                               orders ready or in flight (blocks fed, not read)
+//
+// Operators that feed no running consumer have no limit: capping them by the worker share held a query below its
+// share (the cap counts work orders queued on workers, which the Foreman fills by the global mean work-order time),
+// and the policy's share is the Foreman's business (time slices), not the query's.
 //
 // t and b are exponentially weighted means (weight 1/4 for the newest) of the operator's completed work orders, so
 // the limits follow phase changes (a filter whose selectivity flips, a consumer that slows down); an operator with
