@@ -267,8 +267,10 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
   if (task->skipped()) {
     ++state->skipped;
   } else {
+    const int64_t end_ns = task->cost_override_ns() > 0 ? completion.start_ns + task->cost_override_ns()
+                                                        : completion.end_ns;
     const WorkOrderCompletion record{state->id,           task->operator_id(), completion.worker_id,
-                                     completion.start_ns, completion.end_ns,   task->rows(),
+                                     completion.start_ns, end_ns,              task->rows(),
                                      task->shared() ? task->shared_scan_key() : 0};
     ++state->executed;
     ++executed_;

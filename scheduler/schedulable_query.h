@@ -73,6 +73,11 @@ class WorkOrderTask : public Task {
   // corrected by the measured time at completion. Not for query implementations.
   double charged_ns() const { return charged_ns_; }
   void set_charged_ns(double charged_ns) { charged_ns_ = charged_ns; }
+  // Tests only (SyntheticOperatorSpec::reported_ns): the duration the Foreman records for this work order (the
+  // LearningAgent, CPU accounting, the work-order log) instead of the measured one, so that tests of decisions
+  // made from learned costs do not depend on how fast a loaded machine ran them. 0 (the default): measured.
+  int64_t cost_override_ns() const { return cost_override_ns_; }
+  void set_cost_override_ns(int64_t ns) { cost_override_ns_ = ns; }
   // Valid after the task ran.
   int64_t rows() const { return rows_; }
   // True if the work order was not executed because its query was cancelled while it sat in a worker's queue.
@@ -103,6 +108,7 @@ class WorkOrderTask : public Task {
   bool shared_ = false;
   bool rode_along_ = false;
   double charged_ns_ = 0;
+  int64_t cost_override_ns_ = 0;
   int64_t rows_ = 0;
   bool skipped_ = false;
   void* dispatch_owner_ = nullptr;
