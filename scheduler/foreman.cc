@@ -49,6 +49,18 @@ struct Foreman::QueryState {
   int64_t held_since_ns = -1;
   int64_t memory_wait_ns = 0;
   bool spill_tried = false;  // since its suspension (MaybeSpill); reset when it resumes
+  // The spill in flight on a background thread (MaybeSpill), null when none: its thread, and its result, set by
+  // that thread before it pokes the Foreman (CompleteSpill joins the thread and takes it).
+  struct SpillJob {
+    std::thread thread;
+    std::mutex mu;
+    bool done = false;
+    absl::StatusOr<int64_t> spilled = 0;
+    int64_t used_before = 0;
+    int64_t start_ns = 0;
+  };
+  std::unique_ptr<SpillJob> spill;
+  bool resume_after_spill = false;  // Activate came while the spill was in flight
   int64_t first_dispatch_ns = -1;
   int64_t executed = 0;
   int64_t skipped = 0;
@@ -336,7 +348,13 @@ void Foreman::HandleControl(ControlMessage& message) {
             ReconcilePoolSize();
           },
           [&](foreman_message::Poke& poke) {
-            if (QueryState* state = find(poke.query_id)) RefreshCandidate(state);
+            QueryState* state = find(poke.query_id);
+            if (state == nullptr) return;
+            if (state->spill != nullptr) {
+              CompleteSpill(state);  // the spill thread's poke (a query's own Poke may come meanwhile)
+              if (find(poke.query_id) == nullptr) return;
+            }
+            RefreshCandidate(state);
           },
           [&](foreman_message::GetProgress& request) {
             QueryState* state = find(request.query_id);
@@ -400,6 +418,10 @@ void Foreman::Activate(QueryState* state) {
     state->held_since_ns = -1;
   }
   if (state->cancelling || state->slot >= 0) return;
+  if (state->spill != nullptr) {
+    state->resume_after_spill = true;  // resumed by CompleteSpill once the spill is done
+    return;
+  }
   if (state->spill_tried) {
     state->spill_tried = false;
     if (absl::Status restored = state->query->RestoreMemory(); !restored.ok()) {
@@ -428,18 +450,53 @@ void Foreman::MaybeSpill(QueryState* state) {
     return;
   }
   state->spill_tried = true;
-  const int64_t used_before = options_.load_control.memory().used_bytes;
-  const int64_t start_ns = MonotonicNanos();
-  absl::StatusOr<int64_t> spilled = state->query->SpillMemory(options_.load_control.spill_directory);
+  // The write (tens to hundreds of ms) runs on a thread of its own, so the Foreman keeps dispatching; the query stays
+  // suspended, and its cancellation, resumption and end wait for CompleteSpill.
+  state->spill = std::make_unique<QueryState::SpillJob>();
+  QueryState::SpillJob* job = state->spill.get();
+  job->used_before = options_.load_control.memory().used_bytes;
+  job->start_ns = MonotonicNanos();
+  SchedulableQuery* query = state->query.get();
+  job->thread = std::thread([this, job, query, id = state->id, directory = options_.load_control.spill_directory] {
+    pthread_setname_np(pthread_self(), "tessera-spill");
+    absl::StatusOr<int64_t> spilled = query->SpillMemory(directory);
+    {
+      std::lock_guard<std::mutex> lock(job->mu);
+      job->spilled = std::move(spilled);
+      job->done = true;
+    }
+    inbox_.Post(foreman_message::Poke{id});
+  });
+}
+
+void Foreman::CompleteSpill(QueryState* state) {
+  QueryState::SpillJob* job = state->spill.get();
+  if (job == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(job->mu);
+    if (!job->done) return;
+  }
+  job->thread.join();
+  const absl::StatusOr<int64_t> spilled = std::move(job->spilled);
   if (!spilled.ok()) {
     LOG(WARNING) << "query " << state->id << " keeps its memory: " << spilled.status();
   } else {
     VLOG(1) << "query " << state->id << " suspended: spilled " << (*spilled >> 20) << " MiB in "
-            << (MonotonicNanos() - start_ns) / 1000000 << " ms; buffer pool in use " << (used_before >> 20)
+            << (MonotonicNanos() - job->start_ns) / 1000000 << " ms; buffer pool in use " << (job->used_before >> 20)
             << " -> " << (options_.load_control.memory().used_bytes >> 20) << " MiB";
   }
+  state->spill.reset();
+  // Resumed meanwhile (the LoadController re-admitted it when another query left): the LoadController no longer
+  // counts these bytes as spilled, and Activate below reads them back.
   for (LoadController::Owner owner : load_controller_.Spilled(state, spilled.ok() ? *spilled : 0)) {
     Activate(static_cast<QueryState*>(owner));
+  }
+  if (state->cancelling) {
+    state->query->Cancel();  // deferred by BeginCancel while the spill ran
+    MaybeFinish(state);      // may destroy the query
+  } else if (state->resume_after_spill) {
+    state->resume_after_spill = false;
+    Activate(state);
   }
 }
 
@@ -628,12 +685,15 @@ void Foreman::BeginCancel(QueryState* state, absl::Status status) {
   state->cancelling = true;
   state->cancel_status = std::move(status);
   state->cancelled.store(true, std::memory_order_relaxed);
-  state->query->Cancel();
+  // A query whose spill is in flight is cancelled (and finished) once the spill is done (CompleteSpill): its
+  // methods other than those the spill may run beside are called on the Foreman thread only then.
+  if (state->spill == nullptr) state->query->Cancel();
   Deactivate(state);
   MaybeFinish(state);
 }
 
 void Foreman::MaybeFinish(QueryState* state) {
+  if (state->spill != nullptr) return;  // CompleteSpill comes back here
   if (state->running == 0 && (state->cancelling || state->query->IsFinished())) Finish(state);
 }
 

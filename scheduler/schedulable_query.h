@@ -190,6 +190,9 @@ class SchedulableQuery {
   // into a spill file in `directory` (returns the bytes freed), and bringing it back. The Foreman calls SpillMemory
   // and RestoreMemory only while the query is suspended and none of its work orders is running or queued; an error
   // of RestoreMemory fails the query. A query destroyed while spilled removes its spill file.
+  // Threading exception: SpillMemory runs on a background thread of the Foreman (a spill writes tens of MiB). While
+  // it runs, the Foreman thread calls only Progress, MemoryRequest, MemoryFootprint and SpillableBytes of the query,
+  // which must be safe beside it; a cancellation, resumption or end of the query waits until SpillMemory returned.
   virtual int64_t SpillableBytes() const { return 0; }
   virtual absl::StatusOr<int64_t> SpillMemory(const std::string& directory) { return 0; }
   virtual absl::Status RestoreMemory() { return absl::OkStatus(); }

@@ -61,7 +61,7 @@ struct SyntheticQueryOptions {
 SyntheticQueryOptions SimpleSyntheticQuery(QueryId id, int64_t work_orders, int64_t spin_ns,
                                            int priority = 1);
 
-class SyntheticQuery final : public SchedulableQuery {
+class SyntheticQuery : public SchedulableQuery {
  public:
   explicit SyntheticQuery(SyntheticQueryOptions options);
   ~SyntheticQuery() override;
