@@ -255,92 +255,86 @@ class ForemanSpillTest : public ForemanLoadControlTest {
     return query;
   }
   std::shared_ptr<SyntheticQuery> High() { return Query(2, 5, 200, 20'000, {50 * kMiB, 50 * kMiB}); }
+
+  // Starts the low query, submits the high one after 20 of the low one's work orders, and returns once the low
+  // one, suspended for it, has started its spill (which blocks until low_->Release()).
+  void SuspendTheLowQueryIntoAGatedSpill() {
+    foreman_ = StartSpilling();
+    low_ = Low();
+    high_ = High();
+    low_handle_ = SubmitOrDie(*foreman_, low_);
+    ASSERT_TRUE(WaitUntil([&] { return low_->finished() >= 20; }));
+    high_handle_ = SubmitOrDie(*foreman_, high_);
+    ASSERT_TRUE(low_->WaitForSpillStart());
+  }
+
+  std::unique_ptr<Foreman> foreman_;
+  std::shared_ptr<GatedSpillQuery> low_;
+  std::shared_ptr<SyntheticQuery> high_;
+  QueryHandle low_handle_;
+  QueryHandle high_handle_;
 };
 
 TEST_F(ForemanSpillTest, TheSpillRunsOffTheForemanThreadAndTheArrivalWaitsForIt) {
-  std::unique_ptr<Foreman> foreman = StartSpilling();
-  auto low = Low();
-  auto high = High();
-  QueryHandle low_handle = SubmitOrDie(*foreman, low);
-  ASSERT_TRUE(WaitUntil([&] { return low->finished() >= 20; }));
-  QueryHandle high_handle = SubmitOrDie(*foreman, high);
-  ASSERT_TRUE(low->WaitForSpillStart());
+  SuspendTheLowQueryIntoAGatedSpill();
   // The spill blocks on its "disk"; the Foreman still answers (it used to run the spill on its own thread).
-  EXPECT_EQ(Admission(*foreman, 1), "suspended");
-  EXPECT_EQ(Admission(*foreman, 2), "waiting for memory");
-  absl::StatusOr<ForemanStats> stats = foreman->GetStats();
+  EXPECT_EQ(Admission(*foreman_, 1), "suspended");
+  EXPECT_EQ(Admission(*foreman_, 2), "waiting for memory");
+  absl::StatusOr<ForemanStats> stats = foreman_->GetStats();
   ASSERT_TRUE(stats.ok());
   EXPECT_EQ(stats->load.suspended, 1);
   EXPECT_EQ(stats->load.waiting, 1);
-  EXPECT_EQ(high->issued(), 0);
-  const int64_t low_issued = low->issued();
-  low->Release();
-  ASSERT_TRUE(high_handle.Wait().status.ok());
-  ASSERT_TRUE(low_handle.Wait().status.ok());
-  EXPECT_EQ(low->events(), (std::vector<std::string>{"spilled", "restored"}));
-  EXPECT_GT(low->dispatch_sequence()[low_issued], high->dispatch_sequence().back())
+  EXPECT_EQ(high_->issued(), 0);
+  const int64_t low_issued = low_->issued();
+  low_->Release();
+  ASSERT_TRUE(high_handle_.Wait().status.ok());
+  ASSERT_TRUE(low_handle_.Wait().status.ok());
+  EXPECT_EQ(low_->events(), (std::vector<std::string>{"spilled", "restored"}));
+  EXPECT_GT(low_->dispatch_sequence()[low_issued], high_->dispatch_sequence().back())
       << "the low-priority query resumed only after the high-priority one";
-  ExpectEveryWorkOrderOnce(*low);
-  ExpectEveryWorkOrderOnce(*high);
+  ExpectEveryWorkOrderOnce(*low_);
+  ExpectEveryWorkOrderOnce(*high_);
 }
 
 TEST_F(ForemanSpillTest, AResumeWaitsForTheSpillInFlight) {
-  std::unique_ptr<Foreman> foreman = StartSpilling();
-  auto low = Low();
-  auto high = High();
-  QueryHandle low_handle = SubmitOrDie(*foreman, low);
-  ASSERT_TRUE(WaitUntil([&] { return low->finished() >= 20; }));
-  QueryHandle high_handle = SubmitOrDie(*foreman, high);
-  ASSERT_TRUE(low->WaitForSpillStart());
+  SuspendTheLowQueryIntoAGatedSpill();
   // The arrival leaves while the low query's spill is in flight: the LoadController re-admits the low one, whose
   // resumption waits for the spill (no work order of it runs on memory that is being written out).
-  ASSERT_TRUE(foreman->Cancel(2).ok());
-  EXPECT_TRUE(absl::IsCancelled(high_handle.Wait().status));
-  const int64_t low_issued = low->issued();
+  ASSERT_TRUE(foreman_->Cancel(2).ok());
+  EXPECT_TRUE(absl::IsCancelled(high_handle_.Wait().status));
+  const int64_t low_issued = low_->issued();
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_EQ(low->issued(), low_issued) << "dispatched while its spill was in flight";
-  EXPECT_TRUE(low->events().empty());
-  low->Release();
-  ASSERT_TRUE(low_handle.Wait().status.ok());
-  EXPECT_EQ(low->events(), (std::vector<std::string>{"spilled", "restored"}));
-  ExpectEveryWorkOrderOnce(*low);
+  EXPECT_EQ(low_->issued(), low_issued) << "dispatched while its spill was in flight";
+  EXPECT_TRUE(low_->events().empty());
+  low_->Release();
+  ASSERT_TRUE(low_handle_.Wait().status.ok());
+  EXPECT_EQ(low_->events(), (std::vector<std::string>{"spilled", "restored"}));
+  ExpectEveryWorkOrderOnce(*low_);
 }
 
 TEST_F(ForemanSpillTest, ACancelWaitsForTheSpillInFlight) {
-  std::unique_ptr<Foreman> foreman = StartSpilling();
-  auto low = Low();
-  auto high = High();
-  QueryHandle low_handle = SubmitOrDie(*foreman, low);
-  ASSERT_TRUE(WaitUntil([&] { return low->finished() >= 20; }));
-  QueryHandle high_handle = SubmitOrDie(*foreman, high);
-  ASSERT_TRUE(low->WaitForSpillStart());
-  ASSERT_TRUE(foreman->Cancel(1).ok());
+  SuspendTheLowQueryIntoAGatedSpill();
+  ASSERT_TRUE(foreman_->Cancel(1).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_FALSE(low_handle.done()) << "the query ended (and could be destroyed) while its spill ran";
-  low->Release();
-  EXPECT_TRUE(absl::IsCancelled(low_handle.Wait().status));
-  ASSERT_TRUE(high_handle.Wait().status.ok()) << "admitted once the cancelled query's memory was gone";
-  EXPECT_EQ(low->events(), (std::vector<std::string>{"spilled"}));
-  ExpectEveryWorkOrderOnce(*high);
+  EXPECT_FALSE(low_handle_.done()) << "the query ended (and could be destroyed) while its spill ran";
+  low_->Release();
+  EXPECT_TRUE(absl::IsCancelled(low_handle_.Wait().status));
+  ASSERT_TRUE(high_handle_.Wait().status.ok()) << "admitted once the cancelled query's memory was gone";
+  EXPECT_EQ(low_->events(), (std::vector<std::string>{"spilled"}));
+  ExpectEveryWorkOrderOnce(*high_);
 }
 
 TEST_F(ForemanSpillTest, StopWaitsForTheSpillInFlight) {
-  std::unique_ptr<Foreman> foreman = StartSpilling();
-  auto low = Low();
-  auto high = High();
-  QueryHandle low_handle = SubmitOrDie(*foreman, low);
-  ASSERT_TRUE(WaitUntil([&] { return low->finished() >= 20; }));
-  QueryHandle high_handle = SubmitOrDie(*foreman, high);
-  ASSERT_TRUE(low->WaitForSpillStart());
+  SuspendTheLowQueryIntoAGatedSpill();
   std::thread releaser([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    low->Release();
+    low_->Release();
   });
-  foreman->Stop();
+  foreman_->Stop();
   releaser.join();
-  EXPECT_TRUE(absl::IsAborted(low_handle.Wait().status));
-  EXPECT_TRUE(absl::IsAborted(high_handle.Wait().status));
-  EXPECT_EQ(low->events(), (std::vector<std::string>{"spilled"}));
+  EXPECT_TRUE(absl::IsAborted(low_handle_.Wait().status));
+  EXPECT_TRUE(absl::IsAborted(high_handle_.Wait().status));
+  EXPECT_EQ(low_->events(), (std::vector<std::string>{"spilled"}));
 }
 
 }  // namespace
