@@ -543,6 +543,9 @@ void Foreman::UpdateWorkerShares() {
     auto* state = static_cast<QueryState*>(enforcer_.owner(slot));
     const double own = weight(enforcer_.candidate(slot));
     state->query->SetWorkerShare(one_at_a_time || sum <= 0 ? workers : own > 0 ? workers * own / sum : 1.0);
+    // Its readiness may change with its share (elastic pipelining's limits): a query that leaves frees workers
+    // for the others at once, not at their next completion.
+    if (enforcer_.candidate(slot).ready != state->query->HasReadyWorkOrder()) RefreshCandidate(state);
   }
 }
 
