@@ -29,6 +29,7 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
                                                 std::make_unique<QueryManager>(std::move(dag)),
                                                 database.options().worker_threads);
   query->set_scan_sharing(options.scan_sharing);
+  query->set_elastic_pipelining(options.elastic_pipelining);
   auto state = std::make_shared<QueryHandle::State>();
   TemporaryRelation& result = *query->manager().result();
   if (drain) {

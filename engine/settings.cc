@@ -164,6 +164,27 @@ SettingDefinition ServerSetting(std::string name, SettingKind kind,
 
 const std::string& Text(const SettingValue& value) { return std::get<std::string>(value); }
 
+// SET pipelining: eager (or on, true), lazy (or off, false) or elastic, case-insensitive. False for anything else.
+bool ParsePipelining(const std::string& text, bool* pipelining, bool* elastic) {
+  const std::string value = absl::AsciiStrToLower(text);
+  *elastic = value == "elastic";
+  if (*elastic || value == "eager" || value == "on" || value == "true") {
+    *pipelining = true;
+  } else if (value == "lazy" || value == "off" || value == "false") {
+    *pipelining = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+absl::Status CheckPipelining(const std::string& text) {
+  bool pipelining = false, elastic = false;
+  if (ParsePipelining(text, &pipelining, &elastic)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("pipelining must be eager (on), lazy (off) or elastic, not '", text, "'"));
+}
+
 std::vector<SettingDefinition> Declarations() {
   return {
       ServerSetting(
@@ -203,8 +224,14 @@ std::vector<SettingDefinition> Declarations() {
             options->optimizer.max_recursion_depth = std::get<int64_t>(value);
           },
           "the most steps of a WITH RECURSIVE query that may still yield rows"),
-      SessionSetting("pipelining", OnOff(), &QueryRunOptions::pipelining,
-                     "whether an operator's filled blocks feed its consumer at once (off: every edge blocking)"),
+      SessionSetting(
+          "pipelining", CheckedText("eager (on), lazy (off) or elastic", CheckPipelining),
+          [](const Database&) { return DefaultText(QueryRunOptions{}.pipelining); },
+          [](const SettingValue& value, QueryRunOptions* options) {
+            ParsePipelining(Text(value), &options->pipelining, &options->elastic_pipelining);
+          },
+          "eager (on): an operator's filled blocks feed its consumer at once; lazy (off): every edge blocking; "
+          "elastic: eager with per-operator limits from measured rates (scheduler/elastic_pipelining.h)"),
       SessionSetting("priority", PositiveInteger(std::numeric_limits<int>::max()), &QueryRunOptions::priority,
                      "the priority of this session's queries under the scheduling policy"),
       SessionSetting(

@@ -36,7 +36,8 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
 // How a session runs a query: its priority under the scheduler's policy (SET priority = N), where it publishes
 // the running query's scheduler id (0 before and after, so that another thread can cancel it or read its
 // progress), the cancel flag (checked once the id is published, so a cancel that arrives just before submission
-// is not lost), the rules SET disabled_rules switches off, and SET pipelining = off (every DAG edge blocking:
+// is not lost), the rules SET disabled_rules switches off, SET pipelining = elastic (per-operator limits from
+// measured rates, scheduler/elastic_pipelining.h) and SET pipelining = off or lazy (every DAG edge blocking:
 // consumers start when their producers have finished; the answers are the same), and SET scan_sharing (whether
 // the query's table scans run beside other queries' on the same blocks; the answers are the same).
 struct QueryRunOptions {
@@ -45,6 +46,7 @@ struct QueryRunOptions {
   const std::atomic<bool>* cancel_requested = nullptr;
   optimizer::OptimizerOptions optimizer;
   bool pipelining = true;
+  bool elastic_pipelining = false;  // SET pipelining = elastic (pipelining stays true)
   ScanSharing scan_sharing = ScanSharing::kOff;
   // SET statement_timeout (milliseconds; 0 = none): a query running longer is cancelled with DeadlineExceeded.
   int64_t statement_timeout_ms = 0;

@@ -88,9 +88,30 @@ void QueryManager::CollectWorkOrders(int index) {
 int QueryManager::NextWorkOrderOperator() const {
   if (ready_count_ == 0) return -1;
   for (int index : consumers_first_) {
-    if (!operators_[index].ready.empty()) return index;
+    if (!operators_[index].ready.empty() && !(limited_ && HeldBack(index))) return index;
   }
   return -1;
+}
+
+void QueryManager::SetOperatorLimits(int index, int max_in_flight, int max_consumer_backlog) {
+  OperatorRuntime& runtime = operators_[index];
+  runtime.max_in_flight = std::max(0, max_in_flight);
+  runtime.max_consumer_backlog = std::max(0, max_consumer_backlog);
+  limited_ = limited_ || runtime.max_in_flight > 0 || runtime.max_consumer_backlog > 0;
+}
+
+bool QueryManager::HeldBack(int index) const {
+  const OperatorRuntime& runtime = operators_[index];
+  if (runtime.max_in_flight > 0 && runtime.in_flight >= runtime.max_in_flight) return true;
+  if (runtime.max_consumer_backlog <= 0) return false;
+  for (int e : runtime.out_edges) {
+    const DagEdge& edge = dag_->edges()[e];
+    if (!edge.pipelining || edge.consumer_input == DagEdge::kOrderingOnly) continue;
+    const OperatorRuntime& consumer = operators_[edge.consumer];
+    if (!consumer.active || consumer.finished) continue;
+    if (static_cast<int64_t>(consumer.ready.size()) + consumer.in_flight >= runtime.max_consumer_backlog) return true;
+  }
+  return false;
 }
 
 void QueryManager::BeginScan(int index, std::vector<std::unique_ptr<WorkOrder>>* work_orders) {
@@ -150,6 +171,7 @@ std::unique_ptr<WorkOrder> QueryManager::TakeSharedScanWorkOrder(uint64_t block_
   auto it = ready_scans_.find(block_key);
   if (it == ready_scans_.end()) return nullptr;
   const int index = it->second.back();
+  if (limited_ && HeldBack(index)) return nullptr;
   it->second.pop_back();
   if (it->second.empty()) ready_scans_.erase(it);
   std::deque<std::unique_ptr<WorkOrder>>& ready = operators_[index].ready;

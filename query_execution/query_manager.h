@@ -53,7 +53,8 @@ class QueryManager {
   QueryManager(const QueryManager&) = delete;
   QueryManager& operator=(const QueryManager&) = delete;
 
-  bool HasReadyWorkOrder() const { return ready_count_ > 0; }
+  // A work order is ready and not held back by an operator limit (SetOperatorLimits).
+  bool HasReadyWorkOrder() const { return ready_count_ > 0 && (!limited_ || NextWorkOrderOperator() >= 0); }
   // The operator index of the work order NextWorkOrder would return, -1 if none is ready.
   int NextWorkOrderOperator() const;
   // The next ready work order, or null.
@@ -102,6 +103,18 @@ class QueryManager {
   // Work orders ready to be issued plus those issued and not yet finished: what the query could run right now.
   int64_t ReadyOrRunningWorkOrders() const { return ready_count_ + in_flight_; }
 
+  // Elastic pipelining (scheduler/elastic_pipelining.h decides the numbers): operator `index` hands out no work
+  // order while `max_in_flight` of its work orders are handed out and unfinished, nor while one of its consumers
+  // along a pipelining edge, active and unfinished, has `max_consumer_backlog` or more work orders ready or in
+  // flight (the blocks it was fed and has not finished reading). 0 = no limit (the default). Deadlock-free: an
+  // operator is held back only while work orders of its own or of a consumer are in flight or ready, and a
+  // consumer's chain ends at an operator without pipelining consumers. O(1); allocation-free.
+  void SetOperatorLimits(int index, int max_in_flight, int max_consumer_backlog);
+  // For the elastic limits: whether operator `index` has been activated (its blocking producers finished) and
+  // not finished, and how many blocks its output relation holds (released ones included).
+  bool IsOperatorRunning(int index) const { return operators_[index].active && !operators_[index].finished; }
+  uint32_t OutputBlocksWritten(int index) const { return operators_[index].fed_blocks_pipelined; }
+
  private:
   struct OperatorRuntime {
     std::vector<int> in_edges;
@@ -115,6 +128,8 @@ class QueryManager {
     uint32_t fed_blocks_pipelined = 0;  // blocks of this operator's output already fed along pipelining edges
     int64_t input_blocks_fed = 0;       // blocks fed to this operator so far, over all its inputs
     bool writes_output = false;         // the operator has an output relation
+    int max_in_flight = 0;              // SetOperatorLimits; 0 = none
+    int max_consumer_backlog = 0;
     // Output blocks of an operator that writes at the end (aggregation, sort) from the plan builder's estimate,
     // at least 1; 0 for operators that write as they go.
     double planned_output_blocks = 0;
@@ -128,6 +143,8 @@ class QueryManager {
   };
 
   void ActivateReadyOperators();
+  // An operator limit (SetOperatorLimits) holds operator `index`'s ready work orders back now.
+  bool HeldBack(int index) const;
   // Registers the operator's table scan with its cursor and, when other queries scan that table now, rotates the
   // scan's work orders to begin at the cursor's block.
   void BeginScan(int index, std::vector<std::unique_ptr<WorkOrder>>* work_orders);
@@ -158,6 +175,7 @@ class QueryManager {
   absl::flat_hash_map<uint64_t, absl::InlinedVector<int, 1>> ready_scans_;
   std::shared_ptr<TemporaryRelation> result_;
   int64_t in_flight_ = 0;
+  bool limited_ = false;  // some operator has a limit (SetOperatorLimits)
   int finished_operators_ = 0;
   bool cancelled_ = false;
   absl::Status status_;

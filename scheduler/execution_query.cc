@@ -39,7 +39,35 @@ ExecutionQuery::ExecutionQuery(QueryId id, int priority, std::unique_ptr<QueryMa
       workers_(std::max(1, workers)),
       manager_(std::move(manager)),
       result_(manager_->result().get()),
-      plan_signature_(std::max<uint64_t>(1, HashString(DagToText(manager_->dag())))) {}
+      plan_signature_(std::max<uint64_t>(1, HashString(DagToText(manager_->dag())))),
+      worker_share_(static_cast<double>(workers_)) {}
+
+void ExecutionQuery::set_elastic_pipelining(bool elastic) {
+  if (!elastic) {
+    elastic_.reset();
+    return;
+  }
+  const ExecutionDag& dag = manager_->dag();
+  std::vector<ElasticPipelining::Edge> edges;
+  for (const DagEdge& edge : dag.edges()) {
+    if (edge.pipelining && edge.consumer_input != DagEdge::kOrderingOnly) edges.push_back({edge.producer, edge.consumer});
+  }
+  elastic_ = std::make_unique<ElasticPipelining>(dag.size(), std::move(edges));
+}
+
+void ExecutionQuery::SetWorkerShare(double workers) {
+  worker_share_ = workers;
+  ApplyElasticLimits();
+}
+
+void ExecutionQuery::ApplyElasticLimits() {
+  if (elastic_ == nullptr || cancelled_) return;
+  const std::vector<ElasticPipelining::Limit>& limits =
+      elastic_->Compute(worker_share_, [&](int op) { return manager_->IsOperatorRunning(op); });
+  for (int op = 0; op < static_cast<int>(limits.size()); ++op) {
+    manager_->SetOperatorLimits(op, limits[op].max_in_flight, limits[op].max_consumer_backlog);
+  }
+}
 
 std::unique_ptr<WorkOrderTask> ExecutionQuery::NextWorkOrder() {
   if (cancelled_) return nullptr;
@@ -68,9 +96,15 @@ void ExecutionQuery::OnWorkOrderFinished(const WorkOrderCompletion&) {
     outcome = std::move(finished_.back());
     finished_.pop_back();
   }
+  const int op = outcome.work_order->operator_index();
+  const uint32_t blocks_before = manager_->OutputBlocksWritten(op);
   manager_->OnWorkOrderFinished(*outcome.work_order, outcome.status, outcome.elapsed_ns, outcome.shared);
   // A failed work order cancels the query inside the QueryManager; stop issuing too.
   if (!manager_->status().ok()) cancelled_ = true;
+  if (elastic_ != nullptr) {
+    elastic_->Record(op, outcome.elapsed_ns, manager_->OutputBlocksWritten(op) - blocks_before);
+    ApplyElasticLimits();
+  }
 }
 
 void ExecutionQuery::Cancel() {

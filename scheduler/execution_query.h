@@ -22,6 +22,7 @@
 
 #include "query_execution/query_manager.h"
 #include "relational_operators/temporary_relation.h"
+#include "scheduler/elastic_pipelining.h"
 #include "scheduler/schedulable_query.h"
 
 namespace tessera {
@@ -61,6 +62,13 @@ class ExecutionQuery : public SchedulableQuery {
   bool InInelasticPhase() const override;
   int NextWorkOrderOperator() const override { return cancelled_ ? -1 : manager_->NextWorkOrderOperator(); }
 
+  // SET pipelining = elastic (scheduler/elastic_pipelining.h): per-operator limits from measured rates, applied to
+  // the QueryManager (SetOperatorLimits) after every finished work order and every change of the worker share.
+  // Before Foreman::Submit.
+  void set_elastic_pipelining(bool elastic);
+  bool elastic_pipelining() const { return elastic_ != nullptr; }
+  void SetWorkerShare(double workers) override;
+
   // Streaming results (engine/query_statement.cc): while the result relation holds more than `bytes` that its
   // reader has not released (TemporaryRelation::live_bytes), the query has no ready work order and rides no shared
   // scan, so a slow client pauses its query instead of growing the result; the reader calls Foreman::Poke after
@@ -82,6 +90,7 @@ class ExecutionQuery : public SchedulableQuery {
     bool shared;
   };
   void Record(Outcome outcome);
+  void ApplyElasticLimits();
 
   const QueryId id_;
   const int priority_;
@@ -92,6 +101,8 @@ class ExecutionQuery : public SchedulableQuery {
   bool cancelled_ = false;
   ScanSharing scan_sharing_ = ScanSharing::kOff;
   size_t result_backlog_limit_ = 0;
+  std::unique_ptr<ElasticPipelining> elastic_;  // null unless SET pipelining = elastic
+  double worker_share_;                         // SetWorkerShare; the pool's workers until told
   std::mutex mutex_;
   std::vector<Outcome> finished_;
 };

@@ -49,6 +49,18 @@ struct Foreman::QueryState {
   int64_t held_since_ns = -1;
   int64_t memory_wait_ns = 0;
   bool spill_tried = false;  // since its suspension (MaybeSpill); reset when it resumes
+  // The spill in flight on a background thread (MaybeSpill), null when none: its thread, and its result, set by
+  // that thread before it pokes the Foreman (CompleteSpill joins the thread and takes it).
+  struct SpillJob {
+    std::thread thread;
+    std::mutex mu;
+    bool done = false;
+    absl::StatusOr<int64_t> spilled = 0;
+    int64_t used_before = 0;
+    int64_t start_ns = 0;
+  };
+  std::unique_ptr<SpillJob> spill;
+  bool resume_after_spill = false;  // Activate came while the spill was in flight
   int64_t first_dispatch_ns = -1;
   int64_t executed = 0;
   int64_t skipped = 0;
@@ -267,8 +279,10 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
   if (task->skipped()) {
     ++state->skipped;
   } else {
+    const int64_t end_ns = task->cost_override_ns() > 0 ? completion.start_ns + task->cost_override_ns()
+                                                        : completion.end_ns;
     const WorkOrderCompletion record{state->id,           task->operator_id(), completion.worker_id,
-                                     completion.start_ns, completion.end_ns,   task->rows(),
+                                     completion.start_ns, end_ns,              task->rows(),
                                      task->shared() ? task->shared_scan_key() : 0};
     ++state->executed;
     ++executed_;
@@ -334,7 +348,13 @@ void Foreman::HandleControl(ControlMessage& message) {
             ReconcilePoolSize();
           },
           [&](foreman_message::Poke& poke) {
-            if (QueryState* state = find(poke.query_id)) RefreshCandidate(state);
+            QueryState* state = find(poke.query_id);
+            if (state == nullptr) return;
+            if (state->spill != nullptr) {
+              CompleteSpill(state);  // the spill thread's poke (a query's own Poke may come meanwhile)
+              if (find(poke.query_id) == nullptr) return;
+            }
+            RefreshCandidate(state);
           },
           [&](foreman_message::GetProgress& request) {
             QueryState* state = find(request.query_id);
@@ -398,6 +418,10 @@ void Foreman::Activate(QueryState* state) {
     state->held_since_ns = -1;
   }
   if (state->cancelling || state->slot >= 0) return;
+  if (state->spill != nullptr) {
+    state->resume_after_spill = true;  // resumed by CompleteSpill once the spill is done
+    return;
+  }
   if (state->spill_tried) {
     state->spill_tried = false;
     if (absl::Status restored = state->query->RestoreMemory(); !restored.ok()) {
@@ -410,6 +434,7 @@ void Foreman::Activate(QueryState* state) {
   candidate.arrival = state->arrival;
   candidate.arrival_ns = state->submit_ns;
   state->slot = enforcer_.Add(state, candidate);
+  UpdateWorkerShares();
   RefreshCandidate(state);
 }
 
@@ -425,18 +450,53 @@ void Foreman::MaybeSpill(QueryState* state) {
     return;
   }
   state->spill_tried = true;
-  const int64_t used_before = options_.load_control.memory().used_bytes;
-  const int64_t start_ns = MonotonicNanos();
-  absl::StatusOr<int64_t> spilled = state->query->SpillMemory(options_.load_control.spill_directory);
+  // The write (tens to hundreds of ms) runs on a thread of its own, so the Foreman keeps dispatching; the query stays
+  // suspended, and its cancellation, resumption and end wait for CompleteSpill.
+  state->spill = std::make_unique<QueryState::SpillJob>();
+  QueryState::SpillJob* job = state->spill.get();
+  job->used_before = options_.load_control.memory().used_bytes;
+  job->start_ns = MonotonicNanos();
+  SchedulableQuery* query = state->query.get();
+  job->thread = std::thread([this, job, query, id = state->id, directory = options_.load_control.spill_directory] {
+    pthread_setname_np(pthread_self(), "tessera-spill");
+    absl::StatusOr<int64_t> spilled = query->SpillMemory(directory);
+    {
+      std::lock_guard<std::mutex> lock(job->mu);
+      job->spilled = std::move(spilled);
+      job->done = true;
+    }
+    inbox_.Post(foreman_message::Poke{id});
+  });
+}
+
+void Foreman::CompleteSpill(QueryState* state) {
+  QueryState::SpillJob* job = state->spill.get();
+  if (job == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(job->mu);
+    if (!job->done) return;
+  }
+  job->thread.join();
+  const absl::StatusOr<int64_t> spilled = std::move(job->spilled);
   if (!spilled.ok()) {
     LOG(WARNING) << "query " << state->id << " keeps its memory: " << spilled.status();
   } else {
     VLOG(1) << "query " << state->id << " suspended: spilled " << (*spilled >> 20) << " MiB in "
-            << (MonotonicNanos() - start_ns) / 1000000 << " ms; buffer pool in use " << (used_before >> 20)
+            << (MonotonicNanos() - job->start_ns) / 1000000 << " ms; buffer pool in use " << (job->used_before >> 20)
             << " -> " << (options_.load_control.memory().used_bytes >> 20) << " MiB";
   }
+  state->spill.reset();
+  // Resumed meanwhile (the LoadController re-admitted it when another query left): the LoadController no longer
+  // counts these bytes as spilled, and Activate below reads them back.
   for (LoadController::Owner owner : load_controller_.Spilled(state, spilled.ok() ? *spilled : 0)) {
     Activate(static_cast<QueryState*>(owner));
+  }
+  if (state->cancelling) {
+    state->query->Cancel();  // deferred by BeginCancel while the spill ran
+    MaybeFinish(state);      // may destroy the query
+  } else if (state->resume_after_spill) {
+    state->resume_after_spill = false;
+    Activate(state);
   }
 }
 
@@ -448,6 +508,45 @@ void Foreman::Deactivate(QueryState* state) {
   void* moved = enforcer_.Remove(state->slot);
   if (moved != nullptr) static_cast<QueryState*>(moved)->slot = state->slot;
   state->slot = -1;
+  UpdateWorkerShares();
+}
+
+void Foreman::UpdateWorkerShares() {
+  // Shares by the policy's CPU weights over the admitted queries, ready or not (a query between phases keeps its
+  // share): fair and static 1 each; lottery and pp the priority (pp-exp 2^priority); hpf 1 at the highest
+  // priority and 0 below (those only fill idle workers: one worker's worth); FCFS, SRPT and
+  // IF-SRPT give one query every worker at a time, so each may use them all.
+  const double workers = std::max(1, loads_.num_dispatchable());
+  const PolicyKind kind = enforcer_.policy().kind;
+  int top_priority = 0;
+  for (int slot = 0; slot < enforcer_.size(); ++slot) {
+    top_priority = std::max(top_priority, enforcer_.candidate(slot).priority);
+  }
+  auto weight = [&](const PolicyCandidate& candidate) -> double {
+    switch (kind) {
+      case PolicyKind::kLottery:
+      case PolicyKind::kProportionalPriority:
+        return kind == PolicyKind::kProportionalPriority && enforcer_.policy().scale == PriorityScale::kExponential
+                   ? std::pow(enforcer_.policy().exponential_base, std::min(candidate.priority, 60))
+                   : static_cast<double>(candidate.priority);
+      case PolicyKind::kHighestPriorityFirst:
+        return candidate.priority == top_priority ? 1 : 0;
+      default:
+        return 1;
+    }
+  };
+  double sum = 0;
+  for (int slot = 0; slot < enforcer_.size(); ++slot) sum += weight(enforcer_.candidate(slot));
+  const bool one_at_a_time =
+      kind == PolicyKind::kFcfs || kind == PolicyKind::kSrpt || kind == PolicyKind::kInelasticFirstSrpt;
+  for (int slot = 0; slot < enforcer_.size(); ++slot) {
+    auto* state = static_cast<QueryState*>(enforcer_.owner(slot));
+    const double own = weight(enforcer_.candidate(slot));
+    state->query->SetWorkerShare(one_at_a_time || sum <= 0 ? workers : own > 0 ? workers * own / sum : 1.0);
+    // Its readiness may change with its share (elastic pipelining's limits): a query that leaves frees workers
+    // for the others at once, not at their next completion.
+    if (enforcer_.candidate(slot).ready != state->query->HasReadyWorkOrder()) RefreshCandidate(state);
+  }
 }
 
 void Foreman::RefreshCandidate(QueryState* state) {
@@ -589,12 +688,15 @@ void Foreman::BeginCancel(QueryState* state, absl::Status status) {
   state->cancelling = true;
   state->cancel_status = std::move(status);
   state->cancelled.store(true, std::memory_order_relaxed);
-  state->query->Cancel();
+  // A query whose spill is in flight is cancelled (and finished) once the spill is done (CompleteSpill): its
+  // methods other than those the spill may run beside are called on the Foreman thread only then.
+  if (state->spill == nullptr) state->query->Cancel();
   Deactivate(state);
   MaybeFinish(state);
 }
 
 void Foreman::MaybeFinish(QueryState* state) {
+  if (state->spill != nullptr) return;  // CompleteSpill comes back here
   if (state->running == 0 && (state->cancelling || state->query->IsFinished())) Finish(state);
 }
 

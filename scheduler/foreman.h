@@ -141,10 +141,16 @@ class Foreman {
   void Activate(QueryState* state);
   // Takes an admitted query out of the PolicyEnforcer: its running work orders finish, no new ones start.
   void Suspend(QueryState* state);
-  // With spilling on: a suspended query with nothing in flight moves its memory out (once per suspension), and
-  // the queries waiting for that memory are admitted.
+  // With spilling on: a suspended query with nothing in flight starts moving its memory out (once per suspension)
+  // on a thread of its own; the query stays suspended until the spill is done.
   void MaybeSpill(QueryState* state);
+  // On the poke the spill thread posts when done: joins it, admits the queries that waited for that memory, and
+  // resumes (restoring what was spilled), cancels or finishes the query if that was asked while it ran.
+  void CompleteSpill(QueryState* state);
   void Deactivate(QueryState* state);
+  // Tells every admitted query its worker share under the policy (SchedulableQuery::SetWorkerShare), after a
+  // query entered or left the PolicyEnforcer.
+  void UpdateWorkerShares();
   void BeginCancel(QueryState* state, absl::Status status);
   void MaybeFinish(QueryState* state);
   void Finish(QueryState* state);

@@ -73,6 +73,11 @@ class WorkOrderTask : public Task {
   // corrected by the measured time at completion. Not for query implementations.
   double charged_ns() const { return charged_ns_; }
   void set_charged_ns(double charged_ns) { charged_ns_ = charged_ns; }
+  // Tests only (SyntheticOperatorSpec::reported_ns): the duration the Foreman records for this work order (the
+  // LearningAgent, CPU accounting, the work-order log) instead of the measured one, so that tests of decisions
+  // made from learned costs do not depend on how fast a loaded machine ran them. 0 (the default): measured.
+  int64_t cost_override_ns() const { return cost_override_ns_; }
+  void set_cost_override_ns(int64_t ns) { cost_override_ns_ = ns; }
   // Valid after the task ran.
   int64_t rows() const { return rows_; }
   // True if the work order was not executed because its query was cancelled while it sat in a worker's queue.
@@ -103,6 +108,7 @@ class WorkOrderTask : public Task {
   bool shared_ = false;
   bool rode_along_ = false;
   double charged_ns_ = 0;
+  int64_t cost_override_ns_ = 0;
   int64_t rows_ = 0;
   bool skipped_ = false;
   void* dispatch_owner_ = nullptr;
@@ -184,6 +190,9 @@ class SchedulableQuery {
   // into a spill file in `directory` (returns the bytes freed), and bringing it back. The Foreman calls SpillMemory
   // and RestoreMemory only while the query is suspended and none of its work orders is running or queued; an error
   // of RestoreMemory fails the query. A query destroyed while spilled removes its spill file.
+  // Threading exception: SpillMemory runs on a background thread of the Foreman (a spill writes tens of MiB). While
+  // it runs, the Foreman thread calls only Progress, MemoryRequest, MemoryFootprint and SpillableBytes of the query,
+  // which must be safe beside it; a cancellation, resumption or end of the query waits until SpillMemory returned.
   virtual int64_t SpillableBytes() const { return 0; }
   virtual absl::StatusOr<int64_t> SpillMemory(const std::string& directory) { return 0; }
   virtual absl::Status RestoreMemory() { return absl::OkStatus(); }
@@ -209,6 +218,12 @@ class SchedulableQuery {
   // over every active operator. Must be cheap: the Foreman asks after every completion and every work order
   // taken.
   virtual int NextWorkOrderOperator() const { return -1; }
+
+  // Optional, for elastic pipelining (scheduler/elastic_pipelining.h): the workers the policy gives this query now
+  // (the pool's workers times its share among the admitted queries; all of them for FCFS, SRPT and IF-SRPT, which
+  // run one query at a time). The Foreman calls it when a query is admitted or leaves (and at the query's own
+  // admission); the query may then change its readiness.
+  virtual void SetWorkerShare(double workers) {}
 };
 
 }  // namespace tessera

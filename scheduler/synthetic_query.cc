@@ -125,9 +125,11 @@ std::unique_ptr<WorkOrderTask> SyntheticQuery::NextWorkOrder() {
   }
   const int node =
       op.spec.preferred_nodes > 0 ? static_cast<int>(work_order % op.spec.preferred_nodes) : -1;
-  return std::make_unique<SpinWorkOrder>(this, index, work_order, node, op.spec.spin_ns,
-                                         op.spec.rows_per_work_order,
-                                         op.executions ? &op.executions[work_order] : nullptr);
+  auto task = std::make_unique<SpinWorkOrder>(this, index, work_order, node, op.spec.spin_ns,
+                                              op.spec.rows_per_work_order,
+                                              op.executions ? &op.executions[work_order] : nullptr);
+  task->set_cost_override_ns(op.spec.reported_ns);
+  return task;
 }
 
 void SyntheticQuery::OnWorkOrderFinished(const WorkOrderCompletion& completion) {

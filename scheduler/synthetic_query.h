@@ -35,6 +35,9 @@ struct SyntheticOperatorSpec {
   // The last `held_work_orders` become ready only once the previous operator has finished (a finalize step,
   // or a build whose last block waits for a probe): the operator stays active through the previous one.
   int64_t held_work_orders = 0;
+  // > 0: the time the Foreman records for each work order (WorkOrderTask::cost_override_ns) instead of the
+  // measured one; the work order still spins spin_ns. For tests of decisions made from learned costs.
+  int64_t reported_ns = 0;
 };
 
 struct SyntheticQueryOptions {
@@ -58,7 +61,7 @@ struct SyntheticQueryOptions {
 SyntheticQueryOptions SimpleSyntheticQuery(QueryId id, int64_t work_orders, int64_t spin_ns,
                                            int priority = 1);
 
-class SyntheticQuery final : public SchedulableQuery {
+class SyntheticQuery : public SchedulableQuery {
  public:
   explicit SyntheticQuery(SyntheticQueryOptions options);
   ~SyntheticQuery() override;

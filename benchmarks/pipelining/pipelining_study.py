@@ -117,17 +117,22 @@ def parse_explain_analyze(lines: list[str]) -> Analysis:
                     execution_ms)
 
 
-def rounds(runs: int) -> list[str]:
-    """`runs` rounds of both modes, alternating which goes first: on, off, off, on, on, off, ..."""
+def rounds(runs: int, modes=MODES) -> list[str]:
+    """`runs` rounds of every mode, changing which goes first: two modes alternate (on, off, off, on, on, off, ...),
+    more rotate (eager, lazy, elastic, lazy, elastic, eager, ...)."""
     order = []
     for i in range(runs):
-        order += MODES if i % 2 == 0 else MODES[::-1]
+        if len(modes) == 2:
+            order += list(modes) if i % 2 == 0 else list(modes[::-1])
+        else:
+            k = i % len(modes)
+            order += list(modes[k:]) + list(modes[:k])
     return order
 
 
-def schedule(runs: int) -> list[tuple[str, bool]]:
+def schedule(runs: int, modes=MODES) -> list[tuple[str, bool]]:
     """The (mode, timed) order of one query's runs: a warm-up of each mode, then `runs` rounds."""
-    return [("on", False), ("off", False)] + [(mode, True) for mode in rounds(runs)]
+    return [(mode, False) for mode in modes] + [(mode, True) for mode in rounds(runs, modes)]
 
 
 def median(values: list[float]) -> float | None:
@@ -161,17 +166,17 @@ class QueryResult:
 
 
 def run_query(tessera: str, data_dir: str, threads: int, runs: int, bench_name: str, query_id: str, sql: str,
-              timeout: float, analyze_runs: int = 3) -> QueryResult:
+              timeout: float, analyze_runs: int = 3, modes=MODES) -> QueryResult:
     sql = sql.strip().rstrip(";").strip()
-    order = schedule(runs)
+    order = schedule(runs, modes)
     args = [tessera, data_dir, "--csv", "--timing", "--threads", str(threads)]
     for mode, _ in order:
         args += ["-c", f"SET pipelining = {mode}", "-c", sql]
-    analyze_order = rounds(analyze_runs)
+    analyze_order = rounds(analyze_runs, modes)
     for mode in analyze_order:
         args += ["-c", f"SET pipelining = {mode}", "-c", f"EXPLAIN ANALYZE {sql}"]
-    result = QueryResult(bench_name, query_id, times_ms={m: [] for m in MODES}, median_ms={}, peak_bytes={},
-                         peak_bytes_runs={m: [] for m in MODES}, estimate_max_bytes={}, work_orders={},
+    result = QueryResult(bench_name, query_id, times_ms={m: [] for m in modes}, median_ms={}, peak_bytes={},
+                         peak_bytes_runs={m: [] for m in modes}, estimate_max_bytes={}, work_orders={},
                          pipelining_edges={}, blocking_edges={})
     try:
         process = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=timeout)
@@ -190,10 +195,10 @@ def run_query(tessera: str, data_dir: str, threads: int, runs: int, bench_name: 
         if timed:
             result.times_ms[mode].append(output.time_ms)
         answers.setdefault(mode, canonical_rows(output.rows))
-    if answers["on"] != answers["off"]:
-        result.error = "pipelining on and off returned different answers"
-    result.rows = len(answers["on"])
-    work_orders = {m: [] for m in MODES}
+    if any(answers[m] != answers[modes[0]] for m in modes):
+        result.error = f"pipelining {' and '.join(modes)} returned different answers"
+    result.rows = len(answers[modes[0]])
+    work_orders = {m: [] for m in modes}
     for j, mode in enumerate(analyze_order):
         output = statements[2 * len(order) + 2 * j + 1]
         try:
@@ -206,7 +211,7 @@ def run_query(tessera: str, data_dir: str, threads: int, runs: int, bench_name: 
         result.estimate_max_bytes[mode] = analysis.estimate_max_bytes
         result.pipelining_edges[mode] = analysis.edges("pipelining")
         result.blocking_edges[mode] = analysis.edges("blocking")
-    for mode in MODES:
+    for mode in modes:
         result.median_ms[mode] = median(result.times_ms[mode])
         result.peak_bytes[mode] = median_int(result.peak_bytes_runs[mode])
         result.work_orders[mode] = median_int(work_orders[mode])
@@ -242,46 +247,69 @@ def num(value, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
-def summarize(results: list[QueryResult]) -> dict:
+def summarize(results: list[QueryResult], modes=MODES, baseline: str | None = None) -> dict:
+    """Totals per mode and, for every other mode m, the ratios m / baseline (default: the last mode) of the totals
+    (`time_ratio_m_baseline`, ...) and their per-query geometric means (`time_ratio_geomean`, ... for the first
+    mode; `time_ratio_geomean_m` for each)."""
+    baseline = baseline or modes[-1]
     ok = [r for r in results if r.error is None]
 
     def total(attr: str, mode: str):
         return sum(getattr(r, attr)[mode] or 0 for r in ok)
 
-    summary = {"queries": len(results), "failed": len(results) - len(ok)}
-    for mode in MODES:
+    summary = {"queries": len(results), "failed": len(results) - len(ok), "modes": list(modes), "baseline": baseline}
+    for mode in modes:
         summary[f"time_ms_{mode}"] = total("median_ms", mode)
         summary[f"peak_bytes_{mode}"] = total("peak_bytes", mode)
         summary[f"work_orders_{mode}"] = total("work_orders", mode)
-    summary["time_ratio_on_off"] = ratio(summary["time_ms_on"], summary["time_ms_off"])
-    summary["peak_ratio_on_off"] = ratio(summary["peak_bytes_on"], summary["peak_bytes_off"])
-    summary["work_orders_ratio_on_off"] = ratio(summary["work_orders_on"], summary["work_orders_off"])
-    summary["time_ratio_geomean"] = geomean([ratio(r.median_ms["on"], r.median_ms["off"]) for r in ok])
-    summary["peak_ratio_geomean"] = geomean([ratio(r.peak_bytes["on"], r.peak_bytes["off"]) for r in ok])
+    for mode in [m for m in modes if m != baseline]:
+        summary[f"time_ratio_{mode}_{baseline}"] = ratio(summary[f"time_ms_{mode}"], summary[f"time_ms_{baseline}"])
+        summary[f"peak_ratio_{mode}_{baseline}"] = ratio(summary[f"peak_bytes_{mode}"],
+                                                         summary[f"peak_bytes_{baseline}"])
+        summary[f"work_orders_ratio_{mode}_{baseline}"] = ratio(summary[f"work_orders_{mode}"],
+                                                                summary[f"work_orders_{baseline}"])
+        summary[f"time_ratio_geomean_{mode}"] = geomean(
+            [ratio(r.median_ms[mode], r.median_ms[baseline]) for r in ok])
+        summary[f"peak_ratio_geomean_{mode}"] = geomean(
+            [ratio(r.peak_bytes[mode], r.peak_bytes[baseline]) for r in ok])
+    first = [m for m in modes if m != baseline][0]
+    summary["time_ratio_geomean"] = summary[f"time_ratio_geomean_{first}"]
+    summary["peak_ratio_geomean"] = summary[f"peak_ratio_geomean_{first}"]
     return summary
 
 
 def format_table(title: str, results: list[QueryResult], summary: dict) -> str:
-    header = (f"{'query':<6} {'on ms':>9} {'off ms':>9} {'on/off':>7} {'peak on':>9} {'peak off':>9} {'on/off':>7} "
-              f"{'WO on':>6} {'WO off':>6} {'pipe':>4}  note")
+    """Columns per mode side by side: time, ratio to the baseline, peak memory, ratio, work orders, and the
+    pipelining edges of the first mode's DAG."""
+    modes = summary.get("modes", list(MODES))
+    baseline = summary.get("baseline", modes[-1])
+    others = [m for m in modes if m != baseline]
+    header = (f"{'query':<6} " + " ".join(f"{m + ' ms':>9}" for m in modes) + " "
+              + " ".join(f"{m + '/' + baseline:>7}" for m in others) + " "
+              + " ".join(f"{'peak ' + m:>9}" for m in modes) + " "
+              + " ".join(f"{m + '/' + baseline:>7}" for m in others) + " "
+              + " ".join(f"{'WO ' + m:>6}" for m in modes) + f" {'pipe':>4}  note")
     lines = [title, "", header, "-" * len(header)]
     for r in results:
         lines.append(
-            f"{r.query:<6} {num(r.median_ms.get('on'), '9.1f')} {num(r.median_ms.get('off'), '9.1f')} "
-            f"{num(ratio(r.median_ms.get('on'), r.median_ms.get('off')), '7.2f')} "
-            f"{mib(r.peak_bytes.get('on')):>9} {mib(r.peak_bytes.get('off')):>9} "
-            f"{num(ratio(r.peak_bytes.get('on'), r.peak_bytes.get('off')), '7.2f')} "
-            f"{num(r.work_orders.get('on'), '6d')} {num(r.work_orders.get('off'), '6d')} "
-            f"{num(r.pipelining_edges.get('on'), '4d')}  {r.error or ''}".rstrip())
+            f"{r.query:<6} " + " ".join(num(r.median_ms.get(m), '9.1f') for m in modes) + " "
+            + " ".join(num(ratio(r.median_ms.get(m), r.median_ms.get(baseline)), '7.2f') for m in others) + " "
+            + " ".join(f"{mib(r.peak_bytes.get(m)):>9}" for m in modes) + " "
+            + " ".join(num(ratio(r.peak_bytes.get(m), r.peak_bytes.get(baseline)), '7.2f') for m in others) + " "
+            + " ".join(num(r.work_orders.get(m), '6d') for m in modes) + " "
+            + f"{num(r.pipelining_edges.get(modes[0]), '4d')}  {r.error or ''}".rstrip())
     lines.append("-" * len(header))
     lines.append(
-        f"{'total':<6} {summary['time_ms_on']:9.1f} {summary['time_ms_off']:9.1f} "
-        f"{num(summary['time_ratio_on_off'], '7.2f')} {mib(summary['peak_bytes_on']):>9} "
-        f"{mib(summary['peak_bytes_off']):>9} {num(summary['peak_ratio_on_off'], '7.2f')} "
-        f"{summary['work_orders_on']:6d} {summary['work_orders_off']:6d}")
-    lines.append(f"geometric mean of per-query on/off ratios: time {num(summary['time_ratio_geomean'], '.3f')}, "
-                 f"peak memory {num(summary['peak_ratio_geomean'], '.3f')}"
-                 + (f"; {summary['failed']} failed" if summary["failed"] else ""))
+        f"{'total':<6} " + " ".join(f"{summary[f'time_ms_{m}']:9.1f}" for m in modes) + " "
+        + " ".join(num(summary[f"time_ratio_{m}_{baseline}"], '7.2f') for m in others) + " "
+        + " ".join(f"{mib(summary[f'peak_bytes_{m}']):>9}" for m in modes) + " "
+        + " ".join(num(summary[f"peak_ratio_{m}_{baseline}"], '7.2f') for m in others) + " "
+        + " ".join(f"{summary[f'work_orders_{m}']:6d}" for m in modes))
+    lines.append(
+        f"geometric mean of per-query {', '.join(m + '/' + baseline for m in others)} ratios: time "
+        + ", ".join(num(summary[f"time_ratio_geomean_{m}"], '.3f') for m in others) + "; peak memory "
+        + ", ".join(num(summary[f"peak_ratio_geomean_{m}"], '.3f') for m in others)
+        + (f"; {summary['failed']} failed" if summary["failed"] else ""))
     return "\n".join(lines)
 
 
@@ -317,9 +345,16 @@ def main(argv=None) -> int:
     parser.add_argument("--generate", action="store_true", help="generate and load data that is not cached")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per query (all its runs)")
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--modes", default="on,off",
+                        help="SET pipelining modes compared, e.g. eager,lazy,elastic (on = eager, off = lazy)")
+    parser.add_argument("--baseline", help="the mode the others are divided by (default: the last of --modes)")
     args = parser.parse_args(argv)
     if args.runs < 1 or args.threads < 1 or args.analyze_runs < 1:
         parser.error("--runs, --analyze-runs and --threads must be positive")
+    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    baseline = args.baseline or modes[-1]
+    if len(modes) < 2 or baseline not in modes:
+        parser.error("--modes needs two or more modes, and --baseline one of them")
     try:
         sf = bench_data.format_sf(args.sf)
         specs = parse_query_spec(args.queries)
@@ -344,17 +379,17 @@ def main(argv=None) -> int:
             results = []
             for query in queries:
                 result = run_query(args.tessera, data_dir, args.threads, args.runs, name, query.id, query.sql(sf),
-                                   args.timeout, args.analyze_runs)
+                                   args.timeout, args.analyze_runs, modes)
                 bench_data.progress(
-                    f"{bench.title} {query.id}: on {num(result.median_ms.get('on'), '.1f')} ms, "
-                    f"off {num(result.median_ms.get('off'), '.1f')} ms, peak on {mib(result.peak_bytes.get('on'))} "
-                    f"/ off {mib(result.peak_bytes.get('off'))} MiB, load {num(result.loadavg, '.2f')}"
-                    + (f", ERROR {result.error}" if result.error else ""))
+                    f"{bench.title} {query.id}: "
+                    + ", ".join(f"{m} {num(result.median_ms.get(m), '.1f')} ms" for m in modes) + "; peak "
+                    + " / ".join(f"{m} {mib(result.peak_bytes.get(m))}" for m in modes)
+                    + f" MiB, load {num(result.loadavg, '.2f')}" + (f", ERROR {result.error}" if result.error else ""))
                 results.append(result)
             if not results:
                 continue
-            summary = summarize(results)
-            title = (f"{bench.title} SF{sf}, {args.threads} worker threads, pipelining on vs off: median of "
+            summary = summarize(results, modes, baseline)
+            title = (f"{bench.title} SF{sf}, {args.threads} worker threads, pipelining {' vs '.join(modes)}: median of "
                      f"{args.runs} interleaved runs after a warm-up; peak memory and work orders: median of "
                      f"{args.analyze_runs} EXPLAIN ANALYZE each")
             table = format_table(title, results, summary)

@@ -132,3 +132,22 @@ def test_run_query_end_to_end():
     assert r.blocking_edges["off"] > 0 and r.pipelining_edges["off"] == 0
     assert r.peak_bytes["on"] > 0 and r.peak_bytes["off"] > 0
     assert len(r.peak_bytes_runs["on"]) == 2 and r.peak_bytes["on"] in r.peak_bytes_runs["on"]
+
+
+def test_three_modes_rotate_and_divide_by_the_baseline():
+    modes = ("eager", "lazy", "elastic")
+    assert pipelining_study.rounds(3, modes) == ["eager", "lazy", "elastic", "lazy", "elastic", "eager",
+                                                 "elastic", "eager", "lazy"]
+    assert pipelining_study.schedule(1, modes)[:3] == [("eager", False), ("lazy", False), ("elastic", False)]
+    r = QueryResult("tpch", "Q01", {m: [t] for m, t in zip(modes, (100.0, 200.0, 80.0))},
+                    {"eager": 100.0, "lazy": 200.0, "elastic": 80.0},
+                    {"eager": 4 * 2 ** 20, "lazy": 8 * 2 ** 20, "elastic": 2 * 2 ** 20},
+                    {m: [] for m in modes}, {m: 0 for m in modes}, {m: 10 for m in modes},
+                    {"eager": 2, "lazy": 0, "elastic": 2}, {"eager": 1, "lazy": 3, "elastic": 1}, rows=1)
+    summary = pipelining_study.summarize([r], modes, "eager")
+    assert summary["time_ratio_elastic_eager"] == pytest.approx(0.8)
+    assert summary["peak_ratio_lazy_eager"] == pytest.approx(2.0)
+    assert summary["time_ratio_geomean_elastic"] == pytest.approx(0.8)
+    table = pipelining_study.format_table("title", [r], summary)
+    assert "lazy/eager" in table and "elastic/eager" in table and "peak elastic" in table
+    assert "Q01        100.0     200.0      80.0    2.00    0.80       4.0       8.0       2.0    2.00    0.50" in table

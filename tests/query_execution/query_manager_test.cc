@@ -301,6 +301,70 @@ TEST_F(QueryManagerTest, ConsumersRunFirstAndFreeEachStreamedBlockOnceRead) {
   EXPECT_LT(peaks[0] * 4, peaks[1]);
 }
 
+// Elastic pipelining's limits (SetOperatorLimits): an operator hands out no work order while its in-flight cap is
+// reached, nor while its running pipelining consumer holds its backlog cap of ready + in-flight work orders; the
+// query is then not ready, and becomes ready again as work orders finish. The answer is unchanged.
+TEST_F(QueryManagerTest, OperatorLimitsHoldBackAProducerUntilWorkOrdersFinish) {
+  auto dag = std::make_unique<ExecutionDag>();
+  auto producer = std::make_unique<ProducerOperator>(12, 100, &pool_);
+  std::shared_ptr<TemporaryRelation> produced = producer->output();
+  std::atomic<int64_t> sum{0};
+  int blocks_fed = 0;
+  int p = dag->AddOperator(std::move(producer));
+  int s = dag->AddOperator(std::make_unique<SumOperator>(produced, &sum, &blocks_fed, /*declares_consumed=*/true));
+  dag->AddEdge(p, s, 0, /*pipelining=*/true);
+  dag->set_result_operator(s);
+  QueryManager query(std::move(dag));
+  query.SetOperatorLimits(p, /*max_in_flight=*/2, /*max_consumer_backlog=*/3);
+  const WorkOrderContext context{0, 1};
+  auto finish = [&](std::unique_ptr<WorkOrder> work_order) {
+    ASSERT_TRUE(work_order->Execute(context).ok());
+    query.OnWorkOrderFinished(*work_order, absl::OkStatus(), 1);
+  };
+
+  // In-flight cap: two producer work orders out, the third waits.
+  std::unique_ptr<WorkOrder> a = query.NextWorkOrder();
+  std::unique_ptr<WorkOrder> b = query.NextWorkOrder();
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(query.HasReadyWorkOrder());
+  EXPECT_EQ(query.NextWorkOrder(), nullptr);
+  EXPECT_EQ(query.NextWorkOrderOperator(), -1);
+  finish(std::move(a));  // feeds one block: the consumer's work order comes first (consumers first)
+  ASSERT_TRUE(query.HasReadyWorkOrder());
+  std::unique_ptr<WorkOrder> c1 = query.NextWorkOrder();
+  ASSERT_EQ(c1->operator_index(), s);
+  finish(std::move(b));
+  std::unique_ptr<WorkOrder> c2 = query.NextWorkOrder();
+  ASSERT_EQ(c2->operator_index(), s);
+  // Backlog cap: the consumer has 2 in flight; one more block makes 3 and holds the producer back.
+  std::unique_ptr<WorkOrder> d = query.NextWorkOrder();
+  ASSERT_EQ(d->operator_index(), p);
+  finish(std::move(d));
+  std::unique_ptr<WorkOrder> c3 = query.NextWorkOrder();
+  ASSERT_EQ(c3->operator_index(), s);
+  EXPECT_FALSE(query.HasReadyWorkOrder());
+  finish(std::move(c1));
+  ASSERT_TRUE(query.HasReadyWorkOrder());
+  EXPECT_EQ(query.NextWorkOrderOperator(), p);
+  finish(std::move(c2));
+  finish(std::move(c3));
+
+  // The rest runs to the same answer, the limits holding throughout.
+  std::vector<std::unique_ptr<WorkOrder>> out;
+  while (!query.IsFinished()) {
+    while (std::unique_ptr<WorkOrder> work_order = query.NextWorkOrder()) out.push_back(std::move(work_order));
+    ASSERT_FALSE(out.empty());
+    int64_t producers_out = 0;
+    for (const auto& work_order : out) producers_out += work_order->operator_index() == p ? 1 : 0;
+    EXPECT_LE(producers_out, 2);
+    finish(std::move(out.front()));
+    out.erase(out.begin());
+  }
+  ASSERT_TRUE(query.status().ok()) << query.status();
+  EXPECT_EQ(sum.load(), 1200 * 1199 / 2);
+}
+
 // A block is freed only once every consumer has declared it consumed; one that never declares keeps the whole
 // relation until it finishes; the result relation is never freed early.
 TEST_F(QueryManagerTest, FreesABlockOnlyWhenEveryConsumerDeclaredIt) {

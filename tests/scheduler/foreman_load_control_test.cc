@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "scheduler/foreman.h"
@@ -179,6 +182,159 @@ TEST_F(ForemanLoadControlTest, WithoutAGaugeEveryQueryIsAdmitted) {
   QueryHandle hb = SubmitOrDie(*foreman, b);
   EXPECT_EQ(ha.Wait().memory_wait_ns, 0);
   EXPECT_EQ(hb.Wait().memory_wait_ns, 0);
+}
+
+// A synthetic query that holds `resident` bytes (its hash tables, say) until it spills them: SpillMemory blocks until
+// Release() (a slow disk), RestoreMemory brings the bytes back. Both record their order in events(); the Foreman
+// reads the footprint and spillable bytes on its thread while SpillMemory runs on the spill thread, hence atomics.
+class GatedSpillQuery : public SyntheticQuery {
+ public:
+  GatedSpillQuery(SyntheticQueryOptions options, int64_t resident)
+      : SyntheticQuery(std::move(options)), resident_(resident) {}
+
+  int64_t MemoryFootprint() const override { return spilled_.load() ? 0 : resident_; }
+  int64_t SpillableBytes() const override { return spilled_.load() ? 0 : resident_; }
+  absl::StatusOr<int64_t> SpillMemory(const std::string&) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    spill_started_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return released_; });
+    spilled_.store(true);
+    events_.push_back("spilled");
+    return resident_;
+  }
+  absl::Status RestoreMemory() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    spilled_.store(false);
+    events_.push_back("restored");
+    return absl::OkStatus();
+  }
+
+  bool WaitForSpillStart() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(60), [&] { return spill_started_; });
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+  std::vector<std::string> events() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events_;
+  }
+
+ private:
+  const int64_t resident_;
+  std::atomic<bool> spilled_{false};
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool spill_started_ = false;
+  bool released_ = false;
+  std::vector<std::string> events_;
+};
+
+// Spilling on: the low-priority query holds 60 MiB resident (and may claim no more); the high-priority arrival
+// needs 50 MiB, which only the low one's spill frees.
+class ForemanSpillTest : public ForemanLoadControlTest {
+ protected:
+  std::unique_ptr<Foreman> StartSpilling() {
+    ForemanOptions options = TestForemanOptions(2, "hpf");
+    options.load_control.threshold_fraction = 1.0;
+    options.load_control.max_query_fraction = 1.0;
+    options.load_control.memory = [this] { return pool_.Gauge(); };
+    options.load_control.spill_directory = ::testing::TempDir();
+    return MakeForeman(options);
+  }
+  std::shared_ptr<GatedSpillQuery> Low() {
+    SyntheticQueryOptions options = SimpleSyntheticQuery(1, 2000, 50'000, /*priority=*/1);
+    options.dispatch_clock = clock_;
+    options.memory = {60 * kMiB, 60 * kMiB};
+    auto query = std::make_shared<GatedSpillQuery>(std::move(options), 60 * kMiB);
+    pool_.Add(query);
+    return query;
+  }
+  std::shared_ptr<SyntheticQuery> High() { return Query(2, 5, 200, 20'000, {50 * kMiB, 50 * kMiB}); }
+
+  // Starts the low query, submits the high one after 20 of the low one's work orders, and returns once the low
+  // one, suspended for it, has started its spill (which blocks until low_->Release()).
+  void SuspendTheLowQueryIntoAGatedSpill() {
+    foreman_ = StartSpilling();
+    low_ = Low();
+    high_ = High();
+    low_handle_ = SubmitOrDie(*foreman_, low_);
+    ASSERT_TRUE(WaitUntil([&] { return low_->finished() >= 20; }));
+    high_handle_ = SubmitOrDie(*foreman_, high_);
+    ASSERT_TRUE(low_->WaitForSpillStart());
+  }
+
+  std::unique_ptr<Foreman> foreman_;
+  std::shared_ptr<GatedSpillQuery> low_;
+  std::shared_ptr<SyntheticQuery> high_;
+  QueryHandle low_handle_;
+  QueryHandle high_handle_;
+};
+
+TEST_F(ForemanSpillTest, TheSpillRunsOffTheForemanThreadAndTheArrivalWaitsForIt) {
+  SuspendTheLowQueryIntoAGatedSpill();
+  // The spill blocks on its "disk"; the Foreman still answers (it used to run the spill on its own thread).
+  EXPECT_EQ(Admission(*foreman_, 1), "suspended");
+  EXPECT_EQ(Admission(*foreman_, 2), "waiting for memory");
+  absl::StatusOr<ForemanStats> stats = foreman_->GetStats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->load.suspended, 1);
+  EXPECT_EQ(stats->load.waiting, 1);
+  EXPECT_EQ(high_->issued(), 0);
+  const int64_t low_issued = low_->issued();
+  low_->Release();
+  ASSERT_TRUE(high_handle_.Wait().status.ok());
+  ASSERT_TRUE(low_handle_.Wait().status.ok());
+  EXPECT_EQ(low_->events(), (std::vector<std::string>{"spilled", "restored"}));
+  EXPECT_GT(low_->dispatch_sequence()[low_issued], high_->dispatch_sequence().back())
+      << "the low-priority query resumed only after the high-priority one";
+  ExpectEveryWorkOrderOnce(*low_);
+  ExpectEveryWorkOrderOnce(*high_);
+}
+
+TEST_F(ForemanSpillTest, AResumeWaitsForTheSpillInFlight) {
+  SuspendTheLowQueryIntoAGatedSpill();
+  // The arrival leaves while the low query's spill is in flight: the LoadController re-admits the low one, whose
+  // resumption waits for the spill (no work order of it runs on memory that is being written out).
+  ASSERT_TRUE(foreman_->Cancel(2).ok());
+  EXPECT_TRUE(absl::IsCancelled(high_handle_.Wait().status));
+  const int64_t low_issued = low_->issued();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(low_->issued(), low_issued) << "dispatched while its spill was in flight";
+  EXPECT_TRUE(low_->events().empty());
+  low_->Release();
+  ASSERT_TRUE(low_handle_.Wait().status.ok());
+  EXPECT_EQ(low_->events(), (std::vector<std::string>{"spilled", "restored"}));
+  ExpectEveryWorkOrderOnce(*low_);
+}
+
+TEST_F(ForemanSpillTest, ACancelWaitsForTheSpillInFlight) {
+  SuspendTheLowQueryIntoAGatedSpill();
+  ASSERT_TRUE(foreman_->Cancel(1).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(low_handle_.done()) << "the query ended (and could be destroyed) while its spill ran";
+  low_->Release();
+  EXPECT_TRUE(absl::IsCancelled(low_handle_.Wait().status));
+  ASSERT_TRUE(high_handle_.Wait().status.ok()) << "admitted once the cancelled query's memory was gone";
+  EXPECT_EQ(low_->events(), (std::vector<std::string>{"spilled"}));
+  ExpectEveryWorkOrderOnce(*high_);
+}
+
+TEST_F(ForemanSpillTest, StopWaitsForTheSpillInFlight) {
+  SuspendTheLowQueryIntoAGatedSpill();
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    low_->Release();
+  });
+  foreman_->Stop();
+  releaser.join();
+  EXPECT_TRUE(absl::IsAborted(low_handle_.Wait().status));
+  EXPECT_TRUE(absl::IsAborted(high_handle_.Wait().status));
+  EXPECT_EQ(low_->events(), (std::vector<std::string>{"spilled"}));
 }
 
 }  // namespace
