@@ -29,7 +29,7 @@ class GatherWorkOrder : public WorkOrder {
     if (!stream_->tag.ok()) return stream_->tag.status();
     StreamTotals totals;
     absl::Status status =
-        ReceiveBlockStream(*cluster_, stream_->peer, *stream_->tag, output_, context.cancelled, &totals);
+        ReceiveBlockStream(*cluster_, stream_->peer, StreamTags::Same(*stream_->tag), output_, context.cancelled, &totals);
     blocks_->fetch_add(totals.blocks, std::memory_order_relaxed);
     bytes_->fetch_add(totals.bytes, std::memory_order_relaxed);
     rows_out_ = output_->row_count();
@@ -56,7 +56,7 @@ GatherOperator::GatherOperator(std::string fragment, std::vector<ColumnSchema> o
 
 GatherOperator::~GatherOperator() {
   for (const auto& stream : streams_) {
-    if (stream->tag.ok() && !stream->received.load()) AbandonBlockStream(*cluster_, stream->peer, *stream->tag);
+    if (stream->tag.ok() && !stream->received.load()) AbandonBlockStream(*cluster_, stream->peer, StreamTags::Same(*stream->tag));
   }
 }
 
