@@ -159,22 +159,20 @@ class RepartitionOperator::SplitWorkOrder : public WorkOrder {
     if (!op->input_.is_table()) DeclareConsumedBlock(0, block);
   }
 
-  absl::Status Execute(const WorkOrderContext&) override {
-    absl::Status status = Split();
+  absl::Status Execute(const WorkOrderContext& context) override {
+    absl::Status status = Split(*op_->SplitterOf(context.worker_index));
     op_->splits_finished_.fetch_add(1);
     return status;
   }
 
  private:
-  absl::Status Split() {
+  absl::Status Split(HashSplitter& splitter) {
     TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, op_->input_.Pin(block_));
     rows_in_ = block.view.row_count();
     BlockScanner scanner(op_->scan_);
     scanner.SetBlockRows(block.deleted, block.ordinal);
     if (scanner.CanSkip(block.view)) return absl::OkStatus();
-    std::vector<TemporaryRelation*> parts;
-    for (const auto& part : op_->parts_) parts.push_back(part.get());
-    HashSplitter splitter(parts, op_->key_column_);
+    const int64_t before = splitter.rows();
     const size_t width = op_->parts_[0]->schema().size();
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
@@ -182,9 +180,8 @@ class RepartitionOperator::SplitWorkOrder : public WorkOrder {
       if (scanner.selected_count() == 0) continue;
       TESSERA_RETURN_IF_ERROR(splitter.Add(scanner.batch(), scanner.selection(), width));
     }
-    TESSERA_RETURN_IF_ERROR(splitter.Flush());
-    rows_out_ = splitter.rows();
-    op_->rows_split_.fetch_add(splitter.rows());
+    rows_out_ = splitter.rows() - before;
+    op_->rows_split_.fetch_add(rows_out_);
     return absl::OkStatus();
   }
 
@@ -199,6 +196,15 @@ class RepartitionOperator::ExchangeWorkOrder : public WorkOrder {
   absl::Status Execute(const WorkOrderContext& context) override {
     op_->exchanged_.store(true);
     TemporaryRelation* out = op_->parts_[op_->cluster_->rank()].get();
+    absl::Status flushed;
+    for (auto& [worker, splitter] : op_->splitters_) {
+      if (flushed.ok()) flushed = splitter->Flush();
+    }
+    op_->splitters_.clear();
+    if (!flushed.ok()) {
+      FailExchange(*op_->cluster_, op_->tags_, flushed, out->pool());
+      return flushed;
+    }
     const int64_t before = out->row_count();
     absl::Status status =
         ExchangeParts(*op_->cluster_, op_->tags_, op_->parts_, out, context.cancelled, &op_->sent_, &op_->received_);
@@ -232,6 +238,17 @@ RepartitionOperator::~RepartitionOperator() {
   if (!started_ || exchanged_.load()) return;
   FailExchange(*cluster_, tags_, absl::CancelledError("the master's query ended before its hash-split exchange"),
                parts_[0]->pool());
+}
+
+HashSplitter* RepartitionOperator::SplitterOf(int worker) {
+  std::lock_guard<std::mutex> lock(splitters_mutex_);
+  std::unique_ptr<HashSplitter>& splitter = splitters_[worker];
+  if (splitter == nullptr) {
+    std::vector<TemporaryRelation*> parts;
+    for (const auto& part : parts_) parts.push_back(part.get());
+    splitter = std::make_unique<HashSplitter>(parts, key_column_);
+  }
+  return splitter.get();
 }
 
 bool RepartitionOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {

@@ -139,6 +139,11 @@ class RepartitionOperator : public RelationalOperator {
   bool input_done_ = false;
   bool exchange_issued_ = false;
   std::atomic<bool> exchanged_{false};  // the exchange work order ran (its streams are ended)
+  // One splitter per worker, kept across its split work orders (flushed by the exchange work order), so that a
+  // selective input still fills whole blocks instead of sending a small block per input block and rank.
+  HashSplitter* SplitterOf(int worker);
+  std::mutex splitters_mutex_;
+  absl::flat_hash_map<int, std::unique_ptr<HashSplitter>> splitters_;
   std::deque<uint32_t> pending_;
   int64_t splits_issued_ = 0;
   std::atomic<int64_t> splits_finished_{0};

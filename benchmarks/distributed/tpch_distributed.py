@@ -4,7 +4,8 @@ workers against one server with R*W workers, the same cores. Loads both (once; d
 --work), runs each query --runs times after a warm-up through the shell's --connect, the two servers taking turns
 run by run (both stay up; the idle one sleeps), so that load from outside falls on both alike, checks every answer
 against the reference, and reads the bytes each query exchanged from EXPLAIN ANALYZE ("received N blocks, B
-bytes" of every gather, plus "broadcast B bytes" sent to the ranks).
+bytes" of every gather, plus "broadcast B bytes" sent to the ranks, plus what each hash split sent and received on
+the master).
 
   benchmarks/distributed/tpch_distributed.py --tbl ~/.cache/tessera/tpch-sf1 \\
       --answers ../shared/benchmarks/tpch/answers-sf1 --ranks 2 --workers 1 --runs 3
@@ -95,6 +96,9 @@ def run_queries(shell, targets, queries, runs, answers):
                 plan = sql(shell, target, "EXPLAIN ANALYZE " + text)
                 exchanged = sum(int(b) for b in re.findall(r"received \d+ blocks, (\d+) bytes", plan))
                 exchanged += sum(int(b) for b in re.findall(r"broadcast (\d+) bytes", plan))
+                # Hash splits: what the master sent to and received from the other ranks (with 2 ranks every
+                # byte of the exchange; with more, the traffic between the other ranks is not seen here).
+                exchanged += sum(int(a) + int(b) for a, b in re.findall(r"sent (\d+) bytes, received (\d+) bytes", plan))
             results[i][query] = (statistics.median(times[i]), exchanged, check(query, outputs[i], answers))
         print(f"  q{query:02d}: " + ", ".join(f"{r[query][0]:.3f} s" for r in results), file=sys.stderr)
     return results

@@ -179,6 +179,29 @@ SHAPES = [
     ("SELECT o_orderpriority, count(*), sum(o_totalprice) FROM orders JOIN customer ON o_custkey = c_custkey "
      "WHERE c_mktsegment = 'BUILDING' AND c_acctbal > 9000 GROUP BY o_orderpriority",
      ["broadcast)", "gather customer (3 columns, filter)", "merges the ranks' partial aggregates"]),
+    # Hash splits (repartitioning exchanges): a join whose build side is too large to broadcast and is not placed
+    # by the join key: orders is split by the customer key and meets customer (placed by it) on every rank.
+    ("SELECT c_name, o_orderdate, o_totalprice FROM customer LEFT JOIN orders ON c_custkey = o_custkey "
+     "WHERE c_acctbal > 9000",
+     ["hash split orders (3 columns) by o_custkey across ranks 0..1", "left outer join(customer (3 columns, filter), "
+      "hash split)"]),
+    # Neither side placed by its key: both split.
+    ("SELECT o_orderkey, l_linenumber, l_partkey FROM orders JOIN lineitem ON o_custkey = l_partkey "
+     "WHERE l_quantity > 45",
+     ["hash split orders (2 columns) by o_custkey", "hash split lineitem (3 columns, filter) by l_partkey",
+      "inner join(hash split, hash split)"]),
+    # An anti join on a key the probe side is placed by.
+    ("SELECT c_nationkey, count(*) FROM customer WHERE NOT EXISTS (SELECT * FROM orders WHERE o_custkey = c_custkey) "
+     "GROUP BY c_nationkey",
+     ["anti join(customer (2 columns), hash split)"]),
+    # Aggregates that do not decompose into partials, grouped by an integer and by a string column: the input is
+    # split by the group key and every group is whole on one rank.
+    ("SELECT o_custkey, count(DISTINCT o_orderpriority), count(DISTINCT o_clerk), median(o_totalprice) FROM orders "
+     "GROUP BY o_custkey",
+     ["hash split orders (4 columns) by o_custkey", "gather aggregate(1 keys, 3 calls) of hash split"]),
+    ("SELECT o_clerk, median(o_totalprice), string_agg(o_orderpriority, ',' ORDER BY o_orderpriority) FROM orders "
+     "WHERE o_orderkey < 20000 GROUP BY o_clerk",
+     ["hash split orders (4 columns, filter) by o_clerk"]),
     # A left outer join with the partitioned side preserved stays on the ranks.
     ("SELECT count(*), count(n_name) FROM customer LEFT JOIN nation ON c_nationkey = n_nationkey AND n_nationkey < 5",
      ["left outer join("]),
@@ -194,6 +217,17 @@ def test_query_shapes_on_the_ranks_match_the_master(cluster, shape):
     assert "LIMIT" not in query
     expected = rows(cluster.sql(on_master(query)))
     assert "merges the ranks" not in cluster.sql("EXPLAIN " + on_master(query)).stdout
+    assert rows(cluster.sql(query)) == expected and expected
+
+
+def test_hash_split_reports_the_bytes_it_exchanged(cluster):
+    query = "SELECT o_orderkey, l_linenumber FROM orders JOIN lineitem ON o_custkey = l_partkey WHERE l_tax = 0"
+    plan = cluster.sql("EXPLAIN ANALYZE " + query).stdout
+    split = re.findall(r"split (\d+) rows; sent (\d+) bytes, received (\d+) bytes", plan)
+    assert len(split) == 2, plan
+    # Each rank keeps the rows its key places there and sends the others: about half of them each way.
+    assert all(int(rows) > 0 and int(sent) > 0 and int(received) > 0 for rows, sent, received in split), plan
+    expected = rows(cluster.sql(on_master(query)))
     assert rows(cluster.sql(query)) == expected and expected
 
 
