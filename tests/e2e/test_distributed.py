@@ -15,8 +15,10 @@ import os
 import re
 import select
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -40,11 +42,11 @@ MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CO
 class Cluster:
     """mpirun -np `ranks` tessera-server --distributed on 127.0.0.1 and a free port."""
 
-    def __init__(self, base_dir, ranks, *extra_args):
+    def __init__(self, base_dir, ranks, *extra_args, env=MPI_ENV):
         self.process = subprocess.Popen(
             [MPIEXEC, "--oversubscribe", "-np", str(ranks), SERVER, "--distributed", "--data", base_dir,
              "--listen", "127.0.0.1:0", "--threads", "1", "--no-sync", *extra_args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=MPI_ENV)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         ready, _, _ = select.select([self.process.stdout], [], [], BOUND_S)
         line = self.process.stdout.readline() if ready else ""
         if "listening on" not in line:
@@ -253,6 +255,68 @@ def test_tpch_queries_match_reference_on_three_ranks():
         assert "from ranks 1..2" in running.sql("EXPLAIN SELECT sum(l_quantity) FROM lineitem").stdout
         for query in range(1, 23):
             check_tpch_query(running, query)
+
+
+def rank_pids(base_dir):
+    """{rank: pid} of the tessera-server processes serving `base_dir` (Open MPI puts the rank in the environment)."""
+    pids = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            command = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
+            if not command[0].endswith(b"tessera-server") or base_dir.encode() not in command:
+                continue
+            environment = open(f"/proc/{entry}/environ", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        for variable in environment:
+            if variable.startswith(b"OMPI_COMM_WORLD_RANK="):
+                pids[int(variable.split(b"=")[1])] = int(entry)
+    return pids
+
+
+def test_rank_killed_mid_query_fails_the_query_and_the_master_stays_up():
+    """SIGKILL to rank 1 while it computes its part of a query: the master notices the missing heartbeats
+    (distributed/cluster.h) and fails that query with an error naming the rank, instead of waiting forever; it
+    still answers what it can compute alone. Open MPI is told not to end the job when a process dies."""
+    base_dir = tempfile.mkdtemp(prefix="tessera-failure-")
+    data = os.path.join(base_dir, "rows.csv")
+    with open(data, "w") as f:
+        f.writelines(f"{i},{i * 7 % 1000}\n" for i in range(20000))
+    running = Cluster(base_dir, 2, "--allowed-directories", base_dir,
+                      env=dict(MPI_ENV, OMPI_MCA_orte_enable_recovery="1"))
+    pids = {}
+    try:
+        running.sql("CREATE TABLE big (a BIGINT, b BIGINT) PARTITION BY HASH (a)", "CREATE TABLE small (c BIGINT, d BIGINT)",
+                    f"COPY big FROM '{data}' (FORMAT csv)", f"COPY small FROM '{data}' (FORMAT csv)")
+        pids = rank_pids(base_dir)
+        assert sorted(pids) == [0, 1], pids
+        # A nested-loop join of every rank's part of `big` with all of `small` (replicated): seconds of work on
+        # each rank.
+        slow = subprocess.Popen(
+            [TESSERA, "--connect", running.target, "--csv", "-c",
+             "SELECT count(*) FROM big, small WHERE (big.a * small.c + big.b) % 1000003 = 17"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)
+        assert slow.poll() is None, slow.communicate()
+        os.kill(pids[1], signal.SIGKILL)
+        began = time.monotonic()
+        _, stderr = slow.communicate(timeout=BOUND_S)
+        assert slow.returncode != 0
+        assert "rank 1 stopped answering" in stderr and "the cluster is unhealthy" in stderr, stderr
+        assert time.monotonic() - began < 60
+        # The master is up: a replicated table is read from its own copy; a query that needs rank 1 fails at once.
+        assert running.sql("SELECT count(*) FROM small").stdout.splitlines()[1] == "20000"
+        refused = running.sql("SELECT count(*) FROM big", check=False)
+        assert refused.returncode != 0 and "rank 1 stopped answering" in refused.stderr, refused.stderr
+    finally:
+        for pid in pids.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        running.process.kill()
+        running.process.communicate()
+        shutil.rmtree(base_dir, ignore_errors=True)
 
 
 def test_directory_of_another_layout_is_refused():
