@@ -334,7 +334,11 @@ void Foreman::HandleControl(ControlMessage& message) {
             ReconcilePoolSize();
           },
           [&](foreman_message::Poke& poke) {
-            if (QueryState* state = find(poke.query_id)) RefreshCandidate(state);
+            if (QueryState* state = find(poke.query_id)) {
+              state->query->OnPoke();
+              RefreshCandidate(state);
+              MaybeFinish(state);
+            }
           },
           [&](foreman_message::GetProgress& request) {
             QueryState* state = find(request.query_id);
