@@ -59,16 +59,6 @@ def sql(shell, target, statement, timeout=3600):
     return result.stdout
 
 
-def ssb_partitioned_schema():
-    statements = []
-    for statement in open(os.path.join(ROOT, "benchmarks", "ssb", "schema.sql")).read().split(";"):
-        match = re.search(r"CREATE TABLE (\w+)", statement)
-        if match and match.group(1) in SSB_PARTITION_KEYS:
-            statement = statement.rstrip() + f" PARTITION BY HASH ({SSB_PARTITION_KEYS[match.group(1)]})"
-        statements.append(statement)
-    return ";".join(statements)
-
-
 def load(shell, target, tbl_dir, schema, marker, tables=TABLES):
     if os.path.exists(marker):
         return
@@ -163,7 +153,7 @@ def main():
     if args.benchmark == "ssb":
         queries = [name[1:-4] for name in sorted(os.listdir(SSB_QUERIES))]
         tables, schema, cluster_schema, keys = SSB_TABLES, os.path.join(ROOT, "benchmarks", "ssb", "schema.sql"), \
-            ssb_partitioned_schema(), SSB_PARTITION_KEYS
+            partitioned_schema("ssb", SSB_PARTITION_KEYS), SSB_PARTITION_KEYS
     tag = os.path.basename(os.path.normpath(args.tbl))
     os.makedirs(args.work, exist_ok=True)
 

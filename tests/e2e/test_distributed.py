@@ -70,13 +70,13 @@ class Cluster:
         return "tessera-server: stopped" in self.process.stderr.read()
 
 
-def partitioned_schema():
-    """benchmarks/tpch/schema.sql with PARTITION BY HASH on the large tables."""
+def partitioned_schema(benchmark="tpch", keys=PARTITION_KEYS):
+    """benchmarks/<benchmark>/schema.sql with PARTITION BY HASH on the tables of `keys` (table: column)."""
     statements = []
-    for statement in open(os.path.join(ROOT, "benchmarks", "tpch", "schema.sql")).read().split(";"):
+    for statement in open(os.path.join(ROOT, "benchmarks", benchmark, "schema.sql")).read().split(";"):
         match = re.search(r"CREATE TABLE (\w+)", statement)
-        if match and match.group(1) in PARTITION_KEYS:
-            statement = statement.rstrip() + f" PARTITION BY HASH ({PARTITION_KEYS[match.group(1)]})"
+        if match and match.group(1) in keys:
+            statement = statement.rstrip() + f" PARTITION BY HASH ({keys[match.group(1)]})"
         statements.append(statement)
     return ";".join(statements)
 
