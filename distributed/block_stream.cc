@@ -67,8 +67,7 @@ absl::Status EndStream(Cluster& cluster, int peer, StreamTags tags, const absl::
 
 }  // namespace
 
-absl::Status SendBlockStream(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input,
-                             size_t block_count) {
+absl::Status SendBlockStream(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input, size_t block_count) {
   bool closed = false;
   const absl::Status status = SendBlocks(cluster, peer, tags, input, block_count, &closed);
   if (absl::IsUnavailable(status)) return status;  // the transport itself failed: nothing more can be said

@@ -40,8 +40,7 @@ struct StreamTags {
 // Sender: streams blocks 0 .. `block_count`-1 of `input` (a fragment's result relation on a rank) to `peer` on
 // `tag`, then the end of the stream and OK. Errors of the transport are returned; a block that cannot be read
 // ends the stream with that error in its Reply.
-absl::Status SendBlockStream(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input,
-                             size_t block_count);
+absl::Status SendBlockStream(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input, size_t block_count);
 // Sender: a stream without blocks that ends with `failure` (the fragment could not run).
 absl::Status SendFailedStream(Cluster& cluster, int peer, StreamTags tags, const absl::Status& failure);
 

@@ -139,8 +139,7 @@ absl::Status Cluster::Send(int peer, int tag, const void* data, size_t bytes) {
   // A send the peer does not take at once (a large message waits for its receive) is polled like Probe, so that
   // a peer that died fails it instead of blocking this thread for good.
   MPI_Request request;
-  int code = MPI_Isend(const_cast<void*>(data), static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD,
-                       &request);
+  int code = MPI_Isend(const_cast<void*>(data), static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &request);
   if (code != MPI_SUCCESS) return MpiError(code, "sending to", peer);
   constexpr int kSpinPolls = 64;
   int polls = 0;

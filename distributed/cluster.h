@@ -92,7 +92,7 @@ class Cluster {
   std::atomic<int64_t> bytes_sent_{0};
   std::atomic<int64_t> bytes_received_{0};
 
-  std::chrono::milliseconds peer_timeout_{0};  // 0: liveness not watched
+  std::chrono::milliseconds peer_timeout_{0};                  // 0: liveness not watched
   std::unique_ptr<std::atomic<int64_t>[]> last_heartbeat_ns_;  // master: per rank, steady clock
   std::atomic<bool> stop_heartbeats_{false};
   std::thread heartbeat_thread_;

@@ -80,8 +80,8 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
       }
       receivers_.emplace_back([this, remote = stream.get()] {
         StreamTotals totals;
-        remote->status = ReceiveBlockStream(*cluster_, remote->peer, StreamTags::Same(*remote->tag), output_.get(),
-                                            &stop_, &totals);
+        remote->status =
+            ReceiveBlockStream(*cluster_, remote->peer, StreamTags::Same(*remote->tag), output_.get(), &stop_, &totals);
         blocks_.fetch_add(totals.blocks, std::memory_order_relaxed);
         bytes_.fetch_add(totals.bytes, std::memory_order_relaxed);
         StreamEnded();

@@ -29,7 +29,14 @@
 
 namespace tessera::distributed {
 
-enum class CommandKind : uint8_t { kExecute = 1, kCopyIn = 2, kRunFragment = 3, kShutdown = 4, kStatistics = 5, kShuffle = 6 };
+enum class CommandKind : uint8_t {
+  kExecute = 1,
+  kCopyIn = 2,
+  kRunFragment = 3,
+  kShutdown = 4,
+  kStatistics = 5,
+  kShuffle = 6
+};
 
 inline constexpr char kCopyPathPlaceholder[] = "\x01path\x01";
 inline constexpr size_t kCopyChunkBytes = 4 << 20;

@@ -118,9 +118,8 @@ void FailExchange(Cluster& cluster, StreamTags tags, const absl::Status& failure
   std::vector<std::thread> senders;
   for (int peer = 0; peer < cluster.size(); ++peer) {
     if (peer == cluster.rank()) continue;
-    senders.emplace_back([&cluster, tags, peer, failure] {
-      SendFailedStream(cluster, peer, tags, failure).IgnoreError();
-    });
+    senders.emplace_back(
+        [&cluster, tags, peer, failure] { SendFailedStream(cluster, peer, tags, failure).IgnoreError(); });
   }
   TemporaryRelation discarded({}, pool);
   const std::atomic<bool> closed{true};
@@ -155,7 +154,8 @@ absl::StatusOr<std::shared_ptr<TemporaryRelation>> ExchangeResults::Take(int tag
 
 class RepartitionOperator::SplitWorkOrder : public WorkOrder {
  public:
-  SplitWorkOrder(RepartitionOperator* op, uint32_t block, int node) : WorkOrder(op->index(), node), op_(op), block_(block) {
+  SplitWorkOrder(RepartitionOperator* op, uint32_t block, int node)
+      : WorkOrder(op->index(), node), op_(op), block_(block) {
     if (!op->input_.is_table()) DeclareConsumedBlock(0, block);
   }
 
@@ -210,7 +210,8 @@ class RepartitionOperator::ExchangeWorkOrder : public WorkOrder {
         ExchangeParts(*op_->cluster_, op_->tags_, op_->parts_, out, context.cancelled, &op_->sent_, &op_->received_);
     // The parts sent are no longer needed.
     for (int rank = 0; rank < op_->cluster_->size(); ++rank) {
-      if (rank != op_->cluster_->rank()) op_->parts_[rank] = std::make_shared<TemporaryRelation>(out->schema(), out->pool());
+      if (rank != op_->cluster_->rank())
+        op_->parts_[rank] = std::make_shared<TemporaryRelation>(out->schema(), out->pool());
     }
     rows_out_ = out->row_count() - before;
     return status;
@@ -231,7 +232,8 @@ RepartitionOperator::RepartitionOperator(std::string fragment, BlockInput input,
       cluster_(cluster),
       tags_(tags) {
   scan_.Prepare();
-  for (int rank = 0; rank < cluster->size(); ++rank) parts_.push_back(std::make_shared<TemporaryRelation>(schema, pool));
+  for (int rank = 0; rank < cluster->size(); ++rank)
+    parts_.push_back(std::make_shared<TemporaryRelation>(schema, pool));
 }
 
 RepartitionOperator::~RepartitionOperator() {

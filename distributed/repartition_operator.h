@@ -70,7 +70,7 @@ class HashSplitter {
  private:
   const int key_column_;
   std::vector<std::unique_ptr<VectorBlockWriter>> writers_;  // per rank
-  std::vector<SelectionVector> selections_;                   // per rank, reused per batch
+  std::vector<SelectionVector> selections_;                  // per rank, reused per batch
   std::vector<const ColumnVector*> columns_;
   int64_t rows_ = 0;
 };

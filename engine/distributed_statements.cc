@@ -348,8 +348,8 @@ class StreamThreads {
     // The master closed the stream before sending the broadcast inputs (its query failed): nobody listens.
     if (absl::IsCancelled(result.status())) return;
     const absl::Status status =
-        result.ok() ? distributed::SendBlockStream(cluster, kMaster, StreamTags::Same(command.tag), BlockInput::FromRelation(*result),
-                                                   (*result)->block_count())
+        result.ok() ? distributed::SendBlockStream(cluster, kMaster, StreamTags::Same(command.tag),
+                                                   BlockInput::FromRelation(*result), (*result)->block_count())
                     : distributed::SendFailedStream(cluster, kMaster, StreamTags::Same(command.tag), result.status());
     if (!status.ok()) LOG(ERROR) << "rank " << cluster.rank() << ": a gather stream failed: " << status;
   }

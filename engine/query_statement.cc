@@ -31,9 +31,8 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
   for (int i = 0; i < dag->size(); ++i) {
     dag->op(i)->SetWakeUp([foreman, query_id] { foreman->Poke(query_id).IgnoreError(); });
   }
-  auto query = std::make_shared<ExecutionQuery>(query_id, options.priority,
-                                                std::make_unique<QueryManager>(std::move(dag)),
-                                                database.options().worker_threads);
+  auto query = std::make_shared<ExecutionQuery>(
+      query_id, options.priority, std::make_unique<QueryManager>(std::move(dag)), database.options().worker_threads);
   query->set_scan_sharing(options.scan_sharing);
   auto state = std::make_shared<QueryHandle::State>();
   TemporaryRelation& result = *query->manager().result();

@@ -526,8 +526,8 @@ class Builder {
     for (size_t i = 0; i < fragment_inputs.size(); ++i) {
       if (distribution_.Broadcast(*fragment_inputs[i])) continue;
       distributed::StreamTags tags;
-      TESSERA_ASSIGN_OR_RETURN(
-          int split, HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]), &tags));
+      TESSERA_ASSIGN_OR_RETURN(int split,
+                               HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]), &tags));
       split_operators.push_back(split);
       exchange_tags[i] = tags.data;
     }
@@ -620,8 +620,8 @@ class Builder {
     const BlockInput block_input = local.input;
     ScanSpec spec = local.TakeScanSpec();
     const int split = dag_->AddOperator(
-        std::make_unique<distributed::RepartitionOperator>(std::move(request), block_input, std::move(spec),
-                                                           key_column, std::move(schema), *tags, cluster_, pool_),
+        std::make_unique<distributed::RepartitionOperator>(std::move(request), block_input, std::move(spec), key_column,
+                                                           std::move(schema), *tags, cluster_, pool_),
         detail);
     Estimate(split, rows / cluster_->size());
     Connect(local, split, 0, /*pipelining=*/true);

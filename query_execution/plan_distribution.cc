@@ -94,7 +94,7 @@ SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {
       // Grouped by a partition key: every group lives on one rank, so each rank's groups are final.
       std::vector<int> keys = PlacingColumns(node.As<lp::Aggregate>().group_by, children[0]->key_columns);
       if (!keys.empty()) return Partitioned(std::move(keys));
-      return RepartitionAggregate(node.As<lp::Aggregate>(), *children[0]);
+      return RepartitionAggregate(node.As<lp::Aggregate>());
     }
     case lp::LogicalOperatorKind::kDistinct:
       if (children[0]->placement != Placement::kPartitioned) return *children[0];
@@ -212,15 +212,17 @@ SubtreePlacement PlanDistribution::RepartitionJoin(const lp::Join& join, const S
   return Master();
 }
 
-SubtreePlacement PlanDistribution::RepartitionAggregate(const lp::Aggregate& aggregate, const SubtreePlacement& input) {
-  if (estimated_rows_ == nullptr || std::all_of(aggregate.aggregates.begin(), aggregate.aggregates.end(), lp::Decomposable)) {
+SubtreePlacement PlanDistribution::RepartitionAggregate(const lp::Aggregate& aggregate) {
+  if (estimated_rows_ == nullptr ||
+      std::all_of(aggregate.aggregates.begin(), aggregate.aggregates.end(), lp::Decomposable)) {
     return Master();  // partial aggregates on the ranks, merged on the master (SplitsAggregate)
   }
   const lp::LogicalOperator& child = *aggregate.children[0];
   if (!Splittable(child)) return Master();
   for (size_t g = 0; g < aggregate.group_by.size(); ++g) {
     const lp::ExpressionPtr& key = aggregate.group_by[g];
-    if (key->kind != ExpressionKind::kColumn || !distributed::PlaceableKeyType(child.output()[key->column_index].type)) {
+    if (key->kind != ExpressionKind::kColumn ||
+        !distributed::PlaceableKeyType(child.output()[key->column_index].type)) {
       continue;
     }
     repartition_[&child] = key->column_index;

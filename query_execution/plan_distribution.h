@@ -76,7 +76,7 @@ class PlanDistribution {
                                            const SubtreePlacement& right);
   SubtreePlacement RepartitionJoin(const optimizer::Join& join, const SubtreePlacement& left,
                                    const SubtreePlacement& right);
-  SubtreePlacement RepartitionAggregate(const optimizer::Aggregate& aggregate, const SubtreePlacement& input);
+  SubtreePlacement RepartitionAggregate(const optimizer::Aggregate& aggregate);
   // Whether `node` may be the input of a hash split: a subtree without broadcast or repartitioned inputs.
   bool Splittable(const optimizer::LogicalOperator& node) const;
 

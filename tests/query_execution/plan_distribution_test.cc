@@ -234,15 +234,14 @@ TEST_F(PlanDistributionTest, HashSplitsForJoinsAndAggregatesOnAnotherKey) {
   EXPECT_EQ(distribution.Of(*distinct).key_columns, std::vector<int>{0});
   EXPECT_EQ(distribution.Repartition(*distinct->children[0]), 1);
   // Decomposable calls keep the partial aggregation (merged on the master).
-  auto counted = Aggregate(Scan("orders"), {1},
-                           One(Call(lp::AggregateFunction::kCount, 0, Type::Integer(), Type::BigInt())));
+  auto counted =
+      Aggregate(Scan("orders"), {1}, One(Call(lp::AggregateFunction::kCount, 0, Type::Integer(), Type::BigInt())));
   EXPECT_EQ(distribution.Of(*counted).placement, Placement::kMaster);
   EXPECT_TRUE(distribution.SplitsAggregate(*counted));
   EXPECT_EQ(distribution.Repartition(*counted->children[0]), -1);
   // An input that reads a split input itself is not split again: the outer join stays on the master.
-  lp::LogicalOperatorPtr nested =
-      Join(lp::JoinType::kInner, Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0), 0,
-           Scan("orders"), 1);
+  lp::LogicalOperatorPtr nested = Join(
+      lp::JoinType::kInner, Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0), 0, Scan("orders"), 1);
   EXPECT_EQ(distribution.Of(*nested).placement, Placement::kMaster);
 
   // The fragment above the split reads it as an exchange placeholder that carries the exchange's tag.

@@ -21,7 +21,8 @@ class WaitingOperator : public RelationalOperator {
   WaitingOperator(const std::atomic<bool>* arrived, BufferPool* pool)
       : RelationalOperator("waiting"),
         arrived_(arrived),
-        output_(std::make_shared<TemporaryRelation>(std::vector<ColumnSchema>{{"v", Type::BigInt(), false, {}}}, pool)) {}
+        output_(
+            std::make_shared<TemporaryRelation>(std::vector<ColumnSchema>{{"v", Type::BigInt(), false, {}}}, pool)) {}
 
   void SetWakeUp(std::function<void()> wake_up) override { wake_up_ = std::move(wake_up); }
   const std::function<void()>& wake_up() const { return wake_up_; }
