@@ -29,12 +29,12 @@ absl::StatusOr<int32_t> ReceiveCredit(Cluster& cluster, int peer, int tag) {
 
 // Streams the blocks while credits allow. Returns the status to report in the Reply; `closed` is set when the
 // receiver closed the stream before the end.
-absl::Status SendBlocks(Cluster& cluster, int peer, int tag, const BlockInput& input, size_t block_count,
+absl::Status SendBlocks(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input, size_t block_count,
                         bool* closed) {
   int32_t credits = 0;
   for (size_t i = 0; i < block_count; ++i) {
     while (credits == 0) {
-      absl::StatusOr<int32_t> more = ReceiveCredit(cluster, peer, tag);
+      absl::StatusOr<int32_t> more = ReceiveCredit(cluster, peer, tags.credits);
       if (!more.ok()) return more.status();
       if (*more == kClosed) {
         *closed = true;
@@ -46,7 +46,7 @@ absl::Status SendBlocks(Cluster& cluster, int peer, int tag, const BlockInput& i
     if (!block.ok()) return block.status();
     const size_t bytes = block->view.used_bytes();
     if (bytes == 0) return absl::InternalError("empty block");
-    absl::Status sent = cluster.Send(peer, tag, block->view.data(), bytes);
+    absl::Status sent = cluster.Send(peer, tags.data, block->view.data(), bytes);
     if (!sent.ok()) return sent;
     --credits;
   }
@@ -54,11 +54,11 @@ absl::Status SendBlocks(Cluster& cluster, int peer, int tag, const BlockInput& i
 }
 
 // The end of a stream: an empty message, the Reply, and the credits still coming until the receiver closes.
-absl::Status EndStream(Cluster& cluster, int peer, int tag, const absl::Status& status, bool closed) {
-  if (absl::Status end = cluster.Send(peer, tag, nullptr, 0); !end.ok()) return end;
-  if (absl::Status reply = cluster.Send(peer, tag, EncodeReply(status, 0)); !reply.ok()) return reply;
+absl::Status EndStream(Cluster& cluster, int peer, StreamTags tags, const absl::Status& status, bool closed) {
+  if (absl::Status end = cluster.Send(peer, tags.data, nullptr, 0); !end.ok()) return end;
+  if (absl::Status reply = cluster.Send(peer, tags.data, EncodeReply(status, 0)); !reply.ok()) return reply;
   while (!closed) {  // drain, so that no credit is left unread under this tag
-    absl::StatusOr<int32_t> credit = ReceiveCredit(cluster, peer, tag);
+    absl::StatusOr<int32_t> credit = ReceiveCredit(cluster, peer, tags.credits);
     if (!credit.ok()) return credit.status();
     closed = *credit == kClosed;
   }
@@ -67,15 +67,15 @@ absl::Status EndStream(Cluster& cluster, int peer, int tag, const absl::Status& 
 
 }  // namespace
 
-absl::Status SendBlockStream(Cluster& cluster, int peer, int tag, const BlockInput& input, size_t block_count) {
+absl::Status SendBlockStream(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input, size_t block_count) {
   bool closed = false;
-  const absl::Status status = SendBlocks(cluster, peer, tag, input, block_count, &closed);
+  const absl::Status status = SendBlocks(cluster, peer, tags, input, block_count, &closed);
   if (absl::IsUnavailable(status)) return status;  // the transport itself failed: nothing more can be said
-  return EndStream(cluster, peer, tag, status, closed);
+  return EndStream(cluster, peer, tags, status, closed);
 }
 
-absl::Status SendFailedStream(Cluster& cluster, int peer, int tag, const absl::Status& failure) {
-  return EndStream(cluster, peer, tag, failure, /*closed=*/false);
+absl::Status SendFailedStream(Cluster& cluster, int peer, StreamTags tags, const absl::Status& failure) {
+  return EndStream(cluster, peer, tags, failure, /*closed=*/false);
 }
 
 absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<TemporaryRelation> relation,
@@ -125,23 +125,24 @@ absl::StatusOr<int> StartBlockStream(Cluster& cluster, int peer, const std::stri
   return tag;
 }
 
-void AbandonBlockStream(Cluster& cluster, int peer, int tag) {
-  SendCredit(cluster, peer, tag, kClosed).IgnoreError();
+void AbandonBlockStream(Cluster& cluster, int peer, StreamTags tags) {
+  SendCredit(cluster, peer, tags.credits, kClosed).IgnoreError();
 }
 
-absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRelation* out,
+absl::Status ReceiveBlockStream(Cluster& cluster, int peer, StreamTags tags, TemporaryRelation* out,
                                 const std::atomic<bool>* cancelled, StreamTotals* totals) {
+  const int tag = tags.data;
   auto named = [peer](const absl::Status& status) {
     if (status.ok() || absl::StartsWith(status.message(), "rank ")) return status;
     return absl::Status(status.code(), absl::StrCat("rank ", peer, ": ", status.message()));
   };
-  if (absl::Status sent = SendCredit(cluster, peer, tag, kInitialCredits); !sent.ok()) return named(sent);
+  if (absl::Status sent = SendCredit(cluster, peer, tags.credits, kInitialCredits); !sent.ok()) return named(sent);
   const size_t columns = out->schema().size();
   absl::Status failure;
   while (true) {
     if (failure.ok() && cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) {
       failure = absl::CancelledError("cancelled");
-      if (absl::Status sent = SendCredit(cluster, peer, tag, kClosed); !sent.ok()) return named(sent);
+      if (absl::Status sent = SendCredit(cluster, peer, tags.credits, kClosed); !sent.ok()) return named(sent);
     }
     absl::StatusOr<size_t> bytes = cluster.Probe(peer, tag);
     if (!bytes.ok()) return named(bytes.status());
@@ -155,7 +156,7 @@ absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRe
       }
       if (failure.ok()) {
         failure = memory.status();
-        if (absl::Status sent = SendCredit(cluster, peer, tag, kClosed); !sent.ok()) return named(sent);
+        if (absl::Status sent = SendCredit(cluster, peer, tags.credits, kClosed); !sent.ok()) return named(sent);
       }
       continue;
     }
@@ -168,7 +169,7 @@ absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRe
       out->pool()->Free(*memory, MemoryKind::kTemporaryBlock, *bytes);
       if (failure.ok()) {
         failure = absl::DataLossError(absl::StrCat("malformed block received: ", valid.message()));
-        if (absl::Status sent = SendCredit(cluster, peer, tag, kClosed); !sent.ok()) return named(sent);
+        if (absl::Status sent = SendCredit(cluster, peer, tags.credits, kClosed); !sent.ok()) return named(sent);
       }
       continue;
     }
@@ -176,14 +177,14 @@ absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRe
     totals->blocks += 1;
     totals->bytes += static_cast<int64_t>(*bytes);
     if (failure.ok()) {
-      if (absl::Status sent = SendCredit(cluster, peer, tag, 1); !sent.ok()) return named(sent);
+      if (absl::Status sent = SendCredit(cluster, peer, tags.credits, 1); !sent.ok()) return named(sent);
     }
   }
   if (absl::Status received = cluster.ReceiveInto(peer, tag, nullptr, 0); !received.ok()) return named(received);
   absl::StatusOr<std::string> reply = cluster.Receive(peer, tag);
   if (!reply.ok()) return named(reply.status());
   if (failure.ok()) {
-    if (absl::Status sent = SendCredit(cluster, peer, tag, kClosed); !sent.ok()) return named(sent);
+    if (absl::Status sent = SendCredit(cluster, peer, tags.credits, kClosed); !sent.ok()) return named(sent);
   }
   if (!failure.ok()) return named(failure);
   return DecodeReply(*reply, peer).status();

@@ -28,12 +28,21 @@ namespace tessera::distributed {
 
 inline constexpr int32_t kInitialCredits = 4;
 
+// The tags of one stream: blocks, the end and the Reply travel on `data`, credits on `credits`. A gather's stream
+// uses its request tag for both; the streams of a hash split (repartition_operator.h) use two, because both ranks
+// of a pair send blocks to each other on the same exchange.
+struct StreamTags {
+  int data = 0;
+  int credits = 0;
+  static StreamTags Same(int tag) { return {tag, tag}; }
+};
+
 // Sender: streams blocks 0 .. `block_count`-1 of `input` (a fragment's result relation on a rank) to `peer` on
 // `tag`, then the end of the stream and OK. Errors of the transport are returned; a block that cannot be read
 // ends the stream with that error in its Reply.
-absl::Status SendBlockStream(Cluster& cluster, int peer, int tag, const BlockInput& input, size_t block_count);
+absl::Status SendBlockStream(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input, size_t block_count);
 // Sender: a stream without blocks that ends with `failure` (the fragment could not run).
-absl::Status SendFailedStream(Cluster& cluster, int peer, int tag, const absl::Status& failure);
+absl::Status SendFailedStream(Cluster& cluster, int peer, StreamTags tags, const absl::Status& failure);
 
 struct StreamTotals {
   int64_t blocks = 0;
@@ -46,7 +55,7 @@ struct StreamTotals {
 absl::StatusOr<int> StartBlockStream(Cluster& cluster, int peer, const std::string& request);
 // Receiver: appends every block of started stream `tag` from `peer` to `out` (whose schema is the fragment's
 // output), adding to `totals`. `cancelled` (may be null) is checked between blocks. Errors name the rank.
-absl::Status ReceiveBlockStream(Cluster& cluster, int peer, int tag, TemporaryRelation* out,
+absl::Status ReceiveBlockStream(Cluster& cluster, int peer, StreamTags tags, TemporaryRelation* out,
                                 const std::atomic<bool>* cancelled, StreamTotals* totals);
 // Broadcast inputs of a fragment (relations the master computed, which every rank's fragment reads whole): after
 // the kRunFragment command, the receiver of the stream sends each input as a block count (uint64) and its blocks,
@@ -58,6 +67,6 @@ absl::Status ReceiveRelation(Cluster& cluster, int peer, int tag, TemporaryRelat
 
 // Receiver: closes a started stream that will not be received (its query failed or was cancelled first), so
 // the rank's sender stops instead of waiting for credits.
-void AbandonBlockStream(Cluster& cluster, int peer, int tag);
+void AbandonBlockStream(Cluster& cluster, int peer, StreamTags tags);
 
 }  // namespace tessera::distributed

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 #ifdef TESSERA_HAVE_MPI
 #include <mpi.h>
@@ -55,7 +56,76 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Initialize(int* argc, char*** 
   return std::unique_ptr<Cluster>(new Cluster(rank, size));
 }
 
-Cluster::~Cluster() { MPI_Finalize(); }
+Cluster::~Cluster() {
+  StopHeartbeats();
+  // MPI_Finalize would wait for a rank that died; the process ends without it (mpirun reports the job failed).
+  if (!Health().ok()) return;
+  MPI_Finalize();
+}
+
+namespace {
+
+int64_t SteadyNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+void Cluster::StartHeartbeats(std::chrono::milliseconds peer_timeout) {
+  if (size_ <= 1 || heartbeat_thread_.joinable()) return;
+  if (!is_master()) {
+    heartbeat_thread_ = std::thread([this] {
+      while (!stop_heartbeats_.load()) {
+        // An eager empty message: it never waits for the master.
+        if (MPI_Send(nullptr, 0, MPI_BYTE, 0, kHeartbeatTag, MPI_COMM_WORLD) != MPI_SUCCESS) return;
+        std::this_thread::sleep_for(kHeartbeatInterval);
+      }
+    });
+    return;
+  }
+  last_heartbeat_ns_ = std::make_unique<std::atomic<int64_t>[]>(size_);
+  for (int peer = 0; peer < size_; ++peer) last_heartbeat_ns_[peer].store(SteadyNanos());
+  peer_timeout_ = peer_timeout;
+  heartbeat_thread_ = std::thread([this] {
+    while (!stop_heartbeats_.load()) {
+      for (int peer = 1; peer < size_; ++peer) {
+        while (true) {
+          int arrived = 0;
+          MPI_Status status;
+          if (MPI_Iprobe(peer, kHeartbeatTag, MPI_COMM_WORLD, &arrived, &status) != MPI_SUCCESS || !arrived) break;
+          if (MPI_Recv(nullptr, 0, MPI_BYTE, peer, kHeartbeatTag, MPI_COMM_WORLD, &status) != MPI_SUCCESS) break;
+          // A rank taken for dead stays dead (its streams were failed; it may not resume them).
+          if (PeerHealth(peer).ok()) last_heartbeat_ns_[peer].store(SteadyNanos());
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+}
+
+void Cluster::StopHeartbeats() {
+  stop_heartbeats_.store(true);
+  if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
+}
+
+absl::Status Cluster::PeerHealth(int peer) const {
+  if (last_heartbeat_ns_ == nullptr || peer == rank_ || peer <= 0 || peer >= size_) return absl::OkStatus();
+  const int64_t silent_ns = SteadyNanos() - last_heartbeat_ns_[peer].load();
+  if (silent_ns <= std::chrono::duration_cast<std::chrono::nanoseconds>(peer_timeout_).count()) {
+    return absl::OkStatus();
+  }
+  return absl::UnavailableError(absl::StrCat("rank ", peer, " stopped answering (no heartbeat for ",
+                                             peer_timeout_.count() / 1000.0,
+                                             " s): the cluster is unhealthy; restart it (mpirun)"));
+}
+
+absl::Status Cluster::Health() const {
+  for (int peer = 1; peer < size_; ++peer) {
+    if (absl::Status health = PeerHealth(peer); !health.ok()) return health;
+  }
+  return absl::OkStatus();
+}
 
 int Cluster::NewRequestTag() {
   return kFirstRequestTag + next_tag_.fetch_add(1, std::memory_order_relaxed) % kRequestTags;
@@ -65,8 +135,31 @@ absl::Status Cluster::Send(int peer, int tag, const void* data, size_t bytes) {
   if (bytes > static_cast<size_t>(INT_MAX)) {
     return absl::InvalidArgumentError(absl::StrCat("message of ", bytes, " bytes is too large for one MPI send"));
   }
-  const int code = MPI_Send(const_cast<void*>(data), static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD);
+  TESSERA_RETURN_IF_ERROR(PeerHealth(peer));
+  // A send the peer does not take at once (a large message waits for its receive) is polled like Probe, so that
+  // a peer that died fails it instead of blocking this thread for good.
+  MPI_Request request;
+  int code = MPI_Isend(const_cast<void*>(data), static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &request);
   if (code != MPI_SUCCESS) return MpiError(code, "sending to", peer);
+  constexpr int kSpinPolls = 64;
+  int polls = 0;
+  std::chrono::microseconds pause(20);
+  while (true) {
+    int done = 0;
+    code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (code != MPI_SUCCESS) return MpiError(code, "sending to", peer);
+    if (done) break;
+    if (absl::Status health = PeerHealth(peer); !health.ok()) {
+      MPI_Request_free(&request);  // the dead peer never reads it
+      return health;
+    }
+    if (++polls < kSpinPolls) {
+      std::this_thread::yield();  // a receive posted already completes within microseconds
+      continue;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+  }
   bytes_sent_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed);
   return absl::OkStatus();
 }
@@ -91,6 +184,7 @@ absl::StatusOr<size_t> Cluster::Probe(int peer, int tag) {
       MPI_Get_count(&status, MPI_BYTE, &count);
       return static_cast<size_t>(count);
     }
+    TESSERA_RETURN_IF_ERROR(PeerHealth(peer));
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
@@ -115,6 +209,10 @@ absl::StatusOr<std::unique_ptr<Cluster>> Cluster::Initialize(int*, char***) {
 }
 
 Cluster::~Cluster() = default;
+void Cluster::StartHeartbeats(std::chrono::milliseconds) {}
+void Cluster::StopHeartbeats() {}
+absl::Status Cluster::PeerHealth(int) const { return absl::OkStatus(); }
+absl::Status Cluster::Health() const { return absl::OkStatus(); }
 int Cluster::NewRequestTag() { return 0; }
 bool Cluster::AllRanksSucceeded(bool ok) { return ok; }
 absl::Status Cluster::Send(int, int, const void*, size_t) { return absl::UnimplementedError("built without MPI"); }

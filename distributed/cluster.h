@@ -12,11 +12,13 @@
 // Built without MPI (libopenmpi-dev absent), Initialize returns Unimplemented and nothing else may be called.
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -25,6 +27,8 @@ namespace tessera::distributed {
 
 // The tag every rank's service receives the master's commands on (distributed/rank_protocol.h).
 inline constexpr int kCommandTag = 1;
+// The tag of the heartbeats every other rank sends the master (StartHeartbeats).
+inline constexpr int kHeartbeatTag = 2;
 
 class Cluster {
  public:
@@ -60,18 +64,38 @@ class Cluster {
   // so that a rank that cannot open its data directory stops the whole cluster instead of leaving it half up.
   bool AllRanksSucceeded(bool ok);
 
+  // Liveness, once the cluster is up (after the start-up vote): every other rank sends the master a heartbeat
+  // every kHeartbeatInterval from a thread of its own, and a thread of the master records them. On the master, a
+  // rank silent for longer than the peer timeout is taken for dead: from then on every wait for it (Probe, Send)
+  // fails with Unavailable naming the rank and saying the cluster is unhealthy, so a query that needs a rank
+  // killed mid-query fails instead of hanging (Open MPI must be told not to end the whole job when one process
+  // dies: mpirun --mca orte_enable_recovery 1). Other ranks do not watch each other: a rank waiting for a dead
+  // peer in a hash split waits until the cluster is restarted, while the master reports the failure.
+  static constexpr std::chrono::milliseconds kHeartbeatInterval{500};
+  void StartHeartbeats(std::chrono::milliseconds peer_timeout = std::chrono::seconds(10));
+  // Master: OK while every rank is alive, else Unavailable naming the first rank taken for dead.
+  absl::Status Health() const;
+
   // Bytes this process sent and received (all peers, all tags), for EXPLAIN ANALYZE and the benchmark.
   int64_t bytes_sent() const { return bytes_sent_.load(std::memory_order_relaxed); }
   int64_t bytes_received() const { return bytes_received_.load(std::memory_order_relaxed); }
 
  private:
   Cluster(int rank, int size) : rank_(rank), size_(size) {}
+  // The master's view of `peer`: OK, or Unavailable once it missed its heartbeats (then for good).
+  absl::Status PeerHealth(int peer) const;
+  void StopHeartbeats();
 
   const int rank_;
   const int size_;
   std::atomic<int> next_tag_{0};
   std::atomic<int64_t> bytes_sent_{0};
   std::atomic<int64_t> bytes_received_{0};
+
+  std::chrono::milliseconds peer_timeout_{0};                  // 0: liveness not watched
+  std::unique_ptr<std::atomic<int64_t>[]> last_heartbeat_ns_;  // master: per rank, steady clock
+  std::atomic<bool> stop_heartbeats_{false};
+  std::thread heartbeat_thread_;
 };
 
 }  // namespace tessera::distributed

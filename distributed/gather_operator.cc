@@ -8,40 +8,24 @@ namespace tessera::distributed {
 struct GatherOperator::RemoteStream {
   int peer = 0;
   absl::StatusOr<int> tag;  // the started stream (inputs sent), or why it could not start
-  std::atomic<bool> received{false};
+  absl::Status status;      // how it ended (written by its receiver before it counts as ended)
 };
 
 namespace {
 
-class GatherWorkOrder : public WorkOrder {
+// Reports how the streams ended: the first failure (naming its rank) fails the query; the rows received count
+// as this work order's output, for EXPLAIN ANALYZE.
+class GatherOutcomeWorkOrder : public WorkOrder {
  public:
-  GatherWorkOrder(int operator_index, Cluster* cluster, GatherOperator::RemoteStream* stream,
-                  TemporaryRelation* output, std::atomic<int64_t>* blocks, std::atomic<int64_t>* bytes)
-      : WorkOrder(operator_index, /*preferred_node=*/-1),
-        cluster_(cluster),
-        stream_(stream),
-        output_(output),
-        blocks_(blocks),
-        bytes_(bytes) {}
-
-  absl::Status Execute(const WorkOrderContext& context) override {
-    stream_->received.store(true);
-    if (!stream_->tag.ok()) return stream_->tag.status();
-    StreamTotals totals;
-    absl::Status status =
-        ReceiveBlockStream(*cluster_, stream_->peer, *stream_->tag, output_, context.cancelled, &totals);
-    blocks_->fetch_add(totals.blocks, std::memory_order_relaxed);
-    bytes_->fetch_add(totals.bytes, std::memory_order_relaxed);
-    rows_out_ = output_->row_count();
-    return status;
+  GatherOutcomeWorkOrder(int operator_index, absl::Status status, int64_t rows)
+      : WorkOrder(operator_index, /*preferred_node=*/-1), status_(std::move(status)) {
+    rows_out_ = rows;
   }
 
+  absl::Status Execute(const WorkOrderContext&) override { return status_; }
+
  private:
-  Cluster* const cluster_;
-  GatherOperator::RemoteStream* const stream_;
-  TemporaryRelation* const output_;
-  std::atomic<int64_t>* const blocks_;
-  std::atomic<int64_t>* const bytes_;
+  const absl::Status status_;
 };
 
 }  // namespace
@@ -55,31 +39,63 @@ GatherOperator::GatherOperator(std::string fragment, std::vector<ColumnSchema> o
       inputs_(std::move(inputs)) {}
 
 GatherOperator::~GatherOperator() {
-  for (const auto& stream : streams_) {
-    if (stream->tag.ok() && !stream->received.load()) AbandonBlockStream(*cluster_, stream->peer, *stream->tag);
-  }
+  stop_.store(true);
+  for (std::thread& receiver : receivers_) receiver.join();
+}
+
+void GatherOperator::SetWakeUp(std::function<void()> wake_up) {
+  std::lock_guard<std::mutex> lock(wake_up_mutex_);
+  wake_up_ = std::move(wake_up);
+}
+
+void GatherOperator::StreamEnded() {
+  if (streams_ended_.fetch_add(1) + 1 < static_cast<size_t>(cluster_->size() - 1)) return;
+  std::lock_guard<std::mutex> lock(wake_up_mutex_);
+  if (wake_up_) wake_up_();
 }
 
 bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
-  if (!streams_.empty()) return true;
-  // Every rank starts its fragment now, while this rank's workers run the rest of the query; each work order
-  // then only drains a rank's (by then mostly computed) result.
-  for (int peer = 0; peer < cluster_->size(); ++peer) {
-    if (peer == cluster_->rank()) continue;
-    auto stream = std::make_unique<RemoteStream>();
-    stream->peer = peer;
-    stream->tag = StartBlockStream(*cluster_, peer, request_);
-    // The broadcast inputs go at once too (they are complete: the operator is active), so the rank can start;
-    // MPI sends block this thread until the rank takes each message (it polls every millisecond at most).
-    for (size_t i = 0; i < inputs_.size() && stream->tag.ok(); ++i) {
-      int64_t sent_bytes = 0;
-      absl::Status sent = SendRelation(*cluster_, peer, *stream->tag, inputs_[i], &sent_bytes);
-      broadcast_bytes_ += sent_bytes;
-      if (!sent.ok()) stream->tag = absl::Status(sent.code(), absl::StrCat("rank ", peer, ": ", sent.message()));
+  if (streams_.empty()) {
+    // Every rank starts its fragment now, while this rank's workers run the rest of the query.
+    for (int peer = 0; peer < cluster_->size(); ++peer) {
+      if (peer == cluster_->rank()) continue;
+      auto stream = std::make_unique<RemoteStream>();
+      stream->peer = peer;
+      stream->tag = StartBlockStream(*cluster_, peer, request_);
+      // The broadcast inputs go at once too (they are complete: the operator is active), so the rank can start;
+      // MPI sends block this thread until the rank takes each message (it polls every millisecond at most).
+      for (size_t i = 0; i < inputs_.size() && stream->tag.ok(); ++i) {
+        int64_t sent_bytes = 0;
+        absl::Status sent = SendRelation(*cluster_, peer, *stream->tag, inputs_[i], &sent_bytes);
+        broadcast_bytes_ += sent_bytes;
+        if (!sent.ok()) stream->tag = absl::Status(sent.code(), absl::StrCat("rank ", peer, ": ", sent.message()));
+      }
+      streams_.push_back(std::move(stream));
     }
-    out->push_back(
-        std::make_unique<GatherWorkOrder>(index(), cluster_, stream.get(), output_.get(), &blocks_, &bytes_));
-    streams_.push_back(std::move(stream));
+    for (const auto& stream : streams_) {
+      if (!stream->tag.ok()) {
+        stream->status = stream->tag.status();
+        StreamEnded();
+        continue;
+      }
+      receivers_.emplace_back([this, remote = stream.get()] {
+        StreamTotals totals;
+        remote->status =
+            ReceiveBlockStream(*cluster_, remote->peer, StreamTags::Same(*remote->tag), output_.get(), &stop_, &totals);
+        blocks_.fetch_add(totals.blocks, std::memory_order_relaxed);
+        bytes_.fetch_add(totals.bytes, std::memory_order_relaxed);
+        StreamEnded();
+      });
+    }
+  }
+  if (streams_ended_.load() < streams_.size()) return false;  // a receiver's wake-up asks again
+  if (!outcome_issued_) {
+    outcome_issued_ = true;
+    absl::Status status;
+    for (const auto& stream : streams_) {
+      if (status.ok()) status = stream->status;
+    }
+    out->push_back(std::make_unique<GatherOutcomeWorkOrder>(index(), std::move(status), output_->row_count()));
   }
   return true;
 }

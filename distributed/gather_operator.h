@@ -3,20 +3,25 @@
 // scan of its part of a partitioned table, joins with replicated or co-located tables, partial or whole
 // aggregation, under its own Foreman) and the result blocks are received into one temporary relation (with the
 // fragment's output columns) that the rest of the plan reads beside the master's own part. The operator sends every
-// rank its fragment as soon as it is activated (the query's start: it has no inputs), so the ranks compute while
-// the master runs its own part; the plan builder adds it before that part,
-// which the QueryManager's consumers-first order then prefers. One work order per remote rank then receives that
-// rank's stream (block_stream.h) to its end under credit-based flow control; it holds its worker while the rank
-// is still computing (the Foreman has no event for arriving messages yet, distributed/README.md). A fragment's
-// broadcast inputs are sent with it, on the scheduler thread, when the operator is activated (they are complete).
+// rank its fragment as soon as it is activated (the query's start, or once its broadcast inputs are complete;
+// they go with it, on the scheduler thread), so the ranks compute while the master runs its own part. A thread
+// per remote rank then receives that rank's stream (block_stream.h) under credit-based flow control, so no worker
+// waits for a rank; when the last stream has ended it wakes the scheduler (RelationalOperator::SetWakeUp, the
+// Foreman's "message arrived" event), which asks the operator again: it then hands out one work order that
+// reports the streams' outcome (the first rank's error fails the query) and the rows received, and is done.
 // The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
 //
-// Threading: the operator is used on the scheduler thread only; its work orders run on workers and share the
-// output relation (thread-safe) and the totals (atomics).
+// Threading: the operator is used on the scheduler thread; its receiver threads share the output relation
+// (thread-safe), the totals and the count of ended streams (atomics), and the wake-up (under a mutex). The
+// destructor closes the streams still open and joins the receivers (a rank still computing its fragment is
+// waited for).
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "catalog/catalog.h"
@@ -34,24 +39,34 @@ class GatherOperator : public RelationalOperator {
   GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster, BufferPool* pool,
                  std::vector<std::shared_ptr<TemporaryRelation>> inputs = {});
 
-  // Closes the streams of ranks whose work order never ran (a failed or cancelled query).
+  // Closes the streams still open (a failed or cancelled query) and joins the receivers.
   ~GatherOperator() override;
 
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
+  void SetWakeUp(std::function<void()> wake_up) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
 
-  int64_t EstimatedWorkOrders() const override { return cluster_->size() - 1; }
+  int64_t EstimatedWorkOrders() const override { return 1; }
   // "received N blocks, B bytes from R ranks" (and "; broadcast B bytes" with inputs).
   std::string RuntimeDetail() const override;
 
   struct RemoteStream;  // a started stream of one rank (gather_operator.cc)
 
  private:
+  // A receiver thread (or a stream that could not start) ended; the last one wakes the scheduler.
+  void StreamEnded();
+
   const std::string request_;  // the encoded fragment
   Cluster* const cluster_;
   std::shared_ptr<TemporaryRelation> output_;
   const std::vector<std::shared_ptr<TemporaryRelation>> inputs_;
   std::vector<std::unique_ptr<RemoteStream>> streams_;  // one per remote rank, once started
+  std::vector<std::thread> receivers_;
+  std::atomic<size_t> streams_ended_{0};
+  std::atomic<bool> stop_{false};  // closes the open streams (destructor)
+  bool outcome_issued_ = false;
+  std::mutex wake_up_mutex_;
+  std::function<void()> wake_up_;
   std::atomic<int64_t> blocks_{0};
   std::atomic<int64_t> bytes_{0};
   int64_t broadcast_bytes_ = 0;  // sent: the inputs, to every rank (on the scheduler thread)

@@ -8,6 +8,22 @@
 
 namespace tessera::distributed {
 
+bool PlaceableKeyType(const Type& type) {
+  return type.id() == TypeId::kInteger || type.id() == TypeId::kBigInt || type.IsString();
+}
+
+int RankOfIntegerKey(int64_t value, int ranks) {
+  if (ranks <= 1) return 0;
+  return static_cast<int>(HashInt64(static_cast<uint64_t>(value)) % static_cast<uint64_t>(ranks));
+}
+
+int RankOfStringKey(std::string_view value, bool is_char, int ranks) {
+  if (ranks <= 1) return 0;
+  absl::string_view bytes(value.data(), value.size());
+  if (is_char) bytes = absl::StripTrailingAsciiWhitespace(bytes);
+  return static_cast<int>(HashBytes(bytes.data(), bytes.size()) % static_cast<uint64_t>(ranks));
+}
+
 absl::StatusOr<int> RankOfKeyText(std::string_view text, bool is_null, const Type& type, int ranks) {
   if (is_null || ranks <= 1) return 0;
   const absl::string_view field(text.data(), text.size());
@@ -20,17 +36,11 @@ absl::StatusOr<int> RankOfKeyText(std::string_view text, bool is_null, const Typ
         return absl::InvalidArgumentError(
             absl::StrCat("partition key '", field, "' is not a valid ", type.ToString()));
       }
-      hash = HashInt64(static_cast<uint64_t>(value));
-      break;
+      return RankOfIntegerKey(value, ranks);
     }
-    case TypeId::kChar: {
-      const absl::string_view trimmed = absl::StripTrailingAsciiWhitespace(field);
-      hash = HashBytes(trimmed.data(), trimmed.size());
-      break;
-    }
+    case TypeId::kChar:
     case TypeId::kVarchar:
-      hash = HashString(text);
-      break;
+      return RankOfStringKey(text, type.id() == TypeId::kChar, ranks);
     default: {
       absl::StatusOr<Value> value = Value::String(std::string(text)).CastTo(type);
       if (!value.ok()) {

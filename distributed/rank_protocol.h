@@ -13,6 +13,10 @@
 //   kShutdown   the rank's service returns (the master is shutting down).
 //   kStatistics a table name: the rank answers one Reply and, when it is OK, the row count and column statistics
 //               of its part (EncodeTableStatistics), which the master merges into its catalog for the optimizer.
+//   kShuffle    the rank's side of a hash-split exchange (repartition_operator.h, EncodeShuffleRequest): it runs
+//               the input fragment over its data, splits the rows by the rank of their key and exchanges the
+//               parts with every other rank (rank to rank, block streams on the exchange's two tags); its own
+//               partition waits there for the fragment that reads it. No Reply: a failure travels in the streams.
 
 #include <cstdint>
 #include <string>
@@ -25,7 +29,14 @@
 
 namespace tessera::distributed {
 
-enum class CommandKind : uint8_t { kExecute = 1, kCopyIn = 2, kRunFragment = 3, kShutdown = 4, kStatistics = 5 };
+enum class CommandKind : uint8_t {
+  kExecute = 1,
+  kCopyIn = 2,
+  kRunFragment = 3,
+  kShutdown = 4,
+  kStatistics = 5,
+  kShuffle = 6
+};
 
 inline constexpr char kCopyPathPlaceholder[] = "\x01path\x01";
 inline constexpr size_t kCopyChunkBytes = 4 << 20;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <list>
@@ -20,6 +21,7 @@
 #include "distributed/cluster.h"
 #include "distributed/partitioning.h"
 #include "distributed/rank_protocol.h"
+#include "distributed/repartition_operator.h"
 #include "engine/file_access.h"
 #include "glog/logging.h"
 #include "parser/parser.h"
@@ -34,6 +36,7 @@ namespace {
 using distributed::Cluster;
 using distributed::Command;
 using distributed::CommandKind;
+using distributed::StreamTags;
 
 constexpr int kMaster = 0;
 
@@ -250,8 +253,12 @@ class StreamThreads {
   void Start(Database& database, const Command& command) {
     JoinFinished();
     auto done = std::make_shared<std::atomic<bool>>(false);
-    threads_.push_back({std::thread([&database, command, done] {
-                          Serve(database, command);
+    threads_.push_back({std::thread([this, &database, command, done] {
+                          if (command.kind == CommandKind::kShuffle) {
+                            Shuffle(database, command);
+                          } else {
+                            Serve(database, command);
+                          }
                           done->store(true);
                         }),
                         done});
@@ -268,40 +275,130 @@ class StreamThreads {
     std::shared_ptr<std::atomic<bool>> done;
   };
 
-  static void Serve(Database& database, const Command& command) {
+  // A hash split's rank side (distributed/repartition_operator.h): the input fragment under the rank's Foreman,
+  // its result split by the key's rank on this thread, the parts exchanged with every other rank; this rank's
+  // partition waits in exchanges_ for the fragment that reads it. A rank whose fragment fails still ends every
+  // stream (with its error), so no rank waits for it.
+  void Shuffle(Database& database, const Command& command) {
+    Cluster& cluster = *database.options().cluster;
+    absl::StatusOr<distributed::ShuffleRequest> request = distributed::DecodeShuffleRequest(command.text);
+    if (!request.ok()) {
+      LOG(ERROR) << "rank " << cluster.rank() << ": " << request.status();
+      return;
+    }
+    std::vector<std::shared_ptr<TemporaryRelation>> parts;
+    absl::Status status = SplitFragment(database, *request, &parts);
+    if (status.ok()) {
+      distributed::StreamTotals sent, received;
+      status = distributed::ExchangeParts(cluster, request->tags, parts, parts[cluster.rank()].get(),
+                                          /*cancelled=*/nullptr, &sent, &received);
+    } else {
+      distributed::FailExchange(cluster, request->tags, status, &database.buffer_pool());
+    }
+    if (status.ok()) {
+      exchanges_.Put(request->tags.data, std::move(parts[cluster.rank()]));
+    } else {
+      exchanges_.Put(request->tags.data, status);
+    }
+  }
+
+  // Runs the hash split's input fragment and splits its result into `parts` (one relation per rank).
+  static absl::Status SplitFragment(Database& database, const distributed::ShuffleRequest& request,
+                                    std::vector<std::shared_ptr<TemporaryRelation>>* parts) {
+    std::vector<const optimizer::LogicalOperator*> placeholders;
+    TESSERA_ASSIGN_OR_RETURN(optimizer::LogicalOperatorPtr fragment,
+                             DecodePlanFragment(request.fragment, database.catalog(), &placeholders));
+    if (!placeholders.empty()) return absl::InternalError("the input of a hash split has inputs of its own");
+    std::shared_ptr<ExecutionQuery> query;
+    TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TemporaryRelation> result, Run(database, *fragment, {}, &query));
+    const std::vector<ColumnSchema>& schema = result->schema();
+    if (request.key_column < 0 || request.key_column >= static_cast<int>(schema.size())) {
+      return absl::DataLossError("the key column of a hash split is not a column of its input");
+    }
+    std::vector<TemporaryRelation*> targets;
+    for (int rank = 0; rank < database.options().cluster->size(); ++rank) {
+      parts->push_back(std::make_shared<TemporaryRelation>(schema, &database.buffer_pool()));
+      targets.push_back(parts->back().get());
+    }
+    ScanSpec scan;
+    for (size_t c = 0; c < schema.size(); ++c) {
+      scan.block_columns.push_back(static_cast<int>(c));
+      scan.types.push_back(schema[c].type);
+    }
+    scan.Prepare();
+    const BlockInput input = BlockInput::FromRelation(result);
+    distributed::HashSplitter splitter(targets, request.key_column);
+    for (uint32_t b = 0; b < result->block_count(); ++b) {
+      TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, input.Pin(b));
+      BlockScanner scanner(scan);
+      while (true) {
+        TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
+        if (!more) break;
+        TESSERA_RETURN_IF_ERROR(splitter.Add(scanner.batch(), scanner.selection(), schema.size()));
+      }
+      result->ReleaseBlock(b);
+    }
+    return splitter.Flush();
+  }
+
+  void Serve(Database& database, const Command& command) {
     Cluster& cluster = *database.options().cluster;
     std::shared_ptr<ExecutionQuery> query;  // keeps the fragment's result (and its memory account) while it streams
     absl::StatusOr<std::shared_ptr<TemporaryRelation>> result = RunFragment(database, command, &query);
     // The master closed the stream before sending the broadcast inputs (its query failed): nobody listens.
     if (absl::IsCancelled(result.status())) return;
     const absl::Status status =
-        result.ok() ? distributed::SendBlockStream(cluster, kMaster, command.tag, BlockInput::FromRelation(*result),
-                                                   (*result)->block_count())
-                    : distributed::SendFailedStream(cluster, kMaster, command.tag, result.status());
+        result.ok() ? distributed::SendBlockStream(cluster, kMaster, StreamTags::Same(command.tag),
+                                                   BlockInput::FromRelation(*result), (*result)->block_count())
+                    : distributed::SendFailedStream(cluster, kMaster, StreamTags::Same(command.tag), result.status());
     if (!status.ok()) LOG(ERROR) << "rank " << cluster.rank() << ": a gather stream failed: " << status;
   }
 
   // Runs the plan fragment of `command` (query_execution/plan_fragment.h) over this rank's data and its broadcast
   // inputs (received first, on the command's tag) under the rank's Foreman; returns its result relation, owned by
   // `query`.
-  static absl::StatusOr<std::shared_ptr<TemporaryRelation>> RunFragment(Database& database, const Command& command,
-                                                                        std::shared_ptr<ExecutionQuery>* query) {
+  absl::StatusOr<std::shared_ptr<TemporaryRelation>> RunFragment(Database& database, const Command& command,
+                                                                 std::shared_ptr<ExecutionQuery>* query) {
     std::vector<const optimizer::LogicalOperator*> placeholders;
+    std::vector<int> exchange_tags;
     absl::StatusOr<optimizer::LogicalOperatorPtr> fragment =
-        DecodePlanFragment(command.text, database.catalog(), &placeholders);
+        DecodePlanFragment(command.text, database.catalog(), &placeholders, &exchange_tags);
     std::vector<FragmentInput> inputs;
-    // The inputs are received even when the fragment cannot run, so that the stream stays in step.
-    for (const optimizer::LogicalOperator* placeholder : placeholders) {
+    // The inputs are received (and exchanges taken) even when the fragment cannot run, so that the stream stays
+    // in step.
+    absl::Status taken;
+    for (size_t i = 0; i < placeholders.size(); ++i) {
+      if (exchange_tags[i] != 0) {
+        absl::StatusOr<std::shared_ptr<TemporaryRelation>> partition =
+            exchanges_.Take(exchange_tags[i], kExchangeTimeout);
+        if (!partition.ok()) {
+          if (taken.ok()) taken = partition.status();
+          continue;
+        }
+        inputs.push_back({placeholders[i], *std::move(partition)});
+        continue;
+      }
       std::vector<ColumnSchema> schema;
-      for (const optimizer::OutputColumn& column : placeholder->output()) schema.push_back({column.name, column.type, false, {}});
+      for (const optimizer::OutputColumn& column : placeholders[i]->output()) {
+        schema.push_back({column.name, column.type, false, {}});
+      }
       auto relation = std::make_shared<TemporaryRelation>(std::move(schema), &database.buffer_pool());
       TESSERA_RETURN_IF_ERROR(
           distributed::ReceiveRelation(*database.options().cluster, kMaster, command.tag, relation.get()));
-      inputs.push_back({placeholder, std::move(relation)});
+      inputs.push_back({placeholders[i], std::move(relation)});
     }
     if (!fragment.ok()) return fragment.status();
+    TESSERA_RETURN_IF_ERROR(taken);
+    return Run(database, **fragment, inputs, query);
+  }
+
+  // Plans `fragment` with `inputs` and runs it under the rank's Foreman; the result relation is owned by `query`.
+  static absl::StatusOr<std::shared_ptr<TemporaryRelation>> Run(Database& database,
+                                                                const optimizer::LogicalOperator& fragment,
+                                                                const std::vector<FragmentInput>& inputs,
+                                                                std::shared_ptr<ExecutionQuery>* query) {
     TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                             BuildExecutionDag(**fragment, &database.storage(), &database.buffer_pool(),
+                             BuildExecutionDag(fragment, &database.storage(), &database.buffer_pool(),
                                                /*cluster=*/nullptr, inputs));
     std::atomic<QueryId> running{0};
     std::atomic<bool> cancel{false};
@@ -323,7 +420,12 @@ class StreamThreads {
     }
   }
 
+  // How long a rank's fragment waits for the partition of a hash split it reads (the exchange itself waits
+  // for every rank's part first).
+  static constexpr std::chrono::milliseconds kExchangeTimeout{std::chrono::minutes(10)};
+
   std::list<Entry> threads_;
+  distributed::ExchangeResults exchanges_;
 };
 
 }  // namespace
@@ -519,6 +621,7 @@ absl::Status RunRankService(Database& database) {
         streams.JoinAll();
         return absl::OkStatus();
       case CommandKind::kRunFragment:
+      case CommandKind::kShuffle:
         streams.Start(database, command);
         break;
       case CommandKind::kExecute: {

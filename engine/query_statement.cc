@@ -25,9 +25,14 @@ namespace tessera {
 absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::unique_ptr<ExecutionDag> dag,
                                                        const QueryRunOptions& options, const ResultDrain& drain) {
   if (!options.pipelining) dag->MakeAllEdgesBlocking();
-  auto query = std::make_shared<ExecutionQuery>(database.NextQueryId(), options.priority,
-                                                std::make_unique<QueryManager>(std::move(dag)),
-                                                database.options().worker_threads);
+  const QueryId query_id = database.NextQueryId();
+  // Operators that wait for something other than their work orders (exchanges) ask the Foreman to look again.
+  Foreman* foreman = &database.foreman();
+  for (int i = 0; i < dag->size(); ++i) {
+    dag->op(i)->SetWakeUp([foreman, query_id] { foreman->Poke(query_id).IgnoreError(); });
+  }
+  auto query = std::make_shared<ExecutionQuery>(
+      query_id, options.priority, std::make_unique<QueryManager>(std::move(dag)), database.options().worker_threads);
   query->set_scan_sharing(options.scan_sharing);
   query->set_elastic_pipelining(options.elastic_pipelining);
   auto state = std::make_shared<QueryHandle::State>();
@@ -38,6 +43,8 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
   }
   TESSERA_ASSIGN_OR_RETURN(QueryHandle handle, database.foreman().Submit(query, state));
   const QueryId id = query->query_id();
+  // A wake-up before the Foreman knew the query (the DAG's first operators start at construction) was lost.
+  database.foreman().Poke(id).IgnoreError();
   options.running_query->store(id);
   // A Cancel() that came before the id was published found nothing to cancel; cancel on its behalf.
   if (options.cancel_requested->load()) database.foreman().Cancel(id).IgnoreError();

@@ -24,6 +24,7 @@
 #include "relational_operators/sort_operator.h"
 #include "distributed/cluster.h"
 #include "distributed/gather_operator.h"
+#include "distributed/repartition_operator.h"
 #include "relational_operators/union_all_operator.h"
 #include "relational_operators/series_operator.h"
 #include "relational_operators/values_operator.h"
@@ -502,11 +503,13 @@ class Builder {
     // Broadcast inputs first: computed here (with their own exchanges), then sent whole to every rank.
     // (SplitAggregate's partial aggregate copies the analysed input: Of() analyses the copy, marking its inputs.)
     for (const auto& child : fragment.children) distribution_.Of(*child);
-    std::vector<const lp::LogicalOperator*> broadcast;
-    for (const auto& child : fragment.children) CollectBroadcastInputs(*child, &broadcast);
+    // The fragment's inputs in the order its encoding meets them (plan_fragment.h numbers them so).
+    std::vector<const lp::LogicalOperator*> fragment_inputs;
+    for (const auto& child : fragment.children) CollectFragmentInputs(*child, &fragment_inputs);
     std::vector<std::shared_ptr<TemporaryRelation>> relations;
     std::vector<int> producers;
-    for (const lp::LogicalOperator* input : broadcast) {
+    for (const lp::LogicalOperator* input : fragment_inputs) {
+      if (!distribution_.Broadcast(*input)) continue;
       absl::flat_hash_set<int> published;
       CollectPublishedLipFilters(*input, &published);
       broadcast_lip_filters_ = &published;
@@ -519,7 +522,19 @@ class Builder {
       relations.push_back(dag_->op(producer)->output());
       prebuilt_.emplace(input, FromOperator(producer, std::move(names)));
     }
-    TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(fragment, broadcast));
+    // Then the hash splits: every rank (this one too) splits its part of each input, and the fragment reads
+    // the partition each rank received.
+    std::vector<int> exchange_tags(fragment_inputs.size(), 0);
+    std::vector<int> split_operators;
+    for (size_t i = 0; i < fragment_inputs.size(); ++i) {
+      if (distribution_.Broadcast(*fragment_inputs[i])) continue;
+      distributed::StreamTags tags;
+      TESSERA_ASSIGN_OR_RETURN(int split,
+                               HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]), &tags));
+      split_operators.push_back(split);
+      exchange_tags[i] = tags.data;
+    }
+    TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(fragment, fragment_inputs, exchange_tags));
     std::vector<ColumnSchema> schema;
     for (const lp::OutputColumn& column : fragment.output()) schema.push_back({column.name, column.type, false, {}});
     // Added before the master's part: the QueryManager hands out the later operators' work orders first, so the
@@ -533,6 +548,9 @@ class Builder {
     for (size_t i = 0; i < producers.size(); ++i) {
       dag_->AddEdge(producers[i], gather, static_cast<int>(i), /*pipelining=*/false);
     }
+    // A rank's fragment waits for the master's parts of the hash splits, and the gather's work orders would hold
+    // the master's workers while the split work orders wait for one: the gather starts after the splits.
+    for (int split : split_operators) dag_->AddEdge(split, gather, DagEdge::kOrderingOnly, /*pipelining=*/false);
     // The optimizer's statistics are the cluster's (engine/distributed_statements.h, RefreshClusterStatistics).
     const double ranks = cluster_->size();
     const double rows = estimator_.EstimateRows(fragment);
@@ -568,13 +586,52 @@ class Builder {
     for (const auto& child : node.children) CollectPublishedLipFilters(*child, published);
   }
 
-  // The build sides in `fragment` that PlanDistribution broadcasts (not those inside another one).
-  void CollectBroadcastInputs(const lp::LogicalOperator& node, std::vector<const lp::LogicalOperator*>* inputs) {
-    if (distribution_.Broadcast(node)) {
+  // The build sides in `fragment` that PlanDistribution broadcasts and the inputs it repartitions (not those
+  // inside another one).
+  void CollectFragmentInputs(const lp::LogicalOperator& node, std::vector<const lp::LogicalOperator*>* inputs) {
+    if (distribution_.Broadcast(node) || distribution_.Repartition(node) >= 0) {
       inputs->push_back(&node);
       return;
     }
-    for (const auto& child : node.children) CollectBroadcastInputs(*child, inputs);
+    for (const auto& child : node.children) CollectFragmentInputs(*child, inputs);
+  }
+
+  // The hash-split exchange of `input` (partitioned, without inputs of its own) by output column `key_column`
+  // (distributed/repartition_operator.h): every other rank runs `input` as a plan fragment and splits it, the
+  // master's own part is planned here and split by the returned operator, whose output is the master's
+  // partition (what later plans of `input` read). `tags` gets the exchange's tags.
+  absl::StatusOr<int> HashSplit(const lp::LogicalOperator& input, int key_column, distributed::StreamTags* tags) {
+    TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(input));
+    // The master's part reads only the LIP filters built inside it, as the ranks' fragment does.
+    absl::flat_hash_set<int> outer_lip_filters = std::move(fragment_lip_filters_);
+    fragment_lip_filters_.clear();
+    CollectPublishedLipFilters(input, &fragment_lip_filters_);
+    on_ranks_ = true;
+    absl::StatusOr<Stream> planned = Visit(input);
+    on_ranks_ = false;
+    fragment_lip_filters_ = std::move(outer_lip_filters);
+    TESSERA_RETURN_IF_ERROR(planned.status());
+    Stream local = *std::move(planned);
+    std::vector<ColumnSchema> schema;
+    for (const lp::OutputColumn& column : input.output()) schema.push_back({column.name, column.type, false, {}});
+    *tags = {cluster_->NewRequestTag(), cluster_->NewRequestTag()};
+    const double rows = estimator_.EstimateRows(input);
+    std::vector<std::string> names = local.names;
+    const std::string detail = JoinDetails(
+        {local.ScanDetail(), absl::StrCat("exchange: hash split ", FragmentSummary(input), " by ",
+                                          input.output()[key_column].name, " across ranks 0..", cluster_->size() - 1)});
+    const BlockInput block_input = local.input;
+    ScanSpec spec = local.TakeScanSpec();
+    const int split = dag_->AddOperator(
+        std::make_unique<distributed::RepartitionOperator>(std::move(request), block_input, std::move(spec), key_column,
+                                                           std::move(schema), *tags, cluster_, pool_),
+        detail);
+    Estimate(split, rows / cluster_->size());
+    Connect(local, split, 0, /*pipelining=*/true);
+    Stream stream = FromOperator(split, std::move(names));
+    stream.rows = rows / cluster_->size();
+    prebuilt_.emplace(&input, std::move(stream));
+    return split;
   }
 
   // `aggregate` over a partitioned input: every rank (the master too) computes partial groups of its part, the
@@ -600,6 +657,7 @@ class Builder {
   // For EXPLAIN: what a fragment computes, e.g. "aggregate(2 keys, 8 calls) of join(lineitem, orders)".
   std::string FragmentSummary(const lp::LogicalOperator& node, bool root = true) const {
     if (!root && distribution_.Broadcast(node)) return "broadcast";
+    if (!root && distribution_.Repartition(node) >= 0) return "hash split";
     switch (node.kind()) {
       case lp::LogicalOperatorKind::kTableScan: {
         const auto& scan = node.As<lp::TableScan>();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "distributed/partitioning.h"
 #include "optimizer/partial_aggregation.h"
 
 namespace tessera {
@@ -92,7 +93,8 @@ SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {
       if (children[0]->placement != Placement::kPartitioned) return *children[0];
       // Grouped by a partition key: every group lives on one rank, so each rank's groups are final.
       std::vector<int> keys = PlacingColumns(node.As<lp::Aggregate>().group_by, children[0]->key_columns);
-      return keys.empty() ? Master() : Partitioned(std::move(keys));
+      if (!keys.empty()) return Partitioned(std::move(keys));
+      return RepartitionAggregate(node.As<lp::Aggregate>());
     }
     case lp::LogicalOperatorKind::kDistinct:
       if (children[0]->placement != Placement::kPartitioned) return *children[0];
@@ -127,7 +129,7 @@ SubtreePlacement PlanDistribution::ClassifyJoin(const lp::Join& join) {
       broadcast_.insert(join.children[1].get());
       return Partitioned(left.key_columns);
     }
-    return Master();
+    return RepartitionJoin(join, left, right);
   }
   if (right.placement == Placement::kMaster) return Master();
   if (left.placement == Placement::kPartitioned && right.placement == Placement::kReplicated) {
@@ -166,6 +168,67 @@ SubtreePlacement PlanDistribution::ClassifyPartitionedJoin(const lp::Join& join,
     for (int c : right.key_columns) keys.push_back(left_width + c);
   }
   return Partitioned(std::move(keys));
+}
+
+bool PlanDistribution::Splittable(const lp::LogicalOperator& node) const {
+  if (broadcast_.contains(&node) || repartition_.contains(&node)) return false;
+  return std::all_of(node.children.begin(), node.children.end(),
+                     [this](const lp::LogicalOperatorPtr& child) { return Splittable(*child); });
+}
+
+SubtreePlacement PlanDistribution::RepartitionJoin(const lp::Join& join, const SubtreePlacement& left,
+                                                   const SubtreePlacement& right) {
+  if (left.placement != Placement::kPartitioned || right.placement != Placement::kPartitioned) return Master();
+  if (join.join_type == lp::JoinType::kFullOuter || join.join_type == lp::JoinType::kCross) return Master();
+  const lp::LogicalOperator& probe = *join.children[0];
+  const lp::LogicalOperator& build = *join.children[1];
+  for (size_t k = 0; k < join.left_keys.size(); ++k) {
+    const int l = KeyColumn(*join.left_keys[k]);
+    const int r = KeyColumn(*join.right_keys[k]);
+    if (l < 0 || r < 0) continue;
+    const Type left_type = probe.output()[l].type;
+    const Type right_type = build.output()[r].type;
+    if (!SamePlacement(left_type, right_type) || !distributed::PlaceableKeyType(left_type) ||
+        !distributed::PlaceableKeyType(right_type)) {
+      continue;
+    }
+    // A side already placed by its key stays where it is; the other is split to meet it.
+    const bool split_left = !Contains(left.key_columns, l);
+    const bool split_right = !Contains(right.key_columns, r);
+    if ((split_left && !Splittable(probe)) || (split_right && !Splittable(build))) continue;
+    if (split_left) repartition_[&probe] = l;
+    if (split_right) repartition_[&build] = r;
+    std::vector<int> keys = split_left ? std::vector<int>{l} : left.key_columns;
+    if (join.join_type == lp::JoinType::kInner) {
+      const int left_width = probe.output_width();
+      if (split_right) {
+        keys.push_back(left_width + r);
+      } else {
+        for (int c : right.key_columns) keys.push_back(left_width + c);
+      }
+    }
+    return Partitioned(std::move(keys));
+  }
+  return Master();
+}
+
+SubtreePlacement PlanDistribution::RepartitionAggregate(const lp::Aggregate& aggregate) {
+  if (estimated_rows_ == nullptr ||
+      std::all_of(aggregate.aggregates.begin(), aggregate.aggregates.end(), lp::Decomposable)) {
+    return Master();  // partial aggregates on the ranks, merged on the master (SplitsAggregate)
+  }
+  const lp::LogicalOperator& child = *aggregate.children[0];
+  if (!Splittable(child)) return Master();
+  for (size_t g = 0; g < aggregate.group_by.size(); ++g) {
+    const lp::ExpressionPtr& key = aggregate.group_by[g];
+    if (key->kind != ExpressionKind::kColumn ||
+        !distributed::PlaceableKeyType(child.output()[key->column_index].type)) {
+      continue;
+    }
+    repartition_[&child] = key->column_index;
+    return Partitioned({static_cast<int>(g)});
+  }
+  return Master();
 }
 
 }  // namespace tessera

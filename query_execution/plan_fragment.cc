@@ -1,6 +1,7 @@
 #include "query_execution/plan_fragment.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -41,7 +42,9 @@ void CollectLipFilters(const lp::LogicalOperator& node, const std::vector<const 
 
 class Encoder {
  public:
-  Encoder(const lp::LogicalOperator& root, const std::vector<const lp::LogicalOperator*>& inputs) : inputs_(inputs) {
+  Encoder(const lp::LogicalOperator& root, const std::vector<const lp::LogicalOperator*>& inputs,
+          const std::vector<int>& exchange_tags)
+      : inputs_(inputs), exchange_tags_(exchange_tags) {
     absl::flat_hash_set<int> published, read;
     CollectLipFilters(root, inputs, &published, &read);
     for (int id : published) {
@@ -52,7 +55,9 @@ class Encoder {
   absl::Status Write(const lp::LogicalOperator& node) {
     if (auto input = std::find(inputs_.begin(), inputs_.end(), &node); input != inputs_.end()) {
       out_.PutU8(kInputPlaceholder);
-      out_.PutU32(static_cast<uint32_t>(input - inputs_.begin()));
+      const size_t index = input - inputs_.begin();
+      out_.PutU32(static_cast<uint32_t>(index));
+      out_.PutU32(static_cast<uint32_t>(index < exchange_tags_.size() ? exchange_tags_[index] : 0));
       WriteColumns(node.output());
       return absl::OkStatus();
     }
@@ -178,14 +183,16 @@ class Encoder {
   }
 
   const std::vector<const lp::LogicalOperator*>& inputs_;
+  const std::vector<int>& exchange_tags_;
   ByteWriter out_;
   absl::flat_hash_set<int> kept_lip_filters_;
 };
 
 class Decoder {
  public:
-  Decoder(std::string_view message, const Catalog& catalog, std::vector<const lp::LogicalOperator*>* inputs)
-      : in_(message), catalog_(catalog), inputs_(inputs) {}
+  Decoder(std::string_view message, const Catalog& catalog, std::vector<const lp::LogicalOperator*>* inputs,
+          std::vector<int>* exchange_tags)
+      : in_(message), catalog_(catalog), inputs_(inputs), exchange_tags_(exchange_tags) {}
 
   absl::StatusOr<lp::LogicalOperatorPtr> Read(int depth) {
     uint8_t kind = 0;
@@ -411,11 +418,15 @@ class Decoder {
   }
 
   absl::StatusOr<lp::LogicalOperatorPtr> ReadInput() {
-    uint32_t index = 0;
+    uint32_t index = 0, tag = 0;
     auto placeholder = std::make_unique<lp::Values>();
-    if (!in_.GetU32(&index) || index != inputs_->size() || !ReadColumns(&placeholder->columns)) return Malformed();
+    if (!in_.GetU32(&index) || index != inputs_->size() || !in_.GetU32(&tag) || tag > INT32_MAX ||
+        !ReadColumns(&placeholder->columns)) {
+      return Malformed();
+    }
     placeholder->RecomputeOutput();
     inputs_->push_back(placeholder.get());
+    exchange_tags_->push_back(static_cast<int>(tag));
     return placeholder;
   }
 
@@ -442,21 +453,27 @@ class Decoder {
   ByteReader in_;
   const Catalog& catalog_;
   std::vector<const lp::LogicalOperator*>* inputs_;
+  std::vector<int>* exchange_tags_;
 };
 
 }  // namespace
 
 absl::StatusOr<std::string> EncodePlanFragment(const optimizer::LogicalOperator& fragment,
-                                               const std::vector<const optimizer::LogicalOperator*>& inputs) {
-  Encoder encoder(fragment, inputs);
+                                               const std::vector<const optimizer::LogicalOperator*>& inputs,
+                                               const std::vector<int>& exchange_tags) {
+  Encoder encoder(fragment, inputs, exchange_tags);
   TESSERA_RETURN_IF_ERROR(encoder.Write(fragment));
   return encoder.Release();
 }
 
 absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(std::string_view message, const Catalog& catalog,
-                                                                 std::vector<const optimizer::LogicalOperator*>* inputs) {
+                                                                 std::vector<const optimizer::LogicalOperator*>* inputs,
+                                                                 std::vector<int>* exchange_tags) {
   inputs->clear();
-  Decoder decoder(message, catalog, inputs);
+  std::vector<int> ignored;
+  if (exchange_tags == nullptr) exchange_tags = &ignored;
+  exchange_tags->clear();
+  Decoder decoder(message, catalog, inputs, exchange_tags);
   TESSERA_ASSIGN_OR_RETURN(optimizer::LogicalOperatorPtr fragment, decoder.Read(0));
   if (!decoder.AtEnd()) return Decoder::Malformed();
   return fragment;

@@ -20,15 +20,20 @@
 
 namespace tessera {
 
-// `inputs`: subtrees of `fragment` that the master computes and broadcasts (distributed/block_stream.h,
-// SendRelation); each is encoded as a placeholder with its output columns.
+// `inputs`: subtrees of `fragment` that each rank does not compute itself; each is encoded as a placeholder with
+// its output columns and its entry of `exchange_tags` (missing or 0: the master computes the input and broadcasts
+// it, distributed/block_stream.h, SendRelation; otherwise the data tag of the hash-split exchange whose result on
+// the rank is the input, distributed/repartition_operator.h).
 absl::StatusOr<std::string> EncodePlanFragment(const optimizer::LogicalOperator& fragment,
-                                               const std::vector<const optimizer::LogicalOperator*>& inputs = {});
+                                               const std::vector<const optimizer::LogicalOperator*>& inputs = {},
+                                               const std::vector<int>& exchange_tags = {});
 
 // DataLoss on a malformed message; NotFound / FailedPrecondition when a table is missing or has another schema
-// than the encoded columns say. `inputs` gets the placeholders of the broadcast inputs in order (Values nodes
-// without rows, with the inputs' columns), for BuildExecutionDag's `inputs`.
-absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(
-    std::string_view message, const Catalog& catalog, std::vector<const optimizer::LogicalOperator*>* inputs);
+// than the encoded columns say. `inputs` gets the placeholders of the inputs in order (Values nodes without rows,
+// with the inputs' columns), for BuildExecutionDag's `inputs`; `exchange_tags` (may be null) their tags (0: a
+// broadcast input).
+absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(std::string_view message, const Catalog& catalog,
+                                                                 std::vector<const optimizer::LogicalOperator*>* inputs,
+                                                                 std::vector<int>* exchange_tags = nullptr);
 
 }  // namespace tessera

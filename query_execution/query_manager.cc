@@ -208,6 +208,14 @@ void QueryManager::OnWorkOrderFinished(const WorkOrder& work_order, const absl::
   }
 }
 
+void QueryManager::PollOperators() {
+  for (int i = 0; i < dag_->size(); ++i) {
+    OperatorRuntime& runtime = operators_[i];
+    if (!runtime.active || runtime.done_generating || runtime.finished) continue;
+    CollectWorkOrders(i);
+  }
+}
+
 void QueryManager::FeedNewBlocks(int producer, bool producer_finished) {
   OperatorRuntime& runtime = operators_[producer];
   std::shared_ptr<TemporaryRelation> output = dag_->op(producer)->output();

@@ -63,6 +63,9 @@ class QueryManager {
   std::unique_ptr<WorkOrder> TakeSharedScanWorkOrder(uint64_t block_key);
   // Reports a finished work order (`status` is what Execute returned; `elapsed_ns` its run time; `shared`: it ran
   // in a shared scan). The first error cancels the query.
+  // Asks every active operator that may still generate work orders for them again (after a wake-up,
+  // RelationalOperator::SetWakeUp); finishes those that have nothing left.
+  void PollOperators();
   void OnWorkOrderFinished(const WorkOrder& work_order, const absl::Status& status, int64_t elapsed_ns,
                            bool shared = false);
   // No work order is running or ready and none will be issued.

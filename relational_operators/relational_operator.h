@@ -8,6 +8,7 @@
 // one source file, one test, and one case in the plan builder (query_execution/plan_builder.cc, which also plays
 // the physical planner's part); relational_operators/README.md has the checklist.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,11 @@ class RelationalOperator {
   virtual bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) = 0;
   // Called once every work order of this operator has finished executing.
   virtual void OnAllWorkOrdersFinished() {}
+  // For operators whose work becomes ready without one of their work orders finishing (an exchange that receives
+  // on threads of its own, distributed/gather_operator.h): `wake_up`, set before the query runs, makes the
+  // scheduler call GetWorkOrders again soon (Foreman::Poke). It may be called from any thread, also before the
+  // query is submitted or after it finished (then it is ignored, so an operator must not depend on one early call).
+  virtual void SetWakeUp(std::function<void()> wake_up) {}
   // True once the operator needs no more input: its complete output comes from the blocks fed so far, and blocks
   // fed later are ignored (a LIMIT without ORDER BY that has its rows). When the query's result operator says so,
   // the QueryManager stops every other operator: no more work orders are issued, those in flight finish.

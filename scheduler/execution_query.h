@@ -46,6 +46,9 @@ class ExecutionQuery : public SchedulableQuery {
   bool IsOperatorDone(int operator_id) const override { return manager_->IsOperatorDone(operator_id); }
   bool IsFinished() const override { return cancelled_ || manager_->IsFinished(); }
   void Cancel() override;
+  void OnPoke() override {
+    if (!cancelled_) manager_->PollOperators();
+  }
   QueryProgress Progress() const override;
   // The optimizer's estimate (ExecutionDag::memory_estimate) and what the query's operators hold now.
   QueryMemoryRequest MemoryRequest() const override;

@@ -352,9 +352,12 @@ void Foreman::HandleControl(ControlMessage& message) {
             if (state == nullptr) return;
             if (state->spill != nullptr) {
               CompleteSpill(state);  // the spill thread's poke (a query's own Poke may come meanwhile)
-              if (find(poke.query_id) == nullptr) return;
+              state = find(poke.query_id);
+              if (state == nullptr) return;
             }
+            state->query->OnPoke();  // e.g. an exchange's wake-up: operators waiting for messages are polled
             RefreshCandidate(state);
+            MaybeFinish(state);
           },
           [&](foreman_message::GetProgress& request) {
             QueryState* state = find(request.query_id);

@@ -89,6 +89,8 @@ struct SetLoadControl {
 struct ResizePool {
   int num_workers = 0;
 };
+// A query's readiness changed outside its work orders (a result reader released blocks; an exchange's message
+// arrived, RelationalOperator::SetWakeUp): the Foreman asks it again (SchedulableQuery::OnPoke).
 struct Poke {
   QueryId query_id = 0;
 };

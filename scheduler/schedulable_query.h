@@ -166,6 +166,9 @@ class SchedulableQuery {
   // `block_key` (WorkOrderTask::shared_scan_key), handed out as NextWorkOrder would, or null if none is ready.
   virtual ScanSharing scan_sharing() const { return ScanSharing::kOff; }
   virtual std::unique_ptr<WorkOrderTask> TakeSharedScanWorkOrder(uint64_t block_key) { return nullptr; }
+  // Foreman::Poke for this query (also the "message arrived" event of exchanges): work the query waited for
+  // outside its work orders may be ready; ExecutionQuery asks its operators again.
+  virtual void OnPoke() {}
   // Called once per executed work order (not for work orders skipped after Cancel).
   virtual void OnWorkOrderFinished(const WorkOrderCompletion& completion) = 0;
   // Whether all work orders of `operator_id` have finished and it will issue no more (the LearningAgent then

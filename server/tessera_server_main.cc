@@ -246,6 +246,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (!database.ok()) return 1;
+  // From here on the master notices a rank that dies (distributed/cluster.h, liveness).
+  if (cluster != nullptr) cluster->StartHeartbeats();
   if (cluster != nullptr && !cluster->is_master()) {
     // Every other rank serves the master's commands until it shuts down; it takes no clients.
     absl::Status served = tessera::RunRankService(**database);

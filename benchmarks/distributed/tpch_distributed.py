@@ -4,7 +4,8 @@ workers against one server with R*W workers, the same cores. Loads both (once; d
 --work), runs each query --runs times after a warm-up through the shell's --connect, the two servers taking turns
 run by run (both stay up; the idle one sleeps), so that load from outside falls on both alike, checks every answer
 against the reference, and reads the bytes each query exchanged from EXPLAIN ANALYZE ("received N blocks, B
-bytes" of every gather, plus "broadcast B bytes" sent to the ranks).
+bytes" of every gather, plus "broadcast B bytes" sent to the ranks, plus what each hash split sent and received on
+the master).
 
   benchmarks/distributed/tpch_distributed.py --tbl ~/.cache/tessera/tpch-sf1 \\
       --answers ../shared/benchmarks/tpch/answers-sf1 --ranks 2 --workers 1 --runs 3
@@ -31,6 +32,11 @@ from test_distributed import PARTITION_KEYS, partitioned_schema  # noqa: E402
 from test_tpch_answers import TABLES, matches  # noqa: E402
 
 QUERIES = os.path.join(ROOT, "benchmarks", "tpch", "queries")
+# --benchmark ssb: the star schema with lineorder partitioned on its order key and the dimensions replicated;
+# its answers are checked against the single server's (whose SSB answers benchmarks/runner checks against DuckDB).
+SSB_QUERIES = os.path.join(ROOT, "benchmarks", "ssb", "queries")
+SSB_TABLES = ["part", "supplier", "customer", "date", "lineorder"]
+SSB_PARTITION_KEYS = {"lineorder": "lo_orderkey"}
 MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_mpi_yield_when_idle="1")
 
@@ -53,15 +59,24 @@ def sql(shell, target, statement, timeout=3600):
     return result.stdout
 
 
-def load(shell, target, tbl_dir, schema, marker):
+def load(shell, target, tbl_dir, schema, marker, tables=TABLES):
     if os.path.exists(marker):
         return
     sql(shell, target, schema)
-    for table in TABLES:
+    for table in tables:
         began = time.monotonic()
         sql(shell, target, f"COPY {table} FROM '{tbl_dir}/{table}.tbl' (DELIMITER '|')")
         print(f"  loaded {table} in {time.monotonic() - began:.1f} s", file=sys.stderr)
     open(marker, "w").close()
+
+
+def same_rows(output, reference):
+    """The cluster's answer against the single server's: the same rows in any order, DOUBLE values to 9 digits."""
+    def normalized(text):
+        def field(value):
+            return f"{float(value):.9g}" if re.fullmatch(r"-?\d+\.\d{6,}(e-?\d+)?", value) else value
+        return sorted([field(value) for value in row] for row in list(csv.reader(io.StringIO(text)))[1:])
+    return normalized(output) == normalized(reference)
 
 
 def check(query, output, answers):
@@ -78,10 +93,14 @@ def check(query, output, answers):
 
 def run_queries(shell, targets, queries, runs, answers):
     """Runs every query on each of `targets` (server, explain?) in turn, run after run, so that load from outside
-    falls on all of them alike. Returns one {query: (median s, bytes exchanged, answer ok)} per target."""
+    falls on all of them alike. Returns one {query: (median s, bytes exchanged, answer ok)} per target. A query
+    is a TPC-H number (checked against `answers`) or an SSB name like "1.1" (checked against the first target's
+    answer)."""
     results = [{} for _ in targets]
     for query in queries:
-        text = open(os.path.join(QUERIES, f"q{query:02d}.sql")).read()
+        ssb = isinstance(query, str)
+        text = open(os.path.join(SSB_QUERIES, f"q{query}.sql") if ssb else
+                    os.path.join(QUERIES, f"q{query:02d}.sql")).read()
         outputs = [sql(shell, target, text) for target, _ in targets]  # warm-up, and the answers checked
         times = [[] for _ in targets]
         for _ in range(runs):
@@ -95,8 +114,12 @@ def run_queries(shell, targets, queries, runs, answers):
                 plan = sql(shell, target, "EXPLAIN ANALYZE " + text)
                 exchanged = sum(int(b) for b in re.findall(r"received \d+ blocks, (\d+) bytes", plan))
                 exchanged += sum(int(b) for b in re.findall(r"broadcast (\d+) bytes", plan))
-            results[i][query] = (statistics.median(times[i]), exchanged, check(query, outputs[i], answers))
-        print(f"  q{query:02d}: " + ", ".join(f"{r[query][0]:.3f} s" for r in results), file=sys.stderr)
+                # Hash splits: what the master sent to and received from the other ranks (with 2 ranks every
+                # byte of the exchange; with more, the traffic between the other ranks is not seen here).
+                exchanged += sum(int(a) + int(b) for a, b in re.findall(r"sent (\d+) bytes, received (\d+) bytes", plan))
+            ok = same_rows(outputs[i], outputs[0]) if ssb else check(query, outputs[i], answers)
+            results[i][query] = (statistics.median(times[i]), exchanged, ok)
+        print(f"  q{query}: " + ", ".join(f"{r[query][0]:.3f} s" for r in results), file=sys.stderr)
     return results
 
 
@@ -115,7 +138,9 @@ def main():
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--workers", type=int, default=1, help="workers per rank")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--queries", default="1-22")
+    parser.add_argument("--queries", default="1-22", help="TPC-H query numbers (first-last)")
+    parser.add_argument("--benchmark", choices=["tpch", "ssb"], default="tpch",
+                        help="ssb: the 13 SSB queries over --tbl's SSB tables (--answers is then not read)")
     parser.add_argument("--work", default=os.path.join(os.path.expanduser("~"), ".cache", "tessera", "distributed"))
     parser.add_argument("--shell", default=os.path.join(ROOT, "build", "cli", "tessera"))
     parser.add_argument("--server", default=os.path.join(ROOT, "build", "server", "tessera-server"))
@@ -123,6 +148,12 @@ def main():
     args = parser.parse_args()
     first, _, last = args.queries.partition("-")
     queries = list(range(int(first), int(last or first) + 1))
+    tables, schema, cluster_schema, keys = TABLES, os.path.join(ROOT, "benchmarks", "tpch", "schema.sql"), \
+        partitioned_schema(), PARTITION_KEYS
+    if args.benchmark == "ssb":
+        queries = [name[1:-4] for name in sorted(os.listdir(SSB_QUERIES))]
+        tables, schema, cluster_schema, keys = SSB_TABLES, os.path.join(ROOT, "benchmarks", "ssb", "schema.sql"), \
+            partitioned_schema("ssb", SSB_PARTITION_KEYS), SSB_PARTITION_KEYS
     tag = os.path.basename(os.path.normpath(args.tbl))
     os.makedirs(args.work, exist_ok=True)
 
@@ -133,17 +164,16 @@ def main():
                                            args.tbl])
     cluster_process = None
     try:
-        load(args.shell, single_target, args.tbl,
-             open(os.path.join(ROOT, "benchmarks", "tpch", "schema.sql")).read(),
-             os.path.join(args.work, f"{tag}-single.loaded"))
+        load(args.shell, single_target, args.tbl, open(schema).read(), os.path.join(args.work, f"{tag}-single.loaded"),
+             tables)
         cluster_dir = os.path.join(args.work, f"{tag}-cluster-{args.ranks}")
         print(f"{args.ranks} ranks x {args.workers} workers", file=sys.stderr)
         cluster_process, cluster_target = start(
             [args.mpirun, "--oversubscribe", "-np", str(args.ranks), args.server, "--distributed", "--data",
              cluster_dir, "--listen", "127.0.0.1:0", "--no-sync", "--threads", str(args.workers),
              "--allowed-directories", args.tbl], env=MPI_ENV)
-        load(args.shell, cluster_target, args.tbl, partitioned_schema(),
-             os.path.join(args.work, f"{tag}-cluster-{args.ranks}.loaded"))
+        load(args.shell, cluster_target, args.tbl, cluster_schema,
+             os.path.join(args.work, f"{tag}-cluster-{args.ranks}.loaded"), tables)
         # Both servers stay up (an idle one sleeps) and take turns, so outside load hits both alike.
         single, cluster = run_queries(args.shell, [(single_target, False), (cluster_target, True)], queries,
                                       args.runs, args.answers)
@@ -152,13 +182,14 @@ def main():
         if cluster_process is not None:
             stop(cluster_process)
 
-    print(f"TPC-H {tag}: 1 rank x {args.ranks * args.workers} workers vs {args.ranks} ranks x {args.workers} workers "
-          f"(partitioned: {', '.join(sorted(PARTITION_KEYS))}); median of {args.runs} runs")
+    print(f"{args.benchmark.upper()} {tag}: 1 rank x {args.ranks * args.workers} workers vs {args.ranks} ranks x {args.workers} workers "
+          f"(partitioned: {', '.join(sorted(keys))}); median of {args.runs} runs")
     print(f"{'query':>5} {'1 rank (s)':>11} {'cluster (s)':>12} {'ratio':>6} {'exchanged (MB)':>15}  answers")
     for query in queries:
         a, _, ok_a = single[query]
         b, exchanged, ok_b = cluster[query]
-        print(f"{'q%02d' % query:>5} {a:>11.3f} {b:>12.3f} {b / a:>6.2f} {exchanged / 1e6:>15.1f}  "
+        name = f"q{query}" if isinstance(query, str) else f"q{query:02d}"
+        print(f"{name:>5} {a:>11.3f} {b:>12.3f} {b / a:>6.2f} {exchanged / 1e6:>15.1f}  "
               f"{'ok' if ok_a and ok_b else 'MISMATCH'}")
     total_a = sum(single[q][0] for q in queries)
     total_b = sum(cluster[q][0] for q in queries)

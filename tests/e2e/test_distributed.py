@@ -15,8 +15,10 @@ import os
 import re
 import select
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -40,11 +42,11 @@ MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CO
 class Cluster:
     """mpirun -np `ranks` tessera-server --distributed on 127.0.0.1 and a free port."""
 
-    def __init__(self, base_dir, ranks, *extra_args):
+    def __init__(self, base_dir, ranks, *extra_args, env=MPI_ENV):
         self.process = subprocess.Popen(
             [MPIEXEC, "--oversubscribe", "-np", str(ranks), SERVER, "--distributed", "--data", base_dir,
              "--listen", "127.0.0.1:0", "--threads", "1", "--no-sync", *extra_args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=MPI_ENV)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         ready, _, _ = select.select([self.process.stdout], [], [], BOUND_S)
         line = self.process.stdout.readline() if ready else ""
         if "listening on" not in line:
@@ -68,13 +70,13 @@ class Cluster:
         return "tessera-server: stopped" in self.process.stderr.read()
 
 
-def partitioned_schema():
-    """benchmarks/tpch/schema.sql with PARTITION BY HASH on the large tables."""
+def partitioned_schema(benchmark="tpch", keys=PARTITION_KEYS):
+    """benchmarks/<benchmark>/schema.sql with PARTITION BY HASH on the tables of `keys` (table: column)."""
     statements = []
-    for statement in open(os.path.join(ROOT, "benchmarks", "tpch", "schema.sql")).read().split(";"):
+    for statement in open(os.path.join(ROOT, "benchmarks", benchmark, "schema.sql")).read().split(";"):
         match = re.search(r"CREATE TABLE (\w+)", statement)
-        if match and match.group(1) in PARTITION_KEYS:
-            statement = statement.rstrip() + f" PARTITION BY HASH ({PARTITION_KEYS[match.group(1)]})"
+        if match and match.group(1) in keys:
+            statement = statement.rstrip() + f" PARTITION BY HASH ({keys[match.group(1)]})"
         statements.append(statement)
     return ";".join(statements)
 
@@ -179,6 +181,29 @@ SHAPES = [
     ("SELECT o_orderpriority, count(*), sum(o_totalprice) FROM orders JOIN customer ON o_custkey = c_custkey "
      "WHERE c_mktsegment = 'BUILDING' AND c_acctbal > 9000 GROUP BY o_orderpriority",
      ["broadcast)", "gather customer (3 columns, filter)", "merges the ranks' partial aggregates"]),
+    # Hash splits (repartitioning exchanges): a join whose build side is too large to broadcast and is not placed
+    # by the join key: orders is split by the customer key and meets customer (placed by it) on every rank.
+    ("SELECT c_name, o_orderdate, o_totalprice FROM customer LEFT JOIN orders ON c_custkey = o_custkey "
+     "WHERE c_acctbal > 9000",
+     ["hash split orders (3 columns) by o_custkey across ranks 0..1", "left outer join(customer (3 columns, filter), "
+      "hash split)"]),
+    # Neither side placed by its key: both split.
+    ("SELECT o_orderkey, l_linenumber, l_partkey FROM orders JOIN lineitem ON o_custkey = l_partkey "
+     "WHERE l_quantity > 45",
+     ["hash split orders (2 columns) by o_custkey", "hash split lineitem (3 columns, filter) by l_partkey",
+      "inner join(hash split, hash split)"]),
+    # An anti join on a key the probe side is placed by.
+    ("SELECT c_nationkey, count(*) FROM customer WHERE NOT EXISTS (SELECT * FROM orders WHERE o_custkey = c_custkey) "
+     "GROUP BY c_nationkey",
+     ["anti join(customer (2 columns), hash split)"]),
+    # Aggregates that do not decompose into partials, grouped by an integer and by a string column: the input is
+    # split by the group key and every group is whole on one rank.
+    ("SELECT o_custkey, count(DISTINCT o_orderpriority), count(DISTINCT o_clerk), median(o_totalprice) FROM orders "
+     "GROUP BY o_custkey",
+     ["hash split orders (4 columns) by o_custkey", "gather aggregate(1 keys, 3 calls) of hash split"]),
+    ("SELECT o_clerk, median(o_totalprice), string_agg(o_orderpriority, ',' ORDER BY o_orderpriority) FROM orders "
+     "WHERE o_orderkey < 20000 GROUP BY o_clerk",
+     ["hash split orders (4 columns, filter) by o_clerk"]),
     # A left outer join with the partitioned side preserved stays on the ranks.
     ("SELECT count(*), count(n_name) FROM customer LEFT JOIN nation ON c_nationkey = n_nationkey AND n_nationkey < 5",
      ["left outer join("]),
@@ -194,6 +219,17 @@ def test_query_shapes_on_the_ranks_match_the_master(cluster, shape):
     assert "LIMIT" not in query
     expected = rows(cluster.sql(on_master(query)))
     assert "merges the ranks" not in cluster.sql("EXPLAIN " + on_master(query)).stdout
+    assert rows(cluster.sql(query)) == expected and expected
+
+
+def test_hash_split_reports_the_bytes_it_exchanged(cluster):
+    query = "SELECT o_orderkey, l_linenumber FROM orders JOIN lineitem ON o_custkey = l_partkey WHERE l_tax = 0"
+    plan = cluster.sql("EXPLAIN ANALYZE " + query).stdout
+    split = re.findall(r"split (\d+) rows; sent (\d+) bytes, received (\d+) bytes", plan)
+    assert len(split) == 2, plan
+    # Each rank keeps the rows its key places there and sends the others: about half of them each way.
+    assert all(int(rows) > 0 and int(sent) > 0 and int(received) > 0 for rows, sent, received in split), plan
+    expected = rows(cluster.sql(on_master(query)))
     assert rows(cluster.sql(query)) == expected and expected
 
 
@@ -219,6 +255,68 @@ def test_tpch_queries_match_reference_on_three_ranks():
         assert "from ranks 1..2" in running.sql("EXPLAIN SELECT sum(l_quantity) FROM lineitem").stdout
         for query in range(1, 23):
             check_tpch_query(running, query)
+
+
+def rank_pids(base_dir):
+    """{rank: pid} of the tessera-server processes serving `base_dir` (Open MPI puts the rank in the environment)."""
+    pids = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            command = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
+            if not command[0].endswith(b"tessera-server") or base_dir.encode() not in command:
+                continue
+            environment = open(f"/proc/{entry}/environ", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        for variable in environment:
+            if variable.startswith(b"OMPI_COMM_WORLD_RANK="):
+                pids[int(variable.split(b"=")[1])] = int(entry)
+    return pids
+
+
+def test_rank_killed_mid_query_fails_the_query_and_the_master_stays_up():
+    """SIGKILL to rank 1 while it computes its part of a query: the master notices the missing heartbeats
+    (distributed/cluster.h) and fails that query with an error naming the rank, instead of waiting forever; it
+    still answers what it can compute alone. Open MPI is told not to end the job when a process dies."""
+    base_dir = tempfile.mkdtemp(prefix="tessera-failure-")
+    data = os.path.join(base_dir, "rows.csv")
+    with open(data, "w") as f:
+        f.writelines(f"{i},{i * 7 % 1000}\n" for i in range(20000))
+    running = Cluster(base_dir, 2, "--allowed-directories", base_dir,
+                      env=dict(MPI_ENV, OMPI_MCA_orte_enable_recovery="1"))
+    pids = {}
+    try:
+        running.sql("CREATE TABLE big (a BIGINT, b BIGINT) PARTITION BY HASH (a)", "CREATE TABLE small (c BIGINT, d BIGINT)",
+                    f"COPY big FROM '{data}' (FORMAT csv)", f"COPY small FROM '{data}' (FORMAT csv)")
+        pids = rank_pids(base_dir)
+        assert sorted(pids) == [0, 1], pids
+        # A nested-loop join of every rank's part of `big` with all of `small` (replicated): seconds of work on
+        # each rank.
+        slow = subprocess.Popen(
+            [TESSERA, "--connect", running.target, "--csv", "-c",
+             "SELECT count(*) FROM big, small WHERE (big.a * small.c + big.b) % 1000003 = 17"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)
+        assert slow.poll() is None, slow.communicate()
+        os.kill(pids[1], signal.SIGKILL)
+        began = time.monotonic()
+        _, stderr = slow.communicate(timeout=BOUND_S)
+        assert slow.returncode != 0
+        assert "rank 1 stopped answering" in stderr and "the cluster is unhealthy" in stderr, stderr
+        assert time.monotonic() - began < 60
+        # The master is up: a replicated table is read from its own copy; a query that needs rank 1 fails at once.
+        assert running.sql("SELECT count(*) FROM small").stdout.splitlines()[1] == "20000"
+        refused = running.sql("SELECT count(*) FROM big", check=False)
+        assert refused.returncode != 0 and "rank 1 stopped answering" in refused.stderr, refused.stderr
+    finally:
+        for pid in pids.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        running.process.kill()
+        running.process.communicate()
+        shutil.rmtree(base_dir, ignore_errors=True)
 
 
 def test_directory_of_another_layout_is_refused():

@@ -205,6 +205,58 @@ TEST_F(PlanDistributionTest, FragmentsRoundTripAndKeepOnlyTheirOwnLipFilters) {
   EXPECT_EQ(DecodePlanFragment(*message + "x", *catalog_, &inputs).status().code(), absl::StatusCode::kDataLoss);
 }
 
+// Large inputs (no broadcast): a join on a key that places neither or only one side, and an aggregate that does
+// not decompose grouped by such a key, run on the ranks over hash-split inputs.
+TEST_F(PlanDistributionTest, HashSplitsForJoinsAndAggregatesOnAnotherKey) {
+  PlanDistribution distribution(2, [](const lp::LogicalOperator&) { return 1e7; });
+  // orders.o_custkey = customer.c_custkey: customer is placed by its key, orders is split by o_custkey.
+  lp::LogicalOperatorPtr apart = Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0);
+  EXPECT_EQ(distribution.Of(*apart).placement, Placement::kPartitioned);
+  EXPECT_EQ(distribution.Of(*apart).key_columns, (std::vector<int>{1, 2}));
+  EXPECT_EQ(distribution.Repartition(*apart->children[0]), 1);
+  EXPECT_EQ(distribution.Repartition(*apart->children[1]), -1);
+  // A self-join on o_custkey: both sides split.
+  lp::LogicalOperatorPtr both = Join(lp::JoinType::kSemi, Scan("orders"), 1, Scan("orders"), 1);
+  EXPECT_EQ(distribution.Of(*both).placement, Placement::kPartitioned);
+  EXPECT_EQ(distribution.Of(*both).key_columns, std::vector<int>{1});
+  EXPECT_EQ(distribution.Repartition(*both->children[0]), 1);
+  EXPECT_EQ(distribution.Repartition(*both->children[1]), 1);
+  // Keys that cannot place rows (DECIMAL) and full outer joins stay on the master.
+  lp::LogicalOperatorPtr decimal = Join(lp::JoinType::kInner, Scan("lineitem"), 1, Scan("lineitem"), 1);
+  EXPECT_EQ(distribution.Of(*decimal).placement, Placement::kMaster);
+  EXPECT_EQ(distribution.Repartition(*decimal->children[0]), -1);
+  lp::LogicalOperatorPtr full = Join(lp::JoinType::kFullOuter, Scan("orders"), 1, Scan("customer"), 0);
+  EXPECT_EQ(distribution.Of(*full).placement, Placement::kMaster);
+  // COUNT(DISTINCT) grouped by o_custkey: orders split by it, each group whole on one rank.
+  auto distinct = Aggregate(Scan("orders"), {1},
+                            One(Call(lp::AggregateFunction::kCount, 0, Type::Integer(), Type::BigInt(), true)));
+  EXPECT_EQ(distribution.Of(*distinct).placement, Placement::kPartitioned);
+  EXPECT_EQ(distribution.Of(*distinct).key_columns, std::vector<int>{0});
+  EXPECT_EQ(distribution.Repartition(*distinct->children[0]), 1);
+  // Decomposable calls keep the partial aggregation (merged on the master).
+  auto counted =
+      Aggregate(Scan("orders"), {1}, One(Call(lp::AggregateFunction::kCount, 0, Type::Integer(), Type::BigInt())));
+  EXPECT_EQ(distribution.Of(*counted).placement, Placement::kMaster);
+  EXPECT_TRUE(distribution.SplitsAggregate(*counted));
+  EXPECT_EQ(distribution.Repartition(*counted->children[0]), -1);
+  // An input that reads a split input itself is not split again: the outer join stays on the master.
+  lp::LogicalOperatorPtr nested = Join(
+      lp::JoinType::kInner, Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0), 0, Scan("orders"), 1);
+  EXPECT_EQ(distribution.Of(*nested).placement, Placement::kMaster);
+
+  // The fragment above the split reads it as an exchange placeholder that carries the exchange's tag.
+  absl::StatusOr<std::string> message = EncodePlanFragment(*apart, {apart->children[0].get()}, {4242});
+  ASSERT_TRUE(message.ok()) << message.status();
+  std::vector<const lp::LogicalOperator*> inputs;
+  std::vector<int> tags;
+  absl::StatusOr<lp::LogicalOperatorPtr> decoded = DecodePlanFragment(*message, *catalog_, &inputs, &tags);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_EQ(inputs.size(), 1u);
+  EXPECT_EQ(tags, std::vector<int>{4242});
+  EXPECT_EQ(inputs[0], (*decoded)->children[0].get());
+  EXPECT_EQ((*decoded)->output().size(), apart->output().size());
+}
+
 TEST_F(PlanDistributionTest, ARankWithAnotherSchemaRefusesTheFragment) {
   absl::StatusOr<std::string> message = EncodePlanFragment(*Scan("orders"));
   std::vector<const lp::LogicalOperator*> inputs;

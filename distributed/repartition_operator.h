@@ -1,0 +1,154 @@
+#pragma once
+// The hash-split (repartitioning) exchange (distributed/README.md): every rank splits the rows of an input by the
+// rank their key places them on (distributed/partitioning.h: the placement of PARTITION BY HASH tables), sends
+// each part to its rank and receives the other ranks' parts, so that a join or an aggregation on that key runs on
+// every rank over the rows that meet there (query_execution/plan_distribution.h decides where).
+//
+// On the master, RepartitionOperator: when activated it sends every other rank a kShuffle command
+// (rank_protocol.h) with the input's plan fragment, the key column and the exchange's two tags; the rank runs the
+// fragment under its Foreman, splits its result and exchanges the parts on a service thread
+// (engine/distributed_statements.cc, ShuffleOnRank), and keeps its own partition for the plan fragment that reads
+// it (ExchangeResults). The master's own part of the input arrives as the operator's input: one split work order
+// per block, then one exchange work order that sends the master's parts (a thread per rank) and receives every
+// rank's part for the master. The operator's output is the master's partition. Every pair of ranks streams under
+// credits (block_stream.h), blocks on the exchange's data tag and credits on its credit tag, so a rank never
+// holds more than kInitialCredits unread blocks of one sender.
+//
+// The exchange work order holds a worker until every rank has sent its part (the Foreman has no event for an
+// arriving message yet): the ranks' parts never wait for the master's workers (they run on the ranks' own
+// Foremen and service threads), so it cannot deadlock; the gather that reads the ranks' partitions must start
+// after it (the plan builder adds that edge), since a rank's plan fragment waits for the master's parts.
+//
+// Threading: the operator is used on the scheduler thread; its work orders run on workers and write the
+// thread-safe relations; ExchangeParts and ExchangeResults are thread-safe.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "distributed/block_stream.h"
+#include "distributed/cluster.h"
+#include "expressions/batch.h"
+#include "relational_operators/block_input.h"
+#include "relational_operators/block_scanner.h"
+#include "relational_operators/relational_operator.h"
+#include "relational_operators/vector_block_writer.h"
+
+namespace tessera::distributed {
+
+// What the master asks a rank to do for one hash-split exchange (the kShuffle command's text).
+struct ShuffleRequest {
+  StreamTags tags;
+  int key_column = 0;    // the fragment's output column that places a row
+  std::string fragment;  // query_execution/plan_fragment.h
+};
+std::string EncodeShuffleRequest(const ShuffleRequest& request);
+absl::StatusOr<ShuffleRequest> DecodeShuffleRequest(std::string_view text);
+
+// Splits rows into one relation per rank by the rank of their key column (RankOfIntegerKey / RankOfStringKey;
+// NULL keys to rank 0). One splitter per work order or thread; the relations are thread-safe.
+class HashSplitter {
+ public:
+  // `parts[r]`: where the rows of rank r go (all of the same schema); `key_column`: a batch column of an
+  // INTEGER, BIGINT, CHAR or VARCHAR type (PlaceableKeyType).
+  HashSplitter(const std::vector<TemporaryRelation*>& parts, int key_column);
+
+  // The selected rows (all when `selection` is null) of the first `width` columns of `batch`.
+  absl::Status Add(const Batch& batch, const SelectionVector* selection, size_t width);
+  absl::Status Flush();
+  int64_t rows() const { return rows_; }
+
+ private:
+  const int key_column_;
+  std::vector<std::unique_ptr<VectorBlockWriter>> writers_;  // per rank
+  std::vector<SelectionVector> selections_;                  // per rank, reused per batch
+  std::vector<const ColumnVector*> columns_;
+  int64_t rows_ = 0;
+};
+
+// Sends `parts[r]` to every rank r but this one (a thread per rank) and receives every other rank's part for this
+// rank into `out`, on the exchange's tags; returns once every stream has ended. `cancelled` (may be null) closes
+// the incoming streams early. The first error is returned, naming its rank; every stream is still ended, so the
+// other ranks are not left waiting. Adds what it sent and received to the totals.
+absl::Status ExchangeParts(Cluster& cluster, StreamTags tags,
+                           const std::vector<std::shared_ptr<TemporaryRelation>>& parts, TemporaryRelation* out,
+                           const std::atomic<bool>* cancelled, StreamTotals* sent, StreamTotals* received);
+
+// Ends this rank's side of an exchange that cannot run: every other rank's stream to this one is closed and
+// drained, and every stream from this one ends with `failure`, which the other ranks report.
+void FailExchange(Cluster& cluster, StreamTags tags, const absl::Status& failure, BufferPool* pool);
+
+// On a rank: the partitions its hash-split exchanges received, by data tag, until the plan fragment that reads
+// one takes it. Thread-safe.
+class ExchangeResults {
+ public:
+  void Put(int tag, absl::StatusOr<std::shared_ptr<TemporaryRelation>> result);
+  // Waits for the partition of `tag` and removes it; DeadlineExceeded after `timeout`.
+  absl::StatusOr<std::shared_ptr<TemporaryRelation>> Take(int tag, std::chrono::milliseconds timeout);
+
+ private:
+  struct Entry {
+    absl::StatusOr<std::shared_ptr<TemporaryRelation>> result;
+    std::chrono::steady_clock::time_point stored;
+  };
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  absl::flat_hash_map<int, Entry> entries_;
+};
+
+class RepartitionOperator : public RelationalOperator {
+ public:
+  // `fragment`: the input subtree encoded (EncodePlanFragment), run by every other rank; `input` read through
+  // `scan` (whose first batch columns are `schema`'s): the master's own part; `key_column`: the column of
+  // `schema` that places a row; `tags`: two tags of this process (Cluster::NewRequestTag), the data tag also
+  // naming the exchange in the plan fragment that reads the ranks' partitions.
+  RepartitionOperator(std::string fragment, BlockInput input, ScanSpec scan, int key_column,
+                      std::vector<ColumnSchema> schema, StreamTags tags, Cluster* cluster, BufferPool* pool);
+  // Ends the streams of an exchange that never ran (a failed or cancelled query), so the ranks do not wait.
+  ~RepartitionOperator() override;
+
+  void FeedInputBlock(int input, uint32_t block_index) override { pending_.push_back(block_index); }
+  void DoneFeedingInput(int input) override { input_done_ = true; }
+  bool ReleasesInputBlocks(int input) const override { return true; }
+  bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
+  std::shared_ptr<TemporaryRelation> output() const override { return parts_[cluster_->rank()]; }
+  // "split N rows; sent B bytes, received B bytes" (bytes between every pair of ranks that include this one).
+  std::string RuntimeDetail() const override;
+
+ private:
+  class SplitWorkOrder;
+  class ExchangeWorkOrder;
+
+  const std::string request_;
+  const BlockInput input_;
+  ScanSpec scan_;
+  const int key_column_;
+  Cluster* const cluster_;
+  std::vector<std::shared_ptr<TemporaryRelation>> parts_;  // per rank; this rank's is the output
+  const StreamTags tags_;
+  bool started_ = false;
+  bool input_done_ = false;
+  bool exchange_issued_ = false;
+  std::atomic<bool> exchanged_{false};  // the exchange work order ran (its streams are ended)
+  // One splitter per worker, kept across its split work orders (flushed by the exchange work order), so that a
+  // selective input still fills whole blocks instead of sending a small block per input block and rank.
+  HashSplitter* SplitterOf(int worker);
+  std::mutex splitters_mutex_;
+  absl::flat_hash_map<int, std::unique_ptr<HashSplitter>> splitters_;
+  std::deque<uint32_t> pending_;
+  int64_t splits_issued_ = 0;
+  std::atomic<int64_t> splits_finished_{0};
+  std::atomic<int64_t> rows_split_{0};
+  StreamTotals sent_, received_;  // written by the exchange work order, read after it
+};
+
+}  // namespace tessera::distributed

@@ -1,0 +1,81 @@
+#include <string>
+#include <vector>
+
+#include "distributed/partitioning.h"
+#include "distributed/repartition_operator.h"
+#include "gtest/gtest.h"
+#include "relational_operators/block_input.h"
+#include "storage/topology.h"
+
+namespace tessera::distributed {
+namespace {
+
+// The hash split places every row on the rank COPY places the same key on (so split rows meet a PARTITION BY
+// HASH table's rows), keeps every row exactly once, and NULL keys go to rank 0.
+TEST(HashSplitTest, RowsGoWhereCopyPlacesTheirKey) {
+  std::unique_ptr<Topology> topology = MakeFakeTopology(1, 1);
+  BufferPool pool(64 << 20, topology.get());
+  constexpr int kRanks = 3;
+  const std::vector<ColumnSchema> schema = {{"k", Type::BigInt(), true, {}}, {"s", Type::Char(10), false, {}}};
+  std::vector<std::shared_ptr<TemporaryRelation>> parts;
+  std::vector<TemporaryRelation*> targets;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    parts.push_back(std::make_shared<TemporaryRelation>(schema, &pool));
+    targets.push_back(parts.back().get());
+  }
+  constexpr uint32_t kRows = 1000;
+  std::vector<std::string> texts;
+  for (uint32_t i = 0; i < kRows; ++i) texts.push_back("key" + std::to_string(i));
+  Batch batch;
+  batch.columns.emplace_back(Type::BigInt());
+  batch.columns.emplace_back(Type::Char(10));
+  batch.columns[0].ResetOwned(kRows);
+  batch.columns[1].ResetOwned(kRows);
+  for (uint32_t i = 0; i < kRows; ++i) {
+    batch.columns[0].mutable_values<int64_t>()[i] = static_cast<int64_t>(i) * 7919 - 50000;
+    batch.columns[1].mutable_strings()[i] = texts[i];
+  }
+  batch.columns[0].SetNull(5);
+  batch.size = kRows;
+
+  for (int key_column : {0, 1}) {
+    for (auto& part : parts) part = std::make_shared<TemporaryRelation>(schema, &pool);
+    for (int rank = 0; rank < kRanks; ++rank) targets[rank] = parts[rank].get();
+    HashSplitter splitter(targets, key_column);
+    ASSERT_TRUE(splitter.Add(batch, nullptr, schema.size()).ok());
+    ASSERT_TRUE(splitter.Flush().ok());
+    EXPECT_EQ(splitter.rows(), kRows);
+    int64_t total = 0;
+    for (int rank = 0; rank < kRanks; ++rank) {
+      total += parts[rank]->row_count();
+      EXPECT_GT(parts[rank]->row_count(), 0) << rank;
+      for (uint32_t b = 0; b < parts[rank]->block_count(); ++b) {
+        const BlockView block = parts[rank]->block(b);
+        for (uint32_t row = 0; row < block.row_count(); ++row) {
+          const Value key = block.GetValue(key_column, row, schema[key_column].type);
+          const bool is_null = key.is_null();
+          const std::string text = is_null ? "" : key.ToString();
+          EXPECT_EQ(*RankOfKeyText(text, is_null, schema[key_column].type, kRanks), rank) << text;
+        }
+      }
+    }
+    EXPECT_EQ(total, kRows);
+  }
+}
+
+TEST(HashSplitTest, ShuffleRequestsRoundTrip) {
+  const ShuffleRequest request{{123, 124}, 2, std::string("fragment\0bytes", 14)};
+  absl::StatusOr<ShuffleRequest> decoded = DecodeShuffleRequest(EncodeShuffleRequest(request));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->tags.data, 123);
+  EXPECT_EQ(decoded->tags.credits, 124);
+  EXPECT_EQ(decoded->key_column, 2);
+  EXPECT_EQ(decoded->fragment, request.fragment);
+  const std::string encoded = EncodeShuffleRequest(request);
+  for (size_t cut = 0; cut < encoded.size(); ++cut) {
+    EXPECT_EQ(DecodeShuffleRequest(encoded.substr(0, cut)).status().code(), absl::StatusCode::kDataLoss) << cut;
+  }
+}
+
+}  // namespace
+}  // namespace tessera::distributed
