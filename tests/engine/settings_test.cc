@@ -110,7 +110,8 @@ TEST_F(SettingsTest, BadValuesKeepThePreviousOne) {
   ASSERT_TRUE(settings.Set(*database_, "priority", "3").ok());
   absl::Status refused = settings.Set(*database_, "priority", "2147483648");  // beyond int
   EXPECT_EQ(refused.message(), "priority must be a positive integer, not '2147483648'");
-  EXPECT_EQ(settings.Set(*database_, "pipelining", "maybe").message(), "pipelining must be on or off, not 'maybe'");
+  EXPECT_EQ(settings.Set(*database_, "pipelining", "maybe").message(),
+            "pipelining must be eager (on), lazy (off) or elastic, not 'maybe'");
   EXPECT_EQ(settings.Set(*database_, "compression", "2").message(), "compression must be on or off, not '2'");
   QueryRunOptions applied;
   settings.Apply(*database_, &applied);
