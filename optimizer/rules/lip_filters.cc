@@ -136,10 +136,13 @@ void Collect(LogicalOperator* node, const CardinalityEstimator& estimator, Candi
         // An inner join only: execution may build a semi join on its left side, which a filter would forbid.
         const bool direct_inner = source.hash_joins == 0 && !source.through_union &&
                                   join.join_type == JoinType::kInner && !join.exact_filter.has_value();
+        // Not the direct prober: the rows it would drop are first probed into another hash table or written
+        // to a union's blocks.
+        const bool indirect = source.hash_joins > 0 || source.through_union;
         candidate.publishes_alone =
             (direct_inner && estimator.EstimateRows(*join.children[1]) >= LipFilters::kDirectProberMinBuildRows) ||
-            (source.through_union && !join.exact_filter.has_value() &&
-             join_rows <= LipFilters::kThroughUnionMaxPassFraction * probe_rows);
+            (indirect && !join.exact_filter.has_value() &&
+             join_rows <= LipFilters::kIndirectMaxPassFraction * probe_rows);
         candidate.publishes_as_only_join =
             direct_inner && join_rows <= LipFilters::kOnlyJoinMaxPassFraction * probe_rows;
         candidate.publishes = (!join.exact_filter.has_value() && source.hash_joins > 0) || candidate.publishes_alone;

@@ -220,5 +220,25 @@ TEST_F(JoinFilterRulesTest, AJoinProbingThroughAUnionPublishesALipFilterForEvery
   EXPECT_THAT(unselective, Not(HasSubstr("LIP")));
 }
 
+TEST_F(JoinFilterRulesTest, ASelectiveJoinAboveAnotherHashJoinPublishesALipFilter) {
+  // TPC-DS Q78's anti-join idiom: lineitem rows without a partsupp row, of the orders of one day. The orders
+  // join probes after the left join's hash probe, so its filter spares that probe for rows of other days.
+  const std::string plan =
+      Optimized(tpch_,
+                "SELECT o_orderpriority, count(*) FROM lineitem LEFT JOIN partsupp ON l_partkey = ps_partkey AND "
+                "l_suppkey = ps_suppkey, orders WHERE ps_partkey IS NULL AND l_orderkey = o_orderkey AND o_orderdate "
+                "= DATE '1995-01-01' GROUP BY o_orderpriority");
+  EXPECT_THAT(plan, ContainsRegex("Join LEFT OUTER [^\n]*\n *TableScan lineitem [^\n]*LIP filters: \\[l_orderkey "
+                                  "IN bloom\\(o_orderkey\\)\\]"));
+
+  // All orders: no filter on lineitem.
+  const std::string unselective =
+      Optimized(tpch_,
+                "SELECT o_orderpriority, count(*) FROM lineitem LEFT JOIN partsupp ON l_partkey = ps_partkey AND "
+                "l_suppkey = ps_suppkey, orders WHERE ps_partkey IS NULL AND l_orderkey = o_orderkey GROUP BY "
+                "o_orderpriority");
+  EXPECT_THAT(unselective, Not(ContainsRegex("TableScan lineitem [^\n]*LIP")));
+}
+
 }  // namespace
 }  // namespace tessera::optimizer
