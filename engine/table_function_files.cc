@@ -27,8 +27,9 @@ absl::StatusOr<std::string> ReadTableFunctionFile(const FileAccessPolicy& policy
     return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a regular file"));
   }
   if (info.st_size > max_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat("'", path, "' has ", info.st_size, " bytes; table functions read files of at most ",
-                                                     max_bytes, " bytes (COPY loads larger files into a table)"));
+    return absl::ResourceExhaustedError(absl::StrCat("'", path, "' has ", info.st_size,
+                                                     " bytes; table functions read files of at most ", max_bytes,
+                                                     " bytes (COPY loads larger files into a table)"));
   }
   std::string text(static_cast<size_t>(info.st_size), '\0');
   size_t done = 0;

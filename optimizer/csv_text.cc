@@ -90,8 +90,8 @@ char DetectDelimiter(const std::vector<Line>& lines, char quote) {
     size_t count = 0;
     bool consistent = true;
     for (size_t l = 0; l < lines.size() && l < kSampleLines && consistent; ++l) {
-      consistent = SplitFields(lines[l].text, candidate, quote, &fields, &error) &&
-                   (count == 0 || fields.size() == count);
+      consistent =
+          SplitFields(lines[l].text, candidate, quote, &fields, &error) && (count == 0 || fields.size() == count);
       count = fields.size();
     }
     if (consistent && count > best_fields) {
@@ -243,8 +243,8 @@ absl::StatusOr<CsvTable> ReadCsvText(std::string_view text, const CsvOptions& op
       return absl::InvalidArgumentError(absl::StrCat(source, ": line ", lines[l].number, ": ", error));
     }
     if (split[l].size() != split[0].size()) {
-      return absl::InvalidArgumentError(absl::StrCat(source, ": line ", lines[l].number, ": expected ",
-                                                     split[0].size(), " fields, found ", split[l].size()));
+      return absl::InvalidArgumentError(absl::StrCat(source, ": line ", lines[l].number, ": expected ", split[0].size(),
+                                                     " fields, found ", split[l].size()));
     }
   }
   const size_t columns = split[0].size();

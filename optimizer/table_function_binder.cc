@@ -108,7 +108,13 @@ absl::StatusOr<BoundRelation> QueryBinder::BindReadCsv(const parser::TableRef& r
     ExpressionContext context;
     context.scope = &empty;
     context.clause = absl::StrCat("arguments of ", name);
-    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindExpression(argument, context));
+    absl::StatusOr<ExpressionPtr> bound_or = BindExpression(argument, context);
+    if (absl::IsNotFound(bound_or.status()) && argument.kind == parser::ExprKind::kColumnRef) {
+      return ErrorAt(absl::StatusCode::kUnimplemented, argument.position,
+                     absl::StrCat("the arguments of ", name,
+                                  " must be constants: a column needs LATERAL, which is not supported"));
+    }
+    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, std::move(bound_or));
     bound = FoldConstantsDeep(std::move(bound));
     if (bound->kind != ExpressionKind::kConstant || bound->constant.is_null()) {
       return ErrorAt(absl::StatusCode::kInvalidArgument, argument.position,
@@ -143,9 +149,9 @@ absl::StatusOr<BoundRelation> QueryBinder::BindReadCsv(const parser::TableRef& r
     }
     const bool character = option == "delim" || option == "sep" || option == "delimiter" || option == "quote";
     if (!character && option != "nullstr") {
-      return ErrorAt(absl::StatusCode::kInvalidArgument, argument.children[0]->position,
-                     absl::StrCat("unknown option '", option, "' of ", name,
-                                  " (options: header, delim / sep, quote, nullstr)"));
+      return ErrorAt(
+          absl::StatusCode::kInvalidArgument, argument.children[0]->position,
+          absl::StrCat("unknown option '", option, "' of ", name, " (options: header, delim / sep, quote, nullstr)"));
     }
     if (value.type().id() != TypeId::kVarchar && value.type().id() != TypeId::kChar) {
       return ErrorAt(absl::StatusCode::kInvalidArgument, argument.children[1]->position,
@@ -171,8 +177,9 @@ absl::StatusOr<BoundRelation> QueryBinder::BindReadCsv(const parser::TableRef& r
   }
   if (options_ == nullptr || !options_->read_file) {
     return ErrorAt(absl::StatusCode::kUnimplemented, ref.position,
-                   absl::StrCat(name, " is not available here: it reads its file when a query is planned (not in a "
-                                      "view's definition)"));
+                   absl::StrCat(name,
+                                " is not available here: it reads its file when a query is planned (not in a "
+                                "view's definition)"));
   }
   const std::string source = absl::StrCat(name, "('", path, "')");
   absl::StatusOr<std::string> text = options_->read_file(path);
@@ -180,7 +187,8 @@ absl::StatusOr<BoundRelation> QueryBinder::BindReadCsv(const parser::TableRef& r
   absl::StatusOr<CsvTable> table = ReadCsvText(*text, csv, source);
   if (!table.ok()) return Rewrap(table.status(), ref.position);
   auto values = std::make_unique<Values>();
-  for (size_t c = 0; c < table->names.size(); ++c) values->columns.push_back({table->names[c], table->types[c], true, ""});
+  for (size_t c = 0; c < table->names.size(); ++c)
+    values->columns.push_back({table->names[c], table->types[c], true, ""});
   values->rows = std::move(table->rows);
   values->RecomputeOutput();
   BoundRelation relation;
