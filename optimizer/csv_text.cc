@@ -105,30 +105,49 @@ char DetectDelimiter(const std::vector<Line>& lines, char quote) {
 // Candidate types, most specific first; VARCHAR (always possible) is last.
 enum Candidate { kBoolean, kBigInt, kDouble, kDate, kTimestamp, kVarchar, kCandidates };
 
-bool Parses(Candidate candidate, std::string_view text) {
+// Whether `text` is a value of `candidate`, and that value in *value.
+bool ParseAs(Candidate candidate, std::string_view text, Value* value) {
   switch (candidate) {
-    case kBoolean:
-      return absl::EqualsIgnoreCase(absl::string_view(text.data(), text.size()), "true") ||
-             absl::EqualsIgnoreCase(absl::string_view(text.data(), text.size()), "false");
+    case kBoolean: {
+      const absl::string_view view(text.data(), text.size());
+      const bool is_true = absl::EqualsIgnoreCase(view, "true");
+      if (!is_true && !absl::EqualsIgnoreCase(view, "false")) return false;
+      *value = Value::Boolean(is_true);
+      return true;
+    }
     case kBigInt: {
       int64_t v;
-      return ParseInt64(text, &v);
+      if (!ParseInt64(text, &v)) return false;
+      *value = Value::BigInt(v);
+      return true;
     }
     case kDouble: {
       double v;
-      return ParseDouble(text, &v);
+      if (!ParseDouble(text, &v)) return false;
+      *value = Value::Double(v);
+      return true;
     }
     case kDate: {
       int32_t v;
-      return ParseDate(text, &v);
+      if (!ParseDate(text, &v)) return false;
+      *value = Value::Date(v);
+      return true;
     }
     case kTimestamp: {
       int64_t v;
-      return ParseTimestamp(text, &v);
+      if (!ParseTimestamp(text, &v)) return false;
+      *value = Value::Timestamp(v);
+      return true;
     }
     default:
+      *value = Value::String(std::string(text));
       return true;
   }
+}
+
+bool Parses(Candidate candidate, std::string_view text) {
+  Value ignored;
+  return candidate == kVarchar || ParseAs(candidate, text, &ignored);
 }
 
 Type CandidateType(Candidate candidate) {
@@ -180,33 +199,9 @@ class TypeDetector {
 };
 
 Value ToValue(const Field& field, Candidate candidate, const CsvOptions& options) {
-  if (IsNull(field, options)) return Value::Null(CandidateType(candidate));
-  switch (candidate) {
-    case kBoolean:
-      return Value::Boolean(absl::EqualsIgnoreCase(field.text, "true"));
-    case kBigInt: {
-      int64_t v = 0;
-      ParseInt64(field.text, &v);
-      return Value::BigInt(v);
-    }
-    case kDouble: {
-      double v = 0;
-      ParseDouble(field.text, &v);
-      return Value::Double(v);
-    }
-    case kDate: {
-      int32_t v = 0;
-      ParseDate(field.text, &v);
-      return Value::Date(v);
-    }
-    case kTimestamp: {
-      int64_t v = 0;
-      ParseTimestamp(field.text, &v);
-      return Value::Timestamp(v);
-    }
-    default:
-      return Value::String(field.text);
-  }
+  Value value = Value::Null(CandidateType(candidate));
+  if (!IsNull(field, options)) ParseAs(candidate, field.text, &value);  // detected over these values: it parses
+  return value;
 }
 
 std::vector<std::string> ColumnNames(const std::vector<Field>* header, size_t columns) {
