@@ -4,18 +4,23 @@
 //   range(stop) / range(start, stop[, step]): the same without stop.
 // The arguments are constant integers (INTEGER or BIGINT); one BIGINT column named after the function; a NULL
 // argument gives no rows; step 0 is an error; a step whose sign points away from stop gives no rows. Bound as a
-// Series node (SeriesOperator writes the rows in parallel work orders). Not supported: the TIMESTAMP / INTERVAL
-// forms.
+// Series node (SeriesOperator writes the rows in parallel work orders).
+//   generate_series / range(start, stop, step) over TIMESTAMP (or DATE) bounds and an INTERVAL step: a TIMESTAMP
+//     column, start, start + step, (start + step) + step, ... (the step added again and again, so months clamp
+//     as DuckDB's do: 2024-01-31, 02-29, 03-29); the step's parts must not have mixed signs and must not all be 0.
+//     At most kMaxTimestampSeriesRows rows, bound as a Values node.
 //   read_csv('file' [, header = true, delim = ',', quote = '"', nullstr = '']) / read_csv_auto(...): the file's
 //     rows with the dialect and types detected from its text (csv_text.h). The file is read while binding through
 //     OptimizerOptions::read_file (which applies the server's file access policy and a size limit), and its rows
 //     become a Values node.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "catalog/text_conversion.h"
 #include "common/status_macros.h"
 #include "optimizer/constant_folding.h"
 #include "optimizer/csv_text.h"
@@ -54,8 +59,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindTableFunction(const parser::Table
     bound = FoldConstantsDeep(std::move(bound));
     const TypeId type = bound->result_type.id();
     if (type == TypeId::kTimestamp || type == TypeId::kDate || type == TypeId::kInterval) {
-      return ErrorAt(absl::StatusCode::kUnimplemented, argument->position,
-                     absl::StrCat(name, " over ", bound->result_type.ToString(), " is not supported (integers only)"));
+      return BindTimestampSeries(ref, name, inclusive);
     }
     const bool integer = type == TypeId::kInteger || type == TypeId::kBigInt || type == TypeId::kNull;
     if (bound->kind != ExpressionKind::kConstant || !integer) {
@@ -90,6 +94,68 @@ absl::StatusOr<BoundRelation> QueryBinder::BindTableFunction(const parser::Table
   series->start = start;
   series->step = step == 0 ? 1 : step;
   series->count = static_cast<int64_t>(count);
+  series->RecomputeOutput();
+  BoundRelation relation;
+  relation.names = series->OutputNames();
+  relation.plan = std::move(series);
+  return relation;
+}
+
+absl::StatusOr<BoundRelation> QueryBinder::BindTimestampSeries(const parser::TableRef& ref, const std::string& name,
+                                                               bool inclusive) {
+  if (ref.arguments.size() != 3) {
+    return ErrorAt(absl::StatusCode::kInvalidArgument, ref.position,
+                   absl::StrCat(name, " over timestamps takes (start, stop, step) with an INTERVAL step"));
+  }
+  Scope empty;
+  std::vector<Value> values;
+  for (size_t a = 0; a < 3; ++a) {
+    const parser::ParsedExpr& argument = *ref.arguments[a];
+    ExpressionContext context;
+    context.scope = &empty;
+    context.clause = absl::StrCat("arguments of ", name);
+    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindExpression(argument, context));
+    bound = FoldConstantsDeep(std::move(bound));
+    const TypeId type = bound->result_type.id();
+    const bool fits = a == 2 ? type == TypeId::kInterval || type == TypeId::kNull
+                             : type == TypeId::kTimestamp || type == TypeId::kDate || type == TypeId::kNull;
+    if (bound->kind != ExpressionKind::kConstant || !fits) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, argument.position,
+                     absl::StrCat("the arguments of ", name, " over timestamps must be a constant TIMESTAMP or DATE ",
+                                  "start and stop and an INTERVAL step, not ",
+                                  bound->kind != ExpressionKind::kConstant ? "an expression over columns"
+                                                                           : bound->result_type.ToString()));
+    }
+    values.push_back(bound->constant);
+  }
+  auto series = std::make_unique<Values>();
+  series->columns.push_back({name, Type::Timestamp(), false, ""});
+  const bool any_null = std::any_of(values.begin(), values.end(), [](const Value& v) { return v.is_null(); });
+  if (!any_null) {
+    constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000 * 1000;
+    auto micros = [&](const Value& v) {
+      return v.type().id() == TypeId::kDate ? v.AsInt64() * kMicrosPerDay : v.AsInt64();
+    };
+    const int64_t start = micros(values[0]);
+    const int64_t stop = micros(values[1]);
+    const Interval step = values[2].AsInterval();
+    const bool positive = step.months > 0 || step.days > 0 || step.micros > 0;
+    const bool negative = step.months < 0 || step.days < 0 || step.micros < 0;
+    if (positive == negative) {
+      return ErrorAt(
+          absl::StatusCode::kInvalidArgument, ref.arguments[2]->position,
+          absl::StrCat("the step of ", name, positive ? " cannot mix positive and negative parts" : " cannot be 0"));
+    }
+    for (int64_t at = start; positive ? (inclusive ? at <= stop : at < stop) : (inclusive ? at >= stop : at > stop);
+         at = AddIntervalToTimestamp(at, step)) {
+      if (static_cast<int64_t>(series->rows.size()) == kMaxTimestampSeriesRows) {
+        return ErrorAt(absl::StatusCode::kInvalidArgument, ref.position,
+                       absl::StrCat(name, " over timestamps makes at most ", kMaxTimestampSeriesRows,
+                                    " rows (they are bound as constants)"));
+      }
+      series->rows.push_back({Value::Timestamp(at)});
+    }
+  }
   series->RecomputeOutput();
   BoundRelation relation;
   relation.names = series->OutputNames();
