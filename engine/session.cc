@@ -10,6 +10,7 @@
 #include "engine/constant_expression.h"
 #include "engine/distributed_statements.h"
 #include "engine/statement_handlers.h"
+#include "engine/table_function_files.h"
 #include "parser/parser.h"
 
 namespace tessera {
@@ -25,6 +26,11 @@ QueryRunOptions Session::RunOptions() {
   // WITH RECURSIVE: the binder runs each step as a query of this session (same priority, cancel and timeout).
   options.optimizer.run_plan = [database = database_, run = options](const optimizer::LogicalOperator& plan) {
     return RunPlanRows(*database, plan, run);
+  };
+  // read_csv in FROM: its file is read while binding, under the server's file access policy.
+  options.optimizer.read_file = [database = database_](const std::string& path) {
+    return ReadTableFunctionFile(database->options().file_access, database->options().data_directory, path,
+                                 kMaxTableFunctionFileBytes);
   };
   return options;
 }

@@ -61,6 +61,10 @@ class CardinalityEstimator {
   std::optional<RangeBound> AsRangeBound(const BoundExpression& comparison, const LogicalOperator& input) const;
   double ComputeRows(const LogicalOperator& plan) const;
   double ComparisonSelectivity(const BoundExpression& comparison, const LogicalOperator& input) const;
+  // The fraction of a join's left rows that find a match (semi join) or none (anti join; at least 0.1), by the
+  // first key pair's distinct values.
+  double MatchedFraction(const Join& join) const;
+  double UnmatchedFraction(const Join& join) const;
 
   // EstimateRows of the nodes seen in the current outermost EstimateRows call.
   mutable absl::flat_hash_map<const LogicalOperator*, double> rows_cache_;

@@ -23,11 +23,18 @@ class LogicalOperator;
 // each step of a WITH RECURSIVE query (optimizer/recursive_cte_binder.cc), from the planning thread.
 using PlanRunner = std::function<absl::StatusOr<std::vector<std::vector<Value>>>(const LogicalOperator& plan)>;
 
+// Returns the whole contents of a file that a statement names (read_csv in FROM), after checking that the
+// statement may read it (the engine's file access policy: a server reads only under --allowed-directories) and
+// that it is small enough to hold in the plan. Called from the planning thread.
+using FileReader = std::function<absl::StatusOr<std::string>(const std::string& path)>;
+
 struct OptimizerOptions {
   // Setting names of rules that are skipped. Only names of RuleList() rules (ParseDisabledRules checks them).
   std::set<std::string> disabled_rules;
   // How WITH RECURSIVE queries are evaluated while binding; without a runner they are rejected.
   PlanRunner run_plan;
+  // How read_csv reads its file while binding; without a reader read_csv is rejected.
+  FileReader read_file;
   // SET max_recursion_depth: the most times the recursive term of a WITH RECURSIVE query may run with rows in
   // its working table before the query fails.
   int64_t max_recursion_depth = kDefaultMaxRecursionDepth;

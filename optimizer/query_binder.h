@@ -334,6 +334,12 @@ class QueryBinder {
   // ---- table_function_binder.cc
   // A table function in FROM (`generate_series(1, 10)`, `range(5)`): its plan.
   absl::StatusOr<BoundRelation> BindTableFunction(const parser::TableRef& ref);
+  // generate_series / range (`name`; `inclusive` for generate_series) over TIMESTAMP bounds and an INTERVAL step.
+  static constexpr int64_t kMaxTimestampSeriesRows = 1000000;
+  absl::StatusOr<BoundRelation> BindTimestampSeries(const parser::TableRef& ref, const std::string& name,
+                                                    bool inclusive);
+  // read_csv / read_csv_auto (`name`, lower-cased) in FROM.
+  absl::StatusOr<BoundRelation> BindReadCsv(const parser::TableRef& ref, const std::string& name);
   // ---- recursive_cte_binder.cc
   // A reference to `entry`, a WITH RECURSIVE query: its rows, computed on the first reference (later ones reuse
   // them), as a Values node; nullopt when the query does not read its own name (then it binds as a plain WITH

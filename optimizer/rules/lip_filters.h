@@ -22,8 +22,15 @@
 // lineitem scan against the 204 parts with their average quantity: probe busy 180 -> 50 ms). In star joins
 // the other joins' filters already thin the rows that reach the direct prober, so it stays without one there
 // (SSB Q2.3). Apart from these exceptions, filters are placed only on scans that at least kMinJoinsPerScan
-// joins probe with (counting exact-filter joins). Dropping a scan row whose key is not among the build keys is
-// safe whatever lies between: every row derived from it carries the key and fails the join.
+// joins probe with (counting exact-filter joins). A third exception: a join that is no direct prober of the scan
+// (a hash join lies between, or a UNION [ALL]: the union writes every row it reads to its own blocks before the
+// join probes them) publishes when it is estimated to keep at most kIndirectMaxPassFraction of its probe rows,
+// whatever other joins probe the scan: after the anti-join idiom `store_sales LEFT JOIN store_returns ... WHERE
+// sr_ticket_number IS NULL`, one year of date_dim (TPC-DS Q78) lets only that year's sales probe the left join's
+// hash table. Probe keys are traced into every branch of a union that passes them unchanged, and the one filter
+// is applied by every branch's scan (TPC-DS Q05's sales UNION ALL returns). Dropping a scan row whose key is not
+// among the build keys is safe whatever lies between: every row derived from it carries the key and fails the
+// join.
 //
 // Execution builds a publishing join's hash table on its right side whatever the sizes (the filter is over the
 // build keys, and building on the left side would make that side wait for its own filter).
@@ -39,6 +46,7 @@ class LipFilters final : public Rule {
   static constexpr int kMinJoinsPerScan = 2;
   static constexpr double kDirectProberMinBuildRows = 100000;
   static constexpr double kOnlyJoinMaxPassFraction = 0.1;
+  static constexpr double kIndirectMaxPassFraction = 0.5;
 
   std::string name() const override { return "LipFilters"; }
   LogicalOperatorPtr Apply(LogicalOperatorPtr plan) const override;

@@ -44,6 +44,46 @@ ExpressionPtr DisjunctionPart(const BoundExpression& disjunction, int begin, int
   return CombineDisjuncts(std::move(branches));
 }
 
+// Transitive predicates across a join's keys: for a predicate over one column of one side that fails when the
+// column is NULL (`ss_sold_year = 2000`), and a key pair `that column = other side's column` (plain columns of
+// one type), the same predicate over the other side's column (`cs_sold_year = 2000`). Rows of the other side
+// that fail it can match no row that passes the original, so it may filter them wherever the original filters
+// its own side (TPC-DS Q78: the year of store sales filters the web and catalog sales that a LEFT JOIN matches
+// on year, item and customer, before they are aggregated). `from` is over the side of `from_keys`, the result
+// over the side of `to_keys`; a predicate already in `to` is not repeated.
+Predicates DeriveAcrossKeys(const Predicates& from, const std::vector<ExpressionPtr>& from_keys,
+                            const std::vector<ExpressionPtr>& to_keys, const Predicates& to) {
+  Predicates derived;
+  for (const ExpressionPtr& predicate : from) {
+    std::vector<int> columns;
+    CollectColumns(*predicate, &columns);
+    if (columns.empty() || std::any_of(columns.begin(), columns.end(), [&](int c) { return c != columns[0]; })) {
+      continue;
+    }
+    const int column = columns[0];
+    if (!RejectsNulls(*predicate, column, column + 1)) continue;
+    for (size_t pair = 0; pair < from_keys.size(); ++pair) {
+      const BoundExpression& from_key = *from_keys[pair];
+      const BoundExpression& to_key = *to_keys[pair];
+      if (!IsColumn(from_key) || !IsColumn(to_key) || from_key.column_index != column ||
+          !(from_key.result_type == to_key.result_type)) {
+        continue;
+      }
+      ExpressionPtr copy = predicate->Clone();
+      RemapColumns(copy.get(), [&](int) { return to_key.column_index; });
+      const auto same = [&](const ExpressionPtr& other) { return ExpressionsEqual(*other, *copy); };
+      if (std::none_of(to.begin(), to.end(), same) && std::none_of(derived.begin(), derived.end(), same)) {
+        derived.push_back(std::move(copy));
+      }
+    }
+  }
+  return derived;
+}
+
+void Append(Predicates more, Predicates* predicates) {
+  for (ExpressionPtr& predicate : more) predicates->push_back(std::move(predicate));
+}
+
 LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
   const int left_width = join->children[0]->output_width();
   const int total = left_width + join->children[1]->output_width();
@@ -78,6 +118,9 @@ LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
         }
       }
       if (!condition.empty()) AddJoinCondition(join.get(), CombineConjuncts(std::move(condition)));
+      Predicates to_right = DeriveAcrossKeys(left, join->left_keys, join->right_keys, right);
+      Append(DeriveAcrossKeys(right, join->right_keys, join->left_keys, left), &left);
+      Append(std::move(to_right), &right);
       break;
     }
     case JoinType::kLeftOuter:
@@ -104,6 +147,15 @@ LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
         }
       }
       join->residual = CombineConjuncts(std::move(residual));
+      // Right rows can only matter by matching a left row (NOT IN's null-aware join aside: a NULL right key
+      // matters to every left row); a semi join keeps only left rows that match a right row.
+      if (!join->null_aware && !join->enforce_single_row) {
+        Predicates to_right = DeriveAcrossKeys(left, join->left_keys, join->right_keys, right);
+        if (join->join_type == JoinType::kSemi) {
+          Append(DeriveAcrossKeys(right, join->right_keys, join->left_keys, left), &left);
+        }
+        Append(std::move(to_right), &right);
+      }
       break;
     }
     case JoinType::kFullOuter:

@@ -179,5 +179,66 @@ TEST_F(JoinFilterRulesTest, OuterAndAntiJoinsPublishNoLipFilter) {
   EXPECT_THAT(plan, Not(HasSubstr("LIP")));
 }
 
+TEST_F(JoinFilterRulesTest, ExactFilterJoinsGoIntoEveryBranchOfAUnion) {
+  // TPC-DS Q05's shape: the union's rows are filtered in each branch, each branch with its own copy of the
+  // build side, instead of being written to the union's blocks first.
+  const std::string plan =
+      Optimized(ssb_,
+                "SELECT sum(x) FROM (SELECT lo_partkey AS k, lo_revenue AS x FROM lineorder UNION ALL "
+                "SELECT lo_partkey, lo_supplycost FROM lineorder) u, part WHERE k = p_partkey AND p_mfgr = "
+                "'MFGR#1'");
+  EXPECT_THAT(plan, ContainsRegex("SetOperation UNION ALL\n(.*\n)*.*Join SEMI exact filter \\[1, 200000\\] \\(from "
+                                  "inner join\\) keys=\\[lo_partkey = p_partkey\\]\n *TableScan lineorder (.*\n)*.*"
+                                  "Join SEMI exact filter \\[1, 200000\\] \\(from inner join\\) keys=\\[lo_partkey = "
+                                  "p_partkey\\]\n *TableScan lineorder"));
+  EXPECT_THAT(plan, Not(ContainsRegex("Join [^\n]*\n *SetOperation")));
+
+  // A build side that scans more rows than the union yields stays above the union.
+  const std::string large_build =
+      Optimized(ssb_,
+                "SELECT count(*) FROM (SELECT p_partkey AS k FROM part WHERE p_size = 1 UNION ALL SELECT "
+                "p_partkey FROM part WHERE p_size = 2) u WHERE k IN (SELECT lo_partkey FROM lineorder)");
+  EXPECT_THAT(large_build, ContainsRegex("Join SEMI[^\n]*\n *SetOperation"));
+}
+
+TEST_F(JoinFilterRulesTest, AJoinProbingThroughAUnionPublishesALipFilterForEveryBranch) {
+  // d_datekey is sparse (no exact filter); one year of dates keeps about a seventh of the rows.
+  const std::string union_all =
+      "(SELECT lo_orderdate AS d, lo_revenue AS x FROM lineorder UNION ALL SELECT "
+      "lo_orderdate, lo_supplycost FROM lineorder WHERE lo_quantity < 10) u, date ";
+  const std::string plan = Optimized(ssb_, "SELECT d_year, sum(x) FROM " + union_all +
+                                               "WHERE d = d_datekey AND d_year = 1993 GROUP BY "
+                                               "d_year");
+  EXPECT_THAT(plan, HasSubstr("publishes LIP filter #0"));
+  EXPECT_THAT(plan, ContainsRegex("TableScan lineorder [^\n]*LIP filters: \\[lo_orderdate IN bloom\\(d_datekey\\)\\]"
+                                  "\n(.*\n)*.*TableScan lineorder [^\n]*LIP filters: \\[lo_orderdate IN "
+                                  "bloom\\(d_datekey\\)\\]"));
+
+  // Every row finds its date: no filter.
+  const std::string unselective =
+      Optimized(ssb_, "SELECT d_year, sum(x) FROM " + union_all + "WHERE d = d_datekey GROUP BY d_year");
+  EXPECT_THAT(unselective, Not(HasSubstr("LIP")));
+}
+
+TEST_F(JoinFilterRulesTest, ASelectiveJoinAboveAnotherHashJoinPublishesALipFilter) {
+  // TPC-DS Q78's anti-join idiom: lineitem rows without a partsupp row, of the orders of one day. The orders
+  // join probes after the left join's hash probe, so its filter spares that probe for rows of other days.
+  const std::string plan =
+      Optimized(tpch_,
+                "SELECT o_orderpriority, count(*) FROM lineitem LEFT JOIN partsupp ON l_partkey = ps_partkey AND "
+                "l_suppkey = ps_suppkey, orders WHERE ps_partkey IS NULL AND l_orderkey = o_orderkey AND o_orderdate "
+                "= DATE '1995-01-01' GROUP BY o_orderpriority");
+  EXPECT_THAT(plan, ContainsRegex("Join LEFT OUTER [^\n]*\n *TableScan lineitem [^\n]*LIP filters: \\[l_orderkey "
+                                  "IN bloom\\(o_orderkey\\)\\]"));
+
+  // All orders: no filter on lineitem.
+  const std::string unselective =
+      Optimized(tpch_,
+                "SELECT o_orderpriority, count(*) FROM lineitem LEFT JOIN partsupp ON l_partkey = ps_partkey AND "
+                "l_suppkey = ps_suppkey, orders WHERE ps_partkey IS NULL AND l_orderkey = o_orderkey GROUP BY "
+                "o_orderpriority");
+  EXPECT_THAT(unselective, Not(ContainsRegex("TableScan lineitem [^\n]*LIP")));
+}
+
 }  // namespace
 }  // namespace tessera::optimizer
