@@ -50,6 +50,8 @@ def queries(bench, sf: str):
 
 
 def run_tessera(args, bench) -> dict:
+    if args.reuse and os.path.exists(args.data_dir):
+        return run_tessera_queries(args, bench, {"engine": "tessera", "sf": args.sf, "reused_data_dir": True})
     if os.path.exists(args.data_dir):
         shutil.rmtree(args.data_dir)
     pipes = tempfile.mkdtemp(prefix="tpch-pipes-")
@@ -80,6 +82,10 @@ def run_tessera(args, bench) -> dict:
     log(f"tessera: loaded in {load_s:.1f} s, peak RSS {result['load_max_rss_kib']} KiB")
     du = subprocess.run(["du", "-sk", args.data_dir], capture_output=True, text=True).stdout.split()
     result["data_dir_kib"] = int(du[0]) if du else None
+    return run_tessera_queries(args, bench, result)
+
+
+def run_tessera_queries(args, bench, result: dict) -> dict:
     # One process for all queries (blocks read once, as a server would), each query warm-up + runs times.
     files = []
     work = tempfile.mkdtemp(prefix="tpch-queries-")
@@ -89,7 +95,11 @@ def run_tessera(args, bench) -> dict:
             f.write(sql)
         files.append((name, path, len(bench_results.split_statements(sql))))
     command = ["/usr/bin/time", "-v", args.tessera, args.data_dir, "--csv", "--timing", "--threads",
-               str(args.threads), "-c", "SHOW MEMORY"]
+               str(args.threads)]
+    if args.memory_limit:
+        command += ["--memory-limit", str(args.memory_limit)]
+        result["memory_limit"] = args.memory_limit
+    command += ["-c", "SHOW MEMORY"]
     for _, path, _ in files:
         command += ["-f", path] * (args.runs + 1)
     log("tessera: running the queries")
@@ -150,6 +160,8 @@ def run_duckdb(args, bench) -> dict:
         result["queries"][name] = {"warmup_ms": run.warmup_ms, "times_ms": run.times_ms, "header": run.header,
                                    "rows": run.rows, "error": run.error}
         log(f"duckdb: {name} {run.times_ms or run.error}")
+        with open(args.out, "w") as f:  # so far: a run cut short still leaves its answers
+            json.dump(result, f, indent=1)
     result["query_max_rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return result
 
@@ -195,6 +207,8 @@ def main() -> int:
         if name == "tessera":
             p.add_argument("--data-dir", required=True)
             p.add_argument("--tessera", default=os.path.join(bench_data.ROOT, "build", "cli", "tessera"))
+            p.add_argument("--memory-limit", type=int, help="tessera's buffer-pool budget while querying (bytes)")
+            p.add_argument("--reuse", action="store_true", help="run the queries on an already loaded --data-dir")
         else:
             p.add_argument("--db", required=True)
             p.add_argument("--parts", type=int, default=10)
