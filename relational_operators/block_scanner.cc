@@ -634,15 +634,17 @@ void BlockScanner::ApplyRuntimeFilters(const BlockView& block, uint32_t first_ro
   for (int f : order) {
     if (count == 0) break;
     const RuntimeFilterProbe& probe = spec_.runtime_filters[f];
-    keys_.clear();
-    for (int column : probe.key_columns) {
-      LoadColumn(block, column, first_row, in);  // the first filter's keys whole, later ones' at the rows left
-      keys_.push_back(&batch_.columns[column]);
-    }
-    if (probe.member) {
-      probe.filter->KeepMembers(keys_, in, batch_.size, &scratch_);
-    } else {
-      probe.filter->KeepNonMembers(keys_, in, batch_.size, &scratch_);
+    if (!ProbeCodes(block, first_row, probe, in)) {
+      keys_.clear();
+      for (int column : probe.key_columns) {
+        LoadColumn(block, column, first_row, in);  // the first filter's keys whole, later ones' at the rows left
+        keys_.push_back(&batch_.columns[column]);
+      }
+      if (probe.member) {
+        probe.filter->KeepMembers(keys_, in, batch_.size, &scratch_);
+      } else {
+        probe.filter->KeepNonMembers(keys_, in, batch_.size, &scratch_);
+      }
     }
     rows_in_[f] += count;
     rows_out_[f] += scratch_.count;
@@ -650,6 +652,47 @@ void BlockScanner::ApplyRuntimeFilters(const BlockView& block, uint32_t first_ro
     in = &selection_;
     count = selection_.count;
   }
+}
+
+bool BlockScanner::ProbeCodes(const BlockView& block, uint32_t first_row, const RuntimeFilterProbe& probe,
+                              const SelectionVector* in) {
+  if (!staged_ || !probe.member || probe.key_columns.size() != 1) return false;
+  const int batch_column = probe.key_columns[0];
+  if (loaded_columns_[batch_column]) return false;  // decoded already: the values are as cheap
+  const int column = spec_.block_columns[batch_column];
+  if (block.encoding(column) != ColumnEncoding::kFrameOfReference) return false;
+  const Type& type = spec_.types[batch_column];
+  const TypeId id = type.id();
+  if (id != TypeId::kInteger && id != TypeId::kDate && id != TypeId::kBigInt && id != TypeId::kTimestamp) return false;
+  RuntimeFilter::DenseKeyBits set;
+  if (!probe.filter->dense_key_bits(&set)) return false;
+  const ColumnChunk& chunk = block.chunk(column);
+  scratch_.count = 0;
+  if (!chunk.has_zone_map) return true;  // every key NULL: no row is a member
+  // The block's values zone_min + code that the set can hold, [low, high], in code space and in the set's bits.
+  auto zone_value = [wide = type.FixedWidth() == 8](const uint8_t* raw) -> int128 {
+    return wide ? ReadRaw<int64_t>(raw) : ReadRaw<int32_t>(raw);
+  };
+  const int128 zone_min = zone_value(chunk.zone_min);
+  const int128 low = std::max(zone_min, static_cast<int128>(set.min));
+  const int128 high = std::min(zone_value(chunk.zone_max), static_cast<int128>(set.min) + static_cast<int128>(set.bits) - 1);
+  if (low > high) return true;
+  const uint32_t* rows = in != nullptr ? in->rows.data() : nullptr;
+  const uint32_t row_count = in != nullptr ? in->count : batch_.size;
+  scratch_.count = SelectCodesInBitmap(block.data() + chunk.values_offset, chunk.bit_width, first_row, batch_.size,
+                                       rows, row_count, static_cast<uint64_t>(low - zone_min),
+                                       static_cast<uint64_t>(high - low), set.words,
+                                       static_cast<uint64_t>(low - set.min), scratch_.rows.data());
+  const uint8_t* validity = block.Validity(column);
+  if (validity == nullptr) return true;
+  uint32_t kept = 0;  // NULL rows hold code 0, which may have passed
+  for (uint32_t s = 0; s < scratch_.count; ++s) {
+    const uint32_t row = scratch_.rows[s];
+    scratch_.rows[kept] = row;
+    kept += GetBit(validity, first_row + row);
+  }
+  scratch_.count = kept;
+  return true;
 }
 
 void BlockScanner::StartExpansion() {

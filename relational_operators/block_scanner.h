@@ -118,6 +118,11 @@ class BlockScanner {
   // Each filter's key columns are loaded (LoadColumn) just before it probes.
   void ApplyRuntimeFilters(const BlockView& block, uint32_t first_row, const std::vector<int>& order,
                            const SelectionVector* in);
+  // Runtime filter `probe` on the frame-of-reference codes of its key in `block`, rows of `in` (null: all rows)
+  // into scratch_, without loading the key column: when the filter is a bit vector over one integer key
+  // (RuntimeFilter::dense_key_bits) whose column is coded in this block and not loaded yet. False: not done.
+  bool ProbeCodes(const BlockView& block, uint32_t first_row, const RuntimeFilterProbe& probe,
+                  const SelectionVector* in);
   // The filter split into dictionary terms and the residual (ScanSpec::dictionary_terms), rows of `in` (null: all
   // rows) into selection_; the batch holds rows [first_row, ...) of `block`.
   absl::Status ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in);

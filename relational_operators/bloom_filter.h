@@ -101,6 +101,11 @@ class LipFilter final : public RuntimeFilter {
   }
   bool is_dense() const { return !dense_words_.empty(); }
   bool probes_before_scan_filter() const override { return is_dense(); }
+  bool dense_key_bits(DenseKeyBits* out) const override {
+    if (!is_dense()) return false;
+    *out = {dense_words_.data(), dense_min_, dense_span_ + 1};
+    return true;
+  }
 
   void KeepMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in, uint32_t size,
                    SelectionVector* out) const override;

@@ -55,6 +55,10 @@ class ExactFilter final : public RuntimeFilter {
                       SelectionVector* out) const override;
   bool expands_rows() const override { return counts_duplicates_ && duplicate_keys() > 0; }
   uint32_t Multiplicity(const std::vector<const ColumnVector*>& keys, uint32_t row) const override;
+  bool dense_key_bits(DenseKeyBits* out) const override {
+    *out = {words_, min_, bits_};
+    return true;
+  }
 
   // Number of inserted keys that were already present (after the build).
   int64_t duplicate_keys() const { return duplicate_keys_.load(std::memory_order_relaxed); }

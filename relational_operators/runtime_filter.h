@@ -42,6 +42,18 @@ class RuntimeFilter {
   // their own filter predicate, which then runs on fewer rows.
   virtual bool probes_before_scan_filter() const { return false; }
   virtual uint32_t Multiplicity(const std::vector<const ColumnVector*>& keys, uint32_t row) const { return 1; }
+
+  // A filter over one INTEGER, DATE, BIGINT or TIMESTAMP key that is a bit vector over the key's values (a dense
+  // LIP filter, an exact filter): bit k of `words` (little-endian 64-bit words) is set iff key min + k is in the
+  // set, for k < bits; keys outside [min, min + bits) are not in it. Scanners test frame-of-reference codes
+  // against it without decoding the key (block_scanner.h). Valid once complete.
+  struct DenseKeyBits {
+    const uint64_t* words = nullptr;
+    int64_t min = 0;
+    uint64_t bits = 0;
+  };
+  // False when the filter is not such a bit vector.
+  virtual bool dense_key_bits(DenseKeyBits* out) const { return false; }
 };
 
 // Rows that went into and came out of one filter at one scan, summed over work orders: the scanner orders its

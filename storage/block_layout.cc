@@ -249,6 +249,7 @@ void BlockView::DecodeFixedRows(int column, uint32_t first, const uint32_t* rows
   // Unsigned arithmetic, wide enough for T (a wrap in 64 bits truncates to the same 32-bit value).
   using U = std::conditional_t<sizeof(T) == 16, unsigned __int128, uint64_t>;
   for (uint32_t i = 0; i < row_count; ++i) {
+    if (i + kPrefetchRows < row_count) PrefetchCode(packed, width, first + rows[i + kPrefetchRows]);
     out[rows[i]] = static_cast<T>(static_cast<U>(base) + static_cast<U>(UnpackCode(packed, width, first + rows[i])));
   }
 }

@@ -67,6 +67,16 @@ uint32_t SelectCodesInSet(const uint8_t* packed, int bit_width, uint32_t first, 
                           const uint32_t* rows, uint32_t row_count, const uint64_t* codes, uint32_t code_count,
                           uint32_t* out_rows);
 
+// A set of values given as a bit vector, tested on codes: keeps the rows (as SelectCodesInRange) whose code c lies
+// in [code_low, code_low + code_span] and whose bit `bit_base + (c - code_low)` of `bits` is set (the bit of
+// value zone_min + c in a dense key filter whose first bit stands for zone_min + code_low - bit_base). `bits` is
+// little-endian 64-bit words holding at least bit_base + code_span + 1 bits. A code_span below 2^32 with codes
+// of up to 32 bits tests 16 codes per step where the build has AVX-512 (a gather of 32-bit words); NULL rows are
+// the caller's to drop.
+uint32_t SelectCodesInBitmap(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
+                             const uint32_t* rows, uint32_t row_count, uint64_t code_low, uint64_t code_span,
+                             const uint64_t* bits, uint64_t bit_base, uint32_t* out_rows);
+
 // One code; for row-at-a-time readers (COPY TO, statistics, result printing).
 inline uint64_t UnpackCode(const uint8_t* packed, int bit_width, uint32_t row) {
   if (bit_width == 0) return 0;
@@ -74,6 +84,13 @@ inline uint64_t UnpackCode(const uint8_t* packed, int bit_width, uint32_t row) {
   uint64_t word;
   __builtin_memcpy(&word, packed + (bit >> 3), sizeof(word));
   return (word >> (bit & 7)) & ((uint64_t{1} << bit_width) - 1);
+}
+
+// Reads of scattered codes (a sparse selection) miss the cache on every new line of a stream that is far larger
+// than it: their loops prefetch the code kPrefetchRows selected rows ahead.
+constexpr uint32_t kPrefetchRows = 16;
+inline void PrefetchCode(const uint8_t* packed, int bit_width, uint32_t row) {
+  __builtin_prefetch(packed + ((static_cast<uint64_t>(row) * bit_width) >> 3));
 }
 
 // A dictionary of a kDictionary column: the heap section of its chunk.

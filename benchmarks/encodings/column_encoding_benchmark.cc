@@ -12,17 +12,27 @@
 //   filter/decoded  decode, then the same filter over the buffer
 //   filter/codes    the constant translated into code space once per block, codes compared: dictionaries a
 //                   code per row, frame of reference SelectCodesInRange over the packed codes (no decode)
-// Every filter variant must select the same rows (exit status 1 and an error otherwise).
+//   keys/plain      a dense key filter (a join's key filter or dense LIP filter: a bit vector over the column's
+//                   value range, about a quarter of the keys in it; bloom_filter.h) probed with the plain values
+//                   (LipFilter::KeepMembers, as a scan of plain blocks does)
+//   keys/decoded    decode, then the same probe (a runtime filter's key before probing on codes)
+//   keys/codes      the filter tested on the packed codes (SelectCodesInBitmap: BlockScanner::ProbeCodes)
+// Every filter variant must select the same rows, and every key filter variant (exit status 1 and an error
+// otherwise).
 //
 // Usage: column_encoding_benchmark [--rows=8388608] [--benchmark_filter=...] (--help lists all flags)
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "benchmarks/google_benchmark_flags.h"
+#include "expressions/batch.h"
+#include "relational_operators/bloom_filter.h"
+#include "storage/buffer_pool.h"
 #include "storage/block_builder.h"
 #include "storage/block_layout.h"
 #include "storage/column_encoding.h"
@@ -45,7 +55,17 @@ struct Column {
   std::string string_constant;  // strings: value = constant
   int64_t bytes_per_row = 8;    // decoded
   int64_t selected = -1;        // rows the first filter variant selected
+  // Integers of up to kMaxKeyFilterBits bits: a dense key filter over [base, base + 2^bits).
+  std::unique_ptr<LipFilter> key_filter;
+  int64_t key_selected = -1;  // rows the first key filter variant selected
 };
+
+constexpr int kMaxKeyFilterBits = 24;
+
+BufferPool& Pool() {
+  static auto* pool = new BufferPool(int64_t{1} << 30, nullptr);
+  return *pool;
+}
 
 bool g_different = false;
 
@@ -84,6 +104,13 @@ std::unique_ptr<Column> IntegerColumn(int bits) {
   Seal(compressed, true, &column->compressed);
   Seal(plain, false, &column->plain);
   column->constant = base + static_cast<int64_t>(mask / 2);  // about half the rows pass
+  if (bits <= kMaxKeyFilterBits) {
+    column->key_filter = std::make_unique<LipFilter>("v");
+    if (!column->key_filter->BuildDense(base, mask, &Pool()).ok()) std::abort();
+    for (uint64_t key = 0; key <= mask; ++key) {
+      if ((key * 0x9e3779b97f4a7c15ull) >> 62 == 0) column->key_filter->InsertDenseKey(base + static_cast<int64_t>(key));
+    }
+  }
   return column;
 }
 
@@ -122,7 +149,9 @@ std::vector<std::unique_ptr<Column>>& Columns() {
   return *columns;
 }
 
-enum class Variant { kMemcpy, kDecode, kDecodeScalar, kFilterPlain, kFilterDecoded, kFilterCodes };
+enum class Variant {
+  kMemcpy, kDecode, kDecodeScalar, kFilterPlain, kFilterDecoded, kFilterCodes, kKeysPlain, kKeysDecoded, kKeysCodes
+};
 
 const char* VariantName(Variant variant) {
   switch (variant) {
@@ -132,6 +161,9 @@ const char* VariantName(Variant variant) {
     case Variant::kFilterPlain: return "filter/plain";
     case Variant::kFilterDecoded: return "filter/decoded";
     case Variant::kFilterCodes: return "filter/codes";
+    case Variant::kKeysPlain: return "keys/plain";
+    case Variant::kKeysDecoded: return "keys/decoded";
+    case Variant::kKeysCodes: return "keys/codes";
   }
   return "";
 }
@@ -192,6 +224,37 @@ int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint3
   return selected;
 }
 
+// The key filter variants over an integer column: rows whose value the dense key filter holds.
+int64_t RunKeys(const Column& column, Variant variant, SelectionVector* selection) {
+  int64_t selected = 0;
+  const auto& blocks = variant == Variant::kKeysPlain ? column.plain : column.compressed;
+  RuntimeFilter::DenseKeyBits set;
+  if (!column.key_filter->dense_key_bits(&set)) std::abort();
+  ColumnVector keys;
+  const std::vector<const ColumnVector*> key_columns = {&keys};
+  for (const auto& bytes : blocks) {
+    const BlockView block(bytes.data());
+    const ColumnChunk& chunk = block.chunk(0);
+    int64_t zone_min = 0;
+    int64_t zone_max = 0;
+    std::memcpy(&zone_min, chunk.zone_min, sizeof(zone_min));
+    std::memcpy(&zone_max, chunk.zone_max, sizeof(zone_max));
+    for (uint32_t first = 0; first < block.row_count(); first += kVector) {
+      const uint32_t count = std::min(kVector, block.row_count() - first);
+      if (variant == Variant::kKeysCodes) {  // the set covers the block's range: no clipping
+        selected += SelectCodesInBitmap(block.data() + chunk.values_offset, chunk.bit_width, first, count, nullptr, 0,
+                                        0, static_cast<uint64_t>(zone_max - zone_min), set.words,
+                                        static_cast<uint64_t>(zone_min - set.min), selection->rows.data());
+        continue;
+      }
+      LoadBatchColumn(block, column.type, 0, first, count, &keys);
+      column.key_filter->KeepMembers(key_columns, nullptr, count, selection);
+      selected += selection->count;
+    }
+  }
+  return selected;
+}
+
 int64_t RunString(const Column& column, Variant variant, std::string_view* buffer, uint32_t* codes,
                   uint32_t* selection) {
   int64_t selected = 0;
@@ -243,16 +306,25 @@ void BM_Column(benchmark::State& state, Column* column, Variant variant) {
   std::vector<std::string_view> strings(kVector);
   std::vector<uint32_t> codes(kVector);
   std::vector<uint32_t> selection(kVector);
+  SelectionVector key_selection;
+  key_selection.rows.resize(kVector);
+  const bool keys = variant == Variant::kKeysPlain || variant == Variant::kKeysDecoded ||
+                    variant == Variant::kKeysCodes;
   int64_t selected = 0;
   for (auto _ : state) {
-    selected = column->type.IsString() ? RunString(*column, variant, strings.data(), codes.data(), selection.data())
-                                       : RunInteger(*column, variant, integers.data(), selection.data());
+    if (keys) {
+      selected = RunKeys(*column, variant, &key_selection);
+    } else {
+      selected = column->type.IsString() ? RunString(*column, variant, strings.data(), codes.data(), selection.data())
+                                         : RunInteger(*column, variant, integers.data(), selection.data());
+    }
   }
   const bool filters = variant == Variant::kFilterPlain || variant == Variant::kFilterDecoded ||
                        variant == Variant::kFilterCodes;
-  if (filters) {
-    if (column->selected < 0) column->selected = selected;
-    if (selected != column->selected) {
+  if (filters || keys) {
+    int64_t& first_selected = keys ? column->key_selected : column->selected;
+    if (first_selected < 0) first_selected = selected;
+    if (selected != first_selected) {
       g_different = true;
       state.SkipWithError("selected rows differ from the first filter's");
     }
@@ -289,6 +361,9 @@ int Main(int argc, char** argv) {
                                      Variant::kFilterDecoded};
     variants.push_back(Variant::kFilterCodes);
     if (!column->type.IsString() && UnpackCodesHasSimd()) variants.insert(variants.begin() + 2, Variant::kDecodeScalar);
+    if (column->key_filter != nullptr) {
+      variants.insert(variants.end(), {Variant::kKeysPlain, Variant::kKeysDecoded, Variant::kKeysCodes});
+    }
     for (Variant variant : variants) {
       const std::string name = "BM_Column/" + column->name + "/" + VariantName(variant);
       benchmark::RegisterBenchmark(name.c_str(), BM_Column, column.get(), variant)->Unit(benchmark::kMillisecond);

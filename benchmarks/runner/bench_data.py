@@ -62,7 +62,9 @@ class Query:
             text = f.read()
         if self.number == 11 and Decimal(sf) != 1:
             # Q11's FRACTION is 0.0001 / SF (TPC-H 2.4.11.3); the file holds the SF1 value.
-            fraction = format((Decimal("0.0001") / Decimal(sf)).normalize(), "f")
+            # Ten decimals, as qgen prints it: 0.0001 / 30 does not terminate (and as a constant of 28 digits
+            # overflowed DECIMAL arithmetic).
+            fraction = format((Decimal("0.0001") / Decimal(sf)).quantize(Decimal("1e-10")).normalize(), "f")
             text = re.sub(r"\b0\.0001(?:0*)\b", fraction, text, count=1)
         return text
 

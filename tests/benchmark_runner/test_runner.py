@@ -266,6 +266,7 @@ def test_query_selection_and_q11_fraction():
     assert "0.0001000000" in q11.sql("1")
     assert "* 0.01\n" in q11.sql("0.01") and "0.0001" not in q11.sql("0.01")
     assert "* 0.00001\n" in q11.sql("10")
+    assert "* 0.0000033333\n" in q11.sql("30")  # 0.0001 / 30 does not terminate: ten decimals, as qgen prints
     assert bench_data.format_sf("1.0") == "1" and bench_data.format_sf("0.010") == "0.01"
     assert bench_data.format_sf("10") == "10"
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/cord.h"
@@ -47,7 +48,7 @@ TEST(ColumnEncodingTest, PackedCodesRoundTripAtEveryWidthAndOffset) {
   }
 }
 
-// SelectCodesInRange / SelectCodesInSet against a row-by-row reference at every width: whole vectors (several
+// SelectCodesInRange / SelectCodesInSet / SelectCodesInBitmap against a row-by-row reference at every width: whole vectors (several
 // chunks), dense and sparse input selections (the sparse one in place), ranges past the widest code, empty ones.
 TEST(ColumnEncodingTest, SelectCodesMatchesRowByRow) {
   std::mt19937_64 random(11);
@@ -105,6 +106,28 @@ TEST(ColumnEncodingTest, SelectCodesMatchesRowByRow) {
       out.resize(n);
       EXPECT_EQ(out, reference([&](uint64_t code) { return std::binary_search(set.begin(), set.end(), code); }))
           << "width " << width << " set of " << set.size();
+      // Bit vectors (dense key filters): code ranges inside and past the codes, bit offsets in and across words.
+      for (const auto& [low, span, base] : std::vector<std::tuple<uint64_t, uint64_t, uint64_t>>{
+               {0, std::min<uint64_t>(mask, 300000), 0},
+               {std::min(a, b), std::min<uint64_t>(std::max(a, b) - std::min(a, b), 300000), 69},
+               {a, 0, 5},
+               {mask / 2, 100, 1000}}) {
+        std::vector<uint64_t> bits((base + span + 1 + 63) / 64);
+        for (uint64_t& word : bits) word = random() & random();  // about a quarter of the bits set
+        std::vector<uint32_t> out = rows != nullptr ? *rows : std::vector<uint32_t>();
+        out.resize(kCount);
+        const uint32_t n = SelectCodesInBitmap(packed.data(), width, kFirst, kCount,
+                                               rows != nullptr ? out.data() : nullptr,
+                                               rows != nullptr ? static_cast<uint32_t>(rows->size()) : 0, low, span,
+                                               bits.data(), base, out.data());
+        out.resize(n);
+        EXPECT_EQ(out, reference([&](uint64_t code) {
+                    if (code < low || code - low > span) return false;
+                    const uint64_t bit = base + (code - low);
+                    return ((bits[bit / 64] >> (bit % 64)) & 1) != 0;
+                  }))
+            << "width " << width << " bitmap codes " << low << "+" << span << " at bit " << base;
+      }
     }
   }
 }
