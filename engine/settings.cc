@@ -232,6 +232,13 @@ std::vector<SettingDefinition> Declarations() {
           },
           "eager (on): an operator's filled blocks feed its consumer at once; lazy (off): every edge blocking; "
           "elastic: eager with per-operator limits from measured rates (scheduler/elastic_pipelining.h)"),
+      SessionSetting(
+          "validate_plans", OnOff(),
+          [](const Database&) { return DefaultText(optimizer::OptimizerOptions::kValidatePlansByDefault); },
+          [](const SettingValue& value, QueryRunOptions* options) {
+            options->optimizer.validate_plans = std::get<bool>(value);
+          },
+          "check the logical plan as bound and after every optimizer rule (on in Debug builds and the SQL tests)"),
       SessionSetting("priority", PositiveInteger(std::numeric_limits<int>::max()), &QueryRunOptions::priority,
                      "the priority of this session's queries under the scheduling policy"),
       SessionSetting(

@@ -39,6 +39,16 @@ struct OptimizerOptions {
   // its working table before the query fails.
   int64_t max_recursion_depth = kDefaultMaxRecursionDepth;
   static constexpr int64_t kDefaultMaxRecursionDepth = 10000;
+  // SET validate_plans: ValidatePlan (plan_validation.h) on the bound plan and after every rule, so that a rule
+  // that breaks a plan fails the query with the rule's name instead of failing later or answering wrongly. On in
+  // Debug builds and in the SQL tests (the runner sets it); off by default in Release builds (it walks the plan
+  // once per rule).
+#ifdef NDEBUG
+  static constexpr bool kValidatePlansByDefault = false;
+#else
+  static constexpr bool kValidatePlansByDefault = true;
+#endif
+  bool validate_plans = kValidatePlansByDefault;
 };
 
 struct RuleRun {

@@ -180,7 +180,7 @@ absl::StatusOr<std::optional<BoundRelation>> QueryBinder::BindRecursiveCte(const
     std::optional<RowDeduplicator> dedup;
     if (!parts.all) dedup.emplace();
     auto run = [&](LogicalOperatorPtr plan) -> absl::StatusOr<std::vector<std::vector<Value>>> {
-      plan = RunRules(std::move(plan), *options_, nullptr);
+      TESSERA_ASSIGN_OR_RETURN(plan, RunRules(std::move(plan), *options_, nullptr));
       TESSERA_ASSIGN_OR_RETURN(std::vector<std::vector<Value>> rows, options_->run_plan(*plan));
       return dedup.has_value() ? dedup->KeepNew(std::move(rows)) : rows;
     };

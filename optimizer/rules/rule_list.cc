@@ -1,6 +1,9 @@
 #include "optimizer/rules/rule_list.h"
 
+#include "absl/strings/str_cat.h"
 #include "common/clock.h"
+#include "common/status_macros.h"
+#include "optimizer/plan_validation.h"
 #include "optimizer/rules/aggregate_semi_join_reduction.h"
 #include "optimizer/rules/column_pruning.h"
 #include "optimizer/rules/constant_folding_rule.h"
@@ -34,7 +37,15 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
   return *rules;
 }
 
-LogicalOperatorPtr RunRules(LogicalOperatorPtr plan, const OptimizerOptions& options, OptimizerReport* report) {
+absl::StatusOr<LogicalOperatorPtr> RunRules(LogicalOperatorPtr plan, const OptimizerOptions& options,
+                                            OptimizerReport* report) {
+  auto validate = [&](const std::string& after) -> absl::Status {
+    if (!options.validate_plans) return absl::OkStatus();
+    absl::Status valid = ValidatePlan(*plan);
+    if (valid.ok()) return valid;
+    return absl::InternalError(absl::StrCat("the plan is invalid ", after, ": ", valid.message()));
+  };
+  TESSERA_RETURN_IF_ERROR(validate("as bound"));
   for (const auto& rule : RuleList()) {
     RuleRun run{RuleSettingName(rule->name())};
     run.disabled = options.disabled_rules.contains(run.name);
@@ -42,6 +53,7 @@ LogicalOperatorPtr RunRules(LogicalOperatorPtr plan, const OptimizerOptions& opt
       const int64_t start = MonotonicNanos();
       plan = rule->Apply(std::move(plan));
       run.elapsed_ns = MonotonicNanos() - start;
+      TESSERA_RETURN_IF_ERROR(validate(absl::StrCat("after rule ", run.name)));
     }
     if (report != nullptr) report->rules.push_back(std::move(run));
   }

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "optimizer/optimizer_options.h"
 #include "optimizer/rules/rule.h"
 
@@ -27,8 +28,10 @@ namespace tessera::optimizer {
 const std::vector<std::unique_ptr<Rule>>& RuleList();
 
 // Runs every rule of RuleList() in order, except those `options` disables. With a `report`, appends one
-// RuleRun per rule (elapsed time of each rule that ran).
-LogicalOperatorPtr RunRules(LogicalOperatorPtr plan, const OptimizerOptions& options = {},
-                            OptimizerReport* report = nullptr);
+// RuleRun per rule (elapsed time of each rule that ran). With `options.validate_plans`, the plan is validated
+// before the first rule and after each one: Internal "the plan is invalid after rule NAME: ..." (or "as bound")
+// when a check fails.
+absl::StatusOr<LogicalOperatorPtr> RunRules(LogicalOperatorPtr plan, const OptimizerOptions& options = {},
+                                            OptimizerReport* report = nullptr);
 
 }  // namespace tessera::optimizer

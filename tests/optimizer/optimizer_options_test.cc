@@ -53,7 +53,7 @@ TEST(OptimizerOptionsTest, RunRulesSkipsDisabledRulesAndReportsEveryRule) {
   OptimizerOptions all_disabled;
   for (const auto& rule : RuleList()) all_disabled.disabled_rules.insert(RuleSettingName(rule->name()));
   OptimizerReport report;
-  LogicalOperatorPtr untouched = RunRules((*bound)->Clone(), all_disabled, &report);
+  LogicalOperatorPtr untouched = *RunRules((*bound)->Clone(), all_disabled, &report);
   EXPECT_EQ(untouched->ToString(), as_bound);
   ASSERT_EQ(report.rules.size(), RuleList().size());
   for (const RuleRun& run : report.rules) {
@@ -64,13 +64,47 @@ TEST(OptimizerOptionsTest, RunRulesSkipsDisabledRulesAndReportsEveryRule) {
   // Without push-down the filter stays above the cross join; with it, the equality becomes a join key.
   OptimizerOptions no_push_down{{"predicate_push_down"}};
   OptimizerReport partial;
-  const std::string without = RunRules((*bound)->Clone(), no_push_down, &partial)->ToString();
-  const std::string with = RunRules((*bound)->Clone())->ToString();
+  const std::string without = (*RunRules((*bound)->Clone(), no_push_down, &partial))->ToString();
+  const std::string with = (*RunRules((*bound)->Clone()))->ToString();
   EXPECT_THAT(without, HasSubstr("Join CROSS"));
   EXPECT_THAT(with, ::testing::Not(HasSubstr("Join CROSS")));
   ASSERT_EQ(partial.rules[0].name, "predicate_push_down");
   EXPECT_TRUE(partial.rules[0].disabled);
   EXPECT_FALSE(partial.rules[1].disabled);
+}
+
+// The Filter in `node`'s subtree, or null.
+Filter* FindFilter(LogicalOperator* node) {
+  if (node->kind() == LogicalOperatorKind::kFilter) return static_cast<Filter*>(node);
+  for (auto& child : node->children) {
+    if (Filter* found = FindFilter(child.get())) return found;
+  }
+  return nullptr;
+}
+
+TEST(OptimizerOptionsTest, ValidatePlansNamesWhereThePlanBroke) {
+  testing::TestCatalog catalog("tpch", /*statistics=*/true);
+  absl::StatusOr<std::unique_ptr<LogicalOperator>> bound =
+      testing::Plan(catalog.catalog(), "SELECT n_name FROM nation WHERE n_nationkey > 3", /*optimize=*/false);
+  ASSERT_TRUE(bound.ok()) << bound.status();
+  OptimizerOptions validating;
+  validating.validate_plans = true;
+  EXPECT_TRUE(RunRules((*bound)->Clone(), validating).ok());
+
+  // A predicate over a column its input does not have: refused as bound, before any rule runs.
+  LogicalOperatorPtr broken = (*bound)->Clone();
+  Filter* filter = FindFilter(broken.get());
+  ASSERT_NE(filter, nullptr) << broken->ToString();
+  filter->predicate->children[0]->column_index = 99;
+  absl::StatusOr<LogicalOperatorPtr> refused = RunRules(broken->Clone(), validating);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(std::string(refused.status().message()), HasSubstr("the plan is invalid as bound"));
+
+  // Without validation the rules run on it (what a Release build does unless SET validate_plans = on).
+  OptimizerOptions unchecked;
+  unchecked.validate_plans = false;
+  EXPECT_TRUE(RunRules(std::move(broken), unchecked).ok());
 }
 
 }  // namespace

@@ -187,8 +187,8 @@ TEST_F(RulesTest, ColumnPruningNarrowsScansAndDropsUnusedAggregates) {
 
 TEST_F(RulesTest, ColumnPruningKeepsFilterAndKeyColumns) {
   const std::string plan =
-      RunRules(Bound("SELECT n_name FROM nation JOIN region ON n_regionkey = r_regionkey "
-                     "WHERE r_name = 'ASIA' AND n_comment LIKE '%x%'"))
+      (*RunRules(Bound("SELECT n_name FROM nation JOIN region ON n_regionkey = r_regionkey "
+                       "WHERE r_name = 'ASIA' AND n_comment LIKE '%x%'")))
           ->ToString();
   EXPECT_THAT(plan,
               HasSubstr("TableScan nation [n_name, n_regionkey, n_comment] filter=(n_comment LIKE '%x%')"));
@@ -198,7 +198,7 @@ TEST_F(RulesTest, ColumnPruningKeepsFilterAndKeyColumns) {
 TEST_F(RulesTest, CardinalityEstimates) {
   CardinalityEstimator estimator;
   auto rows = [&](const std::string& sql) {
-    auto plan = RunRules(Bound(sql));
+    LogicalOperatorPtr plan = *RunRules(Bound(sql));
     return estimator.EstimateRows(*plan);
   };
   EXPECT_NEAR(rows("SELECT * FROM lineitem"), 6001215, 1);

@@ -191,6 +191,11 @@ class TestFileRunner {
     }
     database_ = *std::move(database);
     session_ = std::make_unique<Session>(database_.get());
+    // Every plan of the SQL tests is checked as bound and after every optimizer rule (also in Release builds).
+    if (absl::StatusOr<QueryResult> set = session_->Execute("SET validate_plans = on"); !set.ok()) {
+      out_ << path_ << ": SET validate_plans: " << set.status().message() << "\n";
+      return false;
+    }
     return true;
   }
 
