@@ -282,14 +282,17 @@ TEST_F(SpillTest, TheSuspendedQuerysMemoryGoesToTheArrivalAndComesBackWithTheSam
   EXPECT_EQ(stats->load.suspensions, 1);
   EXPECT_GE(stats->load.spilled_bytes_total, int64_t{16} << 20) << "at least what it could spill at the arrival";
   EXPECT_EQ(stats->load.spilled_bytes, 0) << "nothing is spilled once it resumed";
-  EXPECT_GT(most_spilled, 0);
+  // (The watcher's samples only describe the pool: the arrival may finish and the query resume between two of
+  // them, so that no sample sees it spilled. That it was is shown by the suspension and the bytes spilled above.)
   // (The pool's use before and after the spill is not compared here: the suspended query's queued work orders
   // still run and allocate after the last sample before the spill. BufferPoolSpillTest checks the exact
   // accounting; the Foreman logs the pool's use before and after each spill.)
   EXPECT_EQ(SpilledHere(), 0u) << "the resume removed the spill file";
-  std::printf("[ memory ] buffer pool in use: %.1f MiB before the spill, %.1f MiB while spilled (%.1f MiB spilled)\n",
-              used_before_spill / 1048576.0, least_used_while_spilled / 1048576.0,
-              stats->load.spilled_bytes_total / 1048576.0);
+  if (most_spilled > 0) {
+    std::printf("[ memory ] buffer pool in use: %.1f MiB before the spill, %.1f MiB while spilled (%.1f MiB spilled)\n",
+                used_before_spill / 1048576.0, least_used_while_spilled / 1048576.0,
+                stats->load.spilled_bytes_total / 1048576.0);
+  }
 
   absl::StatusOr<QueryResult> memory = Execute(*session_, "SHOW MEMORY");
   ASSERT_TRUE(memory.ok());
@@ -311,14 +314,16 @@ TEST_F(SpillTest, CancellingASpilledQueryRemovesItsSpillFile) {
   // The arrival is the large join again (at priority 10): it runs long enough to cancel the spilled one meanwhile.
   StartLargeQueryAndTighten(low_session, low_client, low_result, low.min_bytes);
   absl::StatusOr<QueryResult> high_result;
+  std::atomic<bool> high_done{false};  // high_result is read only once it is set
   std::thread high_client([&] {
     Session high_session(database_.get());
-    ASSERT_TRUE(Execute(high_session, "SET priority = 10").ok());
+    EXPECT_TRUE(Execute(high_session, "SET priority = 10").ok());
     high_result = high_session.Execute(kSpilledQuery);
+    high_done.store(true);
   });
   Foreman& foreman = database_->foreman();
   bool spilled = false;
-  while (!spilled && !high_result.ok()) {
+  while (!spilled && !high_done.load()) {
     absl::StatusOr<ForemanStats> stats = foreman.GetStats();
     spilled = stats.ok() && stats->load.spilled_bytes > 0;
     if (!spilled) std::this_thread::sleep_for(std::chrono::microseconds(100));
