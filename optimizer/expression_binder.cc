@@ -522,18 +522,18 @@ absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& c
   result.distinct = call.distinct;
   result.name = parser::ToString(call);
   if (name == "COUNT" && call.children.size() == 1 && call.children[0]->kind == ExprKind::kStar) {
-    result.function = AggregateFunction::kCountStar;
+    result.function = AggregateKind::kCountStar;
     result.result_type = Type::BigInt();
     return result;
   }
   // BOOL_AND / BOOL_OR are MIN / MAX of a BOOLEAN (FALSE < TRUE).
   const bool boolean = name == "BOOL_AND" || name == "BOOL_OR";
-  result.function = name == "COUNT"                         ? AggregateFunction::kCount
-                    : name == "SUM"                         ? AggregateFunction::kSum
-                    : name == "AVG"                         ? AggregateFunction::kAvg
-                    : name == "MIN" || name == "BOOL_AND" ? AggregateFunction::kMin
-                                                            : AggregateFunction::kMax;
-  if (result.function == AggregateFunction::kMin || result.function == AggregateFunction::kMax) {
+  result.function = name == "COUNT"                         ? AggregateKind::kCount
+                    : name == "SUM"                         ? AggregateKind::kSum
+                    : name == "AVG"                         ? AggregateKind::kAvg
+                    : name == "MIN" || name == "BOOL_AND" ? AggregateKind::kMin
+                                                            : AggregateKind::kMax;
+  if (result.function == AggregateKind::kMin || result.function == AggregateKind::kMax) {
     result.distinct = false;  // duplicates do not change an extreme
   }
   if (call.children.size() != 1) {

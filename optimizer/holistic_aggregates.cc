@@ -65,24 +65,24 @@ absl::StatusOr<AggregateCall> QueryBinder::BindHolisticAggregateCall(const parse
   const parser::ParsedExpr* separator = nullptr;
   size_t arguments = 1;
   if (percentile) {
-    result.function = name == "PERCENTILE_CONT" ? AggregateFunction::kQuantileCont : AggregateFunction::kQuantileDisc;
+    result.function = name == "PERCENTILE_CONT" ? AggregateKind::kQuantileCont : AggregateKind::kQuantileDisc;
     if (call.children.size() == 1) fraction = call.children[0].get();
     value = call.aggregate_order_by[0].expr.get();
     result.descending = !call.aggregate_order_by[0].ascending;
   } else if (name == "MEDIAN") {
-    result.function = AggregateFunction::kQuantileCont;
+    result.function = AggregateKind::kQuantileCont;
     result.fraction = Value::Decimal(5, Type::Decimal(2, 1));
   } else if (string_agg) {
-    result.function = AggregateFunction::kStringAgg;
+    result.function = AggregateKind::kStringAgg;
     result.separator = ",";
     if (call.children.size() == 2) {
       separator = call.children[1].get();
       arguments = 2;
     }
   } else if (approx) {
-    result.function = AggregateFunction::kApproxCountDistinct;
+    result.function = AggregateKind::kApproxCountDistinct;
   } else {
-    result.function = name == "QUANTILE_CONT" ? AggregateFunction::kQuantileCont : AggregateFunction::kQuantileDisc;
+    result.function = name == "QUANTILE_CONT" ? AggregateKind::kQuantileCont : AggregateKind::kQuantileDisc;
     arguments = 2;
     if (call.children.size() == 2) fraction = call.children[1].get();
   }
@@ -111,7 +111,7 @@ absl::StatusOr<AggregateCall> QueryBinder::BindHolisticAggregateCall(const parse
   if (name == "MEDIAN" && argument->result_type.id() != TypeId::kInteger &&
       argument->result_type.id() != TypeId::kBigInt && argument->result_type.id() != TypeId::kDouble &&
       argument->result_type.id() != TypeId::kDecimal) {
-    result.function = AggregateFunction::kQuantileDisc;
+    result.function = AggregateKind::kQuantileDisc;
   }
   if (string_agg && !call.aggregate_order_by.empty()) {
     const parser::OrderByItem& order = call.aggregate_order_by[0];

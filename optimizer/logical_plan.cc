@@ -44,26 +44,26 @@ std::string JoinTypeName(JoinType type) {
   return "?";
 }
 
-std::string AggregateFunctionName(AggregateFunction function) {
+std::string AggregateFunctionName(AggregateKind function) {
   switch (function) {
-    case AggregateFunction::kCountStar:
-    case AggregateFunction::kCount:
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount:
       return "count";
-    case AggregateFunction::kSum:
+    case AggregateKind::kSum:
       return "sum";
-    case AggregateFunction::kAvg:
+    case AggregateKind::kAvg:
       return "avg";
-    case AggregateFunction::kMin:
+    case AggregateKind::kMin:
       return "min";
-    case AggregateFunction::kMax:
+    case AggregateKind::kMax:
       return "max";
-    case AggregateFunction::kQuantileCont:
+    case AggregateKind::kQuantileCont:
       return "quantile_cont";
-    case AggregateFunction::kQuantileDisc:
+    case AggregateKind::kQuantileDisc:
       return "quantile_disc";
-    case AggregateFunction::kStringAgg:
+    case AggregateKind::kStringAgg:
       return "string_agg";
-    case AggregateFunction::kApproxCountDistinct:
+    case AggregateKind::kApproxCountDistinct:
       return "approx_count_distinct";
   }
   return "?";
@@ -284,9 +284,9 @@ void Aggregate::RecomputeOutput() {
     output_.push_back(std::move(column));
   }
   for (const AggregateCall& call : aggregates) {
-    const bool nullable = call.function != AggregateFunction::kCount &&
-                          call.function != AggregateFunction::kCountStar &&
-                          call.function != AggregateFunction::kApproxCountDistinct;
+    const bool nullable = call.function != AggregateKind::kCount &&
+                          call.function != AggregateKind::kCountStar &&
+                          call.function != AggregateKind::kApproxCountDistinct;
     output_.push_back({call.name, call.result_type, nullable, ""});
   }
 }
@@ -307,9 +307,9 @@ std::string Aggregate::Describe() const {
   std::vector<std::string> calls;
   for (const AggregateCall& call : aggregates) {
     std::string argument = call.argument == nullptr ? "*" : FormatExpression(*call.argument, names);
-    if (call.function == AggregateFunction::kQuantileCont || call.function == AggregateFunction::kQuantileDisc) {
+    if (call.function == AggregateKind::kQuantileCont || call.function == AggregateKind::kQuantileDisc) {
       absl::StrAppend(&argument, ", ", call.fraction.ToString(), call.descending ? " DESC" : "");
-    } else if (call.function == AggregateFunction::kStringAgg) {
+    } else if (call.function == AggregateKind::kStringAgg) {
       absl::StrAppend(&argument, ", '", call.separator, "'", call.ordered ? " ORDER BY it" : "",
                       call.ordered && call.descending ? " DESC" : "");
     }

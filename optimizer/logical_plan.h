@@ -19,6 +19,7 @@
 #include "catalog/catalog.h"
 #include "catalog/types.h"
 #include "catalog/value.h"
+#include "expressions/aggregate_kind.h"
 #include "expressions/bound_expression.h"
 
 namespace tessera::optimizer {
@@ -197,21 +198,8 @@ class Join final : public LogicalOperator {
 
 // kQuantileCont / kQuantileDisc / kStringAgg are holistic (every value of a group is kept until the group is
 // written); kApproxCountDistinct keeps a HyperLogLog sketch per group. None of them decomposes into partials.
-enum class AggregateFunction {
-  kCountStar,
-  kCount,
-  kSum,
-  kAvg,
-  kMin,
-  kMax,
-  kQuantileCont,
-  kQuantileDisc,
-  kStringAgg,
-  kApproxCountDistinct,
-};
-
 struct AggregateCall {
-  AggregateFunction function = AggregateFunction::kCountStar;
+  AggregateKind function = AggregateKind::kCountStar;
   bool distinct = false;
   ExpressionPtr argument;  // over the child's output; null for COUNT(*)
   Type result_type;
@@ -326,7 +314,7 @@ class Distinct final : public LogicalOperator {
 };
 
 std::string JoinTypeName(JoinType type);
-std::string AggregateFunctionName(AggregateFunction function);
+std::string AggregateFunctionName(AggregateKind function);
 
 // Convenience constructors: they take ownership of the children and compute the output schema.
 std::unique_ptr<Filter> MakeFilter(LogicalOperatorPtr child, ExpressionPtr predicate);

@@ -9,7 +9,7 @@
 namespace tessera::optimizer {
 namespace {
 
-AggregateCall MakeCall(AggregateFunction function, ExpressionPtr argument, std::string name) {
+AggregateCall MakeCall(AggregateKind function, ExpressionPtr argument, std::string name) {
   AggregateCall call;
   call.function = function;
   Type argument_type;
@@ -28,13 +28,13 @@ ExpressionPtr CastIfNeeded(ExpressionPtr expression, Type type) {
 
 bool Decomposable(const AggregateCall& call) {
   switch (call.function) {
-    case AggregateFunction::kMin:
-    case AggregateFunction::kMax:
+    case AggregateKind::kMin:
+    case AggregateKind::kMax:
       return true;
-    case AggregateFunction::kCountStar:
-    case AggregateFunction::kCount:
-    case AggregateFunction::kSum:
-    case AggregateFunction::kAvg:
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount:
+    case AggregateKind::kSum:
+    case AggregateKind::kAvg:
       return !call.distinct;
     default:
       return false;
@@ -42,9 +42,9 @@ bool Decomposable(const AggregateCall& call) {
 }
 
 void AddPartials(const AggregateCall& call, std::vector<AggregateCall>* partials) {
-  if (call.function == AggregateFunction::kAvg) {
-    partials->push_back(MakeCall(AggregateFunction::kSum, call.argument->Clone(), "partial_sum"));
-    partials->push_back(MakeCall(AggregateFunction::kCount, call.argument->Clone(), "partial_count"));
+  if (call.function == AggregateKind::kAvg) {
+    partials->push_back(MakeCall(AggregateKind::kSum, call.argument->Clone(), "partial_sum"));
+    partials->push_back(MakeCall(AggregateKind::kCount, call.argument->Clone(), "partial_count"));
     return;
   }
   AggregateCall partial = call.Clone();
@@ -52,17 +52,17 @@ void AddPartials(const AggregateCall& call, std::vector<AggregateCall>* partials
   partials->push_back(std::move(partial));
 }
 
-AggregateCall MergeCall(AggregateFunction function, int column, Type type) {
-  const AggregateFunction merge =
-      function == AggregateFunction::kMin || function == AggregateFunction::kMax ? function : AggregateFunction::kSum;
+AggregateCall MergeCall(AggregateKind function, int column, Type type) {
+  const AggregateKind merge =
+      function == AggregateKind::kMin || function == AggregateKind::kMax ? function : AggregateKind::kSum;
   return MakeCall(merge, MakeColumn(column, type), absl::StrCat("merge_", column));
 }
 
 ExpressionPtr FinalValue(const AggregateCall& call, const std::vector<OutputColumn>& merged, int first) {
   ExpressionPtr value = MakeColumn(first, merged[first].type);
   switch (call.function) {
-    case AggregateFunction::kCountStar:
-    case AggregateFunction::kCount: {
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount: {
       // The sum of counts over no finer groups (the empty set over empty input) is NULL, the count 0.
       std::vector<ExpressionPtr> arguments;
       const Type type = value->result_type;
@@ -70,7 +70,7 @@ ExpressionPtr FinalValue(const AggregateCall& call, const std::vector<OutputColu
       arguments.push_back(MakeConstant(*Value::BigInt(0).CastTo(type)));
       return CastIfNeeded(MakeFunction(FunctionId::kCoalesce, std::move(arguments), type), call.result_type);
     }
-    case AggregateFunction::kAvg: {
+    case AggregateKind::kAvg: {
       ExpressionPtr count = MakeCast(MakeColumn(first + 1, merged[first + 1].type), Type::Double());
       std::vector<ExpressionPtr> arguments;
       arguments.push_back(std::move(count));

@@ -17,7 +17,7 @@ bool Decomposable(const AggregateCall& call);
 void AddPartials(const AggregateCall& call, std::vector<AggregateCall>* partials);
 
 // The aggregate that combines partial column `column` (of type `type`) made by `function`.
-AggregateCall MergeCall(AggregateFunction function, int column, Type type);
+AggregateCall MergeCall(AggregateKind function, int column, Type type);
 
 // The final value of `call` from its merged partials (columns `first`, `first` + 1 of the merge's output
 // `merged`), of the call's result type.

@@ -110,7 +110,7 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
         if (!status.ok()) return status;
       }
       for (const AggregateCall& call : aggregate.aggregates) {
-        if ((call.argument == nullptr) != (call.function == AggregateFunction::kCountStar)) {
+        if ((call.argument == nullptr) != (call.function == AggregateKind::kCountStar)) {
           return Invalid(node, "aggregate argument missing or unexpected");
         }
         if (call.argument != nullptr) {

@@ -378,9 +378,9 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
     for (int i = 0; i < static_cast<int>(output.size()); ++i) {
       const int call = i - static_cast<int>(aggregation.group_keys.size());
       if (call >= 0 && call < static_cast<int>(aggregation.calls.size()) &&
-          (aggregation.calls[call].function == AggregateFunction::kCount ||
-           aggregation.calls[call].function == AggregateFunction::kCountStar ||
-           aggregation.calls[call].function == AggregateFunction::kApproxCountDistinct)) {
+          (aggregation.calls[call].function == AggregateKind::kCount ||
+           aggregation.calls[call].function == AggregateKind::kCountStar ||
+           aggregation.calls[call].function == AggregateKind::kApproxCountDistinct)) {
         replacements.push_back(MakeConstant(Value::BigInt(0)));
       } else {
         replacements.push_back(MakeConstant(Value::Null(output[i].type)));

@@ -63,7 +63,7 @@ absl::Status QueryBinder::BindStatisticalAggregate(const parser::ParsedExpr& cal
   }
   TESSERA_ASSIGN_OR_RETURN(ExpressionPtr x, Coerce(std::move(argument), Type::Double(), call.children[0]->position));
   const std::string text = parser::ToString(call);
-  auto add = [&](AggregateFunction function, ExpressionPtr input, const std::string& name) {
+  auto add = [&](AggregateKind function, ExpressionPtr input, const std::string& name) {
     AggregateCall partial;
     partial.function = function;
     Type argument_type;
@@ -74,11 +74,11 @@ absl::Status QueryBinder::BindStatisticalAggregate(const parser::ParsedExpr& cal
     const int column = static_cast<int>(aggregation->group_keys.size()) + index;
     return MakeColumn(column, aggregation->calls[index].result_type);
   };
-  ExpressionPtr n = MakeCast(add(AggregateFunction::kCount, x->Clone(), absl::StrCat("count(", text, ")")),
+  ExpressionPtr n = MakeCast(add(AggregateKind::kCount, x->Clone(), absl::StrCat("count(", text, ")")),
                              Type::Double());
-  ExpressionPtr s = add(AggregateFunction::kSum, x->Clone(), absl::StrCat("sum(", text, ")"));
+  ExpressionPtr s = add(AggregateKind::kSum, x->Clone(), absl::StrCat("sum(", text, ")"));
   ExpressionPtr square = Arithmetic(ArithmeticOp::kMultiply, x->Clone(), x->Clone());
-  ExpressionPtr q = add(AggregateFunction::kSum, std::move(square), absl::StrCat("sum_of_squares(", text, ")"));
+  ExpressionPtr q = add(AggregateKind::kSum, std::move(square), absl::StrCat("sum_of_squares(", text, ")"));
 
   const bool sample = call.name != "STDDEV_POP" && call.name != "VAR_POP";
   // q - s * s / n, at least 0

@@ -378,7 +378,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
       // EXISTS (uncorrelated): count(*) > 0 over the subquery, cross joined.
       auto count = std::make_unique<Aggregate>();
       AggregateCall call;
-      call.function = AggregateFunction::kCountStar;
+      call.function = AggregateKind::kCountStar;
       call.result_type = Type::BigInt();
       call.name = "count(*)";
       count->aggregates.push_back(std::move(call));
@@ -434,11 +434,11 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
     matches->RecomputeOutput();
     auto counts = std::make_unique<Aggregate>();
     AggregateCall all_rows;
-    all_rows.function = AggregateFunction::kCountStar;
+    all_rows.function = AggregateKind::kCountStar;
     all_rows.result_type = Type::BigInt();
     all_rows.name = "count(*)";
     AggregateCall non_null;
-    non_null.function = AggregateFunction::kCount;
+    non_null.function = AggregateKind::kCount;
     non_null.argument = std::move(counted_value);
     non_null.result_type = Type::BigInt();
     non_null.name = "count";

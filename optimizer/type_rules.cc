@@ -113,13 +113,13 @@ bool CanCast(Type from, Type to) {
   return false;
 }
 
-std::optional<Type> AggregateResultType(AggregateFunction function, Type argument, Type* argument_type) {
+std::optional<Type> AggregateResultType(AggregateKind function, Type argument, Type* argument_type) {
   *argument_type = argument;
   switch (function) {
-    case AggregateFunction::kCountStar:
-    case AggregateFunction::kCount:
+    case AggregateKind::kCountStar:
+    case AggregateKind::kCount:
       return Type::BigInt();
-    case AggregateFunction::kSum:
+    case AggregateKind::kSum:
       switch (argument.id()) {
         case TypeId::kInteger:
           return Type::BigInt();
@@ -132,10 +132,10 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
         default:
           return std::nullopt;
       }
-    case AggregateFunction::kQuantileCont:  // as DuckDB: DECIMAL keeps its type, other numbers are AVG's DOUBLE
+    case AggregateKind::kQuantileCont:  // as DuckDB: DECIMAL keeps its type, other numbers are AVG's DOUBLE
       if (argument.id() == TypeId::kDecimal) return argument;
       [[fallthrough]];
-    case AggregateFunction::kAvg:
+    case AggregateKind::kAvg:
       switch (argument.id()) {
         case TypeId::kInteger:
         case TypeId::kBigInt:
@@ -146,15 +146,15 @@ std::optional<Type> AggregateResultType(AggregateFunction function, Type argumen
         default:
           return std::nullopt;
       }
-    case AggregateFunction::kMin:
-    case AggregateFunction::kMax:
-    case AggregateFunction::kQuantileDisc:
+    case AggregateKind::kMin:
+    case AggregateKind::kMax:
+    case AggregateKind::kQuantileDisc:
       if (argument.id() == TypeId::kNull || argument.id() == TypeId::kInterval) return std::nullopt;
       return argument;
-    case AggregateFunction::kStringAgg:
+    case AggregateKind::kStringAgg:
       if (!argument.IsString()) *argument_type = Type::Varchar();
       return Type::Varchar();
-    case AggregateFunction::kApproxCountDistinct:
+    case AggregateKind::kApproxCountDistinct:
       if (argument.id() == TypeId::kNull || argument.id() == TypeId::kInterval) return std::nullopt;
       return Type::BigInt();
   }

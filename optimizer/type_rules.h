@@ -57,6 +57,6 @@ bool CanCast(Type from, Type to);
 
 // The result type of an aggregate over an argument of type `argument` (ignored for COUNT(*)); `argument_type`
 // receives the type the argument must be cast to first. nullopt when the aggregate does not accept the type.
-std::optional<Type> AggregateResultType(AggregateFunction function, Type argument, Type* argument_type);
+std::optional<Type> AggregateResultType(AggregateKind function, Type argument, Type* argument_type);
 
 }  // namespace tessera::optimizer

@@ -67,20 +67,20 @@ std::optional<WindowFunction> WindowFunctionByName(const std::string& lower, boo
   return std::nullopt;
 }
 
-AggregateFunction AsAggregate(WindowFunction function) {
+AggregateKind AsAggregate(WindowFunction function) {
   switch (function) {
     case WindowFunction::kCountStar:
-      return AggregateFunction::kCountStar;
+      return AggregateKind::kCountStar;
     case WindowFunction::kCount:
-      return AggregateFunction::kCount;
+      return AggregateKind::kCount;
     case WindowFunction::kSum:
-      return AggregateFunction::kSum;
+      return AggregateKind::kSum;
     case WindowFunction::kAvg:
-      return AggregateFunction::kAvg;
+      return AggregateKind::kAvg;
     case WindowFunction::kMin:
-      return AggregateFunction::kMin;
+      return AggregateKind::kMin;
     default:
-      return AggregateFunction::kMax;
+      return AggregateKind::kMax;
   }
 }
 

@@ -346,7 +346,7 @@ class Builder {
     }
     for (int side = 0; side < 2; ++side) {
       lp::AggregateCall call;
-      call.function = lp::AggregateFunction::kMax;
+      call.function = AggregateKind::kMax;
       call.argument = MakeColumn(width + side, Type::BigInt());
       call.result_type = Type::BigInt();
       call.name = side == 0 ? "in_left" : "in_right";
@@ -1059,18 +1059,7 @@ class Builder {
     std::vector<std::string> names = aggregate.group_names;
     for (const lp::AggregateCall& call : aggregate.aggregates) {
       AggregationSpec::Call out;
-      switch (call.function) {
-        case lp::AggregateFunction::kCountStar: out.kind = AggregateKind::kCountStar; break;
-        case lp::AggregateFunction::kCount: out.kind = AggregateKind::kCount; break;
-        case lp::AggregateFunction::kSum: out.kind = AggregateKind::kSum; break;
-        case lp::AggregateFunction::kAvg: out.kind = AggregateKind::kAvg; break;
-        case lp::AggregateFunction::kMin: out.kind = AggregateKind::kMin; break;
-        case lp::AggregateFunction::kMax: out.kind = AggregateKind::kMax; break;
-        case lp::AggregateFunction::kQuantileCont: out.kind = AggregateKind::kQuantileCont; break;
-        case lp::AggregateFunction::kQuantileDisc: out.kind = AggregateKind::kQuantileDisc; break;
-        case lp::AggregateFunction::kStringAgg: out.kind = AggregateKind::kStringAgg; break;
-        case lp::AggregateFunction::kApproxCountDistinct: out.kind = AggregateKind::kApproxCountDistinct; break;
-      }
+      out.kind = call.function;
       out.distinct = call.distinct;
       out.fraction = call.fraction;
       out.descending = call.descending;

@@ -384,14 +384,14 @@ class Decoder {
       lp::AggregateCall call;
       uint8_t function = 0, flags = 0;
       std::string fraction;
-      if (!in_.GetU8(&function) || function > static_cast<uint8_t>(lp::AggregateFunction::kApproxCountDistinct) ||
+      if (!in_.GetU8(&function) || function > static_cast<uint8_t>(AggregateKind::kApproxCountDistinct) ||
           !in_.GetU8(&flags) || !ReadOptionalExpression(in_, &call.argument) || !ReadType(in_, &call.result_type) ||
           !in_.GetString(&call.name) || !in_.GetString(&fraction) || !in_.GetString(&call.separator)) {
         return Malformed();
       }
       absl::StatusOr<Value> fraction_value = Value::Deserialize(fraction);
       if (!fraction_value.ok()) return Malformed();
-      call.function = static_cast<lp::AggregateFunction>(function);
+      call.function = static_cast<AggregateKind>(function);
       call.distinct = (flags & 1) != 0;
       call.descending = (flags & 2) != 0;
       call.ordered = (flags & 4) != 0;

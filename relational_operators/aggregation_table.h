@@ -24,28 +24,13 @@
 #include "absl/status/status.h"
 #include "catalog/types.h"
 #include "catalog/value.h"
+#include "expressions/aggregate_kind.h"
 #include "expressions/bound_expression.h"
 #include "expressions/column_vector.h"
 #include "relational_operators/temporary_relation.h"
 #include "storage/buffer_pool.h"
 
 namespace tessera {
-
-// kQuantileCont / kQuantileDisc / kStringAgg keep every non-NULL value of a group (serialized, as DISTINCT
-// sets do) and compute the result when the group is written; kApproxCountDistinct keeps a HyperLogLog sketch
-// (catalog's DistinctSketch: 2^11 one-byte registers, 2 KiB per group, standard error 1.04 / sqrt(2048) = 2.3%).
-enum class AggregateKind {
-  kCountStar,
-  kCount,
-  kSum,
-  kAvg,
-  kMin,
-  kMax,
-  kQuantileCont,
-  kQuantileDisc,
-  kStringAgg,
-  kApproxCountDistinct,
-};
 
 struct AggregationSpec {
   struct Call {

@@ -8,7 +8,7 @@ namespace tessera::optimizer {
 namespace {
 
 bool IgnoresDuplicates(const AggregateCall& call) {
-  return call.distinct || call.function == AggregateFunction::kMin || call.function == AggregateFunction::kMax;
+  return call.distinct || call.function == AggregateKind::kMin || call.function == AggregateKind::kMax;
 }
 
 // Whether `aggregate` has a DISTINCT call and every call reads the same argument and ignores duplicates.

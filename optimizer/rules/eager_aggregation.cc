@@ -42,9 +42,9 @@ int AggregatedSide(const Aggregate& aggregate, const Join& join, const std::vect
   auto side_of = [&](int column) { return to_join[column] < left_width ? 0 : 1; };
   std::vector<int> argument_columns;
   for (const AggregateCall& call : aggregate.aggregates) {
-    if (call.distinct || (call.function != AggregateFunction::kCountStar &&
-                          call.function != AggregateFunction::kCount && call.function != AggregateFunction::kSum &&
-                          call.function != AggregateFunction::kMin && call.function != AggregateFunction::kMax)) {
+    if (call.distinct || (call.function != AggregateKind::kCountStar &&
+                          call.function != AggregateKind::kCount && call.function != AggregateKind::kSum &&
+                          call.function != AggregateKind::kMin && call.function != AggregateKind::kMax)) {
       return -1;
     }
     if (call.argument != nullptr) CollectColumns(*call.argument, &argument_columns);
@@ -125,10 +125,10 @@ LogicalOperatorPtr Split(std::unique_ptr<Aggregate> aggregate, std::vector<int> 
     ExpressionPtr argument = MakeInputColumn(join.output(), first_partial + static_cast<int>(c));
     AggregateCall combine;
     combine.name = call.name;
-    combine.function = call.function == AggregateFunction::kMin || call.function == AggregateFunction::kMax
+    combine.function = call.function == AggregateKind::kMin || call.function == AggregateKind::kMax
                            ? call.function
-                           : AggregateFunction::kSum;
-    if (call.function == AggregateFunction::kCountStar && join.join_type == JoinType::kLeftOuter) {
+                           : AggregateKind::kSum;
+    if (call.function == AggregateKind::kCountStar && join.join_type == JoinType::kLeftOuter) {
       argument = Coalesce(std::move(argument), Value::BigInt(1));  // an unmatched left row counts once
     }
     Type argument_type;
@@ -147,7 +147,7 @@ LogicalOperatorPtr Split(std::unique_ptr<Aggregate> aggregate, std::vector<int> 
     const AggregateCall& call = aggregate->aggregates[c];
     ExpressionPtr value = MakeInputColumn(combined->output(), groups + static_cast<int>(c));
     if (value->result_type != call.result_type) value = MakeCast(std::move(value), call.result_type);
-    if (call.function == AggregateFunction::kCount || call.function == AggregateFunction::kCountStar) {
+    if (call.function == AggregateKind::kCount || call.function == AggregateKind::kCountStar) {
       value = Coalesce(std::move(value), Value::BigInt(0));
     }
     expressions.push_back(std::move(value));

@@ -81,13 +81,13 @@ TEST_F(LogicalPlanTest, TreeRenderingAndClone) {
   aggregate->group_by.push_back(MakeColumn(4, Type::Varchar(20)));
   aggregate->group_names.push_back("c_name");
   AggregateCall sum;
-  sum.function = AggregateFunction::kSum;
+  sum.function = AggregateKind::kSum;
   sum.argument = MakeColumn(2, Type::Decimal(15, 2));
   sum.result_type = Type::Decimal(38, 2);
   sum.name = "sum(o_total)";
   aggregate->aggregates.push_back(std::move(sum));
   AggregateCall count;
-  count.function = AggregateFunction::kCount;
+  count.function = AggregateKind::kCount;
   count.distinct = true;
   count.argument = MakeColumn(0, Type::Integer());
   count.result_type = Type::BigInt();

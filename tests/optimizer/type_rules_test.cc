@@ -84,20 +84,20 @@ TEST(TypeRulesTest, Casts) {
 
 TEST(TypeRulesTest, AggregateResultTypes) {
   Type argument;
-  EXPECT_EQ(AggregateResultType(AggregateFunction::kCountStar, Type::Null(), &argument), Type::BigInt());
-  EXPECT_EQ(AggregateResultType(AggregateFunction::kCount, Type::Varchar(), &argument), Type::BigInt());
-  EXPECT_EQ(AggregateResultType(AggregateFunction::kSum, Type::Integer(), &argument), Type::BigInt());
-  EXPECT_EQ(AggregateResultType(AggregateFunction::kSum, Type::BigInt(), &argument), Type::Decimal(38, 0));
+  EXPECT_EQ(AggregateResultType(AggregateKind::kCountStar, Type::Null(), &argument), Type::BigInt());
+  EXPECT_EQ(AggregateResultType(AggregateKind::kCount, Type::Varchar(), &argument), Type::BigInt());
+  EXPECT_EQ(AggregateResultType(AggregateKind::kSum, Type::Integer(), &argument), Type::BigInt());
+  EXPECT_EQ(AggregateResultType(AggregateKind::kSum, Type::BigInt(), &argument), Type::Decimal(38, 0));
   EXPECT_EQ(argument, Type::BigInt());
-  EXPECT_EQ(AggregateResultType(AggregateFunction::kSum, Type::Decimal(15, 2), &argument),
+  EXPECT_EQ(AggregateResultType(AggregateKind::kSum, Type::Decimal(15, 2), &argument),
             Type::Decimal(38, 2));
-  EXPECT_EQ(AggregateResultType(AggregateFunction::kAvg, Type::Decimal(15, 2), &argument), Type::Double());
-  EXPECT_EQ(AggregateResultType(AggregateFunction::kAvg, Type::Decimal(20, 8), &argument), Type::Double());
-  EXPECT_EQ(AggregateResultType(AggregateFunction::kAvg, Type::Integer(), &argument), Type::Double());
-  EXPECT_EQ(AggregateResultType(AggregateFunction::kMax, Type::Char(10), &argument), Type::Char(10));
-  EXPECT_FALSE(AggregateResultType(AggregateFunction::kSum, Type::Varchar(), &argument).has_value());
-  EXPECT_FALSE(AggregateResultType(AggregateFunction::kAvg, Type::Date(), &argument).has_value());
-  EXPECT_FALSE(AggregateResultType(AggregateFunction::kMin, Type::IntervalType(), &argument).has_value());
+  EXPECT_EQ(AggregateResultType(AggregateKind::kAvg, Type::Decimal(15, 2), &argument), Type::Double());
+  EXPECT_EQ(AggregateResultType(AggregateKind::kAvg, Type::Decimal(20, 8), &argument), Type::Double());
+  EXPECT_EQ(AggregateResultType(AggregateKind::kAvg, Type::Integer(), &argument), Type::Double());
+  EXPECT_EQ(AggregateResultType(AggregateKind::kMax, Type::Char(10), &argument), Type::Char(10));
+  EXPECT_FALSE(AggregateResultType(AggregateKind::kSum, Type::Varchar(), &argument).has_value());
+  EXPECT_FALSE(AggregateResultType(AggregateKind::kAvg, Type::Date(), &argument).has_value());
+  EXPECT_FALSE(AggregateResultType(AggregateKind::kMin, Type::IntervalType(), &argument).has_value());
 }
 
 ExpressionPtr Arithmetic(ArithmeticOp op, Value a, Value b, Type result) {

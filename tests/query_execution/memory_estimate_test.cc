@@ -171,7 +171,7 @@ TEST(MemoryEstimateTest, PlanBuilderAttachesEstimatesToAHandMadePlan) {
   aggregate->group_by.push_back(MakeColumn(0, Type::Integer()));
   aggregate->group_names.push_back("k");
   lp::AggregateCall count;
-  count.function = lp::AggregateFunction::kCountStar;
+  count.function = AggregateKind::kCountStar;
   count.result_type = Type::BigInt();
   count.name = "count(*)";
   aggregate->aggregates.push_back(std::move(count));

@@ -64,7 +64,7 @@ class PlanDistributionTest : public ::testing::Test {
     return join;
   }
 
-  static lp::AggregateCall Call(lp::AggregateFunction function, int column, Type argument, Type result,
+  static lp::AggregateCall Call(AggregateKind function, int column, Type argument, Type result,
                                 bool distinct = false) {
     lp::AggregateCall call;
     call.function = function;
@@ -141,19 +141,19 @@ TEST_F(PlanDistributionTest, AggregationsAreWholeOnTheRanksOrSplit) {
   PlanDistribution distribution;
   const Type quantity = Type::Decimal(15, 2);
   // Grouped by the partition key: every group on one rank.
-  auto by_order = Aggregate(Scan("lineitem"), {0}, One(Call(lp::AggregateFunction::kSum, 1, quantity, Type::Decimal(38, 2))));
+  auto by_order = Aggregate(Scan("lineitem"), {0}, One(Call(AggregateKind::kSum, 1, quantity, Type::Decimal(38, 2))));
   EXPECT_EQ(distribution.Of(*by_order).placement, Placement::kPartitioned);
   EXPECT_FALSE(distribution.SplitsAggregate(*by_order));
   // Grouped by something else: partial groups on the ranks, merged on the master.
-  auto by_quantity = Aggregate(Scan("lineitem"), {1}, One(Call(lp::AggregateFunction::kAvg, 1, quantity, Type::Double())));
+  auto by_quantity = Aggregate(Scan("lineitem"), {1}, One(Call(AggregateKind::kAvg, 1, quantity, Type::Double())));
   EXPECT_EQ(distribution.Of(*by_quantity).placement, Placement::kMaster);
   EXPECT_TRUE(distribution.SplitsAggregate(*by_quantity));
   // COUNT(DISTINCT x) does not decompose: the ranks ship the input.
   auto distinct = Aggregate(Scan("lineitem"), {},
-                            One(Call(lp::AggregateFunction::kCount, 1, quantity, Type::BigInt(), /*distinct=*/true)));
+                            One(Call(AggregateKind::kCount, 1, quantity, Type::BigInt(), /*distinct=*/true)));
   EXPECT_FALSE(distribution.SplitsAggregate(*distinct));
   // Replicated input: no exchange at all.
-  auto replicated = Aggregate(Scan("nation"), {}, One(Call(lp::AggregateFunction::kMin, 1, Type::Char(25), Type::Char(25))));
+  auto replicated = Aggregate(Scan("nation"), {}, One(Call(AggregateKind::kMin, 1, Type::Char(25), Type::Char(25))));
   EXPECT_EQ(distribution.Of(*replicated).placement, Placement::kReplicated);
   EXPECT_FALSE(distribution.SplitsAggregate(*replicated));
 }
@@ -161,10 +161,10 @@ TEST_F(PlanDistributionTest, AggregationsAreWholeOnTheRanksOrSplit) {
 TEST_F(PlanDistributionTest, MergedPartialsHaveTheAggregatesColumns) {
   const Type quantity = Type::Decimal(15, 2);
   std::vector<lp::AggregateCall> calls;
-  calls.push_back(Call(lp::AggregateFunction::kSum, 1, quantity, Type::Decimal(38, 2)));
-  calls.push_back(Call(lp::AggregateFunction::kAvg, 1, quantity, Type::Double()));
-  calls.push_back(Call(lp::AggregateFunction::kCount, 1, quantity, Type::BigInt()));
-  calls.push_back(Call(lp::AggregateFunction::kMax, 1, quantity, quantity));
+  calls.push_back(Call(AggregateKind::kSum, 1, quantity, Type::Decimal(38, 2)));
+  calls.push_back(Call(AggregateKind::kAvg, 1, quantity, Type::Double()));
+  calls.push_back(Call(AggregateKind::kCount, 1, quantity, Type::BigInt()));
+  calls.push_back(Call(AggregateKind::kMax, 1, quantity, quantity));
   auto aggregate = Aggregate(Scan("lineitem"), {0}, std::move(calls));
   lp::LogicalOperatorPtr partial = lp::MakePartialAggregate(*aggregate);
   EXPECT_EQ(partial->output_width(), 1 + 5);  // AVG travels as SUM and COUNT
@@ -186,7 +186,7 @@ TEST_F(PlanDistributionTest, FragmentsRoundTripAndKeepOnlyTheirOwnLipFilters) {
   join->As<lp::Join>().lip_filter_id = 7;
   join->As<lp::Join>().lip_filter_key_pairs = {0};
   auto aggregate = Aggregate(std::move(join), {1},
-                             One(Call(lp::AggregateFunction::kMin, 0, Type::Integer(), Type::Integer())));
+                             One(Call(AggregateKind::kMin, 0, Type::Integer(), Type::Integer())));
   absl::StatusOr<std::string> message = EncodePlanFragment(*aggregate);
   std::vector<const lp::LogicalOperator*> inputs;
   ASSERT_TRUE(message.ok()) << message.status();
@@ -229,13 +229,13 @@ TEST_F(PlanDistributionTest, HashSplitsForJoinsAndAggregatesOnAnotherKey) {
   EXPECT_EQ(distribution.Of(*full).placement, Placement::kMaster);
   // COUNT(DISTINCT) grouped by o_custkey: orders split by it, each group whole on one rank.
   auto distinct = Aggregate(Scan("orders"), {1},
-                            One(Call(lp::AggregateFunction::kCount, 0, Type::Integer(), Type::BigInt(), true)));
+                            One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt(), true)));
   EXPECT_EQ(distribution.Of(*distinct).placement, Placement::kPartitioned);
   EXPECT_EQ(distribution.Of(*distinct).key_columns, std::vector<int>{0});
   EXPECT_EQ(distribution.Repartition(*distinct->children[0]), 1);
   // Decomposable calls keep the partial aggregation (merged on the master).
   auto counted =
-      Aggregate(Scan("orders"), {1}, One(Call(lp::AggregateFunction::kCount, 0, Type::Integer(), Type::BigInt())));
+      Aggregate(Scan("orders"), {1}, One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt())));
   EXPECT_EQ(distribution.Of(*counted).placement, Placement::kMaster);
   EXPECT_TRUE(distribution.SplitsAggregate(*counted));
   EXPECT_EQ(distribution.Repartition(*counted->children[0]), -1);
