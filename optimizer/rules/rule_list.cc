@@ -39,13 +39,16 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
 
 absl::StatusOr<LogicalOperatorPtr> RunRules(LogicalOperatorPtr plan, const OptimizerOptions& options,
                                             OptimizerReport* report) {
-  auto validate = [&](const std::string& after) -> absl::Status {
+  // `rule`: the rule that just ran, null for the plan as bound. The message is made only when a check fails.
+  auto validate = [&](const std::string* rule) -> absl::Status {
     if (!options.validate_plans) return absl::OkStatus();
     absl::Status valid = ValidatePlan(*plan);
     if (valid.ok()) return valid;
-    return absl::InternalError(absl::StrCat("the plan is invalid ", after, ": ", valid.message()));
+    return absl::InternalError(absl::StrCat("the plan is invalid ",
+                                            rule == nullptr ? "as bound" : absl::StrCat("after rule ", *rule), ": ",
+                                            valid.message()));
   };
-  TESSERA_RETURN_IF_ERROR(validate("as bound"));
+  TESSERA_RETURN_IF_ERROR(validate(nullptr));
   for (const auto& rule : RuleList()) {
     RuleRun run{RuleSettingName(rule->name())};
     run.disabled = options.disabled_rules.contains(run.name);
@@ -53,7 +56,7 @@ absl::StatusOr<LogicalOperatorPtr> RunRules(LogicalOperatorPtr plan, const Optim
       const int64_t start = MonotonicNanos();
       plan = rule->Apply(std::move(plan));
       run.elapsed_ns = MonotonicNanos() - start;
-      TESSERA_RETURN_IF_ERROR(validate(absl::StrCat("after rule ", run.name)));
+      TESSERA_RETURN_IF_ERROR(validate(&run.name));
     }
     if (report != nullptr) report->rules.push_back(std::move(run));
   }
