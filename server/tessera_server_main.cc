@@ -54,6 +54,9 @@ DEFINE_string(scan_sharing, "full", "shared scans for sessions that do not SET s
 DEFINE_int64(time_slice_us, tessera::DefaultDatabaseScheduler().dispatch_run_ns / 1000,
              "a worker runs about this much CPU of one query's work orders before the scheduler switches, shares "
              "kept by virtual time (0: one policy draw per work order)");
+DEFINE_int64(worker_queue_us, tessera::DefaultDatabaseScheduler().target_pending_ns / 1000,
+             "predicted work (microseconds) the scheduler keeps queued on each worker: deeper wakes the scheduler "
+             "thread less often, shallower lets a new query's work orders start sooner (at least 1)");
 DEFINE_string(work_order_log, "", "write one JSON line per work order to this file (for plot_cpu_share.py)");
 DEFINE_int64(work_order_log_max_bytes, int64_t{256} << 20,
              "rotate the work-order log at this size, the previous file kept as FILE.1 (at least 1)");
@@ -138,13 +141,14 @@ absl::StatusOr<Options> OptionsFromFlags() {
                             : absl::InvalidArgumentError(absl::StrCat("invalid --", flag, " '", value, "'"));
   };
   for (absl::Status checked :
-       {at_least("time-slice-us", FLAGS_time_slice_us, 0),
+       {at_least("time-slice-us", FLAGS_time_slice_us, 0), at_least("worker-queue-us", FLAGS_worker_queue_us, 1),
         at_least("work-order-log-max-bytes", FLAGS_work_order_log_max_bytes, 1),
         at_least("max-statement-bytes", FLAGS_max_statement_bytes, 1), at_least("max-sessions", FLAGS_max_sessions, 1),
         at_least("session-idle-timeout", FLAGS_session_idle_timeout, 0)}) {
     if (!checked.ok()) return checked;
   }
   options.database.scheduler.dispatch_run_ns = FLAGS_time_slice_us * 1000;
+  options.database.scheduler.target_pending_ns = FLAGS_worker_queue_us * 1000;
   options.database.scheduler.work_order_log_path = FLAGS_work_order_log;
   options.database.scheduler.work_order_log_max_bytes = static_cast<size_t>(FLAGS_work_order_log_max_bytes);
   options.server.max_statement_bytes = FLAGS_max_statement_bytes;
