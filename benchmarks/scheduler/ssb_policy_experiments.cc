@@ -101,6 +101,8 @@ DEFINE_string(prediction, "next-operator", "the LearningAgent's prediction scope
 DEFINE_string(exp2_queries, "q1.1,q4.1", "experiment 2: two different SSB queries (short and long work orders)");
 DEFINE_int64(time_slice_us, tessera::DefaultDatabaseScheduler().dispatch_run_ns / 1000,
              "the Foreman's time slice, us (0: off; default: the database's)");
+DEFINE_int64(worker_queue_us, tessera::DefaultDatabaseScheduler().target_pending_ns / 1000,
+             "predicted work kept queued per worker, us (default: the database's)");
 DEFINE_double(srpt_aging, tessera::PolicyOptions{}.srpt_aging,
               "SRPT / IFSRPT: remaining work (ns) a query's rank gains per ns waited (0: pure size order)");
 DEFINE_string(scan_sharing, "full", "shared scans: off, full or batch (default: the database's)");
@@ -135,6 +137,7 @@ struct Flags {
   PredictionScope prediction = PredictionScope::kNextOperator;  // the LearningAgent's (learning_agent.h)
   std::vector<std::string> exp2_queries = {"q1.1", "q4.1"};     // short, long work orders
   int64_t dispatch_run_ns = DefaultDatabaseScheduler().dispatch_run_ns;  // the Foreman's time slice
+  int64_t target_pending_ns = DefaultDatabaseScheduler().target_pending_ns;  // queued per worker
   ScanSharing scan_sharing = ScanSharing::kFull;
 };
 Flags g_flags;
@@ -178,6 +181,7 @@ DatabaseOptions MakeDatabaseOptions(const PolicyOptions& policy, const std::stri
   options.admission_threshold = 0;
   options.scheduler.learning.scope = g_flags.prediction;
   options.scheduler.dispatch_run_ns = g_flags.dispatch_run_ns;
+  options.scheduler.target_pending_ns = g_flags.target_pending_ns;
   options.scan_sharing = g_flags.scan_sharing;
   return options;
 }
@@ -1887,6 +1891,7 @@ void ParseFlags(int argc, char** argv) {
   g_flags.sf = FLAGS_sf;
   g_flags.workers = FLAGS_workers;
   g_flags.dispatch_run_ns = std::max<int64_t>(0, FLAGS_time_slice_us) * 1000;
+  g_flags.target_pending_ns = std::max<int64_t>(1, FLAGS_worker_queue_us) * 1000;
   if (!ParseScanSharing(FLAGS_scan_sharing, &g_flags.scan_sharing)) Die("--scan-sharing takes off, full or batch");
   g_flags.log_dir = FLAGS_log_dir;
   g_flags.window_ms = FLAGS_window_ms;
