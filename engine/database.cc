@@ -47,6 +47,8 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& 
   // The gauge is always there, so that admission control can be switched on at run time (0 = off).
   BufferPool* pool = database->buffer_pool_.get();
   foreman_options.load_control.threshold_fraction = options.admission_threshold;
+  foreman_options.load_control.max_admitted =
+      options.max_active_queries < 0 ? 2 * database->options_.worker_threads : options.max_active_queries;
   foreman_options.load_control.memory = [pool] {
     const MemoryUsage usage = pool->Usage();
     return MemoryGauge{static_cast<int64_t>(usage.used_bytes), static_cast<int64_t>(usage.budget_bytes)};

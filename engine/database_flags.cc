@@ -12,6 +12,9 @@ DEFINE_string(policy, tessera::PolicyName(tessera::PolicyOptions()),
 DEFINE_double(admission_threshold, 0.9,
               "admit queries while their estimated memory fits under this fraction of the memory limit "
               "(0 to 1; 0: no admission control)");
+DEFINE_int32(max_active_queries, -1,
+             "run at most this many queries at once, the others wait in arrival order (-1: two per worker thread; "
+             "0: no limit)");
 DEFINE_bool(no_sync, false, "do not fsync block files and the catalog at commits (faster, not crash-safe)");
 
 namespace tessera {
@@ -37,6 +40,13 @@ absl::Status ApplyDatabaseFlags(DatabaseOptions* options) {
           absl::StrCat("invalid --admission-threshold '", FLAGS_admission_threshold, "' (a fraction in [0, 1])"));
     }
     options->admission_threshold = FLAGS_admission_threshold;
+  }
+  if (!gflags::GetCommandLineFlagInfoOrDie("max_active_queries").is_default) {
+    if (FLAGS_max_active_queries < -1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid --max-active-queries '", FLAGS_max_active_queries, "' (-1, 0 or a count)"));
+    }
+    options->max_active_queries = FLAGS_max_active_queries;
   }
   if (FLAGS_no_sync) options->sync_writes = false;
   return absl::OkStatus();

@@ -365,7 +365,7 @@ void Foreman::HandleControl(ControlMessage& message) {
               request.reply->Set(absl::NotFoundError(absl::StrCat("no active query ", request.query_id)));
             } else {
               QueryProgress progress = state->query->Progress();
-              progress.admission = AdmissionStateName(load_controller_.state(state));
+              progress.admission = load_controller_.StateName(state);
               progress.priority = state->priority;
               request.reply->Set(std::move(progress));
             }

@@ -73,6 +73,21 @@ bool LoadController::Fits(Owner owner, Entry& entry, int64_t free, bool force) {
   return true;
 }
 
+int LoadController::Admitted() const {
+  int admitted = 0;
+  for (const auto& [owner, entry] : entries_) admitted += entry.state == AdmissionState::kAdmitted ? 1 : 0;
+  return admitted;
+}
+
+bool LoadController::Admit(Owner owner, Entry& entry, int64_t free, bool force) {
+  if (enabled()) return Fits(owner, entry, free, force);
+  entry.state = AdmissionState::kAdmitted;
+  entry.committed = 0;
+  entry.given_back = 0;
+  entry.spilled = 0;
+  return true;
+}
+
 LoadController::Decision LoadController::Arrive(Owner owner, int priority, const QueryMemoryRequest& request,
                                                 bool priority_policy) {
   Decision decision;
@@ -80,7 +95,7 @@ LoadController::Decision LoadController::Arrive(Owner owner, int priority, const
   entry.priority = priority;
   entry.arrival = next_arrival_++;
   entry.state = AdmissionState::kWaiting;
-  if (!enabled()) {
+  if (!enabled() && !capped()) {
     entry.state = AdmissionState::kAdmitted;
     entries_.emplace(owner, entry);
     return decision;
@@ -88,19 +103,29 @@ LoadController::Decision LoadController::Arrive(Owner owner, int priority, const
   entry.request.max_bytes = std::max<int64_t>(0, request.max_bytes);
   entry.request.min_bytes = std::clamp<int64_t>(request.min_bytes, 0, entry.request.max_bytes);
 
-  bool any_admitted = false;
+  int admitted = 0;
   bool held_back_ahead = false;  // a waiting or suspended query of at least this priority came first
   int lowest_admitted_priority = std::numeric_limits<int>::max();
+  int highest_admitted_priority = std::numeric_limits<int>::min();
   for (const auto& [other, other_entry] : entries_) {
     if (other_entry.state != AdmissionState::kAdmitted) {
       held_back_ahead |= other_entry.priority >= priority;
       continue;
     }
-    any_admitted = true;
+    ++admitted;
     lowest_admitted_priority = std::min(lowest_admitted_priority, other_entry.priority);
+    highest_admitted_priority = std::max(highest_admitted_priority, other_entry.priority);
   }
-  if (held_back_ahead) {
+  const bool above_the_cap = capped() && admitted >= options_.max_admitted &&
+                             !(priority_policy && priority > highest_admitted_priority);
+  if (held_back_ahead || above_the_cap) {
     decision.admitted = false;
+    entries_.emplace(owner, entry);
+    return decision;
+  }
+  const bool any_admitted = admitted > 0;
+  if (!enabled()) {
+    Admit(owner, entry, 0, /*force=*/true);
     entries_.emplace(owner, entry);
     return decision;
   }
@@ -178,7 +203,7 @@ std::vector<LoadController::Owner> LoadController::Reconfigure(double threshold_
                                                                double max_query_fraction) {
   options_.threshold_fraction = threshold_fraction;
   options_.max_query_fraction = max_query_fraction;
-  if (enabled()) return Reconsider();
+  if (enabled() || capped()) return Reconsider();
   std::vector<Owner> admitted;
   for (auto& [owner, entry] : entries_) {
     if (entry.state == AdmissionState::kAdmitted) continue;
@@ -193,16 +218,16 @@ std::vector<LoadController::Owner> LoadController::Reconfigure(double threshold_
 
 std::vector<LoadController::Owner> LoadController::Reconsider() {
   std::vector<Owner> admitted;
-  if (!enabled()) return admitted;
+  if (!enabled() && !capped()) return admitted;
   struct Candidate {
     Owner owner;
     const Entry* entry;
   };
   std::vector<Candidate> candidates;
-  bool any_admitted = false;
+  int admitted_count = 0;
   for (const auto& [other, entry] : entries_) {
     if (entry.state == AdmissionState::kAdmitted) {
-      any_admitted = true;
+      ++admitted_count;
     } else {
       candidates.push_back({other, &entry});
     }
@@ -217,9 +242,10 @@ std::vector<LoadController::Owner> LoadController::Reconsider() {
     return a.entry->arrival < b.entry->arrival;
   });
   for (const Candidate& candidate : candidates) {
+    if (capped() && admitted_count >= options_.max_admitted) break;
     Entry& entry = entries_.at(candidate.owner);
-    if (!Fits(candidate.owner, entry, Free(), /*force=*/!any_admitted)) break;
-    any_admitted = true;
+    if (!Admit(candidate.owner, entry, enabled() ? Free() : 0, /*force=*/admitted_count == 0)) break;
+    ++admitted_count;
     admitted.push_back(candidate.owner);
   }
   return admitted;
@@ -233,6 +259,14 @@ void LoadController::SetPriority(Owner owner, int priority) {
 AdmissionState LoadController::state(Owner owner) const {
   auto it = entries_.find(owner);
   return it == entries_.end() ? AdmissionState::kAdmitted : it->second.state;
+}
+
+const char* LoadController::StateName(Owner owner) const {
+  const AdmissionState admission = state(owner);
+  if (admission == AdmissionState::kWaiting && capped() && Admitted() >= options_.max_admitted) {
+    return "waiting for a query slot";
+  }
+  return AdmissionStateName(admission);
 }
 
 int LoadController::suspensions(Owner owner) const {

@@ -179,6 +179,7 @@ DatabaseOptions MakeDatabaseOptions(const PolicyOptions& policy, const std::stri
   options.scheduler.work_order_log_path = log_path;
   // The policy experiments measure the policies alone; experiment 6 switches admission control on at run time.
   options.admission_threshold = 0;
+  options.max_active_queries = 0;  // every stream's query runs at once: the policies share the cores among all
   options.scheduler.learning.scope = g_flags.prediction;
   options.scheduler.dispatch_run_ns = g_flags.dispatch_run_ns;
   options.scheduler.target_pending_ns = g_flags.target_pending_ns;

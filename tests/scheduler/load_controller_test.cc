@@ -54,6 +54,63 @@ TEST_F(LoadControllerTest, DisabledAdmitsEverything) {
   EXPECT_EQ(controller.Stats().admitted, 3);
 }
 
+TEST_F(LoadControllerTest, TheCapAloneAdmitsAtMostThatManyInArrivalOrder) {
+  LoadControlOptions options;  // no memory control
+  options.max_admitted = 2;
+  LoadController controller(options, [](LoadController::Owner) { return int64_t{0}; });
+  EXPECT_FALSE(controller.enabled());
+  EXPECT_TRUE(controller.capped());
+  EXPECT_TRUE(controller.Arrive(Query(1), 1, Needs(1000, 1000), false).admitted);
+  EXPECT_TRUE(controller.Arrive(Query(2), 1, Needs(1000, 1000), false).admitted);
+  EXPECT_FALSE(controller.Arrive(Query(3), 1, Needs(0, 0), false).admitted);
+  EXPECT_FALSE(controller.Arrive(Query(4), 1, Needs(0, 0), false).admitted);
+  EXPECT_EQ(controller.state(Query(3)), AdmissionState::kWaiting);
+  EXPECT_STREQ(controller.StateName(Query(3)), "waiting for a query slot");
+  EXPECT_STREQ(controller.StateName(Query(1)), "admitted");
+  EXPECT_EQ(controller.Stats().waiting, 2);
+  // One leaves: the first waiting one takes its slot, the other still waits.
+  EXPECT_EQ(controller.Leave(Query(2)), (std::vector<LoadController::Owner>{Query(3)}));
+  EXPECT_EQ(controller.state(Query(4)), AdmissionState::kWaiting);
+  // A new arrival waits behind query 4 even after a slot frees (no overtaking).
+  EXPECT_FALSE(controller.Arrive(Query(5), 1, Needs(0, 0), false).admitted);
+  EXPECT_EQ(controller.Leave(Query(1)), (std::vector<LoadController::Owner>{Query(4)}));
+  EXPECT_EQ(controller.Leave(Query(3)), (std::vector<LoadController::Owner>{Query(5)}));
+  // Switching memory control off at run time keeps the cap.
+  EXPECT_FALSE(controller.Arrive(Query(6), 1, Needs(0, 0), false).admitted);
+  EXPECT_TRUE(controller.Reconfigure(0, 1.0).empty());
+  EXPECT_EQ(controller.state(Query(6)), AdmissionState::kWaiting);
+}
+
+TEST_F(LoadControllerTest, AHigherPriorityThanEveryAdmittedQueryPassesTheCapUnderAPriorityPolicy) {
+  LoadControlOptions options;
+  options.max_admitted = 1;
+  LoadController controller(options, [](LoadController::Owner) { return int64_t{0}; });
+  EXPECT_TRUE(controller.Arrive(Query(1), 2, Needs(0, 0), /*priority_policy=*/true).admitted);
+  EXPECT_FALSE(controller.Arrive(Query(2), 2, Needs(0, 0), true).admitted) << "the same priority waits";
+  EXPECT_FALSE(controller.Arrive(Query(3), 5, Needs(0, 0), false).admitted) << "not under a policy without priorities";
+  EXPECT_TRUE(controller.Arrive(Query(4), 9, Needs(0, 0), true).admitted);
+  EXPECT_EQ(controller.Stats().admitted, 2);
+  // Both admitted must leave before the highest-priority waiting one (3) gets the slot.
+  EXPECT_TRUE(controller.Leave(Query(4)).empty());
+  EXPECT_EQ(controller.Leave(Query(1)), (std::vector<LoadController::Owner>{Query(3)}));
+}
+
+TEST_F(LoadControllerTest, TheCapAndMemoryTogether) {
+  LoadControlOptions options;
+  options.threshold_fraction = 1.0;
+  options.max_query_fraction = 1.0;
+  options.max_admitted = 2;
+  options.memory = [] { return MemoryGauge{0, 100 * kMiB}; };
+  LoadController controller(options, [](LoadController::Owner) { return int64_t{0}; });
+  EXPECT_TRUE(controller.Arrive(Query(1), 1, Needs(10, 10), false).admitted);
+  EXPECT_FALSE(controller.Arrive(Query(2), 1, Needs(95, 95), false).admitted);  // memory
+  EXPECT_STREQ(controller.StateName(Query(2)), "waiting for memory");
+  EXPECT_FALSE(controller.Arrive(Query(3), 1, Needs(1, 1), false).admitted);  // behind 2
+  EXPECT_EQ(controller.Leave(Query(1)), (std::vector<LoadController::Owner>{Query(2), Query(3)}));
+  EXPECT_FALSE(controller.Arrive(Query(4), 1, Needs(1, 1), false).admitted);  // the cap, with memory to spare
+  EXPECT_STREQ(controller.StateName(Query(4)), "waiting for a query slot");
+}
+
 TEST_F(LoadControllerTest, AdmitsWhatFitsAndWaitListsTheRestInArrivalOrder) {
   EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(30, 50), false).admitted);  // free 90 -> 40
   EXPECT_FALSE(controller_->Arrive(Query(2), 1, Needs(45, 60), false).admitted);
