@@ -778,7 +778,15 @@ void Foreman::Dispatch() {
     // otherwise the policy draws.
     const bool slices = SlicesOn();
     QueryState* state = slices ? NextInSlice(slice_holders_[worker]) : PickPayingBackRides();
-    if (state == nullptr) break;
+    if (state == nullptr) {
+      // No admitted query has work ready: an idle worker lets a query waiting for a slot in (the cap on admitted
+      // queries is work-conserving, load_controller.h).
+      if (loads_.pending(worker) > 0) break;
+      const std::vector<LoadController::Owner> admitted = load_controller_.AdmitBeyondTheCap();
+      if (admitted.empty()) break;
+      for (LoadController::Owner owner : admitted) Activate(static_cast<QueryState*>(owner));
+      continue;
+    }
     slice_holders_[worker] = slices ? state : nullptr;
     std::unique_ptr<WorkOrderTask> work_order = state->query->NextWorkOrder();
     if (work_order == nullptr) {

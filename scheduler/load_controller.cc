@@ -216,7 +216,18 @@ std::vector<LoadController::Owner> LoadController::Reconfigure(double threshold_
   return admitted;
 }
 
-std::vector<LoadController::Owner> LoadController::Reconsider() {
+std::vector<LoadController::Owner> LoadController::AdmitBeyondTheCap() {
+  if (!capped()) return {};
+  const int cap = options_.max_admitted;
+  options_.max_admitted = std::numeric_limits<int>::max();
+  std::vector<Owner> admitted = Reconsider(/*at_most=*/1);
+  options_.max_admitted = cap;
+  return admitted;
+}
+
+std::vector<LoadController::Owner> LoadController::Reconsider() { return Reconsider(-1); }
+
+std::vector<LoadController::Owner> LoadController::Reconsider(int at_most) {
   std::vector<Owner> admitted;
   if (!enabled() && !capped()) return admitted;
   struct Candidate {
@@ -243,6 +254,7 @@ std::vector<LoadController::Owner> LoadController::Reconsider() {
   });
   for (const Candidate& candidate : candidates) {
     if (capped() && admitted_count >= options_.max_admitted) break;
+    if (at_most >= 0 && static_cast<int>(admitted.size()) >= at_most) break;
     Entry& entry = entries_.at(candidate.owner);
     if (!Admit(candidate.owner, entry, enabled() ? Free() : 0, /*force=*/admitted_count == 0)) break;
     ++admitted_count;

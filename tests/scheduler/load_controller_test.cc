@@ -81,6 +81,24 @@ TEST_F(LoadControllerTest, TheCapAloneAdmitsAtMostThatManyInArrivalOrder) {
   EXPECT_EQ(controller.state(Query(6)), AdmissionState::kWaiting);
 }
 
+TEST_F(LoadControllerTest, AdmitBeyondTheCapLetsOneWaitingQueryInAtATime) {
+  LoadControlOptions options;
+  options.max_admitted = 1;
+  LoadController controller(options, [](LoadController::Owner) { return int64_t{0}; });
+  EXPECT_TRUE(controller.AdmitBeyondTheCap().empty()) << "nothing waits";
+  EXPECT_TRUE(controller.Arrive(Query(1), 1, Needs(0, 0), false).admitted);
+  EXPECT_FALSE(controller.Arrive(Query(2), 1, Needs(0, 0), false).admitted);
+  EXPECT_FALSE(controller.Arrive(Query(3), 1, Needs(0, 0), false).admitted);
+  EXPECT_EQ(controller.AdmitBeyondTheCap(), (std::vector<LoadController::Owner>{Query(2)}));
+  EXPECT_EQ(controller.Stats().admitted, 2);
+  EXPECT_EQ(controller.state(Query(3)), AdmissionState::kWaiting);
+  // The cap still holds for the rest: 1 leaving leaves 2 admitted, so 3 waits on.
+  EXPECT_TRUE(controller.Leave(Query(1)).empty());
+  EXPECT_EQ(controller.Leave(Query(2)), (std::vector<LoadController::Owner>{Query(3)}));
+  LoadController uncapped(LoadControlOptions{}, [](LoadController::Owner) { return int64_t{0}; });
+  EXPECT_TRUE(uncapped.AdmitBeyondTheCap().empty());
+}
+
 TEST_F(LoadControllerTest, AHigherPriorityThanEveryAdmittedQueryPassesTheCapUnderAPriorityPolicy) {
   LoadControlOptions options;
   options.max_admitted = 1;
