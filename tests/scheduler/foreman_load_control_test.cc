@@ -75,6 +75,30 @@ void ExpectEveryWorkOrderOnce(const SyntheticQuery& query) {
   for (int64_t i = 0; i < query.total_work_orders(); ++i) ASSERT_EQ(query.executions(0, i), 1) << i;
 }
 
+TEST_F(ForemanLoadControlTest, TheCapOnAdmittedQueriesRunsThemInTurnAndLetsTheNextInWhenWorkRunsOut) {
+  ForemanOptions options = TestForemanOptions(2, "fair");
+  options.load_control.max_admitted = 1;  // no memory control: the cap alone
+  std::unique_ptr<Foreman> foreman = MakeForeman(options);
+  auto first = Query(1, 1, 300, 100'000, {0, 0});
+  auto second = Query(2, 1, 50, 10'000, {0, 0});
+  auto third = Query(3, 1, 50, 10'000, {0, 0});
+  QueryHandle first_handle = SubmitOrDie(*foreman, first);
+  ASSERT_TRUE(WaitUntil([&] { return first->finished() > 0; }));
+  QueryHandle second_handle = SubmitOrDie(*foreman, second);
+  QueryHandle third_handle = SubmitOrDie(*foreman, third);
+  if (!first_handle.done()) {
+    const std::string admission = Admission(*foreman, 3);
+    EXPECT_TRUE(admission == "waiting for a query slot" || first_handle.done()) << admission;
+  }
+  for (QueryHandle* handle : {&first_handle, &second_handle, &third_handle}) ASSERT_TRUE(handle->Wait().status.ok());
+  // The second starts once the first has no work order left to hand out (a worker would idle), not before.
+  EXPECT_GT(second->dispatch_sequence().front(), first->dispatch_sequence().back());
+  EXPECT_GT(third->dispatch_sequence().front(), first->dispatch_sequence().back());
+  ExpectEveryWorkOrderOnce(*first);
+  ExpectEveryWorkOrderOnce(*second);
+  ExpectEveryWorkOrderOnce(*third);
+}
+
 TEST_F(ForemanLoadControlTest, FairPolicyWaitListsAQueryUntilMemoryFrees) {
   std::unique_ptr<Foreman> foreman = Start("fair");
   auto first = Query(1, 1, 400, 100'000, {60 * kMiB, 80 * kMiB});
