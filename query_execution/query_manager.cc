@@ -78,7 +78,9 @@ void QueryManager::CollectWorkOrders(int index) {
   runtime.status.issued += static_cast<int64_t>(work_orders.size());
   BeginScan(index, &work_orders);
   for (auto& work_order : work_orders) {
-    if (const uint64_t key = work_order->shared_scan().block_key) ready_scans_[key].push_back(index);
+    if (const uint64_t key = work_order->shared_scan().block_key) {
+      ready_scans_[key].push_back({index, work_order->shared_scan().position});
+    }
     runtime.ready.push_back(std::move(work_order));
   }
   ready_count_ += static_cast<int64_t>(work_orders.size());
@@ -157,27 +159,48 @@ std::unique_ptr<WorkOrder> QueryManager::NextWorkOrder() {
   OperatorRuntime& runtime = operators_[index];
   std::unique_ptr<WorkOrder> work_order = std::move(runtime.ready.front());
   runtime.ready.pop_front();
-  if (const uint64_t key = work_order->shared_scan().block_key) {
-    auto it = ready_scans_.find(key);
-    DCHECK(it != ready_scans_.end());
-    auto& operators = it->second;
-    operators.erase(std::find(operators.begin(), operators.end(), index));
-    if (operators.empty()) ready_scans_.erase(it);
-  }
+  if (const uint64_t key = work_order->shared_scan().block_key) ForgetReadyScan(key, index);
   return HandOut(index, std::move(work_order));
+}
+
+void QueryManager::ForgetReadyScan(uint64_t block_key, int index) {
+  auto it = ready_scans_.find(block_key);
+  if (it == ready_scans_.end()) return;
+  auto& scans = it->second;
+  auto found = std::find_if(scans.begin(), scans.end(), [&](const ReadyScan& scan) { return scan.op == index; });
+  if (found != scans.end()) scans.erase(found);
+  if (scans.empty()) ready_scans_.erase(it);
+}
+
+std::deque<std::unique_ptr<WorkOrder>>::iterator QueryManager::FindReadyScan(int index, uint64_t block_key,
+                                                                               uint32_t position) {
+  std::deque<std::unique_ptr<WorkOrder>>& ready = operators_[index].ready;
+  auto is_block = [&](const auto& work_order) { return work_order->shared_scan().block_key == block_key; };
+  // A scan's ready work orders are in block order from where the scan began (BeginScan rotates them to the
+  // cursor), and taking some out of the middle keeps that order, so the distance of a block's position from the
+  // front one's (modulo 2^32) grows along the queue and a binary search finds the block in a queue of thousands
+  // (SF10). A queue in another order falls back to a linear search.
+  if (!ready.empty()) {
+    const uint32_t front = ready.front()->shared_scan().position;
+    auto guess = std::lower_bound(ready.begin(), ready.end(), position - front,
+                                  [&](const auto& work_order, uint32_t distance) {
+                                    return work_order->shared_scan().position - front < distance;
+                                  });
+    if (guess != ready.end() && is_block(*guess)) return guess;
+  }
+  return std::find_if(ready.begin(), ready.end(), is_block);
 }
 
 std::unique_ptr<WorkOrder> QueryManager::TakeSharedScanWorkOrder(uint64_t block_key) {
   auto it = ready_scans_.find(block_key);
   if (it == ready_scans_.end()) return nullptr;
-  const int index = it->second.back();
+  const int index = it->second.back().op;
+  const uint32_t position = it->second.back().position;
   if (limited_ && HeldBack(index)) return nullptr;
   it->second.pop_back();
   if (it->second.empty()) ready_scans_.erase(it);
   std::deque<std::unique_ptr<WorkOrder>>& ready = operators_[index].ready;
-  // Circular scans keep the block near the front: the other queries' scans move through the table in step.
-  auto found = std::find_if(ready.begin(), ready.end(),
-                            [&](const auto& work_order) { return work_order->shared_scan().block_key == block_key; });
+  auto found = FindReadyScan(index, block_key, position);
   DCHECK(found != ready.end());
   std::unique_ptr<WorkOrder> work_order = std::move(*found);
   ready.erase(found);
@@ -264,13 +287,7 @@ void QueryManager::StopUpstreamOf(int satisfied) {
     // Its ready work orders are dropped as if never issued; it finishes once those in flight have.
     const int64_t dropped = static_cast<int64_t>(runtime.ready.size());
     for (const auto& work_order : runtime.ready) {
-      if (const uint64_t key = work_order->shared_scan().block_key) {
-        auto it = ready_scans_.find(key);
-        if (it == ready_scans_.end()) continue;
-        auto found = std::find(it->second.begin(), it->second.end(), index);
-        if (found != it->second.end()) it->second.erase(found);
-        if (it->second.empty()) ready_scans_.erase(it);
-      }
+      if (const uint64_t key = work_order->shared_scan().block_key) ForgetReadyScan(key, index);
     }
     runtime.ready.clear();
     ready_count_ -= dropped;

@@ -174,8 +174,17 @@ class QueryManager {
   mutable std::vector<double> scratch_output_blocks_;
   std::vector<int> consumers_first_;  // producers_first_ reversed: the dispatch order
   int64_t ready_count_ = 0;
-  // Ready base-block work orders: block key -> the operators with one ready (an operator once per work order).
-  absl::flat_hash_map<uint64_t, absl::InlinedVector<int, 1>> ready_scans_;
+  // Ready base-block work orders: block key -> the operators with one ready (an operator once per work order) and
+  // the block's position in its table.
+  struct ReadyScan {
+    int op = 0;
+    uint32_t position = 0;
+  };
+  absl::flat_hash_map<uint64_t, absl::InlinedVector<ReadyScan, 1>> ready_scans_;
+  // Where operator `index`'s ready work order of the block at `position` (key `block_key`) is in its ready queue.
+  std::deque<std::unique_ptr<WorkOrder>>::iterator FindReadyScan(int index, uint64_t block_key, uint32_t position);
+  // Drops operator `index` from the ready scans of `block_key`.
+  void ForgetReadyScan(uint64_t block_key, int index);
   std::shared_ptr<TemporaryRelation> result_;
   int64_t in_flight_ = 0;
   bool limited_ = false;  // some operator has a limit (SetOperatorLimits)
