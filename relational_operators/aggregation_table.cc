@@ -16,6 +16,7 @@
 #include "common/status_macros.h"
 #include "expressions/vector_kernels.h"
 #include "glog/logging.h"
+#include "relational_operators/dense_group_index.h"
 #include "relational_operators/key_hashing.h"
 #include "relational_operators/vector_block_writer.h"
 #include "storage/pool_array.h"
@@ -230,6 +231,9 @@ class GroupTable {
       key_bytes += 1 + column.width;
     }
     key_words_ = fixed_keys_ ? (key_bytes + 7) / 8 : kSerializedKeyWords;
+    std::vector<Type> key_types;
+    for (const auto& g : spec.group_by) key_types.push_back(g->result_type);
+    if (DenseGroupIndex::Applies(key_types)) dense_index_ = std::make_unique<DenseGroupIndex>(key_types.size());
     for (const AggregationSpec::Call& call : spec.calls) list_kinds_.push_back(ListKindOf(call));
     SetRowLayout();
     if (fixed_keys_) batch_keys_.resize(static_cast<size_t>(kVectorSize) * key_words_ + 1);
@@ -294,6 +298,10 @@ class GroupTable {
   // The call whose state call `call` reads (AggregationTable::StateSources).
   size_t state_source(size_t call) const { return state_sources_[call]; }
   bool fixed_keys() const { return fixed_keys_; }
+  // The direct index of tiny-domain keys (dense_group_index.h) in front of the lookups; null when the keys do
+  // not allow one or it was dropped (a column had too many values).
+  DenseGroupIndex* dense_index() { return dense_index_.get(); }
+  void DropDenseIndex() { dense_index_.reset(); }
   size_t key_words() const { return key_words_; }
   // Per-batch scratch of Update, kept here so that it allocates once per table.
   uint32_t* group_of_row() { return group_of_row_.data(); }
@@ -568,6 +576,7 @@ class GroupTable {
   const std::vector<size_t> state_sources_ = AggregationTable::StateSources(spec_);
   BufferPool* const pool_;
   std::vector<KeyColumn> key_columns_;
+  std::unique_ptr<DenseGroupIndex> dense_index_;
   bool fixed_keys_;
   size_t key_words_;
   size_t state_offset_;
@@ -1448,7 +1457,8 @@ absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& ke
   if (keys.empty()) {
     if (table.group_count() == 0) table.FindOrInsertFixed(kScalarKey, 0);
     std::fill(group_of_row, group_of_row + selected, 0);
-  } else {
+  } else if (DenseGroupIndex* dense = table.dense_index();
+             dense == nullptr || !dense->Find(keys, selection, selected, group_of_row)) {
     if (table.fixed_keys() && !EncodeFixedKeys(keys, table.key_columns(), selection, selected,
                                                table.key_words(), table.batch_keys())) {
       // A string longer than its inline width (not valid UTF-8, or a CAST).
@@ -1478,6 +1488,8 @@ absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& ke
         previous_key.swap(key);
       }
     }
+    // `dense` missed this batch (a new combination of values): it learns the groups just found.
+    if (dense != nullptr && !dense->Learn(keys, selection, selected, group_of_row)) table.DropDenseIndex();
   }
   // Pass 2: fold the arguments in, one aggregate at a time, with the type dispatch outside the row loop.
   for (size_t c = 0; c < spec.calls.size(); ++c) {
