@@ -364,6 +364,22 @@ class GroupTable {
     return absl::OkStatus();
   }
 
+  // AggregationTable::Presize.
+  absl::Status Presize(size_t groups) {
+    if (group_count_ > 0 || groups <= row_capacity_) return absl::OkStatus();
+    TESSERA_ASSIGN_OR_RETURN(rows_, PoolArray<uint8_t>::Allocate(pool_, groups * row_bytes_));
+    row_capacity_ = groups;
+    // Hash bits spread the groups evenly over the merge partitions; a list that gets more grows as usual.
+    const size_t per_partition = groups / kMergePartitions + groups / (4 * kMergePartitions) + 64;
+    for (PartitionList& list : partition_groups_) {
+      if (list.groups.size() < per_partition) TESSERA_RETURN_IF_ERROR(list.groups.Resize(per_partition));
+    }
+    size_t slots = std::max<size_t>(slots_.size(), kMinSlots);
+    while (groups * 2 > slots) slots *= 2;
+    if (slots != slots_.size()) TESSERA_RETURN_IF_ERROR(Rehash(slots));
+    return absl::OkStatus();
+  }
+
   // Fixed keys: `key` points at key_words() words.
   uint32_t FindOrInsertFixed(const uint64_t* key, uint64_t hash) {
     return FindOrInsertWith(
@@ -1442,6 +1458,7 @@ AggregationTable::AggregationTable(const AggregationSpec& spec, BufferPool* pool
 AggregationTable::~AggregationTable() = default;
 size_t AggregationTable::group_count() const { return table_->group_count(); }
 size_t AggregationTable::HeapBytes() const { return table_->HeapBytes(); }
+absl::Status AggregationTable::Presize(size_t groups) { return table_->Presize(groups); }
 
 absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
                                       const std::vector<const ColumnVector*>& arguments,
