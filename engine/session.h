@@ -45,7 +45,8 @@ inline ForemanOptions DefaultDatabaseScheduler() {
 
 struct DatabaseOptions {
   std::string data_directory;
-  // Buffer-pool budget in bytes for everything large; 0 = the default (80% of physical memory).
+  // Buffer-pool budget in bytes for everything large; 0 = the default (BufferPool::DefaultBudgetBytes: from
+  // /proc/meminfo, about 60% of physical memory).
   size_t memory_budget_bytes = 0;
   // Worker threads of the Foreman's pool, on which every work order runs; 0 = one per core.
   int worker_threads = 0;

@@ -281,6 +281,16 @@ class Builder {
     }
   }
 
+  // Whether an aggregation's estimated group count is good enough to size its partial tables up front: one
+  // column of a base table read without filters, whose estimate is the column's distinct count (an estimate over
+  // joins or filters may be far too high, and the room would be charged for nothing).
+  static bool GroupCountKnown(const HashJoinProbeOperator* feeding_probe, const Stream& child,
+                              const ScanSpec& scan, const AggregationSpec& spec) {
+    return feeding_probe == nullptr && child.input.is_table() && scan.filter == nullptr &&
+           scan.runtime_filters.empty() && spec.group_by.size() == 1 &&
+           spec.group_by[0]->kind == ExpressionKind::kColumn;
+  }
+
   // DISTINCT is a hash aggregation grouping by every column, without aggregates; `groups` its estimated output.
   absl::StatusOr<Stream> Distinct(Stream child, double groups) {
     AggregationSpec spec;
@@ -292,8 +302,10 @@ class Builder {
     HashJoinProbeOperator* feeding_probe = FusableProbe(child);
     ScanSpec scan = child.TakeScanSpec();
     const std::vector<int> scan_columns = scan.block_columns;
+    const bool groups_known = GroupCountKnown(feeding_probe, child, scan, spec);
     TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
                              AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
+    if (groups_known) op->SetExpectedGroups(static_cast<size_t>(groups));
     FuseIntoProbe(feeding_probe, child.producer, op.get(), scan_columns, &detail);
     int index = dag_->AddOperator(std::move(op), std::move(detail));
     Estimate(index, groups, OperatorEstimate::Structure::kAggregationTable, EstimatedBytes(groups, group_bytes));
@@ -1080,8 +1092,10 @@ class Builder {
     HashJoinProbeOperator* feeding_probe = FusableProbe(child);
     ScanSpec scan = child.TakeScanSpec();
     const std::vector<int> scan_columns = scan.block_columns;
+    const bool groups_known = GroupCountKnown(feeding_probe, child, scan, spec);
     TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
                              AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
+    if (groups_known) op->SetExpectedGroups(static_cast<size_t>(groups));
     FuseIntoProbe(feeding_probe, child.producer, op.get(), scan_columns, &detail);
     int index = dag_->AddOperator(std::move(op), std::move(detail));
     Estimate(index, groups, OperatorEstimate::Structure::kAggregationTable, EstimatedBytes(groups, group_bytes));

@@ -1,5 +1,6 @@
 #include "relational_operators/aggregation_operator.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -86,6 +87,12 @@ class AggregationOperator::UpdateWorkOrder : public WorkOrder {
     scanner.SetBlockRows(block.deleted, block.ordinal);
     if (scanner.CanSkip(block.view)) return absl::OkStatus();
     AggregationTable& table = *op_->PartialTable(context.worker_index);
+    if (op_->expected_groups_ >= kPresizeMinGroups && table.group_count() == 0) {
+      // Work orders spread the blocks evenly over the workers; a tenth more than a worker's share covers the
+      // imbalance. Without the room (budget), the table grows as it goes.
+      const size_t share = op_->expected_groups_ / std::max(1, context.worker_count);
+      table.Presize(std::min(op_->expected_groups_, share + share / 10)).IgnoreError();
+    }
     // The table's arrays are charged by the pool as they grow; what it holds on the heap (strings, DISTINCT
     // sets) is charged once per block.
     const size_t bytes_before = table.HeapBytes();

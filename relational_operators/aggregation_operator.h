@@ -54,6 +54,12 @@ class AggregationOperator : public RelationalOperator, public BatchSink {
   // Plan building, AcceptsFusedInput(): a producer feeds the operator through OpenWriter, so its input relation
   // receives no blocks (for the work-order estimate: only the finalize is left).
   void SetFedByProducer() { fed_by_producer_ = true; }
+  // The number of groups the aggregation will find, where the planner knows it well (one group column of a
+  // base table scanned without filters: the column's distinct count). Above kPresizeMinGroups each worker's
+  // partial table is sized for its share (AggregationTable::Presize) before its first block instead of growing
+  // by doubling. An overestimate costs budget (charged, mostly untouched pages), so leave it unset otherwise.
+  void SetExpectedGroups(size_t groups) { expected_groups_ = groups; }
+  static constexpr size_t kPresizeMinGroups = size_t{1} << 16;
 
  private:
   class Folder;
@@ -89,6 +95,7 @@ class AggregationOperator : public RelationalOperator, public BatchSink {
   std::atomic<size_t> charged_bytes_{0};
   bool finalize_issued_ = false;
   bool fed_by_producer_ = false;     // SetFedByProducer
+  size_t expected_groups_ = 0;       // SetExpectedGroups; 0: unknown
   std::atomic<int64_t> fed_rows_{0};  // rows folded in through OpenWriter's writers
 };
 

@@ -16,6 +16,7 @@
 #include "common/status_macros.h"
 #include "expressions/vector_kernels.h"
 #include "glog/logging.h"
+#include "relational_operators/dense_group_index.h"
 #include "relational_operators/key_hashing.h"
 #include "relational_operators/vector_block_writer.h"
 #include "storage/pool_array.h"
@@ -230,6 +231,9 @@ class GroupTable {
       key_bytes += 1 + column.width;
     }
     key_words_ = fixed_keys_ ? (key_bytes + 7) / 8 : kSerializedKeyWords;
+    std::vector<Type> key_types;
+    for (const auto& g : spec.group_by) key_types.push_back(g->result_type);
+    if (DenseGroupIndex::Applies(key_types)) dense_index_ = std::make_unique<DenseGroupIndex>(key_types.size());
     for (const AggregationSpec::Call& call : spec.calls) list_kinds_.push_back(ListKindOf(call));
     SetRowLayout();
     if (fixed_keys_) batch_keys_.resize(static_cast<size_t>(kVectorSize) * key_words_ + 1);
@@ -294,6 +298,10 @@ class GroupTable {
   // The call whose state call `call` reads (AggregationTable::StateSources).
   size_t state_source(size_t call) const { return state_sources_[call]; }
   bool fixed_keys() const { return fixed_keys_; }
+  // The direct index of tiny-domain keys (dense_group_index.h) in front of the lookups; null when the keys do
+  // not allow one or it was dropped (a column had too many values).
+  DenseGroupIndex* dense_index() { return dense_index_.get(); }
+  void DropDenseIndex() { dense_index_.reset(); }
   size_t key_words() const { return key_words_; }
   // Per-batch scratch of Update, kept here so that it allocates once per table.
   uint32_t* group_of_row() { return group_of_row_.data(); }
@@ -352,6 +360,22 @@ class GroupTable {
     if (!fixed_keys_ && key_bytes > 0) keys_.reserve(keys_.size() + key_bytes);
     size_t slots = std::max<size_t>(slots_.size(), kMinSlots);
     while (needed * 2 > slots) slots *= 2;
+    if (slots != slots_.size()) TESSERA_RETURN_IF_ERROR(Rehash(slots));
+    return absl::OkStatus();
+  }
+
+  // AggregationTable::Presize.
+  absl::Status Presize(size_t groups) {
+    if (group_count_ > 0 || groups <= row_capacity_) return absl::OkStatus();
+    TESSERA_ASSIGN_OR_RETURN(rows_, PoolArray<uint8_t>::Allocate(pool_, groups * row_bytes_));
+    row_capacity_ = groups;
+    // Hash bits spread the groups evenly over the merge partitions; a list that gets more grows as usual.
+    const size_t per_partition = groups / kMergePartitions + groups / (4 * kMergePartitions) + 64;
+    for (PartitionList& list : partition_groups_) {
+      if (list.groups.size() < per_partition) TESSERA_RETURN_IF_ERROR(list.groups.Resize(per_partition));
+    }
+    size_t slots = std::max<size_t>(slots_.size(), kMinSlots);
+    while (groups * 2 > slots) slots *= 2;
     if (slots != slots_.size()) TESSERA_RETURN_IF_ERROR(Rehash(slots));
     return absl::OkStatus();
   }
@@ -568,6 +592,7 @@ class GroupTable {
   const std::vector<size_t> state_sources_ = AggregationTable::StateSources(spec_);
   BufferPool* const pool_;
   std::vector<KeyColumn> key_columns_;
+  std::unique_ptr<DenseGroupIndex> dense_index_;
   bool fixed_keys_;
   size_t key_words_;
   size_t state_offset_;
@@ -1433,6 +1458,7 @@ AggregationTable::AggregationTable(const AggregationSpec& spec, BufferPool* pool
 AggregationTable::~AggregationTable() = default;
 size_t AggregationTable::group_count() const { return table_->group_count(); }
 size_t AggregationTable::HeapBytes() const { return table_->HeapBytes(); }
+absl::Status AggregationTable::Presize(size_t groups) { return table_->Presize(groups); }
 
 absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
                                       const std::vector<const ColumnVector*>& arguments,
@@ -1448,7 +1474,8 @@ absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& ke
   if (keys.empty()) {
     if (table.group_count() == 0) table.FindOrInsertFixed(kScalarKey, 0);
     std::fill(group_of_row, group_of_row + selected, 0);
-  } else {
+  } else if (DenseGroupIndex* dense = table.dense_index();
+             dense == nullptr || !dense->Find(keys, selection, selected, group_of_row)) {
     if (table.fixed_keys() && !EncodeFixedKeys(keys, table.key_columns(), selection, selected,
                                                table.key_words(), table.batch_keys())) {
       // A string longer than its inline width (not valid UTF-8, or a CAST).
@@ -1478,6 +1505,8 @@ absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& ke
         previous_key.swap(key);
       }
     }
+    // `dense` missed this batch (a new combination of values): it learns the groups just found.
+    if (dense != nullptr && !dense->Learn(keys, selection, selected, group_of_row)) table.DropDenseIndex();
   }
   // Pass 2: fold the arguments in, one aggregate at a time, with the type dispatch outside the row loop.
   for (size_t c = 0; c < spec.calls.size(); ++c) {

@@ -75,6 +75,13 @@ class AggregationTable {
                       const std::vector<const ColumnVector*>& arguments, const SelectionVector* selection,
                       uint32_t batch_size, uint32_t selected);
 
+  // Makes room for `groups` groups in an empty table at once (rows of exactly that many groups, hash slots and
+  // merge-partition lists to match), so that filling it does not grow the arrays step by step (copies, rehashes
+  // and freshly zeroed pages at every doubling). For a group count known in advance; a table that outgrows it
+  // grows as usual. Does nothing to a table that has groups. Errors: ResourceExhausted (the table stays valid
+  // and empty; the caller may go on without the room).
+  absl::Status Presize(size_t groups);
+
   // Per call, the call whose state it reads: itself, or for a SUM or AVG whose argument prints the same as an
   // earlier SUM's or AVG's (TPC-H Q1: sum(l_quantity) and avg(l_quantity)), that call, whose state (sum and
   // count of non-NULL values) is the same. Update folds only calls that are their own source (it ignores the

@@ -147,11 +147,37 @@ BufferPool::~BufferPool() {
   }
 }
 
+size_t BufferPool::BudgetFromMeminfo(std::string_view meminfo) {
+  // A field's value in bytes ("MemTotal:       24683088 kB"), or 0 when the field is missing.
+  auto field = [&](std::string_view name) -> size_t {
+    for (size_t at = meminfo.find(name); at != std::string_view::npos; at = meminfo.find(name, at + 1)) {
+      if (at != 0 && meminfo[at - 1] != '\n') continue;
+      size_t p = at + name.size();
+      if (p >= meminfo.size() || meminfo[p] != ':') continue;
+      ++p;
+      while (p < meminfo.size() && meminfo[p] == ' ') ++p;
+      size_t kib = 0;
+      while (p < meminfo.size() && meminfo[p] >= '0' && meminfo[p] <= '9') kib = kib * 10 + (meminfo[p++] - '0');
+      return kib * 1024;
+    }
+    return 0;
+  };
+  const size_t total = field("MemTotal");
+  if (total == 0) return 0;
+  const size_t available = field("MemAvailable");
+  const size_t share_of_total = total / 5 * 3;
+  if (available == 0) return share_of_total;
+  return std::max(total / 4, std::min(share_of_total, available / 5 * 4));
+}
+
 size_t BufferPool::DefaultBudgetBytes() {
+  std::ifstream file("/proc/meminfo");
+  const std::string meminfo((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (const size_t budget = BudgetFromMeminfo(meminfo); budget > 0) return budget;
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
   if (pages <= 0 || page_size <= 0) return size_t{4} << 30;  // unknown: a conservative 4 GiB
-  return static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 5 * 4;
+  return static_cast<size_t>(pages) * static_cast<size_t>(page_size) / 5 * 3;
 }
 
 void BufferPool::SetEvictor(Evictor* evictor) {

@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -104,8 +105,14 @@ class BufferPool {
   // parent's budget and only the account's own bytes. SetEvictor and SetBudgetBytes are for the top-level pool.
   static std::unique_ptr<BufferPool> NewAccount(BufferPool* parent);
 
-  // 80% of physical RAM (sysconf).
+  // The budget when none is given (the --memory-limit flag's 0), chosen once at start from /proc/meminfo so
+  // that the page cache (block files are read through it) and other processes keep room:
+  // BudgetFromMeminfo of the file, or 60% of physical RAM (sysconf) where it cannot be read.
   static size_t DefaultBudgetBytes();
+  // min(60% of MemTotal, 80% of MemAvailable), but at least a quarter of MemTotal (a machine busy at start
+  // still gets a usable budget; queries over it fail or wait, they do not crash). `meminfo` is /proc/meminfo's
+  // text; 0 when it has no MemTotal. Without MemAvailable (kernels before 3.14), 60% of MemTotal.
+  static size_t BudgetFromMeminfo(std::string_view meminfo);
 
   // The evictor asked for memory when the budget is exceeded; null (the default) means none. Not owned; must
   // outlive the pool or be reset to null first.

@@ -206,6 +206,9 @@ TEST_P(AggregationTableTest, OverlappingPartialTablesMergeToTheDirectAnswer) {
   partials.push_back(nullptr);
   partials.push_back(std::make_unique<AggregationTable>(spec, &pool_));
   partials.push_back(std::make_unique<AggregationTable>(spec, &pool_));
+  // Presized tables: the first for fewer groups than it gets (it grows past the room), the second for more.
+  ASSERT_TRUE(partials[0]->Presize(4000).ok());
+  ASSERT_TRUE(partials[2]->Presize(30000).ok());
   int vectors = 0;
   Feed(in, kind, 0, 12000, partials[0].get(), &vectors);
   Feed(in, kind, 8000, 12000, partials[2].get(), &vectors);  // these rows a second time
@@ -323,6 +326,23 @@ TEST(AggregationTableMemoryTest, GrowthOverTheBudgetFailsCleanly) {
     EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
     EXPECT_GT(BlobBytes(pool), 0u);
     EXPECT_LE(pool.Usage().used_bytes, pool.budget_bytes());
+  }
+  EXPECT_EQ(BlobBytes(pool), 0u);
+}
+
+// Presize over the budget fails with ResourceExhausted and leaves a table that still takes groups and frees
+// everything.
+TEST(AggregationTableMemoryTest, PresizeOverTheBudgetFailsAndTheTableGrowsAsUsual) {
+  auto topology = MakeFakeTopology(1, 2);
+  BufferPool pool(8 << 20, topology.get());
+  const Input in;
+  const AggregationSpec spec = MakeSpec(SecondKey::kInteger);
+  {
+    AggregationTable table(spec, &pool);
+    EXPECT_EQ(table.Presize(1 << 20).code(), absl::StatusCode::kResourceExhausted);
+    int vectors = 0;
+    Feed(in, SecondKey::kInteger, 0, 4000, &table, &vectors);
+    EXPECT_GT(table.group_count(), 2000u);
   }
   EXPECT_EQ(BlobBytes(pool), 0u);
 }

@@ -34,6 +34,22 @@ TEST(BufferPoolTest, MemoryKindNames) {
 
 TEST(BufferPoolTest, DefaultBudgetIsAPartOfPhysicalMemory) { EXPECT_GT(BufferPool::DefaultBudgetBytes(), 0u); }
 
+TEST(BufferPoolTest, BudgetFromMeminfoLeavesRoomForThePageCacheAndOtherProcesses) {
+  constexpr size_t kGiB = size_t{1} << 30;
+  // This machine at rest: 24 GiB, 22 GiB available -> 60% of the total.
+  EXPECT_EQ(BufferPool::BudgetFromMeminfo("MemTotal:       25165824 kB\nMemFree:        1048576 kB\n"
+                                          "MemAvailable:   23068672 kB\nBuffers:            1024 kB\n"),
+            24 * kGiB / 5 * 3);
+  // 8 GiB available of 24: 80% of what is available.
+  EXPECT_EQ(BufferPool::BudgetFromMeminfo("MemTotal: 25165824 kB\nMemAvailable: 8388608 kB\n"), 8 * kGiB / 5 * 4);
+  // Nearly nothing available: still a quarter of the total.
+  EXPECT_EQ(BufferPool::BudgetFromMeminfo("MemTotal: 25165824 kB\nMemAvailable: 1048576 kB\n"), 24 * kGiB / 4);
+  // No MemAvailable (old kernels): 60% of the total; a field name inside another is not taken for it.
+  EXPECT_EQ(BufferPool::BudgetFromMeminfo("MemTotal: 10485760 kB\nXMemAvailable: 1 kB\n"), 10 * kGiB / 5 * 3);
+  EXPECT_EQ(BufferPool::BudgetFromMeminfo(""), 0u);
+  EXPECT_EQ(BufferPool::BudgetFromMeminfo("MemFree: 1024 kB\n"), 0u);
+}
+
 TEST(BufferPoolTest, UsageByKind) {
   BufferPool pool(64 * kMiB, nullptr);
   void* base = *pool.Allocate(MemoryKind::kBaseBlock, 2 * kMiB);
