@@ -274,7 +274,7 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
   auto* task = static_cast<WorkOrderTask*>(completion.task.get());
   DCHECK(dynamic_cast<WorkOrderTask*>(completion.task.get()) != nullptr);
   auto* state = static_cast<QueryState*>(task->dispatch_owner());
-  loads_.OnFinished(completion.worker_id);
+  loads_.OnFinished(completion.worker_id, task->predicted_ns());
   --state->running;
   if (task->skipped()) {
     ++state->skipped;
@@ -769,10 +769,15 @@ int Foreman::PendingTarget() const {
                                      static_cast<double>(options_.max_pending_per_worker)));
 }
 
+int Foreman::ChooseWorker(int preferred_node) const {
+  if (options_.pending_by_count) return loads_.Choose(preferred_node, PendingTarget());
+  return loads_.Choose(preferred_node, PendingLimit{options_.min_pending_per_worker, options_.max_pending_per_worker,
+                                                    static_cast<double>(options_.target_pending_ns)});
+}
+
 void Foreman::Dispatch() {
-  const int target = PendingTarget();
   while (true) {
-    int worker = loads_.Choose(-1, target);
+    int worker = ChooseWorker(-1);
     if (worker < 0) break;
     // With time slices the worker's slice goes on or passes to the query with the least virtual time;
     // otherwise the policy draws.
@@ -786,7 +791,7 @@ void Foreman::Dispatch() {
       continue;
     }
     if (work_order->preferred_node() >= 0) {
-      const int preferred = loads_.Choose(work_order->preferred_node(), target);
+      const int preferred = ChooseWorker(work_order->preferred_node());
       if (preferred != worker) {
         slice_holders_[preferred] = slice_holders_[worker];  // the slice moves with the work order
         slice_holders_[worker] = nullptr;
@@ -822,10 +827,14 @@ Foreman::QueryState* Foreman::PickPayingBackRides() {
   return state;
 }
 
-void Foreman::ChargeAtDispatch(QueryState* state, WorkOrderTask* work_order) {
+double Foreman::PredictedWorkOrderNs(const QueryState* state) const {
   const PolicyCandidate& candidate = enforcer_.candidate(state->slot);
-  double predicted = candidate.has_prediction ? candidate.predicted_ns : agent_.global_mean_ns();
-  if (predicted <= 0) predicted = 1e6;  // nothing learned yet anywhere: assume 1 ms
+  const double predicted = candidate.has_prediction ? candidate.predicted_ns : agent_.global_mean_ns();
+  return predicted > 0 ? predicted : 1e6;  // nothing learned yet anywhere: assume 1 ms
+}
+
+void Foreman::ChargeAtDispatch(QueryState* state, WorkOrderTask* work_order) {
+  const double predicted = PredictedWorkOrderNs(state);
   work_order->set_charged_ns(predicted);
   ChargeVirtualTime(state, predicted);
 }
@@ -835,7 +844,8 @@ void Foreman::NoteDispatched(QueryState* state, WorkOrderTask* work_order, int w
   ++state->running;
   ++dispatched_;
   if (state->first_dispatch_ns < 0) state->first_dispatch_ns = MonotonicNanos();
-  loads_.OnDispatched(worker);
+  work_order->set_predicted_ns(PredictedWorkOrderNs(state));
+  loads_.OnDispatched(worker, work_order->predicted_ns());
 }
 
 void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,
