@@ -586,7 +586,7 @@ double Foreman::EstimateRemainingNs(QueryState* state) {
   if (fallback_ns <= 0) fallback_ns = 1e6;  // nothing learned yet anywhere: assume 1 ms
   if (query.EstimatedRemainingWorkOrdersByOperator(&remaining_scratch_)) {
     return agent_.EstimateRemainingNs(state->history, remaining_scratch_, fallback_ns,
-                                      enforcer_.policy().srpt_remembered_counts);
+                                      enforcer_.policy().srpt_estimate);
   }
   const int64_t remaining = query.EstimatedRemainingWorkOrders();
   return remaining < 0 ? -1 : static_cast<double>(remaining) * fallback_ns;

@@ -4,8 +4,9 @@
 //   pick a query with the PolicyEnforcer -> take its next work order -> send it to the least-loaded worker,
 //   preferring one on the work order's NUMA node.
 // It keeps each worker supplied with a small number of pending work orders (never empty while work exists);
-// the depth adapts to the work orders' size: a worker takes another while the predicted time of what it holds is
-// under `target_pending_ns`, within [min_pending_per_worker, max_pending_per_worker] work orders (a fixed depth
+// the depth adapts to the work orders' size: a worker takes another while it holds fewer than
+// min_pending_per_worker or the predicted time of what it holds is under `target_pending_ns`, and fewer than
+// max_pending_per_worker work orders (a fixed depth
 // when both are equal). A deeper queue costs policy responsiveness (a query that arrives or becomes the policy's
 // choice waits for what is already queued), a shallower one costs idle workers between a completion and the
 // refill; bounding the queue by each work order's own prediction keeps that wait near `target_pending_ns` plus
@@ -62,7 +63,9 @@ struct ForemanOptions {
   // PendingLimit). With `pending_by_count` (the rule before issue #14's share-shift work, kept to compare): a
   // count, ceil(target_pending_ns / the mean work-order time over all queries) within [min, max], which lets a
   // query with long work orders queue min x its work-order time ahead of any arrival.
-  int min_pending_per_worker = 1;
+  // At least 2: with 1 a worker idles from each completion until the Foreman's refill, which on a loaded 2-core
+  // machine (the Foreman preempted) cost q18 30% in one share_shift_benchmark run.
+  int min_pending_per_worker = 2;
   int max_pending_per_worker = 64;
   int64_t target_pending_ns = 200'000;
   bool pending_by_count = false;

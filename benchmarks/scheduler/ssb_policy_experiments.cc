@@ -919,14 +919,23 @@ int64_t TotalLength(const std::vector<Interval>& intervals) {
   return total;
 }
 
-// A policy name, or srpt-dag / ifsrpt-dag: SRPT / IF-SRPT with the remaining-work estimate of before issue #14
-// (PolicyOptions::srpt_remembered_counts off), to compare both estimates in the same run.
+// A policy name, or srpt / ifsrpt with a suffix naming an earlier remaining-time estimate, to compare estimates in
+// the same run (PolicyOptions::srpt_estimate): -dag (before issue #14: the plan's counts, unscaled), -v1 (counts
+// remembered by plan and one correction per plan).
 PolicyOptions Policy(const std::string& name) {
-  const bool dag_estimate = absl::EndsWith(name, "-dag");
-  absl::StatusOr<PolicyOptions> policy = ParsePolicy(dag_estimate ? name.substr(0, name.size() - 4) : name);
+  RemainingEstimate estimate = RemainingEstimate::kStagedCorrection;
+  std::string base = name;
+  if (absl::EndsWith(name, "-dag")) {
+    estimate = RemainingEstimate::kPlanCounts;
+    base = name.substr(0, name.size() - 4);
+  } else if (absl::EndsWith(name, "-v1")) {
+    estimate = RemainingEstimate::kPlanCorrection;
+    base = name.substr(0, name.size() - 3);
+  }
+  absl::StatusOr<PolicyOptions> policy = ParsePolicy(base);
   if (!policy.ok()) Die("policy " + name);
   policy->srpt_aging = FLAGS_srpt_aging;
-  policy->srpt_remembered_counts = !dag_estimate;
+  policy->srpt_estimate = estimate;
   return *policy;
 }
 
@@ -1678,6 +1687,49 @@ std::string MedianSpread(std::vector<double> values) {
   return text;
 }
 
+// What an ideal scheduler could do with the trace: the pool as one server (a query alone uses both workers) whose
+// service time for a query is its wall time alone (warm-up), arrivals as in the trace; FCFS, and preemptive SRPT
+// that knows every query's size exactly and switches at any instant. Mean and p99 of the latencies (ms). The
+// ratio of the two is the most SRPT can gain on this trace's size distribution (SSB's sizes differ by about 3x, so
+// less than on heavy-tailed workloads), a yardstick for the measured ratios.
+struct SimulatedLatency {
+  double fcfs_mean_ms = 0, fcfs_p99_ms = 0, srpt_mean_ms = 0, srpt_p99_ms = 0;
+};
+
+SimulatedLatency SimulateTrace(const std::vector<Arrival>& arrivals, const Calibrations& calibrations) {
+  const size_t n = arrivals.size();
+  std::vector<double> arrive(n), size(n), fcfs(n), srpt(n);
+  for (size_t i = 0; i < n; ++i) {
+    arrive[i] = Ms(arrivals[i].offset_ns);
+    size[i] = calibrations.at(arrivals[i].label).alone_ms;
+  }
+  double free_at = 0;
+  for (size_t i = 0; i < n; ++i) {  // arrivals are in time order
+    free_at = std::max(free_at, arrive[i]) + size[i];
+    fcfs[i] = free_at - arrive[i];
+  }
+  std::vector<double> remaining = size;
+  std::vector<size_t> waiting;
+  double now = 0;
+  size_t next = 0, done = 0;
+  while (done < n) {
+    if (waiting.empty()) now = std::max(now, arrive[next]);
+    while (next < n && arrive[next] <= now) waiting.push_back(next++);
+    const auto shortest = std::min_element(waiting.begin(), waiting.end(),
+                                           [&](size_t a, size_t b) { return remaining[a] < remaining[b]; });
+    const size_t job = *shortest;
+    const double until = next < n ? std::min(now + remaining[job], arrive[next]) : now + remaining[job];
+    remaining[job] -= until - now;
+    now = until;
+    if (remaining[job] <= 1e-9) {
+      srpt[job] = now - arrive[job];
+      waiting.erase(shortest);
+      ++done;
+    }
+  }
+  return {Mean(fcfs), Percentile(fcfs, 0.99), Mean(srpt), Percentile(srpt, 0.99)};
+}
+
 void Experiment5() {
   const std::vector<std::string>& policies = g_flags.arrival_policies;
   std::printf(
@@ -1727,9 +1779,14 @@ void Experiment5() {
         double drawn_cpu_ms = 0;
         for (const Arrival& a : arrivals) drawn_cpu_ms += calibrations.at(a.label).busy_ms;
         const double span_s = Ms(arrivals.back().offset_ns) / 1e3;
-        std::printf("\n  round %d, load %.2f, seed %llu: %.2f arrivals/s over %.1f s (%.0f%% of the workers' CPU alone)\n",
-                    round, load, static_cast<unsigned long long>(seed), rate, span_s,
-                    span_s > 0 ? 100 * drawn_cpu_ms / 1e3 / (span_s * g_flags.workers) : 0.0);
+        const SimulatedLatency ideal = SimulateTrace(arrivals, calibrations);
+        std::printf(
+            "\n  round %d, load %.2f, seed %llu: %.2f arrivals/s over %.1f s (%.0f%% of the workers' CPU alone); ideal "
+            "one-server model: fcfs mean %.1f p99 %.1f ms, exact preemptive srpt mean %.1f (x%.2f) p99 %.1f (x%.2f)\n",
+            round, load, static_cast<unsigned long long>(seed), rate, span_s,
+            span_s > 0 ? 100 * drawn_cpu_ms / 1e3 / (span_s * g_flags.workers) : 0.0, ideal.fcfs_mean_ms,
+            ideal.fcfs_p99_ms, ideal.srpt_mean_ms, ideal.srpt_mean_ms / std::max(1e-9, ideal.fcfs_mean_ms),
+            ideal.srpt_p99_ms, ideal.srpt_p99_ms / std::max(1e-9, ideal.fcfs_p99_ms));
         std::fflush(stdout);
         for (size_t k = 0; k < policies.size(); ++k) {
           PolicyRun run;
