@@ -55,6 +55,8 @@ struct Foreman::QueryState {
     std::thread thread;
     std::mutex mu;
     bool done = false;
+    // Set on the Foreman thread when the spill is no longer wanted (a resume, a cancel, Stop); read by SpillMemory.
+    std::atomic<bool> cancel{false};
     absl::StatusOr<int64_t> spilled = 0;
     int64_t used_before = 0;
     int64_t start_ns = 0;
@@ -422,7 +424,10 @@ void Foreman::Activate(QueryState* state) {
   }
   if (state->cancelling || state->slot >= 0) return;
   if (state->spill != nullptr) {
-    state->resume_after_spill = true;  // resumed by CompleteSpill once the spill is done
+    // Resumed by CompleteSpill once the spill is done; cut short, since the memory is wanted back: a write still
+    // before its last block stops and leaves the memory resident.
+    state->resume_after_spill = true;
+    state->spill->cancel.store(true, std::memory_order_release);
     return;
   }
   if (state->spill_tried) {
@@ -459,10 +464,11 @@ void Foreman::MaybeSpill(QueryState* state) {
   QueryState::SpillJob* job = state->spill.get();
   job->used_before = options_.load_control.memory().used_bytes;
   job->start_ns = MonotonicNanos();
+  load_controller_.SpillStarted(state);
   SchedulableQuery* query = state->query.get();
   job->thread = std::thread([this, job, query, id = state->id, directory = options_.load_control.spill_directory] {
     pthread_setname_np(pthread_self(), "tessera-spill");
-    absl::StatusOr<int64_t> spilled = query->SpillMemory(directory);
+    absl::StatusOr<int64_t> spilled = query->SpillMemory(directory, job->cancel);
     {
       std::lock_guard<std::mutex> lock(job->mu);
       job->spilled = std::move(spilled);
@@ -481,7 +487,10 @@ void Foreman::CompleteSpill(QueryState* state) {
   }
   job->thread.join();
   const absl::StatusOr<int64_t> spilled = std::move(job->spilled);
-  if (!spilled.ok()) {
+  if (absl::IsCancelled(spilled.status())) {
+    VLOG(1) << "query " << state->id << ": spill cancelled after " << (MonotonicNanos() - job->start_ns) / 1000000
+            << " ms, its memory stays resident";
+  } else if (!spilled.ok()) {
     LOG(WARNING) << "query " << state->id << " keeps its memory: " << spilled.status();
   } else {
     VLOG(1) << "query " << state->id << " suspended: spilled " << (*spilled >> 20) << " MiB in "
@@ -691,9 +700,14 @@ void Foreman::BeginCancel(QueryState* state, absl::Status status) {
   state->cancelling = true;
   state->cancel_status = std::move(status);
   state->cancelled.store(true, std::memory_order_relaxed);
-  // A query whose spill is in flight is cancelled (and finished) once the spill is done (CompleteSpill): its
-  // methods other than those the spill may run beside are called on the Foreman thread only then.
-  if (state->spill == nullptr) state->query->Cancel();
+  // A query whose spill is in flight is cancelled (and finished) once the spill is done (CompleteSpill), which it is
+  // asked to cut short: its methods other than those the spill may run beside are called on the Foreman thread only
+  // then.
+  if (state->spill == nullptr) {
+    state->query->Cancel();
+  } else {
+    state->spill->cancel.store(true, std::memory_order_release);
+  }
   Deactivate(state);
   MaybeFinish(state);
 }

@@ -9,8 +9,8 @@
 // max_pending_per_worker work orders (a fixed depth
 // when both are equal). A deeper queue costs policy responsiveness (a query that arrives or becomes the policy's
 // choice waits for what is already queued), a shallower one costs idle workers between a completion and the
-// refill; bounding the queue by each work order's own prediction keeps that wait near `target_pending_ns` plus
-// the running work order even while one query's work orders are far longer than the mean.
+// refill; bounding the queue by each work order's own prediction keeps that wait near `target_pending_ns` (or
+// min_pending_per_worker work orders) even while one query's work orders are far longer than the mean.
 //
 // Shared scans: when the work order it dispatches reads a base-table block, the Foreman also takes the ready
 // work orders of other sharing queries on that block (SchedulableQuery::TakeSharedScanWorkOrder) and queues them

@@ -202,7 +202,12 @@ class SchedulableQuery {
   // it runs, the Foreman thread calls only Progress, MemoryRequest, MemoryFootprint and SpillableBytes of the query,
   // which must be safe beside it; a cancellation, resumption or end of the query waits until SpillMemory returned.
   virtual int64_t SpillableBytes() const { return 0; }
-  virtual absl::StatusOr<int64_t> SpillMemory(const std::string& directory) { return 0; }
+  // `cancel` is set by the Foreman when the spill is no longer wanted (the query resumes, is cancelled, or the
+  // Foreman stops): SpillMemory should then stop early and return Cancelled with nothing spilled (memory still
+  // resident); a spill past its last check may still complete.
+  virtual absl::StatusOr<int64_t> SpillMemory(const std::string& directory, const std::atomic<bool>& cancel) {
+    return 0;
+  }
   virtual absl::Status RestoreMemory() { return absl::OkStatus(); }
 
   // Optional hints for size-based policies (SRPT, IF-SRPT).
