@@ -19,7 +19,8 @@
 // cancelling one query skips only its own. Members: queries with sharing on, admitted, not cancelling, of the same
 // priority when the policy ranks by priority (a low-priority query never slows a high-priority one's work order by
 // riding along, nor gets CPU its priority would not give it); in batch mode only while their working sets fit the
-// cache together and their predicted work-order times differ from the first one's by less than a factor `shared_scan_similarity`.
+// cache together and their predicted work-order times differ from the first one's by less than a factor
+// `shared_scan_similarity`.
 //
 // Messages in: query arrived (Submit), work order finished (from workers), cancel, priority changed, policy
 // changed, pool resize, progress/stats requests. On each wake-up the Foreman handles everything queued, then

@@ -135,7 +135,8 @@ void LearningAgent::RemoveQuery(QueryHistory* query) {
       c.whole = (c.whole + measured.whole) / 2;
       for (int stage = 0; stage < RemainingEstimateError::kStages; ++stage) {
         if (!measured.known[stage]) continue;
-        c.by_stage[stage] = c.known[stage] ? (c.by_stage[stage] + measured.by_stage[stage]) / 2 : measured.by_stage[stage];
+        c.by_stage[stage] =
+            c.known[stage] ? (c.by_stage[stage] + measured.by_stage[stage]) / 2 : measured.by_stage[stage];
         c.known[stage] = true;
       }
     }
@@ -292,8 +293,7 @@ void LearningAgent::RemoveOperator(QueryHistory* query, int operator_id) {
   UpdateCachedPredictions(query);
 }
 
-bool LearningAgent::PredictOperatorCost(const QueryHistory* query, int operator_id, double* cost_ns,
-                                       bool blend) const {
+bool LearningAgent::PredictOperatorCost(const QueryHistory* query, int operator_id, double* cost_ns, bool blend) const {
   if (operator_id < 0) return false;
   const RememberedOperator* remembered = nullptr;
   if (query->plan_signature != 0) {
@@ -307,10 +307,11 @@ bool LearningAgent::PredictOperatorCost(const QueryHistory* query, int operator_
       const double own = static_cast<double>(op.mean_sum) / static_cast<double>(n);
       // Until the window is full, the remembered cost fills the rest of it: an operator's first work orders run
       // cold (caches, page faults, tables growing) and one or two of them are a poor estimate of the rest.
-      *cost_ns = blend && remembered != nullptr
-                     ? (static_cast<double>(n) * own + static_cast<double>(options_.mean_window - n) * remembered->mean_ns) /
-                           static_cast<double>(options_.mean_window)
-                     : own;
+      *cost_ns =
+          blend && remembered != nullptr
+              ? (static_cast<double>(n) * own + static_cast<double>(options_.mean_window - n) * remembered->mean_ns) /
+                    static_cast<double>(options_.mean_window)
+              : own;
       return true;
     }
   }
@@ -341,10 +342,10 @@ double LearningAgent::EstimateRemainingNs(const QueryHistory* query, const std::
     total_ns += work_orders * cost_ns;
   }
   const double done = static_cast<double>(query->recorded_ns);
-  query->applied_stage = done + total_ns > 0 ? std::min(RemainingEstimateError::kStages - 1,
-                                                        static_cast<int>(RemainingEstimateError::kStages * done /
-                                                                         (done + total_ns)))
-                                             : 0;
+  query->applied_stage = done + total_ns > 0
+                             ? std::min(RemainingEstimateError::kStages - 1,
+                                        static_cast<int>(RemainingEstimateError::kStages * done / (done + total_ns)))
+                             : 0;
   if (!remembered_counts) {
     query->applied_log2_correction = std::nan("");
     return total_ns;

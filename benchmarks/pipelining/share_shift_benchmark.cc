@@ -39,7 +39,8 @@ DEFINE_int32(rounds, 3, "rounds per mode");
 DEFINE_int32(workers, 2, "worker threads");
 DEFINE_double(arrival_ms, 400, "when the second query arrives, after the first started");
 DEFINE_double(window_ms, 5, "window of the share measurement");
-DEFINE_string(log, "/tmp/share_shift_benchmark", "prefix of the work-order logs written and read back (PREFIX_<depth>.jsonl)");
+DEFINE_string(log, "/tmp/share_shift_benchmark",
+              "prefix of the work-order logs written and read back (PREFIX_<depth>.jsonl)");
 DEFINE_string(depths, "time",
               "the Foreman's dispatch depth rules to compare: time, time:N (at least N work orders per worker), count "
               "(ForemanOptions::pending_by_count)");

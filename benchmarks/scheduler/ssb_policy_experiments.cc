@@ -10,9 +10,11 @@
 //   6. (run only when named) the load controller: priority-1 streams under a memory threshold that fits them,
 //      then a priority-5 query that does not fit beside them suspends the largest; with admission control off
 //      as the baseline: suspensions, the pool's peak use against the threshold, CPU per stream, answers.
-//   5. (run only when named in --experiments) a seeded Poisson stream of the 13 SSB queries at --load of the
-//      workers' capacity, one client per arrival, replayed under fcfs, srpt, ifsrpt and fair: latency per
-//      policy (mean, median, p95, short Q1.x vs long queries).
+//   5. (run only when named in --experiments) seeded Poisson streams of the 13 SSB queries, one per --load x
+//      --seed, at that load of the measured capacity, one client per arrival, each replayed under every policy
+//      of --policies (fcfs, srpt, ifsrpt, fair, ...; the order rotating), --rounds times: latency per policy
+//      (mean, median, p95, p99, short Q1.x vs long queries) against the same trace's fcfs run, with medians and
+//      spread per load, the remaining-time estimates' error, and an ideal one-server model of each trace.
 //
 // CPU share of a stream in a window = Σ of the durations of its work orders inside the window / total busy
 // time of all streams in the window. A stream is active from its first Execute call to its last return; the
@@ -34,7 +36,7 @@
 //
 // Usage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms 20]
 //          [--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]
-//          [--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu]
+//          [--seed 5,6,7] [--arrivals 300] [--load 0.7,0.9] [--rounds 2] [--load-basis throughput|wall|cpu]
 //          [--policies fcfs,srpt,ifsrpt,fair]
 //          [--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1] [--time-slice-us 0]
 //          [--scan-sharing off|full|batch]
@@ -1660,12 +1662,14 @@ void AddWorkOrderTime(const std::string& log, std::vector<PolicyRun>* runs) {
 
 void PrintPolicyRun(const PolicyRun& run, double fcfs_mean_ms, double fcfs_p99_ms) {
   const LatencySummary& s = run.latency;
-  std::printf("  %-8s %3d %6.1f | %8.1f %8.1f %8.1f %8.1f %8.1f | %8.1f %8.1f | %8.2f | %6.2f %6.2f | %5.2f %4.0f%% | %5.1f%s\n",
-              run.policy.c_str(), run.position, s.duration_s, s.mean_ms, s.median_ms, s.p95_ms, s.p99_ms, s.max_ms,
-              s.short_mean_ms, s.long_mean_ms, s.mean_slowdown, s.mean_ms / std::max(1e-9, fcfs_mean_ms),
-              s.p99_ms / std::max(1e-9, fcfs_p99_ms), s.work_order_ms / std::max(1e-9, run.drawn_cpu_ms),
-              s.duration_s > 0 ? 100 * s.work_order_ms / 1e3 / (s.duration_s * g_flags.workers) : 0.0,
-              s.max_call_delay_ms, s.errors ? " (errors)" : "");
+  std::printf(
+      "  %-8s %3d %6.1f | %8.1f %8.1f %8.1f %8.1f %8.1f | %8.1f %8.1f | %8.2f | %6.2f %6.2f | %5.2f %4.0f%% | "
+      "%5.1f%s\n",
+      run.policy.c_str(), run.position, s.duration_s, s.mean_ms, s.median_ms, s.p95_ms, s.p99_ms, s.max_ms,
+      s.short_mean_ms, s.long_mean_ms, s.mean_slowdown, s.mean_ms / std::max(1e-9, fcfs_mean_ms),
+      s.p99_ms / std::max(1e-9, fcfs_p99_ms), s.work_order_ms / std::max(1e-9, run.drawn_cpu_ms),
+      s.duration_s > 0 ? 100 * s.work_order_ms / 1e3 / (s.duration_s * g_flags.workers) : 0.0, s.max_call_delay_ms,
+      s.errors ? " (errors)" : "");
 }
 
 void PrintEstimateError(const std::string& name, const RemainingEstimateError& e) {
@@ -1801,7 +1805,8 @@ void Experiment5() {
           const std::vector<ArrivalOutcome> outcomes = RunArrivals(database.get(), arrivals);
           run.estimate_error = Minus(database->foreman().GetStats()->remaining_estimate_error, errors_before);
           for (const ArrivalOutcome& o : outcomes) {
-            if (!o.error.empty()) std::printf("  !! a query failed under %s: %s\n", run.policy.c_str(), o.error.c_str());
+            if (!o.error.empty())
+              std::printf("  !! a query failed under %s: %s\n", run.policy.c_str(), o.error.c_str());
           }
           run.latency = SummarizeLatencies(arrivals, outcomes, calibrations);
           runs.push_back(std::move(run));
@@ -1831,7 +1836,8 @@ void Experiment5() {
               "busy", "wake");
   for (const PolicyRun& run : runs) {
     if (run.position == 0)
-      std::printf("  -- round %d, load %.2f, seed %llu\n", run.round, run.load, static_cast<unsigned long long>(run.seed));
+      std::printf("  -- round %d, load %.2f, seed %llu\n", run.round, run.load,
+                  static_cast<unsigned long long>(run.seed));
     const PolicyRun& fcfs = fcfs_of(run);
     PrintPolicyRun(run, fcfs.latency.mean_ms, fcfs.latency.p99_ms);
   }
@@ -2041,7 +2047,8 @@ void ParseFlags(int argc, char** argv) {
   g_flags.ssb_dir = FLAGS_ssb_dir;
   g_flags.plot_script = FLAGS_plot_script;
   g_flags.seeds.clear();
-  for (const std::string& item : SplitList(FLAGS_seed)) g_flags.seeds.push_back(std::strtoull(item.c_str(), nullptr, 10));
+  for (const std::string& item : SplitList(FLAGS_seed))
+    g_flags.seeds.push_back(std::strtoull(item.c_str(), nullptr, 10));
   g_flags.loads.clear();
   for (const std::string& item : SplitList(FLAGS_load)) g_flags.loads.push_back(std::atof(item.c_str()));
   g_flags.rounds = FLAGS_rounds;

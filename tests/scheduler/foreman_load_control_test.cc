@@ -351,7 +351,6 @@ TEST_F(ForemanSpillTest, StopWaitsForTheSpillInFlight) {
   EXPECT_EQ(low_->events(), (std::vector<std::string>{"spilled"}));
 }
 
-
 TEST_F(ForemanSpillTest, AResumeCutsTheSpillInFlightShort) {
   SuspendTheLowQueryIntoAGatedSpill(/*honours_cancel=*/true);
   // The arrival leaves while the low query's spill is in flight: its memory is wanted back, so the spill stops (the

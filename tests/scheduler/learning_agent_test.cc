@@ -329,7 +329,6 @@ TEST(LearningAgentTest, APlansEstimatesAreCorrectedByHowTheyErredBefore) {
   EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(other_plan, {2}, 1000), 2000);
 }
 
-
 TEST(LearningAgentTest, APlansCorrectionIsLearnedPerStageOfLife) {
   LearningAgent agent(LearningAgentOptions{});
   // Plan 11 runs 10 work orders of 1000 ns. Estimated at its start it runs 2x longer than estimated (5000 of

@@ -212,7 +212,6 @@ TEST_F(LoadControllerTest, OverTheThresholdNothingNewIsAdmitted) {
   EXPECT_EQ(controller_->Leave(Query(1)), (std::vector<LoadController::Owner>{Query(2)}));
 }
 
-
 }  // namespace
 }  // namespace tessera
 
@@ -289,7 +288,6 @@ TEST_F(SpillingLoadControllerTest, AFailedOrEmptySpillStillLetsTheWaitingQueryRu
   EXPECT_EQ(controller_->Stats().spilled_bytes, 0);
 }
 
-
 TEST_F(SpillingLoadControllerTest, AQueryReadmittedWhileItsSpillRunsCountsTheBytesBeingWritten) {
   EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(60, 80), true).admitted);
   footprints_[Query(1)] = 70 * kMiB;
@@ -298,7 +296,8 @@ TEST_F(SpillingLoadControllerTest, AQueryReadmittedWhileItsSpillRunsCountsTheByt
   // The spill has released its 70 but not reported them yet when query 2 leaves and query 1 is re-admitted.
   footprints_[Query(1)] = 0;
   EXPECT_EQ(controller_->Leave(Query(2)), (std::vector<LoadController::Owner>{Query(1)}));
-  EXPECT_EQ(controller_->Stats().claimable_bytes, 80 * kMiB) << "committed = footprint before the spill 70 + 10 given back";
+  EXPECT_EQ(controller_->Stats().claimable_bytes, 80 * kMiB)
+      << "committed = footprint before the spill 70 + 10 given back";
   EXPECT_TRUE(controller_->Spilled(Query(1), 70 * kMiB).empty());
   LoadControlStats stats = controller_->Stats();
   EXPECT_EQ(stats.claimable_bytes, 80 * kMiB) << "the 70 are not counted twice";

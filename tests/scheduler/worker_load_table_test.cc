@@ -57,7 +57,6 @@ TEST(WorkerLoadTableTest, DisabledWorkersAreNotChosenButStillTracked) {
   EXPECT_EQ(table.num_disabled(), 0);
 }
 
-
 TEST(WorkerLoadTableTest, PredictedTimeBoundsTheQueueNotTheCount) {
   WorkerLoadTable table(4);
   table.AddWorker(0, 0);

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <atomic>
-
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -158,7 +157,6 @@ TEST_F(BufferPoolSpillTest, AnUnwritableDirectoryIsAnErrorAndNothingIsSpilled) {
   EXPECT_EQ(account->spilled_bytes(), 0u);
   account->Free(table, MemoryKind::kBlob, 2 * kMiB);
 }
-
 
 // A disk on which the spill's first write sets the spill's cancel flag (as the Foreman does when the query resumes or
 // is cancelled while its spill runs) and then succeeds.
