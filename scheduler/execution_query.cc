@@ -158,7 +158,7 @@ int64_t ExecutionQuery::SpillableBytes() const {
   return account == nullptr ? 0 : static_cast<int64_t>(account->SpillableBytes());
 }
 
-absl::StatusOr<int64_t> ExecutionQuery::SpillMemory(const std::string& directory) {
+absl::StatusOr<int64_t> ExecutionQuery::SpillMemory(const std::string& directory, const std::atomic<bool>& cancel) {
   BufferPool* account = manager_->dag().memory_account();
   if (account == nullptr) return 0;
   absl::flat_hash_set<const void*> keep;
@@ -166,7 +166,7 @@ absl::StatusOr<int64_t> ExecutionQuery::SpillMemory(const std::string& directory
     for (const void* block : result_->LiveBlockAddresses()) keep.insert(block);
   }
   TESSERA_ASSIGN_OR_RETURN(size_t spilled,
-                           account->SpillTo(absl::StrCat(directory, "/query_", id_, ".spill"), keep));
+                           account->SpillTo(absl::StrCat(directory, "/query_", id_, ".spill"), keep, &cancel));
   return static_cast<int64_t>(spilled);
 }
 

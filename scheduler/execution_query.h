@@ -56,7 +56,7 @@ class ExecutionQuery : public SchedulableQuery {
   // Spills the DAG's memory account (BufferPool::SpillTo) to `directory`/query_<id>.spill, leaving a streamed
   // result's unsent blocks in memory (its reader may be reading them).
   int64_t SpillableBytes() const override;
-  absl::StatusOr<int64_t> SpillMemory(const std::string& directory) override;
+  absl::StatusOr<int64_t> SpillMemory(const std::string& directory, const std::atomic<bool>& cancel) override;
   absl::Status RestoreMemory() override;
   int64_t EstimatedRemainingWorkOrders() const override;
   bool EstimatedRemainingWorkOrdersByOperator(std::vector<int64_t>* by_operator) const override;

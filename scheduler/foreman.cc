@@ -55,6 +55,8 @@ struct Foreman::QueryState {
     std::thread thread;
     std::mutex mu;
     bool done = false;
+    // Set on the Foreman thread when the spill is no longer wanted (a resume, a cancel, Stop); read by SpillMemory.
+    std::atomic<bool> cancel{false};
     absl::StatusOr<int64_t> spilled = 0;
     int64_t used_before = 0;
     int64_t start_ns = 0;
@@ -274,7 +276,7 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
   auto* task = static_cast<WorkOrderTask*>(completion.task.get());
   DCHECK(dynamic_cast<WorkOrderTask*>(completion.task.get()) != nullptr);
   auto* state = static_cast<QueryState*>(task->dispatch_owner());
-  loads_.OnFinished(completion.worker_id);
+  loads_.OnFinished(completion.worker_id, task->predicted_ns());
   --state->running;
   if (task->skipped()) {
     ++state->skipped;
@@ -422,7 +424,10 @@ void Foreman::Activate(QueryState* state) {
   }
   if (state->cancelling || state->slot >= 0) return;
   if (state->spill != nullptr) {
-    state->resume_after_spill = true;  // resumed by CompleteSpill once the spill is done
+    // Resumed by CompleteSpill once the spill is done; cut short, since the memory is wanted back: a write still
+    // before its last block stops and leaves the memory resident.
+    state->resume_after_spill = true;
+    state->spill->cancel.store(true, std::memory_order_release);
     return;
   }
   if (state->spill_tried) {
@@ -459,10 +464,11 @@ void Foreman::MaybeSpill(QueryState* state) {
   QueryState::SpillJob* job = state->spill.get();
   job->used_before = options_.load_control.memory().used_bytes;
   job->start_ns = MonotonicNanos();
+  load_controller_.SpillStarted(state);
   SchedulableQuery* query = state->query.get();
   job->thread = std::thread([this, job, query, id = state->id, directory = options_.load_control.spill_directory] {
     pthread_setname_np(pthread_self(), "tessera-spill");
-    absl::StatusOr<int64_t> spilled = query->SpillMemory(directory);
+    absl::StatusOr<int64_t> spilled = query->SpillMemory(directory, job->cancel);
     {
       std::lock_guard<std::mutex> lock(job->mu);
       job->spilled = std::move(spilled);
@@ -481,7 +487,10 @@ void Foreman::CompleteSpill(QueryState* state) {
   }
   job->thread.join();
   const absl::StatusOr<int64_t> spilled = std::move(job->spilled);
-  if (!spilled.ok()) {
+  if (absl::IsCancelled(spilled.status())) {
+    VLOG(1) << "query " << state->id << ": spill cancelled after " << (MonotonicNanos() - job->start_ns) / 1000000
+            << " ms, its memory stays resident";
+  } else if (!spilled.ok()) {
     LOG(WARNING) << "query " << state->id << " keeps its memory: " << spilled.status();
   } else {
     VLOG(1) << "query " << state->id << " suspended: spilled " << (*spilled >> 20) << " MiB in "
@@ -586,7 +595,7 @@ double Foreman::EstimateRemainingNs(QueryState* state) {
   if (fallback_ns <= 0) fallback_ns = 1e6;  // nothing learned yet anywhere: assume 1 ms
   if (query.EstimatedRemainingWorkOrdersByOperator(&remaining_scratch_)) {
     return agent_.EstimateRemainingNs(state->history, remaining_scratch_, fallback_ns,
-                                      enforcer_.policy().srpt_remembered_counts);
+                                      enforcer_.policy().srpt_estimate);
   }
   const int64_t remaining = query.EstimatedRemainingWorkOrders();
   return remaining < 0 ? -1 : static_cast<double>(remaining) * fallback_ns;
@@ -691,9 +700,14 @@ void Foreman::BeginCancel(QueryState* state, absl::Status status) {
   state->cancelling = true;
   state->cancel_status = std::move(status);
   state->cancelled.store(true, std::memory_order_relaxed);
-  // A query whose spill is in flight is cancelled (and finished) once the spill is done (CompleteSpill): its
-  // methods other than those the spill may run beside are called on the Foreman thread only then.
-  if (state->spill == nullptr) state->query->Cancel();
+  // A query whose spill is in flight is cancelled (and finished) once the spill is done (CompleteSpill), which it is
+  // asked to cut short: its methods other than those the spill may run beside are called on the Foreman thread only
+  // then.
+  if (state->spill == nullptr) {
+    state->query->Cancel();
+  } else {
+    state->spill->cancel.store(true, std::memory_order_release);
+  }
   Deactivate(state);
   MaybeFinish(state);
 }
@@ -769,10 +783,15 @@ int Foreman::PendingTarget() const {
                                      static_cast<double>(options_.max_pending_per_worker)));
 }
 
+int Foreman::ChooseWorker(int preferred_node) const {
+  if (options_.pending_by_count) return loads_.Choose(preferred_node, PendingTarget());
+  return loads_.Choose(preferred_node, PendingLimit{options_.min_pending_per_worker, options_.max_pending_per_worker,
+                                                    static_cast<double>(options_.target_pending_ns)});
+}
+
 void Foreman::Dispatch() {
-  const int target = PendingTarget();
   while (true) {
-    int worker = loads_.Choose(-1, target);
+    int worker = ChooseWorker(-1);
     if (worker < 0) break;
     // With time slices the worker's slice goes on or passes to the query with the least virtual time;
     // otherwise the policy draws.
@@ -794,7 +813,7 @@ void Foreman::Dispatch() {
       continue;
     }
     if (work_order->preferred_node() >= 0) {
-      const int preferred = loads_.Choose(work_order->preferred_node(), target);
+      const int preferred = ChooseWorker(work_order->preferred_node());
       if (preferred != worker) {
         slice_holders_[preferred] = slice_holders_[worker];  // the slice moves with the work order
         slice_holders_[worker] = nullptr;
@@ -830,10 +849,14 @@ Foreman::QueryState* Foreman::PickPayingBackRides() {
   return state;
 }
 
-void Foreman::ChargeAtDispatch(QueryState* state, WorkOrderTask* work_order) {
+double Foreman::PredictedWorkOrderNs(const QueryState* state) const {
   const PolicyCandidate& candidate = enforcer_.candidate(state->slot);
-  double predicted = candidate.has_prediction ? candidate.predicted_ns : agent_.global_mean_ns();
-  if (predicted <= 0) predicted = 1e6;  // nothing learned yet anywhere: assume 1 ms
+  const double predicted = candidate.has_prediction ? candidate.predicted_ns : agent_.global_mean_ns();
+  return predicted > 0 ? predicted : 1e6;  // nothing learned yet anywhere: assume 1 ms
+}
+
+void Foreman::ChargeAtDispatch(QueryState* state, WorkOrderTask* work_order) {
+  const double predicted = PredictedWorkOrderNs(state);
   work_order->set_charged_ns(predicted);
   ChargeVirtualTime(state, predicted);
 }
@@ -843,7 +866,8 @@ void Foreman::NoteDispatched(QueryState* state, WorkOrderTask* work_order, int w
   ++state->running;
   ++dispatched_;
   if (state->first_dispatch_ns < 0) state->first_dispatch_ns = MonotonicNanos();
-  loads_.OnDispatched(worker);
+  work_order->set_predicted_ns(PredictedWorkOrderNs(state));
+  loads_.OnDispatched(worker, work_order->predicted_ns());
 }
 
 void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,

@@ -4,10 +4,13 @@
 //   pick a query with the PolicyEnforcer -> take its next work order -> send it to the least-loaded worker,
 //   preferring one on the work order's NUMA node.
 // It keeps each worker supplied with a small number of pending work orders (never empty while work exists);
-// the depth adapts to the work-order size: enough predicted work for `target_pending_ns`, clamped to
-// [min_pending_per_worker, max_pending_per_worker] (a fixed depth when both are equal). A deeper queue costs
-// policy responsiveness (a new high-priority query waits for what is already queued), a shallower one costs
-// idle workers between a completion and the refill.
+// the depth adapts to the work orders' size: a worker takes another while it holds fewer than
+// min_pending_per_worker or the predicted time of what it holds is under `target_pending_ns`, and fewer than
+// max_pending_per_worker work orders (a fixed depth
+// when both are equal). A deeper queue costs policy responsiveness (a query that arrives or becomes the policy's
+// choice waits for what is already queued), a shallower one costs idle workers between a completion and the
+// refill; bounding the queue by each work order's own prediction keeps that wait near `target_pending_ns` (or
+// min_pending_per_worker work orders) even while one query's work orders are far longer than the mean.
 //
 // Shared scans: when the work order it dispatches reads a base-table block, the Foreman also takes the ready
 // work orders of other sharing queries on that block (SchedulableQuery::TakeSharedScanWorkOrder) and queues them
@@ -16,7 +19,8 @@
 // cancelling one query skips only its own. Members: queries with sharing on, admitted, not cancelling, of the same
 // priority when the policy ranks by priority (a low-priority query never slows a high-priority one's work order by
 // riding along, nor gets CPU its priority would not give it); in batch mode only while their working sets fit the
-// cache together and their predicted work-order times differ from the first one's by less than a factor `shared_scan_similarity`.
+// cache together and their predicted work-order times differ from the first one's by less than a factor
+// `shared_scan_similarity`.
 //
 // Messages in: query arrived (Submit), work order finished (from workers), cancel, priority changed, policy
 // changed, pool resize, progress/stats requests. On each wake-up the Foreman handles everything queued, then
@@ -55,10 +59,17 @@ struct ForemanOptions {
   // Memory admission control (load_controller.h); off unless `load_control.memory` is set.
   LoadControlOptions load_control;
   WorkerPoolOptions pool;  // the Foreman creates and owns the pool; its sink is the Foreman's inbox
-  // Work orders kept queued per worker: ceil(target_pending_ns / mean work-order time) within [min, max].
+  // Work orders kept queued per worker: while the predicted time of its pending work orders (each its query's
+  // prediction at dispatch) is under target_pending_ns, within [min, max] work orders (WorkerLoadTable's
+  // PendingLimit). With `pending_by_count` (the rule before issue #14's share-shift work, kept to compare): a
+  // count, ceil(target_pending_ns / the mean work-order time over all queries) within [min, max], which lets a
+  // query with long work orders queue min x its work-order time ahead of any arrival.
+  // At least 2: with 1 a worker idles from each completion until the Foreman's refill, which on a loaded 2-core
+  // machine (the Foreman preempted) cost q18 30% in one share_shift_benchmark run.
   int min_pending_per_worker = 2;
   int max_pending_per_worker = 64;
   int64_t target_pending_ns = 200'000;
+  bool pending_by_count = false;
   // Seeds the PolicyEnforcer's draws (reproducible runs).
   uint64_t random_seed = 42;
   // Empty: no work-order log. Otherwise JSON lines, see work_order_log.h.
@@ -170,7 +181,13 @@ class Foreman {
   // After NextWorkOrder: readiness, and the prediction when the next work order's operator changed.
   void RefreshAfterTake(QueryState* state);
   void ReconcilePoolSize();
+  // With ForemanOptions::pending_by_count: the work orders kept per worker.
   int PendingTarget() const;
+  // The worker with room for the next work order (preferring `preferred_node`), -1 if none.
+  int ChooseWorker(int preferred_node) const;
+  // The predicted time of the query's next work order (its candidate's prediction, else the mean over all queries,
+  // else 1 ms): charged to its virtual time and counted in a worker's queue at dispatch.
+  double PredictedWorkOrderNs(const QueryState* state) const;
   void Dispatch();
   // A query from the PolicyEnforcer, passing over picks of queries that still owe CPU from shared-scan rides.
   QueryState* PickPayingBackRides();

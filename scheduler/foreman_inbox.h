@@ -53,7 +53,7 @@ class Reply {
 struct ForemanStats {
   std::string policy;
   int workers = 0;         // dispatchable workers
-  int pending_target = 0;  // current work orders kept per worker
+  int pending_target = 0;  // work orders per worker under ForemanOptions::pending_by_count (else what it would keep)
   int active_queries = 0;
   int64_t dispatched = 0;  // work orders handed to workers since start
   int64_t executed = 0;    // work orders executed (not skipped)

@@ -44,14 +44,17 @@ class LearningAgent::QueryHistory {
     int64_t done_ns;
     double estimate_ns;
     double log2_correction;  // the plan's correction already in estimate_ns; NaN: an uncorrected estimate
+    int estimated_stage;     // the stage of life the estimate placed the query in (kStagedCorrection's key)
   };
   static constexpr int kMaxEstimateSamples = 32;
   EstimateSample samples[kMaxEstimateSamples];
   int sample_count = 0;
   int64_t next_sample_records = 0;  // sample when stats.records reaches this: 0, 1, 2, 4, ...
   int64_t recorded_ns = 0;          // every recorded duration, unclamped
-  // What the last EstimateRemainingNs applied (NaN: it estimated without remembered counts and correction).
+  // What the last EstimateRemainingNs applied (NaN: it estimated without remembered counts and correction), and
+  // the stage of life it estimated the query to be in.
   mutable double applied_log2_correction = 0;
+  mutable int applied_stage = 0;
 };
 
 double RemainingEstimateError::GeometricBias(int stage) const {
@@ -97,6 +100,8 @@ void LearningAgent::RemoveQuery(QueryHistory* query) {
   const double total = static_cast<double>(query->recorded_ns);
   double sum_log2_correction = 0;
   int corrections = 0;
+  double stage_sum[RemainingEstimateError::kStages] = {};
+  int stage_count[RemainingEstimateError::kStages] = {};
   for (int i = 0; i < query->sample_count && total > 0; ++i) {
     const QueryHistory::EstimateSample& sample = query->samples[i];
     const double actual = total - static_cast<double>(sample.done_ns);
@@ -112,13 +117,29 @@ void LearningAgent::RemoveQuery(QueryHistory* query) {
     if (!std::isnan(sample.log2_correction)) {
       sum_log2_correction += -log2_ratio + sample.log2_correction;
       ++corrections;
+      stage_sum[sample.estimated_stage] += -log2_ratio + sample.log2_correction;
+      ++stage_count[sample.estimated_stage];
     }
   }
   if (corrections > 0 && query->plan_signature != 0) {
     if (remembered_log2_correction_.size() >= kMaxRememberedOperators) remembered_log2_correction_.clear();
-    const double measured = sum_log2_correction / corrections;
+    PlanCorrection measured;
+    measured.whole = sum_log2_correction / corrections;
+    for (int stage = 0; stage < RemainingEstimateError::kStages; ++stage) {
+      measured.known[stage] = stage_count[stage] > 0;
+      measured.by_stage[stage] = measured.known[stage] ? stage_sum[stage] / stage_count[stage] : 0;
+    }
     auto [it, inserted] = remembered_log2_correction_.try_emplace(query->plan_signature, measured);
-    if (!inserted) it->second = (it->second + measured) / 2;
+    if (!inserted) {
+      PlanCorrection& c = it->second;
+      c.whole = (c.whole + measured.whole) / 2;
+      for (int stage = 0; stage < RemainingEstimateError::kStages; ++stage) {
+        if (!measured.known[stage]) continue;
+        c.by_stage[stage] =
+            c.known[stage] ? (c.by_stage[stage] + measured.by_stage[stage]) / 2 : measured.by_stage[stage];
+        c.known[stage] = true;
+      }
+    }
   }
   const size_t index = query->index;
   if (index + 1 != queries_.size()) {
@@ -272,25 +293,37 @@ void LearningAgent::RemoveOperator(QueryHistory* query, int operator_id) {
   UpdateCachedPredictions(query);
 }
 
-bool LearningAgent::PredictOperatorCost(const QueryHistory* query, int operator_id, double* cost_ns) const {
+bool LearningAgent::PredictOperatorCost(const QueryHistory* query, int operator_id, double* cost_ns, bool blend) const {
   if (operator_id < 0) return false;
+  const RememberedOperator* remembered = nullptr;
+  if (query->plan_signature != 0) {
+    auto it = remembered_.find({query->plan_signature, operator_id});
+    if (it != remembered_.end()) remembered = &it->second;
+  }
   if (static_cast<size_t>(operator_id) < query->operators.size()) {
     const OperatorHistory& op = query->operators[operator_id];
     if (op.active && op.count > 0) {
-      *cost_ns = static_cast<double>(op.mean_sum) /
-                 static_cast<double>(std::min<int64_t>(op.count, options_.mean_window));
+      const int64_t n = std::min<int64_t>(op.count, options_.mean_window);
+      const double own = static_cast<double>(op.mean_sum) / static_cast<double>(n);
+      // Until the window is full, the remembered cost fills the rest of it: an operator's first work orders run
+      // cold (caches, page faults, tables growing) and one or two of them are a poor estimate of the rest.
+      *cost_ns =
+          blend && remembered != nullptr
+              ? (static_cast<double>(n) * own + static_cast<double>(options_.mean_window - n) * remembered->mean_ns) /
+                    static_cast<double>(options_.mean_window)
+              : own;
       return true;
     }
   }
-  if (query->plan_signature == 0) return false;
-  auto it = remembered_.find({query->plan_signature, operator_id});
-  if (it == remembered_.end()) return false;
-  *cost_ns = it->second.mean_ns;
+  if (remembered == nullptr) return false;
+  *cost_ns = remembered->mean_ns;
   return true;
 }
 
 double LearningAgent::EstimateRemainingNs(const QueryHistory* query, const std::vector<int64_t>& remaining_work_orders,
-                                          double fallback_ns, bool remembered_counts) const {
+                                          double fallback_ns, RemainingEstimate kind) const {
+  const bool remembered_counts = kind != RemainingEstimate::kPlanCounts;
+  const bool staged = kind == RemainingEstimate::kStagedCorrection;
   double total_ns = 0;
   for (size_t id = 0; id < remaining_work_orders.size(); ++id) {
     if (remaining_work_orders[id] <= 0) continue;
@@ -305,21 +338,28 @@ double LearningAgent::EstimateRemainingNs(const QueryHistory* query, const std::
       }
     }
     double cost_ns = 0;
-    if (!PredictOperatorCost(query, operator_id, &cost_ns)) cost_ns = fallback_ns;
+    if (!PredictOperatorCost(query, operator_id, &cost_ns, staged)) cost_ns = fallback_ns;
     total_ns += work_orders * cost_ns;
   }
+  const double done = static_cast<double>(query->recorded_ns);
+  query->applied_stage = done + total_ns > 0
+                             ? std::min(RemainingEstimateError::kStages - 1,
+                                        static_cast<int>(RemainingEstimateError::kStages * done / (done + total_ns)))
+                             : 0;
   if (!remembered_counts) {
     query->applied_log2_correction = std::nan("");
     return total_ns;
   }
-  query->applied_log2_correction = Log2Correction(query);
+  query->applied_log2_correction = Log2Correction(query, staged ? query->applied_stage : -1);
   return total_ns * std::exp2(query->applied_log2_correction);
 }
 
-double LearningAgent::Log2Correction(const QueryHistory* query) const {
+double LearningAgent::Log2Correction(const QueryHistory* query, int stage) const {
   if (query->plan_signature == 0) return 0;
   auto it = remembered_log2_correction_.find(query->plan_signature);
-  return it == remembered_log2_correction_.end() ? 0 : it->second;
+  if (it == remembered_log2_correction_.end()) return 0;
+  const PlanCorrection& c = it->second;
+  return stage >= 0 && c.known[stage] ? c.by_stage[stage] : c.whole;
 }
 
 void LearningAgent::NoteRemainingEstimate(QueryHistory* query, double estimate_ns) {
@@ -327,7 +367,8 @@ void LearningAgent::NoteRemainingEstimate(QueryHistory* query, double estimate_n
       query->sample_count == QueryHistory::kMaxEstimateSamples) {
     return;
   }
-  query->samples[query->sample_count++] = {query->recorded_ns, estimate_ns, query->applied_log2_correction};
+  query->samples[query->sample_count++] = {query->recorded_ns, estimate_ns, query->applied_log2_correction,
+                                           query->applied_stage};
   query->next_sample_records = std::max<int64_t>(1, 2 * query->stats.records);
 }
 

@@ -86,6 +86,17 @@ struct RemainingEstimateError {
   double GeometricBias(int stage) const;
 };
 
+// How EstimateRemainingNs estimates (PolicyOptions::srpt_estimate):
+//   kPlanCounts        the plan's cardinality-based counts corrected by progress x per-operator costs, unscaled
+//                      (before issue #14);
+//   kPlanCorrection    counts remembered by plan, scaled by one correction per plan (issue #14, first step);
+//   kStagedCorrection  as kPlanCorrection, but the correction is learned and applied per stage of the query's life
+//                      (the stage the estimate itself puts the query in: done / (done + raw estimate)), and an
+//                      operator's cost blends its few first work orders with the plan's remembered cost
+//                      (PredictOperatorCost's `blend`). One factor per plan over-corrected the later stages, where
+//                      the raw estimate's bias is smaller than at the start.
+enum class RemainingEstimate { kPlanCounts, kPlanCorrection, kStagedCorrection };
+
 struct QueryLearningStats {
   int64_t records = 0;
   PredictionError mean_error;            // window-mean predictor
@@ -117,7 +128,9 @@ class LearningAgent {
   // The expected time of one work order of `operator_id`, for remaining-time estimates: the window mean of the
   // operator's own recent work orders once it has one, else what a finished query of the same plan measured for
   // it. False if neither is known.
-  bool PredictOperatorCost(const QueryHistory* query, int operator_id, double* cost_ns) const;
+  // `blend`: while the operator's own window is not full and the plan remembers a cost, the remembered cost fills
+  // the window's empty places (its first work orders alone are a noisy estimate).
+  bool PredictOperatorCost(const QueryHistory* query, int operator_id, double* cost_ns, bool blend = false) const;
   // The query's remaining work-order time: over the operators with work left (`remaining_work_orders`, by operator
   // id: the query's own estimate from its plan's cardinality estimates corrected by its progress,
   // SchedulableQuery::EstimatedRemainingWorkOrdersByOperator), the remaining work orders x the operator's cost
@@ -127,9 +140,9 @@ class LearningAgent {
   // Then, where earlier queries of the plan sampled estimates (NoteRemainingEstimate), the sum is scaled by their
   // geometric mean of actual / estimate: a plan's estimates err the same way each time it runs (an operator whose
   // work orders grow as its hash table fills, work outside the counted operators), so ranking plans against each
-  // other needs that bias removed. `remembered_counts` false: the estimate's counts only, unscaled.
+  // other needs that bias removed. See RemainingEstimate for the variants.
   double EstimateRemainingNs(const QueryHistory* query, const std::vector<int64_t>& remaining_work_orders,
-                             double fallback_ns, bool remembered_counts = true) const;
+                             double fallback_ns, RemainingEstimate kind = RemainingEstimate::kStagedCorrection) const;
   // Samples the estimate the scheduler used, the last EstimateRemainingNs of the query (at its first estimate and
   // after 1, 2, 4, 8, ... records; at most 32 per query), for remaining_estimate_error and the plan's correction,
   // which learn from them when the query is removed.
@@ -162,8 +175,9 @@ class LearningAgent {
   }
 
   bool PredictCombined(PredictorKind kind, const QueryHistory* query, double* predicted_ns) const;
-  // log2 of the factor EstimateRemainingNs scales the query's estimates by (0: none known).
-  double Log2Correction(const QueryHistory* query) const;
+  // log2 of the factor EstimateRemainingNs scales the query's estimates by (0: none known): the plan's correction
+  // for `stage` if it has one (stage >= 0), else its whole-life one.
+  double Log2Correction(const QueryHistory* query, int stage) const;
   void UpdateCachedPredictions(QueryHistory* query) const;
 
   const LearningAgentOptions options_;
@@ -178,8 +192,14 @@ class LearningAgent {
   // (plan signature, operator id) -> that operator in earlier queries of the plan (averaged over them).
   // Bounded: cleared when it reaches kMaxRememberedOperators entries.
   absl::flat_hash_map<std::pair<uint64_t, int>, RememberedOperator> remembered_;
-  // plan signature -> log2(actual / estimate) of its earlier queries' sampled estimates (exponentially averaged).
-  absl::flat_hash_map<uint64_t, double> remembered_log2_correction_;
+  // plan signature -> log2(actual / estimate) of its earlier queries' sampled estimates (exponentially averaged),
+  // over the whole life and by the stage of life the estimate was made in.
+  struct PlanCorrection {
+    double whole = 0;
+    double by_stage[RemainingEstimateError::kStages] = {};
+    bool known[RemainingEstimateError::kStages] = {};
+  };
+  absl::flat_hash_map<uint64_t, PlanCorrection> remembered_log2_correction_;
   RemainingEstimateError remaining_error_;
 };
 

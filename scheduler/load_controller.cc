@@ -57,7 +57,10 @@ bool LoadController::Fits(Owner owner, Entry& entry, int64_t free, bool force) {
   const QueryMemoryRequest request = Capped(entry.request);
   if (entry.state == AdmissionState::kSuspended) {
     if (entry.given_back + entry.spilled > free && !force) return false;
-    entry.committed = footprint_(owner) + entry.spilled + entry.given_back;
+    // While its spill runs, the spill releases memory before reporting it (Spilled): the footprint from before it
+    // counts what is being written, whether or not it has left yet.
+    entry.committed =
+        (entry.spilling ? entry.footprint_before_spill : footprint_(owner)) + entry.spilled + entry.given_back;
     entry.given_back = 0;
     entry.spilled = 0;
   } else if (request.max_bytes <= free) {
@@ -190,11 +193,20 @@ std::vector<LoadController::Owner> LoadController::Leave(Owner owner) {
   return Reconsider();
 }
 
+void LoadController::SpillStarted(Owner owner) {
+  auto it = entries_.find(owner);
+  if (it == entries_.end()) return;
+  it->second.spilling = true;
+  it->second.footprint_before_spill = footprint_(owner);
+}
+
 std::vector<LoadController::Owner> LoadController::Spilled(Owner owner, int64_t bytes) {
   auto it = entries_.find(owner);
-  if (it != entries_.end() && it->second.state == AdmissionState::kSuspended) {
-    it->second.spilled += std::max<int64_t>(0, bytes);
+  if (it != entries_.end()) {
+    it->second.spilling = false;
     spilled_bytes_total_ += std::max<int64_t>(0, bytes);
+    // Re-admitted meanwhile: its commitment already holds the bytes (Fits).
+    if (it->second.state == AdmissionState::kSuspended) it->second.spilled += std::max<int64_t>(0, bytes);
   }
   return Reconsider();
 }

@@ -129,8 +129,12 @@ class LoadController {
   // A worker would go idle: admits the first query that waits only for a slot (its memory fits, nothing of a
   // higher priority is held back ahead of it), beyond the cap; returns it, or nothing.
   std::vector<Owner> AdmitBeyondTheCap();
-  // The suspended query `owner` spilled `bytes` (0 when it had nothing to spill or the spill failed); returns the
-  // held-back queries admitted now that the memory is free, in the order they were admitted.
+  // The suspended query `owner` starts to spill (its footprint will fall by what it writes, before Spilled).
+  void SpillStarted(Owner owner);
+  // The query `owner` spilled `bytes` (0 when it had nothing to spill or the spill failed or was cancelled); returns
+  // the held-back queries admitted now that the memory is free, in the order they were admitted. A query
+  // re-admitted while the spill was in flight was committed its footprint from before the spill (SpillStarted), so
+  // the bytes count as its claimable memory until they are read back.
   std::vector<Owner> Spilled(Owner owner, int64_t bytes);
   void SetPriority(Owner owner, int priority);
   // Changes the threshold and the per-query cap at run time (a threshold of 0 turns admission control off) and
@@ -153,6 +157,8 @@ class LoadController {
     int64_t committed = 0;
     int64_t given_back = 0;  // a suspended query's claimable memory at suspension
     int64_t spilled = 0;     // what a suspended query spilled (comes back with it)
+    bool spilling = false;   // between SpillStarted and Spilled
+    int64_t footprint_before_spill = 0;  // its footprint at SpillStarted
     uint64_t arrival = 0;
     uint64_t suspended_at = 0;
     int suspensions = 0;

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "scheduler/learning_agent.h"
 
 namespace tessera {
 
@@ -55,10 +56,9 @@ struct PolicyOptions {
   // order, which starves a long query while shorter ones keep arriving). With 0.25 a query that waited 4x the
   // difference of remaining work goes before a newer shorter one.
   double srpt_aging = 0.25;
-  // SRPT / IFSRPT: remaining work orders of an operator that an earlier query of the same plan finished are its
-  // count there less what is done (LearningAgent::EstimateRemainingNs); false: always the plan's cardinality-based
-  // estimate corrected by progress (the estimate before issue #14, kept to compare in the same run).
-  bool srpt_remembered_counts = true;
+  // SRPT / IFSRPT: how remaining time is estimated (LearningAgent::EstimateRemainingNs, learning_agent.h); the
+  // earlier variants are kept to compare in the same run.
+  RemainingEstimate srpt_estimate = RemainingEstimate::kStagedCorrection;
 };
 
 // Accepts: static, fair, hpf, pp (= pp-linear), pp-exp, lottery, fcfs, srpt, ifsrpt (case-insensitive).

@@ -73,6 +73,10 @@ class WorkOrderTask : public Task {
   // corrected by the measured time at completion. Not for query implementations.
   double charged_ns() const { return charged_ns_; }
   void set_charged_ns(double charged_ns) { charged_ns_ = charged_ns; }
+  // The work order's predicted time at dispatch, counted in its worker's queue until it finishes (the Foreman's
+  // dispatch depth). Not for query implementations.
+  double predicted_ns() const { return predicted_ns_; }
+  void set_predicted_ns(double predicted_ns) { predicted_ns_ = predicted_ns; }
   // Tests only (SyntheticOperatorSpec::reported_ns): the duration the Foreman records for this work order (the
   // LearningAgent, CPU accounting, the work-order log) instead of the measured one, so that tests of decisions
   // made from learned costs do not depend on how fast a loaded machine ran them. 0 (the default): measured.
@@ -108,6 +112,7 @@ class WorkOrderTask : public Task {
   bool shared_ = false;
   bool rode_along_ = false;
   double charged_ns_ = 0;
+  double predicted_ns_ = 0;
   int64_t cost_override_ns_ = 0;
   int64_t rows_ = 0;
   bool skipped_ = false;
@@ -197,7 +202,12 @@ class SchedulableQuery {
   // it runs, the Foreman thread calls only Progress, MemoryRequest, MemoryFootprint and SpillableBytes of the query,
   // which must be safe beside it; a cancellation, resumption or end of the query waits until SpillMemory returned.
   virtual int64_t SpillableBytes() const { return 0; }
-  virtual absl::StatusOr<int64_t> SpillMemory(const std::string& directory) { return 0; }
+  // `cancel` is set by the Foreman when the spill is no longer wanted (the query resumes, is cancelled, or the
+  // Foreman stops): SpillMemory should then stop early and return Cancelled with nothing spilled (memory still
+  // resident); a spill past its last check may still complete.
+  virtual absl::StatusOr<int64_t> SpillMemory(const std::string& directory, const std::atomic<bool>& cancel) {
+    return 0;
+  }
   virtual absl::Status RestoreMemory() { return absl::OkStatus(); }
 
   // Optional hints for size-based policies (SRPT, IF-SRPT).

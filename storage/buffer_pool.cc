@@ -504,7 +504,8 @@ size_t BufferPool::spilled_bytes() const {
   return spilled_bytes_;
 }
 
-absl::StatusOr<size_t> BufferPool::SpillTo(const std::string& path, const absl::flat_hash_set<const void*>& keep) {
+absl::StatusOr<size_t> BufferPool::SpillTo(const std::string& path, const absl::flat_hash_set<const void*>& keep,
+                                           const std::atomic<bool>* cancel) {
   CHECK(parent_ != nullptr && parent_->parent_ == nullptr) << "SpillTo on a pool that is not an account of a pool";
   struct Move {
     void* address;
@@ -526,7 +527,10 @@ absl::StatusOr<size_t> BufferPool::SpillTo(const std::string& path, const absl::
   if (fd < 0) return ErrnoStatus("cannot create spill file", path);
   uint64_t offset = 0;
   for (const Move& move : moves) {
-    if (absl::Status written = WriteAllAt(fd, move.address, move.bytes, offset, path); !written.ok()) {
+    absl::Status written = cancel != nullptr && cancel->load(std::memory_order_acquire)
+                               ? absl::CancelledError("the spill was cancelled")
+                               : WriteAllAt(fd, move.address, move.bytes, offset, path);
+    if (!written.ok()) {
       close(fd);
       unlink(path.c_str());
       return written;

@@ -34,6 +34,7 @@
 // Threading: every method is thread-safe. One mutex guards the accounting; it is never held during mmap,
 // munmap, eviction or spill I/O.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -156,8 +157,11 @@ class BufferPool {
   // Writes the spillable allocations except those in `keep` (memory another thread may still read, e.g. result
   // blocks a client is being sent) to a new file at `path`, then releases and uncharges them; returns the bytes
   // spilled. On a write error nothing is spilled, the file is removed and the error returned. FailedPrecondition
-  // while already spilled.
-  absl::StatusOr<size_t> SpillTo(const std::string& path, const absl::flat_hash_set<const void*>& keep);
+  // while already spilled. `cancel` (may be null), set by another thread, is checked before each allocation is
+  // written: once set, nothing is spilled, the file is removed and Cancelled returned (the write is the long part;
+  // after it the allocations are released at once).
+  absl::StatusOr<size_t> SpillTo(const std::string& path, const absl::flat_hash_set<const void*>& keep,
+                                 const std::atomic<bool>* cancel = nullptr);
   // Charges the spilled allocations again (ResourceExhausted over the budget, after asking the evictor; they then
   // stay spilled), reads them back to their addresses and removes the file. Nothing spilled: OK.
   absl::Status RestoreSpilled();

@@ -11,7 +11,10 @@
 //     0.1 of its policy share (0.5 with two queries under fair);
 //   - A's share of the busy time over the whole overlap of the two;
 //   - grow back: from B's last work order's end until A keeps at least 90% of the workers busy over a window.
-// The modes run round-robin in one database (the same log), `--rounds` rounds each; medians are printed side by side.
+// `--depths` compares the Foreman's dispatch depth rules (ForemanOptions::pending_by_count): `time` (a worker's queue
+// holds about target_pending_ns of predicted work) and `count` (the rule before: ceil(target / the mean work-order
+// time) work orders, at least 2). Each round opens the database once per depth (its own log) and runs every mode in
+// it, so depths and modes alternate; medians, 90th percentiles and maxima are printed side by side.
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +39,11 @@ DEFINE_int32(rounds, 3, "rounds per mode");
 DEFINE_int32(workers, 2, "worker threads");
 DEFINE_double(arrival_ms, 400, "when the second query arrives, after the first started");
 DEFINE_double(window_ms, 5, "window of the share measurement");
-DEFINE_string(log, "/tmp/share_shift_benchmark.jsonl", "the work-order log written and read back");
+DEFINE_string(log, "/tmp/share_shift_benchmark",
+              "prefix of the work-order logs written and read back (PREFIX_<depth>.jsonl)");
+DEFINE_string(depths, "time",
+              "the Foreman's dispatch depth rules to compare: time, time:N (at least N work orders per worker), count "
+              "(ForemanOptions::pending_by_count)");
 
 namespace tessera {
 namespace {
@@ -48,6 +55,7 @@ struct LogRecord {
 };
 
 struct Round {
+  std::string depth;
   std::string mode;
   int64_t begin_ns = 0;  // A's Execute call
   int64_t arrival_ns = 0;  // B's Execute call
@@ -156,16 +164,34 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-int Main() {
-  if (FLAGS_data.empty()) Die("--data is required");
-  const std::vector<std::string> modes = absl::StrSplit(FLAGS_modes, ',');
-  const std::string first = QuerySql(FLAGS_first), second = QuerySql(FLAGS_second);
-  std::vector<Round> rounds;
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+constexpr double kNever = 1e12;
+
+std::string ShrinkText(double ms) {
+  if (ms >= kNever) return "never";
+  char text[16];
+  std::snprintf(text, sizeof(text), "%.2f", ms);
+  return text;
+}
+
+std::string LogPath(const std::string& depth) { return FLAGS_log + "_" + depth + ".jsonl"; }
+
+// One round of every mode in a database opened with the depth rule `depth` (its own log, appended).
+void RunRound(const std::string& depth, const std::vector<std::string>& modes, const std::string& first,
+              const std::string& second, bool warm_up, std::vector<Round>* rounds) {
+  DatabaseOptions options;
+  options.data_directory = FLAGS_data;
+  options.worker_threads = FLAGS_workers;
+  options.scheduler.work_order_log_path = LogPath(depth) + ".part";
+  options.scheduler.pending_by_count = depth == "count";
+  if (depth.rfind("time:", 0) == 0) options.scheduler.min_pending_per_worker = std::atoi(depth.c_str() + 5);
+  std::vector<Round> these;
   {
-    DatabaseOptions options;
-    options.data_directory = FLAGS_data;
-    options.worker_threads = FLAGS_workers;
-    options.scheduler.work_order_log_path = FLAGS_log;
     absl::StatusOr<std::unique_ptr<Database>> database = Database::Open(options);
     if (!database.ok()) Die("opening " + FLAGS_data + ": " + std::string(database.status().message()));
     Session a(database->get()), b(database->get());
@@ -173,49 +199,80 @@ int Main() {
       for (Session* s : {&a, &b}) Execute(*s, "SET pipelining = " + mode);
       Execute(a, first);
       Execute(b, second);
+      if (!warm_up) break;
     }
-    for (int i = 0; i < FLAGS_rounds; ++i) {
-      for (const std::string& mode : modes) {
-        for (Session* s : {&a, &b}) Execute(*s, "SET pipelining = " + mode);
-        Round round;
-        round.mode = mode;
-        round.begin_ns = MonotonicNanos();
-        std::thread second_thread([&] {
-          std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(FLAGS_arrival_ms * 1000)));
-          round.arrival_ns = MonotonicNanos();
-          round.second_ms = Execute(b, second);
-        });
-        round.first_ms = Execute(a, first);
-        second_thread.join();
-        round.end_ns = MonotonicNanos();
-        rounds.push_back(round);
-      }
+    for (const std::string& mode : modes) {
+      for (Session* s : {&a, &b}) Execute(*s, "SET pipelining = " + mode);
+      Round round;
+      round.depth = depth;
+      round.mode = mode;
+      round.begin_ns = MonotonicNanos();
+      std::thread second_thread([&] {
+        std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(FLAGS_arrival_ms * 1000)));
+        round.arrival_ns = MonotonicNanos();
+        round.second_ms = Execute(b, second);
+      });
+      round.first_ms = Execute(a, first);
+      second_thread.join();
+      round.end_ns = MonotonicNanos();
+      these.push_back(round);
     }
   }  // closing the database flushes the log
-  const std::vector<LogRecord> records = ReadLog(FLAGS_log);
+  std::ifstream part(LogPath(depth) + ".part");
+  std::ofstream(LogPath(depth), std::ios::app) << part.rdbuf();
+  std::remove((LogPath(depth) + ".part").c_str());
+  rounds->insert(rounds->end(), these.begin(), these.end());
+}
+
+int Main() {
+  if (FLAGS_data.empty()) Die("--data is required");
+  const std::vector<std::string> modes = absl::StrSplit(FLAGS_modes, ',');
+  const std::vector<std::string> depths = absl::StrSplit(FLAGS_depths, ',');
+  for (const std::string& depth : depths) {
+    if (depth != "time" && depth != "count" && depth.rfind("time:", 0) != 0) Die("--depths takes time, time:N, count");
+    std::remove(LogPath(depth).c_str());
+  }
+  const std::string first = QuerySql(FLAGS_first), second = QuerySql(FLAGS_second);
+  std::vector<Round> rounds;
+  for (int i = 0; i < FLAGS_rounds; ++i) {
+    for (size_t d = 0; d < depths.size(); ++d) {
+      // The depths' order alternates between rounds.
+      RunRound(depths[(d + static_cast<size_t>(i)) % depths.size()], modes, first, second, /*warm_up=*/true, &rounds);
+    }
+  }
   std::printf("first %s, second %s arriving after %.0f ms, %d workers, fair, window %.1f ms, %d rounds\n\n",
               FLAGS_first.c_str(), FLAGS_second.c_str(), FLAGS_arrival_ms, FLAGS_workers, FLAGS_window_ms,
               FLAGS_rounds);
-  std::printf("%-8s %10s %10s %12s %10s %8s %10s   %s\n", "mode", "first ms", "second ms", "B dispatch", "shrink",
-              "A share", "grow back", "per round (shrink ms)");
-  for (const std::string& mode : modes) {
-    std::vector<double> first_ms, second_ms, dispatch, shrink, grow, share;
-    std::string per_round;
-    for (const Round& round : rounds) {
-      if (round.mode != mode) continue;
-      const Measured m = Measure(records, round);
-      first_ms.push_back(round.first_ms);
-      second_ms.push_back(round.second_ms);
-      dispatch.push_back(m.first_dispatch_ms);
-      shrink.push_back(m.shrink_ms);
-      grow.push_back(m.grow_ms);
-      share.push_back(m.overlap_share);
-      per_round += (per_round.empty() ? "" : ", ") + std::to_string(m.shrink_ms).substr(0, 5);
+  std::printf("%-6s %-8s %9s %9s %10s | %8s %8s %8s | %7s %9s   %s\n", "depth", "mode", "first ms", "second ms",
+              "B dispatch", "shrink", "p90", "max", "A share", "grow back", "per round (shrink ms)");
+  for (const std::string& depth : depths) {
+    const std::vector<LogRecord> records = ReadLog(LogPath(depth));
+    for (const std::string& mode : modes) {
+      std::vector<double> first_ms, second_ms, dispatch, shrink, grow, share;
+      std::string per_round;
+      for (const Round& round : rounds) {
+        if (round.mode != mode || round.depth != depth) continue;
+        const Measured m = Measure(records, round);
+        first_ms.push_back(round.first_ms);
+        second_ms.push_back(round.second_ms);
+        dispatch.push_back(m.first_dispatch_ms);
+        // Never reached while both ran: ranked above every reached value (shown as "never").
+        shrink.push_back(m.shrink_ms < 0 ? kNever : m.shrink_ms);
+        grow.push_back(m.grow_ms);
+        share.push_back(m.overlap_share);
+        char text[16];
+        std::snprintf(text, sizeof(text), "%.2f", m.shrink_ms);
+        per_round += (per_round.empty() ? "" : ", ") + std::string(text);
+      }
+      std::printf("%-6s %-8s %9.1f %9.1f %7.2f ms | %8s %8s %8s | %7.2f %6.2f ms   %s\n", depth.c_str(), mode.c_str(),
+                  Median(first_ms), Median(second_ms), Median(dispatch), ShrinkText(Median(shrink)).c_str(),
+                  ShrinkText(Percentile(shrink, 0.9)).c_str(), ShrinkText(Percentile(shrink, 1.0)).c_str(),
+                  Median(share), Median(grow), per_round.c_str());
     }
-    std::printf("%-8s %10.1f %10.1f %9.2f ms %7.2f ms %8.2f %7.2f ms   %s\n", mode.c_str(), Median(first_ms),
-                Median(second_ms), Median(dispatch), Median(shrink), Median(share), Median(grow), per_round.c_str());
   }
-  std::printf("\n(medians; shrink/grow -1 = not reached while both ran / before the first ended)\n");
+  std::printf(
+      "\n(medians unless named; shrink never, grow -1 = not reached while both ran / before the first ended; per "
+      "round -1 = never)\n");
   return 0;
 }
 

@@ -10,9 +10,11 @@
 //   6. (run only when named) the load controller: priority-1 streams under a memory threshold that fits them,
 //      then a priority-5 query that does not fit beside them suspends the largest; with admission control off
 //      as the baseline: suspensions, the pool's peak use against the threshold, CPU per stream, answers.
-//   5. (run only when named in --experiments) a seeded Poisson stream of the 13 SSB queries at --load of the
-//      workers' capacity, one client per arrival, replayed under fcfs, srpt, ifsrpt and fair: latency per
-//      policy (mean, median, p95, short Q1.x vs long queries).
+//   5. (run only when named in --experiments) seeded Poisson streams of the 13 SSB queries, one per --load x
+//      --seed, at that load of the measured capacity, one client per arrival, each replayed under every policy
+//      of --policies (fcfs, srpt, ifsrpt, fair, ...; the order rotating), --rounds times: latency per policy
+//      (mean, median, p95, p99, short Q1.x vs long queries) against the same trace's fcfs run, with medians and
+//      spread per load, the remaining-time estimates' error, and an ideal one-server model of each trace.
 //
 // CPU share of a stream in a window = Σ of the durations of its work orders inside the window / total busy
 // time of all streams in the window. A stream is active from its first Execute call to its last return; the
@@ -34,7 +36,7 @@
 //
 // Usage: ssb_policy_experiments --data DIR [--sf 1] [--workers 2] [--log-dir DIR] [--window-ms 20]
 //          [--plot-window-ms 100] [--scale 1] [--experiments 1,2,3,4] [--memory-mb 4096] [--keep-tbl]
-//          [--seed 5] [--arrivals 300] [--load 0.9] [--load-basis throughput|wall|cpu]
+//          [--seed 5,6,7] [--arrivals 300] [--load 0.7,0.9] [--rounds 2] [--load-basis throughput|wall|cpu]
 //          [--policies fcfs,srpt,ifsrpt,fair]
 //          [--prediction next-operator|pooled] [--exp2-queries q1.1,q4.1] [--time-slice-us 0]
 //          [--scan-sharing off|full|batch]
@@ -92,9 +94,10 @@ DEFINE_int64(memory_mb, 4096, "buffer pool size, MiB");
 DEFINE_bool(keep_tbl, false, "keep the generated .tbl files after loading");
 DEFINE_string(ssb_dir, TESSERA_SSB_DIR, "folder with the SSB schema.sql and queries/");
 DEFINE_string(plot_script, TESSERA_PLOT_SCRIPT, "plot_cpu_share.py, run on each stream log");
-DEFINE_uint64(seed, 5, "experiment 5: seed of the Poisson arrivals");
+DEFINE_string(seed, "5", "experiment 5: seeds of the Poisson arrival traces, comma-separated");
 DEFINE_int32(arrivals, 300, "experiment 5: queries in the Poisson stream");
-DEFINE_double(load, 0.9, "experiment 5: offered load");
+DEFINE_string(load, "0.9", "experiment 5: offered loads, comma-separated");
+DEFINE_int32(rounds, 1, "experiment 5: replays of every (load, seed) trace under every policy");
 DEFINE_string(load_basis, "throughput", "experiment 5: what the load is relative to: throughput, wall or cpu");
 DEFINE_string(policies, "fcfs,srpt,ifsrpt,fair", "experiment 5: comma-separated policies; must include fcfs (the baseline)");
 DEFINE_string(prediction, "next-operator", "the LearningAgent's prediction scope: next-operator or pooled");
@@ -129,9 +132,10 @@ struct Flags {
   std::string ssb_dir = TESSERA_SSB_DIR;
   std::string plot_script = TESSERA_PLOT_SCRIPT;
   // Experiment 5: the Poisson stream.
-  uint64_t seed = 5;
+  std::vector<uint64_t> seeds = {5};
   int arrivals = 300;
-  double load = 0.9;
+  std::vector<double> loads = {0.9};
+  int rounds = 1;
   std::string load_basis = "throughput";  // or "wall", "cpu"
   std::vector<std::string> arrival_policies = {"fcfs", "srpt", "ifsrpt", "fair"};  // in this order
   PredictionScope prediction = PredictionScope::kNextOperator;  // the LearningAgent's (learning_agent.h)
@@ -922,14 +926,23 @@ int64_t TotalLength(const std::vector<Interval>& intervals) {
   return total;
 }
 
-// A policy name, or srpt-dag / ifsrpt-dag: SRPT / IF-SRPT with the remaining-work estimate of before issue #14
-// (PolicyOptions::srpt_remembered_counts off), to compare both estimates in the same run.
+// A policy name, or srpt / ifsrpt with a suffix naming an earlier remaining-time estimate, to compare estimates in
+// the same run (PolicyOptions::srpt_estimate): -dag (before issue #14: the plan's counts, unscaled), -v1 (counts
+// remembered by plan and one correction per plan).
 PolicyOptions Policy(const std::string& name) {
-  const bool dag_estimate = absl::EndsWith(name, "-dag");
-  absl::StatusOr<PolicyOptions> policy = ParsePolicy(dag_estimate ? name.substr(0, name.size() - 4) : name);
+  RemainingEstimate estimate = RemainingEstimate::kStagedCorrection;
+  std::string base = name;
+  if (absl::EndsWith(name, "-dag")) {
+    estimate = RemainingEstimate::kPlanCounts;
+    base = name.substr(0, name.size() - 4);
+  } else if (absl::EndsWith(name, "-v1")) {
+    estimate = RemainingEstimate::kPlanCorrection;
+    base = name.substr(0, name.size() - 3);
+  }
+  absl::StatusOr<PolicyOptions> policy = ParsePolicy(base);
   if (!policy.ok()) Die("policy " + name);
   policy->srpt_aging = FLAGS_srpt_aging;
-  policy->srpt_remembered_counts = !dag_estimate;
+  policy->srpt_estimate = estimate;
   return *policy;
 }
 
@@ -1530,7 +1543,7 @@ struct LatencySummary {
   size_t queries = 0;
   int errors = 0;
   double duration_s = 0;  // first arrival -> last return
-  double mean_ms = 0, median_ms = 0, p95_ms = 0, max_ms = 0;
+  double mean_ms = 0, median_ms = 0, p95_ms = 0, p99_ms = 0, max_ms = 0;
   double short_mean_ms = 0, long_mean_ms = 0;  // Q1.x / the others
   size_t short_queries = 0, long_queries = 0;
   double mean_slowdown = 0;      // latency / the query's wall time alone
@@ -1566,6 +1579,7 @@ LatencySummary SummarizeLatencies(const std::vector<Arrival>& arrivals, const st
   s.mean_ms = Mean(all);
   s.median_ms = Percentile(all, 0.5);
   s.p95_ms = Percentile(all, 0.95);
+  s.p99_ms = Percentile(all, 0.99);
   s.max_ms = all.empty() ? 0 : *std::max_element(all.begin(), all.end());
   s.short_mean_ms = Mean(short_ones);
   s.long_mean_ms = Mean(long_ones);
@@ -1603,11 +1617,134 @@ double SaturationThroughput(Database* database, int clients, int rounds, uint64_
   return static_cast<double>(work.size()) / (Ms(MonotonicNanos() - begin) / 1e3);
 }
 
-void Experiment5() {
+// One replay of one arrival trace under one policy.
+struct PolicyRun {
+  double load = 0;
+  uint64_t seed = 0;
+  int round = 0;
+  std::string policy;
+  int position = 0;  // 0: the first policy of its trace's replays
+  LatencySummary latency;
+  RemainingEstimateError estimate_error;  // the run's share of the Foreman's totals
+  double drawn_cpu_ms = 0;                // the trace's work-order time alone (warm-up)
+};
+
+RemainingEstimateError Minus(RemainingEstimateError after, const RemainingEstimateError& before) {
+  for (int stage = 0; stage < RemainingEstimateError::kStages; ++stage) {
+    after.count[stage] -= before.count[stage];
+    after.sum_relative[stage] -= before.sum_relative[stage];
+    after.sum_log2_ratio[stage] -= before.sum_log2_ratio[stage];
+  }
+  return after;
+}
+
+void AddInto(RemainingEstimateError* total, const RemainingEstimateError& e) {
+  for (int stage = 0; stage < RemainingEstimateError::kStages; ++stage) {
+    total->count[stage] += e.count[stage];
+    total->sum_relative[stage] += e.sum_relative[stage];
+    total->sum_log2_ratio[stage] += e.sum_log2_ratio[stage];
+  }
+}
+
+// Σ work-order time of each run's [first arrival, last return], read from the log in one pass (the log of many
+// runs is too large to hold).
+void AddWorkOrderTime(const std::string& log, std::vector<PolicyRun>* runs) {
+  std::ifstream in(log);
+  if (!in) Die("cannot read the work-order log " + log);
+  for (std::string line; std::getline(in, line);) {
+    long long query, op, worker, start, end;
+    if (std::sscanf(line.c_str(), "{\"query\":%lld,\"operator\":%lld,\"worker\":%lld,\"start_ns\":%lld,\"end_ns\":%lld",
+                    &query, &op, &worker, &start, &end) != 5) {
+      continue;
+    }
+    for (PolicyRun& run : *runs) {
+      if (start >= run.latency.first_arrival_ns && end <= run.latency.last_return_ns) {
+        run.latency.work_order_ms += Ms(end - start);
+      }
+    }
+  }
+}
+
+void PrintPolicyRun(const PolicyRun& run, double fcfs_mean_ms, double fcfs_p99_ms) {
+  const LatencySummary& s = run.latency;
   std::printf(
-      "\n=== Experiment 5: seeded Poisson stream of the 13 SSB queries at %.0f%% load: fcfs (baseline) vs srpt "
-      "vs ifsrpt, fair for reference ===\n",
-      100 * g_flags.load);
+      "  %-8s %3d %6.1f | %8.1f %8.1f %8.1f %8.1f %8.1f | %8.1f %8.1f | %8.2f | %6.2f %6.2f | %5.2f %4.0f%% | "
+      "%5.1f%s\n",
+      run.policy.c_str(), run.position, s.duration_s, s.mean_ms, s.median_ms, s.p95_ms, s.p99_ms, s.max_ms,
+      s.short_mean_ms, s.long_mean_ms, s.mean_slowdown, s.mean_ms / std::max(1e-9, fcfs_mean_ms),
+      s.p99_ms / std::max(1e-9, fcfs_p99_ms), s.work_order_ms / std::max(1e-9, run.drawn_cpu_ms),
+      s.duration_s > 0 ? 100 * s.work_order_ms / 1e3 / (s.duration_s * g_flags.workers) : 0.0, s.max_call_delay_ms,
+      s.errors ? " (errors)" : "");
+}
+
+void PrintEstimateError(const std::string& name, const RemainingEstimateError& e) {
+  if (e.count[0] + e.count[1] + e.count[2] + e.count[3] == 0) return;
+  std::printf("  %-8s", name.c_str());
+  for (int stage = 0; stage < RemainingEstimateError::kStages; ++stage) {
+    std::printf("  [%d-%d%%) %.2f x%.2f n=%lld", 25 * stage, 25 * (stage + 1), e.MeanRelative(stage),
+                e.GeometricBias(stage), static_cast<long long>(e.count[stage]));
+  }
+  std::printf("\n");
+}
+
+// "median [min, max]" of the values.
+std::string MedianSpread(std::vector<double> values) {
+  if (values.empty()) return "-";
+  std::sort(values.begin(), values.end());
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.2f [%.2f, %.2f]", Percentile(values, 0.5), values.front(), values.back());
+  return text;
+}
+
+// What an ideal scheduler could do with the trace: the pool as one server (a query alone uses both workers) whose
+// service time for a query is its wall time alone (warm-up), arrivals as in the trace; FCFS, and preemptive SRPT
+// that knows every query's size exactly and switches at any instant. Mean and p99 of the latencies (ms). The
+// ratio of the two is the most SRPT can gain on this trace's size distribution (SSB's sizes differ by about 3x, so
+// less than on heavy-tailed workloads), a yardstick for the measured ratios.
+struct SimulatedLatency {
+  double fcfs_mean_ms = 0, fcfs_p99_ms = 0, srpt_mean_ms = 0, srpt_p99_ms = 0;
+};
+
+SimulatedLatency SimulateTrace(const std::vector<Arrival>& arrivals, const Calibrations& calibrations) {
+  const size_t n = arrivals.size();
+  std::vector<double> arrive(n), size(n), fcfs(n), srpt(n);
+  for (size_t i = 0; i < n; ++i) {
+    arrive[i] = Ms(arrivals[i].offset_ns);
+    size[i] = calibrations.at(arrivals[i].label).alone_ms;
+  }
+  double free_at = 0;
+  for (size_t i = 0; i < n; ++i) {  // arrivals are in time order
+    free_at = std::max(free_at, arrive[i]) + size[i];
+    fcfs[i] = free_at - arrive[i];
+  }
+  std::vector<double> remaining = size;
+  std::vector<size_t> waiting;
+  double now = 0;
+  size_t next = 0, done = 0;
+  while (done < n) {
+    if (waiting.empty()) now = std::max(now, arrive[next]);
+    while (next < n && arrive[next] <= now) waiting.push_back(next++);
+    const auto shortest = std::min_element(waiting.begin(), waiting.end(),
+                                           [&](size_t a, size_t b) { return remaining[a] < remaining[b]; });
+    const size_t job = *shortest;
+    const double until = next < n ? std::min(now + remaining[job], arrive[next]) : now + remaining[job];
+    remaining[job] -= until - now;
+    now = until;
+    if (remaining[job] <= 1e-9) {
+      srpt[job] = now - arrive[job];
+      waiting.erase(shortest);
+      ++done;
+    }
+  }
+  return {Mean(fcfs), Percentile(fcfs, 0.99), Mean(srpt), Percentile(srpt, 0.99)};
+}
+
+void Experiment5() {
+  const std::vector<std::string>& policies = g_flags.arrival_policies;
+  std::printf(
+      "\n=== Experiment 5: seeded Poisson streams of the 13 SSB queries: fcfs (baseline) against %s; loads %s, "
+      "seeds %s, %d round(s) ===\n",
+      FLAGS_policies.c_str(), FLAGS_load.c_str(), FLAGS_seed.c_str(), g_flags.rounds);
   const std::string log = g_flags.log_dir + "/ssb_exp5_poisson.jsonl";
   std::unique_ptr<Database> database = OpenDatabase(Policy("fcfs"), log);
   const std::vector<WarmupExecution> warmups = WarmUp(database.get(), kAllQueries, 2);
@@ -1618,122 +1755,133 @@ void Experiment5() {
   }
   PrintCalibration(calibrations, kAllQueries);
 
-  // The rate: --load x the pool's capacity, by --load-basis
+  // The rate: load x the pool's capacity, by --load-basis
   //   throughput (default): the measured saturation throughput (SaturationThroughput, 4 clients, fcfs);
   //   wall: 1 / the mean wall time of a query alone (warm-up), the pool as one server running one query at a time;
   //   cpu:  workers / the mean work-order CPU time of a query alone (every worker busy all the time).
-  // Queries are drawn uniformly from the 13, so "mean" is over the 13.
+  // Queries are drawn uniformly from the 13, so "mean" is over the 13. Measured once: every replay of a trace (and
+  // every round) then has the same arrival times.
   double mean_cpu_ms = 0, mean_alone_ms = 0;
   for (const std::string& label : kAllQueries) {
     mean_cpu_ms += calibrations.at(label).busy_ms / static_cast<double>(kAllQueries.size());
     mean_alone_ms += calibrations.at(label).alone_ms / static_cast<double>(kAllQueries.size());
   }
-  const double saturation = SaturationThroughput(database.get(), 4, 3, g_flags.seed);
+  const double saturation = SaturationThroughput(database.get(), 4, 3, g_flags.seeds.front());
   const double capacity = g_flags.load_basis == "cpu"    ? g_flags.workers / (mean_cpu_ms / 1e3)
                           : g_flags.load_basis == "wall" ? 1 / (mean_alone_ms / 1e3)
                                                          : saturation;
-  const double rate = g_flags.load * capacity;
   std::printf(
       "\n  capacity: saturation throughput %.2f queries/s (4 clients, fcfs); 1 / mean alone wall time %.2f/s "
-      "(%.1f ms); workers / mean work-order CPU %.2f/s (%.1f ms)\n",
-      saturation, 1e3 / mean_alone_ms, mean_alone_ms, g_flags.workers * 1e3 / mean_cpu_ms, mean_cpu_ms);
-  std::printf(
-      "  rate %.2f arrivals/s = %.0f%% of the %s capacity (%.0f%% by saturation, %.0f%% by wall, %.0f%% by cpu)\n",
-      rate, 100 * g_flags.load, g_flags.load_basis.c_str(), 100 * rate / saturation,
-      100 * rate * mean_alone_ms / 1e3, 100 * rate * mean_cpu_ms / 1e3 / g_flags.workers);
-  const std::vector<Arrival> arrivals = PoissonArrivals(g_flags.seed, g_flags.arrivals, rate);
-  double drawn_cpu_ms = 0, drawn_alone_ms = 0;
-  std::map<std::string, int> drawn;
-  for (const Arrival& a : arrivals) {
-    drawn_cpu_ms += calibrations.at(a.label).busy_ms;
-    drawn_alone_ms += calibrations.at(a.label).alone_ms;
-    ++drawn[a.label];
-  }
-  const double span_s = Ms(arrivals.back().offset_ns) / 1e3;
-  std::printf(
-      "  seed %llu: %zu arrivals over %.1f s; this draw offers %.0f%% of saturation, %.0f%% by wall time, %.0f%% of "
-      "CPU; drawn:",
-      static_cast<unsigned long long>(g_flags.seed), arrivals.size(), span_s,
-      span_s > 0 ? 100 * static_cast<double>(arrivals.size() - 1) / span_s / saturation : 0.0,
-      span_s > 0 ? 100 * drawn_alone_ms / 1e3 / span_s : 0.0,
-              span_s > 0 ? 100 * drawn_cpu_ms / 1e3 / (span_s * g_flags.workers) : 0.0);
-  for (const std::string& label : kAllQueries) std::printf(" %s x%d", Display(label).c_str(), drawn[label]);
-  std::printf("\n");
+      "(%.1f ms); workers / mean work-order CPU %.2f/s (%.1f ms); basis %s\n",
+      saturation, 1e3 / mean_alone_ms, mean_alone_ms, g_flags.workers * 1e3 / mean_cpu_ms, mean_cpu_ms,
+      g_flags.load_basis.c_str());
 
-  std::vector<LatencySummary> summaries;
-  std::vector<RemainingEstimateError> estimate_errors;  // per policy: the run's share of the Foreman's totals
-  const std::vector<std::string>& policies = g_flags.arrival_policies;
-  for (const std::string& policy : policies) {
-    SwitchPolicy(database.get(), policy);
-    std::printf("  running under %s ...\n", policy.c_str());
-    std::fflush(stdout);
-    const RemainingEstimateError errors_before = database->foreman().GetStats()->remaining_estimate_error;
-    const std::vector<ArrivalOutcome> outcomes = RunArrivals(database.get(), arrivals);
-    RemainingEstimateError errors = database->foreman().GetStats()->remaining_estimate_error;
-    for (int stage = 0; stage < RemainingEstimateError::kStages; ++stage) {
-      errors.count[stage] -= errors_before.count[stage];
-      errors.sum_relative[stage] -= errors_before.sum_relative[stage];
-      errors.sum_log2_ratio[stage] -= errors_before.sum_log2_ratio[stage];
-    }
-    estimate_errors.push_back(errors);
-    for (const ArrivalOutcome& o : outcomes) {
-      if (!o.error.empty()) std::printf("  !! a query failed under %s: %s\n", policy.c_str(), o.error.c_str());
-    }
-    summaries.push_back(SummarizeLatencies(arrivals, outcomes, calibrations));
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // drained; a pause between policies
-  }
-  database.reset();  // completes the log
-  for (const LogRecord& r : ReadLog(log)) {
-    for (LatencySummary& s : summaries) {
-      if (r.start_ns >= s.first_arrival_ns && r.end_ns <= s.last_return_ns) {
-        s.work_order_ms += Ms(r.end_ns - r.start_ns);
+  // Each round replays every (load, seed) trace under every policy; the policies' order rotates by one per trace
+  // and round, so no policy always runs first (on a warmer or quieter machine) or right after the same one.
+  std::vector<PolicyRun> runs;
+  int trace = 0;
+  for (int round = 0; round < g_flags.rounds; ++round) {
+    for (double load : g_flags.loads) {
+      for (uint64_t seed : g_flags.seeds) {
+        const double rate = load * capacity;
+        const std::vector<Arrival> arrivals = PoissonArrivals(seed, g_flags.arrivals, rate);
+        double drawn_cpu_ms = 0;
+        for (const Arrival& a : arrivals) drawn_cpu_ms += calibrations.at(a.label).busy_ms;
+        const double span_s = Ms(arrivals.back().offset_ns) / 1e3;
+        const SimulatedLatency ideal = SimulateTrace(arrivals, calibrations);
+        std::printf(
+            "\n  round %d, load %.2f, seed %llu: %.2f arrivals/s over %.1f s (%.0f%% of the workers' CPU alone); ideal "
+            "one-server model: fcfs mean %.1f p99 %.1f ms, exact preemptive srpt mean %.1f (x%.2f) p99 %.1f (x%.2f)\n",
+            round, load, static_cast<unsigned long long>(seed), rate, span_s,
+            span_s > 0 ? 100 * drawn_cpu_ms / 1e3 / (span_s * g_flags.workers) : 0.0, ideal.fcfs_mean_ms,
+            ideal.fcfs_p99_ms, ideal.srpt_mean_ms, ideal.srpt_mean_ms / std::max(1e-9, ideal.fcfs_mean_ms),
+            ideal.srpt_p99_ms, ideal.srpt_p99_ms / std::max(1e-9, ideal.fcfs_p99_ms));
+        std::fflush(stdout);
+        for (size_t k = 0; k < policies.size(); ++k) {
+          PolicyRun run;
+          run.load = load;
+          run.seed = seed;
+          run.round = round;
+          run.position = static_cast<int>(k);
+          run.policy = policies[(k + static_cast<size_t>(trace)) % policies.size()];
+          run.drawn_cpu_ms = drawn_cpu_ms;
+          SwitchPolicy(database.get(), run.policy);
+          const RemainingEstimateError errors_before = database->foreman().GetStats()->remaining_estimate_error;
+          const std::vector<ArrivalOutcome> outcomes = RunArrivals(database.get(), arrivals);
+          run.estimate_error = Minus(database->foreman().GetStats()->remaining_estimate_error, errors_before);
+          for (const ArrivalOutcome& o : outcomes) {
+            if (!o.error.empty())
+              std::printf("  !! a query failed under %s: %s\n", run.policy.c_str(), o.error.c_str());
+          }
+          run.latency = SummarizeLatencies(arrivals, outcomes, calibrations);
+          runs.push_back(std::move(run));
+          std::this_thread::sleep_for(std::chrono::milliseconds(500));  // drained; a pause between policies
+        }
+        ++trace;
       }
     }
   }
+  database.reset();  // completes the log
+  AddWorkOrderTime(log, &runs);
 
-  std::printf("\n  latency = arrival -> result, ms; short = Q1.x, long = Q2.x-Q4.x; slowdown = latency / alone\n");
-  std::printf("  %-8s %7s %8s | %9s %9s %9s %9s | %11s %11s | %9s %8s | %s\n", "policy", "queries", "run s", "mean",
-              "median", "p95", "max", "short mean", "long mean", "slowdown", "mean/fcfs", "wake ms");
-  const size_t fcfs = static_cast<size_t>(std::find(policies.begin(), policies.end(), "fcfs") - policies.begin());
-  for (size_t p = 0; p < summaries.size(); ++p) {
-    const LatencySummary& s = summaries[p];
-    std::printf("  %-8s %7zu %8.1f | %9.1f %9.1f %9.1f %9.1f | %11.1f %11.1f | %9.2f %8.2f | %.1f%s\n",
-                policies[p].c_str(), s.queries, s.duration_s, s.mean_ms, s.median_ms, s.p95_ms, s.max_ms,
-                s.short_mean_ms, s.long_mean_ms, s.mean_slowdown, s.mean_ms / std::max(1e-9, summaries[fcfs].mean_ms),
-                s.max_call_delay_ms, s.errors ? " (errors)" : "");
-  }
-  std::printf("  (%zu short, %zu long queries; wake ms = the latest a client called Execute after its arrival)\n",
-              summaries[fcfs].short_queries, summaries[fcfs].long_queries);
-  std::printf("  the 3 longest latencies (query, arrival s, latency ms):\n");
-  for (size_t p = 0; p < summaries.size(); ++p) {
-    std::printf("  %-8s", policies[p].c_str());
-    for (const auto& [latency, i] : summaries[p].slowest) {
-      std::printf("  %s at %.1f: %.0f", Display(arrivals[i].label).c_str(), Ms(arrivals[i].offset_ns) / 1e3, latency);
+  // Per trace and round: every policy's run against the fcfs run of the same trace and round.
+  auto fcfs_of = [&](const PolicyRun& run) -> const PolicyRun& {
+    for (const PolicyRun& other : runs) {
+      if (other.policy == "fcfs" && other.load == run.load && other.seed == run.seed && other.round == run.round)
+        return other;
     }
-    std::printf("\n");
-  }
+    Die("no fcfs run");
+  };
   std::printf(
-      "  interference: work-order time of the run / the same queries' work-order time alone (1.00 = as in the "
-      "warm-up; above: workers preempted or slowed by other processes, which raises the effective load)\n ");
-  for (size_t p = 0; p < summaries.size(); ++p) {
-    const LatencySummary& s = summaries[p];
-    std::printf(" %s %.2f (workers busy %.0f%% of the run)", policies[p].c_str(), s.work_order_ms / drawn_cpu_ms,
-                s.duration_s > 0 ? 100 * s.work_order_ms / 1e3 / (s.duration_s * g_flags.workers) : 0.0);
+      "\n  latency = arrival -> result, ms; short = Q1.x, long = Q2.x-Q4.x; slowdown = latency / alone; pos = the "
+      "policy's place in its trace's replays; interference = work-order time of the run / the same queries alone, "
+      "busy = of the workers' time; wake = the latest a client called Execute after its arrival, ms\n");
+  std::printf("  %-8s %3s %6s | %8s %8s %8s %8s %8s | %8s %8s | %8s | %6s %6s | %5s %5s | %5s\n", "policy", "pos",
+              "run s", "mean", "median", "p95", "p99", "max", "short", "long", "slowdown", "mean/F", "p99/F", "intf",
+              "busy", "wake");
+  for (const PolicyRun& run : runs) {
+    if (run.position == 0)
+      std::printf("  -- round %d, load %.2f, seed %llu\n", run.round, run.load,
+                  static_cast<unsigned long long>(run.seed));
+    const PolicyRun& fcfs = fcfs_of(run);
+    PrintPolicyRun(run, fcfs.latency.mean_ms, fcfs.latency.p99_ms);
   }
-  std::printf("\n");
+
   std::printf(
-      "  remaining-time estimates of srpt / ifsrpt against the work-order time that followed, by the stage of the "
-      "query's life (its work-order time so far / its total): mean |estimate - actual| / actual, geometric mean of "
-      "estimate / actual, samples\n");
-  for (size_t p = 0; p < summaries.size(); ++p) {
-    const RemainingEstimateError& e = estimate_errors[p];
-    if (e.count[0] + e.count[1] + e.count[2] + e.count[3] == 0) continue;
-    std::printf("  %-8s", policies[p].c_str());
-    for (int stage = 0; stage < RemainingEstimateError::kStages; ++stage) {
-      std::printf("  [%d-%d%%) %.2f x%.2f n=%lld", 25 * stage, 25 * (stage + 1), e.MeanRelative(stage),
-                  e.GeometricBias(stage), static_cast<long long>(e.count[stage]));
+      "\n  summary per load: median [min, max] over seeds and rounds of mean / fcfs's mean and p99 / fcfs's p99 (same "
+      "trace, same round); goal: mean <= 0.75, p99 <= 2\n");
+  for (double load : g_flags.loads) {
+    for (const std::string& policy : policies) {
+      if (policy == "fcfs") continue;
+      std::vector<double> mean_ratio, p99_ratio;
+      int wins = 0;
+      for (const PolicyRun& run : runs) {
+        if (run.policy != policy || run.load != load) continue;
+        const PolicyRun& fcfs = fcfs_of(run);
+        mean_ratio.push_back(run.latency.mean_ms / std::max(1e-9, fcfs.latency.mean_ms));
+        p99_ratio.push_back(run.latency.p99_ms / std::max(1e-9, fcfs.latency.p99_ms));
+        wins += mean_ratio.back() <= 0.75 && p99_ratio.back() <= 2;
+      }
+      std::printf("  load %.2f %-8s mean/fcfs %-22s p99/fcfs %-22s goal met in %d of %zu\n", load, policy.c_str(),
+                  MedianSpread(mean_ratio).c_str(), MedianSpread(p99_ratio).c_str(), wins, mean_ratio.size());
     }
-    std::printf("\n");
+    std::vector<double> fcfs_means;
+    for (const PolicyRun& run : runs) {
+      if (run.policy == "fcfs" && run.load == load) fcfs_means.push_back(run.latency.mean_ms);
+    }
+    std::printf("  load %.2f fcfs     mean ms %s\n", load, MedianSpread(fcfs_means).c_str());
+  }
+
+  std::printf(
+      "\n  remaining-time estimates of srpt / ifsrpt against the work-order time that followed, by the stage of the "
+      "query's life (its work-order time so far / its total), over all runs: mean |estimate - actual| / actual, "
+      "geometric mean of estimate / actual, samples\n");
+  for (const std::string& policy : policies) {
+    RemainingEstimateError total;
+    for (const PolicyRun& run : runs) {
+      if (run.policy == policy) AddInto(&total, run.estimate_error);
+    }
+    PrintEstimateError(policy, total);
   }
 }
 
@@ -1904,9 +2052,13 @@ void ParseFlags(int argc, char** argv) {
   g_flags.keep_tbl = FLAGS_keep_tbl;
   g_flags.ssb_dir = FLAGS_ssb_dir;
   g_flags.plot_script = FLAGS_plot_script;
-  g_flags.seed = FLAGS_seed;
+  g_flags.seeds.clear();
+  for (const std::string& item : SplitList(FLAGS_seed))
+    g_flags.seeds.push_back(std::strtoull(item.c_str(), nullptr, 10));
+  g_flags.loads.clear();
+  for (const std::string& item : SplitList(FLAGS_load)) g_flags.loads.push_back(std::atof(item.c_str()));
+  g_flags.rounds = FLAGS_rounds;
   g_flags.arrivals = FLAGS_arrivals;
-  g_flags.load = FLAGS_load;
   g_flags.load_basis = FLAGS_load_basis;
   g_flags.arrival_policies = SplitList(FLAGS_policies);
   g_flags.exp2_queries = SplitList(FLAGS_exp2_queries);
@@ -1922,7 +2074,8 @@ void ParseFlags(int argc, char** argv) {
   if (g_flags.data_dir.empty()) Die("--data DIR is required");
   if (g_flags.sf <= 0 || g_flags.workers < 1 || g_flags.window_ms <= 0 || g_flags.scale <= 0)
     Die("bad flag value");
-  if (g_flags.arrivals < 1 || g_flags.load <= 0 ||
+  if (g_flags.arrivals < 1 || g_flags.seeds.empty() || g_flags.loads.empty() || g_flags.rounds < 1 ||
+      *std::min_element(g_flags.loads.begin(), g_flags.loads.end()) <= 0 ||
       (g_flags.load_basis != "throughput" && g_flags.load_basis != "wall" && g_flags.load_basis != "cpu"))
     Die("bad flag value");
   if (std::find(g_flags.arrival_policies.begin(), g_flags.arrival_policies.end(), "fcfs") ==

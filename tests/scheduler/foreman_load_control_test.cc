@@ -211,24 +211,36 @@ TEST_F(ForemanLoadControlTest, WithoutAGaugeEveryQueryIsAdmitted) {
 // A synthetic query that holds `resident` bytes (its hash tables, say) until it spills them: SpillMemory blocks until
 // Release() (a slow disk), RestoreMemory brings the bytes back. Both record their order in events(); the Foreman
 // reads the footprint and spillable bytes on its thread while SpillMemory runs on the spill thread, hence atomics.
+// With `honours_cancel` the spill stops at the Foreman's cancel flag instead (as BufferPool::SpillTo does between
+// allocations): nothing is spilled, "spill cancelled" is recorded. A cancelled query's memory is freed (footprint 0).
 class GatedSpillQuery : public SyntheticQuery {
  public:
-  GatedSpillQuery(SyntheticQueryOptions options, int64_t resident)
-      : SyntheticQuery(std::move(options)), resident_(resident) {}
+  GatedSpillQuery(SyntheticQueryOptions options, int64_t resident, bool honours_cancel = false)
+      : SyntheticQuery(std::move(options)), resident_(resident), honours_cancel_(honours_cancel) {}
 
-  int64_t MemoryFootprint() const override { return spilled_.load() ? 0 : resident_; }
-  int64_t SpillableBytes() const override { return spilled_.load() ? 0 : resident_; }
-  absl::StatusOr<int64_t> SpillMemory(const std::string&) override {
+  int64_t MemoryFootprint() const override { return spilled_.load() || freed_.load() ? 0 : resident_; }
+  int64_t SpillableBytes() const override { return MemoryFootprint(); }
+  void Cancel() override {
+    freed_.store(true);
+    SyntheticQuery::Cancel();
+  }
+  absl::StatusOr<int64_t> SpillMemory(const std::string&, const std::atomic<bool>& cancel) override {
     std::unique_lock<std::mutex> lock(mu_);
     spill_started_ = true;
     cv_.notify_all();
-    cv_.wait(lock, [&] { return released_; });
+    // The Foreman sets the flag without this mutex: poll it.
+    while (!released_ && !(honours_cancel_ && cancel.load())) cv_.wait_for(lock, std::chrono::milliseconds(1));
+    if (!released_) {
+      events_.push_back("spill cancelled");
+      return absl::CancelledError("spill cancelled");
+    }
     spilled_.store(true);
     events_.push_back("spilled");
     return resident_;
   }
   absl::Status RestoreMemory() override {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!spilled_.load()) return absl::OkStatus();  // nothing spilled (cancelled)
     spilled_.store(false);
     events_.push_back("restored");
     return absl::OkStatus();
@@ -250,7 +262,9 @@ class GatedSpillQuery : public SyntheticQuery {
 
  private:
   const int64_t resident_;
+  const bool honours_cancel_;
   std::atomic<bool> spilled_{false};
+  std::atomic<bool> freed_{false};
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool spill_started_ = false;
@@ -270,11 +284,11 @@ class ForemanSpillTest : public ForemanLoadControlTest {
     options.load_control.spill_directory = ::testing::TempDir();
     return MakeForeman(options);
   }
-  std::shared_ptr<GatedSpillQuery> Low() {
+  std::shared_ptr<GatedSpillQuery> Low(bool honours_cancel) {
     SyntheticQueryOptions options = SimpleSyntheticQuery(1, 2000, 50'000, /*priority=*/1);
     options.dispatch_clock = clock_;
     options.memory = {60 * kMiB, 60 * kMiB};
-    auto query = std::make_shared<GatedSpillQuery>(std::move(options), 60 * kMiB);
+    auto query = std::make_shared<GatedSpillQuery>(std::move(options), 60 * kMiB, honours_cancel);
     pool_.Add(query);
     return query;
   }
@@ -282,9 +296,9 @@ class ForemanSpillTest : public ForemanLoadControlTest {
 
   // Starts the low query, submits the high one after 20 of the low one's work orders, and returns once the low
   // one, suspended for it, has started its spill (which blocks until low_->Release()).
-  void SuspendTheLowQueryIntoAGatedSpill() {
+  void SuspendTheLowQueryIntoAGatedSpill(bool honours_cancel = false) {
     foreman_ = StartSpilling();
-    low_ = Low();
+    low_ = Low(honours_cancel);
     high_ = High();
     low_handle_ = SubmitOrDie(*foreman_, low_);
     ASSERT_TRUE(WaitUntil([&] { return low_->finished() >= 20; }));
@@ -359,6 +373,29 @@ TEST_F(ForemanSpillTest, StopWaitsForTheSpillInFlight) {
   EXPECT_TRUE(absl::IsAborted(low_handle_.Wait().status));
   EXPECT_TRUE(absl::IsAborted(high_handle_.Wait().status));
   EXPECT_EQ(low_->events(), (std::vector<std::string>{"spilled"}));
+}
+
+TEST_F(ForemanSpillTest, AResumeCutsTheSpillInFlightShort) {
+  SuspendTheLowQueryIntoAGatedSpill(/*honours_cancel=*/true);
+  // The arrival leaves while the low query's spill is in flight: its memory is wanted back, so the spill stops (the
+  // gate is never released) and the low query resumes with its memory resident, nothing to read back.
+  ASSERT_TRUE(foreman_->Cancel(2).ok());
+  EXPECT_TRUE(absl::IsCancelled(high_handle_.Wait().status));
+  ASSERT_TRUE(low_handle_.Wait().status.ok());
+  EXPECT_EQ(low_->events(), (std::vector<std::string>{"spill cancelled"}));
+  ExpectEveryWorkOrderOnce(*low_);
+  absl::StatusOr<ForemanStats> stats = foreman_->GetStats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->load.spilled_bytes_total, 0);
+}
+
+TEST_F(ForemanSpillTest, ACancelCutsTheSpillInFlightShort) {
+  SuspendTheLowQueryIntoAGatedSpill(/*honours_cancel=*/true);
+  ASSERT_TRUE(foreman_->Cancel(1).ok());
+  EXPECT_TRUE(absl::IsCancelled(low_handle_.Wait().status)) << "ended without its disk being released";
+  ASSERT_TRUE(high_handle_.Wait().status.ok()) << "admitted once the cancelled query's memory was freed";
+  EXPECT_EQ(low_->events(), (std::vector<std::string>{"spill cancelled"}));
+  ExpectEveryWorkOrderOnce(*high_);
 }
 
 }  // namespace

@@ -318,7 +318,7 @@ TEST(LearningAgentTest, APlansEstimatesAreCorrectedByHowTheyErredBefore) {
 
   LearningAgent::QueryHistory* second = agent.AddQuery(9);
   EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {2}, 1000), 4000) << "scaled by actual / estimate = 2";
-  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {2}, 1000, /*remembered_counts=*/false), 2000);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {2}, 1000, RemainingEstimate::kPlanCounts), 2000);
   // Its samples learn from the raw estimate: the same bias, the same correction.
   agent.NoteRemainingEstimate(second, agent.EstimateRemainingNs(second, {2}, 1000));
   for (int i = 0; i < 4; ++i) agent.Record(second, 0, 1000);
@@ -327,6 +327,46 @@ TEST(LearningAgentTest, APlansEstimatesAreCorrectedByHowTheyErredBefore) {
   EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(third, {2}, 1000), 4000);
   LearningAgent::QueryHistory* other_plan = agent.AddQuery(10);
   EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(other_plan, {2}, 1000), 2000);
+}
+
+TEST(LearningAgentTest, APlansCorrectionIsLearnedPerStageOfLife) {
+  LearningAgent agent(LearningAgentOptions{});
+  // Plan 11 runs 10 work orders of 1000 ns. Estimated at its start it runs 2x longer than estimated (5000 of
+  // 10000); estimated in its last quarter, 0.5x (2000 of the last 1000).
+  LearningAgent::QueryHistory* first = agent.AddQuery(11);
+  agent.NoteRemainingEstimate(first, agent.EstimateRemainingNs(first, {5}, /*fallback_ns=*/1000));
+  for (int i = 0; i < 9; ++i) agent.Record(first, 0, 1000);
+  agent.NoteRemainingEstimate(first, agent.EstimateRemainingNs(first, {2}, 1000));  // 9000 / 11000 done: stage 3
+  agent.Record(first, 0, 1000);
+  agent.RemoveQuery(first);
+
+  LearningAgent::QueryHistory* second = agent.AddQuery(11);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {5}, 1000), 10000) << "stage 0's correction: x2";
+  for (int i = 0; i < 12; ++i) agent.Record(second, 0, 1000);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {2}, 1000), 1000) << "12000 / 14000 done: stage 3's, x0.5";
+  // One factor per plan (the first step) applies the mean of the two corrections, x1, at every stage.
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {2}, 1000, RemainingEstimate::kPlanCorrection), 2000);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(second, {5}, 1000, RemainingEstimate::kPlanCorrection), 5000);
+}
+
+TEST(LearningAgentTest, AnOperatorsFirstWorkOrdersBlendWithItsRememberedCost) {
+  LearningAgentOptions options;
+  options.mean_window = 4;
+  LearningAgent agent(options);
+  LearningAgent::QueryHistory* first = agent.AddQuery(/*plan_signature=*/5);
+  for (int i = 0; i < 4; ++i) agent.Record(first, 0, 1000);
+  agent.RemoveOperator(first, 0);
+  agent.RemoveQuery(first);
+  LearningAgent::QueryHistory* second = agent.AddQuery(5);
+  agent.Record(second, 0, 5000);  // one cold work order
+  double cost;
+  ASSERT_TRUE(agent.PredictOperatorCost(second, 0, &cost));
+  EXPECT_EQ(cost, 5000);
+  ASSERT_TRUE(agent.PredictOperatorCost(second, 0, &cost, /*blend=*/true));
+  EXPECT_EQ(cost, (5000 + 3 * 1000) / 4);
+  for (int i = 0; i < 3; ++i) agent.Record(second, 0, 2000);
+  ASSERT_TRUE(agent.PredictOperatorCost(second, 0, &cost, /*blend=*/true));
+  EXPECT_EQ(cost, (5000 + 3 * 2000) / 4) << "a full window is the operator's own";
 }
 
 }  // namespace

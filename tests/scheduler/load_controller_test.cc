@@ -363,5 +363,24 @@ TEST_F(SpillingLoadControllerTest, AFailedOrEmptySpillStillLetsTheWaitingQueryRu
   EXPECT_EQ(controller_->Stats().spilled_bytes, 0);
 }
 
+TEST_F(SpillingLoadControllerTest, AQueryReadmittedWhileItsSpillRunsCountsTheBytesBeingWritten) {
+  EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(60, 80), true).admitted);
+  footprints_[Query(1)] = 70 * kMiB;
+  EXPECT_FALSE(controller_->Arrive(Query(2), 5, Needs(50, 60), true).admitted);
+  controller_->SpillStarted(Query(1));
+  // The spill has released its 70 but not reported them yet when query 2 leaves and query 1 is re-admitted.
+  footprints_[Query(1)] = 0;
+  EXPECT_EQ(controller_->Leave(Query(2)), (std::vector<LoadController::Owner>{Query(1)}));
+  EXPECT_EQ(controller_->Stats().claimable_bytes, 80 * kMiB)
+      << "committed = footprint before the spill 70 + 10 given back";
+  EXPECT_TRUE(controller_->Spilled(Query(1), 70 * kMiB).empty());
+  LoadControlStats stats = controller_->Stats();
+  EXPECT_EQ(stats.claimable_bytes, 80 * kMiB) << "the 70 are not counted twice";
+  EXPECT_EQ(stats.spilled_bytes, 0) << "held by an admitted query, read back before it runs";
+  EXPECT_EQ(stats.spilled_bytes_total, 70 * kMiB);
+  // A third query does not fit beside the 80 query 1 may claim back (100 - base 10 - 80 = 10 free).
+  EXPECT_FALSE(controller_->Arrive(Query(3), 1, Needs(30, 30), true).admitted);
+}
+
 }  // namespace
 }  // namespace tessera

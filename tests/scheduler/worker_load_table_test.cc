@@ -57,5 +57,49 @@ TEST(WorkerLoadTableTest, DisabledWorkersAreNotChosenButStillTracked) {
   EXPECT_EQ(table.num_disabled(), 0);
 }
 
+TEST(WorkerLoadTableTest, PredictedTimeBoundsTheQueueNotTheCount) {
+  WorkerLoadTable table(4);
+  table.AddWorker(0, 0);
+  table.AddWorker(1, 0);
+  const PendingLimit limit{/*min_pending=*/1, /*max_pending=*/8, /*queued_ns=*/200'000};
+  // Long work orders (5 ms): one per worker, however few that is; a query that becomes the policy's choice waits
+  // for at most the running one.
+  for (int i = 0; i < 2; ++i) table.OnDispatched(table.Choose(-1, limit), 5e6);
+  EXPECT_EQ(table.pending(0), 1);
+  EXPECT_EQ(table.pending(1), 1);
+  EXPECT_EQ(table.Choose(-1, limit), -1);
+  // Short ones (30 us) fill a freed worker up to the time bound: 7 x 30 us >= 200 us.
+  table.OnFinished(0, 5e6);
+  EXPECT_EQ(table.queued_ns(0), 0);
+  int dispatched = 0;
+  for (int w = table.Choose(-1, limit); w >= 0; w = table.Choose(-1, limit)) {
+    EXPECT_EQ(w, 0);
+    table.OnDispatched(w, 30'000);
+    ++dispatched;
+  }
+  EXPECT_EQ(dispatched, 7);
+  // Tiny ones stop at the count bound.
+  table.OnFinished(1, 5e6);
+  for (int i = 0; i < 8; ++i) table.OnDispatched(table.Choose(-1, limit), 1);
+  EXPECT_EQ(table.pending(1), 8);
+  EXPECT_EQ(table.Choose(-1, limit), -1);
+}
+
+TEST(WorkerLoadTableTest, PredictedTimeMinimumAndLeastQueuedTime) {
+  WorkerLoadTable table(4);
+  table.AddWorker(0, 1);
+  table.AddWorker(1, 0);
+  const PendingLimit limit{/*min_pending=*/2, /*max_pending=*/8, /*queued_ns=*/100};
+  table.OnDispatched(0, 1000);
+  table.OnDispatched(1, 3000);
+  // Both over the time bound, both under the minimum: the one with less queued time, unless the node decides.
+  EXPECT_EQ(table.Choose(-1, limit), 0);
+  EXPECT_EQ(table.Choose(0, limit), 1);
+  table.OnDispatched(0, 1000);
+  EXPECT_EQ(table.Choose(1, limit), 1);  // node 1 full: a remote worker
+  table.OnDispatched(1, 1000);
+  EXPECT_EQ(table.Choose(-1, limit), -1);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/file_faults.h"
 #include "gtest/gtest.h"
 #include "storage/buffer_pool.h"
 
@@ -154,6 +156,63 @@ TEST_F(BufferPoolSpillTest, AnUnwritableDirectoryIsAnErrorAndNothingIsSpilled) {
   EXPECT_EQ(account->Usage().used_bytes, 2 * kMiB);
   EXPECT_EQ(account->spilled_bytes(), 0u);
   account->Free(table, MemoryKind::kBlob, 2 * kMiB);
+}
+
+// A disk on which the spill's first write sets the spill's cancel flag (as the Foreman does when the query resumes or
+// is cancelled while its spill runs) and then succeeds.
+class CancelAtFirstWrite : public FileFaultInjector {
+ public:
+  explicit CancelAtFirstWrite(std::atomic<bool>* cancel) : cancel_(cancel) {}
+  int Before(FileOperation operation, const std::string&) override {
+    if (operation == FileOperation::kWrite) {
+      writes_.fetch_add(1);
+      cancel_->store(true);
+    }
+    return 0;
+  }
+  int writes() const { return writes_.load(); }
+
+ private:
+  std::atomic<bool>* cancel_;
+  std::atomic<int> writes_{0};
+};
+
+TEST_F(BufferPoolSpillTest, ACancelledSpillStopsBetweenAllocationsAndLeavesTheMemoryResident) {
+  std::unique_ptr<BufferPool> account = BufferPool::NewAccount(&pool_);
+  void* first = *account->Allocate(MemoryKind::kBlob, 2 * kMiB);
+  void* second = *account->Allocate(MemoryKind::kTemporaryBlock, 2 * kMiB);
+  void* third = *account->Allocate(MemoryKind::kBlob, 4 * kMiB);
+  Fill(first, 2 * kMiB, 1);
+  Fill(second, 2 * kMiB, 2);
+  Fill(third, 4 * kMiB, 3);
+  std::atomic<bool> cancel{false};
+  CancelAtFirstWrite disk(&cancel);
+  {
+    ScopedFileFaultInjector installed(&disk);
+    absl::StatusOr<size_t> spilled = account->SpillTo(SpillPath(), {}, &cancel);
+    EXPECT_TRUE(absl::IsCancelled(spilled.status())) << spilled.status();
+  }
+  EXPECT_EQ(disk.writes(), 1) << "the flag is checked before each allocation's write";
+  EXPECT_FALSE(std::filesystem::exists(SpillPath()));
+  EXPECT_EQ(account->spilled_bytes(), 0u);
+  EXPECT_EQ(account->Usage().used_bytes, 8 * kMiB);
+  EXPECT_EQ(account->SpillableBytes(), 8 * kMiB);
+  EXPECT_TRUE(Holds(first, 2 * kMiB, 1));
+  EXPECT_TRUE(Holds(second, 2 * kMiB, 2));
+  EXPECT_TRUE(Holds(third, 4 * kMiB, 3));
+
+  // Set before the spill: nothing is written. A later spill without the flag runs as usual.
+  EXPECT_TRUE(absl::IsCancelled(account->SpillTo(SpillPath(), {}, &cancel).status()));
+  cancel.store(false);
+  absl::StatusOr<size_t> spilled = account->SpillTo(SpillPath(), {}, &cancel);
+  ASSERT_TRUE(spilled.ok()) << spilled.status();
+  EXPECT_EQ(*spilled, 8 * kMiB);
+  ASSERT_TRUE(account->RestoreSpilled().ok());
+  EXPECT_TRUE(Holds(third, 4 * kMiB, 3));
+  account->Free(first, MemoryKind::kBlob, 2 * kMiB);
+  account->Free(second, MemoryKind::kTemporaryBlock, 2 * kMiB);
+  account->Free(third, MemoryKind::kBlob, 4 * kMiB);
+  EXPECT_EQ(pool_.Usage().used_bytes, 0u);
 }
 
 }  // namespace
