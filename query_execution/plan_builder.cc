@@ -119,7 +119,10 @@ class Builder {
         pool_(pool),
         cluster_(cluster),
         distribution_(cluster != nullptr ? cluster->size() : 1,
-                      [this](const lp::LogicalOperator& node) { return estimator_.EstimateRows(node); }),
+                      [this](const lp::LogicalOperator& node) { return estimator_.EstimateRows(node); },
+                      [this](const BoundExpression& expression, const lp::LogicalOperator& input) {
+                        return estimator_.DistinctValues(expression, input);
+                      }),
         dag_(std::make_unique<ExecutionDag>()) {}
 
   // A rank's fragment (plan_fragment.h): its broadcast inputs' placeholders read the received relations.
@@ -137,8 +140,13 @@ class Builder {
   }
 
   absl::StatusOr<std::unique_ptr<ExecutionDag>> Build(const lp::LogicalOperator& plan) {
-    if (Distributing()) NoteLipPublishers(plan);
-    TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(plan));
+    const lp::LogicalOperator* root = &plan;
+    if (Distributing()) {
+      rewritten_.push_back(distribution_.SplitAggregates(plan.Clone()));
+      root = rewritten_.back().get();
+      NoteLipPublishers(*root);
+    }
+    TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(*root));
     // The result must be a materialized relation without a pending filter, in output column order.
     TESSERA_ASSIGN_OR_RETURN(int result, Materialize(std::move(stream)));
     return Finish(result);
@@ -201,11 +209,11 @@ class Builder {
 
   absl::StatusOr<Stream> Visit(const lp::LogicalOperator& node) {
     if (auto prebuilt = prebuilt_.extract(&node); !prebuilt.empty()) return std::move(prebuilt.mapped());
-    if (Distributing()) {
-      if (distribution_.Of(node).placement == Placement::kPartitioned) return Gather(node);
-      if (distribution_.SplitsAggregate(node)) return SplitAggregate(node.As<lp::Aggregate>());
-    }
+    if (Distributing() && distribution_.Of(node).placement == Placement::kPartitioned) return Gather(node);
     TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitNode(node));
+    if (Distributing() && distribution_.MergesOnMaster(node) && stream.producer >= 0) {
+      dag_->set_detail(stream.producer, JoinDetails({dag_->detail(stream.producer), "merges the ranks' partial aggregates"}));
+    }
     stream.rows = estimator_.EstimateRows(node);
     return stream;
   }
@@ -376,6 +384,8 @@ class Builder {
       // Planned through operators that exist: the rewritten subplan is kept alive with the builder, since
       // estimates and operator details may refer to its nodes.
       rewritten_.push_back(SetOperationAsAggregation(set));
+      // Its copies of the inputs are analysed afresh (distribution_.SplitAggregates).
+      if (Distributing()) rewritten_.back() = distribution_.SplitAggregates(std::move(rewritten_.back()));
       return Visit(*rewritten_.back());
     }
     std::vector<Stream> children;
@@ -471,9 +481,9 @@ class Builder {
   }
 
   // The distribution step (distributed/README.md, "Which query shapes are distributed"), on the master of a
-  // cluster: the largest subtrees that PlanDistribution calls partitioned run on every rank (Gather), and an
-  // aggregation over one is split into partial aggregation on the ranks and the merge on the master
-  // (SplitAggregate); everything else runs on the master, replicated tables read from its full copy.
+  // cluster: the plan's aggregations over partitioned inputs are split into partial aggregates and their merge
+  // (PlanDistribution::SplitAggregates), then the largest subtrees that PlanDistribution calls partitioned run on
+  // every rank (Gather); everything else runs on the master, replicated tables read from its full copy.
   bool Distributing() const {
     return cluster_ != nullptr && cluster_->is_master() && cluster_->size() > 1 && !on_ranks_;
   }
@@ -501,8 +511,6 @@ class Builder {
   // parts, which a gather exchange receives (query_execution/plan_fragment.h).
   absl::StatusOr<Stream> Gather(const lp::LogicalOperator& fragment) {
     // Broadcast inputs first: computed here (with their own exchanges), then sent whole to every rank.
-    // (SplitAggregate's partial aggregate copies the analysed input: Of() analyses the copy, marking its inputs.)
-    for (const auto& child : fragment.children) distribution_.Of(*child);
     // The fragment's inputs in the order its encoding meets them (plan_fragment.h numbers them so).
     std::vector<const lp::LogicalOperator*> fragment_inputs;
     for (const auto& child : fragment.children) CollectFragmentInputs(*child, &fragment_inputs);
@@ -632,26 +640,6 @@ class Builder {
     stream.rows = rows / cluster_->size();
     prebuilt_.emplace(&input, std::move(stream));
     return split;
-  }
-
-  // `aggregate` over a partitioned input: every rank (the master too) computes partial groups of its part, the
-  // master merges them (optimizer/partial_aggregation.h).
-  absl::StatusOr<Stream> SplitAggregate(const lp::Aggregate& aggregate) {
-    rewritten_.push_back(lp::MakePartialAggregate(aggregate));
-    const lp::LogicalOperator& partial = *rewritten_.back();
-    TESSERA_ASSIGN_OR_RETURN(Stream partials, Gather(partial));
-    rewritten_.push_back(lp::MergePartialAggregates(aggregate, partial.Clone()));
-    const lp::LogicalOperator& merged = *rewritten_.back();
-    const lp::LogicalOperator* merge = merged.children[0].get();
-    prebuilt_.emplace(merge->children[0].get(), std::move(partials));
-    const int first = dag_->size();
-    TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(merged));
-    for (int index = first; index < dag_->size(); ++index) {
-      if (dynamic_cast<AggregationOperator*>(dag_->op(index)) != nullptr) {
-        dag_->set_detail(index, JoinDetails({dag_->detail(index), "merges the ranks' partial aggregates"}));
-      }
-    }
-    return stream;
   }
 
   // For EXPLAIN: what a fragment computes, e.g. "aggregate(2 keys, 8 calls) of join(lineitem, orders)".
@@ -1222,7 +1210,7 @@ class Builder {
   const absl::flat_hash_set<int>* broadcast_lip_filters_ = nullptr;  // planning a broadcast input: its own  // planning the master's own part of a fragment that every rank runs
   absl::flat_hash_map<int, bool> partial_lip_filters_;  // LIP filter id -> built from a partitioned side
   absl::flat_hash_set<int> fragment_lip_filters_;       // published inside the fragment being planned
-  // Streams planned ahead for logical nodes (SplitAggregate: the gathered partial groups under the merge).
+  // Streams planned ahead for logical nodes (broadcast inputs, the master's partitions of hash splits).
   absl::flat_hash_map<const lp::LogicalOperator*, Stream> prebuilt_;
   std::unique_ptr<ExecutionDag> dag_;
   absl::flat_hash_map<int, LipFilterSlot> lip_filters_;

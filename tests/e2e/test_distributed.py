@@ -204,6 +204,17 @@ SHAPES = [
     ("SELECT o_clerk, median(o_totalprice), string_agg(o_orderpriority, ',' ORDER BY o_orderpriority) FROM orders "
      "WHERE o_orderkey < 20000 GROUP BY o_clerk",
      ["hash split orders (4 columns, filter) by o_clerk"]),
+    # Many groups (above PlanDistribution::kMinSplitGroups by the estimates): the partial aggregates are split by
+    # a group key and every rank merges its own groups; the aggregation above them runs on the ranks too, so only
+    # its partial groups are gathered.
+    ("SELECT l_partkey, l_suppkey, count(*), sum(l_extendedprice), avg(l_discount), min(l_shipdate), "
+     "max(l_comment) FROM lineitem GROUP BY l_partkey, l_suppkey",
+     ["hash split aggregate(2 keys, 6 calls) of lineitem (6 columns) by l_partkey",
+      "gather aggregate(2 keys, 6 calls) of hash split"]),
+    ("SELECT cnt, count(*), sum(total) FROM (SELECT l_partkey, l_suppkey, count(*) AS cnt, sum(l_quantity) AS total "
+     "FROM lineitem GROUP BY l_partkey, l_suppkey) AS pairs GROUP BY cnt",
+     ["gather aggregate(1 keys, 2 calls) of aggregate(2 keys, 2 calls) of hash split",
+      "merges the ranks' partial aggregates"]),
     # A left outer join with the partitioned side preserved stays on the ranks.
     ("SELECT count(*), count(n_name) FROM customer LEFT JOIN nation ON c_nationkey = n_nationkey AND n_nationkey < 5",
      ["left outer join("]),
