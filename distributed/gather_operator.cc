@@ -50,6 +50,10 @@ void GatherOperator::SetWakeUp(std::function<void()> wake_up) {
 
 void GatherOperator::StreamEnded() {
   if (streams_ended_.fetch_add(1) + 1 < static_cast<size_t>(cluster_->size() - 1)) return;
+  WakeUp();
+}
+
+void GatherOperator::WakeUp() {
   std::lock_guard<std::mutex> lock(wake_up_mutex_);
   if (wake_up_) wake_up_();
 }
@@ -80,8 +84,10 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
       }
       receivers_.emplace_back([this, remote = stream.get()] {
         StreamTotals totals;
-        remote->status =
-            ReceiveBlockStream(*cluster_, remote->peer, StreamTags::Same(*remote->tag), output_.get(), &stop_, &totals);
+        // Every block wakes the scheduler, which feeds it to the consumers (QueryManager::PollOperators) while
+        // the other blocks are still on their way.
+        remote->status = ReceiveBlockStream(*cluster_, remote->peer, StreamTags::Same(*remote->tag), output_.get(),
+                                            &stop_, &totals, [this] { WakeUp(); });
         blocks_.fetch_add(totals.blocks, std::memory_order_relaxed);
         bytes_.fetch_add(totals.bytes, std::memory_order_relaxed);
         StreamEnded();

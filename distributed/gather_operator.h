@@ -6,9 +6,12 @@
 // rank its fragment as soon as it is activated (the query's start, or once its broadcast inputs are complete;
 // they go with it, on the scheduler thread), so the ranks compute while the master runs its own part. A thread
 // per remote rank then receives that rank's stream (block_stream.h) under credit-based flow control, so no worker
-// waits for a rank; when the last stream has ended it wakes the scheduler (RelationalOperator::SetWakeUp, the
-// Foreman's "message arrived" event), which asks the operator again: it then hands out one work order that
-// reports the streams' outcome (the first rank's error fails the query) and the rows received, and is done.
+// waits for a rank. Every received block wakes the scheduler (RelationalOperator::SetWakeUp, the Foreman's
+// "message arrived" event), which feeds it to the gather's pipelining consumers at once (QueryManager::
+// PollOperators: blocks an operator appended outside its work orders), so the master's operators above read a
+// rank's first blocks while later ones are on their way (a streaming gather); when the last stream has ended the
+// operator hands out one work order that reports the streams' outcome (the first rank's error fails the query)
+// and the rows received, and is done.
 // The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
 //
 // Threading: the operator is used on the scheduler thread; its receiver threads share the output relation
@@ -55,6 +58,8 @@ class GatherOperator : public RelationalOperator {
  private:
   // A receiver thread (or a stream that could not start) ended; the last one wakes the scheduler.
   void StreamEnded();
+  // Asks the scheduler to look at the operator again (any thread).
+  void WakeUp();
 
   const std::string request_;  // the encoded fragment
   Cluster* const cluster_;
