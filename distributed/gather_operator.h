@@ -29,6 +29,7 @@
 
 #include "catalog/catalog.h"
 #include "distributed/cluster.h"
+#include "distributed/repartition_operator.h"
 #include "relational_operators/relational_operator.h"
 
 namespace tessera::distributed {
@@ -39,8 +40,10 @@ class GatherOperator : public RelationalOperator {
   // results into a relation of `output_schema` (the fragment's columns) in buffer pool `pool`.
   // `inputs`: the fragment's broadcast inputs (block_stream.h, SendRelation), complete when the operator is
   // activated (the plan builder adds ordering edges from their producers); each rank receives them first.
+  // `partitions`: the hash splits whose partitions the fragment reads (the ranks sent the fragment are noted).
   GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster, BufferPool* pool,
-                 std::vector<std::shared_ptr<TemporaryRelation>> inputs = {});
+                 std::vector<std::shared_ptr<TemporaryRelation>> inputs = {},
+                 std::vector<std::shared_ptr<PartitionRelease>> partitions = {});
 
   // Closes the streams still open (a failed or cancelled query) and joins the receivers.
   ~GatherOperator() override;
@@ -65,6 +68,7 @@ class GatherOperator : public RelationalOperator {
   Cluster* const cluster_;
   std::shared_ptr<TemporaryRelation> output_;
   const std::vector<std::shared_ptr<TemporaryRelation>> inputs_;
+  const std::vector<std::shared_ptr<PartitionRelease>> partitions_;
   std::vector<std::unique_ptr<RemoteStream>> streams_;  // one per remote rank, once started
   std::vector<std::thread> receivers_;
   std::atomic<size_t> streams_ended_{0};

@@ -534,11 +534,13 @@ class Builder {
     // the partition each rank received.
     std::vector<int> exchange_tags(fragment_inputs.size(), 0);
     std::vector<int> split_operators;
+    std::vector<std::shared_ptr<distributed::PartitionRelease>> partitions;
     for (size_t i = 0; i < fragment_inputs.size(); ++i) {
       if (distribution_.Broadcast(*fragment_inputs[i])) continue;
-      distributed::StreamTags tags;
-      TESSERA_ASSIGN_OR_RETURN(int split,
-                               HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]), &tags));
+      distributed::StreamTags tags = {cluster_->NewRequestTag(), cluster_->NewRequestTag()};
+      partitions.push_back(std::make_shared<distributed::PartitionRelease>(cluster_, tags.data));
+      TESSERA_ASSIGN_OR_RETURN(int split, HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]),
+                                                    tags, partitions.back()));
       split_operators.push_back(split);
       exchange_tags[i] = tags.data;
     }
@@ -549,7 +551,7 @@ class Builder {
     // master computes its part while the ranks compute theirs (gather_operator.h).
     const int gather = dag_->AddOperator(
         std::make_unique<distributed::GatherOperator>(std::move(request), std::move(schema), cluster_, pool_,
-                                                      std::move(relations)),
+                                                      std::move(relations), std::move(partitions)),
         absl::StrCat("exchange: gather ", FragmentSummary(fragment), " from ranks 1..", cluster_->size() - 1));
     // Blocking input edges: the gather starts once the inputs are complete, and as a consumer that never declares
     // their blocks consumed it keeps them until it has sent them (QueryManager::CountConsumedBlock).
@@ -607,8 +609,9 @@ class Builder {
   // The hash-split exchange of `input` (partitioned, without inputs of its own) by output column `key_column`
   // (distributed/repartition_operator.h): every other rank runs `input` as a plan fragment and splits it, the
   // master's own part is planned here and split by the returned operator, whose output is the master's
-  // partition (what later plans of `input` read). `tags` gets the exchange's tags.
-  absl::StatusOr<int> HashSplit(const lp::LogicalOperator& input, int key_column, distributed::StreamTags* tags) {
+  // partition (what later plans of `input` read); `tags` are the exchange's, `release` its partitions' record.
+  absl::StatusOr<int> HashSplit(const lp::LogicalOperator& input, int key_column, distributed::StreamTags tags,
+                                std::shared_ptr<distributed::PartitionRelease> release) {
     TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(input));
     // The master's part reads only the LIP filters built inside it, as the ranks' fragment does.
     absl::flat_hash_set<int> outer_lip_filters = std::move(fragment_lip_filters_);
@@ -622,7 +625,6 @@ class Builder {
     Stream local = *std::move(planned);
     std::vector<ColumnSchema> schema;
     for (const lp::OutputColumn& column : input.output()) schema.push_back({column.name, column.type, false, {}});
-    *tags = {cluster_->NewRequestTag(), cluster_->NewRequestTag()};
     const double rows = estimator_.EstimateRows(input);
     std::vector<std::string> names = local.names;
     const std::string detail = JoinDetails(
@@ -632,7 +634,8 @@ class Builder {
     ScanSpec spec = local.TakeScanSpec();
     const int split = dag_->AddOperator(
         std::make_unique<distributed::RepartitionOperator>(std::move(request), block_input, std::move(spec), key_column,
-                                                           std::move(schema), *tags, cluster_, pool_),
+                                                           std::move(schema), tags, cluster_, pool_,
+                                                           std::move(release)),
         detail);
     Estimate(split, rows / cluster_->size());
     Connect(local, split, 0, /*pipelining=*/true);

@@ -330,6 +330,49 @@ def test_rank_killed_mid_query_fails_the_query_and_the_master_stays_up():
         shutil.rmtree(base_dir, ignore_errors=True)
 
 
+def test_peers_of_a_killed_rank_stop_waiting_for_it():
+    """SIGKILL to rank 2 of 3 just before a query whose hash split streams between every pair of ranks: rank 1
+    (not the master) waits for rank 2's part too, and must give up on it like the master does (heartbeats between
+    all ranks, distributed/cluster.h) instead of blocking its service for good: it logs the same error, and it
+    stops when the cluster is stopped."""
+    base_dir = tempfile.mkdtemp(prefix="tessera-peer-failure-")
+    data = os.path.join(base_dir, "rows.csv")
+    with open(data, "w") as f:
+        f.writelines(f"{i},{i * 7 % 1000}\n" for i in range(20000))
+    running = Cluster(base_dir, 3, "--allowed-directories", base_dir,
+                      env=dict(MPI_ENV, OMPI_MCA_orte_enable_recovery="1"))
+    pids = {}
+    try:
+        running.sql("CREATE TABLE big (a BIGINT, b BIGINT) PARTITION BY HASH (a)",
+                    "CREATE TABLE other (e BIGINT, f BIGINT) PARTITION BY HASH (e)",
+                    f"COPY big FROM '{data}' (FORMAT csv)", f"COPY other FROM '{data}' (FORMAT csv)")
+        query = "SELECT max(big.a + other.e) FROM big JOIN other ON big.b = other.f"
+        plan = running.sql("EXPLAIN " + query).stdout
+        assert "hash split big (2 columns) by b across ranks 0..2" in plan, plan
+        pids = rank_pids(base_dir)
+        assert sorted(pids) == [0, 1, 2], pids
+        os.kill(pids[2], signal.SIGKILL)
+        began = time.monotonic()
+        failed = running.sql(query, check=False)
+        assert failed.returncode != 0 and "rank 2 stopped answering" in failed.stderr, failed.stderr
+        assert time.monotonic() - began < 60
+        # Rank 1 gave up on rank 2 too: its service stops with the master.
+        stop_by_pid(running.process, BOUND_S)
+        stderr = running.process.stderr.read()
+        assert re.search(r"rank 1: a hash split failed: .*rank 2 stopped answering", stderr), stderr
+        deadline = time.monotonic() + BOUND_S
+        while pids[1] in rank_pids(base_dir).values() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert pids[1] not in rank_pids(base_dir).values()
+    finally:
+        for pid in pids.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        running.process.kill()
+        running.process.communicate()
+        shutil.rmtree(base_dir, ignore_errors=True)
+
+
 def test_directory_of_another_layout_is_refused():
     base_dir = tempfile.mkdtemp(prefix="tessera-layout-")
     try:
