@@ -151,6 +151,8 @@ def main():
     parser.add_argument("--mpirun", default=shutil.which("mpirun"))
     parser.add_argument("--baseline-server", help="a second tessera-server binary run as the same cluster (before / "
                         "after a change)")
+    parser.add_argument("--bandwidth-gbit", type=float, default=10.0,
+                        help="network bandwidth of the predicted speedup (docs/decisions/0011)")
     args = parser.parse_args()
     first, _, last = args.queries.partition("-")
     queries = list(range(int(first), int(last or first) + 1))
@@ -222,6 +224,28 @@ def main():
         columns = f" {total_c:>13.3f} {total_c / total_a:>6.2f} {sum(baseline[q][1] for q in queries) / 1e6:>14.1f}"
     print(f"{'sum':>5} {total_a:>11.3f} {total_b:>12.3f} {total_b / total_a:>6.2f} "
           f"{sum(cluster[q][1] for q in queries) / 1e6:>15.1f}{columns}")
+    print_predicted_speedup(single, cluster, queries, args.ranks, args.bandwidth_gbit)
+
+
+def print_predicted_speedup(single, cluster, queries, ranks, bandwidth_gbit):
+    """The predicted speedup on 2, 4 and 8 nodes (docs/decisions/0011, assumptions (a)-(c)): T1 / (T1 / N +
+    bytes_N / bandwidth), T1 the single server's time, bytes_N the bytes this run measured with `ranks` ranks
+    scaled by (N - 1) / (ranks - 1) (gathers of partial groups and broadcasts grow with the other ranks)."""
+    if ranks < 2:
+        return
+    bytes_per_second = bandwidth_gbit * 1e9 / 8
+    nodes = (2, 4, 8)
+
+    def predicted_time(query, n):
+        return single[query][0] / n + cluster[query][1] * (n - 1) / (ranks - 1) / bytes_per_second
+
+    print(f"predicted speedup at {bandwidth_gbit:g} Gbit/s (bytes of {ranks} ranks scaled by (N - 1) / {ranks - 1})")
+    print(f"{'query':>5} " + " ".join(f"{f'{n} nodes':>8}" for n in nodes))
+    for query in queries:
+        name = f"q{query}" if isinstance(query, str) else f"q{query:02d}"
+        print(f"{name:>5} " + " ".join(f"{single[query][0] / predicted_time(query, n):>7.2f}x" for n in nodes))
+    total = sum(single[q][0] for q in queries)
+    print(f"{'sum':>5} " + " ".join(f"{total / sum(predicted_time(q, n) for q in queries):>7.2f}x" for n in nodes))
 
 
 if __name__ == "__main__":
