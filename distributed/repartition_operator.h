@@ -14,10 +14,10 @@
 // credits (block_stream.h), blocks on the exchange's data tag and credits on its credit tag, so a rank never
 // holds more than kInitialCredits unread blocks of one sender.
 //
-// The exchange work order holds a worker until every rank has sent its part (the Foreman has no event for an
-// arriving message yet): the ranks' parts never wait for the master's workers (they run on the ranks' own
-// Foremen and service threads), so it cannot deadlock; the gather that reads the ranks' partitions must start
-// after it (the plan builder adds that edge), since a rank's plan fragment waits for the master's parts.
+// The exchange work order holds a worker until every rank has sent its part: the ranks' parts never wait for the
+// master's workers (they run on the ranks' own Foremen and service threads), so it cannot deadlock. The gather
+// that reads the ranks' partitions sends its fragment at once (it holds no worker while it waits); a rank's
+// fragment waits for its partition (ExchangeResults::Take) on the rank's stream thread, not on a worker.
 //
 // Threading: the operator is used on the scheduler thread; its work orders run on workers and write the
 // thread-safe relations; ExchangeParts and ExchangeResults are thread-safe.

@@ -533,15 +533,14 @@ class Builder {
     // Then the hash splits: every rank (this one too) splits its part of each input, and the fragment reads
     // the partition each rank received.
     std::vector<int> exchange_tags(fragment_inputs.size(), 0);
-    std::vector<int> split_operators;
     std::vector<std::shared_ptr<distributed::PartitionRelease>> partitions;
     for (size_t i = 0; i < fragment_inputs.size(); ++i) {
       if (distribution_.Broadcast(*fragment_inputs[i])) continue;
       distributed::StreamTags tags = {cluster_->NewRequestTag(), cluster_->NewRequestTag()};
       partitions.push_back(std::make_shared<distributed::PartitionRelease>(cluster_, tags.data));
-      TESSERA_ASSIGN_OR_RETURN(int split, HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]),
-                                                    tags, partitions.back()));
-      split_operators.push_back(split);
+      TESSERA_RETURN_IF_ERROR(
+          HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]), tags, partitions.back())
+              .status());
       exchange_tags[i] = tags.data;
     }
     TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(fragment, fragment_inputs, exchange_tags));
@@ -558,9 +557,9 @@ class Builder {
     for (size_t i = 0; i < producers.size(); ++i) {
       dag_->AddEdge(producers[i], gather, static_cast<int>(i), /*pipelining=*/false);
     }
-    // A rank's fragment waits for the master's parts of the hash splits, and the gather's work orders would hold
-    // the master's workers while the split work orders wait for one: the gather starts after the splits.
-    for (int split : split_operators) dag_->AddEdge(split, gather, DagEdge::kOrderingOnly, /*pipelining=*/false);
+    // No edge from the hash splits: the gather holds no worker while it waits, so it sends the fragment at once and
+    // each rank's fragment starts as soon as its own partition is complete (ExchangeResults::Take), not one
+    // round trip after the master's split has ended.
     // The optimizer's statistics are the cluster's (engine/distributed_statements.h, RefreshClusterStatistics).
     const double ranks = cluster_->size();
     const double rows = estimator_.EstimateRows(fragment);
