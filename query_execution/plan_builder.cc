@@ -212,7 +212,8 @@ class Builder {
     if (Distributing() && distribution_.Of(node).placement == Placement::kPartitioned) return Gather(node);
     TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitNode(node));
     if (Distributing() && distribution_.MergesOnMaster(node) && stream.producer >= 0) {
-      dag_->set_detail(stream.producer, JoinDetails({dag_->detail(stream.producer), "merges the ranks' partial aggregates"}));
+      dag_->set_detail(stream.producer,
+                       JoinDetails({dag_->detail(stream.producer), "merges the ranks' partial aggregates"}));
     }
     stream.rows = estimator_.EstimateRows(node);
     return stream;
@@ -539,8 +540,7 @@ class Builder {
       distributed::StreamTags tags = {cluster_->NewRequestTag(), cluster_->NewRequestTag()};
       partitions.push_back(std::make_shared<distributed::PartitionRelease>(cluster_, tags.data));
       TESSERA_RETURN_IF_ERROR(
-          HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]), tags, partitions.back())
-              .status());
+          HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]), tags, partitions.back()));
       exchange_tags[i] = tags.data;
     }
     TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(fragment, fragment_inputs, exchange_tags));
@@ -607,10 +607,10 @@ class Builder {
 
   // The hash-split exchange of `input` (partitioned, without inputs of its own) by output column `key_column`
   // (distributed/repartition_operator.h): every other rank runs `input` as a plan fragment and splits it, the
-  // master's own part is planned here and split by the returned operator, whose output is the master's
-  // partition (what later plans of `input` read); `tags` are the exchange's, `release` its partitions' record.
-  absl::StatusOr<int> HashSplit(const lp::LogicalOperator& input, int key_column, distributed::StreamTags tags,
-                                std::shared_ptr<distributed::PartitionRelease> release) {
+  // master's own part is planned here and split by an operator whose output is the master's partition (what
+  // later plans of `input` read); `tags` are the exchange's, `release` its partitions' record.
+  absl::Status HashSplit(const lp::LogicalOperator& input, int key_column, distributed::StreamTags tags,
+                         std::shared_ptr<distributed::PartitionRelease> release) {
     TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(input));
     // The master's part reads only the LIP filters built inside it, as the ranks' fragment does.
     absl::flat_hash_set<int> outer_lip_filters = std::move(fragment_lip_filters_);
@@ -641,7 +641,7 @@ class Builder {
     Stream stream = FromOperator(split, std::move(names));
     stream.rows = rows / cluster_->size();
     prebuilt_.emplace(&input, std::move(stream));
-    return split;
+    return absl::OkStatus();
   }
 
   // For EXPLAIN: what a fragment computes, e.g. "aggregate(2 keys, 8 calls) of join(lineitem, orders)".
