@@ -130,7 +130,8 @@ void AbandonBlockStream(Cluster& cluster, int peer, StreamTags tags) {
 }
 
 absl::Status ReceiveBlockStream(Cluster& cluster, int peer, StreamTags tags, TemporaryRelation* out,
-                                const std::atomic<bool>* cancelled, StreamTotals* totals) {
+                                const std::atomic<bool>* cancelled, StreamTotals* totals,
+                                const std::function<void()>& appended) {
   const int tag = tags.data;
   auto named = [peer](const absl::Status& status) {
     if (status.ok() || absl::StartsWith(status.message(), "rank ")) return status;
@@ -176,6 +177,7 @@ absl::Status ReceiveBlockStream(Cluster& cluster, int peer, StreamTags tags, Tem
     out->AdoptBlock(*memory, *bytes);
     totals->blocks += 1;
     totals->bytes += static_cast<int64_t>(*bytes);
+    if (appended) appended();
     if (failure.ok()) {
       if (absl::Status sent = SendCredit(cluster, peer, tags.credits, 1); !sent.ok()) return named(sent);
     }

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -54,9 +55,11 @@ struct StreamTotals {
 // receiver's first credit (ReceiveBlockStream). Errors name the rank.
 absl::StatusOr<int> StartBlockStream(Cluster& cluster, int peer, const std::string& request);
 // Receiver: appends every block of started stream `tag` from `peer` to `out` (whose schema is the fragment's
-// output), adding to `totals`. `cancelled` (may be null) is checked between blocks. Errors name the rank.
+// output), adding to `totals`. `cancelled` (may be null) is checked between blocks; `appended` (may be empty)
+// runs on this thread after each block is appended (a streaming gather's wake-up). Errors name the rank.
 absl::Status ReceiveBlockStream(Cluster& cluster, int peer, StreamTags tags, TemporaryRelation* out,
-                                const std::atomic<bool>* cancelled, StreamTotals* totals);
+                                const std::atomic<bool>* cancelled, StreamTotals* totals,
+                                const std::function<void()>& appended = nullptr);
 // Broadcast inputs of a fragment (relations the master computed, which every rank's fragment reads whole): after
 // the kRunFragment command, the receiver of the stream sends each input as a block count (uint64) and its blocks,
 // before its first credit; the rank receives them into `out` (whose schema is the input's) before it runs.

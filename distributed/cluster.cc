@@ -4,6 +4,7 @@
 #include <chrono>
 #include <climits>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -74,22 +75,27 @@ int64_t SteadyNanos() {
 
 void Cluster::StartHeartbeats(std::chrono::milliseconds peer_timeout) {
   if (size_ <= 1 || heartbeat_thread_.joinable()) return;
-  if (!is_master()) {
-    heartbeat_thread_ = std::thread([this] {
-      while (!stop_heartbeats_.load()) {
-        // An eager empty message: it never waits for the master.
-        if (MPI_Send(nullptr, 0, MPI_BYTE, 0, kHeartbeatTag, MPI_COMM_WORLD) != MPI_SUCCESS) return;
-        std::this_thread::sleep_for(kHeartbeatInterval);
-      }
-    });
-    return;
-  }
   last_heartbeat_ns_ = std::make_unique<std::atomic<int64_t>[]>(size_);
   for (int peer = 0; peer < size_; ++peer) last_heartbeat_ns_[peer].store(SteadyNanos());
   peer_timeout_ = peer_timeout;
   heartbeat_thread_ = std::thread([this] {
+    // At most one heartbeat in flight per peer: a peer that died never takes it, and it is not sent another.
+    std::vector<MPI_Request> sending(size_, MPI_REQUEST_NULL);
+    auto next_send = std::chrono::steady_clock::now();
     while (!stop_heartbeats_.load()) {
-      for (int peer = 1; peer < size_; ++peer) {
+      if (std::chrono::steady_clock::now() >= next_send) {
+        next_send += kHeartbeatInterval;
+        for (int peer = 0; peer < size_; ++peer) {
+          if (peer == rank_) continue;
+          int done = 1;
+          if (sending[peer] != MPI_REQUEST_NULL && MPI_Test(&sending[peer], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            continue;
+          }
+          if (done) MPI_Isend(nullptr, 0, MPI_BYTE, peer, kHeartbeatTag, MPI_COMM_WORLD, &sending[peer]);
+        }
+      }
+      for (int peer = 0; peer < size_; ++peer) {
+        if (peer == rank_) continue;
         while (true) {
           int arrived = 0;
           MPI_Status status;
@@ -101,6 +107,10 @@ void Cluster::StartHeartbeats(std::chrono::milliseconds peer_timeout) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    // Heartbeats not taken (a dead peer's) are left to MPI, which is not finalized then.
+    for (MPI_Request& request : sending) {
+      if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+    }
   });
 }
 
@@ -110,7 +120,7 @@ void Cluster::StopHeartbeats() {
 }
 
 absl::Status Cluster::PeerHealth(int peer) const {
-  if (last_heartbeat_ns_ == nullptr || peer == rank_ || peer <= 0 || peer >= size_) return absl::OkStatus();
+  if (last_heartbeat_ns_ == nullptr || peer == rank_ || peer < 0 || peer >= size_) return absl::OkStatus();
   const int64_t silent_ns = SteadyNanos() - last_heartbeat_ns_[peer].load();
   if (silent_ns <= std::chrono::duration_cast<std::chrono::nanoseconds>(peer_timeout_).count()) {
     return absl::OkStatus();
@@ -121,7 +131,7 @@ absl::Status Cluster::PeerHealth(int peer) const {
 }
 
 absl::Status Cluster::Health() const {
-  for (int peer = 1; peer < size_; ++peer) {
+  for (int peer = 0; peer < size_; ++peer) {
     if (absl::Status health = PeerHealth(peer); !health.ok()) return health;
   }
   return absl::OkStatus();

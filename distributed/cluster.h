@@ -64,16 +64,16 @@ class Cluster {
   // so that a rank that cannot open its data directory stops the whole cluster instead of leaving it half up.
   bool AllRanksSucceeded(bool ok);
 
-  // Liveness, once the cluster is up (after the start-up vote): every other rank sends the master a heartbeat
-  // every kHeartbeatInterval from a thread of its own, and a thread of the master records them. On the master, a
-  // rank silent for longer than the peer timeout is taken for dead: from then on every wait for it (Probe, Send)
+  // Liveness, once the cluster is up (after the start-up vote): every rank sends every other rank a heartbeat
+  // every kHeartbeatInterval from a thread of its own, which also records the heartbeats it receives. A peer
+  // silent for longer than the peer timeout is taken for dead: from then on every wait for it (Probe, Send)
   // fails with Unavailable naming the rank and saying the cluster is unhealthy, so a query that needs a rank
   // killed mid-query fails instead of hanging (Open MPI must be told not to end the whole job when one process
-  // dies: mpirun --mca orte_enable_recovery 1). Other ranks do not watch each other: a rank waiting for a dead
-  // peer in a hash split waits until the cluster is restarted, while the master reports the failure.
+  // dies: mpirun --mca orte_enable_recovery 1). On the master that fails the query; on another rank it ends
+  // the hash-split streams it had with the dead peer (and a rank whose master died stops serving).
   static constexpr std::chrono::milliseconds kHeartbeatInterval{500};
   void StartHeartbeats(std::chrono::milliseconds peer_timeout = std::chrono::seconds(10));
-  // Master: OK while every rank is alive, else Unavailable naming the first rank taken for dead.
+  // OK while every other rank is alive, else Unavailable naming the first rank taken for dead.
   absl::Status Health() const;
 
   // Bytes this process sent and received (all peers, all tags), for EXPLAIN ANALYZE and the benchmark.
@@ -82,7 +82,7 @@ class Cluster {
 
  private:
   Cluster(int rank, int size) : rank_(rank), size_(size) {}
-  // The master's view of `peer`: OK, or Unavailable once it missed its heartbeats (then for good).
+  // This rank's view of `peer`: OK, or Unavailable once it missed its heartbeats (then for good).
   absl::Status PeerHealth(int peer) const;
   void StopHeartbeats();
 
@@ -93,7 +93,7 @@ class Cluster {
   std::atomic<int64_t> bytes_received_{0};
 
   std::chrono::milliseconds peer_timeout_{0};                  // 0: liveness not watched
-  std::unique_ptr<std::atomic<int64_t>[]> last_heartbeat_ns_;  // master: per rank, steady clock
+  std::unique_ptr<std::atomic<int64_t>[]> last_heartbeat_ns_;  // per rank, steady clock
   std::atomic<bool> stop_heartbeats_{false};
   std::thread heartbeat_thread_;
 };

@@ -31,12 +31,14 @@ class GatherOutcomeWorkOrder : public WorkOrder {
 }  // namespace
 
 GatherOperator::GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster,
-                               BufferPool* pool, std::vector<std::shared_ptr<TemporaryRelation>> inputs)
+                               BufferPool* pool, std::vector<std::shared_ptr<TemporaryRelation>> inputs,
+                               std::vector<std::shared_ptr<PartitionRelease>> partitions)
     : RelationalOperator("gather"),
       request_(std::move(fragment)),
       cluster_(cluster),
       output_(std::make_shared<TemporaryRelation>(std::move(output_schema), pool)),
-      inputs_(std::move(inputs)) {}
+      inputs_(std::move(inputs)),
+      partitions_(std::move(partitions)) {}
 
 GatherOperator::~GatherOperator() {
   stop_.store(true);
@@ -50,6 +52,10 @@ void GatherOperator::SetWakeUp(std::function<void()> wake_up) {
 
 void GatherOperator::StreamEnded() {
   if (streams_ended_.fetch_add(1) + 1 < static_cast<size_t>(cluster_->size() - 1)) return;
+  WakeUp();
+}
+
+void GatherOperator::WakeUp() {
   std::lock_guard<std::mutex> lock(wake_up_mutex_);
   if (wake_up_) wake_up_();
 }
@@ -62,6 +68,9 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
       auto stream = std::make_unique<RemoteStream>();
       stream->peer = peer;
       stream->tag = StartBlockStream(*cluster_, peer, request_);
+      if (stream->tag.ok()) {
+        for (const auto& partition : partitions_) partition->Read(peer);
+      }
       // The broadcast inputs go at once too (they are complete: the operator is active), so the rank can start;
       // MPI sends block this thread until the rank takes each message (it polls every millisecond at most).
       for (size_t i = 0; i < inputs_.size() && stream->tag.ok(); ++i) {
@@ -80,8 +89,10 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
       }
       receivers_.emplace_back([this, remote = stream.get()] {
         StreamTotals totals;
-        remote->status =
-            ReceiveBlockStream(*cluster_, remote->peer, StreamTags::Same(*remote->tag), output_.get(), &stop_, &totals);
+        // Every block wakes the scheduler, which feeds it to the consumers (QueryManager::PollOperators) while
+        // the other blocks are still on their way.
+        remote->status = ReceiveBlockStream(*cluster_, remote->peer, StreamTags::Same(*remote->tag), output_.get(),
+                                            &stop_, &totals, [this] { WakeUp(); });
         blocks_.fetch_add(totals.blocks, std::memory_order_relaxed);
         bytes_.fetch_add(totals.bytes, std::memory_order_relaxed);
         StreamEnded();

@@ -6,9 +6,12 @@
 // rank its fragment as soon as it is activated (the query's start, or once its broadcast inputs are complete;
 // they go with it, on the scheduler thread), so the ranks compute while the master runs its own part. A thread
 // per remote rank then receives that rank's stream (block_stream.h) under credit-based flow control, so no worker
-// waits for a rank; when the last stream has ended it wakes the scheduler (RelationalOperator::SetWakeUp, the
-// Foreman's "message arrived" event), which asks the operator again: it then hands out one work order that
-// reports the streams' outcome (the first rank's error fails the query) and the rows received, and is done.
+// waits for a rank. Every received block wakes the scheduler (RelationalOperator::SetWakeUp, the Foreman's
+// "message arrived" event), which feeds it to the gather's pipelining consumers at once (QueryManager::
+// PollOperators: blocks an operator appended outside its work orders), so the master's operators above read a
+// rank's first blocks while later ones are on their way (a streaming gather); when the last stream has ended the
+// operator hands out one work order that reports the streams' outcome (the first rank's error fails the query)
+// and the rows received, and is done.
 // The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
 //
 // Threading: the operator is used on the scheduler thread; its receiver threads share the output relation
@@ -26,6 +29,7 @@
 
 #include "catalog/catalog.h"
 #include "distributed/cluster.h"
+#include "distributed/repartition_operator.h"
 #include "relational_operators/relational_operator.h"
 
 namespace tessera::distributed {
@@ -36,8 +40,10 @@ class GatherOperator : public RelationalOperator {
   // results into a relation of `output_schema` (the fragment's columns) in buffer pool `pool`.
   // `inputs`: the fragment's broadcast inputs (block_stream.h, SendRelation), complete when the operator is
   // activated (the plan builder adds ordering edges from their producers); each rank receives them first.
+  // `partitions`: the hash splits whose partitions the fragment reads (the ranks sent the fragment are noted).
   GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster, BufferPool* pool,
-                 std::vector<std::shared_ptr<TemporaryRelation>> inputs = {});
+                 std::vector<std::shared_ptr<TemporaryRelation>> inputs = {},
+                 std::vector<std::shared_ptr<PartitionRelease>> partitions = {});
 
   // Closes the streams still open (a failed or cancelled query) and joins the receivers.
   ~GatherOperator() override;
@@ -55,11 +61,14 @@ class GatherOperator : public RelationalOperator {
  private:
   // A receiver thread (or a stream that could not start) ended; the last one wakes the scheduler.
   void StreamEnded();
+  // Asks the scheduler to look at the operator again (any thread).
+  void WakeUp();
 
   const std::string request_;  // the encoded fragment
   Cluster* const cluster_;
   std::shared_ptr<TemporaryRelation> output_;
   const std::vector<std::shared_ptr<TemporaryRelation>> inputs_;
+  const std::vector<std::shared_ptr<PartitionRelease>> partitions_;
   std::vector<std::unique_ptr<RemoteStream>> streams_;  // one per remote rank, once started
   std::vector<std::thread> receivers_;
   std::atomic<size_t> streams_ended_{0};

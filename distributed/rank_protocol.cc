@@ -19,7 +19,7 @@ absl::StatusOr<Command> DecodeCommand(std::string_view message) {
   uint32_t tag = 0;
   Command command;
   if (!in.GetU8(&kind) || !in.GetU32(&tag) || !in.GetString(&command.text) || !in.AtEnd() ||
-      kind < static_cast<uint8_t>(CommandKind::kExecute) || kind > static_cast<uint8_t>(CommandKind::kShuffle)) {
+      kind < static_cast<uint8_t>(CommandKind::kExecute) || kind > static_cast<uint8_t>(CommandKind::kRelease)) {
     return absl::DataLossError("malformed command from the master");
   }
   command.kind = static_cast<CommandKind>(kind);

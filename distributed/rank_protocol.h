@@ -17,6 +17,9 @@
 //               the input fragment over its data, splits the rows by the rank of their key and exchanges the
 //               parts with every other rank (rank to rank, block streams on the exchange's two tags); its own
 //               partition waits there for the fragment that reads it. No Reply: a failure travels in the streams.
+//   kRelease    the data tag of a hash split whose partition no fragment will read (the master's query ended or
+//               was cancelled before its gather sent this rank the fragment): the rank drops the partition now,
+//               or when its split ends if it has not yet. No Reply.
 
 #include <cstdint>
 #include <string>
@@ -35,7 +38,8 @@ enum class CommandKind : uint8_t {
   kRunFragment = 3,
   kShutdown = 4,
   kStatistics = 5,
-  kShuffle = 6
+  kShuffle = 6,
+  kRelease = 7
 };
 
 inline constexpr char kCopyPathPlaceholder[] = "\x01path\x01";

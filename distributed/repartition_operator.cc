@@ -130,16 +130,40 @@ void FailExchange(Cluster& cluster, StreamTags tags, const absl::Status& failure
   for (std::thread& sender : senders) sender.join();
 }
 
+void ExchangeResults::DropAbandoned(std::chrono::steady_clock::time_point now) {
+  absl::erase_if(entries_, [&](const auto& entry) { return now - entry.second.stored > kAbandoned; });
+  absl::erase_if(released_, [&](const auto& entry) { return now - entry.second > kAbandoned; });
+}
+
 void ExchangeResults::Put(int tag, absl::StatusOr<std::shared_ptr<TemporaryRelation>> result) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    // A partition nobody took within an hour belongs to a query that failed on the master before its fragment
-    // was sent (the tags cycle far more slowly than that).
     const auto now = std::chrono::steady_clock::now();
-    absl::erase_if(entries_, [&](const auto& entry) { return now - entry.second.stored > std::chrono::hours(1); });
+    DropAbandoned(now);
+    if (released_.erase(tag) > 0) return;  // `result` is freed here, outside the map
     entries_.insert_or_assign(tag, Entry{std::move(result), now});
   }
   changed_.notify_all();
+}
+
+void ExchangeResults::Release(int tag) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  DropAbandoned(now);
+  if (entries_.erase(tag) == 0) released_.insert_or_assign(tag, now);
+}
+
+size_t ExchangeResults::size() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.size();
+}
+
+PartitionRelease::~PartitionRelease() {
+  for (int rank = 0; rank < cluster_->size(); ++rank) {
+    if (!shuffled_[rank] || read_[rank]) continue;
+    // A rank that cannot be told (it died) holds nothing worth freeing.
+    cluster_->Send(rank, kCommandTag, EncodeCommand({CommandKind::kRelease, tag_, ""})).IgnoreError();
+  }
 }
 
 absl::StatusOr<std::shared_ptr<TemporaryRelation>> ExchangeResults::Take(int tag, std::chrono::milliseconds timeout) {
@@ -223,14 +247,15 @@ class RepartitionOperator::ExchangeWorkOrder : public WorkOrder {
 
 RepartitionOperator::RepartitionOperator(std::string fragment, BlockInput input, ScanSpec scan, int key_column,
                                          std::vector<ColumnSchema> schema, StreamTags tags, Cluster* cluster,
-                                         BufferPool* pool)
+                                         BufferPool* pool, std::shared_ptr<PartitionRelease> release)
     : RelationalOperator("hash split"),
       request_(std::move(fragment)),
       input_(std::move(input)),
       scan_(std::move(scan)),
       key_column_(key_column),
       cluster_(cluster),
-      tags_(tags) {
+      tags_(tags),
+      release_(std::move(release)) {
   scan_.Prepare();
   for (int rank = 0; rank < cluster->size(); ++rank)
     parts_.push_back(std::make_shared<TemporaryRelation>(schema, pool));
@@ -261,7 +286,10 @@ bool RepartitionOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>*
     for (int peer = 0; peer < cluster_->size(); ++peer) {
       if (peer == cluster_->rank()) continue;
       // A rank that cannot be told fails the exchange work order when it receives from that rank.
-      cluster_->Send(peer, kCommandTag, EncodeCommand({CommandKind::kShuffle, tags_.data, request})).IgnoreError();
+      if (cluster_->Send(peer, kCommandTag, EncodeCommand({CommandKind::kShuffle, tags_.data, request})).ok() &&
+          release_ != nullptr) {
+        release_->Shuffled(peer);
+      }
     }
     if (input_.is_table()) {
       for (size_t b = 0; b < input_.table_block_count(); ++b) {

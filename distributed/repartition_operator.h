@@ -14,10 +14,10 @@
 // credits (block_stream.h), blocks on the exchange's data tag and credits on its credit tag, so a rank never
 // holds more than kInitialCredits unread blocks of one sender.
 //
-// The exchange work order holds a worker until every rank has sent its part (the Foreman has no event for an
-// arriving message yet): the ranks' parts never wait for the master's workers (they run on the ranks' own
-// Foremen and service threads), so it cannot deadlock; the gather that reads the ranks' partitions must start
-// after it (the plan builder adds that edge), since a rank's plan fragment waits for the master's parts.
+// The exchange work order holds a worker until every rank has sent its part: the ranks' parts never wait for the
+// master's workers (they run on the ranks' own Foremen and service threads), so it cannot deadlock. The gather
+// that reads the ranks' partitions sends its fragment at once (it holds no worker while it waits); a rank's
+// fragment waits for its partition (ExchangeResults::Take) on the rank's stream thread, not on a worker.
 //
 // Threading: the operator is used on the scheduler thread; its work orders run on workers and write the
 // thread-safe relations; ExchangeParts and ExchangeResults are thread-safe.
@@ -88,21 +88,57 @@ absl::Status ExchangeParts(Cluster& cluster, StreamTags tags,
 void FailExchange(Cluster& cluster, StreamTags tags, const absl::Status& failure, BufferPool* pool);
 
 // On a rank: the partitions its hash-split exchanges received, by data tag, until the plan fragment that reads
-// one takes it. Thread-safe.
+// one takes it or the master releases it (kRelease). Thread-safe.
 class ExchangeResults {
  public:
   void Put(int tag, absl::StatusOr<std::shared_ptr<TemporaryRelation>> result);
   // Waits for the partition of `tag` and removes it; DeadlineExceeded after `timeout`.
   absl::StatusOr<std::shared_ptr<TemporaryRelation>> Take(int tag, std::chrono::milliseconds timeout);
+  // No fragment will read the partition of `tag`: it is dropped now, or by Put if it has not arrived yet (the
+  // master sends kRelease only to ranks that got the split and not the fragment, so a Put follows).
+  void Release(int tag);
+  // Partitions held (for tests).
+  size_t size();
+
+  // A partition (or release) older than this belongs to a query the master could not release (the tags cycle far
+  // more slowly than that).
+  static constexpr std::chrono::hours kAbandoned{1};
 
  private:
   struct Entry {
     absl::StatusOr<std::shared_ptr<TemporaryRelation>> result;
     std::chrono::steady_clock::time_point stored;
   };
+  void DropAbandoned(std::chrono::steady_clock::time_point now);  // mutex_ held
+
   std::mutex mutex_;
   std::condition_variable changed_;
   absl::flat_hash_map<int, Entry> entries_;
+  absl::flat_hash_map<int, std::chrono::steady_clock::time_point> released_;  // released before their Put
+};
+
+// The master's record of where the partitions of one hash split wait (ExchangeResults): the split notes the ranks
+// it sent kShuffle to, the gather whose fragment reads the partitions notes the ranks it sent that fragment to (a
+// rank's fragment takes its partition even when it cannot run). Shared by both operators; when the last of them
+// is dropped (the query ended, failed or was cancelled), every rank that got the split and not the fragment is
+// sent kRelease, so its partition is freed now instead of after kAbandoned.
+// Threading: noted on the scheduler thread; destroyed on the thread that drops the query's DAG.
+class PartitionRelease {
+ public:
+  PartitionRelease(Cluster* cluster, int data_tag)
+      : cluster_(cluster), tag_(data_tag), shuffled_(cluster->size(), false), read_(cluster->size(), false) {}
+  ~PartitionRelease();
+  PartitionRelease(const PartitionRelease&) = delete;
+  PartitionRelease& operator=(const PartitionRelease&) = delete;
+
+  void Shuffled(int rank) { shuffled_[rank] = true; }
+  void Read(int rank) { read_[rank] = true; }
+
+ private:
+  Cluster* const cluster_;
+  const int tag_;
+  std::vector<bool> shuffled_;
+  std::vector<bool> read_;
 };
 
 class RepartitionOperator : public RelationalOperator {
@@ -110,9 +146,11 @@ class RepartitionOperator : public RelationalOperator {
   // `fragment`: the input subtree encoded (EncodePlanFragment), run by every other rank; `input` read through
   // `scan` (whose first batch columns are `schema`'s): the master's own part; `key_column`: the column of
   // `schema` that places a row; `tags`: two tags of this process (Cluster::NewRequestTag), the data tag also
-  // naming the exchange in the plan fragment that reads the ranks' partitions.
+  // naming the exchange in the plan fragment that reads the ranks' partitions; `release`: shared with that
+  // fragment's gather (the ranks sent kShuffle are noted in it).
   RepartitionOperator(std::string fragment, BlockInput input, ScanSpec scan, int key_column,
-                      std::vector<ColumnSchema> schema, StreamTags tags, Cluster* cluster, BufferPool* pool);
+                      std::vector<ColumnSchema> schema, StreamTags tags, Cluster* cluster, BufferPool* pool,
+                      std::shared_ptr<PartitionRelease> release);
   // Ends the streams of an exchange that never ran (a failed or cancelled query), so the ranks do not wait.
   ~RepartitionOperator() override;
 
@@ -135,6 +173,7 @@ class RepartitionOperator : public RelationalOperator {
   Cluster* const cluster_;
   std::vector<std::shared_ptr<TemporaryRelation>> parts_;  // per rank; this rank's is the output
   const StreamTags tags_;
+  const std::shared_ptr<PartitionRelease> release_;
   bool started_ = false;
   bool input_done_ = false;
   bool exchange_issued_ = false;

@@ -269,6 +269,9 @@ class StreamThreads {
     threads_.clear();
   }
 
+  // The master will not read the partition of hash split `tag` (kRelease).
+  void Release(int tag) { exchanges_.Release(tag); }
+
  private:
   struct Entry {
     std::thread thread;
@@ -298,6 +301,8 @@ class StreamThreads {
     if (status.ok()) {
       exchanges_.Put(request->tags.data, std::move(parts[cluster.rank()]));
     } else {
+      // E.g. a peer that died: the master reports it to the query too, this says the rank did not hang on it.
+      LOG(WARNING) << "rank " << cluster.rank() << ": a hash split failed: " << status;
       exchanges_.Put(request->tags.data, status);
     }
   }
@@ -623,6 +628,9 @@ absl::Status RunRankService(Database& database) {
       case CommandKind::kRunFragment:
       case CommandKind::kShuffle:
         streams.Start(database, command);
+        break;
+      case CommandKind::kRelease:
+        streams.Release(command.tag);
         break;
       case CommandKind::kExecute: {
         absl::StatusOr<QueryResult> result = session.Execute(command.text);

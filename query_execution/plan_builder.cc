@@ -119,7 +119,10 @@ class Builder {
         pool_(pool),
         cluster_(cluster),
         distribution_(cluster != nullptr ? cluster->size() : 1,
-                      [this](const lp::LogicalOperator& node) { return estimator_.EstimateRows(node); }),
+                      [this](const lp::LogicalOperator& node) { return estimator_.EstimateRows(node); },
+                      [this](const BoundExpression& expression, const lp::LogicalOperator& input) {
+                        return estimator_.DistinctValues(expression, input);
+                      }),
         dag_(std::make_unique<ExecutionDag>()) {}
 
   // A rank's fragment (plan_fragment.h): its broadcast inputs' placeholders read the received relations.
@@ -137,8 +140,13 @@ class Builder {
   }
 
   absl::StatusOr<std::unique_ptr<ExecutionDag>> Build(const lp::LogicalOperator& plan) {
-    if (Distributing()) NoteLipPublishers(plan);
-    TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(plan));
+    const lp::LogicalOperator* root = &plan;
+    if (Distributing()) {
+      rewritten_.push_back(distribution_.SplitAggregates(plan.Clone()));
+      root = rewritten_.back().get();
+      NoteLipPublishers(*root);
+    }
+    TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(*root));
     // The result must be a materialized relation without a pending filter, in output column order.
     TESSERA_ASSIGN_OR_RETURN(int result, Materialize(std::move(stream)));
     return Finish(result);
@@ -201,11 +209,12 @@ class Builder {
 
   absl::StatusOr<Stream> Visit(const lp::LogicalOperator& node) {
     if (auto prebuilt = prebuilt_.extract(&node); !prebuilt.empty()) return std::move(prebuilt.mapped());
-    if (Distributing()) {
-      if (distribution_.Of(node).placement == Placement::kPartitioned) return Gather(node);
-      if (distribution_.SplitsAggregate(node)) return SplitAggregate(node.As<lp::Aggregate>());
-    }
+    if (Distributing() && distribution_.Of(node).placement == Placement::kPartitioned) return Gather(node);
     TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitNode(node));
+    if (Distributing() && distribution_.MergesOnMaster(node) && stream.producer >= 0) {
+      dag_->set_detail(stream.producer,
+                       JoinDetails({dag_->detail(stream.producer), "merges the ranks' partial aggregates"}));
+    }
     stream.rows = estimator_.EstimateRows(node);
     return stream;
   }
@@ -388,6 +397,8 @@ class Builder {
       // Planned through operators that exist: the rewritten subplan is kept alive with the builder, since
       // estimates and operator details may refer to its nodes.
       rewritten_.push_back(SetOperationAsAggregation(set));
+      // Its copies of the inputs are analysed afresh (distribution_.SplitAggregates).
+      if (Distributing()) rewritten_.back() = distribution_.SplitAggregates(std::move(rewritten_.back()));
       return Visit(*rewritten_.back());
     }
     std::vector<Stream> children;
@@ -483,9 +494,9 @@ class Builder {
   }
 
   // The distribution step (distributed/README.md, "Which query shapes are distributed"), on the master of a
-  // cluster: the largest subtrees that PlanDistribution calls partitioned run on every rank (Gather), and an
-  // aggregation over one is split into partial aggregation on the ranks and the merge on the master
-  // (SplitAggregate); everything else runs on the master, replicated tables read from its full copy.
+  // cluster: the plan's aggregations over partitioned inputs are split into partial aggregates and their merge
+  // (PlanDistribution::SplitAggregates), then the largest subtrees that PlanDistribution calls partitioned run on
+  // every rank (Gather); everything else runs on the master, replicated tables read from its full copy.
   bool Distributing() const {
     return cluster_ != nullptr && cluster_->is_master() && cluster_->size() > 1 && !on_ranks_;
   }
@@ -513,8 +524,6 @@ class Builder {
   // parts, which a gather exchange receives (query_execution/plan_fragment.h).
   absl::StatusOr<Stream> Gather(const lp::LogicalOperator& fragment) {
     // Broadcast inputs first: computed here (with their own exchanges), then sent whole to every rank.
-    // (SplitAggregate's partial aggregate copies the analysed input: Of() analyses the copy, marking its inputs.)
-    for (const auto& child : fragment.children) distribution_.Of(*child);
     // The fragment's inputs in the order its encoding meets them (plan_fragment.h numbers them so).
     std::vector<const lp::LogicalOperator*> fragment_inputs;
     for (const auto& child : fragment.children) CollectFragmentInputs(*child, &fragment_inputs);
@@ -537,13 +546,13 @@ class Builder {
     // Then the hash splits: every rank (this one too) splits its part of each input, and the fragment reads
     // the partition each rank received.
     std::vector<int> exchange_tags(fragment_inputs.size(), 0);
-    std::vector<int> split_operators;
+    std::vector<std::shared_ptr<distributed::PartitionRelease>> partitions;
     for (size_t i = 0; i < fragment_inputs.size(); ++i) {
       if (distribution_.Broadcast(*fragment_inputs[i])) continue;
-      distributed::StreamTags tags;
-      TESSERA_ASSIGN_OR_RETURN(int split,
-                               HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]), &tags));
-      split_operators.push_back(split);
+      distributed::StreamTags tags = {cluster_->NewRequestTag(), cluster_->NewRequestTag()};
+      partitions.push_back(std::make_shared<distributed::PartitionRelease>(cluster_, tags.data));
+      TESSERA_RETURN_IF_ERROR(
+          HashSplit(*fragment_inputs[i], distribution_.Repartition(*fragment_inputs[i]), tags, partitions.back()));
       exchange_tags[i] = tags.data;
     }
     TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(fragment, fragment_inputs, exchange_tags));
@@ -553,16 +562,16 @@ class Builder {
     // master computes its part while the ranks compute theirs (gather_operator.h).
     const int gather = dag_->AddOperator(
         std::make_unique<distributed::GatherOperator>(std::move(request), std::move(schema), cluster_, pool_,
-                                                      std::move(relations)),
+                                                      std::move(relations), std::move(partitions)),
         absl::StrCat("exchange: gather ", FragmentSummary(fragment), " from ranks 1..", cluster_->size() - 1));
     // Blocking input edges: the gather starts once the inputs are complete, and as a consumer that never declares
     // their blocks consumed it keeps them until it has sent them (QueryManager::CountConsumedBlock).
     for (size_t i = 0; i < producers.size(); ++i) {
       dag_->AddEdge(producers[i], gather, static_cast<int>(i), /*pipelining=*/false);
     }
-    // A rank's fragment waits for the master's parts of the hash splits, and the gather's work orders would hold
-    // the master's workers while the split work orders wait for one: the gather starts after the splits.
-    for (int split : split_operators) dag_->AddEdge(split, gather, DagEdge::kOrderingOnly, /*pipelining=*/false);
+    // No edge from the hash splits: the gather holds no worker while it waits, so it sends the fragment at once and
+    // each rank's fragment starts as soon as its own partition is complete (ExchangeResults::Take), not one
+    // round trip after the master's split has ended.
     // The optimizer's statistics are the cluster's (engine/distributed_statements.h, RefreshClusterStatistics).
     const double ranks = cluster_->size();
     const double rows = estimator_.EstimateRows(fragment);
@@ -610,9 +619,10 @@ class Builder {
 
   // The hash-split exchange of `input` (partitioned, without inputs of its own) by output column `key_column`
   // (distributed/repartition_operator.h): every other rank runs `input` as a plan fragment and splits it, the
-  // master's own part is planned here and split by the returned operator, whose output is the master's
-  // partition (what later plans of `input` read). `tags` gets the exchange's tags.
-  absl::StatusOr<int> HashSplit(const lp::LogicalOperator& input, int key_column, distributed::StreamTags* tags) {
+  // master's own part is planned here and split by an operator whose output is the master's partition (what
+  // later plans of `input` read); `tags` are the exchange's, `release` its partitions' record.
+  absl::Status HashSplit(const lp::LogicalOperator& input, int key_column, distributed::StreamTags tags,
+                         std::shared_ptr<distributed::PartitionRelease> release) {
     TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(input));
     // The master's part reads only the LIP filters built inside it, as the ranks' fragment does.
     absl::flat_hash_set<int> outer_lip_filters = std::move(fragment_lip_filters_);
@@ -626,7 +636,6 @@ class Builder {
     Stream local = *std::move(planned);
     std::vector<ColumnSchema> schema;
     for (const lp::OutputColumn& column : input.output()) schema.push_back({column.name, column.type, false, {}});
-    *tags = {cluster_->NewRequestTag(), cluster_->NewRequestTag()};
     const double rows = estimator_.EstimateRows(input);
     std::vector<std::string> names = local.names;
     const std::string detail = JoinDetails(
@@ -636,34 +645,15 @@ class Builder {
     ScanSpec spec = local.TakeScanSpec();
     const int split = dag_->AddOperator(
         std::make_unique<distributed::RepartitionOperator>(std::move(request), block_input, std::move(spec), key_column,
-                                                           std::move(schema), *tags, cluster_, pool_),
+                                                           std::move(schema), tags, cluster_, pool_,
+                                                           std::move(release)),
         detail);
     Estimate(split, rows / cluster_->size());
     Connect(local, split, 0, /*pipelining=*/true);
     Stream stream = FromOperator(split, std::move(names));
     stream.rows = rows / cluster_->size();
     prebuilt_.emplace(&input, std::move(stream));
-    return split;
-  }
-
-  // `aggregate` over a partitioned input: every rank (the master too) computes partial groups of its part, the
-  // master merges them (optimizer/partial_aggregation.h).
-  absl::StatusOr<Stream> SplitAggregate(const lp::Aggregate& aggregate) {
-    rewritten_.push_back(lp::MakePartialAggregate(aggregate));
-    const lp::LogicalOperator& partial = *rewritten_.back();
-    TESSERA_ASSIGN_OR_RETURN(Stream partials, Gather(partial));
-    rewritten_.push_back(lp::MergePartialAggregates(aggregate, partial.Clone()));
-    const lp::LogicalOperator& merged = *rewritten_.back();
-    const lp::LogicalOperator* merge = merged.children[0].get();
-    prebuilt_.emplace(merge->children[0].get(), std::move(partials));
-    const int first = dag_->size();
-    TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(merged));
-    for (int index = first; index < dag_->size(); ++index) {
-      if (dynamic_cast<AggregationOperator*>(dag_->op(index)) != nullptr) {
-        dag_->set_detail(index, JoinDetails({dag_->detail(index), "merges the ranks' partial aggregates"}));
-      }
-    }
-    return stream;
+    return absl::OkStatus();
   }
 
   // For EXPLAIN: what a fragment computes, e.g. "aggregate(2 keys, 8 calls) of join(lineitem, orders)".
@@ -1236,7 +1226,7 @@ class Builder {
   const absl::flat_hash_set<int>* broadcast_lip_filters_ = nullptr;  // planning a broadcast input: its own  // planning the master's own part of a fragment that every rank runs
   absl::flat_hash_map<int, bool> partial_lip_filters_;  // LIP filter id -> built from a partitioned side
   absl::flat_hash_set<int> fragment_lip_filters_;       // published inside the fragment being planned
-  // Streams planned ahead for logical nodes (SplitAggregate: the gathered partial groups under the merge).
+  // Streams planned ahead for logical nodes (broadcast inputs, the master's partitions of hash splits).
   absl::flat_hash_map<const lp::LogicalOperator*, Stream> prebuilt_;
   std::unique_ptr<ExecutionDag> dag_;
   absl::flat_hash_map<int, LipFilterSlot> lip_filters_;

@@ -56,13 +56,51 @@ const SubtreePlacement& PlanDistribution::Of(const lp::LogicalOperator& node) {
   return placements_.insert_or_assign(&node, std::move(placement)).first->second;
 }
 
-bool PlanDistribution::SplitsAggregate(const lp::LogicalOperator& node) {
-  if (node.kind() != lp::LogicalOperatorKind::kAggregate || Of(node).placement != Placement::kMaster ||
-      Of(*node.children[0]).placement != Placement::kPartitioned) {
-    return false;
+lp::LogicalOperatorPtr PlanDistribution::SplitAggregates(lp::LogicalOperatorPtr plan) {
+  SplitAggregatesBelow(&plan);
+  return plan;
+}
+
+void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot) {
+  // Inputs first: Of() below sees the rewritten input, and Of() of this node's ancestors is not asked yet.
+  for (lp::LogicalOperatorPtr& child : (*slot)->children) SplitAggregatesBelow(&child);
+  if ((*slot)->kind() != lp::LogicalOperatorKind::kAggregate) return;
+  lp::Aggregate& aggregate = (*slot)->As<lp::Aggregate>();
+  const SubtreePlacement& input = Of(*aggregate.children[0]);
+  if (input.placement != Placement::kPartitioned || !PlacingColumns(aggregate.group_by, input.key_columns).empty() ||
+      !std::all_of(aggregate.aggregates.begin(), aggregate.aggregates.end(), lp::Decomposable)) {
+    return;
   }
-  const auto& calls = node.As<lp::Aggregate>().aggregates;
-  return std::all_of(calls.begin(), calls.end(), lp::Decomposable);
+  // The group key that splits the partials: placeable, the most distinct values.
+  int split_key = -1;
+  const lp::LogicalOperator& input_node = *aggregate.children[0];
+  if (estimated_rows_ != nullptr && estimated_rows_(aggregate) >= kMinSplitGroups && Splittable(input_node)) {
+    double most = 0;
+    for (size_t g = 0; g < aggregate.group_by.size(); ++g) {
+      if (!distributed::PlaceableKeyType(aggregate.group_by[g]->result_type)) continue;
+      const double values = estimated_distinct_ != nullptr ? estimated_distinct_(*aggregate.group_by[g], input_node)
+                                                           : kMinSplitKeyValuesPerRank * ranks_;
+      if (values > most) {
+        most = values;
+        split_key = static_cast<int>(g);
+      }
+    }
+    if (most < kMinSplitKeyValuesPerRank * ranks_) split_key = -1;
+  }
+  lp::LogicalOperatorPtr partial = lp::MakePartialAggregate(aggregate);
+  // The analysed input node itself (its placements and exchanges are known), not MakePartialAggregate's copy.
+  partial->children[0] = std::move(aggregate.children[0]);
+  const lp::LogicalOperator* partial_node = partial.get();
+  partial_aggregates_.insert(partial_node);
+  lp::LogicalOperatorPtr merged = lp::MergePartialAggregates(aggregate, std::move(partial));
+  const lp::LogicalOperator* merge = merged->children[0].get();
+  if (split_key >= 0) {
+    repartition_[partial_node] = split_key;
+    rank_merges_[merge] = split_key;
+  } else {
+    master_merges_.insert(merge);
+  }
+  *slot = std::move(merged);  // drops `aggregate` (never analysed itself)
 }
 
 SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {
@@ -90,6 +128,10 @@ SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {
     }
     case lp::LogicalOperatorKind::kJoin: return ClassifyJoin(node.As<lp::Join>());
     case lp::LogicalOperatorKind::kAggregate: {
+      if (partial_aggregates_.contains(&node)) return Partitioned({});
+      if (master_merges_.contains(&node)) return Master();
+      // Each rank merges the partials of the groups its key places there: its groups are final.
+      if (auto merge = rank_merges_.find(&node); merge != rank_merges_.end()) return Partitioned({merge->second});
       if (children[0]->placement != Placement::kPartitioned) return *children[0];
       // Grouped by a partition key: every group lives on one rank, so each rank's groups are final.
       std::vector<int> keys = PlacingColumns(node.As<lp::Aggregate>().group_by, children[0]->key_columns);
@@ -215,7 +257,9 @@ SubtreePlacement PlanDistribution::RepartitionJoin(const lp::Join& join, const S
 SubtreePlacement PlanDistribution::RepartitionAggregate(const lp::Aggregate& aggregate) {
   if (estimated_rows_ == nullptr ||
       std::all_of(aggregate.aggregates.begin(), aggregate.aggregates.end(), lp::Decomposable)) {
-    return Master();  // partial aggregates on the ranks, merged on the master (SplitsAggregate)
+    // SplitAggregates made such an aggregate partial and merged ones; one it did not see reads its gathered
+    // input on the master.
+    return Master();
   }
   const lp::LogicalOperator& child = *aggregate.children[0];
   if (!Splittable(child)) return Master();

@@ -24,6 +24,9 @@
 // its rows by the key's rank and sends each part to its rank, distributed/repartition_operator.h), so that the
 // rows that meet are on one rank. An input that itself reads broadcast or repartitioned inputs is not
 // repartitioned (the exchange's input runs as one plan fragment without inputs).
+// Partial aggregation: SplitAggregates rewrites a decomposable aggregation over a partitioned input into partial
+// aggregates on the ranks and their merge, on the master, or on the ranks after a hash split of the partials by a
+// group key when the groups are many.
 //
 // Threading: used by one plan builder on one thread; results are memoized per node (nodes must outlive it).
 
@@ -48,16 +51,39 @@ class PlanDistribution {
  public:
   static constexpr double kMaxBroadcastRows = 1e6;
 
-  // `ranks`: the cluster's size; `estimated_rows`: the optimizer's row estimate of a subtree (null: no broadcast).
-  PlanDistribution(int ranks, std::function<double(const optimizer::LogicalOperator&)> estimated_rows)
-      : ranks_(ranks), estimated_rows_(std::move(estimated_rows)) {}
+  // `ranks`: the cluster's size; `estimated_rows`: the optimizer's row estimate of a subtree (null: no broadcast
+  // and no merge on the ranks); `estimated_distinct`: its estimate of an expression's distinct values over a
+  // subtree's rows (null: the first placeable group key splits partials).
+  PlanDistribution(
+      int ranks, std::function<double(const optimizer::LogicalOperator&)> estimated_rows,
+      std::function<double(const BoundExpression&, const optimizer::LogicalOperator&)> estimated_distinct = nullptr)
+      : ranks_(ranks), estimated_rows_(std::move(estimated_rows)), estimated_distinct_(std::move(estimated_distinct)) {}
   PlanDistribution() = default;
+
+  // The fewest estimated groups for which a decomposable aggregation's partials are merged on the ranks (hash
+  // split by a group key) rather than on the master: below it the master merges a few thousand rows per rank in
+  // well under a millisecond, less than the split exchange's fixed cost (docs/decisions/0011).
+  static constexpr double kMinSplitGroups = 1e4;
+  // The fewest estimated distinct values per rank of the group key that splits partials (the one with the most),
+  // so that every rank merges a fair share of the groups.
+  static constexpr double kMinSplitKeyValuesPerRank = 64;
+
+  // The partial / merge rewrite, before any Of(): takes the whole plan and returns it with every Aggregate over
+  // a partitioned input that is not grouped by a placing column, every call decomposable
+  // (optimizer/partial_aggregation.h), replaced by the merge of its partial aggregates (a Project over the
+  // merging Aggregate over the partial Aggregate, which takes over the original's input node). The partial
+  // aggregate runs on every rank (partitioned, no key). The merge runs on the master over the gathered partials
+  // (MergesOnMaster), or, with at least kMinSplitGroups estimated groups (an estimator is needed) and a group key
+  // of a placeable type with enough distinct values (kMinSplitKeyValuesPerRank), on every rank over the partials
+  // hash split by that key (Repartition() of the partial):
+  // the merge is then partitioned by the key, so a join or aggregation above it on that key stays on the ranks
+  // and only final rows are gathered.
+  optimizer::LogicalOperatorPtr SplitAggregates(optimizer::LogicalOperatorPtr plan);
 
   const SubtreePlacement& Of(const optimizer::LogicalOperator& node);
 
-  // An Aggregate over a partitioned input that is not itself partitioned, with every call decomposable
-  // (optimizer/partial_aggregation.h): every rank computes partial groups, the master merges them.
-  bool SplitsAggregate(const optimizer::LogicalOperator& node);
+  // Whether `node` is a merge made by SplitAggregates that combines the gathered partials on the master.
+  bool MergesOnMaster(const optimizer::LogicalOperator& node) const { return master_merges_.contains(&node); }
 
   // Whether `node` is the build side of a join that Of() calls partitioned by broadcasting it (valid after Of()
   // of that join).
@@ -77,14 +103,22 @@ class PlanDistribution {
   SubtreePlacement RepartitionJoin(const optimizer::Join& join, const SubtreePlacement& left,
                                    const SubtreePlacement& right);
   SubtreePlacement RepartitionAggregate(const optimizer::Aggregate& aggregate);
+  // SplitAggregates on `*slot` and below.
+  void SplitAggregatesBelow(optimizer::LogicalOperatorPtr* slot);
   // Whether `node` may be the input of a hash split: a subtree without broadcast or repartitioned inputs.
   bool Splittable(const optimizer::LogicalOperator& node) const;
 
   int ranks_ = 2;
   std::function<double(const optimizer::LogicalOperator&)> estimated_rows_;
+  std::function<double(const BoundExpression&, const optimizer::LogicalOperator&)> estimated_distinct_;
   absl::node_hash_map<const optimizer::LogicalOperator*, SubtreePlacement> placements_;  // stable references
   absl::flat_hash_set<const optimizer::LogicalOperator*> broadcast_;
   absl::flat_hash_map<const optimizer::LogicalOperator*, int> repartition_;
+  // Made by SplitAggregates: partial aggregates (partitioned), merges on the master, merges on the ranks by
+  // their key column.
+  absl::flat_hash_set<const optimizer::LogicalOperator*> partial_aggregates_;
+  absl::flat_hash_set<const optimizer::LogicalOperator*> master_merges_;
+  absl::flat_hash_map<const optimizer::LogicalOperator*, int> rank_merges_;
 };
 
 }  // namespace tessera

@@ -232,9 +232,13 @@ void QueryManager::OnWorkOrderFinished(const WorkOrder& work_order, const absl::
 }
 
 void QueryManager::PollOperators() {
+  if (cancelled_) return;
   for (int i = 0; i < dag_->size(); ++i) {
     OperatorRuntime& runtime = operators_[i];
     if (!runtime.active || runtime.done_generating || runtime.finished) continue;
+    // Blocks the operator appended outside its work orders (a gather's received blocks) go on now.
+    const std::shared_ptr<TemporaryRelation> output = dag_->op(i)->output();
+    if (output != nullptr && output->block_count() > runtime.fed_blocks_pipelined) FeedNewBlocks(i, false);
     CollectWorkOrders(i);
   }
 }

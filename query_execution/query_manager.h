@@ -64,7 +64,8 @@ class QueryManager {
   // Reports a finished work order (`status` is what Execute returned; `elapsed_ns` its run time; `shared`: it ran
   // in a shared scan). The first error cancels the query.
   // Asks every active operator that may still generate work orders for them again (after a wake-up,
-  // RelationalOperator::SetWakeUp); finishes those that have nothing left.
+  // RelationalOperator::SetWakeUp), first feeding its pipelining consumers the blocks it appended to its output
+  // outside its work orders (a gather's received blocks); finishes those that have nothing left.
   void PollOperators();
   void OnWorkOrderFinished(const WorkOrder& work_order, const absl::Status& status, int64_t elapsed_ns,
                            bool shared = false);

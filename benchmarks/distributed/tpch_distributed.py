@@ -12,6 +12,10 @@ the master).
 
 Prints one row per query (median seconds of each configuration, their ratio, bytes exchanged, answer check) and
 the sums. Times are wall-clock per statement as the client sees it (the same client overhead in both columns).
+
+With --baseline-server (another tessera-server binary, e.g. the commit before a change), a third configuration
+takes its turn in the same runs: the same cluster shape from that binary, on its own data directory, so a change's
+before / after times and bytes come from one run under the same outside load.
 """
 import argparse
 import csv
@@ -94,8 +98,8 @@ def check(query, output, answers):
 def run_queries(shell, targets, queries, runs, answers):
     """Runs every query on each of `targets` (server, explain?) in turn, run after run, so that load from outside
     falls on all of them alike. Returns one {query: (median s, bytes exchanged, answer ok)} per target. A query
-    is a TPC-H number (checked against `answers`) or an SSB name like "1.1" (checked against the first target's
-    answer)."""
+    is a TPC-H number (checked against `answers`, or the first target's answer without them) or an SSB name like
+    "1.1" (checked against the first target's answer)."""
     results = [{} for _ in targets]
     for query in queries:
         ssb = isinstance(query, str)
@@ -117,7 +121,7 @@ def run_queries(shell, targets, queries, runs, answers):
                 # Hash splits: what the master sent to and received from the other ranks (with 2 ranks every
                 # byte of the exchange; with more, the traffic between the other ranks is not seen here).
                 exchanged += sum(int(a) + int(b) for a, b in re.findall(r"sent (\d+) bytes, received (\d+) bytes", plan))
-            ok = same_rows(outputs[i], outputs[0]) if ssb else check(query, outputs[i], answers)
+            ok = same_rows(outputs[i], outputs[0]) if ssb or answers is None else check(query, outputs[i], answers)
             results[i][query] = (statistics.median(times[i]), exchanged, ok)
         print(f"  q{query}: " + ", ".join(f"{r[query][0]:.3f} s" for r in results), file=sys.stderr)
     return results
@@ -134,7 +138,8 @@ def stop(process):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tbl", required=True, help="directory of the TPC-H .tbl files")
-    parser.add_argument("--answers", required=True, help="directory of the reference answers (qNN.csv)")
+    parser.add_argument("--answers", help="directory of the reference answers (qNN.csv); without it (e.g. SF10) "
+                        "every configuration's answers are checked against the single server's")
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--workers", type=int, default=1, help="workers per rank")
     parser.add_argument("--runs", type=int, default=3)
@@ -145,6 +150,10 @@ def main():
     parser.add_argument("--shell", default=os.path.join(ROOT, "build", "cli", "tessera"))
     parser.add_argument("--server", default=os.path.join(ROOT, "build", "server", "tessera-server"))
     parser.add_argument("--mpirun", default=shutil.which("mpirun"))
+    parser.add_argument("--baseline-server", help="a second tessera-server binary run as the same cluster (before / "
+                        "after a change)")
+    parser.add_argument("--bandwidth-gbit", type=float, default=10.0,
+                        help="network bandwidth of the predicted speedup (docs/decisions/0011)")
     args = parser.parse_args()
     first, _, last = args.queries.partition("-")
     queries = list(range(int(first), int(last or first) + 1))
@@ -163,38 +172,81 @@ def main():
                                            "--threads", str(args.ranks * args.workers), "--allowed-directories",
                                            args.tbl])
     cluster_process = None
+    baseline_process = None
     try:
         load(args.shell, single_target, args.tbl, open(schema).read(), os.path.join(args.work, f"{tag}-single.loaded"),
              tables)
-        cluster_dir = os.path.join(args.work, f"{tag}-cluster-{args.ranks}")
-        print(f"{args.ranks} ranks x {args.workers} workers", file=sys.stderr)
-        cluster_process, cluster_target = start(
-            [args.mpirun, "--oversubscribe", "-np", str(args.ranks), args.server, "--distributed", "--data",
-             cluster_dir, "--listen", "127.0.0.1:0", "--no-sync", "--threads", str(args.workers),
-             "--allowed-directories", args.tbl], env=MPI_ENV)
-        load(args.shell, cluster_target, args.tbl, cluster_schema,
-             os.path.join(args.work, f"{tag}-cluster-{args.ranks}.loaded"), tables)
-        # Both servers stay up (an idle one sleeps) and take turns, so outside load hits both alike.
-        single, cluster = run_queries(args.shell, [(single_target, False), (cluster_target, True)], queries,
-                                      args.runs, args.answers)
+        def start_cluster(server, name):
+            print(f"{args.ranks} ranks x {args.workers} workers ({name})", file=sys.stderr)
+            process, target = start(
+                [args.mpirun, "--oversubscribe", "-np", str(args.ranks), server, "--distributed", "--data",
+                 os.path.join(args.work, name), "--listen", "127.0.0.1:0", "--no-sync", "--threads",
+                 str(args.workers), "--allowed-directories", args.tbl], env=MPI_ENV)
+            load(args.shell, target, args.tbl, cluster_schema, os.path.join(args.work, f"{name}.loaded"), tables)
+            return process, target
+
+        cluster_process, cluster_target = start_cluster(args.server, f"{tag}-cluster-{args.ranks}")
+        targets = [(single_target, False), (cluster_target, True)]
+        if args.baseline_server:
+            baseline_process, baseline_target = start_cluster(args.baseline_server,
+                                                              f"{tag}-cluster-{args.ranks}-baseline")
+            targets.append((baseline_target, True))
+        # The servers stay up (an idle one sleeps) and take turns, so outside load hits them alike.
+        results = run_queries(args.shell, targets, queries, args.runs, args.answers)
+        single, cluster = results[0], results[1]
+        baseline = results[2] if args.baseline_server else None
     finally:
         stop(single_process)
-        if cluster_process is not None:
-            stop(cluster_process)
+        for process in (cluster_process, baseline_process):
+            if process is not None:
+                stop(process)
 
     print(f"{args.benchmark.upper()} {tag}: 1 rank x {args.ranks * args.workers} workers vs {args.ranks} ranks x {args.workers} workers "
           f"(partitioned: {', '.join(sorted(keys))}); median of {args.runs} runs")
-    print(f"{'query':>5} {'1 rank (s)':>11} {'cluster (s)':>12} {'ratio':>6} {'exchanged (MB)':>15}  answers")
+    extra = f" {'baseline (s)':>13} {'ratio':>6} {'baseline (MB)':>14}" if baseline else ""
+    print(f"{'query':>5} {'1 rank (s)':>11} {'cluster (s)':>12} {'ratio':>6} {'exchanged (MB)':>15}{extra}  answers")
     for query in queries:
         a, _, ok_a = single[query]
         b, exchanged, ok_b = cluster[query]
+        ok = ok_a and ok_b
+        columns = ""
+        if baseline:
+            c, baseline_exchanged, ok_c = baseline[query]
+            ok = ok and ok_c
+            columns = f" {c:>13.3f} {c / a:>6.2f} {baseline_exchanged / 1e6:>14.1f}"
         name = f"q{query}" if isinstance(query, str) else f"q{query:02d}"
-        print(f"{name:>5} {a:>11.3f} {b:>12.3f} {b / a:>6.2f} {exchanged / 1e6:>15.1f}  "
-              f"{'ok' if ok_a and ok_b else 'MISMATCH'}")
+        print(f"{name:>5} {a:>11.3f} {b:>12.3f} {b / a:>6.2f} {exchanged / 1e6:>15.1f}{columns}  "
+              f"{'ok' if ok else 'MISMATCH'}")
     total_a = sum(single[q][0] for q in queries)
     total_b = sum(cluster[q][0] for q in queries)
+    columns = ""
+    if baseline:
+        total_c = sum(baseline[q][0] for q in queries)
+        columns = f" {total_c:>13.3f} {total_c / total_a:>6.2f} {sum(baseline[q][1] for q in queries) / 1e6:>14.1f}"
     print(f"{'sum':>5} {total_a:>11.3f} {total_b:>12.3f} {total_b / total_a:>6.2f} "
-          f"{sum(cluster[q][1] for q in queries) / 1e6:>15.1f}")
+          f"{sum(cluster[q][1] for q in queries) / 1e6:>15.1f}{columns}")
+    print_predicted_speedup(single, cluster, queries, args.ranks, args.bandwidth_gbit)
+
+
+def print_predicted_speedup(single, cluster, queries, ranks, bandwidth_gbit):
+    """The predicted speedup on 2, 4 and 8 nodes (docs/decisions/0011, assumptions (a)-(c)): T1 / (T1 / N +
+    bytes_N / bandwidth), T1 the single server's time, bytes_N the bytes this run measured with `ranks` ranks
+    scaled by (N - 1) / (ranks - 1) (gathers of partial groups and broadcasts grow with the other ranks)."""
+    if ranks < 2:
+        return
+    bytes_per_second = bandwidth_gbit * 1e9 / 8
+    nodes = (2, 4, 8)
+
+    def predicted_time(query, n):
+        return single[query][0] / n + cluster[query][1] * (n - 1) / (ranks - 1) / bytes_per_second
+
+    print(f"predicted speedup at {bandwidth_gbit:g} Gbit/s (bytes of {ranks} ranks scaled by (N - 1) / {ranks - 1})")
+    print(f"{'query':>5} " + " ".join(f"{f'{n} nodes':>8}" for n in nodes))
+    for query in queries:
+        name = f"q{query}" if isinstance(query, str) else f"q{query:02d}"
+        print(f"{name:>5} " + " ".join(f"{single[query][0] / predicted_time(query, n):>7.2f}x" for n in nodes))
+    total = sum(single[q][0] for q in queries)
+    print(f"{'sum':>5} " + " ".join(f"{total / sum(predicted_time(q, n) for q in queries):>7.2f}x" for n in nodes))
 
 
 if __name__ == "__main__":

@@ -77,5 +77,28 @@ TEST(HashSplitTest, ShuffleRequestsRoundTrip) {
   }
 }
 
+// kRelease from the master (a query that ended before its gather sent the fragment): the partition is dropped
+// whether it arrived before the release or after it; the others stay for their fragments.
+TEST(HashSplitTest, ReleasedPartitionsAreDroppedWheneverTheyArrive) {
+  std::unique_ptr<Topology> topology = MakeFakeTopology(1, 1);
+  BufferPool pool(16 << 20, topology.get());
+  const std::vector<ColumnSchema> schema = {{"k", Type::BigInt(), false, {}}};
+  ExchangeResults results;
+  results.Put(10, std::make_shared<TemporaryRelation>(schema, &pool));
+  results.Put(11, std::make_shared<TemporaryRelation>(schema, &pool));
+  EXPECT_EQ(results.size(), 2u);
+  results.Release(10);  // arrived first
+  EXPECT_EQ(results.size(), 1u);
+  results.Release(12);  // its split has not ended yet
+  results.Put(12, std::make_shared<TemporaryRelation>(schema, &pool));
+  EXPECT_EQ(results.size(), 1u);
+  EXPECT_TRUE(results.Take(11, std::chrono::milliseconds(1)).ok());
+  EXPECT_EQ(results.Take(10, std::chrono::milliseconds(1)).status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(results.Take(12, std::chrono::milliseconds(1)).status().code(), absl::StatusCode::kDeadlineExceeded);
+  // A later split with a released tag (after the tags cycled) is kept: the release was used up.
+  results.Put(12, std::make_shared<TemporaryRelation>(schema, &pool));
+  EXPECT_TRUE(results.Take(12, std::chrono::milliseconds(1)).ok());
+}
+
 }  // namespace
 }  // namespace tessera::distributed

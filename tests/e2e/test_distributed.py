@@ -204,6 +204,17 @@ SHAPES = [
     ("SELECT o_clerk, median(o_totalprice), string_agg(o_orderpriority, ',' ORDER BY o_orderpriority) FROM orders "
      "WHERE o_orderkey < 20000 GROUP BY o_clerk",
      ["hash split orders (4 columns, filter) by o_clerk"]),
+    # Many groups (above PlanDistribution::kMinSplitGroups by the estimates): the partial aggregates are split by
+    # a group key and every rank merges its own groups; the aggregation above them runs on the ranks too, so only
+    # its partial groups are gathered.
+    ("SELECT l_partkey, l_suppkey, count(*), sum(l_extendedprice), avg(l_discount), min(l_shipdate), "
+     "max(l_comment) FROM lineitem GROUP BY l_partkey, l_suppkey",
+     ["hash split aggregate(2 keys, 6 calls) of lineitem (6 columns) by l_partkey",
+      "gather aggregate(2 keys, 6 calls) of hash split"]),
+    ("SELECT cnt, count(*), sum(total) FROM (SELECT l_partkey, l_suppkey, count(*) AS cnt, sum(l_quantity) AS total "
+     "FROM lineitem GROUP BY l_partkey, l_suppkey) AS pairs GROUP BY cnt",
+     ["gather aggregate(1 keys, 2 calls) of aggregate(2 keys, 2 calls) of hash split",
+      "merges the ranks' partial aggregates"]),
     # A left outer join with the partitioned side preserved stays on the ranks.
     ("SELECT count(*), count(n_name) FROM customer LEFT JOIN nation ON c_nationkey = n_nationkey AND n_nationkey < 5",
      ["left outer join("]),
@@ -310,6 +321,49 @@ def test_rank_killed_mid_query_fails_the_query_and_the_master_stays_up():
         assert running.sql("SELECT count(*) FROM small").stdout.splitlines()[1] == "20000"
         refused = running.sql("SELECT count(*) FROM big", check=False)
         assert refused.returncode != 0 and "rank 1 stopped answering" in refused.stderr, refused.stderr
+    finally:
+        for pid in pids.values():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        running.process.kill()
+        running.process.communicate()
+        shutil.rmtree(base_dir, ignore_errors=True)
+
+
+def test_peers_of_a_killed_rank_stop_waiting_for_it():
+    """SIGKILL to rank 2 of 3 just before a query whose hash split streams between every pair of ranks: rank 1
+    (not the master) waits for rank 2's part too, and must give up on it like the master does (heartbeats between
+    all ranks, distributed/cluster.h) instead of blocking its service for good: it logs the same error, and it
+    stops when the cluster is stopped."""
+    base_dir = tempfile.mkdtemp(prefix="tessera-peer-failure-")
+    data = os.path.join(base_dir, "rows.csv")
+    with open(data, "w") as f:
+        f.writelines(f"{i},{i * 7 % 1000}\n" for i in range(20000))
+    running = Cluster(base_dir, 3, "--allowed-directories", base_dir,
+                      env=dict(MPI_ENV, OMPI_MCA_orte_enable_recovery="1"))
+    pids = {}
+    try:
+        running.sql("CREATE TABLE big (a BIGINT, b BIGINT) PARTITION BY HASH (a)",
+                    "CREATE TABLE other (e BIGINT, f BIGINT) PARTITION BY HASH (e)",
+                    f"COPY big FROM '{data}' (FORMAT csv)", f"COPY other FROM '{data}' (FORMAT csv)")
+        query = "SELECT max(big.a + other.e) FROM big JOIN other ON big.b = other.f"
+        plan = running.sql("EXPLAIN " + query).stdout
+        assert "hash split big (2 columns) by b across ranks 0..2" in plan, plan
+        pids = rank_pids(base_dir)
+        assert sorted(pids) == [0, 1, 2], pids
+        os.kill(pids[2], signal.SIGKILL)
+        began = time.monotonic()
+        failed = running.sql(query, check=False)
+        assert failed.returncode != 0 and "rank 2 stopped answering" in failed.stderr, failed.stderr
+        assert time.monotonic() - began < 60
+        # Rank 1 gave up on rank 2 too: its service stops with the master.
+        stop_by_pid(running.process, BOUND_S)
+        stderr = running.process.stderr.read()
+        assert re.search(r"rank 1: a hash split failed: .*rank 2 stopped answering", stderr), stderr
+        deadline = time.monotonic() + BOUND_S
+        while pids[1] in rank_pids(base_dir).values() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert pids[1] not in rank_pids(base_dir).values()
     finally:
         for pid in pids.values():
             with contextlib.suppress(ProcessLookupError):

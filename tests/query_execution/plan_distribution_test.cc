@@ -141,21 +141,80 @@ TEST_F(PlanDistributionTest, AggregationsAreWholeOnTheRanksOrSplit) {
   PlanDistribution distribution;
   const Type quantity = Type::Decimal(15, 2);
   // Grouped by the partition key: every group on one rank.
-  auto by_order = Aggregate(Scan("lineitem"), {0}, One(Call(AggregateKind::kSum, 1, quantity, Type::Decimal(38, 2))));
+  lp::LogicalOperatorPtr by_order = distribution.SplitAggregates(
+      Aggregate(Scan("lineitem"), {0}, One(Call(AggregateKind::kSum, 1, quantity, Type::Decimal(38, 2)))));
+  ASSERT_EQ(by_order->kind(), lp::LogicalOperatorKind::kAggregate);
   EXPECT_EQ(distribution.Of(*by_order).placement, Placement::kPartitioned);
-  EXPECT_FALSE(distribution.SplitsAggregate(*by_order));
-  // Grouped by something else: partial groups on the ranks, merged on the master.
-  auto by_quantity = Aggregate(Scan("lineitem"), {1}, One(Call(AggregateKind::kAvg, 1, quantity, Type::Double())));
+  // Grouped by something else: partial groups on the ranks, merged on the master (no estimates: no split).
+  lp::LogicalOperatorPtr by_quantity = distribution.SplitAggregates(
+      Aggregate(Scan("lineitem"), {1}, One(Call(AggregateKind::kAvg, 1, quantity, Type::Double()))));
+  ASSERT_EQ(by_quantity->kind(), lp::LogicalOperatorKind::kProject);  // AVG's final value from SUM and COUNT
+  const lp::LogicalOperator& merge = *by_quantity->children[0];
   EXPECT_EQ(distribution.Of(*by_quantity).placement, Placement::kMaster);
-  EXPECT_TRUE(distribution.SplitsAggregate(*by_quantity));
+  EXPECT_TRUE(distribution.MergesOnMaster(merge));
+  EXPECT_EQ(distribution.Of(*merge.children[0]).placement, Placement::kPartitioned);
+  EXPECT_EQ(distribution.Repartition(*merge.children[0]), -1);
   // COUNT(DISTINCT x) does not decompose: the ranks ship the input.
-  auto distinct = Aggregate(Scan("lineitem"), {},
-                            One(Call(AggregateKind::kCount, 1, quantity, Type::BigInt(), /*distinct=*/true)));
-  EXPECT_FALSE(distribution.SplitsAggregate(*distinct));
+  lp::LogicalOperatorPtr distinct = distribution.SplitAggregates(Aggregate(
+      Scan("lineitem"), {}, One(Call(AggregateKind::kCount, 1, quantity, Type::BigInt(), /*distinct=*/true))));
+  ASSERT_EQ(distinct->kind(), lp::LogicalOperatorKind::kAggregate);
+  EXPECT_EQ(distribution.Of(*distinct).placement, Placement::kMaster);
   // Replicated input: no exchange at all.
-  auto replicated = Aggregate(Scan("nation"), {}, One(Call(AggregateKind::kMin, 1, Type::Char(25), Type::Char(25))));
+  lp::LogicalOperatorPtr replicated = distribution.SplitAggregates(
+      Aggregate(Scan("nation"), {}, One(Call(AggregateKind::kMin, 1, Type::Char(25), Type::Char(25)))));
+  ASSERT_EQ(replicated->kind(), lp::LogicalOperatorKind::kAggregate);
   EXPECT_EQ(distribution.Of(*replicated).placement, Placement::kReplicated);
-  EXPECT_FALSE(distribution.SplitsAggregate(*replicated));
+}
+
+// Many groups: every rank merges the partials its group key places there, and what reads the merge on that key
+// stays on the ranks (TPC-H Q13: customer LEFT OUTER JOIN orders counted per customer).
+TEST_F(PlanDistributionTest, LargeGroupAggregationsMergeOnTheRanks) {
+  double groups = PlanDistribution::kMinSplitGroups;
+  PlanDistribution distribution(2, [&groups](const lp::LogicalOperator&) { return groups; });
+  const auto counted = [this] {
+    return Aggregate(Scan("orders"), {1}, One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt())));
+  };
+  lp::LogicalOperatorPtr plan = distribution.SplitAggregates(
+      Join(lp::JoinType::kLeftOuter, Scan("customer"), 0, counted(), 0));
+  const lp::LogicalOperator& merged = *plan->children[1];
+  ASSERT_EQ(merged.kind(), lp::LogicalOperatorKind::kProject);  // COUNT's final value: COALESCE(SUM, 0)
+  const lp::LogicalOperator& merge = *merged.children[0];
+  const lp::LogicalOperator& partial = *merge.children[0];
+  EXPECT_FALSE(distribution.MergesOnMaster(merge));
+  EXPECT_EQ(distribution.Of(merge).placement, Placement::kPartitioned);
+  EXPECT_EQ(distribution.Of(merge).key_columns, std::vector<int>{0});
+  EXPECT_EQ(distribution.Repartition(partial), 0);  // the partials split by o_custkey
+  EXPECT_EQ(distribution.Repartition(*partial.children[0]), -1);
+  EXPECT_EQ(distribution.Of(*plan).placement, Placement::kPartitioned);  // co-located with customer
+  // Fewer groups: merged on the master, and the join above it too.
+  groups = PlanDistribution::kMinSplitGroups / 2;
+  lp::LogicalOperatorPtr small = distribution.SplitAggregates(
+      Join(lp::JoinType::kLeftOuter, Scan("customer"), 0, counted(), 0));
+  EXPECT_TRUE(distribution.MergesOnMaster(*small->children[1]->children[0]));
+  EXPECT_EQ(distribution.Repartition(*small->children[1]->children[0]->children[0]), -1);
+  EXPECT_EQ(distribution.Of(*small).placement, Placement::kMaster);
+  // A group key that places no rows (DECIMAL) cannot split the partials.
+  groups = PlanDistribution::kMinSplitGroups * 10;
+  lp::LogicalOperatorPtr by_quantity = distribution.SplitAggregates(Aggregate(
+      Scan("lineitem"), {1}, One(Call(AggregateKind::kCount, 0, Type::BigInt(), Type::BigInt()))));
+  EXPECT_TRUE(distribution.MergesOnMaster(*by_quantity->children[0]));
+  // The key with the most distinct values splits; with too few for the ranks to share, the master merges.
+  AddTable("partsupp", {{"ps_partkey", Type::Integer(), false, {}}, {"ps_suppkey", Type::Integer(), false, {}},
+                        {"ps_availqty", Type::Integer(), false, {}}}, 0);
+  double values = 1000;
+  PlanDistribution by_values(
+      2, [](const lp::LogicalOperator&) { return 1e6; },
+      [&values](const BoundExpression& key, const lp::LogicalOperator&) { return key.column_index == 1 ? values : 3; });
+  const auto two_keys = [this] {
+    return Aggregate(Scan("partsupp", {1, 2}), {0, 1},
+                     One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt())));
+  };
+  lp::LogicalOperatorPtr split = by_values.SplitAggregates(two_keys());
+  EXPECT_EQ(by_values.Repartition(*split->children[0]->children[0]), 1);  // ps_availqty
+  EXPECT_EQ(by_values.Of(*split).key_columns, std::vector<int>{1});
+  values = PlanDistribution::kMinSplitKeyValuesPerRank;
+  lp::LogicalOperatorPtr few = by_values.SplitAggregates(two_keys());
+  EXPECT_TRUE(by_values.MergesOnMaster(*few->children[0]));
 }
 
 TEST_F(PlanDistributionTest, MergedPartialsHaveTheAggregatesColumns) {
@@ -233,12 +292,14 @@ TEST_F(PlanDistributionTest, HashSplitsForJoinsAndAggregatesOnAnotherKey) {
   EXPECT_EQ(distribution.Of(*distinct).placement, Placement::kPartitioned);
   EXPECT_EQ(distribution.Of(*distinct).key_columns, std::vector<int>{0});
   EXPECT_EQ(distribution.Repartition(*distinct->children[0]), 1);
-  // Decomposable calls keep the partial aggregation (merged on the master).
-  auto counted =
-      Aggregate(Scan("orders"), {1}, One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt())));
-  EXPECT_EQ(distribution.Of(*counted).placement, Placement::kMaster);
-  EXPECT_TRUE(distribution.SplitsAggregate(*counted));
-  EXPECT_EQ(distribution.Repartition(*counted->children[0]), -1);
+  // Decomposable calls keep the partial aggregation (LargeGroupAggregationsMergeOnTheRanks): the input is not
+  // split, the partials are.
+  lp::LogicalOperatorPtr counted = distribution.SplitAggregates(
+      Aggregate(Scan("orders"), {1}, One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt()))));
+  const lp::LogicalOperator& partial = *counted->children[0]->children[0];
+  EXPECT_EQ(distribution.Of(*counted).placement, Placement::kPartitioned);
+  EXPECT_EQ(distribution.Repartition(partial), 0);
+  EXPECT_EQ(distribution.Repartition(*partial.children[0]), -1);
   // An input that reads a split input itself is not split again: the outer join stays on the master.
   lp::LogicalOperatorPtr nested = Join(
       lp::JoinType::kInner, Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0), 0, Scan("orders"), 1);
