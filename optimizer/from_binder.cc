@@ -42,6 +42,16 @@ absl::StatusOr<BoundRelation> QueryBinder::BindFrom(
     return result;
   }
   for (const auto& ref : from) {
+    if (ref->lateral && ref->kind == parser::TableRefKind::kSubquery && result.plan != nullptr) {
+      TESSERA_ASSIGN_OR_RETURN(std::vector<int> columns, LateralColumns(*ref, *result.plan, *scope, outer));
+      if (!columns.empty()) {
+        Scope joined;
+        TESSERA_ASSIGN_OR_RETURN(result, BindLateralJoin(*ref, columns, std::move(result), *scope, outer,
+                                                         parser::JoinType::kCross, nullptr, &joined));
+        *scope = std::move(joined);
+        continue;
+      }
+    }
     Scope item_scope;
     TESSERA_ASSIGN_OR_RETURN(BoundRelation item, BindTableRef(*ref, outer, &item_scope));
     if (result.plan == nullptr) {
@@ -235,6 +245,18 @@ absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref,
   Scope left_scope;
   Scope right_scope;
   TESSERA_ASSIGN_OR_RETURN(BoundRelation left, BindTableRef(*ref.left, outer, &left_scope));
+  if (ref.right->lateral && ref.right->kind == parser::TableRefKind::kSubquery) {
+    TESSERA_ASSIGN_OR_RETURN(std::vector<int> columns, LateralColumns(*ref.right, *left.plan, left_scope, outer));
+    if (!columns.empty()) {
+      if (ref.natural || !ref.using_columns.empty()) {
+        return ErrorAt(absl::StatusCode::kUnimplemented, ref.right->position,
+                       "NATURAL or USING joins with a LATERAL subquery that reads an earlier FROM item are not "
+                       "supported; use ON");
+      }
+      return BindLateralJoin(*ref.right, columns, std::move(left), left_scope, outer, ref.join_type,
+                             ref.join_condition.get(), scope);
+    }
+  }
   TESSERA_ASSIGN_OR_RETURN(BoundRelation right, BindTableRef(*ref.right, outer, &right_scope));
   const int left_width = left_scope.size();
   const int right_width = right_scope.size();

@@ -4,6 +4,7 @@
 // member functions are split by topic:
 //   query_binder.cc       statements, set operations, ORDER BY / LIMIT, CTE environment
 //   from_binder.cc        FROM: tables, views, CTE references, derived tables, joins (ON / USING / NATURAL)
+//   lateral_binder.cc     LATERAL subqueries in FROM
 //   select_binder.cc      one SELECT block: WHERE, GROUP BY, aggregates, HAVING, select list, DISTINCT
 //   subquery_binder.cc    EXISTS / IN / scalar subqueries and their decorrelation
 //   expression_binder.cc  scalar expressions and their typing
@@ -96,6 +97,18 @@ struct BoundSelectBlock {
   bool has_empty_group_marker =
       false;                        // then the last output column is TRUE for every row (see subquery_binder)
   ExpressionPtr empty_group_value;  // the value of the select item over an empty group, when not NULL
+  // LATERAL aggregate block without GROUP BY (SelectBlockOptions::lateral): it yields one row for every lateral
+  // tuple, also one without input rows, which the aggregation does not produce. Per select item (after the
+  // leading lateral columns): its value over no rows, lateral column i encoded as kOuterColumnBase + i. The last
+  // output column is then a TRUE marker, as with has_empty_group_marker.
+  std::vector<ExpressionPtr> lateral_empty_values;
+};
+
+// LATERAL (from_binder.cc): the columns of earlier FROM items that a LATERAL subquery block reads, and a plan
+// with one row per distinct tuple of them (the dependent join's outer side, reduced as OuterValueSet's is).
+struct LateralValues {
+  const Scope* scope = nullptr;           // the columns, as the earlier FROM items name them
+  const LogicalOperator* plan = nullptr;  // its output matches `scope`
 };
 
 struct SelectBlockOptions {
@@ -106,6 +119,9 @@ struct SelectBlockOptions {
   // a set of equalities: the block is then computed once per distinct value of the outer columns it reads
   // (see DistinctOuterValues). Null: such a correlation is an error.
   const LogicalOperator* outer_plan = nullptr;
+  // A LATERAL subquery block: `lateral->plan` is cross joined to its FROM clause, whose names then reach its
+  // columns (Scope::set_lateral), and those columns lead the block's output (and its GROUP BY keys).
+  const LateralValues* lateral = nullptr;
 };
 
 // General decorrelation (the dependent join of Neumann and Kemper, "Unnesting Arbitrary Queries", with its
@@ -194,6 +210,16 @@ class QueryBinder {
   absl::StatusOr<BoundRelation> BindJoin(const parser::TableRef& ref, const Scope* outer, Scope* scope);
   absl::StatusOr<BoundRelation> BindView(const parser::TableRef& ref, const ViewDescriptor& view);
   // Makes `scope` the columns of `relation` under the name `alias`, renamed by `column_aliases`.
+  // LATERAL subqueries (lateral_binder.cc). The columns of the earlier FROM items (`left_scope`, plan `left`)
+  // that the LATERAL subquery `ref` reads, ascending; empty when it reads none (it then binds as a derived table).
+  absl::StatusOr<std::vector<int>> LateralColumns(const parser::TableRef& ref, const LogicalOperator& left,
+                                                  const Scope& left_scope, const Scope* outer);
+  // `left` joined (`type`: kCross for a comma, kInner or kLeft with `condition`) with the LATERAL subquery `ref`
+  // that reads `columns` of it: the dependent join, unnested. *scope becomes left_scope ++ the subquery's columns.
+  absl::StatusOr<BoundRelation> BindLateralJoin(const parser::TableRef& ref, const std::vector<int>& columns,
+                                                BoundRelation left, const Scope& left_scope, const Scope* outer,
+                                                parser::JoinType type, const parser::ParsedExpr* condition,
+                                                Scope* scope);
   absl::Status ScopeForRelation(const parser::TableRef& ref, const std::string& alias,
                                 const std::vector<std::string>& column_aliases, BoundRelation* relation,
                                 Scope* scope);
@@ -203,8 +229,10 @@ class QueryBinder {
   absl::StatusOr<BoundSelectBlock> BindSelectBlock(const parser::SelectCore& core, const Scope* outer,
                                                    const SelectBlockOptions& options);
   // FROM and WHERE of a block (for semi-join subqueries): the filtered input plan and its scope.
+  // `lateral`: see SelectBlockOptions::lateral.
   absl::StatusOr<LogicalOperatorPtr> BindFromWhere(const parser::SelectCore& core, const Scope* outer,
-                                                   Correlation* correlation, Scope* scope);
+                                                   Correlation* correlation, Scope* scope,
+                                                   const LateralValues* lateral = nullptr);
 
  private:
   absl::Status BindWhere(const parser::ParsedExpr& where, const Scope& scope, Correlation* correlation,

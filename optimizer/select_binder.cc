@@ -49,6 +49,27 @@ bool SameCall(const AggregateCall& a, const AggregateCall& b) {
   return a.argument == nullptr || ExpressionsEqual(*a.argument, *b.argument);
 }
 
+// The output columns of an aggregation over no input rows: 0 for COUNT calls, lateral tuple column i for the
+// first `lateral_count` keys (encoded kOuterColumnBase + i, see BoundSelectBlock::lateral_empty_values), else NULL.
+std::vector<ExpressionPtr> EmptyGroupValues(const std::vector<OutputColumn>& output,
+                                            const AggregateBinding& aggregation, int lateral_count) {
+  std::vector<ExpressionPtr> values;
+  for (int i = 0; i < static_cast<int>(output.size()); ++i) {
+    const int call = i - static_cast<int>(aggregation.group_keys.size());
+    if (call >= 0 && call < static_cast<int>(aggregation.calls.size()) &&
+        (aggregation.calls[call].function == AggregateKind::kCount ||
+         aggregation.calls[call].function == AggregateKind::kCountStar ||
+         aggregation.calls[call].function == AggregateKind::kApproxCountDistinct)) {
+      values.push_back(MakeConstant(Value::BigInt(0)));
+    } else if (i < lateral_count) {
+      values.push_back(MakeColumn(kOuterColumnBase + i, output[i].type));
+    } else {
+      values.push_back(MakeConstant(Value::Null(output[i].type)));
+    }
+  }
+  return values;
+}
+
 }  // namespace
 
 int AggregateBinding::AddCall(AggregateCall call) {
@@ -73,11 +94,17 @@ std::string DerivedColumnName(const ParsedExpr& expr) {
   return parser::ToString(expr);
 }
 
-absl::StatusOr<LogicalOperatorPtr> QueryBinder::BindFromWhere(const parser::SelectCore& core,
-                                                              const Scope* outer, Correlation* correlation,
-                                                              Scope* scope) {
+absl::StatusOr<LogicalOperatorPtr> QueryBinder::BindFromWhere(const parser::SelectCore& core, const Scope* outer,
+                                                              Correlation* correlation, Scope* scope,
+                                                              const LateralValues* lateral) {
   TESSERA_ASSIGN_OR_RETURN(BoundRelation from, BindFrom(core.from, outer, scope));
   LogicalOperatorPtr plan = std::move(from.plan);
+  if (lateral != nullptr) {
+    // Without FROM, the block reads the lateral tuples alone (not crossed with the one row of no columns).
+    scope->set_lateral(lateral->scope, core.from.empty() ? 0 : plan->output_width());
+    plan = core.from.empty() ? lateral->plan->Clone()
+                             : MakeJoin(JoinType::kCross, std::move(plan), lateral->plan->Clone());
+  }
   if (core.where != nullptr) TESSERA_RETURN_IF_ERROR(BindWhere(*core.where, *scope, correlation, &plan));
   return plan;
 }
@@ -123,8 +150,12 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
                                                               const Scope* outer,
                                                               const SelectBlockOptions& options) {
   Scope scope;
-  TESSERA_ASSIGN_OR_RETURN(LogicalOperatorPtr plan, BindFromWhere(core, outer, options.correlation, &scope));
+  TESSERA_ASSIGN_OR_RETURN(LogicalOperatorPtr plan,
+                           BindFromWhere(core, outer, options.correlation, &scope, options.lateral));
   BoundSelectBlock block;
+  // LATERAL: the earlier FROM items' columns follow the FROM clause's in the plan and lead the output.
+  const int lateral_base = scope.size();
+  const int lateral_count = options.lateral == nullptr ? 0 : options.lateral->scope->size();
 
   // Scalar-subquery decorrelation: correlation equalities become leading grouping keys.
   std::vector<ExpressionPtr> correlation_keys;
@@ -166,6 +197,10 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
     conjuncts.clear();
   }
 
+  for (int i = 0; i < lateral_count; ++i) {
+    correlation_keys.push_back(MakeInputColumn(plan->output(), lateral_base + i));
+  }
+
   // Is this an aggregate block?
   std::vector<const ParsedExpr*> call_nodes;
   for (const parser::SelectItem& item : core.items) CollectAggregateCalls(*item.expr, &call_nodes);
@@ -190,7 +225,16 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
   }
   const bool aggregate = !core.group_by.empty() || !core.grouping_sets.empty() || core.having != nullptr ||
                          !call_nodes.empty() || !grouping_nodes.empty();
-  if (!correlation_keys.empty() && !aggregate) {
+  if (lateral_count > 0 && core.having != nullptr && core.group_by.empty()) {
+    return ErrorAt(absl::StatusCode::kUnimplemented, core.having->position,
+                   "HAVING without GROUP BY in a LATERAL subquery that reads an earlier FROM item is not supported");
+  }
+  if (lateral_count > 0 && !core.grouping_sets.empty()) {
+    return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
+                   "GROUPING SETS, ROLLUP or CUBE in a LATERAL subquery that reads an earlier FROM item are not "
+                   "supported");
+  }
+  if (options.lateral == nullptr && !correlation_keys.empty() && !aggregate) {
     return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
                    "a correlated scalar subquery must compute an aggregate");
   }
@@ -280,13 +324,20 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
   WindowBinding windows;
   TESSERA_RETURN_IF_ERROR(BindWindows(core, options.order_by, select_context, &plan, &windows));
   if (!windows.columns.empty()) select_context.windows = &windows;
+  if (lateral_count > 0 && !windows.columns.empty()) {
+    // Their partitions would have to be per lateral tuple.
+    return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
+                   "window functions in a LATERAL subquery that reads an earlier FROM item are not supported");
+  }
 
   // The select list.
   std::vector<ExpressionPtr> items;
   std::vector<std::string> names;
   for (int i = 0; i < correlation_key_count; ++i) {
-    items.push_back(MakeInputColumn(plan->output(), i));
-    names.push_back(plan->output()[i].name);
+    // Above an aggregation the keys lead its output; a LATERAL block without one reads them from its input.
+    const int column = aggregate ? i : lateral_base + i;
+    items.push_back(MakeInputColumn(plan->output(), column));
+    names.push_back(plan->output()[column].name);
   }
   for (const parser::SelectItem& item : core.items) {
     if (item.expr->kind != ExprKind::kStar) {
@@ -372,20 +423,20 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
   }
 
   // The value of a correlated aggregate over no rows (COUNT gives 0, not NULL): see subquery_binder.cc.
-  if (correlation_key_count > 0) {
-    std::vector<ExpressionPtr> replacements;
-    const std::vector<OutputColumn>& output = plan->output();
-    for (int i = 0; i < static_cast<int>(output.size()); ++i) {
-      const int call = i - static_cast<int>(aggregation.group_keys.size());
-      if (call >= 0 && call < static_cast<int>(aggregation.calls.size()) &&
-          (aggregation.calls[call].function == AggregateKind::kCount ||
-           aggregation.calls[call].function == AggregateKind::kCountStar ||
-           aggregation.calls[call].function == AggregateKind::kApproxCountDistinct)) {
-        replacements.push_back(MakeConstant(Value::BigInt(0)));
-      } else {
-        replacements.push_back(MakeConstant(Value::Null(output[i].type)));
+  if (correlation_key_count > 0 && aggregate && lateral_count > 0) {
+    // A grouped LATERAL block yields no rows for a tuple without input rows; one without GROUP BY yields one.
+    if (core.group_by.empty()) {
+      const std::vector<ExpressionPtr> replacements = EmptyGroupValues(plan->output(), aggregation, lateral_count);
+      std::vector<const BoundExpression*> pointers;
+      for (const ExpressionPtr& replacement : replacements) pointers.push_back(replacement.get());
+      for (int i = correlation_key_count; i < visible; ++i) {
+        block.lateral_empty_values.push_back(FoldConstantsDeep(SubstituteColumns(*items[i], pointers)));
       }
+      items.push_back(MakeConstant(Value::Boolean(true)));
+      names.push_back("__matched");
     }
+  } else if (correlation_key_count > 0 && lateral_count == 0) {
+    const std::vector<ExpressionPtr> replacements = EmptyGroupValues(plan->output(), aggregation, 0);
     std::vector<const BoundExpression*> pointers;
     for (const ExpressionPtr& replacement : replacements) pointers.push_back(replacement.get());
     ExpressionPtr empty = FoldConstantsDeep(SubstituteColumns(*items[correlation_key_count], pointers));
