@@ -52,6 +52,17 @@ absl::StatusOr<BoundRelation> QueryBinder::BindFrom(
         continue;
       }
     }
+    if (ref->kind == parser::TableRefKind::kFunction && result.plan != nullptr) {
+      Scope joined;
+      TESSERA_ASSIGN_OR_RETURN(
+          std::optional<BoundRelation> series,
+          BindLateralSeries(*ref, &result, *scope, outer, parser::JoinType::kCross, nullptr, &joined));
+      if (series.has_value()) {
+        result = std::move(*series);
+        *scope = std::move(joined);
+        continue;
+      }
+    }
     Scope item_scope;
     TESSERA_ASSIGN_OR_RETURN(BoundRelation item, BindTableRef(*ref, outer, &item_scope));
     if (result.plan == nullptr) {
@@ -256,6 +267,12 @@ absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref,
       return BindLateralJoin(*ref.right, columns, std::move(left), left_scope, outer, ref.join_type,
                              ref.join_condition.get(), scope);
     }
+  }
+  if (ref.right->kind == parser::TableRefKind::kFunction && !ref.natural && ref.using_columns.empty()) {
+    TESSERA_ASSIGN_OR_RETURN(
+        std::optional<BoundRelation> series,
+        BindLateralSeries(*ref.right, &left, left_scope, outer, ref.join_type, ref.join_condition.get(), scope));
+    if (series.has_value()) return std::move(*series);
   }
   TESSERA_ASSIGN_OR_RETURN(BoundRelation right, BindTableRef(*ref.right, outer, &right_scope));
   const int left_width = left_scope.size();

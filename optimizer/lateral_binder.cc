@@ -123,14 +123,8 @@ absl::StatusOr<BoundRelation> QueryBinder::BindLateralJoin(const parser::TableRe
                                                            BoundRelation left, const Scope& left_scope,
                                                            const Scope* outer, parser::JoinType type,
                                                            const parser::ParsedExpr* condition, Scope* scope) {
-  if (type == parser::JoinType::kRight || type == parser::JoinType::kFull) {
-    return ErrorAt(absl::StatusCode::kUnimplemented, ref.position,
-                   "a LATERAL subquery that reads an earlier FROM item may only be joined by a comma, "
-                   "[INNER] JOIN, CROSS JOIN or LEFT JOIN, not RIGHT or FULL JOIN");
-  }
   const parser::SelectCore& core = *LateralBlock(*ref.subquery);  // LateralColumns found the columns in it
   const std::vector<OutputColumn> left_output = left.plan->output();
-  const int left_width = static_cast<int>(left_output.size());
   const int key_count = static_cast<int>(columns.size());
 
   // D: the distinct tuples of the columns read; the block is bound over it.
@@ -149,31 +143,56 @@ absl::StatusOr<BoundRelation> QueryBinder::BindLateralJoin(const parser::TableRe
   SelectBlockOptions options;
   options.lateral = &values;
   TESSERA_ASSIGN_OR_RETURN(BoundSelectBlock block, BindSelectBlock(core, outer, options));
-  const bool one_row_per_tuple = !block.lateral_empty_values.empty();
-  const bool left_join = type == parser::JoinType::kLeft;
-  const int item_count = static_cast<int>(block.names.size()) - key_count;
 
-  // The subquery's columns as a FROM item.
-  std::vector<std::string> names(block.names.begin() + key_count, block.names.end());
+  LateralSide side;
+  side.plan = std::move(block.plan);
+  for (int column : columns) side.keys.push_back(MakeInputColumn(left_output, column));
+  side.names.assign(block.names.begin() + key_count, block.names.end());
+  for (ExpressionPtr& empty : block.lateral_empty_values) {
+    RemapColumns(empty.get(), [&](int c) { return columns[c - kOuterColumnBase]; });
+    side.empty_values.push_back(std::move(empty));
+  }
+  return JoinLateral(ref, std::move(left), left_scope, outer, type, condition, std::move(side), scope);
+}
+
+absl::StatusOr<BoundRelation> QueryBinder::JoinLateral(const parser::TableRef& ref, BoundRelation left,
+                                                       const Scope& left_scope, const Scope* outer,
+                                                       parser::JoinType type, const parser::ParsedExpr* condition,
+                                                       LateralSide side, Scope* scope) {
+  if (type == parser::JoinType::kRight || type == parser::JoinType::kFull) {
+    return ErrorAt(absl::StatusCode::kUnimplemented, ref.position,
+                   "a LATERAL item that reads an earlier FROM item may only be joined by a comma, "
+                   "[INNER] JOIN, CROSS JOIN or LEFT JOIN, not RIGHT or FULL JOIN");
+  }
+  const std::vector<OutputColumn> left_output = left.plan->output();
+  const int left_width = static_cast<int>(left_output.size());
+  const int key_count = static_cast<int>(side.keys.size());
+  const bool one_row_per_tuple = !side.empty_values.empty();
+  const bool left_join = type == parser::JoinType::kLeft;
+  const int item_count = static_cast<int>(side.names.size());
+
+  // The item's columns as a FROM item.
+  std::vector<std::string> names = std::move(side.names);
   if (ref.column_aliases.size() > names.size()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, ref.position,
                    absl::StrCat("table '", ref.alias, "' has ", names.size(), " columns available but ",
                                 ref.column_aliases.size(), " columns specified"));
   }
   for (size_t i = 0; i < ref.column_aliases.size(); ++i) names[i] = ref.column_aliases[i];
-  const std::vector<OutputColumn>& block_output = block.plan->output();
+  const std::string relation = ref.alias.empty() && ref.kind == parser::TableRefKind::kFunction ? ref.name : ref.alias;
+  const std::vector<OutputColumn> side_output = side.plan->output();
   Scope item_scope;
   for (int i = 0; i < item_count; ++i) {
-    const OutputColumn& column = block_output[key_count + i];
+    const OutputColumn& column = side_output[key_count + i];
     item_scope.AddColumn(
-        ScopeColumn{ref.alias, names[i], column.type, column.nullable || left_join || one_row_per_tuple});
+        ScopeColumn{relation, names[i], column.type, column.nullable || left_join || one_row_per_tuple});
   }
   *scope = left_scope;
   absl::Status appended = scope->Append(item_scope);
   if (!appended.ok()) return Rewrap(appended, ref.position);
   scope->set_parent(outer);
 
-  // ON, over left ++ the subquery's columns.
+  // ON, over left ++ the item's columns.
   ExpressionPtr on;
   if (condition != nullptr) {
     ExpressionContext context;
@@ -187,10 +206,17 @@ absl::StatusOr<BoundRelation> QueryBinder::BindLateralJoin(const parser::TableRe
                    "LEFT JOIN LATERAL over an aggregate without GROUP BY is supported only with ON TRUE");
   }
 
-  // left JOIN Q on the tuple's columns.
+  // left JOIN the item on the tuple's columns.
   std::unique_ptr<Join> join = MakeJoin(left_join || one_row_per_tuple ? JoinType::kLeftOuter : JoinType::kInner,
-                                        std::move(left.plan), std::move(block.plan));
-  for (int i = 0; i < key_count; ++i) AddNullSafeKey(join.get(), MakeInputColumn(left_output, columns[i]), i);
+                                        std::move(left.plan), std::move(side.plan));
+  for (int i = 0; i < key_count; ++i) {
+    if (side.null_safe) {
+      AddNullSafeKey(join.get(), std::move(side.keys[i]), i);
+    } else {
+      join->left_keys.push_back(std::move(side.keys[i]));
+      join->right_keys.push_back(MakeInputColumn(side_output, i));
+    }
+  }
   if (left_join && on != nullptr) {
     RemapColumns(on.get(), [&](int i) { return i < left_width ? i : i + key_count; });
     AddJoinCondition(join.get(), std::move(on));
@@ -198,7 +224,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindLateralJoin(const parser::TableRe
   join->RecomputeOutput();
   const std::vector<OutputColumn> joined = join->output();
 
-  // left's columns, then the subquery's (a missing row of a one-row-per-tuple block: its values over no rows).
+  // left's columns, then the item's (a missing row of a one-row-per-tuple block: its values over no rows).
   std::vector<ExpressionPtr> expressions;
   std::vector<std::string> output_names;
   for (int i = 0; i < left_width; ++i) {
@@ -208,9 +234,8 @@ absl::StatusOr<BoundRelation> QueryBinder::BindLateralJoin(const parser::TableRe
   for (int i = 0; i < item_count; ++i) {
     ExpressionPtr value = MakeInputColumn(joined, left_width + key_count + i);
     if (one_row_per_tuple) {
-      ExpressionPtr empty = std::move(block.lateral_empty_values[i]);
+      ExpressionPtr empty = std::move(side.empty_values[i]);
       if (!(empty->kind == ExpressionKind::kConstant && empty->constant.is_null())) {
-        RemapColumns(empty.get(), [&](int c) { return columns[c - kOuterColumnBase]; });
         std::vector<ExpressionPtr> when_then;
         when_then.push_back(
             MakeIsNull(MakeInputColumn(joined, left_width + key_count + item_count), /*negated=*/false));
@@ -226,7 +251,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindLateralJoin(const parser::TableRe
   auto project = MakeProject(std::move(join), std::move(expressions), output_names);
   std::vector<std::string> relations;
   for (const OutputColumn& column : left_output) relations.push_back(column.relation);
-  relations.resize(left_width + item_count, ref.alias);
+  relations.resize(left_width + item_count, relation);
   project->relations = std::move(relations);
   project->RecomputeOutput();
   BoundRelation result;

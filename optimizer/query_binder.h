@@ -220,6 +220,27 @@ class QueryBinder {
                                                 BoundRelation left, const Scope& left_scope, const Scope* outer,
                                                 parser::JoinType type, const parser::ParsedExpr* condition,
                                                 Scope* scope);
+  // The unnested right side of a dependent join: `plan` yields key_count = keys.size() key columns, the item's
+  // columns, and (with empty_values) a TRUE marker; a left row meets the rows whose key columns equal its `keys`.
+  struct LateralSide {
+    LogicalOperatorPtr plan;
+    std::vector<ExpressionPtr> keys;  // over the left input
+    bool null_safe = true;            // NULL keys meet NULL key columns; else a NULL key meets nothing
+    std::vector<std::string> names;   // the item's columns
+    // An item with one row per tuple (an aggregate without GROUP BY): per column, its value for a left row whose
+    // tuple has no row in `plan`, over the left input. Empty otherwise.
+    std::vector<ExpressionPtr> empty_values;
+  };
+  // `left` joined with `side` as BindLateralJoin says.
+  absl::StatusOr<BoundRelation> JoinLateral(const parser::TableRef& ref, BoundRelation left, const Scope& left_scope,
+                                            const Scope* outer, parser::JoinType type,
+                                            const parser::ParsedExpr* condition, LateralSide side, Scope* scope);
+  // generate_series / range whose arguments read earlier FROM items (`left`, `left_scope`): the series of each
+  // distinct argument tuple, joined as BindLateralJoin does; nullopt when `ref` is no such call.
+  absl::StatusOr<std::optional<BoundRelation>> BindLateralSeries(const parser::TableRef& ref, BoundRelation* left,
+                                                                 const Scope& left_scope, const Scope* outer,
+                                                                 parser::JoinType type,
+                                                                 const parser::ParsedExpr* condition, Scope* scope);
   absl::Status ScopeForRelation(const parser::TableRef& ref, const std::string& alias,
                                 const std::vector<std::string>& column_aliases, BoundRelation* relation,
                                 Scope* scope);
@@ -364,6 +385,8 @@ class QueryBinder {
   absl::StatusOr<BoundRelation> BindTableFunction(const parser::TableRef& ref);
   // generate_series / range (`name`; `inclusive` for generate_series) over TIMESTAMP bounds and an INTERVAL step.
   static constexpr int64_t kMaxTimestampSeriesRows = 1000000;
+  // generate_series / range over earlier FROM items: at most this many rows for their distinct arguments.
+  static constexpr int64_t kMaxLateralSeriesRows = 1000000;
   absl::StatusOr<BoundRelation> BindTimestampSeries(const parser::TableRef& ref, const std::string& name,
                                                     bool inclusive);
   // read_csv / read_csv_auto (`name`, lower-cased) in FROM.
