@@ -156,6 +156,8 @@ struct JoinableSubquery {
   ExpressionPtr value;                    // IN only: over the plan's columns
 };
 
+struct SelectBlockState;  // select_binder.cc
+
 class QueryBinder {
  public:
   // `view_name` is empty for the user's statement; `view_depth` counts nested view expansions.
@@ -209,6 +211,15 @@ class QueryBinder {
                                                   Scope* scope);
   absl::StatusOr<BoundRelation> BindJoin(const parser::TableRef& ref, const Scope* outer, Scope* scope);
   absl::StatusOr<BoundRelation> BindView(const parser::TableRef& ref, const ViewDescriptor& view);
+  // A JOIN's USING / NATURAL columns: (left scope index, right scope index) per merged column.
+  using UsingPair = std::pair<int, int>;
+  absl::StatusOr<std::vector<UsingPair>> FindUsingPairs(const parser::TableRef& ref, const Scope& left_scope,
+                                                        const Scope& right_scope);
+  // Merges the USING pairs of the bound join `result` (left ++ right columns) in `scope`: the merged column is
+  // the left one (the right one for RIGHT JOIN, COALESCE of both appended for FULL JOIN); SELECT * lists them first.
+  absl::Status MergeUsingColumns(const parser::TableRef& ref, const std::vector<UsingPair>& using_pairs,
+                                 const Scope& left_scope, int left_width, int right_width, BoundRelation* result,
+                                 Scope* scope);
   // Makes `scope` the columns of `relation` under the name `alias`, renamed by `column_aliases`.
   // LATERAL subqueries (lateral_binder.cc). The columns of the earlier FROM items (`left_scope`, plan `left`)
   // that the LATERAL subquery `ref` reads, ascending; empty when it reads none (it then binds as a derived table).
@@ -258,6 +269,25 @@ class QueryBinder {
  private:
   absl::Status BindWhere(const parser::ParsedExpr& where, const Scope& scope, Correlation* correlation,
                          LogicalOperatorPtr* plan);
+  // The steps of BindSelectBlock, in its order. A scalar subquery's correlation keys (and the join with the
+  // distinct outer tuples for a general correlation).
+  absl::Status BindCorrelationKeys(const parser::SelectCore& core, const SelectBlockOptions& options,
+                                   SelectBlockState* state);
+  // The GROUP BY keys after the correlation keys; item_keys[i] is core.group_by[i]'s key.
+  absl::Status BindGroupByKeys(const parser::SelectCore& core, SelectBlockState* state, std::vector<int>* item_keys,
+                               std::vector<std::string>* group_names);
+  // The aggregate calls, the aggregation over the plan, and HAVING above it.
+  absl::Status BindAggregatesAndHaving(const parser::SelectCore& core,
+                                       const std::vector<const parser::ParsedExpr*>& call_nodes,
+                                       const std::vector<const parser::ParsedExpr*>& grouping_nodes,
+                                       const std::vector<int>& item_keys, std::vector<std::string> group_names,
+                                       SelectBlockState* state);
+  absl::Status BindSelectList(const parser::SelectCore& core, SelectBlockState* state);
+  // ORDER BY of the block: sort keys over its items, hidden items for expressions not in the select list.
+  absl::Status BindBlockOrderBy(const parser::SelectCore& core, const std::vector<parser::OrderByItem>& order_by,
+                                SelectBlockState* state);
+  // A correlated or LATERAL aggregate block's values over no input rows, and its marker column.
+  absl::Status BindEmptyGroupValues(const parser::SelectCore& core, SelectBlockState* state);
 
   // ---- window_binder.cc
  public:
