@@ -109,6 +109,7 @@ absl::StatusOr<std::vector<int>> QueryBinder::LateralColumns(const parser::Table
   LateralValues values;
   values.scope = &all;
   values.plan = &left;
+  values.finding_columns = true;
   SelectBlockOptions options;
   options.lateral = &values;
   TESSERA_RETURN_IF_ERROR(BindSelectBlock(*core, outer, options).status());

@@ -109,6 +109,9 @@ struct BoundSelectBlock {
 struct LateralValues {
   const Scope* scope = nullptr;           // the columns, as the earlier FROM items name them
   const LogicalOperator* plan = nullptr;  // its output matches `scope`
+  // Bound only to find which columns the block reads (LateralColumns): what LATERAL cannot do is not reported
+  // yet, since a block that reads none is an ordinary derived table.
+  bool finding_columns = false;
 };
 
 struct SelectBlockOptions {

@@ -197,6 +197,7 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
   // LATERAL: the earlier FROM items' columns follow the FROM clause's in the plan and lead the output.
   state.lateral_base = state.scope.size();
   state.lateral_count = options.lateral == nullptr ? 0 : options.lateral->scope->size();
+  const bool lateral_checks = state.lateral_count > 0 && !options.lateral->finding_columns;
   TESSERA_RETURN_IF_ERROR(BindCorrelationKeys(core, options, &state));
   for (int i = 0; i < state.lateral_count; ++i) {
     state.correlation_keys.push_back(MakeInputColumn(state.plan->output(), state.lateral_base + i));
@@ -211,11 +212,11 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
   });
   state.aggregate = !core.group_by.empty() || !core.grouping_sets.empty() || core.having != nullptr ||
                     !call_nodes.empty() || !grouping_nodes.empty();
-  if (state.lateral_count > 0 && core.having != nullptr && core.group_by.empty()) {
+  if (lateral_checks && core.having != nullptr && core.group_by.empty()) {
     return ErrorAt(absl::StatusCode::kUnimplemented, core.having->position,
                    "HAVING without GROUP BY in a LATERAL subquery that reads an earlier FROM item is not supported");
   }
-  if (state.lateral_count > 0 && !core.grouping_sets.empty()) {
+  if (lateral_checks && !core.grouping_sets.empty()) {
     return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
                    "GROUPING SETS, ROLLUP or CUBE in a LATERAL subquery that reads an earlier FROM item are not "
                    "supported");
@@ -239,7 +240,7 @@ absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::Sele
 
   TESSERA_RETURN_IF_ERROR(BindWindows(core, options.order_by, state.select_context, &state.plan, &state.windows));
   if (!state.windows.columns.empty()) state.select_context.windows = &state.windows;
-  if (state.lateral_count > 0 && !state.windows.columns.empty()) {
+  if (lateral_checks && !state.windows.columns.empty()) {
     // Their partitions would have to be per lateral tuple.
     return ErrorAt(absl::StatusCode::kUnimplemented, core.position,
                    "window functions in a LATERAL subquery that reads an earlier FROM item are not supported");
