@@ -63,30 +63,46 @@ std::vector<std::string> Scope::CandidateNames(const std::string& qualifier) con
   return names;
 }
 
+absl::StatusOr<int> Scope::ResolveHere(const std::string& qualifier, const std::string& name) const {
+  if (!qualifier.empty() && !HasRelation(qualifier)) return -1;
+  std::vector<int> matches;
+  for (int i = 0; i < size(); ++i) {
+    const ScopeColumn& column = columns_[i];
+    if (column.name != name) continue;
+    if (qualifier.empty() ? !column.merged : column.relation == qualifier) matches.push_back(i);
+  }
+  if (matches.size() == 1) return matches[0];
+  if (matches.size() > 1) {
+    std::vector<std::string> options;
+    for (int index : matches) options.push_back(Qualified(columns_[index]));
+    return absl::InvalidArgumentError(
+        absl::StrCat("column reference '", name, "' is ambiguous (it could be ", absl::StrJoin(options, " or "), ")"));
+  }
+  if (!qualifier.empty()) {
+    // The relation is here but has no such column.
+    const std::string closest = ClosestName(name, CandidateNames(qualifier));
+    return absl::NotFoundError(absl::StrCat("column '", qualifier, ".", name, "' does not exist",
+                                            Hint(closest.empty() ? "" : absl::StrCat(qualifier, ".", closest))));
+  }
+  return -1;
+}
+
 absl::StatusOr<Scope::Resolution> Scope::Resolve(const std::string& qualifier,
                                                  const std::string& name) const {
   int depth = 0;
   for (const Scope* scope = this; scope != nullptr; scope = scope->parent_, ++depth) {
-    if (!qualifier.empty() && !scope->HasRelation(qualifier)) continue;
-    std::vector<int> matches;
-    for (int i = 0; i < scope->size(); ++i) {
-      const ScopeColumn& column = scope->columns_[i];
-      if (column.name != name) continue;
-      if (qualifier.empty() ? !column.merged : column.relation == qualifier) matches.push_back(i);
-    }
-    if (matches.size() == 1) return Resolution{matches[0], depth};
-    if (matches.size() > 1) {
-      std::vector<std::string> options;
-      for (int index : matches) options.push_back(Qualified(scope->columns_[index]));
-      return absl::InvalidArgumentError(absl::StrCat(
-          "column reference '", name, "' is ambiguous (it could be ", absl::StrJoin(options, " or "), ")"));
-    }
-    if (!qualifier.empty()) {
-      // The relation is here but has no such column.
-      const std::string closest = ClosestName(name, CandidateNames(qualifier));
-      return absl::NotFoundError(
-          absl::StrCat("column '", qualifier, ".", name, "' does not exist",
-                       Hint(closest.empty() ? "" : absl::StrCat(qualifier, ".", closest))));
+    absl::StatusOr<int> index = scope->ResolveHere(qualifier, name);
+    if (!index.ok()) return index.status();
+    if (*index >= 0) return Resolution{*index, depth, &scope->columns_[*index]};
+    if (scope->lateral_ != nullptr) {
+      index = scope->lateral_->ResolveHere(qualifier, name);
+      if (!index.ok()) return index.status();
+      if (*index >= 0) {
+        std::vector<bool>& used = scope->lateral_->lateral_used_;
+        used.resize(scope->lateral_->size(), false);
+        used[*index] = true;
+        return Resolution{scope->lateral_base_ + *index, depth, &scope->lateral_->columns_[*index]};
+      }
     }
   }
   if (!qualifier.empty()) {

@@ -48,6 +48,7 @@ class Scope {
   struct Resolution {
     int index = -1;  // column index in the scope `depth` levels up
     int depth = 0;   // 0 = this scope, 1 = the enclosing block, ...
+    const ScopeColumn* column = nullptr;  // the column found (valid while the scopes are)
   };
   // Resolves `qualifier.name` (empty qualifier: unqualified) here, then in the enclosing scopes.
   // Errors (no position; callers add it): NotFound "column 'x' does not exist; did you mean 'y'?",
@@ -60,7 +61,24 @@ class Scope {
 
   bool HasRelation(const std::string& relation) const;
 
+  // LATERAL (from_binder.cc): `values` (not owned; must outlive this scope) names the columns of earlier FROM
+  // items that a LATERAL subquery block may read. They are columns base, base + 1, ... of the block's input plan
+  // but not of this scope (SELECT * omits them); a name resolves to them only when no column of this scope
+  // matches it, before the enclosing scopes are searched. Resolving one marks it in values->lateral_used().
+  void set_lateral(const Scope* values, int base) {
+    lateral_ = values;
+    lateral_base_ = base;
+  }
+  const std::vector<bool>& lateral_used() const { return lateral_used_; }
+  // Marks this scope as the earlier FROM items of a LATERAL item bound as an ordinary derived table: a name that
+  // resolves here is reported as an unsupported LATERAL reference (QueryBinder::BindColumnRef).
+  void set_lateral_source(bool value) { lateral_source_ = value; }
+  bool lateral_source() const { return lateral_source_; }
+
  private:
+  // Resolve within this scope's own columns only: the index, -1 when nothing matches (not an error).
+  absl::StatusOr<int> ResolveHere(const std::string& qualifier, const std::string& name) const;
+
   std::vector<std::string> CandidateNames(const std::string& qualifier) const;
 
   const Scope* parent_ = nullptr;
@@ -68,6 +86,10 @@ class Scope {
   std::vector<std::string> relations_;  // distinct, non-empty relation names in order
   std::vector<int> star_columns_;
   bool star_columns_set_ = false;
+  const Scope* lateral_ = nullptr;
+  int lateral_base_ = 0;
+  mutable std::vector<bool> lateral_used_;  // one per column, for the scope that is another's lateral values
+  bool lateral_source_ = false;
 };
 
 }  // namespace tessera::optimizer

@@ -319,13 +319,18 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& e
 absl::StatusOr<ExpressionPtr> QueryBinder::BindColumnRef(const ParsedExpr& expr, ExpressionContext& context) {
   absl::StatusOr<Scope::Resolution> resolved = context.scope->Resolve(expr.qualifier, expr.name);
   if (!resolved.ok()) return Rewrap(resolved.status(), expr.position);
-  if (resolved->depth == 0) {
-    const ScopeColumn& column = context.scope->columns()[resolved->index];
-    return MakeColumn(resolved->index, column.type);
-  }
+  if (resolved->depth == 0) return MakeColumn(resolved->index, resolved->column->type);
   if (resolved->depth == 1 && context.correlation != nullptr) {
-    const ScopeColumn& column = context.scope->parent()->columns()[resolved->index];
-    return MakeColumn(kOuterColumnBase + resolved->index, column.type);
+    return MakeColumn(kOuterColumnBase + resolved->index, resolved->column->type);
+  }
+  const Scope* found = context.scope;
+  for (int depth = 0; depth < resolved->depth; ++depth) found = found->parent();
+  if (found->lateral_source()) {
+    return ErrorAt(absl::StatusCode::kUnimplemented, expr.position,
+                   absl::StrCat("LATERAL reference to '", expr.qualifier.empty() ? "" : expr.qualifier + ".", expr.name,
+                                "' is not supported here: a LATERAL subquery may read earlier FROM items only in "
+                                "one SELECT block without WITH, LIMIT, OFFSET or set operations, outside nested "
+                                "subqueries and derived tables"));
   }
   return ErrorAt(
       absl::StatusCode::kUnimplemented, expr.position,

@@ -42,6 +42,27 @@ absl::StatusOr<BoundRelation> QueryBinder::BindFrom(
     return result;
   }
   for (const auto& ref : from) {
+    if (ref->lateral && ref->kind == parser::TableRefKind::kSubquery && result.plan != nullptr) {
+      TESSERA_ASSIGN_OR_RETURN(std::vector<int> columns, LateralColumns(*ref, *result.plan, *scope, outer));
+      if (!columns.empty()) {
+        Scope joined;
+        TESSERA_ASSIGN_OR_RETURN(result, BindLateralJoin(*ref, columns, std::move(result), *scope, outer,
+                                                         parser::JoinType::kCross, nullptr, &joined));
+        *scope = std::move(joined);
+        continue;
+      }
+    }
+    if (ref->kind == parser::TableRefKind::kFunction && result.plan != nullptr) {
+      Scope joined;
+      TESSERA_ASSIGN_OR_RETURN(
+          std::optional<BoundRelation> series,
+          BindLateralSeries(*ref, &result, *scope, outer, parser::JoinType::kCross, nullptr, &joined));
+      if (series.has_value()) {
+        result = std::move(*series);
+        *scope = std::move(joined);
+        continue;
+      }
+    }
     Scope item_scope;
     TESSERA_ASSIGN_OR_RETURN(BoundRelation item, BindTableRef(*ref, outer, &item_scope));
     if (result.plan == nullptr) {
@@ -230,16 +251,9 @@ absl::StatusOr<BoundRelation> QueryBinder::BindView(const parser::TableRef& ref,
   return relation;
 }
 
-absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref, const Scope* outer,
-                                                    Scope* scope) {
-  Scope left_scope;
-  Scope right_scope;
-  TESSERA_ASSIGN_OR_RETURN(BoundRelation left, BindTableRef(*ref.left, outer, &left_scope));
-  TESSERA_ASSIGN_OR_RETURN(BoundRelation right, BindTableRef(*ref.right, outer, &right_scope));
-  const int left_width = left_scope.size();
-  const int right_width = right_scope.size();
-
-  // USING / NATURAL: the merged column pairs.
+absl::StatusOr<std::vector<QueryBinder::UsingPair>> QueryBinder::FindUsingPairs(const parser::TableRef& ref,
+                                                                                const Scope& left_scope,
+                                                                                const Scope& right_scope) {
   std::vector<std::string> using_columns = ref.using_columns;
   if (ref.natural) {
     for (const ScopeColumn& column : left_scope.columns()) {
@@ -249,7 +263,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref,
       }
     }
   }
-  std::vector<std::pair<int, int>> using_pairs;
+  std::vector<UsingPair> using_pairs;
   for (const std::string& name : using_columns) {
     const int l = FindUsingColumn(left_scope, name);
     const int r = FindUsingColumn(right_scope, name);
@@ -265,6 +279,96 @@ absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref,
     }
     using_pairs.emplace_back(l, r);
   }
+  return using_pairs;
+}
+
+absl::Status QueryBinder::MergeUsingColumns(const parser::TableRef& ref, const std::vector<UsingPair>& using_pairs,
+                                            const Scope& left_scope, int left_width, int right_width,
+                                            BoundRelation* result, Scope* scope) {
+  const bool right_join = ref.join_type == parser::JoinType::kRight;
+  std::vector<int> star;
+  std::vector<bool> in_using(left_width + right_width, false);
+  if (ref.join_type == parser::JoinType::kFull) {
+    // The merged column is COALESCE(left, right), appended after all columns.
+    const std::vector<OutputColumn> output = result->plan->output();
+    std::vector<ExpressionPtr> expressions;
+    std::vector<std::string> names;
+    for (int i = 0; i < static_cast<int>(output.size()); ++i) {
+      expressions.push_back(MakeInputColumn(output, i));
+      names.push_back(output[i].name);
+    }
+    std::vector<std::string> relations;
+    for (const OutputColumn& column : output) relations.push_back(column.relation);
+    for (const auto& [l, r] : using_pairs) {
+      ExpressionPtr a = MakeInputColumn(output, l);
+      ExpressionPtr b = MakeInputColumn(output, left_width + r);
+      parser::ParsedExpr where;
+      where.position = ref.right->position;
+      TESSERA_RETURN_IF_ERROR(CoerceComparison(&a, &b, where, "JOIN USING"));
+      auto coalesce = std::make_unique<BoundExpression>();
+      coalesce->kind = ExpressionKind::kFunction;
+      coalesce->function = FunctionId::kCoalesce;
+      coalesce->result_type = a->result_type;
+      coalesce->children.push_back(std::move(a));
+      coalesce->children.push_back(std::move(b));
+      const int index = static_cast<int>(expressions.size());
+      scope->AddColumn(ScopeColumn{"", left_scope.columns()[l].name, coalesce->result_type, true, false});
+      expressions.push_back(std::move(coalesce));
+      names.push_back(left_scope.columns()[l].name);
+      relations.push_back("");
+      scope->column(l).merged = true;
+      scope->column(left_width + r).merged = true;
+      in_using[l] = in_using[left_width + r] = true;
+      star.push_back(index);
+    }
+    auto project = MakeProject(std::move(result->plan), std::move(expressions), std::move(names));
+    project->relations = std::move(relations);
+    project->RecomputeOutput();
+    result->plan = std::move(project);
+  } else {
+    for (const auto& [l, r] : using_pairs) {
+      const int kept = right_join ? left_width + r : l;
+      const int hidden = right_join ? l : left_width + r;
+      scope->column(hidden).merged = true;
+      in_using[l] = in_using[left_width + r] = true;
+      star.push_back(kept);
+    }
+  }
+  for (int i = 0; i < left_width + right_width; ++i) {
+    if (!in_using[i] && !scope->columns()[i].merged) star.push_back(i);
+  }
+  scope->set_star_columns(std::move(star));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref, const Scope* outer,
+                                                    Scope* scope) {
+  Scope left_scope;
+  Scope right_scope;
+  TESSERA_ASSIGN_OR_RETURN(BoundRelation left, BindTableRef(*ref.left, outer, &left_scope));
+  if (ref.right->lateral && ref.right->kind == parser::TableRefKind::kSubquery) {
+    TESSERA_ASSIGN_OR_RETURN(std::vector<int> columns, LateralColumns(*ref.right, *left.plan, left_scope, outer));
+    if (!columns.empty()) {
+      if (ref.natural || !ref.using_columns.empty()) {
+        return ErrorAt(absl::StatusCode::kUnimplemented, ref.right->position,
+                       "NATURAL or USING joins with a LATERAL subquery that reads an earlier FROM item are not "
+                       "supported; use ON");
+      }
+      return BindLateralJoin(*ref.right, columns, std::move(left), left_scope, outer, ref.join_type,
+                             ref.join_condition.get(), scope);
+    }
+  }
+  if (ref.right->kind == parser::TableRefKind::kFunction && !ref.natural && ref.using_columns.empty()) {
+    TESSERA_ASSIGN_OR_RETURN(
+        std::optional<BoundRelation> series,
+        BindLateralSeries(*ref.right, &left, left_scope, outer, ref.join_type, ref.join_condition.get(), scope));
+    if (series.has_value()) return std::move(*series);
+  }
+  TESSERA_ASSIGN_OR_RETURN(BoundRelation right, BindTableRef(*ref.right, outer, &right_scope));
+  const int left_width = left_scope.size();
+  const int right_width = right_scope.size();
+
+  TESSERA_ASSIGN_OR_RETURN(const std::vector<UsingPair> using_pairs, FindUsingPairs(ref, left_scope, right_scope));
 
   *scope = left_scope;
   absl::Status appended = scope->Append(right_scope);
@@ -327,58 +431,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref,
   }
 
   if (!using_pairs.empty()) {
-    std::vector<int> star;
-    std::vector<bool> in_using(left_width + right_width, false);
-    if (ref.join_type == parser::JoinType::kFull) {
-      // The merged column is COALESCE(left, right), appended after all columns.
-      const std::vector<OutputColumn> output = result.plan->output();
-      std::vector<ExpressionPtr> expressions;
-      std::vector<std::string> names;
-      for (int i = 0; i < static_cast<int>(output.size()); ++i) {
-        expressions.push_back(MakeInputColumn(output, i));
-        names.push_back(output[i].name);
-      }
-      std::vector<std::string> relations;
-      for (const OutputColumn& column : output) relations.push_back(column.relation);
-      for (const auto& [l, r] : using_pairs) {
-        ExpressionPtr a = MakeInputColumn(output, l);
-        ExpressionPtr b = MakeInputColumn(output, left_width + r);
-        parser::ParsedExpr where;
-        where.position = ref.right->position;
-        TESSERA_RETURN_IF_ERROR(CoerceComparison(&a, &b, where, "JOIN USING"));
-        auto coalesce = std::make_unique<BoundExpression>();
-        coalesce->kind = ExpressionKind::kFunction;
-        coalesce->function = FunctionId::kCoalesce;
-        coalesce->result_type = a->result_type;
-        coalesce->children.push_back(std::move(a));
-        coalesce->children.push_back(std::move(b));
-        const int index = static_cast<int>(expressions.size());
-        scope->AddColumn(ScopeColumn{"", left_scope.columns()[l].name, coalesce->result_type, true, false});
-        expressions.push_back(std::move(coalesce));
-        names.push_back(left_scope.columns()[l].name);
-        relations.push_back("");
-        scope->column(l).merged = true;
-        scope->column(left_width + r).merged = true;
-        in_using[l] = in_using[left_width + r] = true;
-        star.push_back(index);
-      }
-      auto project = MakeProject(std::move(result.plan), std::move(expressions), std::move(names));
-      project->relations = std::move(relations);
-      project->RecomputeOutput();
-      result.plan = std::move(project);
-    } else {
-      for (const auto& [l, r] : using_pairs) {
-        const int kept = right_join ? left_width + r : l;
-        const int hidden = right_join ? l : left_width + r;
-        scope->column(hidden).merged = true;
-        in_using[l] = in_using[left_width + r] = true;
-        star.push_back(kept);
-      }
-    }
-    for (int i = 0; i < left_width + right_width; ++i) {
-      if (!in_using[i] && !scope->columns()[i].merged) star.push_back(i);
-    }
-    scope->set_star_columns(std::move(star));
+    TESSERA_RETURN_IF_ERROR(MergeUsingColumns(ref, using_pairs, left_scope, left_width, right_width, &result, scope));
   }
   result.names = result.plan->OutputNames();
   for (int i = 0; i < scope->size() && i < static_cast<int>(result.names.size()); ++i) {

@@ -4,6 +4,7 @@
 // member functions are split by topic:
 //   query_binder.cc       statements, set operations, ORDER BY / LIMIT, CTE environment
 //   from_binder.cc        FROM: tables, views, CTE references, derived tables, joins (ON / USING / NATURAL)
+//   lateral_binder.cc     LATERAL subqueries in FROM
 //   select_binder.cc      one SELECT block: WHERE, GROUP BY, aggregates, HAVING, select list, DISTINCT
 //   subquery_binder.cc    EXISTS / IN / scalar subqueries and their decorrelation
 //   expression_binder.cc  scalar expressions and their typing
@@ -96,6 +97,21 @@ struct BoundSelectBlock {
   bool has_empty_group_marker =
       false;                        // then the last output column is TRUE for every row (see subquery_binder)
   ExpressionPtr empty_group_value;  // the value of the select item over an empty group, when not NULL
+  // LATERAL aggregate block without GROUP BY (SelectBlockOptions::lateral): it yields one row for every lateral
+  // tuple, also one without input rows, which the aggregation does not produce. Per select item (after the
+  // leading lateral columns): its value over no rows, lateral column i encoded as kOuterColumnBase + i. The last
+  // output column is then a TRUE marker, as with has_empty_group_marker.
+  std::vector<ExpressionPtr> lateral_empty_values;
+};
+
+// LATERAL (from_binder.cc): the columns of earlier FROM items that a LATERAL subquery block reads, and a plan
+// with one row per distinct tuple of them (the dependent join's outer side, reduced as OuterValueSet's is).
+struct LateralValues {
+  const Scope* scope = nullptr;           // the columns, as the earlier FROM items name them
+  const LogicalOperator* plan = nullptr;  // its output matches `scope`
+  // Bound only to find which columns the block reads (LateralColumns): what LATERAL cannot do is not reported
+  // yet, since a block that reads none is an ordinary derived table.
+  bool finding_columns = false;
 };
 
 struct SelectBlockOptions {
@@ -106,6 +122,9 @@ struct SelectBlockOptions {
   // a set of equalities: the block is then computed once per distinct value of the outer columns it reads
   // (see DistinctOuterValues). Null: such a correlation is an error.
   const LogicalOperator* outer_plan = nullptr;
+  // A LATERAL subquery block: `lateral->plan` is cross joined to its FROM clause, whose names then reach its
+  // columns (Scope::set_lateral), and those columns lead the block's output (and its GROUP BY keys).
+  const LateralValues* lateral = nullptr;
 };
 
 // General decorrelation (the dependent join of Neumann and Kemper, "Unnesting Arbitrary Queries", with its
@@ -139,6 +158,8 @@ struct JoinableSubquery {
   std::vector<ExpressionPtr> correlated;  // over outer (encoded) ++ plan columns
   ExpressionPtr value;                    // IN only: over the plan's columns
 };
+
+struct SelectBlockState;  // select_binder.cc
 
 class QueryBinder {
  public:
@@ -193,7 +214,47 @@ class QueryBinder {
                                                   Scope* scope);
   absl::StatusOr<BoundRelation> BindJoin(const parser::TableRef& ref, const Scope* outer, Scope* scope);
   absl::StatusOr<BoundRelation> BindView(const parser::TableRef& ref, const ViewDescriptor& view);
+  // A JOIN's USING / NATURAL columns: (left scope index, right scope index) per merged column.
+  using UsingPair = std::pair<int, int>;
+  absl::StatusOr<std::vector<UsingPair>> FindUsingPairs(const parser::TableRef& ref, const Scope& left_scope,
+                                                        const Scope& right_scope);
+  // Merges the USING pairs of the bound join `result` (left ++ right columns) in `scope`: the merged column is
+  // the left one (the right one for RIGHT JOIN, COALESCE of both appended for FULL JOIN); SELECT * lists them first.
+  absl::Status MergeUsingColumns(const parser::TableRef& ref, const std::vector<UsingPair>& using_pairs,
+                                 const Scope& left_scope, int left_width, int right_width, BoundRelation* result,
+                                 Scope* scope);
   // Makes `scope` the columns of `relation` under the name `alias`, renamed by `column_aliases`.
+  // LATERAL subqueries (lateral_binder.cc). The columns of the earlier FROM items (`left_scope`, plan `left`)
+  // that the LATERAL subquery `ref` reads, ascending; empty when it reads none (it then binds as a derived table).
+  absl::StatusOr<std::vector<int>> LateralColumns(const parser::TableRef& ref, const LogicalOperator& left,
+                                                  const Scope& left_scope, const Scope* outer);
+  // `left` joined (`type`: kCross for a comma, kInner or kLeft with `condition`) with the LATERAL subquery `ref`
+  // that reads `columns` of it: the dependent join, unnested. *scope becomes left_scope ++ the subquery's columns.
+  absl::StatusOr<BoundRelation> BindLateralJoin(const parser::TableRef& ref, const std::vector<int>& columns,
+                                                BoundRelation left, const Scope& left_scope, const Scope* outer,
+                                                parser::JoinType type, const parser::ParsedExpr* condition,
+                                                Scope* scope);
+  // The unnested right side of a dependent join: `plan` yields key_count = keys.size() key columns, the item's
+  // columns, and (with empty_values) a TRUE marker; a left row meets the rows whose key columns equal its `keys`.
+  struct LateralSide {
+    LogicalOperatorPtr plan;
+    std::vector<ExpressionPtr> keys;  // over the left input
+    bool null_safe = true;            // NULL keys meet NULL key columns; else a NULL key meets nothing
+    std::vector<std::string> names;   // the item's columns
+    // An item with one row per tuple (an aggregate without GROUP BY): per column, its value for a left row whose
+    // tuple has no row in `plan`, over the left input. Empty otherwise.
+    std::vector<ExpressionPtr> empty_values;
+  };
+  // `left` joined with `side` as BindLateralJoin says.
+  absl::StatusOr<BoundRelation> JoinLateral(const parser::TableRef& ref, BoundRelation left, const Scope& left_scope,
+                                            const Scope* outer, parser::JoinType type,
+                                            const parser::ParsedExpr* condition, LateralSide side, Scope* scope);
+  // generate_series / range whose arguments read earlier FROM items (`left`, `left_scope`): the series of each
+  // distinct argument tuple, joined as BindLateralJoin does; nullopt when `ref` is no such call.
+  absl::StatusOr<std::optional<BoundRelation>> BindLateralSeries(const parser::TableRef& ref, BoundRelation* left,
+                                                                 const Scope& left_scope, const Scope* outer,
+                                                                 parser::JoinType type,
+                                                                 const parser::ParsedExpr* condition, Scope* scope);
   absl::Status ScopeForRelation(const parser::TableRef& ref, const std::string& alias,
                                 const std::vector<std::string>& column_aliases, BoundRelation* relation,
                                 Scope* scope);
@@ -203,12 +264,33 @@ class QueryBinder {
   absl::StatusOr<BoundSelectBlock> BindSelectBlock(const parser::SelectCore& core, const Scope* outer,
                                                    const SelectBlockOptions& options);
   // FROM and WHERE of a block (for semi-join subqueries): the filtered input plan and its scope.
+  // `lateral`: see SelectBlockOptions::lateral.
   absl::StatusOr<LogicalOperatorPtr> BindFromWhere(const parser::SelectCore& core, const Scope* outer,
-                                                   Correlation* correlation, Scope* scope);
+                                                   Correlation* correlation, Scope* scope,
+                                                   const LateralValues* lateral = nullptr);
 
  private:
   absl::Status BindWhere(const parser::ParsedExpr& where, const Scope& scope, Correlation* correlation,
                          LogicalOperatorPtr* plan);
+  // The steps of BindSelectBlock, in its order. A scalar subquery's correlation keys (and the join with the
+  // distinct outer tuples for a general correlation).
+  absl::Status BindCorrelationKeys(const parser::SelectCore& core, const SelectBlockOptions& options,
+                                   SelectBlockState* state);
+  // The GROUP BY keys after the correlation keys; item_keys[i] is core.group_by[i]'s key.
+  absl::Status BindGroupByKeys(const parser::SelectCore& core, SelectBlockState* state, std::vector<int>* item_keys,
+                               std::vector<std::string>* group_names);
+  // The aggregate calls, the aggregation over the plan, and HAVING above it.
+  absl::Status BindAggregatesAndHaving(const parser::SelectCore& core,
+                                       const std::vector<const parser::ParsedExpr*>& call_nodes,
+                                       const std::vector<const parser::ParsedExpr*>& grouping_nodes,
+                                       const std::vector<int>& item_keys, std::vector<std::string> group_names,
+                                       SelectBlockState* state);
+  absl::Status BindSelectList(const parser::SelectCore& core, SelectBlockState* state);
+  // ORDER BY of the block: sort keys over its items, hidden items for expressions not in the select list.
+  absl::Status BindBlockOrderBy(const parser::SelectCore& core, const std::vector<parser::OrderByItem>& order_by,
+                                SelectBlockState* state);
+  // A correlated or LATERAL aggregate block's values over no input rows, and its marker column.
+  absl::Status BindEmptyGroupValues(const parser::SelectCore& core, SelectBlockState* state);
 
   // ---- window_binder.cc
  public:
@@ -336,6 +418,8 @@ class QueryBinder {
   absl::StatusOr<BoundRelation> BindTableFunction(const parser::TableRef& ref);
   // generate_series / range (`name`; `inclusive` for generate_series) over TIMESTAMP bounds and an INTERVAL step.
   static constexpr int64_t kMaxTimestampSeriesRows = 1000000;
+  // generate_series / range over earlier FROM items: at most this many rows for their distinct arguments.
+  static constexpr int64_t kMaxLateralSeriesRows = 1000000;
   absl::StatusOr<BoundRelation> BindTimestampSeries(const parser::TableRef& ref, const std::string& name,
                                                     bool inclusive);
   // read_csv / read_csv_auto (`name`, lower-cased) in FROM.

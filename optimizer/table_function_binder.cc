@@ -24,9 +24,22 @@
 #include "common/status_macros.h"
 #include "optimizer/constant_folding.h"
 #include "optimizer/csv_text.h"
+#include "optimizer/expression_analysis.h"
 #include "optimizer/query_binder.h"
+#include "optimizer/rules/rule_list.h"
 
 namespace tessera::optimizer {
+namespace {
+
+// The number of values from start toward stop (step != 0), in int128 so that no bound overflows.
+int128 SeriesLength(int64_t start, int64_t stop, int64_t step, bool inclusive) {
+  const int128 distance = step > 0 ? int128{stop} - start : int128{start} - stop;
+  const int128 stride = step > 0 ? int128{step} : -int128{step};
+  if (inclusive ? distance < 0 : distance <= 0) return 0;
+  return (distance - (inclusive ? 0 : 1)) / stride + 1;
+}
+
+}  // namespace
 
 absl::StatusOr<BoundRelation> QueryBinder::BindTableFunction(const parser::TableRef& ref) {
   const std::string name = absl::AsciiStrToLower(ref.name);
@@ -52,8 +65,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindTableFunction(const parser::Table
     absl::StatusOr<ExpressionPtr> bound_or = BindExpression(*argument, context);
     if (absl::IsNotFound(bound_or.status()) && argument->kind == parser::ExprKind::kColumnRef) {
       return ErrorAt(absl::StatusCode::kUnimplemented, argument->position,
-                     absl::StrCat("the arguments of ", name,
-                                  " must be constants: a column needs LATERAL, which is not supported"));
+                     absl::StrCat("the arguments of ", name, " must be constants or columns of earlier FROM items"));
     }
     TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, std::move(bound_or));
     bound = FoldConstantsDeep(std::move(bound));
@@ -78,13 +90,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindTableFunction(const parser::Table
     return ErrorAt(absl::StatusCode::kInvalidArgument, ref.arguments[2]->position,
                    absl::StrCat("the step of ", name, " cannot be 0"));
   }
-  // Values from start toward stop, in int128 so that no bound overflows.
-  int128 count = 0;
-  if (!any_null) {
-    const int128 distance = step > 0 ? int128{stop} - start : int128{start} - stop;
-    const int128 stride = step > 0 ? int128{step} : -int128{step};
-    if (inclusive ? distance >= 0 : distance > 0) count = (distance - (inclusive ? 0 : 1)) / stride + 1;
-  }
+  const int128 count = any_null ? 0 : SeriesLength(start, stop, step, inclusive);
   if (count > INT64_MAX) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, ref.position,
                    absl::StrCat(name, " would make more than ", INT64_MAX, " rows"));
@@ -176,9 +182,10 @@ absl::StatusOr<BoundRelation> QueryBinder::BindReadCsv(const parser::TableRef& r
     context.clause = absl::StrCat("arguments of ", name);
     absl::StatusOr<ExpressionPtr> bound_or = BindExpression(argument, context);
     if (absl::IsNotFound(bound_or.status()) && argument.kind == parser::ExprKind::kColumnRef) {
-      return ErrorAt(absl::StatusCode::kUnimplemented, argument.position,
-                     absl::StrCat("the arguments of ", name,
-                                  " must be constants: a column needs LATERAL, which is not supported"));
+      return ErrorAt(
+          absl::StatusCode::kUnimplemented, argument.position,
+          absl::StrCat("the arguments of ", name,
+                       " must be constants: reading columns of earlier FROM items (LATERAL) is not supported"));
     }
     TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, std::move(bound_or));
     bound = FoldConstantsDeep(std::move(bound));
@@ -261,6 +268,96 @@ absl::StatusOr<BoundRelation> QueryBinder::BindReadCsv(const parser::TableRef& r
   relation.names = values->OutputNames();
   relation.plan = std::move(values);
   return relation;
+}
+
+}  // namespace tessera::optimizer
+
+namespace tessera::optimizer {
+
+absl::StatusOr<std::optional<BoundRelation>> QueryBinder::BindLateralSeries(
+    const parser::TableRef& ref, BoundRelation* left, const Scope& left_scope, const Scope* outer,
+    parser::JoinType type, const parser::ParsedExpr* condition, Scope* scope) {
+  const std::string name = absl::AsciiStrToLower(ref.name);
+  const bool inclusive = name == "generate_series";
+  if ((!inclusive && name != "range") || ref.arguments.empty() || ref.arguments.size() > 3) return std::nullopt;
+  Scope earlier = left_scope;
+  earlier.set_parent(nullptr);
+  std::vector<ExpressionPtr> arguments;
+  bool reads_columns = false;
+  for (const auto& argument : ref.arguments) {
+    ExpressionContext context;
+    context.scope = &earlier;
+    context.clause = absl::StrCat("arguments of ", name);
+    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindExpression(*argument, context));
+    reads_columns |= MaxColumnIndex(*bound) >= 0;
+    arguments.push_back(std::move(bound));
+  }
+  if (!reads_columns) return std::nullopt;
+  for (size_t a = 0; a < arguments.size(); ++a) {
+    const TypeId id = arguments[a]->result_type.id();
+    if (id != TypeId::kInteger && id != TypeId::kBigInt && id != TypeId::kNull) {
+      return ErrorAt(absl::StatusCode::kUnimplemented, ref.arguments[a]->position,
+                     absl::StrCat("the arguments of ", name, " that read earlier FROM items must be integers, not ",
+                                  arguments[a]->result_type.ToString()));
+    }
+    if (id != TypeId::kBigInt) arguments[a] = MakeCast(std::move(arguments[a]), Type::BigInt());
+  }
+
+  // The distinct argument tuples, evaluated now (as WITH RECURSIVE's steps are), and their series as Values.
+  auto distinct = std::make_unique<Aggregate>();
+  for (size_t a = 0; a < arguments.size(); ++a) {
+    distinct->group_by.push_back(arguments[a]->Clone());
+    distinct->group_names.push_back(absl::StrCat("argument", a));
+  }
+  distinct->children.push_back(left->plan->Clone());
+  distinct->RecomputeOutput();
+  std::vector<std::vector<Value>> tuples;
+  if (options_ != nullptr) {
+    if (!options_->run_plan) {
+      return ErrorAt(absl::StatusCode::kUnimplemented, ref.position,
+                     absl::StrCat(name, " over earlier FROM items cannot be evaluated here"));
+    }
+    TESSERA_ASSIGN_OR_RETURN(LogicalOperatorPtr plan, RunRules(std::move(distinct), *options_, nullptr));
+    TESSERA_ASSIGN_OR_RETURN(tuples, options_->run_plan(*plan));
+  }
+  auto series = std::make_unique<Values>();
+  for (size_t a = 0; a < arguments.size(); ++a) {
+    series->columns.push_back(OutputColumn{absl::StrCat("argument", a), Type::BigInt(), false, ""});
+  }
+  series->columns.push_back(OutputColumn{name, Type::BigInt(), false, ""});
+  int64_t total = 0;
+  for (const std::vector<Value>& tuple : tuples) {
+    if (std::any_of(tuple.begin(), tuple.end(), [](const Value& v) { return v.is_null(); })) continue;
+    const int64_t start = tuple.size() == 1 ? 0 : tuple[0].AsInt64();
+    const int64_t stop = tuple.size() == 1 ? tuple[0].AsInt64() : tuple[1].AsInt64();
+    const int64_t step = tuple.size() == 3 ? tuple[2].AsInt64() : 1;
+    if (step == 0) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, ref.arguments[2]->position,
+                     absl::StrCat("the step of ", name, " cannot be 0"));
+    }
+    const int128 count = SeriesLength(start, stop, step, inclusive);
+    if (count > kMaxLateralSeriesRows - total) {
+      return ErrorAt(absl::StatusCode::kUnimplemented, ref.position,
+                     absl::StrCat(name, " over earlier FROM items would make more than ", kMaxLateralSeriesRows,
+                                  " rows for their distinct arguments"));
+    }
+    total += static_cast<int64_t>(count);
+    for (int128 i = 0; i < count; ++i) {
+      std::vector<Value> row = tuple;
+      row.push_back(Value::BigInt(static_cast<int64_t>(start + i * step)));
+      series->rows.push_back(std::move(row));
+    }
+  }
+  series->RecomputeOutput();
+
+  LateralSide side;
+  side.plan = std::move(series);
+  side.keys = std::move(arguments);
+  side.null_safe = false;  // a NULL argument gives no rows
+  side.names.push_back(name);
+  TESSERA_ASSIGN_OR_RETURN(BoundRelation joined, JoinLateral(ref, std::move(*left), left_scope, outer, type, condition,
+                                                             std::move(side), scope));
+  return joined;
 }
 
 }  // namespace tessera::optimizer

@@ -125,6 +125,9 @@ struct TableRef {
   std::string alias;                      // empty if none
   std::vector<std::string> column_aliases;  // AS t(a, b, c)
   std::unique_ptr<SelectStatement> subquery;  // kSubquery
+  // kSubquery / kFunction written `LATERAL (...)` / `LATERAL f(...)`: it may read the FROM items before it (a
+  // table function may do so without the word, as in PostgreSQL and DuckDB).
+  bool lateral = false;
   // kJoin
   JoinType join_type = JoinType::kInner;
   std::unique_ptr<TableRef> left;

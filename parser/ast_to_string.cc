@@ -369,6 +369,11 @@ class SqlRenderer {
   }
 
   std::string Table(const TableRef& table) {
+    if (table.lateral) return absl::StrCat("LATERAL ", TableItem(table));
+    return TableItem(table);
+  }
+
+  std::string TableItem(const TableRef& table) {
     switch (table.kind) {
       case TableRefKind::kBaseTable:
         return absl::StrCat(QuoteIdentifierIfNeeded(table.name), Alias(table));

@@ -264,6 +264,18 @@ absl::StatusOr<std::unique_ptr<TableRef>> RecursiveDescentParser::ParseTableRef(
 
 absl::StatusOr<std::unique_ptr<TableRef>> RecursiveDescentParser::ParseTablePrimary() {
   const SourcePosition position = Current().position;
+  // LATERAL is not reserved: it is the keyword only before `(` or `name(`, else a table named lateral.
+  if (AtWord("LATERAL") && (IsOperator(PeekToken(1), "(") || (IsName(PeekToken(1)) && IsOperator(PeekToken(2), "(")))) {
+    Advance();
+    const SourcePosition item_position = Current().position;
+    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<TableRef> table, ParseTablePrimary());
+    if (table->kind != TableRefKind::kSubquery && table->kind != TableRefKind::kFunction) {
+      return ErrorAt(item_position, "LATERAL must be followed by a subquery or a table function");
+    }
+    table->lateral = true;
+    table->position = position;
+    return table;
+  }
   if (AtOperator("(")) {
     NestingScope scope(nesting_);
     if (!scope.ok()) return TooDeeplyNested();

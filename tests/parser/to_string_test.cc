@@ -155,6 +155,8 @@ TEST(ToStringTest, QueriesRoundTrip) {
       "WITH x AS (SELECT 1), \"Y\" (a) AS (SELECT 2) SELECT * FROM x, \"Y\"",
       "WITH RECURSIVE t (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT * FROM t",
       "SELECT * FROM generate_series(1, 10, 2) AS g(n), range(5), t",
+      "SELECT * FROM t, LATERAL (SELECT a) AS s JOIN LATERAL (SELECT 1) AS v ON TRUE LEFT JOIN LATERAL f(t.a) ON TRUE",
+      "SELECT * FROM lateral, lateral AS l",
       "SELECT a AS \"select\", b AS date FROM \"from\" AS \"where\"",
       "SELECT rank() OVER w, sum(x) OVER (v ORDER BY y ROWS 3 PRECEDING) FROM t GROUP BY a HAVING TRUE "
       "WINDOW w AS (ORDER BY a), v AS (PARTITION BY b)",
