@@ -29,9 +29,9 @@ void Decide(LogicalOperator& node, const CardinalityEstimator& estimator) {
   for (auto& child : node.children) Decide(*child, estimator);
   if (node.kind() != LogicalOperatorKind::kJoin) return;
   auto& join = node.As<Join>();
-  join.build_left = Swappable(join) && estimator.EstimateRows(*join.children[0]) *
-                                               BuildSideSwap::kBuildPreservedSideRatio <
-                                           estimator.EstimateRows(*join.children[1]);
+  join.build_left =
+      Swappable(join) && estimator.EstimateRows(*join.children[0]) * BuildSideSwap::kBuildPreservedSideRatio <
+                             estimator.EstimateRows(*join.children[1]);
   join.filter_probe_by_build_keys = join.build_left && ProbeFilterPays(join, estimator);
 }
 

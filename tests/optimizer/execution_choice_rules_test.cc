@@ -74,10 +74,10 @@ TEST_F(ExecutionChoiceRulesTest, SetOperationsThatAreNotLoweredStay) {
   // ALL variants are left to execution (which rejects them), and so is everything with the rule off.
   EXPECT_THAT(Planned("SELECT n_regionkey FROM nation INTERSECT ALL SELECT r_regionkey FROM region")->ToString(),
               HasSubstr("SetOperation INTERSECT ALL"));
-  EXPECT_THAT(Planned("SELECT n_regionkey FROM nation EXCEPT SELECT r_regionkey FROM region",
-                      {"set_operation_lowering"})
-                  ->ToString(),
-              HasSubstr("SetOperation EXCEPT"));
+  EXPECT_THAT(
+      Planned("SELECT n_regionkey FROM nation EXCEPT SELECT r_regionkey FROM region", {"set_operation_lowering"})
+          ->ToString(),
+      HasSubstr("SetOperation EXCEPT"));
 }
 
 TEST_F(ExecutionChoiceRulesTest, SemiAndLeftJoinsBuildOnTheirSmallPreservedSide) {
