@@ -721,8 +721,8 @@ class Builder {
     if (swap) {
       if (type != HashJoinType::kLeftOuter && type != HashJoinType::kSemi &&
           (type != HashJoinType::kAnti || join.null_aware)) {
-        return absl::InternalError(absl::StrCat("a join built on its left side must be a left outer, semi or anti join: ",
-                                                join.Describe()));
+        return absl::InternalError(
+            absl::StrCat("a join built on its left side must be a left outer, semi or anti join: ", join.Describe()));
       }
       type = type == HashJoinType::kLeftOuter ? HashJoinType::kRightOuter
              : type == HashJoinType::kSemi    ? HashJoinType::kRightSemi
@@ -845,7 +845,8 @@ class Builder {
   absl::StatusOr<Stream> VisitSharedAggregate(const lp::Aggregate& aggregate) {
     if (aggregate.shared_result < 0) return VisitAggregate(aggregate);
     const auto part = split_parts_.find(&aggregate);
-    const SharingKey key{on_ranks_, aggregate.shared_result, part == split_parts_.end() ? SplitPart::kWhole : part->second};
+    const SharingKey key{on_ranks_, aggregate.shared_result,
+                         part == split_parts_.end() ? SplitPart::kWhole : part->second};
     const std::vector<int>& published = aggregate.shared_lip_filters;
     if (auto planned = aggregates_.find(key); planned != aggregates_.end()) {
       const SharedAggregate& shared = planned->second;

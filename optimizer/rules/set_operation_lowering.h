@@ -9,8 +9,9 @@
 //           Project [R's columns, in_left := 0, in_right := 1] (R)
 //
 // Grouping compares whole rows with NULLs equal, as set operations must. The Filter keeps the set operation's
-// row estimate (Filter::estimated_rows): the tags' selectivity is not something the estimator can see. INTERSECT ALL and EXCEPT ALL stay as
-// they are (execution rejects them, naming the construct); so does everything when the rule is disabled.
+// row estimate (Filter::estimated_rows): the tags' selectivity is not something the estimator can see.
+// INTERSECT ALL and EXCEPT ALL stay as they are (execution rejects them, naming the construct); so does
+// everything when the rule is disabled.
 //
 // Runs after every rule that moves or prunes anything (last but the build-side and sharing decisions), so the
 // plans of the rules before it see the set operation as written and the lowered subplan is planned as it was
