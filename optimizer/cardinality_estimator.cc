@@ -362,7 +362,9 @@ double CardinalityEstimator::ComputeRows(const LogicalOperator& plan) const {
       break;
     }
     case LogicalOperatorKind::kFilter:
-      rows = EstimateRows(*plan.children[0]) * Selectivity(*plan.As<Filter>().predicate, *plan.children[0]);
+      rows = plan.As<Filter>().estimated_rows >= 0
+                 ? plan.As<Filter>().estimated_rows
+                 : EstimateRows(*plan.children[0]) * Selectivity(*plan.As<Filter>().predicate, *plan.children[0]);
       break;
     case LogicalOperatorKind::kProject:
     case LogicalOperatorKind::kSort:

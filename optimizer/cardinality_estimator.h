@@ -1,7 +1,8 @@
 #pragma once
-// Statistics-based estimates over logical plans, used by the rules (join ordering) and, later, by the
-// physical planner (memory estimates for the resource map). Inputs are the table snapshots in the plan's
-// TableScans: row count, per-column min/max and distinct-count sketches (catalog/column_statistics.h).
+// Statistics-based estimates over logical plans, used by the rules (join ordering, build sides, filters) and by
+// the plan builder (the operators' row and memory estimates, query_execution/memory_estimate.h). Inputs are the
+// table snapshots in the plan's TableScans: row count, per-column min/max and distinct-count sketches
+// (catalog/column_statistics.h).
 //
 // Conventions (the usual System R-style guesses where statistics say nothing):
 //   col = constant -> 1/ndv; col <> constant -> 1 - 1/ndv; range -> interpolated between min and max for

@@ -275,8 +275,6 @@ bool IsNullable(const BoundExpression& e, const std::vector<OutputColumn>& input
   }
 }
 
-bool IsConstant(const BoundExpression& expression) { return expression.kind == ExpressionKind::kConstant; }
-
 bool IsBooleanConstant(const BoundExpression& expression, bool value) {
   return expression.kind == ExpressionKind::kConstant && !expression.constant.is_null() &&
          expression.constant.type().id() == TypeId::kBoolean && expression.constant.AsBool() == value;

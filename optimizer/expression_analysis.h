@@ -51,7 +51,6 @@ bool StrictIn(const BoundExpression& expression, int begin, int end);
 // True if the predicate is never TRUE when all columns in [begin, end) are NULL.
 bool RejectsNulls(const BoundExpression& predicate, int begin, int end);
 
-bool IsConstant(const BoundExpression& expression);
 bool IsBooleanConstant(const BoundExpression& expression, bool value);
 bool IsColumn(const BoundExpression& expression);
 

@@ -140,6 +140,7 @@ void Filter::RecomputeOutput() { output_ = children[0]->output(); }
 std::unique_ptr<LogicalOperator> Filter::Clone() const {
   auto copy = std::make_unique<Filter>();
   copy->predicate = CloneOrNull(predicate);
+  copy->estimated_rows = estimated_rows;
   CloneChildrenInto(*copy);
   return copy;
 }
@@ -219,6 +220,8 @@ std::unique_ptr<LogicalOperator> Join::Clone() const {
   copy->exact_filter = exact_filter;
   copy->lip_filter_id = lip_filter_id;
   copy->lip_filter_key_pairs = lip_filter_key_pairs;
+  copy->build_left = build_left;
+  copy->filter_probe_by_build_keys = filter_probe_by_build_keys;
   CloneChildrenInto(*copy);
   return copy;
 }
@@ -296,6 +299,8 @@ std::unique_ptr<LogicalOperator> Aggregate::Clone() const {
   copy->group_by = CloneExpressions(group_by);
   copy->group_names = group_names;
   for (const AggregateCall& call : aggregates) copy->aggregates.push_back(call.Clone());
+  copy->shared_result = shared_result;
+  copy->shared_lip_filters = shared_lip_filters;
   CloneChildrenInto(*copy);
   return copy;
 }

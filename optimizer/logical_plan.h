@@ -125,6 +125,10 @@ class Filter final : public LogicalOperator {
  public:
   Filter() : LogicalOperator(LogicalOperatorKind::kFilter) {}
   ExpressionPtr predicate;
+  // The estimated rows when a rule knows them better than the predicate's selectivity does (SetOperationLowering:
+  // the filter over the tag aggregation yields what the INTERSECT / EXCEPT it replaced was estimated to); negative:
+  // none.
+  double estimated_rows = -1;
 
   void RecomputeOutput() override;
   std::unique_ptr<LogicalOperator> Clone() const override;
@@ -190,6 +194,12 @@ class Join final : public LogicalOperator {
   // others come from elsewhere (TPC-H Q5: l_suppkey of s_suppkey = l_suppkey AND s_nationkey = c_nationkey).
   int lip_filter_id = -1;
   std::vector<int> lip_filter_key_pairs;
+  // Set by the BuildSideSwap rule on a left outer, semi or (not null-aware) anti join with keys: the hash table
+  // is built on the left (preserved) side and the right side streams through the probe (right outer / semi /
+  // anti hash joins). filter_probe_by_build_keys (only with build_left): the probe rows are first filtered by a
+  // Bloom filter of the build keys.
+  bool build_left = false;
+  bool filter_probe_by_build_keys = false;
 
   void RecomputeOutput() override;
   std::unique_ptr<LogicalOperator> Clone() const override;
@@ -224,6 +234,12 @@ class Aggregate final : public LogicalOperator {
   std::vector<ExpressionPtr> group_by;
   std::vector<std::string> group_names;  // one per group-by expression
   std::vector<AggregateCall> aggregates;
+  // Set by the AggregateSharing rule: aggregates with the same shared_result (>= 0) compute the same rows (their
+  // subtrees print the same up to the numbers of the LIP filters they publish), and execution computes them once.
+  // shared_lip_filters: the LIP filter ids this subtree's joins publish, in the order they print (a copy's id i
+  // stands for the same position of the planned one's list). -1 / empty: no other aggregate is the same.
+  int shared_result = -1;
+  std::vector<int> shared_lip_filters;
 
   void RecomputeOutput() override;
   std::unique_ptr<LogicalOperator> Clone() const override;

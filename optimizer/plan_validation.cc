@@ -88,6 +88,17 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
       if (join.null_aware && (join.join_type != JoinType::kAnti || join.left_keys.empty())) {
         return Invalid(node, "null-aware flag on a join that is not an anti join with keys");
       }
+      if (join.build_left &&
+          (!(join.join_type == JoinType::kLeftOuter || join.join_type == JoinType::kSemi ||
+             (join.join_type == JoinType::kAnti && !join.null_aware)) ||
+           join.left_keys.empty() || join.lip_filter_id >= 0 || join.enforce_single_row || join.exact_filter)) {
+        return Invalid(node, "built on its left side, which only a left outer, semi or anti join with keys may be");
+      }
+      if (join.filter_probe_by_build_keys) {
+        bool columns = join.build_left;
+        for (const auto& key : join.right_keys) columns = columns && key->kind == ExpressionKind::kColumn;
+        if (!columns) return Invalid(node, "probe filter by build keys without a left build side on column keys");
+      }
       for (size_t i = 0; i < join.left_keys.size(); ++i) {
         if (!(join.left_keys[i]->result_type == join.right_keys[i]->result_type)) {
           return Invalid(

@@ -1,6 +1,7 @@
 #include "query_execution/plan_builder.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -32,12 +33,6 @@
 
 namespace tessera {
 namespace {
-
-// A left join builds on its preserved (left) side when that side is estimated this many times smaller.
-constexpr double kBuildPreservedSideRatio = 2.0;
-// A join built on its left side filters its probe (right) rows by a Bloom filter of the build keys when at most
-// this fraction of them is estimated to find a key (ratio of the keys' distinct values).
-constexpr double kSwappedProbeMaxPassFraction = 0.5;
 
 namespace lp = optimizer;
 
@@ -335,71 +330,17 @@ class Builder {
     return joined;
   }
 
-  // L INTERSECT R / L EXCEPT R (set semantics, NULLs equal) as
-  //   Project[cols](Filter[in_left = 1 AND in_right = 1 (INTERSECT) or 0 (EXCEPT)](
-  //     Aggregate[group by cols; max(in_left), max(in_right)](L tagged (1, 0) UNION ALL R tagged (0, 1))))
-  // Grouping compares whole rows with NULLs equal, as set operations must.
-  static std::unique_ptr<lp::LogicalOperator> SetOperationAsAggregation(const lp::SetOperation& set) {
-    const int width = set.output_width();
-    auto tagged = [width](const lp::LogicalOperator& child, bool left) {
-      std::vector<std::unique_ptr<BoundExpression>> expressions;
-      std::vector<std::string> names;
-      for (int c = 0; c < width; ++c) {
-        expressions.push_back(MakeColumn(c, child.output()[c].type));
-        names.push_back(child.output()[c].name);
-      }
-      expressions.push_back(MakeConstant(Value::BigInt(left ? 1 : 0)));
-      names.push_back("in_left");
-      expressions.push_back(MakeConstant(Value::BigInt(left ? 0 : 1)));
-      names.push_back("in_right");
-      return lp::MakeProject(child.Clone(), std::move(expressions), std::move(names));
-    };
-    auto both = std::make_unique<lp::SetOperation>();
-    both->operation = lp::SetOperationType::kUnion;
-    both->all = true;
-    both->children.push_back(tagged(*set.children[0], true));
-    both->children.push_back(tagged(*set.children[1], false));
-    both->RecomputeOutput();
-    auto aggregate = std::make_unique<lp::Aggregate>();
-    for (int c = 0; c < width; ++c) {
-      aggregate->group_by.push_back(MakeColumn(c, both->output()[c].type));
-      aggregate->group_names.push_back(set.output()[c].name);
-    }
-    for (int side = 0; side < 2; ++side) {
-      lp::AggregateCall call;
-      call.function = AggregateKind::kMax;
-      call.argument = MakeColumn(width + side, Type::BigInt());
-      call.result_type = Type::BigInt();
-      call.name = side == 0 ? "in_left" : "in_right";
-      aggregate->aggregates.push_back(std::move(call));
-    }
-    aggregate->children.push_back(std::move(both));
-    aggregate->RecomputeOutput();
-    const int64_t wanted_in_right = set.operation == lp::SetOperationType::kIntersect ? 1 : 0;
-    std::vector<std::unique_ptr<BoundExpression>> terms;
-    terms.push_back(MakeComparison(ComparisonOp::kEqual, MakeColumn(width, Type::BigInt()),
-                                   MakeConstant(Value::BigInt(1))));
-    terms.push_back(MakeComparison(ComparisonOp::kEqual, MakeColumn(width + 1, Type::BigInt()),
-                                   MakeConstant(Value::BigInt(wanted_in_right))));
-    auto filter = lp::MakeFilter(std::move(aggregate), MakeConjunction(ExpressionKind::kAnd, std::move(terms)));
-    std::vector<int> columns;
-    for (int c = 0; c < width; ++c) columns.push_back(c);
-    return lp::MakeColumnSelection(std::move(filter), columns);
-  }
-
   absl::StatusOr<Stream> VisitSetOperation(const lp::SetOperation& set) {
     if (set.operation != lp::SetOperationType::kUnion) {
+      const std::string name = set.operation == lp::SetOperationType::kIntersect ? "INTERSECT" : "EXCEPT";
       if (set.all) {
-        return absl::UnimplementedError(absl::StrCat(
-            set.operation == lp::SetOperationType::kIntersect ? "INTERSECT ALL" : "EXCEPT ALL",
-            " is not supported yet (INTERSECT and EXCEPT without ALL are)"));
+        return absl::UnimplementedError(
+            absl::StrCat(name, " ALL is not supported yet (INTERSECT and EXCEPT without ALL are)"));
       }
-      // Planned through operators that exist: the rewritten subplan is kept alive with the builder, since
-      // estimates and operator details may refer to its nodes.
-      rewritten_.push_back(SetOperationAsAggregation(set));
-      // Its copies of the inputs are analysed afresh (distribution_.SplitAggregates).
-      if (Distributing()) rewritten_.back() = distribution_.SplitAggregates(std::move(rewritten_.back()));
-      return Visit(*rewritten_.back());
+      // Lowered by the optimizer (optimizer/rules/set_operation_lowering.h) unless the rule is off.
+      return absl::UnimplementedError(
+          absl::StrCat(name, " runs only as the aggregation that rule set_operation_lowering makes of it, and the "
+                             "rule is disabled"));
     }
     std::vector<Stream> children;
     for (const auto& child : set.children) {
@@ -761,20 +702,15 @@ class Builder {
     // Output (and output_names) order: left columns, then right columns unless the join outputs left only.
     std::vector<std::string> names = left.names;
     if (EmitsBuildColumns(type)) names.insert(names.end(), right.names.begin(), right.names.end());
-    // A left, semi or anti join whose preserved (left) side is the smaller one builds on it and decides its rows
-    // from match flags in the hash table (right outer / semi / anti hash joins), so the large side streams through
-    // the probe (TPC-H Q13: customer LEFT JOIN orders builds on customer; Q21: the EXISTS / NOT EXISTS over
-    // lineitem build on the few qualifying l1 rows instead of on lineitem).
-    const bool swappable = type == HashJoinType::kLeftOuter || type == HashJoinType::kSemi ||
-                           (type == HashJoinType::kAnti && !join.null_aware);
-    // A join that publishes a LIP filter builds on its right side: the filter is over the build keys, and a
-    // scan below its left side waits for it (building on the left would wait for itself).
-    // A scalar subquery's join (enforce_single_row) keeps the subquery on the build side, where its rows are
-    // counted.
-    const bool swap = swappable && !join.left_keys.empty() && join.lip_filter_id < 0 && !join.enforce_single_row &&
-                      estimator_.EstimateRows(*join.children[0]) * kBuildPreservedSideRatio <
-                          estimator_.EstimateRows(*join.children[1]);
+    // A join built on its left side (optimizer/rules/build_side_swap.h) decides its rows from match flags in the
+    // hash table (right outer / semi / anti hash joins).
+    const bool swap = join.build_left;
     if (swap) {
+      if (type != HashJoinType::kLeftOuter && type != HashJoinType::kSemi &&
+          (type != HashJoinType::kAnti || join.null_aware)) {
+        return absl::InternalError(
+            absl::StrCat("a join built on its left side must be a left outer, semi or anti join: ", join.Describe()));
+      }
       type = type == HashJoinType::kLeftOuter ? HashJoinType::kRightOuter
              : type == HashJoinType::kSemi    ? HashJoinType::kRightSemi
                                               : HashJoinType::kRightAnti;
@@ -823,7 +759,7 @@ class Builder {
       slot.waiting_readers.clear();
     }
 
-    if (swap && SwappedProbeFilterPays(join)) AddSwappedProbeFilter(probe_keys, *table, &probe_stream);
+    if (swap && join.filter_probe_by_build_keys) AddSwappedProbeFilter(probe_keys, *table, &probe_stream);
     if (HashJoinProbeOperator* chain = ChainableProbe(join, type, probe_stream, probe_keys)) {
       return ChainJoin(join, chain, probe_stream, probe_keys, table, build, static_cast<int>(build_width),
                        std::move(names));
@@ -869,19 +805,8 @@ class Builder {
     return FromOperator(probe_index, names);
   }
 
-  // A join built on its left side (right semi / anti / outer) drops probe rows whose keys are not among the build
-  // keys before the hash probe: such a row matches nothing, and none of these joins outputs unmatched probe rows.
-  // Few probe rows have a key (TPC-H Q21: 75 K orders of l1 against the 6 M rows of l2 and l3), and a Bloom
-  // probe costs a fraction of a hash probe into a table beyond the L2 cache. Plain column keys only.
-  bool SwappedProbeFilterPays(const lp::Join& join) const {
-    for (const auto& key : join.right_keys) {
-      if (key->kind != ExpressionKind::kColumn) return false;
-    }
-    const double build_keys = std::min(estimator_.DistinctValues(*join.left_keys[0], *join.children[0]),
-                                       estimator_.EstimateRows(*join.children[0]));
-    const double probe_keys = estimator_.DistinctValues(*join.right_keys[0], *join.children[1]);
-    return build_keys <= kSwappedProbeMaxPassFraction * probe_keys;
-  }
+  // A join built on its left side drops probe rows whose keys are not among the build keys before the hash probe
+  // (Join::filter_probe_by_build_keys); the keys are plain columns.
   void AddSwappedProbeFilter(const std::vector<std::unique_ptr<BoundExpression>>& probe_keys, JoinHashTable& table,
                              Stream* probe_stream) {
     auto filter = std::make_shared<LipFilter>("build keys");
@@ -898,17 +823,17 @@ class Builder {
     probe_stream->runtime_filters.push_back(std::move(pending));
   }
 
-  // An aggregate whose subtree prints the same as one planned before (a CTE or view referenced twice: TPC-H
-  // Q15's revenue0, once joined with supplier and once under MAX; the copies of the finest aggregation of GROUP BY
-  // ROLLUP / CUBE / GROUPING SETS, optimizer/grouping_sets.h) computes the same rows, so the operator that
-  // computes it feeds both consumers; its relation is released when the last of them has finished. The text
-  // names tables, aliases, columns, filters, keys, residuals, exact and LIP filters and every expression; the
-  // numbers of the LIP filters its joins publish count in order of appearance (the rules number each copy's
-  // joins apart), and the copy's filter numbers then stand for the planned one's filters.
+  // An aggregate that computes the same rows as one planned before (Aggregate::shared_result, set by
+  // optimizer/rules/aggregate_sharing.h) is not planned again: the operator that computes it feeds both
+  // consumers, and its relation is released when the last of them has finished. The copy's LIP filter numbers
+  // (Aggregate::shared_lip_filters) then stand for the planned one's filters, unless a reader of one of them was
+  // planned already (it waits for a filter of its own): the copy is planned then. On a cluster's master only
+  // aggregates planned in the same place (the ranks' fragment or the master) are shared.
   absl::StatusOr<Stream> VisitSharedAggregate(const lp::Aggregate& aggregate) {
-    std::vector<int> published;
-    std::string key = SharingKey(aggregate, &published);
-    if (on_ranks_) key.insert(0, "on the ranks: ");  // only the master's part
+    if (aggregate.shared_result < 0) return VisitAggregate(aggregate);
+    // The partial and merge aggregates PlanDistribution::SplitAggregates makes are new nodes, not shared.
+    const SharingKey key{on_ranks_, aggregate.shared_result};
+    const std::vector<int>& published = aggregate.shared_lip_filters;
     if (auto planned = aggregates_.find(key); planned != aggregates_.end()) {
       const SharedAggregate& shared = planned->second;
       bool aliasable = published.size() == shared.published_lip_filters.size();
@@ -923,28 +848,8 @@ class Builder {
       }
     }
     TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitAggregate(aggregate));
-    if (stream.producer >= 0) aggregates_.emplace(std::move(key), SharedAggregate{stream.producer, stream.names,
-                                                                                  std::move(published)});
+    if (stream.producer >= 0) aggregates_.emplace(key, SharedAggregate{stream.producer, stream.names, published});
     return stream;
-  }
-
-  // `aggregate`'s subtree as text with the LIP filter numbers renumbered 0, 1, ... in order of appearance;
-  // `published` gets the original numbers in that order.
-  static std::string SharingKey(const lp::Aggregate& aggregate, std::vector<int>* published) {
-    const std::string text = aggregate.ToString();
-    static constexpr std::string_view kMarker = "publishes LIP filter #";
-    std::string key;
-    size_t done = 0;
-    for (size_t at = text.find(kMarker); at != std::string::npos; at = text.find(kMarker, done)) {
-      size_t end = at + kMarker.size();
-      int id = 0;
-      while (end < text.size() && text[end] >= '0' && text[end] <= '9') id = id * 10 + (text[end++] - '0');
-      absl::StrAppend(&key, text.substr(done, at + kMarker.size() - done), published->size());
-      published->push_back(id);
-      done = end;
-    }
-    key.append(text, done, std::string::npos);
-    return key;
   }
 
   // The probe operator that `join` (planned with `type`, probing `probe_stream` with `probe_keys`) can be chained
@@ -1230,18 +1135,18 @@ class Builder {
   absl::flat_hash_map<const lp::LogicalOperator*, Stream> prebuilt_;
   std::unique_ptr<ExecutionDag> dag_;
   absl::flat_hash_map<int, LipFilterSlot> lip_filters_;
-  // Aggregates planned so far, by the EXPLAIN text of their subtree: the operator writing the result, and its
-  // column names.
+  // Shared aggregates planned so far: the operator writing the result, and its column names.
   struct SharedAggregate {
     int producer = -1;
     std::vector<std::string> names;
-    std::vector<int> published_lip_filters;  // by the joins of its subtree, in SharingKey's order
+    std::vector<int> published_lip_filters;  // Aggregate::shared_lip_filters of the planned one
   };
-  absl::flat_hash_map<std::string, SharedAggregate> aggregates_;  // by SharingKey
+  using SharingKey = std::pair<bool, int>;  // on_ranks_, Aggregate::shared_result
+  absl::flat_hash_map<SharingKey, SharedAggregate> aggregates_;
   // Hash-join probe operators by index, with what they scan (for EXPLAIN when joins are chained into them).
   absl::flat_hash_map<int, std::string> probe_scan_details_;
   optimizer::CardinalityEstimator estimator_;
-  std::vector<std::unique_ptr<lp::LogicalOperator>> rewritten_;  // see VisitSetOperation
+  std::vector<std::unique_ptr<lp::LogicalOperator>> rewritten_;  // subplans made here (see SplitAggregate)
 };
 
 }  // namespace

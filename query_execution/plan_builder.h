@@ -1,8 +1,10 @@
 #pragma once
 // The plan builder: turns an optimized logical plan (optimizer/logical_plan.h) into an ExecutionDag of relational
-// operators. It also plays the physical planner's part for now: filters and table scans are fused into the block
-// scanner of the operator that consumes them (select, join probe, aggregation), a join's right child becomes the
-// hash table's build side, and edges are marked pipelining or blocking.
+// operators. There is no separate physical planner: the builder makes the physical choices (filters and table
+// scans fused into the block scanner of the operator that consumes them, inner joins chained into one probe, an
+// aggregation fed inside the probe's work orders, edges marked pipelining or blocking) and follows the logical
+// ones the optimizer's rules made (which side of a join is built, which aggregates are computed once:
+// optimizer/README.md, "Rule or plan builder?").
 
 #include <memory>
 #include <vector>

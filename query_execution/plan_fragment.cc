@@ -10,6 +10,8 @@
 #include "common/byte_stream.h"
 #include "common/status_macros.h"
 #include "distributed/expression_codec.h"
+#include "optimizer/rules/aggregate_sharing.h"
+#include "optimizer/rules/build_side_swap.h"
 
 namespace tessera {
 namespace {
@@ -476,7 +478,10 @@ absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(std::string_vie
   Decoder decoder(message, catalog, inputs, exchange_tags);
   TESSERA_ASSIGN_OR_RETURN(optimizer::LogicalOperatorPtr fragment, decoder.Read(0));
   if (!decoder.AtEnd()) return Decoder::Malformed();
-  return fragment;
+  // Join::build_left and Aggregate::shared_result are not encoded: the rank decides them from its own data and
+  // estimates, as the master's rules did from the master's (the rules edit nodes in place: `inputs` stay valid).
+  fragment = optimizer::BuildSideSwap().Apply(std::move(fragment));
+  return optimizer::AggregateSharing().Apply(std::move(fragment));
 }
 
 }  // namespace tessera

@@ -31,7 +31,8 @@ absl::StatusOr<std::string> EncodePlanFragment(const optimizer::LogicalOperator&
 // DataLoss on a malformed message; NotFound / FailedPrecondition when a table is missing or has another schema
 // than the encoded columns say. `inputs` gets the placeholders of the inputs in order (Values nodes without rows,
 // with the inputs' columns), for BuildExecutionDag's `inputs`; `exchange_tags` (may be null) their tags (0: a
-// broadcast input).
+// broadcast input). The decoded fragment's build sides and shared aggregates are decided again on the rank
+// (optimizer/rules/build_side_swap.h, aggregate_sharing.h).
 absl::StatusOr<optimizer::LogicalOperatorPtr> DecodePlanFragment(std::string_view message, const Catalog& catalog,
                                                                  std::vector<const optimizer::LogicalOperator*>* inputs,
                                                                  std::vector<int>* exchange_tags = nullptr);

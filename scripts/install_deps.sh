@@ -10,6 +10,7 @@ DEBIAN_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libedit-dev libssl-dev
   libopenmpi-dev openmpi-bin
   python3 python3-pip
+  clang-format  # scripts/check_format.sh and format.sh (Debian 12: clang-format 14)
 )
 
 missing=()

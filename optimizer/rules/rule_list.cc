@@ -5,6 +5,8 @@
 #include "common/status_macros.h"
 #include "optimizer/plan_validation.h"
 #include "optimizer/rules/aggregate_semi_join_reduction.h"
+#include "optimizer/rules/aggregate_sharing.h"
+#include "optimizer/rules/build_side_swap.h"
 #include "optimizer/rules/column_pruning.h"
 #include "optimizer/rules/constant_folding_rule.h"
 #include "optimizer/rules/distinct_aggregate_split.h"
@@ -15,6 +17,7 @@
 #include "optimizer/rules/lip_filters.h"
 #include "optimizer/rules/predicate_push_down.h"
 #include "optimizer/rules/semi_join_push_down.h"
+#include "optimizer/rules/set_operation_lowering.h"
 
 namespace tessera::optimizer {
 
@@ -32,6 +35,9 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
     list->push_back(std::make_unique<ExactFilterSemiJoin>());
     list->push_back(std::make_unique<LipFilters>());
     list->push_back(std::make_unique<ImpliedLipFilters>());
+    list->push_back(std::make_unique<SetOperationLowering>());
+    list->push_back(std::make_unique<BuildSideSwap>());
+    list->push_back(std::make_unique<AggregateSharing>());
     return list;
   }();
   return *rules;

@@ -62,7 +62,8 @@ TEST_F(RulesTest, RuleListOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "ConstantFolding", "JoinOrdering", "SemiJoinPushDown",
                                              "AggregateSemiJoinReduction", "DistinctAggregateSplit", "EagerAggregation",
                                              "ColumnPruning", "ExactFilterSemiJoin", "LipFilters",
-                                             "ImpliedLipFilters"}));
+                                             "ImpliedLipFilters", "SetOperationLowering", "BuildSideSwap",
+                                             "AggregateSharing"}));
 }
 
 TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {
