@@ -32,14 +32,14 @@ class TableCompactor;
 struct QueryRunOptions;
 
 // A database's scheduler defaults: ForemanOptions' with 1 ms time slices (ForemanOptions::dispatch_run_ns; with 8-16
-// concurrent SSB streams +8-10% queries per second and fairer 500 ms CPU shares than one draw per work order) and
-// 1 ms of predicted work queued per worker (ForemanOptions::target_pending_ns; the scheduler thread then wakes about
-// once per 1 ms of work instead of once per work order: at 8 SSB SF10 streams 4x fewer context switches, -7 to -11%
-// CPU per query). docs/decisions/0001-shared-scans.md.
+// concurrent SSB streams +8-10% queries per second and fairer 500 ms CPU shares than one draw per work order,
+// docs/decisions/0001-shared-scans.md). The work queued per worker stays ForemanOptions' 200 µs: 1 ms
+// (`--worker-queue-us 1000`) wakes the scheduler thread 4x less often at 8 SSB SF10 streams (-7 to -11% CPU per
+// query), but queues more of a query's work orders whose time is mispredicted, and a short query then waits behind
+// seconds of them (decision 0001).
 inline ForemanOptions DefaultDatabaseScheduler() {
   ForemanOptions options;
   options.dispatch_run_ns = 1'000'000;
-  options.target_pending_ns = 1'000'000;
   return options;
 }
 

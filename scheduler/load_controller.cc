@@ -229,17 +229,14 @@ std::vector<LoadController::Owner> LoadController::Reconfigure(double threshold_
 }
 
 std::vector<LoadController::Owner> LoadController::AdmitBeyondTheCap() {
-  if (!capped()) return {};
-  const int cap = options_.max_admitted;
-  options_.max_admitted = std::numeric_limits<int>::max();
-  std::vector<Owner> admitted = Reconsider(/*at_most=*/1);
-  options_.max_admitted = cap;
-  return admitted;
+  // Only while the cap binds: below it, Reconsider has admitted whatever fits, and what waits waits for memory.
+  if (!capped() || Admitted() < options_.max_admitted) return {};
+  return Reconsider(/*beyond_the_cap=*/true);
 }
 
-std::vector<LoadController::Owner> LoadController::Reconsider() { return Reconsider(-1); }
+std::vector<LoadController::Owner> LoadController::Reconsider() { return Reconsider(/*beyond_the_cap=*/false); }
 
-std::vector<LoadController::Owner> LoadController::Reconsider(int at_most) {
+std::vector<LoadController::Owner> LoadController::Reconsider(bool beyond_the_cap) {
   std::vector<Owner> admitted;
   if (!enabled() && !capped()) return admitted;
   struct Candidate {
@@ -265,10 +262,10 @@ std::vector<LoadController::Owner> LoadController::Reconsider(int at_most) {
     return a.entry->arrival < b.entry->arrival;
   });
   for (const Candidate& candidate : candidates) {
-    if (capped() && admitted_count >= options_.max_admitted) break;
-    if (at_most >= 0 && static_cast<int>(admitted.size()) >= at_most) break;
+    if (beyond_the_cap ? !admitted.empty() : capped() && admitted_count >= options_.max_admitted) break;
     Entry& entry = entries_.at(candidate.owner);
-    if (!Admit(candidate.owner, entry, enabled() ? Free() : 0, /*force=*/admitted_count == 0)) break;
+    const bool force = admitted_count == 0 && !beyond_the_cap;  // never forced beyond the cap: memory must fit
+    if (!Admit(candidate.owner, entry, enabled() ? Free() : 0, force)) break;
     ++admitted_count;
     admitted.push_back(candidate.owner);
   }

@@ -126,8 +126,8 @@ class LoadController {
   // The query left (finished or cancelled); returns the waiting or suspended queries admitted in its place, in
   // the order they were admitted.
   std::vector<Owner> Leave(Owner owner);
-  // A worker would go idle: admits the first query that waits only for a slot (its memory fits, nothing of a
-  // higher priority is held back ahead of it), beyond the cap; returns it, or nothing.
+  // A worker would go idle: while the cap binds, admits the first held-back query (in the order described at the
+  // top) if its memory fits, beyond the cap; returns it, or nothing.
   std::vector<Owner> AdmitBeyondTheCap();
   // The suspended query `owner` starts to spill (its footprint will fall by what it writes, before Spilled).
   void SpillStarted(Owner owner);
@@ -176,10 +176,10 @@ class LoadController {
   // What a waiting or suspended query needs to be admitted: min and the committed memory it gets.
   bool Fits(Owner owner, Entry& entry, int64_t free, bool force);
 
-  // Admits waiting and suspended queries in the order described at the top while they fit (at most `at_most` of
-  // them; -1: no limit).
+  // Admits waiting and suspended queries in the order described at the top while they fit. `beyond_the_cap`: at
+  // most one, ignoring the cap on admitted queries, and only if its memory fits (AdmitBeyondTheCap).
   std::vector<Owner> Reconsider();
-  std::vector<Owner> Reconsider(int at_most);
+  std::vector<Owner> Reconsider(bool beyond_the_cap);
 
   LoadControlOptions options_;
   const std::function<int64_t(Owner)> footprint_;

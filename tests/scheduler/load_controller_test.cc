@@ -127,6 +127,16 @@ TEST_F(LoadControllerTest, TheCapAndMemoryTogether) {
   EXPECT_EQ(controller.Leave(Query(1)), (std::vector<LoadController::Owner>{Query(2), Query(3)}));
   EXPECT_FALSE(controller.Arrive(Query(4), 1, Needs(1, 1), false).admitted);  // the cap, with memory to spare
   EXPECT_STREQ(controller.StateName(Query(4)), "waiting for a query slot");
+  // Beyond the cap only what fits in memory, never forced.
+  EXPECT_EQ(controller.AdmitBeyondTheCap(), (std::vector<LoadController::Owner>{Query(4)}));
+  EXPECT_FALSE(controller.Arrive(Query(5), 1, Needs(100, 100), false).admitted);
+  EXPECT_TRUE(controller.AdmitBeyondTheCap().empty());
+  EXPECT_EQ(controller.state(Query(5)), AdmissionState::kWaiting);
+  // Below the cap nothing is admitted beyond it: what waits then waits for memory.
+  EXPECT_TRUE(controller.Leave(Query(2)).empty());
+  EXPECT_TRUE(controller.Leave(Query(4)).empty());
+  EXPECT_TRUE(controller.AdmitBeyondTheCap().empty());
+  EXPECT_STREQ(controller.StateName(Query(5)), "waiting for memory");
 }
 
 TEST_F(LoadControllerTest, AdmitsWhatFitsAndWaitListsTheRestInArrivalOrder) {
