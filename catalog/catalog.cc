@@ -45,17 +45,35 @@ bool MakeStoredType(uint32_t id, uint32_t precision, uint32_t scale, uint32_t le
     return made.ok();
   };
   switch (static_cast<TypeId>(id)) {
-    case TypeId::kBoolean: *type = Type::Boolean(); return true;
-    case TypeId::kInteger: *type = Type::Integer(); return true;
-    case TypeId::kBigInt: *type = Type::BigInt(); return true;
-    case TypeId::kDouble: *type = Type::Double(); return true;
-    case TypeId::kDecimal: return checked(Type::MakeDecimal(precision, scale));
-    case TypeId::kChar: return checked(Type::MakeChar(length));
-    case TypeId::kVarchar: return checked(Type::MakeVarchar(length));
-    case TypeId::kDate: *type = Type::Date(); return true;
-    case TypeId::kTimestamp: *type = Type::Timestamp(); return true;
-    case TypeId::kInterval: *type = Type::IntervalType(); return true;
-    default: return false;
+    case TypeId::kBoolean:
+      *type = Type::Boolean();
+      return true;
+    case TypeId::kInteger:
+      *type = Type::Integer();
+      return true;
+    case TypeId::kBigInt:
+      *type = Type::BigInt();
+      return true;
+    case TypeId::kDouble:
+      *type = Type::Double();
+      return true;
+    case TypeId::kDecimal:
+      return checked(Type::MakeDecimal(precision, scale));
+    case TypeId::kChar:
+      return checked(Type::MakeChar(length));
+    case TypeId::kVarchar:
+      return checked(Type::MakeVarchar(length));
+    case TypeId::kDate:
+      *type = Type::Date();
+      return true;
+    case TypeId::kTimestamp:
+      *type = Type::Timestamp();
+      return true;
+    case TypeId::kInterval:
+      *type = Type::IntervalType();
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -83,8 +101,7 @@ bool ReadTable(ByteReader& in, uint32_t version, TableDescriptor* table) {
     ColumnSchema column;
     ColumnStatistics stats;
     uint8_t not_null, has_default;
-    if (!in.GetString(&column.name) || !ReadType(in, &column.type) || !in.GetU8(&not_null) ||
-        !in.GetU8(&has_default)) {
+    if (!in.GetString(&column.name) || !ReadType(in, &column.type) || !in.GetU8(&not_null) || !in.GetU8(&has_default)) {
       return false;
     }
     column.not_null = not_null != 0;
@@ -255,8 +272,7 @@ absl::Status Catalog::LockDirectory() {
   const std::string path = absl::StrCat(data_directory_, "/", kLockFileName);
   lock_fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot open lock file '", path, "': ", std::strerror(errno)));
+    return absl::FailedPreconditionError(absl::StrCat("cannot open lock file '", path, "': ", std::strerror(errno)));
   }
   if (flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
@@ -472,7 +488,8 @@ absl::Status Catalog::CreateView(ViewDescriptor view, bool or_replace) {
   views_[name] = std::make_shared<const ViewDescriptor>(std::move(view));
   absl::Status status = PersistLocked();
   if (!status.ok()) {
-    if (previous) views_[name] = previous; else views_.erase(name);
+    if (previous) views_[name] = previous;
+    else views_.erase(name);
   }
   return status;
 }

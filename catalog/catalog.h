@@ -56,7 +56,7 @@ struct TableDescriptor {
   std::vector<ColumnSchema> columns;
   uint32_t block_size_bytes = kDefaultBlockSizeBytes;
   std::vector<SegmentDescriptor> segments;
-  int64_t row_count = 0;  // live rows (deleted ones not counted)
+  int64_t row_count = 0;                     // live rows (deleted ones not counted)
   std::vector<ColumnStatistics> statistics;  // one per column
   // Rows deleted (DELETE, UPDATE's old rows) since ANALYZE last described the live rows alone. While it is not
   // zero, min / max and the distinct estimates of `statistics` are estimates that may still cover deleted rows

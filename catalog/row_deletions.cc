@@ -65,7 +65,8 @@ uint32_t DeletedRows::LiveRows(uint32_t first, uint32_t count, uint32_t* rows) c
 #ifdef __AVX2__
     if (live_bits == ~uint64_t{0}) {
       const __m256i step = _mm256_set1_epi32(8);
-      __m256i run = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(offset)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+      __m256i run =
+          _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(offset)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
       for (uint32_t i = 0; i < 64; i += 8, run = _mm256_add_epi32(run, step)) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(rows + live + i), run);
       }

@@ -207,8 +207,7 @@ bool ParseIntervalNumber(std::string_view text, size_t* pos, IntervalNumber* num
   }
   int digits = 0;
   while (p < text.size() && IsDigit(text[p])) {
-    if (__builtin_mul_overflow(n.whole, 10, &n.whole) ||
-        __builtin_add_overflow(n.whole, text[p] - '0', &n.whole)) {
+    if (__builtin_mul_overflow(n.whole, 10, &n.whole) || __builtin_add_overflow(n.whole, text[p] - '0', &n.whole)) {
       return false;
     }
     ++digits;
@@ -245,8 +244,7 @@ struct IntervalAccumulator {
 
   bool Add(int64_t* field, int64_t whole, int64_t factor) {
     int64_t product;
-    return !__builtin_mul_overflow(whole, factor, &product) &&
-           !__builtin_add_overflow(*field, product, field);
+    return !__builtin_mul_overflow(whole, factor, &product) && !__builtin_add_overflow(*field, product, field);
   }
 
   bool AddNumber(const IntervalNumber& n, IntervalUnit unit) {
@@ -256,8 +254,7 @@ struct IntervalAccumulator {
     // hours.
     switch (unit) {
       case IntervalUnit::kYear:
-        return Add(&months, whole, 12) &&
-               Add(&months, sign * ScaleFraction(n.fraction, n.fraction_digits, 12), 1);
+        return Add(&months, whole, 12) && Add(&months, sign * ScaleFraction(n.fraction, n.fraction_digits, 12), 1);
       case IntervalUnit::kMonth: {
         int64_t frac_micros = ScaleFraction(n.fraction, n.fraction_digits, 30 * kMicrosPerDay);
         return Add(&months, whole, 1) && Add(&days, sign * (frac_micros / kMicrosPerDay), 1) &&
@@ -399,8 +396,7 @@ bool ParseDecimal(std::string_view text, int precision, int scale, int128* unsca
     }
     if (pos >= text.size() || !IsDigit(text[pos])) return false;
     while (pos < text.size() && IsDigit(text[pos])) {
-      if (exponent < 1000000)
-        exponent = exponent * 10 + (text[pos] - '0');  // saturate; beyond is all-zero/overflow
+      if (exponent < 1000000) exponent = exponent * 10 + (text[pos] - '0');  // saturate; beyond is all-zero/overflow
       ++pos;
     }
     if (exponent_negative) exponent = -exponent;
@@ -410,9 +406,8 @@ bool ParseDecimal(std::string_view text, int precision, int scale, int128* unsca
   // unscaled = mantissa_digits * 10^shift.
   const int64_t total_digits = int_digits + frac_digits;
   const int64_t shift = exponent - frac_digits + scale;
-  const int64_t kept =
-      shift < 0 ? total_digits + shift : total_digits;            // digits before the rounding position
-  const int128 limit_before_digit = kPowersOfTen[precision - 1];  // acc >= this cannot take another digit
+  const int64_t kept = shift < 0 ? total_digits + shift : total_digits;  // digits before the rounding position
+  const int128 limit_before_digit = kPowersOfTen[precision - 1];         // acc >= this cannot take another digit
   auto digit_at = [&](int64_t i) -> int {
     return i < int_digits ? text[int_begin + i] - '0' : text[frac_begin + (i - int_digits)] - '0';
   };
@@ -427,8 +422,7 @@ bool ParseDecimal(std::string_view text, int precision, int scale, int128* unsca
       acc *= 10;
     }
   }
-  if (kept >= 0 && kept < total_digits && digit_at(kept) >= 5)
-    ++acc;  // half away from zero (on the magnitude)
+  if (kept >= 0 && kept < total_digits && digit_at(kept) >= 5) ++acc;  // half away from zero (on the magnitude)
   if (acc >= kPowersOfTen[precision]) return false;
   *unscaled = negative ? -acc : acc;
   return true;
@@ -459,8 +453,7 @@ bool ParseTimestamp(std::string_view text, int64_t* micros) {
   int32_t days;
   if (!ParseDate(text.substr(0, separator), &days)) return false;
   int64_t time = 0;
-  if (separator != std::string_view::npos && !ParseTimeOfDay(text.substr(separator + 1), 2, &time))
-    return false;
+  if (separator != std::string_view::npos && !ParseTimeOfDay(text.substr(separator + 1), 2, &time)) return false;
   if (time >= kMicrosPerDay) return false;
   *micros = days * kMicrosPerDay + time;
   return true;
@@ -674,8 +667,7 @@ void AppendInterval(const Interval& interval, std::string* out) {
       out->push_back('+');
     }
     // Magnitude as unsigned so INT64_MIN does not overflow.
-    uint64_t magnitude =
-        minus ? 0 - static_cast<uint64_t>(interval.micros) : static_cast<uint64_t>(interval.micros);
+    uint64_t magnitude = minus ? 0 - static_cast<uint64_t>(interval.micros) : static_cast<uint64_t>(interval.micros);
     AppendPadded(static_cast<int64_t>(magnitude / kMicrosPerHour), 2, out);
     out->push_back(':');
     AppendPadded(static_cast<int64_t>(magnitude / kMicrosPerMinute % 60), 2, out);

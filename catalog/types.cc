@@ -16,10 +16,9 @@ constexpr int kDefaultDecimalPrecision = 18;
 constexpr int kDefaultDecimalScale = 3;
 
 absl::Status WrongParameterCount(const std::string& name, size_t got, size_t max) {
-  if (max == 0)
-    return absl::InvalidArgumentError(absl::StrCat("type ", name, " takes no parameters (got ", got, ")"));
-  return absl::InvalidArgumentError(absl::StrCat("type ", name, " takes at most ", max, " parameter",
-                                                 max == 1 ? "" : "s", " (got ", got, ")"));
+  if (max == 0) return absl::InvalidArgumentError(absl::StrCat("type ", name, " takes no parameters (got ", got, ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("type ", name, " takes at most ", max, " parameter", max == 1 ? "" : "s", " (got ", got, ")"));
 }
 
 }  // namespace
@@ -52,8 +51,7 @@ absl::StatusOr<Type> Type::MakeVarchar(int64_t max_length) {
   return Varchar(static_cast<uint32_t>(max_length));
 }
 
-absl::StatusOr<Type> Type::FromName(const std::string& name, const int64_t* parameters,
-                                    size_t parameter_count) {
+absl::StatusOr<Type> Type::FromName(const std::string& name, const int64_t* parameters, size_t parameter_count) {
   const std::string upper = absl::AsciiStrToUpper(name);
   auto simple = [&](Type type) -> absl::StatusOr<Type> {
     if (parameter_count != 0) return WrongParameterCount(upper, parameter_count, 0);

@@ -86,15 +86,21 @@ class Type {
   // Bytes per value in a fixed-width column; 0 for strings and NULL.
   constexpr int FixedWidth() const {
     switch (id_) {
-      case TypeId::kBoolean: return 1;
+      case TypeId::kBoolean:
+        return 1;
       case TypeId::kInteger:
-      case TypeId::kDate: return 4;
+      case TypeId::kDate:
+        return 4;
       case TypeId::kBigInt:
       case TypeId::kDouble:
-      case TypeId::kTimestamp: return 8;
-      case TypeId::kDecimal: return precision_ > kMaxInt64DecimalPrecision ? 16 : 8;
-      case TypeId::kInterval: return 16;
-      default: return 0;
+      case TypeId::kTimestamp:
+        return 8;
+      case TypeId::kDecimal:
+        return precision_ > kMaxInt64DecimalPrecision ? 16 : 8;
+      case TypeId::kInterval:
+        return 16;
+      default:
+        return 0;
     }
   }
 

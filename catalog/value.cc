@@ -52,9 +52,7 @@ int128 Abs(int128 v) { return v < 0 ? -v : v; }
 absl::string_view AsAbsl(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
 std::string_view TrimSpaces(std::string_view s) {
-  auto space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-  };
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
   return s;
@@ -165,8 +163,7 @@ absl::Status OutOfRange(std::string_view value_text, Type target) {
 }
 
 absl::Status InvalidInput(std::string_view text, Type target) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("invalid input for ", target.ToString(), ": '", AsAbsl(text), "'"));
+  return absl::InvalidArgumentError(absl::StrCat("invalid input for ", target.ToString(), ": '", AsAbsl(text), "'"));
 }
 
 absl::StatusOr<Value> MakeStringOfType(std::string text, Type target) {
@@ -178,8 +175,7 @@ absl::StatusOr<Value> MakeStringOfType(std::string text, Type target) {
       size_t spaces = 0;
       while (spaces < text.size() && text[text.size() - 1 - spaces] == ' ') ++spaces;
       if (spaces < excess) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("value '", text, "' is too long for ", target.ToString()));
+        return absl::InvalidArgumentError(absl::StrCat("value '", text, "' is too long for ", target.ToString()));
       }
       text.resize(text.size() - excess);
     }
@@ -224,8 +220,8 @@ absl::StatusOr<Value> ParseAs(std::string_view original, Type target) {
       if (ParseDate(text, &days)) return Value::Date(days);
       int64_t micros;
       if (ParseTimestamp(text, &micros)) {
-        return Value::Date(static_cast<int32_t>(micros >= 0 ? micros / kMicrosPerDay
-                                                            : -((-(micros + 1)) / kMicrosPerDay) - 1));
+        return Value::Date(
+            static_cast<int32_t>(micros >= 0 ? micros / kMicrosPerDay : -((-(micros + 1)) / kMicrosPerDay) - 1));
       }
       break;
     }
@@ -368,8 +364,8 @@ int64_t Value::AsInt64() const {
 
 int128 Value::AsInt128() const {
   DCHECK(!is_null_);
-  DCHECK(FamilyOf(type_.id()) == Family::kExact || type_.id() == TypeId::kDate ||
-         type_.id() == TypeId::kTimestamp || type_.id() == TypeId::kBoolean)
+  DCHECK(FamilyOf(type_.id()) == Family::kExact || type_.id() == TypeId::kDate || type_.id() == TypeId::kTimestamp ||
+         type_.id() == TypeId::kBoolean)
       << type_.ToString();
   return int_;
 }
@@ -468,13 +464,11 @@ absl::StatusOr<Value> Value::CastTo(Type target) const {
       int128 u;
       if (from == TypeId::kInteger || from == TypeId::kBigInt || from == TypeId::kDecimal) {
         const int from_scale = from == TypeId::kDecimal ? type_.scale() : 0;
-        if (!Rescale(int_, from_scale, target.precision(), target.scale(), &u))
-          return OutOfRange(ToString(), target);
+        if (!Rescale(int_, from_scale, target.precision(), target.scale(), &u)) return OutOfRange(ToString(), target);
       } else if (from == TypeId::kDouble) {
         // Via the shortest round-trip text, so 0.1 becomes exactly 0.1 and 2.675 rounds to 2.68 at scale 2.
         if (!std::isfinite(double_)) return OutOfRange(ToString(), target);
-        if (!ParseDecimal(ToString(), target.precision(), target.scale(), &u))
-          return OutOfRange(ToString(), target);
+        if (!ParseDecimal(ToString(), target.precision(), target.scale(), &u)) return OutOfRange(ToString(), target);
       } else {
         return CannotCast(type_, target);
       }
@@ -489,8 +483,8 @@ absl::StatusOr<Value> Value::CastTo(Type target) const {
     case TypeId::kDate:
       if (from == TypeId::kTimestamp) {
         int64_t micros = static_cast<int64_t>(int_);
-        return Date(static_cast<int32_t>(micros >= 0 ? micros / kMicrosPerDay
-                                                     : -((-(micros + 1)) / kMicrosPerDay) - 1));
+        return Date(
+            static_cast<int32_t>(micros >= 0 ? micros / kMicrosPerDay : -((-(micros + 1)) / kMicrosPerDay) - 1));
       }
       return CannotCast(type_, target);
     case TypeId::kTimestamp:
@@ -704,8 +698,7 @@ absl::StatusOr<Value> Value::Deserialize(std::string_view bytes) {
     }
     case TypeId::kDecimal: {
       int128 u;
-      if (!ParseDecimal(payload, type.precision(), 0, &u) ||
-          payload.find_first_of(".eE") != std::string_view::npos) {
+      if (!ParseDecimal(payload, type.precision(), 0, &u) || payload.find_first_of(".eE") != std::string_view::npos) {
         return malformed();
       }
       return Decimal(u, type);

@@ -21,7 +21,8 @@ bool StartsWithIgnoringCase(std::string_view text, std::string_view prefix) {
 }
 
 bool IsAllUpper(std::string_view word) {
-  return std::none_of(word.begin(), word.end(), [](char c) { return absl::ascii_islower(static_cast<unsigned char>(c)); });
+  return std::none_of(word.begin(), word.end(),
+                      [](char c) { return absl::ascii_islower(static_cast<unsigned char>(c)); });
 }
 
 }  // namespace
@@ -62,13 +63,14 @@ Completion CompleteWord(std::string_view line_before_cursor, const std::vector<s
 
 const std::vector<std::string>& CompletionKeywords() {
   static const std::vector<std::string> keywords = {
-      "ALL", "ANALYZE", "AND", "AS", "ASC", "AVG", "BETWEEN", "BIGINT", "BOOLEAN", "BY", "CASE", "CAST", "CHAR",
-      "COPY", "COUNT", "CREATE", "DATE", "DECIMAL", "DELIMITER", "DESC", "DESCRIBE", "DISTINCT", "DOUBLE", "DROP",
-      "ELSE", "END", "EXISTS", "EXPLAIN", "EXTRACT", "FALSE", "FORMAT", "FROM", "GROUP", "HAVING", "HEADER", "IF",
-      "IN", "INNER", "INSERT", "INTEGER", "INTERVAL", "INTO", "IS", "JOIN", "LEFT", "LIKE", "LIMIT", "MAX",
-      "MEMORY", "MIN", "NOT", "NULL", "OFFSET", "ON", "OR", "ORDER", "OUTER", "PRIORITY", "REPLACE", "SELECT",
-      "SET", "SHOW", "STATS", "SUBSTRING", "SUM", "TABLE", "TABLES", "THEN", "TIMESTAMP", "TO", "TRUE", "UNION",
-      "USING", "VALUES", "VARCHAR", "VIEW", "WHEN", "WHERE", "WITH"};
+      "ALL",      "ANALYZE",  "AND",    "AS",        "ASC",     "AVG",    "BETWEEN", "BIGINT",   "BOOLEAN",   "BY",
+      "CASE",     "CAST",     "CHAR",   "COPY",      "COUNT",   "CREATE", "DATE",    "DECIMAL",  "DELIMITER", "DESC",
+      "DESCRIBE", "DISTINCT", "DOUBLE", "DROP",      "ELSE",    "END",    "EXISTS",  "EXPLAIN",  "EXTRACT",   "FALSE",
+      "FORMAT",   "FROM",     "GROUP",  "HAVING",    "HEADER",  "IF",     "IN",      "INNER",    "INSERT",    "INTEGER",
+      "INTERVAL", "INTO",     "IS",     "JOIN",      "LEFT",    "LIKE",   "LIMIT",   "MAX",      "MEMORY",    "MIN",
+      "NOT",      "NULL",     "OFFSET", "ON",        "OR",      "ORDER",  "OUTER",   "PRIORITY", "REPLACE",   "SELECT",
+      "SET",      "SHOW",     "STATS",  "SUBSTRING", "SUM",     "TABLE",  "TABLES",  "THEN",     "TIMESTAMP", "TO",
+      "TRUE",     "UNION",    "USING",  "VALUES",    "VARCHAR", "VIEW",   "WHEN",    "WHERE",    "WITH"};
   return keywords;
 }
 

@@ -97,8 +97,8 @@ absl::StatusOr<std::unique_ptr<FileCopyChannel>> FileCopyChannel::Open(const Cop
   }
   std::FILE* file = std::fopen(command.path.c_str(), command.from ? "rb" : "wb");
   if (file == nullptr) {
-    return absl::NotFoundError(absl::StrCat("cannot ", command.from ? "read " : "write ", command.path, ": ",
-                                            std::strerror(errno)));
+    return absl::NotFoundError(
+        absl::StrCat("cannot ", command.from ? "read " : "write ", command.path, ": ", std::strerror(errno)));
   }
   return std::unique_ptr<FileCopyChannel>(new FileCopyChannel(file, /*owned=*/true, command.path));
 }

@@ -88,8 +88,8 @@ struct LineEditor::Impl {
     Impl* impl = Of(editor);
     const LineInfo* line = el_line(editor);
     if (!impl->completion_words) return CC_ERROR;
-    Completion completion = CompleteWord(std::string_view(line->buffer, line->cursor - line->buffer),
-                                         impl->completion_words());
+    Completion completion =
+        CompleteWord(std::string_view(line->buffer, line->cursor - line->buffer), impl->completion_words());
     if (!completion.insert.empty()) {
       el_insertstr(editor, completion.insert.c_str());
       return CC_REFRESH;

@@ -172,7 +172,8 @@ void ShrinkToBudget(std::vector<size_t>& widths, const std::vector<size_t>& floo
   if (total_for(high) <= budget) return;
   while (low < high) {  // the largest cap with total_for(cap) <= budget
     size_t mid = (low + high + 1) / 2;
-    if (total_for(mid) <= budget) low = mid; else high = mid - 1;
+    if (total_for(mid) <= budget) low = mid;
+    else high = mid - 1;
   }
   size_t spare = budget - total_for(low);
   for (size_t c = 0; c < widths.size(); ++c) {
@@ -243,7 +244,8 @@ std::string FormatAligned(const QueryResult& result, const FormatOptions& option
         const size_t width = std::min(widths[c], std::max(floors[c], kElidedTableColumnWidth));
         if (used + width + kSeparatorWidth > options.max_width) break;
         used += width + kSeparatorWidth;
-        if (from_left) left.push_back(next_left++); else right.push_back(next_right--);
+        if (from_left) left.push_back(next_left++);
+        else right.push_back(next_right--);
         from_left = !from_left;
       }
       if (left.empty()) left.push_back(0);  // one column at least, even if it overflows
@@ -303,8 +305,7 @@ std::string FormatAligned(const QueryResult& result, const FormatOptions& option
       append_line([](size_t) { return std::string(kEllipsis); }, never, numeric, kEllipsis);
     }
     const std::vector<Cell>& row = cells[i];
-    append_line([&](size_t c) { return row[c].text; }, [&](size_t c) { return row[c].is_null; }, numeric,
-                kEllipsis);
+    append_line([&](size_t c) { return row[c].text; }, [&](size_t c) { return row[c].is_null; }, numeric, kEllipsis);
   }
   absl::StrAppend(&out, "(", total_rows, total_rows == 1 ? " row" : " rows");
   if (elide_rows) absl::StrAppend(&out, ", ", shown.size(), " shown");

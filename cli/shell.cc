@@ -3,8 +3,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -51,10 +51,14 @@ constexpr char kHelp[] =
 
 const char* FormatName(OutputFormat format) {
   switch (format) {
-    case OutputFormat::kAligned: return "aligned";
-    case OutputFormat::kCsv: return "csv";
-    case OutputFormat::kTsv: return "tsv";
-    case OutputFormat::kJson: return "json";
+    case OutputFormat::kAligned:
+      return "aligned";
+    case OutputFormat::kCsv:
+      return "csv";
+    case OutputFormat::kTsv:
+      return "tsv";
+    case OutputFormat::kJson:
+      return "json";
   }
   return "aligned";
 }
@@ -85,14 +89,11 @@ std::string_view Trim(std::string_view text) {
   return text;
 }
 
-void Write(std::FILE* out, std::string_view text) {
-  std::fwrite(text.data(), 1, text.size(), out);
-}
+void Write(std::FILE* out, std::string_view text) { std::fwrite(text.data(), 1, text.size(), out); }
 
 // A line that is a meta-command: it starts with '\' and no string or comment is open.
 bool IsMetaCommandLine(const StatementSplitter& splitter, std::string_view line) {
-  return splitter.state() == StatementSplitter::State::kCode &&
-         Trim(line).starts_with('\\');
+  return splitter.state() == StatementSplitter::State::kCode && Trim(line).starts_with('\\');
 }
 
 }  // namespace
@@ -236,18 +237,21 @@ void Shell::PrintResult(const QueryResult& result) {
 
 void Shell::PrintError(const std::string& message) {
   std::fflush(stdout);
-  const std::string where =
-      script_.name.empty() ? "" : absl::StrCat(script_.name, ":", script_.statement_line, ": ");
+  const std::string where = script_.name.empty() ? "" : absl::StrCat(script_.name, ":", script_.statement_line, ": ");
   Write(stderr, absl::StrCat("Error: ", where, message, "\n"));
   std::fflush(stderr);
 }
 
 std::string Shell::ContinuationPrompt(const StatementSplitter& splitter) const {
   switch (splitter.state()) {
-    case StatementSplitter::State::kString: return "      '> ";
-    case StatementSplitter::State::kQuotedIdentifier: return "      \"> ";
-    case StatementSplitter::State::kBlockComment: return "      *> ";
-    default: return "     ..> ";
+    case StatementSplitter::State::kString:
+      return "      '> ";
+    case StatementSplitter::State::kQuotedIdentifier:
+      return "      \"> ";
+    case StatementSplitter::State::kBlockComment:
+      return "      *> ";
+    default:
+      return "     ..> ";
   }
 }
 
@@ -305,9 +309,9 @@ Shell::Outcome Shell::RunMetaCommand(std::string_view line) {
       return Outcome::kError;
     }
     if (!argument.empty()) settings_.terminal_max_rows = rows;
-    say(settings_.terminal_max_rows == 0 ? std::string("Showing all rows.\n")
-                                         : absl::StrCat("Showing at most ", settings_.terminal_max_rows,
-                                                        " rows on a terminal.\n"));
+    say(settings_.terminal_max_rows == 0
+            ? std::string("Showing all rows.\n")
+            : absl::StrCat("Showing at most ", settings_.terminal_max_rows, " rows on a terminal.\n"));
     return Outcome::kOk;
   }
   if (name == "i") {
@@ -316,8 +320,7 @@ Shell::Outcome Shell::RunMetaCommand(std::string_view line) {
       return Outcome::kError;
     }
     if (include_depth_ >= kMaxIncludeDepth) {
-      PrintError(absl::StrCat("\\i ", argument, ": files include each other more than ", kMaxIncludeDepth,
-                              " deep"));
+      PrintError(absl::StrCat("\\i ", argument, ": files include each other more than ", kMaxIncludeDepth, " deep"));
       return Outcome::kError;
     }
     std::ifstream file(argument);

@@ -215,16 +215,15 @@ int main(int argc, char** argv) {
     }
     temporary_directory = arguments.database.data_directory = pattern;
   }
-  const std::string description =
-      temporary_directory.empty() ? arguments.database.data_directory
-                                  : absl::StrCat("a temporary data directory (", temporary_directory,
-                                                 ", deleted at exit)");
+  const std::string description = temporary_directory.empty() ? arguments.database.data_directory
+                                                              : absl::StrCat("a temporary data directory (",
+                                                                             temporary_directory, ", deleted at exit)");
   int status = 0;
   {
     absl::StatusOr<std::unique_ptr<tessera::Database>> database = tessera::Database::Open(arguments.database);
     if (!database.ok()) {
-      std::cerr << "tessera: cannot open " << arguments.database.data_directory << ": "
-                << database.status().message() << std::endl;
+      std::cerr << "tessera: cannot open " << arguments.database.data_directory << ": " << database.status().message()
+                << std::endl;
       return 1;
     }
     tessera::InProcessConnection connection(database->get());

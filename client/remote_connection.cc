@@ -103,7 +103,7 @@ struct RemoteConnection::Impl {
 };
 
 absl::StatusOr<std::unique_ptr<RemoteConnection>> RemoteConnection::Connect(const std::string& host_port,
-                                                                             const ClientOptions& options) {
+                                                                            const ClientOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   impl->host_port = host_port;
@@ -194,7 +194,8 @@ absl::StatusOr<QueryResult> RemoteConnection::ExecuteOnce(std::string_view sql, 
         result.rows_affected = response.summary().rows_affected();
         result.returns_rows = response.summary().returns_rows();
         break;
-      case v1::ExecuteResponse::PAYLOAD_NOT_SET: break;
+      case v1::ExecuteResponse::PAYLOAD_NOT_SET:
+        break;
     }
   }
   grpc::Status status = reader->Finish();

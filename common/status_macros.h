@@ -8,9 +8,9 @@
 #define TESSERA_CONCAT(a, b) TESSERA_CONCAT_INNER(a, b)
 
 // Returns from the current function with the status if `expr` is not OK.
-#define TESSERA_RETURN_IF_ERROR(expr)                 \
-  do {                                                \
-    ::absl::Status _tessera_status = (expr);          \
+#define TESSERA_RETURN_IF_ERROR(expr)                  \
+  do {                                                 \
+    ::absl::Status _tessera_status = (expr);           \
     if (!_tessera_status.ok()) return _tessera_status; \
   } while (0)
 

@@ -21,8 +21,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "relational_operators/block_input.h"
 #include "distributed/cluster.h"
+#include "relational_operators/block_input.h"
 #include "relational_operators/temporary_relation.h"
 
 namespace tessera::distributed {

@@ -51,7 +51,9 @@ class Cluster {
 
   // Sends `bytes` bytes to `peer` (blocking until the buffer may be reused). An empty message is allowed.
   absl::Status Send(int peer, int tag, const void* data, size_t bytes);
-  absl::Status Send(int peer, int tag, std::string_view message) { return Send(peer, tag, message.data(), message.size()); }
+  absl::Status Send(int peer, int tag, std::string_view message) {
+    return Send(peer, tag, message.data(), message.size());
+  }
   // Waits for the next message from `peer` with `tag` and returns its size in bytes, without receiving it.
   absl::StatusOr<size_t> Probe(int peer, int tag);
   // Receives the next message from `peer` with `tag` into `data`, which holds `bytes` bytes: exactly the size

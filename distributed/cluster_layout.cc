@@ -47,7 +47,8 @@ absl::StatusOr<std::string> PrepareRankDirectory(const std::string& base, int ra
   std::error_code error;
   if (std::filesystem::exists(absl::StrCat(base, "/", kCatalogFileName), error)) {
     return absl::FailedPreconditionError(
-        absl::StrCat("data directory '", base, "' holds a single server's database; a distributed cluster keeps "
+        absl::StrCat("data directory '", base,
+                     "' holds a single server's database; a distributed cluster keeps "
                      "one directory per rank below its --data directory (rank-0, rank-1, ...): use a new one"));
   }
   const std::string directory = absl::StrCat(base, "/rank-", rank);
@@ -57,8 +58,8 @@ absl::StatusOr<std::string> PrepareRankDirectory(const std::string& base, int ra
     if (layout.ranks != ranks || layout.rank != rank) {
       return absl::FailedPreconditionError(absl::StrCat(
           "data directory '", directory, "' belongs to rank ", layout.rank, " of a ", layout.ranks,
-          "-rank cluster, but this is rank ", rank, " of ", ranks, ": start the cluster with mpirun -np ",
-          layout.ranks, " (partitioned rows are placed by hash modulo the rank count), or use a new --data "
+          "-rank cluster, but this is rank ", rank, " of ", ranks, ": start the cluster with mpirun -np ", layout.ranks,
+          " (partitioned rows are placed by hash modulo the rank count), or use a new --data "
           "directory"));
     }
     return directory;
@@ -77,8 +78,8 @@ absl::Status CheckNotRankDirectory(const std::string& data_directory) {
   std::error_code error;
   if (!std::filesystem::exists(absl::StrCat(data_directory, "/", kLayoutFileName), error)) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
-      "data directory '", data_directory, "' is one rank's part of a distributed cluster (it has a ",
-      kLayoutFileName, " record): open the cluster with mpirun ... tessera-server --distributed --data on the "
+      "data directory '", data_directory, "' is one rank's part of a distributed cluster (it has a ", kLayoutFileName,
+      " record): open the cluster with mpirun ... tessera-server --distributed --data on the "
       "directory above it"));
 }
 

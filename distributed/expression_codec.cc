@@ -11,9 +11,9 @@ std::unique_ptr<BoundExpression> ReadExpressionAt(ByteReader& in, int depth) {
   uint8_t kind = 0, arithmetic = 0, comparison = 0, flags = 0;
   uint32_t column = 0, function = 0, children = 0;
   std::string constant;
-  if (!in.GetU8(&kind) || !ReadType(in, &expression->result_type) || !in.GetU32(&column) ||
-      !in.GetString(&constant) || !in.GetU8(&arithmetic) || !in.GetU8(&comparison) || !in.GetU32(&function) ||
-      !in.GetU8(&flags) || !in.GetU32(&children)) {
+  if (!in.GetU8(&kind) || !ReadType(in, &expression->result_type) || !in.GetU32(&column) || !in.GetString(&constant) ||
+      !in.GetU8(&arithmetic) || !in.GetU8(&comparison) || !in.GetU32(&function) || !in.GetU8(&flags) ||
+      !in.GetU32(&children)) {
     return nullptr;
   }
   if (kind > static_cast<uint8_t>(ExpressionKind::kFunction) ||

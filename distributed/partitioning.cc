@@ -33,8 +33,7 @@ absl::StatusOr<int> RankOfKeyText(std::string_view text, bool is_null, const Typ
     case TypeId::kBigInt: {
       int64_t value = 0;
       if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(field), &value)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("partition key '", field, "' is not a valid ", type.ToString()));
+        return absl::InvalidArgumentError(absl::StrCat("partition key '", field, "' is not a valid ", type.ToString()));
       }
       return RankOfIntegerKey(value, ranks);
     }
@@ -44,9 +43,8 @@ absl::StatusOr<int> RankOfKeyText(std::string_view text, bool is_null, const Typ
     default: {
       absl::StatusOr<Value> value = Value::String(std::string(text)).CastTo(type);
       if (!value.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("partition key '", field, "' is not a valid ", type.ToString(), ": ",
-                         value.status().message()));
+        return absl::InvalidArgumentError(absl::StrCat("partition key '", field, "' is not a valid ", type.ToString(),
+                                                       ": ", value.status().message()));
       }
       hash = HashString(value->Serialize());
       break;

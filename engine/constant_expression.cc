@@ -55,11 +55,15 @@ absl::StatusOr<Value> NumericLiteral(const ParsedExpr& expr, std::string_view sq
 absl::StatusOr<Value> Literal(const ParsedExpr& expr, std::string_view sql) {
   const std::string& text = expr.literal_text;
   switch (expr.literal_kind) {
-    case LiteralKind::kNull: return Value::Null();
-    case LiteralKind::kBoolean: return Value::Boolean(text == "TRUE" || text == "true");
+    case LiteralKind::kNull:
+      return Value::Null();
+    case LiteralKind::kBoolean:
+      return Value::Boolean(text == "TRUE" || text == "true");
     case LiteralKind::kInteger:
-    case LiteralKind::kDecimal: return NumericLiteral(expr, sql);
-    case LiteralKind::kString: return Value::String(text, Type::Varchar());
+    case LiteralKind::kDecimal:
+      return NumericLiteral(expr, sql);
+    case LiteralKind::kString:
+      return Value::String(text, Type::Varchar());
     case LiteralKind::kDate: {
       int32_t days;
       if (!ParseDate(text, &days)) return ErrorAt(sql, expr, absl::StrCat("invalid DATE literal '", text, "'"));
@@ -75,8 +79,9 @@ absl::StatusOr<Value> Literal(const ParsedExpr& expr, std::string_view sql) {
     case LiteralKind::kInterval: {
       Interval interval;
       if (!ParseInterval(text, expr.interval_unit, &interval)) {
-        return ErrorAt(sql, expr, absl::StrCat("invalid INTERVAL literal '", text, "'",
-                                                expr.interval_unit.empty() ? "" : " ", expr.interval_unit));
+        return ErrorAt(sql, expr,
+                       absl::StrCat("invalid INTERVAL literal '", text, "'", expr.interval_unit.empty() ? "" : " ",
+                                    expr.interval_unit));
       }
       return Value::IntervalValue(interval);
     }
@@ -88,7 +93,8 @@ absl::StatusOr<Value> Literal(const ParsedExpr& expr, std::string_view sql) {
 
 absl::StatusOr<Value> EvaluateConstant(const ParsedExpr& expr, std::string_view sql) {
   switch (expr.kind) {
-    case ExprKind::kLiteral: return Literal(expr, sql);
+    case ExprKind::kLiteral:
+      return Literal(expr, sql);
     case ExprKind::kUnary: {
       if (expr.children.size() != 1) break;
       // Fold "-<literal>" textually so that the most negative values (e.g. -2147483648) stay exact.
@@ -113,13 +119,16 @@ absl::StatusOr<Value> EvaluateConstant(const ParsedExpr& expr, std::string_view 
         case TypeId::kBigInt:
           if (value.AsInt64() == INT64_MIN) return ErrorAt(sql, expr, "BIGINT out of range");
           return Value::BigInt(-value.AsInt64());
-        case TypeId::kDouble: return Value::Double(-value.AsDouble());
-        case TypeId::kDecimal: return Value::Decimal(-value.AsInt128(), value.type());
+        case TypeId::kDouble:
+          return Value::Double(-value.AsDouble());
+        case TypeId::kDecimal:
+          return Value::Decimal(-value.AsInt128(), value.type());
         case TypeId::kInterval: {
           Interval i = value.AsInterval();
           return Value::IntervalValue(Interval{-i.months, -i.days, -i.micros});
         }
-        default: return ErrorAt(sql, expr, absl::StrCat("cannot negate a value of type ", value.type().ToString()));
+        default:
+          return ErrorAt(sql, expr, absl::StrCat("cannot negate a value of type ", value.type().ToString()));
       }
     }
     case ExprKind::kCast: {
@@ -127,12 +136,15 @@ absl::StatusOr<Value> EvaluateConstant(const ParsedExpr& expr, std::string_view 
       TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*expr.children[0], sql));
       const parser::TypeName& name = *expr.cast_type;
       absl::StatusOr<Type> type = Type::FromName(name.name, name.parameters.data(), name.parameters.size());
-      if (!type.ok()) return absl::InvalidArgumentError(parser::FormatErrorWithCaret(sql, name.position, std::string(type.status().message())));
+      if (!type.ok())
+        return absl::InvalidArgumentError(
+            parser::FormatErrorWithCaret(sql, name.position, std::string(type.status().message())));
       absl::StatusOr<Value> cast = value.CastTo(*type);
       if (!cast.ok()) return ErrorAt(sql, expr, std::string(cast.status().message()));
       return cast;
     }
-    default: break;
+    default:
+      break;
   }
   return absl::UnimplementedError(parser::FormatErrorWithCaret(
       sql, expr.position,

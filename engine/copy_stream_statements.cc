@@ -36,9 +36,10 @@ namespace {
 constexpr size_t kCopyOutPieceBytes = 64u << 10;
 
 absl::Status NoChannel(const char* what) {
-  return absl::FailedPreconditionError(absl::StrCat(
-      "COPY ... ", what, " needs a client that streams the data (psql's \\copy, psycopg's cursor.copy(), the "
-      "shell's \\copy or the gRPC CopyIn / CopyOut calls); this connection cannot"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("COPY ... ", what,
+                   " needs a client that streams the data (psql's \\copy, psycopg's cursor.copy(), the "
+                   "shell's \\copy or the gRPC CopyIn / CopyOut calls); this connection cannot"));
 }
 
 // Rows of a streamed SELECT as lines of `format`, written to the channel in pieces of about kCopyOutPieceBytes.
@@ -48,8 +49,8 @@ class CopyOutSink final : public ResultSink {
       : channel_(channel), format_(format), row_per_write_(channel->row_per_write()) {}
 
   absl::Status BeginRows(const std::vector<ResultColumn>& columns) override {
-    TESSERA_RETURN_IF_ERROR(channel_->BeginCopyOut(
-        CopyStreamShape{static_cast<int>(columns.size()), format_.backslash_escapes}));
+    TESSERA_RETURN_IF_ERROR(
+        channel_->BeginCopyOut(CopyStreamShape{static_cast<int>(columns.size()), format_.backslash_escapes}));
     if (format_.header) {
       for (size_t c = 0; c < columns.size(); ++c) {
         if (c > 0) buffer_.push_back(format_.delimiter);
@@ -107,8 +108,7 @@ absl::StatusOr<QueryResult> CopyFromStream(Database& database, const parser::Cop
                                            const QueryRunOptions& options, CopyChannel* channel,
                                            const std::string& source) {
   TESSERA_ASSIGN_OR_RETURN(DelimitedFormat format, CopyStatementFormat(statement));
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
-                           database.catalog().GetTable(statement.table));
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table, database.catalog().GetTable(statement.table));
   TESSERA_ASSIGN_OR_RETURN(std::vector<int> columns, ResolveColumnList(*table, statement.columns));
   // Declared in this order so that they go in the reverse one: the parser, the blocks not yet committed, the load
   // (its segment file unless committed), and last the account the blocks were counted in.
@@ -170,8 +170,7 @@ absl::StatusOr<QueryResult> CopyToStdout(Database& database, const parser::CopyS
       absl::StrAppend(&select, i > 0 ? ", " : "", QuoteIdentifier(table->columns[columns[i]].name));
     }
     absl::StrAppend(&select, " FROM ", QuoteIdentifier(table->name));
-    TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> parsed,
-                             parser::ParseStatements(select));
+    TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> parsed, parser::ParseStatements(select));
     const auto& query = static_cast<const parser::SelectQueryStatement&>(*parsed.front());
     ran = ExecuteSelect(database, *query.query, select, streamed);
   }

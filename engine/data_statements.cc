@@ -48,8 +48,13 @@ absl::StatusOr<uint32_t> ParseBlockSize(const Value& value) {
   if (value.type().IsString()) {
     std::string text = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(value.AsString()));
     int64_t multiplier = 1;
-    for (auto [suffix, factor] : {std::pair{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"KB", 1 << 10}, {"MB", 1 << 20},
-                                  {"K", 1 << 10}, {"M", 1 << 20}, {"B", 1}}) {
+    for (auto [suffix, factor] : {std::pair{"KIB", 1 << 10},
+                                  {"MIB", 1 << 20},
+                                  {"KB", 1 << 10},
+                                  {"MB", 1 << 20},
+                                  {"K", 1 << 10},
+                                  {"M", 1 << 20},
+                                  {"B", 1}}) {
       if (absl::EndsWith(text, suffix)) {
         multiplier = factor;
         text = std::string(absl::StripAsciiWhitespace(text.substr(0, text.size() - strlen(suffix))));
@@ -164,7 +169,8 @@ absl::StatusOr<DelimitedFormat> CopyFormat(const parser::CopyStatement& statemen
     TESSERA_ASSIGN_OR_RETURN(Value value, EvaluateConstant(*expr, statement.text));
     auto single_char = [&](std::string_view option) -> absl::StatusOr<char> {
       if (!value.type().IsString() || value.AsString().size() > 1) {
-        return absl::InvalidArgumentError(absl::StrCat("COPY option ", std::string(option), " must be a single character"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("COPY option ", std::string(option), " must be a single character"));
       }
       return value.AsString().empty() ? '\0' : value.AsString()[0];
     };
@@ -194,8 +200,8 @@ absl::StatusOr<DelimitedFormat> CopyFormat(const parser::CopyStatement& statemen
         return absl::InvalidArgumentError("COPY FORMAT must be csv, text or tbl");
       }
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown COPY option '", name, "' (known: DELIMITER, HEADER, NULL, QUOTE, FORMAT)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown COPY option '", name, "' (known: DELIMITER, HEADER, NULL, QUOTE, FORMAT)"));
     }
   }
   if (tbl) {
@@ -297,8 +303,9 @@ absl::StatusOr<QueryResult> ExecuteCreateTable(Database& database, const parser:
   if (statement.columns.empty()) return absl::InvalidArgumentError("a table needs at least one column");
   for (const parser::ColumnDefinition& definition : statement.columns) {
     if (FindColumn(table.columns, definition.name) >= 0) {
-      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
-          statement.text, definition.position, absl::StrCat("column '", definition.name, "' specified more than once")));
+      return absl::InvalidArgumentError(
+          parser::FormatErrorWithCaret(statement.text, definition.position,
+                                       absl::StrCat("column '", definition.name, "' specified more than once")));
     }
     if (definition.name == kRowIdColumnName) {
       return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
@@ -359,10 +366,10 @@ absl::StatusOr<QueryResult> ExecuteCreateTableAs(Database& database, const parse
   table.name = statement.table;
   for (const optimizer::OutputColumn& output : plan->output()) {
     if (FindColumn(table.columns, output.name) >= 0 || output.name == kRowIdColumnName) {
-      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
-          statement.text, statement.query->position,
-          absl::StrCat("CREATE TABLE ... AS: the query has two columns named '", output.name,
-                       "'; name them apart with AS")));
+      return absl::InvalidArgumentError(
+          parser::FormatErrorWithCaret(statement.text, statement.query->position,
+                                       absl::StrCat("CREATE TABLE ... AS: the query has two columns named '",
+                                                    output.name, "'; name them apart with AS")));
     }
     if (output.type.id() == TypeId::kNull) {
       return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
@@ -384,9 +391,9 @@ absl::StatusOr<QueryResult> ExecuteCreateTableAs(Database& database, const parse
     std::vector<int> targets;
     for (size_t c = 0; c < created_table->columns.size(); ++c) targets.push_back(static_cast<int>(c));
     TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, created_table, options));
-    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                             BuildInsertDag(*plan, InsertTarget{load, std::move(targets)}, &database.storage(),
-                                            &database.buffer_pool()));
+    TESSERA_ASSIGN_OR_RETURN(
+        std::unique_ptr<ExecutionDag> dag,
+        BuildInsertDag(*plan, InsertTarget{load, std::move(targets)}, &database.storage(), &database.buffer_pool()));
     return RunLoad(database, std::move(dag), *load, options);
   }();
   if (!rows.ok()) {
@@ -429,8 +436,7 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
   if (::stat(statement.path.c_str(), &info) == 0 && S_ISFIFO(info.st_mode)) {
     return ExecuteCopyFromPipe(database, statement, options);
   }
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
-                           database.catalog().GetTable(statement.table));
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table, database.catalog().GetTable(statement.table));
   TESSERA_ASSIGN_OR_RETURN(std::vector<int> columns, ResolveColumnList(*table, statement.columns));
   // Chunks of 8 to 32 MiB, about 8 per worker: short enough work orders for progress, cancellation and sharing
   // the cores with other queries, long enough that a chunk's last, partly filled block is a small share.
@@ -441,8 +447,8 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
   const FileAccessPolicy& access = database.options().file_access;
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<DelimitedFileChunks> file,
                            DelimitedFileChunks::Open(statement.path, *table, columns, format, sizing, [&](int fd) {
-                             return CheckOpenedFileAccess(access, database.options().data_directory,
-                                                          statement.path, fd, /*writing=*/false);
+                             return CheckOpenedFileAccess(access, database.options().data_directory, statement.path, fd,
+                                                          /*writing=*/false);
                            }));
   const int64_t file_bytes = static_cast<int64_t>(file->file_bytes());
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table, options));
@@ -460,33 +466,31 @@ absl::StatusOr<QueryResult> ExecuteCopy(Database& database, const parser::CopySt
 
 absl::StatusOr<QueryResult> ExecuteInsertSelect(Database& database, const parser::InsertStatement& statement,
                                                 const QueryRunOptions& options) {
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
-                           database.catalog().GetTable(statement.table));
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table, database.catalog().GetTable(statement.table));
   TESSERA_ASSIGN_OR_RETURN(std::vector<int> targets, ResolveColumnList(*table, statement.columns));
   if (targets.empty()) {
     for (size_t c = 0; c < table->columns.size(); ++c) targets.push_back(static_cast<int>(c));
   }
   // The query reads the catalog as it is now: INSERT INTO t SELECT ... FROM t reads t's rows before the insert.
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
-                           optimizer::PlanQuery(*statement.query, database.catalog(), statement.text,
-                                                options.optimizer));
+  TESSERA_ASSIGN_OR_RETURN(
+      std::unique_ptr<optimizer::LogicalOperator> plan,
+      optimizer::PlanQuery(*statement.query, database.catalog(), statement.text, options.optimizer));
   if (plan->output().size() != targets.size()) {
-    return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
-        statement.text, statement.position,
-        absl::StrCat("INSERT ... SELECT: the query returns ", plan->output().size(), " columns but ",
-                     targets.size(), " columns are targeted")));
+    return absl::InvalidArgumentError(
+        parser::FormatErrorWithCaret(statement.text, statement.position,
+                                     absl::StrCat("INSERT ... SELECT: the query returns ", plan->output().size(),
+                                                  " columns but ", targets.size(), " columns are targeted")));
   }
   TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TableLoad> load, StartLoad(database, table, options));
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                           BuildInsertDag(*plan, InsertTarget{load, std::move(targets)}, &database.storage(),
-                                          &database.buffer_pool()));
+  TESSERA_ASSIGN_OR_RETURN(
+      std::unique_ptr<ExecutionDag> dag,
+      BuildInsertDag(*plan, InsertTarget{load, std::move(targets)}, &database.storage(), &database.buffer_pool()));
   TESSERA_ASSIGN_OR_RETURN(int64_t rows, RunLoad(database, std::move(dag), *load, options));
   return StatusOnly(absl::StrCat("INSERT ", rows), rows);
 }
 
 absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::InsertStatement& statement) {
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
-                           database.catalog().GetTable(statement.table));
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table, database.catalog().GetTable(statement.table));
   TESSERA_ASSIGN_OR_RETURN(std::vector<int> targets, ResolveColumnList(*table, statement.columns));
   if (targets.empty()) {
     for (size_t c = 0; c < table->columns.size(); ++c) targets.push_back(static_cast<int>(c));
@@ -497,10 +501,10 @@ absl::StatusOr<QueryResult> ExecuteInsert(Database& database, const parser::Inse
   for (size_t r = 0; r < row_count; ++r) {
     const auto& exprs = statement.values[r];
     if (exprs.size() != targets.size()) {
-      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
-          statement.text, exprs.empty() ? statement.position : exprs[0]->position,
-          absl::StrCat("INSERT row ", r + 1, " has ", exprs.size(), " values but ", targets.size(),
-                       " columns are targeted")));
+      return absl::InvalidArgumentError(
+          parser::FormatErrorWithCaret(statement.text, exprs.empty() ? statement.position : exprs[0]->position,
+                                       absl::StrCat("INSERT row ", r + 1, " has ", exprs.size(), " values but ",
+                                                    targets.size(), " columns are targeted")));
     }
     std::vector<Value> row(table->columns.size());
     std::vector<bool> given(table->columns.size(), false);

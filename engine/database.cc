@@ -19,8 +19,8 @@ Database::Database(DatabaseOptions options) : options_(std::move(options)) {}
 
 Database::~Database() {
   compactor_.reset();  // waits for a running compaction, a query under the Foreman
-  foreman_.reset();  // stops the workers before anything they might touch goes
-  storage_.reset();  // frees every block before the pool goes
+  foreman_.reset();    // stops the workers before anything they might touch goes
+  storage_.reset();    // frees every block before the pool goes
   catalog_.reset();
   buffer_pool_.reset();
 }
@@ -36,10 +36,9 @@ absl::StatusOr<std::unique_ptr<Database>> Database::Open(const DatabaseOptions& 
   size_t budget = options.memory_budget_bytes > 0 ? options.memory_budget_bytes : BufferPool::DefaultBudgetBytes();
   database->buffer_pool_ = std::make_unique<BufferPool>(budget, database->topology_.get());
   TESSERA_ASSIGN_OR_RETURN(database->catalog_, Catalog::Open(options.data_directory, options.sync_writes));
-  TESSERA_ASSIGN_OR_RETURN(database->storage_,
-                           StorageManager::Open(options.data_directory, *database->catalog_,
-                                                database->buffer_pool_.get(), database->topology_.get(),
-                                                options.sync_writes));
+  TESSERA_ASSIGN_OR_RETURN(database->storage_, StorageManager::Open(options.data_directory, *database->catalog_,
+                                                                    database->buffer_pool_.get(),
+                                                                    database->topology_.get(), options.sync_writes));
   ForemanOptions foreman_options = database->options_.scheduler;
   foreman_options.pool.num_workers = database->options_.worker_threads;
   const Topology* topology = database->topology_.get();

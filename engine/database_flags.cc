@@ -5,7 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "scheduler/policy.h"
 
-DEFINE_uint64(memory_limit, 0, "buffer-pool budget in bytes for everything large (0: chosen at start from /proc/meminfo: min(60% of the total, 80% of what is available), at least a quarter of the total)");
+DEFINE_uint64(memory_limit, 0,
+              "buffer-pool budget in bytes for everything large (0: chosen at start from /proc/meminfo: min(60% of the "
+              "total, 80% of what is available), at least a quarter of the total)");
 DEFINE_int32(threads, 0, "worker threads, at least 1 when given (default: one per core)");
 DEFINE_string(policy, tessera::PolicyName(tessera::PolicyOptions()),
               "scheduling policy: fair, hpf, pp, pp-exp, lottery, fcfs, srpt, ifsrpt or static");

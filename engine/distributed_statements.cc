@@ -171,14 +171,13 @@ absl::Status RouteLines(const std::string& path, const TableDescriptor& table, i
     std::string_view key;
     bool is_null = false;
     if (!FieldOf(content, key_field, format, &scratch, &key, &is_null)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("COPY: line ", line_number, " of '", path, "' has no field ", key_field + 1,
-                       " (the partition key)"));
+      return absl::InvalidArgumentError(absl::StrCat("COPY: line ", line_number, " of '", path, "' has no field ",
+                                                     key_field + 1, " (the partition key)"));
     }
     absl::StatusOr<int> rank = distributed::RankOfKeyText(key, is_null, key_type, ranks);
     if (!rank.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("COPY: line ", line_number, " of '", path,
-                                                     "': ", rank.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("COPY: line ", line_number, " of '", path, "': ", rank.status().message()));
     }
     return router->Add(*rank, line);
   };
@@ -491,9 +490,8 @@ absl::Status RunOnOtherRanks(Database& database, std::string_view sql) {
   Cluster& cluster = *database.options().cluster;
   for (int rank = 1; rank < cluster.size(); ++rank) {
     const int tag = cluster.NewRequestTag();
-    TESSERA_RETURN_IF_ERROR(
-        cluster.Send(rank, distributed::kCommandTag,
-                     distributed::EncodeCommand({CommandKind::kExecute, tag, std::string(sql)})));
+    TESSERA_RETURN_IF_ERROR(cluster.Send(rank, distributed::kCommandTag,
+                                         distributed::EncodeCommand({CommandKind::kExecute, tag, std::string(sql)})));
     TESSERA_ASSIGN_OR_RETURN(std::string reply, cluster.Receive(rank, tag));
     TESSERA_RETURN_IF_ERROR(distributed::DecodeReply(reply, rank).status());
   }
@@ -550,9 +548,10 @@ absl::StatusOr<QueryResult> ExecuteDistributedCopy(Database& database, const par
     if (!local_statement.ok() || local_statement->size() != 1) {
       routed = absl::InternalError("COPY: cannot re-read the statement for the master's part");
     } else {
-      absl::StatusOr<QueryResult> loaded = ExecuteCopy(
-          database, static_cast<const parser::CopyStatement&>(*local_statement->front()), options);
-      if (loaded.ok()) rows += loaded->rows_affected; else routed = loaded.status();
+      absl::StatusOr<QueryResult> loaded =
+          ExecuteCopy(database, static_cast<const parser::CopyStatement&>(*local_statement->front()), options);
+      if (loaded.ok()) rows += loaded->rows_affected;
+      else routed = loaded.status();
     }
   }
   std::error_code ignored;
@@ -564,7 +563,8 @@ absl::StatusOr<QueryResult> ExecuteDistributedCopy(Database& database, const par
   for (int rank = 1; rank < cluster.size(); ++rank) {
     TESSERA_ASSIGN_OR_RETURN(std::string reply, cluster.Receive(rank, tag));
     absl::StatusOr<int64_t> loaded = distributed::DecodeReply(reply, rank);
-    if (loaded.ok()) rows += *loaded; else if (first_error.ok()) first_error = loaded.status();
+    if (loaded.ok()) rows += *loaded;
+    else if (first_error.ok()) first_error = loaded.status();
   }
   TESSERA_RETURN_IF_ERROR(first_error);
   TESSERA_RETURN_IF_ERROR(RefreshClusterStatistics(database, table->name));
@@ -635,8 +635,7 @@ absl::Status RunRankService(Database& database) {
       case CommandKind::kExecute: {
         absl::StatusOr<QueryResult> result = session.Execute(command.text);
         TESSERA_RETURN_IF_ERROR(cluster.Send(
-            kMaster, command.tag,
-            distributed::EncodeReply(result.status(), result.ok() ? result->rows_affected : 0)));
+            kMaster, command.tag, distributed::EncodeReply(result.status(), result.ok() ? result->rows_affected : 0)));
         break;
       }
       case CommandKind::kStatistics: {
@@ -645,8 +644,8 @@ absl::Status RunRankService(Database& database) {
         if (table.ok()) {
           int64_t rows = 0;
           for (const SegmentDescriptor& segment : (*table)->segments) rows += segment.row_count;
-          TESSERA_RETURN_IF_ERROR(cluster.Send(
-              kMaster, command.tag, distributed::EncodeTableStatistics(rows, (*table)->statistics)));
+          TESSERA_RETURN_IF_ERROR(
+              cluster.Send(kMaster, command.tag, distributed::EncodeTableStatistics(rows, (*table)->statistics)));
         }
         break;
       }
@@ -663,8 +662,8 @@ absl::Status RunRankService(Database& database) {
 void StopRankServices(Database& database) {
   Cluster& cluster = *database.options().cluster;
   for (int rank = 1; rank < cluster.size(); ++rank) {
-    absl::Status sent = cluster.Send(rank, distributed::kCommandTag,
-                                     distributed::EncodeCommand({CommandKind::kShutdown, 0, ""}));
+    absl::Status sent =
+        cluster.Send(rank, distributed::kCommandTag, distributed::EncodeCommand({CommandKind::kShutdown, 0, ""}));
     if (!sent.ok()) LOG(WARNING) << "cannot stop rank " << rank << ": " << sent;
   }
 }

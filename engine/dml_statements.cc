@@ -18,13 +18,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "glog/logging.h"
 #include "catalog/catalog.h"
 #include "catalog/row_deletions.h"
 #include "common/bitmap.h"
 #include "common/status_macros.h"
 #include "engine/statement_handlers.h"
 #include "engine/table_compactor.h"
+#include "glog/logging.h"
 #include "optimizer/binder.h"
 #include "parser/parser.h"
 #include "query_execution/plan_builder.h"
@@ -355,10 +355,10 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
     const ColumnSchema& column = snapshot.columns[targets[i]];
     const Type& type = found.columns[width + i].type;
     if (!Assignable(type, column.type)) {
-      return absl::InvalidArgumentError(parser::FormatErrorWithCaret(
-          statement.text, statement.assignments[i].position,
-          absl::StrCat("column '", column.name, "' is of type ", column.type.ToString(), " but the expression is of type ",
-                       type.ToString())));
+      return absl::InvalidArgumentError(
+          parser::FormatErrorWithCaret(statement.text, statement.assignments[i].position,
+                                       absl::StrCat("column '", column.name, "' is of type ", column.type.ToString(),
+                                                    " but the expression is of type ", type.ToString())));
     }
   }
   // Each found row once (a FROM join may match a row several times: which match would win is not defined).
@@ -393,16 +393,15 @@ absl::StatusOr<QueryResult> ExecuteUpdate(Database& database, const parser::Upda
         Value value = block.GetValue(static_cast<int>(width + i), r, found.columns[width + i].type);
         if (value.is_null()) {
           if (column.not_null) {
-            return absl::InvalidArgumentError(
-                absl::StrCat("UPDATE: NULL in NOT NULL column '", column.name, "'"));
+            return absl::InvalidArgumentError(absl::StrCat("UPDATE: NULL in NOT NULL column '", column.name, "'"));
           }
           row[targets[i]] = Value::Null(column.type);
           continue;
         }
         absl::StatusOr<Value> cast = value.CastTo(column.type);
         if (!cast.ok()) {
-          return absl::InvalidArgumentError(absl::StrCat("UPDATE row ", row_number, ", column ", column.name, ": ",
-                                                         cast.status().message()));
+          return absl::InvalidArgumentError(
+              absl::StrCat("UPDATE row ", row_number, ", column ", column.name, ": ", cast.status().message()));
         }
         row[targets[i]] = *std::move(cast);
       }

@@ -35,7 +35,8 @@ absl::Status CheckResolvedAccess(const FileAccessPolicy& policy, const std::stri
                                  const std::string& path, const std::filesystem::path& resolved, bool writing) {
   const char* what = writing ? "COPY TO" : "COPY FROM";
   if (!data_directory.empty() && IsUnder(resolved, Resolved(data_directory))) {
-    return absl::PermissionDeniedError(absl::StrCat(what, " '", path, "' is not allowed: it is inside the server's "
+    return absl::PermissionDeniedError(absl::StrCat(what, " '", path,
+                                                    "' is not allowed: it is inside the server's "
                                                     "own data directory"));
   }
   for (const std::string& directory : policy.allowed_directories) {
@@ -43,14 +44,14 @@ absl::Status CheckResolvedAccess(const FileAccessPolicy& policy, const std::stri
   }
   return absl::PermissionDeniedError(absl::StrCat(
       what, " '", path, "' is not allowed: the server reads and writes files only under --allowed-directories (",
-      policy.allowed_directories.empty() ? "none given" : absl::StrJoin(policy.allowed_directories, ", "),
-      ")", resolved.string() == path ? "" : absl::StrCat("; the path resolves to '", resolved.string(), "'")));
+      policy.allowed_directories.empty() ? "none given" : absl::StrJoin(policy.allowed_directories, ", "), ")",
+      resolved.string() == path ? "" : absl::StrCat("; the path resolves to '", resolved.string(), "'")));
 }
 
 }  // namespace
 
-absl::Status CheckFileAccess(const FileAccessPolicy& policy, const std::string& data_directory,
-                             const std::string& path, bool writing) {
+absl::Status CheckFileAccess(const FileAccessPolicy& policy, const std::string& data_directory, const std::string& path,
+                             bool writing) {
   if (!policy.restricted) return absl::OkStatus();
   return CheckResolvedAccess(policy, data_directory, path, Resolved(path), writing);
 }
@@ -59,8 +60,7 @@ absl::Status CheckOpenedFileAccess(const FileAccessPolicy& policy, const std::st
                                    const std::string& path, int fd, bool writing) {
   if (!policy.restricted) return absl::OkStatus();
   std::error_code error;
-  const std::filesystem::path opened =
-      std::filesystem::read_symlink(absl::StrCat("/proc/self/fd/", fd), error);
+  const std::filesystem::path opened = std::filesystem::read_symlink(absl::StrCat("/proc/self/fd/", fd), error);
   if (error || opened.empty() || opened.is_relative()) {
     return absl::PermissionDeniedError(absl::StrCat(writing ? "COPY TO" : "COPY FROM", " '", path,
                                                     "': cannot tell which file was opened (", error.message(), ")"));

@@ -21,8 +21,8 @@ struct FileAccessPolicy {
 // PermissionDenied naming the path and what would allow it. The path, the allowed directories and `data_directory`
 // are compared after resolving symbolic links and `..` (std::filesystem::weakly_canonical), so neither leads out of
 // an allowed directory.
-absl::Status CheckFileAccess(const FileAccessPolicy& policy, const std::string& data_directory,
-                             const std::string& path, bool writing);
+absl::Status CheckFileAccess(const FileAccessPolicy& policy, const std::string& data_directory, const std::string& path,
+                             bool writing);
 
 // The same check for the file behind an open descriptor `fd` (opened for `path`), by the path the kernel reports
 // for it (/proc/self/fd): COPY FROM checks the file it actually opened, so a symbolic link swapped in between

@@ -36,13 +36,12 @@ absl::StatusOr<QueryResult> ExecuteDescribe(Database& database, const parser::De
     }
     return result;
   }
-  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table,
-                           database.catalog().GetTable(statement.table));
+  TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<const TableDescriptor> table, database.catalog().GetTable(statement.table));
   for (const ColumnSchema& column : table->columns) {
-    result.rows.push_back({Value::String(column.name), Value::String(column.type.ToString()),
-                           Value::String(column.not_null ? "NO" : "YES"),
-                           column.default_value ? Value::String(column.default_value->ToString())
-                                                : Value::Null(Type::Varchar())});
+    result.rows.push_back(
+        {Value::String(column.name), Value::String(column.type.ToString()),
+         Value::String(column.not_null ? "NO" : "YES"),
+         column.default_value ? Value::String(column.default_value->ToString()) : Value::Null(Type::Varchar())});
   }
   return result;
 }
@@ -79,8 +78,8 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
                              Value::BigInt(table->BlockCount())});
     }
     for (const auto& view : database.catalog().ListViews()) {
-      result.rows.push_back({Value::String(view->name), Value::String("view"), Value::Null(Type::BigInt()),
-                             Value::Null(Type::BigInt())});
+      result.rows.push_back(
+          {Value::String(view->name), Value::String("view"), Value::Null(Type::BigInt()), Value::Null(Type::BigInt())});
     }
     return result;
   }
@@ -116,7 +115,9 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
       }
       for (size_t c = 0; c < table->columns.size(); ++c) {
         const ColumnStatistics& stats = table->statistics[c];
-        auto text = [](const Value& v) { return v.is_null() ? Value::Null(Type::Varchar()) : Value::String(v.ToString()); };
+        auto text = [](const Value& v) {
+          return v.is_null() ? Value::Null(Type::Varchar()) : Value::String(v.ToString());
+        };
         result.rows.push_back({Value::String(table->name), Value::String(table->columns[c].name),
                                Value::BigInt(table->row_count), Value::BigInt(stats.null_count),
                                Value::BigInt(stats.DistinctEstimate(table->row_count - stats.null_count)),
@@ -143,8 +144,7 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
     result.rows.push_back({Value::String("total used"), Value::BigInt(static_cast<int64_t>(usage.used_bytes))});
     result.rows.push_back({Value::String("budget"), Value::BigInt(static_cast<int64_t>(usage.budget_bytes))});
     result.rows.push_back({Value::String("huge pages"), Value::BigInt(static_cast<int64_t>(usage.huge_page_bytes))});
-    result.rows.push_back(
-        {Value::String("resident blocks"), Value::BigInt(database.storage().ResidentBlockCount())});
+    result.rows.push_back({Value::String("resident blocks"), Value::BigInt(database.storage().ResidentBlockCount())});
     result.rows.push_back({Value::String("evictions"), Value::BigInt(usage.evictions)});
     // The load controller's side (0 when admission control is off).
     TESSERA_ASSIGN_OR_RETURN(ForemanStats scheduler, database.foreman().GetStats());
@@ -152,8 +152,7 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
     result.rows.push_back(
         {Value::String("promised to running queries"), Value::BigInt(scheduler.load.claimable_bytes)});
     result.rows.push_back({Value::String("spilled by suspended queries"), Value::BigInt(scheduler.load.spilled_bytes)});
-    result.rows.push_back(
-        {Value::String("spilled since start"), Value::BigInt(scheduler.load.spilled_bytes_total)});
+    result.rows.push_back({Value::String("spilled since start"), Value::BigInt(scheduler.load.spilled_bytes_total)});
     return result;
   }
   return absl::NotFoundError(absl::StrCat("unknown setting '", statement.name, "'"));
@@ -162,8 +161,8 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
 absl::StatusOr<QueryResult> ExecuteCancelQuery(Database& database, const parser::CancelQueryStatement& statement) {
   ActivityProvider* activity = database.activity_provider();
   if (activity == nullptr) {
-    return absl::NotFoundError(absl::StrCat("no running query ", statement.query_id,
-                                            " (CANCEL QUERY reaches the sessions of a server)"));
+    return absl::NotFoundError(
+        absl::StrCat("no running query ", statement.query_id, " (CANCEL QUERY reaches the sessions of a server)"));
   }
   TESSERA_RETURN_IF_ERROR(activity->CancelStatement(statement.query_id));
   QueryResult result;

@@ -66,8 +66,8 @@ absl::StatusOr<std::shared_ptr<ExecutionQuery>> RunDag(Database& database, std::
           database.foreman().Poke(id).IgnoreError();  // it may have paused on its backlog
         }
       }
-      const bool done = has_deadline && !timed_out ? handle.WaitForEventOrDone(seen, deadline)
-                                                   : handle.WaitForEventOrDone(seen);
+      const bool done =
+          has_deadline && !timed_out ? handle.WaitForEventOrDone(seen, deadline) : handle.WaitForEventOrDone(seen);
       if (!done && has_deadline && !timed_out && std::chrono::steady_clock::now() >= deadline) {
         timed_out = database.foreman().Cancel(id).ok();
       }
@@ -118,9 +118,9 @@ absl::Status CheckResultFits(BufferPool& pool, const TemporaryRelation& relation
   }
   const size_t bytes = RowBytes(rows, columns) + block_bytes;
   if (absl::Status reserved = pool.Reserve(MemoryKind::kBlob, bytes); !reserved.ok()) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the result (", rows, " rows) needs about ", bytes >> 20, " MiB to hold, more than the memory limit leaves ",
-        "free; add a LIMIT or aggregate (", reserved.message(), ")"));
+    return absl::ResourceExhaustedError(absl::StrCat("the result (", rows, " rows) needs about ", bytes >> 20,
+                                                     " MiB to hold, more than the memory limit leaves ",
+                                                     "free; add a LIMIT or aggregate (", reserved.message(), ")"));
   }
   pool.Release(MemoryKind::kBlob, bytes);
   return absl::OkStatus();
@@ -165,9 +165,9 @@ absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::Sele
                                           std::string_view text, const QueryRunOptions& options) {
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
                            optimizer::PlanQuery(select, database.catalog(), text, options.optimizer));
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool(),
-                                             database.options().cluster));
+  TESSERA_ASSIGN_OR_RETURN(
+      std::unique_ptr<ExecutionDag> dag,
+      BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool(), database.options().cluster));
   QueryResult result;
   result.returns_rows = true;
   for (const optimizer::OutputColumn& column : plan->output()) result.columns.push_back({column.name, column.type});
@@ -191,9 +191,9 @@ absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::Sele
           const size_t bytes =
               RowBytes(end - begin, columns) + relation.block_size_bytes() / block.row_count() * (end - begin);
           if (absl::Status reserved = pool.Reserve(MemoryKind::kBlob, bytes); !reserved.ok()) {
-            return absl::ResourceExhaustedError(absl::StrCat(
-                "sending the result needs about ", bytes >> 20, " MiB more than the memory limit leaves free (",
-                reserved.message(), ")"));
+            return absl::ResourceExhaustedError(absl::StrCat("sending the result needs about ", bytes >> 20,
+                                                             " MiB more than the memory limit leaves free (",
+                                                             reserved.message(), ")"));
           }
           absl::Status sent = options.result_sink->AddRows(BlockRows(block, relation.schema(), columns, begin, end));
           pool.Release(MemoryKind::kBlob, bytes);
@@ -214,9 +214,9 @@ absl::StatusOr<QueryResult> ExecuteSelect(Database& database, const parser::Sele
 
 absl::StatusOr<std::vector<std::vector<Value>>> RunPlanRows(Database& database, const optimizer::LogicalOperator& plan,
                                                             const QueryRunOptions& options) {
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                           BuildExecutionDag(plan, &database.storage(), &database.buffer_pool(),
-                                             database.options().cluster));
+  TESSERA_ASSIGN_OR_RETURN(
+      std::unique_ptr<ExecutionDag> dag,
+      BuildExecutionDag(plan, &database.storage(), &database.buffer_pool(), database.options().cluster));
   return CollectRows(database, std::move(dag), plan.output().size(), options);
 }
 
@@ -254,7 +254,8 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
                                            const QueryRunOptions& options) {
   if (statement.statement == nullptr || statement.statement->kind != parser::StatementKind::kSelect) {
     // Point at the explained statement; statement.text starts at the EXPLAIN.
-    parser::SourcePosition explained = statement.statement != nullptr ? statement.statement->position : statement.position;
+    parser::SourcePosition explained =
+        statement.statement != nullptr ? statement.statement->position : statement.position;
     explained.offset -= statement.position.offset;
     return absl::InvalidArgumentError(
         parser::FormatErrorWithCaret(statement.text, explained, "EXPLAIN supports SELECT statements"));
@@ -263,9 +264,9 @@ absl::StatusOr<QueryResult> ExecuteExplain(Database& database, const parser::Exp
   const bool dot = statement.format == "DOT";
   const int64_t planning_start = MonotonicNanos();
   optimizer::OptimizerReport report;
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
-                           optimizer::PlanQuery(*select.query, database.catalog(), select.text, options.optimizer,
-                                                &report));
+  TESSERA_ASSIGN_OR_RETURN(
+      std::unique_ptr<optimizer::LogicalOperator> plan,
+      optimizer::PlanQuery(*select.query, database.catalog(), select.text, options.optimizer, &report));
   const int64_t dag_start = MonotonicNanos();
   absl::StatusOr<std::unique_ptr<ExecutionDag>> built =
       BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool(), database.options().cluster);
@@ -319,8 +320,9 @@ absl::StatusOr<QueryMemoryEstimate> EstimateQueryMemory(Database& database, std:
   const auto& select = static_cast<const parser::SelectQueryStatement&>(*statement);
   TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<optimizer::LogicalOperator> plan,
                            optimizer::PlanQuery(*select.query, database.catalog(), sql, {}));
-  TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
-                           BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool(), database.options().cluster));
+  TESSERA_ASSIGN_OR_RETURN(
+      std::unique_ptr<ExecutionDag> dag,
+      BuildExecutionDag(*plan, &database.storage(), &database.buffer_pool(), database.options().cluster));
   return dag->memory_estimate();
 }
 

@@ -64,8 +64,7 @@ absl::StatusOr<QueryResult> Session::Execute(std::string_view sql, ResultSink* s
 }
 
 absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, ResultSink* sink, CopyChannel* copy) {
-  TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> statements,
-                           parser::ParseStatements(sql));
+  TESSERA_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<parser::Statement>> statements, parser::ParseStatements(sql));
   QueryResult last;
   for (const auto& statement : statements) {
     if (cancel_requested_.load()) return absl::CancelledError("cancelled by the client");
@@ -81,8 +80,7 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
       }
     }
     if (statement->kind == StatementKind::kCopy && static_cast<const parser::CopyStatement&>(*statement).stdio) {
-      result = ExecuteCopyStream(*database_, static_cast<const parser::CopyStatement&>(*statement), RunOptions(),
-                                 copy);
+      result = ExecuteCopyStream(*database_, static_cast<const parser::CopyStatement&>(*statement), RunOptions(), copy);
       // Its errors are about the data (they name its line) or the table, not a place in the statement's text.
       if (!result.ok()) return result.status();
       last = *std::move(result);
@@ -185,7 +183,8 @@ absl::StatusOr<QueryResult> Session::ExecuteStatements(std::string_view sql, Res
           result = QueryResult{};
         } else {
           absl::Status status = database_->catalog().DropView(drop.name);
-          if (status.ok()) result = QueryResult{}; else result = status;
+          if (status.ok()) result = QueryResult{};
+          else result = status;
         }
         if (result.ok()) result->status_message = "DROP VIEW";
         break;

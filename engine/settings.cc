@@ -126,7 +126,7 @@ SettingDefinition Declare(std::string name, SettingScope scope, SettingKind kind
 
 // A session setting kept in one field of QueryRunOptions; its default is the field's default.
 template <typename Field>
-SettingDefinition SessionSetting(std::string name, SettingKind kind, Field QueryRunOptions::* field, std::string help) {
+SettingDefinition SessionSetting(std::string name, SettingKind kind, Field QueryRunOptions::*field, std::string help) {
   SettingDefinition definition = Declare(std::move(name), SettingScope::kSession, std::move(kind), std::move(help));
   definition.default_text = [field](const Database&) { return DefaultText(QueryRunOptions{}.*field); };
   definition.apply = [field](const SettingValue& value, QueryRunOptions* options) {

@@ -63,8 +63,8 @@ inline bool IntegerOp(T x, T y, T* v, bool* zero) {
 }
 
 template <typename T, ArithmeticOp kOp>
-absl::Status IntegerArithmetic(const KernelContext& context, const ColumnVector& left,
-                               const ColumnVector& right, ActiveRows rows, ColumnVector* out) {
+absl::Status IntegerArithmetic(const KernelContext& context, const ColumnVector& left, const ColumnVector& right,
+                               ActiveRows rows, ColumnVector* out) {
   const T* a = left.values<T>();
   const T* b = right.values<T>();
   T* o = out->mutable_values<T>();
@@ -177,8 +177,7 @@ struct DecimalConstants {
 enum class ScaleMode { kNone, kUp, kDown };
 
 template <typename C, ArithmeticOp kOp, bool kFactors, ScaleMode kMode, typename L, typename R>
-[[gnu::always_inline]] inline bool DecimalRow(L left, R right, const DecimalConstants<C>& k, C* v,
-                                              bool* zero) {
+[[gnu::always_inline]] inline bool DecimalRow(L left, R right, const DecimalConstants<C>& k, C* v, bool* zero) {
   bool overflow = false;
   if constexpr (kOp == ArithmeticOp::kMultiply && sizeof(C) == 16 && sizeof(L) == 8 && sizeof(R) == 8) {
     *v = static_cast<int128>(left) * static_cast<int128>(right);  // exact: |product| < 2^126
@@ -214,8 +213,8 @@ template <typename C, ArithmeticOp kOp, bool kFactors, ScaleMode kMode, typename
 }
 
 template <typename L, typename R, typename O, typename C, ArithmeticOp kOp, bool kFactors, ScaleMode kMode>
-absl::Status DecimalLoop(const ColumnVector& left, const ColumnVector& right, ActiveRows rows,
-                         ColumnVector* out, const DecimalConstants<C>& k) {
+absl::Status DecimalLoop(const ColumnVector& left, const ColumnVector& right, ActiveRows rows, ColumnVector* out,
+                         const DecimalConstants<C>& k) {
   const L* a = left.values<L>();
   const R* b = right.values<R>();
   O* o = out->mutable_values<O>();
@@ -247,8 +246,8 @@ absl::Status DecimalDispatchMode(const ColumnVector& left, const ColumnVector& r
 }
 
 template <typename L, typename R, typename O, typename C, ArithmeticOp kOp>
-absl::Status DecimalArithmetic(const KernelContext& context, const ColumnVector& left,
-                               const ColumnVector& right, ActiveRows rows, ColumnVector* out) {
+absl::Status DecimalArithmetic(const KernelContext& context, const ColumnVector& left, const ColumnVector& right,
+                               ActiveRows rows, ColumnVector* out) {
   const DecimalParams p = MakeDecimalParams(context);
   // Operands are brought to a common scale (add, subtract, modulo) or multiplied as they are (scale s1 + s2);
   // the result is then rescaled to the result type's scale.
@@ -327,8 +326,7 @@ absl::StatusOr<BinaryKernel> DecimalKernelForResult(ArithmeticOp op, const Type&
 }
 
 // ---- DATE / TIMESTAMP / INTERVAL ----
-constexpr int64_t kMaxDateDays =
-    1000000000;  // ~2.7 million years: far beyond 1..9999, keeps month math exact
+constexpr int64_t kMaxDateDays = 1000000000;    // ~2.7 million years: far beyond 1..9999, keeps month math exact
 constexpr int32_t kMaxIntervalMonths = 120000;  // 10,000 years
 
 absl::Status DateOutOfRange() { return absl::OutOfRangeError("DATE out of range"); }
@@ -343,8 +341,8 @@ inline bool AddIntervalToDate(int32_t days, const Interval& interval, int sign, 
   }
   int64_t result = days;
   if (interval.months != 0) result = AddMonthsToDate(days, sign * interval.months);
-  const int64_t micro_days = interval.micros >= 0 ? interval.micros / kMicrosPerDay
-                                                  : -((-(interval.micros + 1)) / kMicrosPerDay) - 1;
+  const int64_t micro_days =
+      interval.micros >= 0 ? interval.micros / kMicrosPerDay : -((-(interval.micros + 1)) / kMicrosPerDay) - 1;
   result += sign * (static_cast<int64_t>(interval.days) + micro_days);
   if (result > kMaxDateDays || result < -kMaxDateDays) return false;
   *out = static_cast<int32_t>(result);
@@ -387,8 +385,8 @@ absl::Status DateIntervalKernel(const KernelContext&, const ColumnVector& left, 
 }
 
 template <int kSign, bool kIntervalFirst>
-absl::Status TimestampIntervalKernel(const KernelContext&, const ColumnVector& left,
-                                     const ColumnVector& right, ActiveRows rows, ColumnVector* out) {
+absl::Status TimestampIntervalKernel(const KernelContext&, const ColumnVector& left, const ColumnVector& right,
+                                     ActiveRows rows, ColumnVector* out) {
   const ColumnVector& stamps = kIntervalFirst ? right : left;
   const ColumnVector& intervals = kIntervalFirst ? left : right;
   const int64_t* t = stamps.values<int64_t>();
@@ -420,8 +418,7 @@ absl::Status DateIntegerKernel(const KernelContext&, const ColumnVector& left, c
   bool suspicious = false;
   ForEachRow(rows, [&](uint32_t r) {
     int64_t v;
-    bool overflow =
-        __builtin_add_overflow(static_cast<int64_t>(d[r]), kSign * static_cast<int64_t>(n[r]), &v);
+    bool overflow = __builtin_add_overflow(static_cast<int64_t>(d[r]), kSign * static_cast<int64_t>(n[r]), &v);
     overflow |= v > kMaxDateDays || v < -kMaxDateDays;
     suspicious |= overflow;
     o[r] = static_cast<int32_t>(v);
@@ -438,8 +435,8 @@ absl::Status DateIntegerKernel(const KernelContext&, const ColumnVector& left, c
 }
 
 template <typename O>
-absl::Status DateDifference(const KernelContext&, const ColumnVector& left, const ColumnVector& right,
-                            ActiveRows rows, ColumnVector* out) {
+absl::Status DateDifference(const KernelContext&, const ColumnVector& left, const ColumnVector& right, ActiveRows rows,
+                            ColumnVector* out) {
   const int32_t* a = left.values<int32_t>();
   const int32_t* b = right.values<int32_t>();
   O* o = out->mutable_values<O>();
@@ -481,8 +478,7 @@ absl::Status NegateOrAbsInteger(const KernelContext& context, const ColumnVector
 
 // DECIMAL and DOUBLE: symmetric ranges, no overflow.
 template <typename T, bool kAbs>
-absl::Status NegateOrAbsSymmetric(const KernelContext&, const ColumnVector& input, ActiveRows rows,
-                                  ColumnVector* out) {
+absl::Status NegateOrAbsSymmetric(const KernelContext&, const ColumnVector& input, ActiveRows rows, ColumnVector* out) {
   const T* a = input.values<T>();
   T* o = out->mutable_values<T>();
   ForEachRow(rows, [&](uint32_t r) { o[r] = kAbs ? (a[r] < 0 ? -a[r] : a[r]) : -a[r]; });
@@ -490,23 +486,20 @@ absl::Status NegateOrAbsSymmetric(const KernelContext&, const ColumnVector& inpu
 }
 
 template <bool kAbs>
-absl::Status NegateOrAbsDouble(const KernelContext&, const ColumnVector& input, ActiveRows rows,
-                               ColumnVector* out) {
+absl::Status NegateOrAbsDouble(const KernelContext&, const ColumnVector& input, ActiveRows rows, ColumnVector* out) {
   const double* a = input.values<double>();
   double* o = out->mutable_values<double>();
   ForEachRow(rows, [&](uint32_t r) { o[r] = kAbs ? std::fabs(a[r]) : -a[r]; });
   return absl::OkStatus();
 }
 
-absl::Status NegateInterval(const KernelContext&, const ColumnVector& input, ActiveRows rows,
-                            ColumnVector* out) {
+absl::Status NegateInterval(const KernelContext&, const ColumnVector& input, ActiveRows rows, ColumnVector* out) {
   const Interval* a = input.values<Interval>();
   Interval* o = out->mutable_values<Interval>();
   bool suspicious = false;
   ForEachRow(rows, [&](uint32_t r) {
     const Interval& x = a[r];
-    suspicious |= x.months == std::numeric_limits<int32_t>::min() ||
-                  x.days == std::numeric_limits<int32_t>::min() ||
+    suspicious |= x.months == std::numeric_limits<int32_t>::min() || x.days == std::numeric_limits<int32_t>::min() ||
                   x.micros == std::numeric_limits<int64_t>::min();
     o[r] = Interval{static_cast<int32_t>(0u - static_cast<uint32_t>(x.months)),
                     static_cast<int32_t>(0u - static_cast<uint32_t>(x.days)),
@@ -517,8 +510,7 @@ absl::Status NegateInterval(const KernelContext&, const ColumnVector& input, Act
       *out, rows,
       [&](uint32_t r) {
         const Interval& x = a[r];
-        return x.months == std::numeric_limits<int32_t>::min() ||
-               x.days == std::numeric_limits<int32_t>::min() ||
+        return x.months == std::numeric_limits<int32_t>::min() || x.days == std::numeric_limits<int32_t>::min() ||
                x.micros == std::numeric_limits<int64_t>::min();
       },
       [](uint32_t) { return absl::OutOfRangeError("INTERVAL out of range"); });
@@ -534,8 +526,7 @@ absl::StatusOr<UnaryKernel> PlanNegateOrAbs(const Type& type) {
     case TypeId::kDouble:
       return &NegateOrAbsDouble<kAbs>;
     case TypeId::kDecimal:
-      return type.IsWideDecimal() ? &NegateOrAbsSymmetric<int128, kAbs>
-                                  : &NegateOrAbsSymmetric<int64_t, kAbs>;
+      return type.IsWideDecimal() ? &NegateOrAbsSymmetric<int128, kAbs> : &NegateOrAbsSymmetric<int64_t, kAbs>;
     case TypeId::kInterval:
       if (!kAbs) return &NegateInterval;
       break;
@@ -601,8 +592,7 @@ const char* OpSymbol(ArithmeticOp op) {
 
 }  // namespace
 
-absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, const Type& right,
-                                            const Type& result) {
+absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, const Type& right, const Type& result) {
   const TypeId l = left.id(), r = right.id(), t = result.id();
   const bool add = op == ArithmeticOp::kAdd, subtract = op == ArithmeticOp::kSubtract;
   // Date and time arithmetic.
@@ -634,9 +624,8 @@ absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, c
     const int common =
         op == ArithmeticOp::kMultiply ? left.scale() + right.scale() : std::max(left.scale(), right.scale());
     if (common - result.scale() > kMaxDecimalPrecision || result.scale() - common > kMaxDecimalPrecision) {
-      return absl::InvalidArgumentError(absl::StrCat("unsupported DECIMAL scales: ", left.ToString(), " ",
-                                                     OpSymbol(op), " ", right.ToString(), " -> ",
-                                                     result.ToString()));
+      return absl::InvalidArgumentError(absl::StrCat("unsupported DECIMAL scales: ", left.ToString(), " ", OpSymbol(op),
+                                                     " ", right.ToString(), " -> ", result.ToString()));
     }
     if (left.IsWideDecimal()) {
       return right.IsWideDecimal() ? DecimalKernelForResult<int128, int128>(op, left, right, result)
@@ -650,9 +639,8 @@ absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, c
     if (t == TypeId::kBigInt) return IntegerKernelFor<int64_t>(op);
     if (t == TypeId::kDouble) return DoubleKernelFor(op);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unsupported arithmetic: ", left.ToString(), " ",
-                                                 OpSymbol(op), " ", right.ToString(), " -> ",
-                                                 result.ToString()));
+  return absl::InvalidArgumentError(absl::StrCat("unsupported arithmetic: ", left.ToString(), " ", OpSymbol(op), " ",
+                                                 right.ToString(), " -> ", result.ToString()));
 }
 
 absl::StatusOr<UnaryKernel> PlanNegate(const Type& type) { return PlanNegateOrAbs<false>(type); }

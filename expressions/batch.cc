@@ -15,9 +15,15 @@ void DecodeColumn(const BlockView& block, int column, uint32_t first_row, uint32
     return;
   }
   switch (vector->type().FixedWidth()) {
-    case 4: block.DecodeFixed<int32_t>(column, first_row, count, vector->mutable_values<int32_t>()); break;
-    case 8: block.DecodeFixed<int64_t>(column, first_row, count, vector->mutable_values<int64_t>()); break;
-    default: block.DecodeFixed<int128>(column, first_row, count, vector->mutable_values<int128>()); break;
+    case 4:
+      block.DecodeFixed<int32_t>(column, first_row, count, vector->mutable_values<int32_t>());
+      break;
+    case 8:
+      block.DecodeFixed<int64_t>(column, first_row, count, vector->mutable_values<int64_t>());
+      break;
+    default:
+      block.DecodeFixed<int128>(column, first_row, count, vector->mutable_values<int128>());
+      break;
   }
 }
 
@@ -64,16 +70,21 @@ void LoadBatchColumnRows(const BlockView& block, const Type& type, int column, u
   vector.set_type(type);
   vector.ResetOwned(count);
   switch (type.FixedWidth()) {
-    case 4: block.DecodeFixedRows<int32_t>(column, first_row, rows, row_count, vector.mutable_values<int32_t>()); break;
-    case 8: block.DecodeFixedRows<int64_t>(column, first_row, rows, row_count, vector.mutable_values<int64_t>()); break;
-    default: block.DecodeFixedRows<int128>(column, first_row, rows, row_count, vector.mutable_values<int128>()); break;
+    case 4:
+      block.DecodeFixedRows<int32_t>(column, first_row, rows, row_count, vector.mutable_values<int32_t>());
+      break;
+    case 8:
+      block.DecodeFixedRows<int64_t>(column, first_row, rows, row_count, vector.mutable_values<int64_t>());
+      break;
+    default:
+      block.DecodeFixedRows<int128>(column, first_row, rows, row_count, vector.mutable_values<int128>());
+      break;
   }
   vector.BorrowValidity(block.Validity(column), first_row);
 }
 
-void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types,
-                        const std::vector<int>& block_columns, uint32_t first_row, uint32_t count,
-                        Batch* out) {
+void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types, const std::vector<int>& block_columns,
+                        uint32_t first_row, uint32_t count, Batch* out) {
   DCHECK_EQ(types.size(), block_columns.size());
   DCHECK_LE(count, kVectorSize);
   DCHECK_LE(first_row + count, block.row_count());

@@ -26,9 +26,8 @@ struct Batch {
 // `block_columns[i]`, of type `types[i]` (the column's schema type). Precondition: count <= kVectorSize and
 // the rows exist. Allocates only the first time a string column (or a misaligned DECIMAL(p > 18) column,
 // which is copied to keep __int128 loads aligned) is loaded into `out`.
-void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types,
-                        const std::vector<int>& block_columns, uint32_t first_row, uint32_t count,
-                        Batch* out);
+void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types, const std::vector<int>& block_columns,
+                        uint32_t first_row, uint32_t count, Batch* out);
 // One column of LoadBatchFromBlock: rows [first_row, first_row + count) of block column `column` (of `type`) into
 // `out`. For scans that load some columns only when rows pass their filter.
 void LoadBatchColumn(const BlockView& block, const Type& type, int column, uint32_t first_row, uint32_t count,

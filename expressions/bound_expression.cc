@@ -71,8 +71,7 @@ std::string LiteralText(const Value& value) {
 
 void AppendExpression(const BoundExpression& e, const std::vector<std::string>* names, std::string* out);
 
-void AppendChildren(const BoundExpression& e, size_t first, const std::vector<std::string>* names,
-                    std::string* out) {
+void AppendChildren(const BoundExpression& e, size_t first, const std::vector<std::string>* names, std::string* out) {
   for (size_t i = first; i < e.children.size(); ++i) {
     if (i > first) *out += ", ";
     AppendExpression(*e.children[i], names, out);
@@ -287,8 +286,7 @@ std::unique_ptr<BoundExpression> MakeIsNull(std::unique_ptr<BoundExpression> inp
   return node;
 }
 
-std::unique_ptr<BoundExpression> MakeLike(std::unique_ptr<BoundExpression> input, Value pattern,
-                                          bool negated) {
+std::unique_ptr<BoundExpression> MakeLike(std::unique_ptr<BoundExpression> input, Value pattern, bool negated) {
   auto node = MakeNode(ExpressionKind::kLike, Type::Boolean());
   node->negated = negated;
   node->children.push_back(std::move(input));
@@ -333,42 +331,78 @@ bool IsScalarFunction(FunctionId function) {
 
 const char* FunctionSqlName(FunctionId function) {
   switch (function) {
-    case FunctionId::kExtractYear: return "YEAR";
-    case FunctionId::kExtractMonth: return "MONTH";
-    case FunctionId::kExtractDay: return "DAY";
-    case FunctionId::kExtractQuarter: return "QUARTER";
-    case FunctionId::kExtractDayOfWeek: return "DOW";
-    case FunctionId::kExtractDayOfYear: return "DOY";
-    case FunctionId::kExtractWeek: return "WEEK";
-    case FunctionId::kSubstring: return "SUBSTRING";
-    case FunctionId::kCoalesce: return "COALESCE";
-    case FunctionId::kNullIf: return "NULLIF";
-    case FunctionId::kAbs: return "ABS";
-    case FunctionId::kUpper: return "UPPER";
-    case FunctionId::kLower: return "LOWER";
-    case FunctionId::kLength: return "LENGTH";
-    case FunctionId::kConcat: return "concat";
-    case FunctionId::kConcatStrict: return "||";
-    case FunctionId::kRound: return "round";
-    case FunctionId::kCeil: return "ceil";
-    case FunctionId::kFloor: return "floor";
-    case FunctionId::kSqrt: return "sqrt";
-    case FunctionId::kExp: return "exp";
-    case FunctionId::kLn: return "ln";
-    case FunctionId::kLog10: return "log10";
-    case FunctionId::kPower: return "power";
-    case FunctionId::kGreatest: return "greatest";
-    case FunctionId::kLeast: return "least";
-    case FunctionId::kTrim: return "trim";
-    case FunctionId::kLtrim: return "ltrim";
-    case FunctionId::kRtrim: return "rtrim";
-    case FunctionId::kLpad: return "lpad";
-    case FunctionId::kRpad: return "rpad";
-    case FunctionId::kReplace: return "replace";
-    case FunctionId::kStrpos: return "strpos";
-    case FunctionId::kSplitPart: return "split_part";
-    case FunctionId::kStartsWith: return "starts_with";
-    case FunctionId::kDateTrunc: return "date_trunc";
+    case FunctionId::kExtractYear:
+      return "YEAR";
+    case FunctionId::kExtractMonth:
+      return "MONTH";
+    case FunctionId::kExtractDay:
+      return "DAY";
+    case FunctionId::kExtractQuarter:
+      return "QUARTER";
+    case FunctionId::kExtractDayOfWeek:
+      return "DOW";
+    case FunctionId::kExtractDayOfYear:
+      return "DOY";
+    case FunctionId::kExtractWeek:
+      return "WEEK";
+    case FunctionId::kSubstring:
+      return "SUBSTRING";
+    case FunctionId::kCoalesce:
+      return "COALESCE";
+    case FunctionId::kNullIf:
+      return "NULLIF";
+    case FunctionId::kAbs:
+      return "ABS";
+    case FunctionId::kUpper:
+      return "UPPER";
+    case FunctionId::kLower:
+      return "LOWER";
+    case FunctionId::kLength:
+      return "LENGTH";
+    case FunctionId::kConcat:
+      return "concat";
+    case FunctionId::kConcatStrict:
+      return "||";
+    case FunctionId::kRound:
+      return "round";
+    case FunctionId::kCeil:
+      return "ceil";
+    case FunctionId::kFloor:
+      return "floor";
+    case FunctionId::kSqrt:
+      return "sqrt";
+    case FunctionId::kExp:
+      return "exp";
+    case FunctionId::kLn:
+      return "ln";
+    case FunctionId::kLog10:
+      return "log10";
+    case FunctionId::kPower:
+      return "power";
+    case FunctionId::kGreatest:
+      return "greatest";
+    case FunctionId::kLeast:
+      return "least";
+    case FunctionId::kTrim:
+      return "trim";
+    case FunctionId::kLtrim:
+      return "ltrim";
+    case FunctionId::kRtrim:
+      return "rtrim";
+    case FunctionId::kLpad:
+      return "lpad";
+    case FunctionId::kRpad:
+      return "rpad";
+    case FunctionId::kReplace:
+      return "replace";
+    case FunctionId::kStrpos:
+      return "strpos";
+    case FunctionId::kSplitPart:
+      return "split_part";
+    case FunctionId::kStartsWith:
+      return "starts_with";
+    case FunctionId::kDateTrunc:
+      return "date_trunc";
   }
   return "?";
 }

@@ -47,9 +47,9 @@ enum class FunctionId {
   kExtractDayOfWeek,  // 0 = Sunday ... 6 = Saturday
   kExtractDayOfYear,
   kExtractWeek,  // ISO 8601 week number
-  kSubstring,   // (string, INTEGER start [, INTEGER length]) -> VARCHAR, 1-based, SQL semantics
-  kCoalesce,    // n-ary, all arguments of result_type
-  kNullIf,      // (a, b) of one type
+  kSubstring,    // (string, INTEGER start [, INTEGER length]) -> VARCHAR, 1-based, SQL semantics
+  kCoalesce,     // n-ary, all arguments of result_type
+  kNullIf,       // (a, b) of one type
   kAbs,
   kUpper,
   kLower,
@@ -61,17 +61,17 @@ enum class FunctionId {
   kRound,         // (x [, INTEGER digits]): DOUBLE, DECIMAL (result scale min(s, digits)), INTEGER, BIGINT
   kCeil,          // (x): DOUBLE, DECIMAL (result scale 0), INTEGER, BIGINT
   kFloor,
-  kSqrt,   // (DOUBLE) -> DOUBLE
-  kExp,    // (DOUBLE) -> DOUBLE
-  kLn,     // (DOUBLE) -> DOUBLE
-  kLog10,  // (DOUBLE) -> DOUBLE
-  kPower,  // (DOUBLE, DOUBLE) -> DOUBLE
+  kSqrt,      // (DOUBLE) -> DOUBLE
+  kExp,       // (DOUBLE) -> DOUBLE
+  kLn,        // (DOUBLE) -> DOUBLE
+  kLog10,     // (DOUBLE) -> DOUBLE
+  kPower,     // (DOUBLE, DOUBLE) -> DOUBLE
   kGreatest,  // n-ary, all of result_type; NULL arguments are skipped
   kLeast,
-  kTrim,        // (VARCHAR [, VARCHAR characters]) -> VARCHAR
+  kTrim,  // (VARCHAR [, VARCHAR characters]) -> VARCHAR
   kLtrim,
   kRtrim,
-  kLpad,        // (VARCHAR, INTEGER length [, VARCHAR fill]) -> VARCHAR
+  kLpad,  // (VARCHAR, INTEGER length [, VARCHAR fill]) -> VARCHAR
   kRpad,
   kReplace,     // (VARCHAR, VARCHAR from, VARCHAR to) -> VARCHAR
   kStrpos,      // (VARCHAR, VARCHAR) -> INTEGER (1-based character position, 0 if absent)
@@ -119,8 +119,7 @@ std::unique_ptr<BoundExpression> MakeConjunction(ExpressionKind and_or,
 std::unique_ptr<BoundExpression> MakeNot(std::unique_ptr<BoundExpression> input);
 std::unique_ptr<BoundExpression> MakeIsNull(std::unique_ptr<BoundExpression> input, bool negated = false);
 // `pattern` is a string constant (or NULL).
-std::unique_ptr<BoundExpression> MakeLike(std::unique_ptr<BoundExpression> input, Value pattern,
-                                          bool negated = false);
+std::unique_ptr<BoundExpression> MakeLike(std::unique_ptr<BoundExpression> input, Value pattern, bool negated = false);
 // `list` values are constants of `input`'s type (or NULL).
 std::unique_ptr<BoundExpression> MakeInList(std::unique_ptr<BoundExpression> input, std::vector<Value> list,
                                             bool negated = false);

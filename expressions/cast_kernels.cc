@@ -24,8 +24,7 @@ absl::Status RowCastError(const ColumnVector& input, uint32_t row, const Type& t
   const Value value = input.GetValue(row);
   absl::StatusOr<Value> cast = value.CastTo(to);
   if (!cast.ok()) return cast.status();
-  return absl::InvalidArgumentError(
-      absl::StrCat("value ", value.ToString(), " is out of range for ", to.ToString()));
+  return absl::InvalidArgumentError(absl::StrCat("value ", value.ToString(), " is out of range for ", to.ToString()));
 }
 
 int ScaleOf(const Type& type) { return type.id() == TypeId::kDecimal ? type.scale() : 0; }
@@ -58,8 +57,7 @@ T LoadValue(const ColumnVector& v, uint32_t row) {
 
 // ---- exact numeric -> exact numeric (INTEGER, BIGINT, DECIMAL, BOOLEAN source) ----
 template <typename From, typename To, typename Compute>
-absl::Status ExactToExact(const KernelContext& context, const ColumnVector& input, ActiveRows rows,
-                          ColumnVector* out) {
+absl::Status ExactToExact(const KernelContext& context, const ColumnVector& input, ActiveRows rows, ColumnVector* out) {
   const int from_scale = ScaleOf(context.left_type);
   const int to_scale = ScaleOf(context.result_type);
   int128 lo128, hi128;
@@ -115,8 +113,7 @@ absl::Status ExactToExact(const KernelContext& context, const ColumnVector& inpu
 }
 
 template <typename From>
-absl::Status ExactToBoolean(const KernelContext&, const ColumnVector& input, ActiveRows rows,
-                            ColumnVector* out) {
+absl::Status ExactToBoolean(const KernelContext&, const ColumnVector& input, ActiveRows rows, ColumnVector* out) {
   const From* in = input.values<From>();
   uint8_t* result = out->mutable_values<uint8_t>();
   ForEachRow(rows, [&](uint32_t r) { result[r] = in[r] != 0; });
@@ -229,14 +226,12 @@ absl::Status DateToTimestamp(const KernelContext& context, const ColumnVector& i
   return absl::OkStatus();
 }
 
-absl::Status TimestampToDate(const KernelContext&, const ColumnVector& input, ActiveRows rows,
-                             ColumnVector* out) {
+absl::Status TimestampToDate(const KernelContext&, const ColumnVector& input, ActiveRows rows, ColumnVector* out) {
   const int64_t* in = input.values<int64_t>();
   int32_t* result = out->mutable_values<int32_t>();
   ForEachRow(rows, [&](uint32_t r) {
     const int64_t micros = in[r];
-    result[r] =
-        static_cast<int32_t>(micros >= 0 ? micros / kMicrosPerDay : -((-(micros + 1)) / kMicrosPerDay) - 1);
+    result[r] = static_cast<int32_t>(micros >= 0 ? micros / kMicrosPerDay : -((-(micros + 1)) / kMicrosPerDay) - 1);
   });
   return absl::OkStatus();
 }
@@ -282,25 +277,13 @@ absl::Status StringToString(const KernelContext& context, const ColumnVector& in
 }
 
 std::string_view TrimSpaces(std::string_view s) {
-  auto space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-  };
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
   while (!s.empty() && space(s.back())) s.remove_suffix(1);
   return s;
 }
 
-enum class ParseTarget {
-  kBoolean,
-  kInteger,
-  kBigInt,
-  kDouble,
-  kDecimal64,
-  kDecimal128,
-  kDate,
-  kTimestamp,
-  kInterval
-};
+enum class ParseTarget { kBoolean, kInteger, kBigInt, kDouble, kDecimal64, kDecimal128, kDate, kTimestamp, kInterval };
 
 template <ParseTarget kTarget>
 bool ParseText(std::string_view text, const Type& type, void* values, uint32_t row) {
@@ -359,17 +342,7 @@ absl::Status StringToValue(const KernelContext& context, const ColumnVector& inp
   return status;
 }
 
-enum class Format {
-  kBoolean,
-  kInt32,
-  kInt64,
-  kDecimal64,
-  kDecimal128,
-  kDouble,
-  kDate,
-  kTimestamp,
-  kInterval
-};
+enum class Format { kBoolean, kInt32, kInt64, kDecimal64, kDecimal128, kDouble, kDate, kTimestamp, kInterval };
 
 template <Format kFormat>
 void AppendText(const ColumnVector& input, uint32_t row, int scale, std::string* out) {
@@ -436,15 +409,12 @@ absl::StatusOr<CastPlan> PlanExactSource(const Type& from, const Type& to) {
       sizeof(From) <= 8 && to.FixedWidth() <= 8 && ScaleOf(to) - ScaleOf(from) <= kMaxInt64DecimalPrecision;
   switch (to.id()) {
     case TypeId::kInteger:
-      return CastPlan{narrow_compute ? &ExactToExact<From, int32_t, int64_t>
-                                     : &ExactToExact<From, int32_t, int128>};
+      return CastPlan{narrow_compute ? &ExactToExact<From, int32_t, int64_t> : &ExactToExact<From, int32_t, int128>};
     case TypeId::kBigInt:
-      return CastPlan{narrow_compute ? &ExactToExact<From, int64_t, int64_t>
-                                     : &ExactToExact<From, int64_t, int128>};
+      return CastPlan{narrow_compute ? &ExactToExact<From, int64_t, int64_t> : &ExactToExact<From, int64_t, int128>};
     case TypeId::kDecimal:
       if (to.IsWideDecimal()) return CastPlan{&ExactToExact<From, int128, int128>};
-      return CastPlan{narrow_compute ? &ExactToExact<From, int64_t, int64_t>
-                                     : &ExactToExact<From, int64_t, int128>};
+      return CastPlan{narrow_compute ? &ExactToExact<From, int64_t, int64_t> : &ExactToExact<From, int64_t, int128>};
     case TypeId::kDouble:
       return CastPlan{&ExactToDouble<From>};
     default:
@@ -460,8 +430,7 @@ absl::StatusOr<CastPlan> PlanCast(const Type& from, const Type& to) {
   const TypeId t = to.id();
   if (to.IsString()) {
     if (from.IsString()) {
-      if (to.length() == 0 || (from.length() != 0 && from.length() <= to.length()))
-        return CastPlan{nullptr, true};
+      if (to.length() == 0 || (from.length() != 0 && from.length() <= to.length())) return CastPlan{nullptr, true};
       return CastPlan{&StringToString};
     }
     switch (f) {

@@ -70,9 +70,7 @@ class ColumnVector {
   const void* raw_values() const { return data_; }
   bool is_owned() const { return data_ != nullptr && data_ == buffer_.get(); }
 
-  bool IsNull(uint32_t row) const {
-    return validity_ != nullptr && !GetBit(validity_, validity_bit_offset_ + row);
-  }
+  bool IsNull(uint32_t row) const { return validity_ != nullptr && !GetBit(validity_, validity_bit_offset_ + row); }
   bool has_nulls() const { return validity_ != nullptr; }
   // The validity bitmap (null: no NULLs) and the bit of row 0 in it.
   const uint8_t* validity() const { return validity_; }
@@ -83,9 +81,7 @@ class ColumnVector {
   // Uses `validity` (bit `bit_offset` = row 0; null = no NULLs) as this vector's NULLs without copying it.
   // The bitmap must outlive the vector's use; SetNull copies it first.
   void BorrowValidity(const uint8_t* validity, uint32_t bit_offset);
-  void BorrowValidityFrom(const ColumnVector& other) {
-    BorrowValidity(other.validity_, other.validity_bit_offset_);
-  }
+  void BorrowValidityFrom(const ColumnVector& other) { BorrowValidity(other.validity_, other.validity_bit_offset_); }
   // An owned, writable bitmap with bit offset 0 holding the current NULLs of rows 0..size-1 (all valid if
   // there were none). Rows >= size are unspecified.
   uint8_t* MutableValidity();

@@ -17,8 +17,7 @@ bool ScaledDivide(int128 numerator, int exponent, int128 divisor, int128 bound, 
     }
   } else if (exponent < 0) {
     int128 scaled_divisor;
-    if (-exponent <= kMaxDecimalPrecision &&
-        !__builtin_mul_overflow(divisor, PowerOfTen(-exponent), &scaled_divisor)) {
+    if (-exponent <= kMaxDecimalPrecision && !__builtin_mul_overflow(divisor, PowerOfTen(-exponent), &scaled_divisor)) {
       const int128 q = DivideRoundHalfAway(numerator, scaled_divisor);
       if (q >= bound || q <= -bound) return false;
       *out = q;
@@ -53,8 +52,7 @@ bool ScaledDivide(int128 numerator, int exponent, int128 divisor, int128 bound, 
 bool RescaleDecimal(int128 unscaled, int from, int to, int precision, int128* out) {
   int128 result = unscaled;
   if (to > from) {
-    if (to - from > kMaxDecimalPrecision ||
-        __builtin_mul_overflow(unscaled, PowerOfTen(to - from), &result)) {
+    if (to - from > kMaxDecimalPrecision || __builtin_mul_overflow(unscaled, PowerOfTen(to - from), &result)) {
       return false;
     }
   } else if (to < from) {

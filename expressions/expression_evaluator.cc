@@ -36,7 +36,7 @@ struct Node {
 
   UnaryKernel unary = nullptr;
   BinaryKernel binary = nullptr;
-  ScalarFunctionPlan scalar;                    // IsScalarFunction nodes
+  ScalarFunctionPlan scalar;                   // IsScalarFunction nodes
   std::vector<const ColumnVector*> arguments;  // their evaluated arguments (scratch)
   bool zero_copy = false;
   ComparisonPlan comparison;
@@ -87,8 +87,7 @@ absl::StatusOr<Type> CommonType(const Type& a, const Type& b) {
     if (a.id() == TypeId::kDecimal || b.id() == TypeId::kDecimal) {
       const int scale =
           std::max(a.id() == TypeId::kDecimal ? a.scale() : 0, b.id() == TypeId::kDecimal ? b.scale() : 0);
-      const int precision =
-          std::min(kMaxDecimalPrecision, std::max(IntegerDigits(a), IntegerDigits(b)) + scale);
+      const int precision = std::min(kMaxDecimalPrecision, std::max(IntegerDigits(a), IntegerDigits(b)) + scale);
       return Type::Decimal(precision, std::min(scale, precision));
     }
     return Type::BigInt();
@@ -157,11 +156,16 @@ int TermCost(const BoundExpression& e) {
   }
   const bool strings = !e.children.empty() && e.children[0]->result_type.IsString();
   switch (e.kind) {
-    case ExpressionKind::kComparison: return strings ? 2 : 0;
-    case ExpressionKind::kIsNull: return 1;
-    case ExpressionKind::kInList: return strings ? 2 : 1;
-    case ExpressionKind::kLike: return 3;
-    default: return -1;
+    case ExpressionKind::kComparison:
+      return strings ? 2 : 0;
+    case ExpressionKind::kIsNull:
+      return 1;
+    case ExpressionKind::kInList:
+      return strings ? 2 : 1;
+    case ExpressionKind::kLike:
+      return 3;
+    default:
+      return -1;
   }
 }
 
@@ -201,15 +205,14 @@ class ExpressionEvaluator::Program {
 
   absl::StatusOr<const ColumnVector*> Evaluate(const Batch& input, const SelectionVector* selection) {
     TESSERA_RETURN_IF_ERROR(Begin(input));
-    const ActiveRows rows = selection != nullptr ? ActiveRows{selection->rows.data(), selection->count}
-                                                 : ActiveRows{nullptr, input.size};
+    const ActiveRows rows =
+        selection != nullptr ? ActiveRows{selection->rows.data(), selection->count} : ActiveRows{nullptr, input.size};
     TESSERA_RETURN_IF_ERROR(Eval(root_, rows));
     const ColumnVector* output = nodes_[root_]->output;
     if (output->size() != input.size) {
       // A constant holds kVectorSize rows; callers (e.g. COUNT over the result) rely on size() == batch size.
       sized_view_.set_type(output->type());
-      sized_view_.BorrowFixed(output->raw_values(), output->validity(), output->validity_bit_offset(),
-                              input.size);
+      sized_view_.BorrowFixed(output->raw_values(), output->validity(), output->validity_bit_offset(), input.size);
       output = &sized_view_;
     }
     return output;
@@ -218,8 +221,7 @@ class ExpressionEvaluator::Program {
   absl::Status Filter(const Batch& input, const SelectionVector* in, SelectionVector* out) {
     TESSERA_RETURN_IF_ERROR(Begin(input));
     if (out->rows.size() < kVectorSize) out->rows.resize(kVectorSize);
-    const ActiveRows rows =
-        in != nullptr ? ActiveRows{in->rows.data(), in->count} : ActiveRows{nullptr, input.size};
+    const ActiveRows rows = in != nullptr ? ActiveRows{in->rows.data(), in->count} : ActiveRows{nullptr, input.size};
     uint32_t count = 0;
     TESSERA_RETURN_IF_ERROR(Select(root_, rows, out->rows.data(), &count));
     out->count = count;
@@ -424,8 +426,7 @@ class ExpressionEvaluator::Program {
         nodes_[right]->type.id() == TypeId::kNull) {
       return AddNull(result);
     }
-    absl::StatusOr<BinaryKernel> kernel =
-        PlanArithmetic(e.arithmetic, nodes_[left]->type, nodes_[right]->type, result);
+    absl::StatusOr<BinaryKernel> kernel = PlanArithmetic(e.arithmetic, nodes_[left]->type, nodes_[right]->type, result);
     if (!kernel.ok()) {
       // Implicit casts the binder may have left out: operands to the result type (integers to DECIMAL(10|19,
       // 0) for a DECIMAL result, whose kernels handle any operand scales; DATE to TIMESTAMP for a TIMESTAMP
@@ -478,8 +479,7 @@ class ExpressionEvaluator::Program {
     right = Coerce(right, *common);
     const bool left_constant = nodes_[left]->is_constant();
     const bool right_constant = nodes_[right]->is_constant();
-    if ((left_constant && nodes_[left]->constant.is_null()) ||
-        (right_constant && nodes_[right]->constant.is_null())) {
+    if ((left_constant && nodes_[left]->constant.is_null()) || (right_constant && nodes_[right]->constant.is_null())) {
       return AddNull(Type::Boolean());
     }
     if (left_constant && !right_constant) {
@@ -508,8 +508,7 @@ class ExpressionEvaluator::Program {
       Fail(absl::InvalidArgumentError("LIKE pattern must be a constant"));
       return AddNull(Type::Boolean());
     }
-    if (pattern_node.constant.is_null() || nodes_[input]->type.id() == TypeId::kNull)
-      return AddNull(Type::Boolean());
+    if (pattern_node.constant.is_null() || nodes_[input]->type.id() == TypeId::kNull) return AddNull(Type::Boolean());
     if (!pattern_node.type.IsString()) {
       Fail(absl::InvalidArgumentError(
           absl::StrCat("LIKE pattern must be a string, not ", pattern_node.type.ToString())));
@@ -616,8 +615,7 @@ class ExpressionEvaluator::Program {
       case FunctionId::kSubstring:
         if (!CheckArity(e, 2, 3)) return AddNull(result);
         children.push_back(CompileAs(*e.children[0], Type::Varchar()));
-        for (size_t i = 1; i < e.children.size(); ++i)
-          children.push_back(CompileAs(*e.children[i], Type::BigInt()));
+        for (size_t i = 1; i < e.children.size(); ++i) children.push_back(CompileAs(*e.children[i], Type::BigInt()));
         break;
       case FunctionId::kCoalesce:
         if (!CheckArity(e, 1, SIZE_MAX)) return AddNull(result);
@@ -699,9 +697,9 @@ class ExpressionEvaluator::Program {
         return absl::OkStatus();
       case ExpressionKind::kColumn:
         if (batch_ == nullptr || n.column_index >= static_cast<int>(batch_->columns.size())) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("expression refers to column #", n.column_index, " but the batch has ",
-                           batch_ == nullptr ? 0 : batch_->columns.size(), " columns"));
+          return absl::InvalidArgumentError(absl::StrCat("expression refers to column #", n.column_index,
+                                                         " but the batch has ",
+                                                         batch_ == nullptr ? 0 : batch_->columns.size(), " columns"));
         }
         n.output = &batch_->columns[n.column_index];
         return absl::OkStatus();
@@ -1067,8 +1065,7 @@ class ExpressionEvaluator::Program {
   ColumnVector sized_view_;  // the root's result re-sized to the batch (constants)
 };
 
-ExpressionEvaluator::ExpressionEvaluator(const BoundExpression& expr)
-    : program_(std::make_unique<Program>(expr)) {}
+ExpressionEvaluator::ExpressionEvaluator(const BoundExpression& expr) : program_(std::make_unique<Program>(expr)) {}
 ExpressionEvaluator::~ExpressionEvaluator() = default;
 ExpressionEvaluator::ExpressionEvaluator(ExpressionEvaluator&&) noexcept = default;
 ExpressionEvaluator& ExpressionEvaluator::operator=(ExpressionEvaluator&&) noexcept = default;
@@ -1081,8 +1078,7 @@ absl::StatusOr<const ColumnVector*> ExpressionEvaluator::Evaluate(const Batch& i
   return program_->Evaluate(input, selection);
 }
 
-absl::Status ExpressionEvaluator::Filter(const Batch& input, const SelectionVector* in,
-                                         SelectionVector* out) {
+absl::Status ExpressionEvaluator::Filter(const Batch& input, const SelectionVector* in, SelectionVector* out) {
   return program_->Filter(input, in, out);
 }
 

@@ -172,8 +172,8 @@ absl::StatusOr<UnaryKernel> PlanLength(const Type& result) {
   return absl::InvalidArgumentError(absl::StrCat("LENGTH yields INTEGER, not ", result.ToString()));
 }
 
-absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& start,
-                             const ColumnVector* length, ActiveRows rows, ColumnVector* out) {
+absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& start, const ColumnVector* length,
+                             ActiveRows rows, ColumnVector* out) {
   const std::string_view* in = string.strings();
   const int64_t* starts = start.values<int64_t>();
   const int64_t* lengths = length != nullptr ? length->values<int64_t>() : nullptr;
@@ -203,9 +203,8 @@ absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& sta
     }
     const size_t begin_byte = ByteOffsetOfCharacter(s, clipped_first - 1);
     const std::string_view rest = s.substr(begin_byte);
-    const size_t end_byte = end == std::numeric_limits<int64_t>::max()
-                                ? rest.size()
-                                : ByteOffsetOfCharacter(rest, end - clipped_first);
+    const size_t end_byte =
+        end == std::numeric_limits<int64_t>::max() ? rest.size() : ByteOffsetOfCharacter(rest, end - clipped_first);
     o[r] = rest.substr(0, end_byte);  // a view into the input
   });
   return status;

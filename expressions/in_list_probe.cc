@@ -67,8 +67,7 @@ uint64_t PrefixWord(std::string_view s) {
 // 8 bytes match a value longer than 8 bytes; long lists use the sorted probe's binary search.
 class StringProbe final : public InListProbe {
  public:
-  explicit StringProbe(std::vector<std::string> strings)
-      : strings_(std::move(strings)), probe_(Views(strings_)) {
+  explicit StringProbe(std::vector<std::string> strings) : strings_(std::move(strings)), probe_(Views(strings_)) {
     for (const std::string& s : strings_) short_list_.push_back({s.size(), PrefixWord(s), s.data()});
   }
   void Probe(const ColumnVector& input, ActiveRows rows, uint8_t* match) const override {
@@ -107,8 +106,7 @@ class StringProbe final : public InListProbe {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<InListProbe>> InListProbe::Make(const Type& type,
-                                                               const std::vector<Value>& values) {
+absl::StatusOr<std::unique_ptr<InListProbe>> InListProbe::Make(const Type& type, const std::vector<Value>& values) {
   switch (PhysicalTypeOf(type)) {
     case PhysicalType::kBool: {
       std::vector<uint8_t> v;
@@ -143,8 +141,7 @@ absl::StatusOr<std::unique_ptr<InListProbe>> InListProbe::Make(const Type& type,
       return std::unique_ptr<InListProbe>(new StringProbe(std::move(v)));
     }
     default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("IN lists of type ", type.ToString(), " are not supported"));
+      return absl::InvalidArgumentError(absl::StrCat("IN lists of type ", type.ToString(), " are not supported"));
   }
 }
 

@@ -20,8 +20,7 @@ class InListProbe {
   virtual void Probe(const ColumnVector& input, ActiveRows rows, uint8_t* match) const = 0;
 
   // `values` are non-NULL and of `type` (already cast). InvalidArgument for types without an IN kernel.
-  static absl::StatusOr<std::unique_ptr<InListProbe>> Make(const Type& type,
-                                                           const std::vector<Value>& values);
+  static absl::StatusOr<std::unique_ptr<InListProbe>> Make(const Type& type, const std::vector<Value>& values);
 };
 
 }  // namespace tessera

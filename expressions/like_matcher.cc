@@ -54,10 +54,8 @@ LikeMatcher::LikeMatcher(std::string pattern) : pattern_(std::move(pattern)) {
   bool any_wildcard = false;
   while (begin <= p.size()) {
     size_t end = p.find('%', begin);
-    if (end == std::string_view::npos)
-      end = p.size();
-    else
-      any_wildcard = true;
+    if (end == std::string_view::npos) end = p.size();
+    else any_wildcard = true;
     if (end > begin) segments_.emplace_back(p.substr(begin, end - begin));
     begin = end + 1;
   }
@@ -179,8 +177,7 @@ bool LikeMatcher::Matches(std::string_view text) const {
 }
 
 template <LikeMatcher::Kind kKind>
-uint32_t LikeMatcher::SelectAs(const ColumnVector& input, ActiveRows rows, bool negated,
-                               uint32_t* out) const {
+uint32_t LikeMatcher::SelectAs(const ColumnVector& input, ActiveRows rows, bool negated, uint32_t* out) const {
   const std::string_view* strings = input.strings();
   uint32_t n = 0;
   if (!input.has_nulls()) {

@@ -117,8 +117,8 @@ absl::Status Pad(const KernelContext&, Args args, size_t count, ActiveRows rows,
     const int64_t fill_characters = static_cast<int64_t>(CharacterCount(fill));
     const int64_t missing = target - have;
     // Whole fills, then a prefix of one.
-    const size_t padding_bytes = static_cast<size_t>(missing / fill_characters) * fill.size() +
-                                 PrefixBytes(fill, missing % fill_characters);
+    const size_t padding_bytes =
+        static_cast<size_t>(missing / fill_characters) * fill.size() + PrefixBytes(fill, missing % fill_characters);
     char* buffer = out->AllocateInArena(s.size() + padding_bytes);
     char* padding = kLeft ? buffer : buffer + s.size();
     for (size_t at = 0; at < padding_bytes; at += fill.size()) {
@@ -198,9 +198,7 @@ absl::Status SplitPart(const KernelContext&, Args args, size_t, ActiveRows rows,
       return;
     }
     // Part i starts after the i-th delimiter.
-    auto next = [&](size_t from) {
-      return delimiter.empty() ? std::string_view::npos : s.find(delimiter, from);
-    };
+    auto next = [&](size_t from) { return delimiter.empty() ? std::string_view::npos : s.find(delimiter, from); };
     int64_t parts = 1;
     for (size_t at = next(0); at != std::string_view::npos; at = next(at + delimiter.size())) ++parts;
     const int64_t position = index > 0 ? index - 1 : parts + index;
@@ -331,15 +329,13 @@ int128 DivideRounded(int128 value, int digits, Rounding rounding) {
 // round / ceil / floor of an exact number (INTEGER, BIGINT, DECIMAL) to `digits` fraction digits (round's second
 // argument, 0 for ceil and floor; negative rounds to tens, hundreds, ...), written at the result's scale.
 template <Rounding kRounding>
-absl::Status RoundExact(const KernelContext& context, Args args, size_t count, ActiveRows rows,
-                        ColumnVector* out) {
+absl::Status RoundExact(const KernelContext& context, Args args, size_t count, ActiveRows rows, ColumnVector* out) {
   const int input_scale = ExactScale(args[0]->type());
   const int result_scale = ExactScale(context.result_type);
   const TypeId result_id = context.result_type.id();
-  const int128 limit = result_id == TypeId::kDecimal ? MaxDecimalUnscaled(context.result_type.precision())
-                       : result_id == TypeId::kInteger
-                           ? static_cast<int128>(std::numeric_limits<int32_t>::max())
-                           : static_cast<int128>(std::numeric_limits<int64_t>::max());
+  const int128 limit = result_id == TypeId::kDecimal   ? MaxDecimalUnscaled(context.result_type.precision())
+                       : result_id == TypeId::kInteger ? static_cast<int128>(std::numeric_limits<int32_t>::max())
+                                                       : static_cast<int128>(std::numeric_limits<int64_t>::max());
   absl::Status status = absl::OkStatus();
   ForEachRow(rows, [&](uint32_t r) {
     if (out->IsNull(r) || !status.ok()) return;

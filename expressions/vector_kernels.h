@@ -48,10 +48,9 @@ struct KernelContext {
   std::string* text = nullptr;  // scratch for formatting; grows once, then reused
 };
 
-using UnaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector& input, ActiveRows,
-                                     ColumnVector* out);
-using BinaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector& left,
-                                      const ColumnVector& right, ActiveRows, ColumnVector* out);
+using UnaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector& input, ActiveRows, ColumnVector* out);
+using BinaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector& left, const ColumnVector& right,
+                                      ActiveRows, ColumnVector* out);
 
 // Marks NULL in `out` every active row that is NULL in `a` or `b` (b may be null). Borrows a's or b's bitmap
 // when only one of them has NULLs.
@@ -70,8 +69,7 @@ absl::StatusOr<CastPlan> PlanCast(const Type& from, const Type& to);
 // ---- arithmetic (arithmetic_kernels.cc) ----
 // Operand types as the binder (or the evaluator's implicit casts) left them: equal to the result type for
 // INTEGER/BIGINT/DOUBLE; any DECIMALs for a DECIMAL result; DATE/TIMESTAMP/INTERVAL combinations.
-absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, const Type& right,
-                                            const Type& result);
+absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, const Type& right, const Type& result);
 absl::StatusOr<UnaryKernel> PlanNegate(const Type& type);
 absl::StatusOr<UnaryKernel> PlanAbs(const Type& type);
 
@@ -81,8 +79,7 @@ struct ComparisonPlan {
   void (*values)(const ColumnVector& left, const ColumnVector& right, ActiveRows, uint8_t* out) = nullptr;
   // Writes the active rows where both sides are non-NULL and the comparison holds; returns their count.
   // `out` may alias rows.rows.
-  uint32_t (*select)(const ColumnVector& left, const ColumnVector& right, ActiveRows,
-                     uint32_t* out) = nullptr;
+  uint32_t (*select)(const ColumnVector& left, const ColumnVector& right, ActiveRows, uint32_t* out) = nullptr;
 };
 // Both operands of `type`. With `right_is_constant`, right row 0 is used for every row (a constant vector).
 absl::StatusOr<ComparisonPlan> PlanComparison(ComparisonOp op, const Type& type, bool right_is_constant);
@@ -93,15 +90,15 @@ UnaryKernel UpperKernel();
 UnaryKernel LowerKernel();
 absl::StatusOr<UnaryKernel> PlanLength(const Type& result);
 // SUBSTRING(string, start [, length]); `length` may be null. NULLs already propagated into `out`.
-absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& start,
-                             const ColumnVector* length, ActiveRows rows, ColumnVector* out);
+absl::Status SubstringKernel(const ColumnVector& string, const ColumnVector& start, const ColumnVector* length,
+                             ActiveRows rows, ColumnVector* out);
 
 // ---- scalar functions of any number of arguments (scalar_function_kernels.cc) ----
 // A kernel over the evaluated arguments `args[0..count)`, of the types the binder cast them to. Unless the plan
 // says handles_nulls, the caller has marked `out` NULL where any argument is NULL, and the kernel skips those
 // rows; otherwise the kernel decides each row's NULL itself (concat skips NULL arguments, greatest/least too).
-using NaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector* const* args, size_t count,
-                                    ActiveRows, ColumnVector* out);
+using NaryKernel = absl::Status (*)(const KernelContext&, const ColumnVector* const* args, size_t count, ActiveRows,
+                                    ColumnVector* out);
 struct ScalarFunctionPlan {
   NaryKernel kernel = nullptr;
   bool handles_nulls = false;

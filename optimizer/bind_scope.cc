@@ -87,8 +87,7 @@ absl::StatusOr<int> Scope::ResolveHere(const std::string& qualifier, const std::
   return -1;
 }
 
-absl::StatusOr<Scope::Resolution> Scope::Resolve(const std::string& qualifier,
-                                                 const std::string& name) const {
+absl::StatusOr<Scope::Resolution> Scope::Resolve(const std::string& qualifier, const std::string& name) const {
   int depth = 0;
   for (const Scope* scope = this; scope != nullptr; scope = scope->parent_, ++depth) {
     absl::StatusOr<int> index = scope->ResolveHere(qualifier, name);
@@ -110,8 +109,8 @@ absl::StatusOr<Scope::Resolution> Scope::Resolve(const std::string& qualifier,
     for (const Scope* scope = this; scope != nullptr; scope = scope->parent_) {
       for (const std::string& relation : scope->relations_) relations.push_back(relation);
     }
-    return absl::NotFoundError(absl::StrCat("missing FROM-clause entry for table '", qualifier, "'",
-                                            Hint(ClosestName(qualifier, relations))));
+    return absl::NotFoundError(
+        absl::StrCat("missing FROM-clause entry for table '", qualifier, "'", Hint(ClosestName(qualifier, relations))));
   }
   return absl::NotFoundError(
       absl::StrCat("column '", name, "' does not exist", Hint(ClosestName(name, CandidateNames("")))));

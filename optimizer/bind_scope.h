@@ -46,8 +46,8 @@ class Scope {
   void set_star_columns(std::vector<int> columns) { star_columns_ = std::move(columns); }
 
   struct Resolution {
-    int index = -1;  // column index in the scope `depth` levels up
-    int depth = 0;   // 0 = this scope, 1 = the enclosing block, ...
+    int index = -1;                       // column index in the scope `depth` levels up
+    int depth = 0;                        // 0 = this scope, 1 = the enclosing block, ...
     const ScopeColumn* column = nullptr;  // the column found (valid while the scopes are)
   };
   // Resolves `qualifier.name` (empty qualifier: unqualified) here, then in the enclosing scopes.

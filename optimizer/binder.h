@@ -35,14 +35,14 @@ namespace tessera::optimizer {
 
 // `sql_text` is the text the statement was parsed from (positions in the AST refer to it). Without options, a
 // WITH RECURSIVE query binds with no rows (its schema only: CREATE VIEW, DESCRIBE).
-absl::StatusOr<std::unique_ptr<LogicalOperator>> BindQuery(const parser::SelectStatement& query,
-                                                           const Catalog& catalog, std::string_view sql_text);
+absl::StatusOr<std::unique_ptr<LogicalOperator>> BindQuery(const parser::SelectStatement& query, const Catalog& catalog,
+                                                           std::string_view sql_text);
 
 // BindQuery followed by the rule list of optimizer/rules/rule_list.h, without the rules `options` disables.
 // With a `report`, records the binding time and each rule's time. WITH RECURSIVE queries are evaluated while
 // binding, through `options.run_plan` (rejected without one; recursive_cte_binder.cc).
-absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQuery(const parser::SelectStatement& query,
-                                                           const Catalog& catalog, std::string_view sql_text,
+absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQuery(const parser::SelectStatement& query, const Catalog& catalog,
+                                                           std::string_view sql_text,
                                                            const OptimizerOptions& options = {},
                                                            OptimizerReport* report = nullptr);
 

@@ -28,8 +28,7 @@ std::optional<double> AsNumber(const Value& value) {
   if (value.is_null()) return std::nullopt;
   const Type type = value.type();
   if (type.IsNumeric()) return value.AsDouble();
-  if (type.id() == TypeId::kDate || type.id() == TypeId::kTimestamp)
-    return static_cast<double>(value.AsInt64());
+  if (type.id() == TypeId::kDate || type.id() == TypeId::kTimestamp) return static_cast<double>(value.AsInt64());
   return std::nullopt;
 }
 
@@ -119,12 +118,10 @@ std::optional<ColumnOrigin> FindColumnOrigin(const LogicalOperator& plan, int co
   return ColumnOrigin{scan.table.get(), scan.columns[node_column]};
 }
 
-double CardinalityEstimator::DistinctValues(const BoundExpression& expression,
-                                            const LogicalOperator& input) const {
+double CardinalityEstimator::DistinctValues(const BoundExpression& expression, const LogicalOperator& input) const {
   // A scan's own filter is estimated against the whole table (EstimateRows of the scan would recurse).
-  const double rows = input.kind() == LogicalOperatorKind::kTableScan
-                          ? TableRows(*input.As<TableScan>().table)
-                          : EstimateRows(input);
+  const double rows =
+      input.kind() == LogicalOperatorKind::kTableScan ? TableRows(*input.As<TableScan>().table) : EstimateRows(input);
   const BoundExpression* column = StripCasts(expression);
   if (column == nullptr) return rows;
   auto [node, node_column] = TraceColumn(&input, column->column_index);
@@ -197,8 +194,8 @@ double CardinalityEstimator::ComparisonSelectivity(const BoundExpression& compar
   return op == ComparisonOp::kEqual ? kLikeSelectivity : kRangeSelectivity;
 }
 
-std::optional<CardinalityEstimator::RangeBound> CardinalityEstimator::AsRangeBound(
-    const BoundExpression& comparison, const LogicalOperator& input) const {
+std::optional<CardinalityEstimator::RangeBound> CardinalityEstimator::AsRangeBound(const BoundExpression& comparison,
+                                                                                   const LogicalOperator& input) const {
   if (comparison.kind != ExpressionKind::kComparison) return std::nullopt;
   ComparisonOp op = comparison.comparison;
   if (op == ComparisonOp::kEqual || op == ComparisonOp::kNotEqual) return std::nullopt;
@@ -222,8 +219,7 @@ std::optional<CardinalityEstimator::RangeBound> CardinalityEstimator::AsRangeBou
   return RangeBound{column->column_index, upper, *value, *min, *max, DistinctValues(*column, input)};
 }
 
-double CardinalityEstimator::Selectivity(const BoundExpression& predicate,
-                                         const LogicalOperator& input) const {
+double CardinalityEstimator::Selectivity(const BoundExpression& predicate, const LogicalOperator& input) const {
   switch (predicate.kind) {
     case ExpressionKind::kAnd: {
       // Range conjuncts on one column form one interval: `d >= '1994-01-01' AND d < '1995-01-01'` keeps the
@@ -320,8 +316,7 @@ double CardinalityEstimator::EquiJoinSelectivity(const std::vector<const BoundEx
                                                  const LogicalOperator& right) const {
   std::vector<double> selectivities;
   for (size_t i = 0; i < left_keys.size(); ++i) {
-    selectivities.push_back(
-        1.0 / std::max(DistinctValues(*left_keys[i], left), DistinctValues(*right_keys[i], right)));
+    selectivities.push_back(1.0 / std::max(DistinctValues(*left_keys[i], left), DistinctValues(*right_keys[i], right)));
   }
   std::sort(selectivities.begin(), selectivities.end());
   double selectivity = 1;

@@ -44,10 +44,8 @@ class CardinalityEstimator {
   double DistinctValues(const BoundExpression& expression, const LogicalOperator& input) const;
 
   // Selectivity of an equi-join with these key pairs over the given inputs (keys over each side's output).
-  double EquiJoinSelectivity(const std::vector<const BoundExpression*>& left_keys,
-                             const LogicalOperator& left,
-                             const std::vector<const BoundExpression*>& right_keys,
-                             const LogicalOperator& right) const;
+  double EquiJoinSelectivity(const std::vector<const BoundExpression*>& left_keys, const LogicalOperator& left,
+                             const std::vector<const BoundExpression*>& right_keys, const LogicalOperator& right) const;
 
  private:
   // `column <op> constant` with op one of < <= > >=, on a column with numeric min / max statistics.

@@ -46,8 +46,7 @@ std::optional<Value> FoldIntegerArithmetic(ArithmeticOp op, int64_t a, int64_t b
   return Value::BigInt(result);
 }
 
-std::optional<Value> FoldDecimalArithmetic(ArithmeticOp op, const Value& a, const Value* b,
-                                           Type result_type) {
+std::optional<Value> FoldDecimalArithmetic(ArithmeticOp op, const Value& a, const Value* b, Type result_type) {
   int128 result = 0;
   const int128 x = a.AsInt128();
   switch (op) {
@@ -57,8 +56,7 @@ std::optional<Value> FoldDecimalArithmetic(ArithmeticOp op, const Value& a, cons
     case ArithmeticOp::kAdd:
     case ArithmeticOp::kSubtract:
       // Operands already have the result's type.
-      if (a.type().scale() != result_type.scale() || b->type().scale() != result_type.scale())
-        return std::nullopt;
+      if (a.type().scale() != result_type.scale() || b->type().scale() != result_type.scale()) return std::nullopt;
       if (op == ArithmeticOp::kAdd ? __builtin_add_overflow(x, b->AsInt128(), &result)
                                    : __builtin_sub_overflow(x, b->AsInt128(), &result)) {
         return std::nullopt;
@@ -124,9 +122,8 @@ std::optional<Value> FoldArithmetic(const BoundExpression& e) {
       } else if (e.arithmetic != ArithmeticOp::kAdd) {
         return std::nullopt;
       }
-      const int64_t days =
-          static_cast<int64_t>(AddMonthsToDate(static_cast<int32_t>(a.AsInt64()), interval.months)) +
-          interval.days + interval.micros / kMicrosPerDay;
+      const int64_t days = static_cast<int64_t>(AddMonthsToDate(static_cast<int32_t>(a.AsInt64()), interval.months)) +
+                           interval.days + interval.micros / kMicrosPerDay;
       if (days < INT32_MIN || days > INT32_MAX) return std::nullopt;
       return Value::Date(static_cast<int32_t>(days));
     }
@@ -142,13 +139,10 @@ std::optional<Value> FoldArithmetic(const BoundExpression& e) {
     }
     case TypeId::kInterval: {
       const Interval x = a.AsInterval();
-      if (e.arithmetic == ArithmeticOp::kNegate)
-        return Value::IntervalValue(Interval{-x.months, -x.days, -x.micros});
+      if (e.arithmetic == ArithmeticOp::kNegate) return Value::IntervalValue(Interval{-x.months, -x.days, -x.micros});
       if (b == nullptr) return std::nullopt;
       const Interval y = b->AsInterval();
-      const int sign = e.arithmetic == ArithmeticOp::kAdd        ? 1
-                       : e.arithmetic == ArithmeticOp::kSubtract ? -1
-                                                                 : 0;
+      const int sign = e.arithmetic == ArithmeticOp::kAdd ? 1 : e.arithmetic == ArithmeticOp::kSubtract ? -1 : 0;
       if (sign == 0) return std::nullopt;
       return Value::IntervalValue(
           Interval{x.months + sign * y.months, x.days + sign * y.days, x.micros + sign * y.micros});

@@ -73,8 +73,7 @@ int MaxColumnIndex(const BoundExpression& expression) {
 }
 
 void RemapColumns(BoundExpression* expression, const std::function<int(int)>& mapping) {
-  if (expression->kind == ExpressionKind::kColumn)
-    expression->column_index = mapping(expression->column_index);
+  if (expression->kind == ExpressionKind::kColumn) expression->column_index = mapping(expression->column_index);
   for (auto& child : expression->children) RemapColumns(child.get(), mapping);
 }
 
@@ -100,8 +99,7 @@ ExpressionPtr SubstituteColumns(const BoundExpression& expression,
   copy->function = expression.function;
   copy->negated = expression.negated;
   copy->has_else = expression.has_else;
-  for (const auto& child : expression.children)
-    copy->children.push_back(SubstituteColumns(*child, replacements));
+  for (const auto& child : expression.children) copy->children.push_back(SubstituteColumns(*child, replacements));
   return copy;
 }
 
@@ -247,8 +245,7 @@ bool IsNullable(const BoundExpression& e, const std::vector<OutputColumn>& input
   };
   switch (e.kind) {
     case ExpressionKind::kColumn:
-      return e.column_index < 0 || e.column_index >= static_cast<int>(input.size()) ||
-             input[e.column_index].nullable;
+      return e.column_index < 0 || e.column_index >= static_cast<int>(input.size()) || input[e.column_index].nullable;
     case ExpressionKind::kConstant:
       return e.constant.is_null();
     case ExpressionKind::kIsNull:

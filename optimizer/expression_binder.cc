@@ -73,9 +73,8 @@ std::string TypeList(const std::vector<ExpressionPtr>& arguments) {
 }  // namespace
 
 bool QueryBinder::IsAggregateName(const std::string& name) {
-  return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX" ||
-         name == "BOOL_AND" || name == "BOOL_OR" || IsStatisticalAggregateName(name) ||
-         IsHolisticAggregateName(name);
+  return name == "COUNT" || name == "SUM" || name == "AVG" || name == "MIN" || name == "MAX" || name == "BOOL_AND" ||
+         name == "BOOL_OR" || IsStatisticalAggregateName(name) || IsHolisticAggregateName(name);
 }
 
 bool QueryBinder::ContainsAggregate(const ParsedExpr& expr) {
@@ -114,19 +113,16 @@ absl::StatusOr<ExpressionPtr> QueryBinder::Coerce(ExpressionPtr expression, Type
   if (expression->kind == ExpressionKind::kConstant) {
     if (expression->constant.is_null()) return MakeConstant(Value::Null(target));
     if (!CanCast(expression->result_type, target)) {
-      return ErrorAt(
-          absl::StatusCode::kInvalidArgument, position,
-          absl::StrCat("cannot cast ", expression->result_type.ToString(), " to ", target.ToString()));
+      return ErrorAt(absl::StatusCode::kInvalidArgument, position,
+                     absl::StrCat("cannot cast ", expression->result_type.ToString(), " to ", target.ToString()));
     }
     absl::StatusOr<Value> cast = expression->constant.CastTo(target);
-    if (!cast.ok())
-      return ErrorAt(absl::StatusCode::kInvalidArgument, position, std::string(cast.status().message()));
+    if (!cast.ok()) return ErrorAt(absl::StatusCode::kInvalidArgument, position, std::string(cast.status().message()));
     return MakeConstant(*std::move(cast));
   }
   if (!CanCast(expression->result_type, target)) {
-    return ErrorAt(
-        absl::StatusCode::kInvalidArgument, position,
-        absl::StrCat("cannot cast ", expression->result_type.ToString(), " to ", target.ToString()));
+    return ErrorAt(absl::StatusCode::kInvalidArgument, position,
+                   absl::StrCat("cannot cast ", expression->result_type.ToString(), " to ", target.ToString()));
   }
   return MakeCast(std::move(expression), target);
 }
@@ -157,8 +153,8 @@ absl::Status QueryBinder::CoerceComparison(ExpressionPtr* left, ExpressionPtr* r
   std::optional<Type> common = CommonType((*left)->result_type, (*right)->result_type);
   if (!common.has_value()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, where.position,
-                   absl::StrCat(std::string(what), ": cannot compare ", (*left)->result_type.ToString(),
-                                " with ", (*right)->result_type.ToString()));
+                   absl::StrCat(std::string(what), ": cannot compare ", (*left)->result_type.ToString(), " with ",
+                                (*right)->result_type.ToString()));
   }
   TESSERA_ASSIGN_OR_RETURN(*left, Coerce(std::move(*left), *common, where.position));
   TESSERA_ASSIGN_OR_RETURN(*right, Coerce(std::move(*right), *common, where.position));
@@ -179,8 +175,8 @@ absl::Status QueryBinder::UnifyTypes(std::vector<ExpressionPtr>* expressions,
     std::optional<Type> common = CommonType(*target, e.result_type);
     if (!common.has_value()) {
       return ErrorAt(absl::StatusCode::kInvalidArgument, sources[i]->position,
-                     absl::StrCat(std::string(what), " types ", target->ToString(), " and ",
-                                  e.result_type.ToString(), " cannot be matched"));
+                     absl::StrCat(std::string(what), " types ", target->ToString(), " and ", e.result_type.ToString(),
+                                  " cannot be matched"));
     }
     target = common;
   }
@@ -196,8 +192,7 @@ absl::Status QueryBinder::UnifyTypes(std::vector<ExpressionPtr>* expressions,
   }
   if (!target.has_value()) target = Type::Varchar();  // all NULL
   for (size_t i = 0; i < expressions->size(); ++i) {
-    TESSERA_ASSIGN_OR_RETURN((*expressions)[i],
-                             Coerce(std::move((*expressions)[i]), *target, sources[i]->position));
+    TESSERA_ASSIGN_OR_RETURN((*expressions)[i], Coerce(std::move((*expressions)[i]), *target, sources[i]->position));
   }
   return absl::OkStatus();
 }
@@ -216,10 +211,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBoolean(const ParsedExpr& expr, E
   return bound;
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindExpression(const ParsedExpr& expr,
-                                                          ExpressionContext& context) {
-  if (expr.kind == ExprKind::kFunctionCall && expr.window != nullptr)
-    return BindWindowReference(expr, context);
+absl::StatusOr<ExpressionPtr> QueryBinder::BindExpression(const ParsedExpr& expr, ExpressionContext& context) {
+  if (expr.kind == ExprKind::kFunctionCall && expr.window != nullptr) return BindWindowReference(expr, context);
   if (context.aggregates != nullptr) {
     bool handled = false;
     absl::StatusOr<ExpressionPtr> result = BindAggregateMode(expr, context, &handled);
@@ -274,8 +267,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindExpression(const ParsedExpr& expr
   return ErrorAt(absl::StatusCode::kInternal, expr.position, "unknown expression kind");
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& expr,
-                                                             ExpressionContext& context, bool* handled) {
+absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& expr, ExpressionContext& context,
+                                                             bool* handled) {
   AggregateBinding& aggregation = *context.aggregates;
   const int group_count = static_cast<int>(aggregation.group_keys.size());
   if (auto computed = aggregation.computed_values.find(&expr); computed != aggregation.computed_values.end()) {
@@ -290,8 +283,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindAggregateMode(const ParsedExpr& e
     *handled = true;
     return MakeColumn(group_count + it->second, aggregation.calls[it->second].result_type);
   }
-  if (expr.kind == ExprKind::kLiteral || ContainsAggregate(expr) || ContainsWindow(expr) ||
-      ContainsSubquery(expr))
+  if (expr.kind == ExprKind::kLiteral || ContainsAggregate(expr) || ContainsWindow(expr) || ContainsSubquery(expr))
     return nullptr;
   // A subtree without aggregates: it must be (or be built from) GROUP BY keys.
   ExpressionContext below;
@@ -353,8 +345,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindLiteral(const ParsedExpr& expr) {
     case LiteralKind::kInteger: {
       int64_t value = 0;
       if (ParseInt64(text, &value)) {
-        if (value >= INT32_MIN && value <= INT32_MAX)
-          return MakeConstant(Value::Integer(static_cast<int32_t>(value)));
+        if (value >= INT32_MIN && value <= INT32_MAX) return MakeConstant(Value::Integer(static_cast<int32_t>(value)));
         return MakeConstant(Value::BigInt(value));
       }
       int128 wide = 0;
@@ -410,9 +401,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindUnary(const ParsedExpr& expr, Exp
     TESSERA_ASSIGN_OR_RETURN(ExpressionPtr operand, BindExpression(*expr.children[0], context));
     if (IsNullType(*operand)) operand = MakeConstant(Value::Null(Type::Boolean()));
     if (operand->result_type.id() != TypeId::kBoolean) {
-      return ErrorAt(
-          absl::StatusCode::kInvalidArgument, expr.position,
-          absl::StrCat("argument of NOT must be type BOOLEAN, not type ", operand->result_type.ToString()));
+      return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
+                     absl::StrCat("argument of NOT must be type BOOLEAN, not type ", operand->result_type.ToString()));
     }
     ExpressionPtr node = MakeNode(ExpressionKind::kNot, Type::Boolean());
     node->children.push_back(std::move(operand));
@@ -439,14 +429,13 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBinary(const ParsedExpr& expr, Ex
       TESSERA_ASSIGN_OR_RETURN(ExpressionPtr term, BindExpression(*child, context));
       if (IsNullType(*term)) term = MakeConstant(Value::Null(Type::Boolean()));
       if (term->result_type.id() != TypeId::kBoolean) {
-        return ErrorAt(absl::StatusCode::kInvalidArgument, child->position,
-                       absl::StrCat("argument of ", op, " must be type BOOLEAN, not type ",
-                                    term->result_type.ToString()));
+        return ErrorAt(
+            absl::StatusCode::kInvalidArgument, child->position,
+            absl::StrCat("argument of ", op, " must be type BOOLEAN, not type ", term->result_type.ToString()));
       }
       terms.push_back(std::move(term));
     }
-    ExpressionPtr combined =
-        op == "AND" ? CombineConjuncts(std::move(terms)) : CombineDisjuncts(std::move(terms));
+    ExpressionPtr combined = op == "AND" ? CombineConjuncts(std::move(terms)) : CombineDisjuncts(std::move(terms));
     return FoldConstant(std::move(combined));
   }
   if (std::optional<ComparisonOp> comparison = ComparisonFromName(op); comparison.has_value()) {
@@ -475,8 +464,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBinary(const ParsedExpr& expr, Ex
   return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position, absl::StrCat("unknown operator ", op));
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindArithmetic(const ParsedExpr& expr, ArithmeticOp op,
-                                                          ExpressionPtr left, ExpressionPtr right) {
+absl::StatusOr<ExpressionPtr> QueryBinder::BindArithmetic(const ParsedExpr& expr, ArithmeticOp op, ExpressionPtr left,
+                                                          ExpressionPtr right) {
   // Untyped operands take the other side's type: NULL, and string literals next to numbers or dates.
   for (int side = 0; side < 2; ++side) {
     ExpressionPtr& operand = side == 0 ? left : right;
@@ -491,19 +480,17 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindArithmetic(const ParsedExpr& expr
   }
   if (IsNullType(*left) && IsNullType(*right)) return MakeConstant(Value::Null(Type::Integer()));
   // DATE +- integer constant: that many days.
-  if ((op == ArithmeticOp::kAdd || op == ArithmeticOp::kSubtract) &&
-      left->result_type.id() == TypeId::kDate && right->kind == ExpressionKind::kConstant &&
+  if ((op == ArithmeticOp::kAdd || op == ArithmeticOp::kSubtract) && left->result_type.id() == TypeId::kDate &&
+      right->kind == ExpressionKind::kConstant &&
       (right->result_type.id() == TypeId::kInteger || right->result_type.id() == TypeId::kBigInt) &&
-      !right->constant.is_null() && right->constant.AsInt64() >= INT32_MIN &&
-      right->constant.AsInt64() <= INT32_MAX) {
-    right =
-        MakeConstant(Value::IntervalValue(Interval{0, static_cast<int32_t>(right->constant.AsInt64()), 0}));
+      !right->constant.is_null() && right->constant.AsInt64() >= INT32_MIN && right->constant.AsInt64() <= INT32_MAX) {
+    right = MakeConstant(Value::IntervalValue(Interval{0, static_cast<int32_t>(right->constant.AsInt64()), 0}));
   }
   std::optional<ArithmeticTyping> typing = TypeArithmetic(op, left->result_type, right->result_type);
   if (!typing.has_value()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   absl::StrCat("operator ", expr.name, " cannot be applied to ",
-                                left->result_type.ToString(), " and ", right->result_type.ToString()));
+                   absl::StrCat("operator ", expr.name, " cannot be applied to ", left->result_type.ToString(), " and ",
+                                right->result_type.ToString()));
   }
   if (typing->swap_operands) std::swap(left, right);
   TESSERA_ASSIGN_OR_RETURN(left, Coerce(std::move(left), typing->left, expr.position));
@@ -514,8 +501,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindArithmetic(const ParsedExpr& expr
 // ----------------------------------------------------------------------------------------------------
 // Functions
 
-absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& call,
-                                                             ExpressionContext& context) {
+absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& call, ExpressionContext& context) {
   const std::string& name = call.name;
   if (IsHolisticAggregateName(name)) return BindHolisticAggregateCall(call, context);
   if (!call.aggregate_order_by.empty()) {
@@ -533,11 +519,11 @@ absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& c
   }
   // BOOL_AND / BOOL_OR are MIN / MAX of a BOOLEAN (FALSE < TRUE).
   const bool boolean = name == "BOOL_AND" || name == "BOOL_OR";
-  result.function = name == "COUNT"                         ? AggregateKind::kCount
-                    : name == "SUM"                         ? AggregateKind::kSum
-                    : name == "AVG"                         ? AggregateKind::kAvg
+  result.function = name == "COUNT"                       ? AggregateKind::kCount
+                    : name == "SUM"                       ? AggregateKind::kSum
+                    : name == "AVG"                       ? AggregateKind::kAvg
                     : name == "MIN" || name == "BOOL_AND" ? AggregateKind::kMin
-                                                            : AggregateKind::kMax;
+                                                          : AggregateKind::kMax;
   if (result.function == AggregateKind::kMin || result.function == AggregateKind::kMax) {
     result.distinct = false;  // duplicates do not change an extreme
   }
@@ -560,11 +546,10 @@ absl::StatusOr<AggregateCall> QueryBinder::BindAggregateCall(const ParsedExpr& c
   std::optional<Type> type = AggregateResultType(result.function, argument->result_type, &argument_type);
   if (!type.has_value()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, call.position,
-                   absl::StrCat("function ", absl::AsciiStrToLower(name), "(",
-                                argument->result_type.ToString(), ") does not exist"));
+                   absl::StrCat("function ", absl::AsciiStrToLower(name), "(", argument->result_type.ToString(),
+                                ") does not exist"));
   }
-  TESSERA_ASSIGN_OR_RETURN(result.argument,
-                           Coerce(std::move(argument), argument_type, call.children[0]->position));
+  TESSERA_ASSIGN_OR_RETURN(result.argument, Coerce(std::move(argument), argument_type, call.children[0]->position));
   result.result_type = *type;
   return result;
 }
@@ -574,8 +559,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
   const std::string lower = absl::AsciiStrToLower(name);
   if (IsAggregateName(name)) {
     if (context.clause == "aggregate function arguments") {
-      return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                     "aggregate function calls cannot be nested");
+      return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position, "aggregate function calls cannot be nested");
     }
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                    absl::StrCat("aggregate functions are not allowed in ", context.clause));
@@ -587,15 +571,14 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindFunction(const ParsedExpr& expr, 
   }
   if (expr.distinct || expr.aggregate_filter || !expr.aggregate_order_by.empty()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   absl::StrCat(expr.distinct             ? "DISTINCT"
+                   absl::StrCat(expr.distinct           ? "DISTINCT"
                                 : expr.aggregate_filter ? "FILTER"
                                 : expr.within_group     ? "WITHIN GROUP"
                                                         : "ORDER BY",
                                 " specified, but ", lower, " is not an aggregate function"));
   }
   if (IsScalarFunctionName(lower)) return BindScalarFunction(expr, context);
-  const bool known =
-      std::find(KnownFunctions().begin(), KnownFunctions().end(), lower) != KnownFunctions().end();
+  const bool known = std::find(KnownFunctions().begin(), KnownFunctions().end(), lower) != KnownFunctions().end();
   if (!known) {
     std::vector<std::string> candidates = KnownFunctions();
     for (std::string& name : ScalarFunctionNames()) candidates.push_back(std::move(name));
@@ -663,12 +646,10 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubstring(const ParsedExpr& expr,
     } else {
       const TypeId id = argument->result_type.id();
       if (id != TypeId::kInteger && id != TypeId::kBigInt && id != TypeId::kNull) {
-        return ErrorAt(
-            absl::StatusCode::kInvalidArgument, expr.children[i]->position,
-            absl::StrCat("substring positions must be integers, not ", argument->result_type.ToString()));
+        return ErrorAt(absl::StatusCode::kInvalidArgument, expr.children[i]->position,
+                       absl::StrCat("substring positions must be integers, not ", argument->result_type.ToString()));
       }
-      TESSERA_ASSIGN_OR_RETURN(argument,
-                               Coerce(std::move(argument), Type::Integer(), expr.children[i]->position));
+      TESSERA_ASSIGN_OR_RETURN(argument, Coerce(std::move(argument), Type::Integer(), expr.children[i]->position));
     }
     node->children.push_back(std::move(argument));
   }
@@ -713,9 +694,9 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindCase(const ParsedExpr& expr, Expr
       TESSERA_ASSIGN_OR_RETURN(condition, BindExpression(when, context));
       if (IsNullType(*condition)) condition = MakeConstant(Value::Null(Type::Boolean()));
       if (condition->result_type.id() != TypeId::kBoolean) {
-        return ErrorAt(absl::StatusCode::kInvalidArgument, when.position,
-                       absl::StrCat("argument of CASE/WHEN must be type BOOLEAN, not type ",
-                                    condition->result_type.ToString()));
+        return ErrorAt(
+            absl::StatusCode::kInvalidArgument, when.position,
+            absl::StrCat("argument of CASE/WHEN must be type BOOLEAN, not type ", condition->result_type.ToString()));
       }
     }
     conditions.push_back(std::move(condition));
@@ -757,12 +738,10 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindBetween(const ParsedExpr& expr, E
   }
   TESSERA_RETURN_IF_ERROR(UnifyTypes(&operands, sources, "BETWEEN"));
   // x BETWEEN a AND b  ->  x >= a AND x <= b;   NOT BETWEEN  ->  x < a OR x > b
-  ExpressionPtr low =
-      FoldConstant(MakeComparison(expr.negated ? ComparisonOp::kLess : ComparisonOp::kGreaterEqual,
-                                  operands[0]->Clone(), std::move(operands[1])));
-  ExpressionPtr high =
-      FoldConstant(MakeComparison(expr.negated ? ComparisonOp::kGreater : ComparisonOp::kLessEqual,
-                                  std::move(operands[0]), std::move(operands[2])));
+  ExpressionPtr low = FoldConstant(MakeComparison(expr.negated ? ComparisonOp::kLess : ComparisonOp::kGreaterEqual,
+                                                  operands[0]->Clone(), std::move(operands[1])));
+  ExpressionPtr high = FoldConstant(MakeComparison(expr.negated ? ComparisonOp::kGreater : ComparisonOp::kLessEqual,
+                                                   std::move(operands[0]), std::move(operands[2])));
   std::vector<ExpressionPtr> terms;
   terms.push_back(std::move(low));
   terms.push_back(std::move(high));
@@ -808,8 +787,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindLike(const ParsedExpr& expr, Expr
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.children[0]->position,
                    absl::StrCat("LIKE requires a string operand, not ", value->result_type.ToString()));
   }
-  if (pattern->kind != ExpressionKind::kConstant ||
-      !(pattern->result_type.IsString() || IsNullType(*pattern))) {
+  if (pattern->kind != ExpressionKind::kConstant || !(pattern->result_type.IsString() || IsNullType(*pattern))) {
     return ErrorAt(absl::StatusCode::kUnimplemented, expr.children[1]->position,
                    "the pattern of LIKE must be a constant string");
   }

@@ -100,16 +100,14 @@ std::string JoinChildren(const BoundExpression& e, const std::vector<std::string
 std::string Format(const BoundExpression& e, const std::vector<std::string>& names) {
   switch (e.kind) {
     case ExpressionKind::kColumn:
-      if (e.column_index >= 0 && e.column_index < static_cast<int>(names.size()))
-        return names[e.column_index];
+      if (e.column_index >= 0 && e.column_index < static_cast<int>(names.size())) return names[e.column_index];
       return absl::StrCat("#", e.column_index);
     case ExpressionKind::kConstant:
       return FormatConstant(e.constant);
     case ExpressionKind::kCast:
       return absl::StrCat("CAST(", Format(*e.children[0], names), " AS ", e.result_type.ToString(), ")");
     case ExpressionKind::kArithmetic:
-      if (e.arithmetic == ArithmeticOp::kNegate)
-        return absl::StrCat("(- ", Format(*e.children[0], names), ")");
+      if (e.arithmetic == ArithmeticOp::kNegate) return absl::StrCat("(- ", Format(*e.children[0], names), ")");
       return absl::StrCat("(", Format(*e.children[0], names), " ", ArithmeticSymbol(e.arithmetic), " ",
                           Format(*e.children[1], names), ")");
     case ExpressionKind::kComparison:
@@ -182,8 +180,7 @@ std::vector<std::string> DisplayNames(const std::vector<OutputColumn>& input) {
   return names;
 }
 
-std::string FormatExpression(const BoundExpression& expression,
-                             const std::vector<std::string>& column_names) {
+std::string FormatExpression(const BoundExpression& expression, const std::vector<std::string>& column_names) {
   return Format(expression, column_names);
 }
 

@@ -29,8 +29,8 @@ int FindUsingColumn(const Scope& scope, const std::string& name) {
 
 }  // namespace
 
-absl::StatusOr<BoundRelation> QueryBinder::BindFrom(
-    const std::vector<std::unique_ptr<parser::TableRef>>& from, const Scope* outer, Scope* scope) {
+absl::StatusOr<BoundRelation> QueryBinder::BindFrom(const std::vector<std::unique_ptr<parser::TableRef>>& from,
+                                                    const Scope* outer, Scope* scope) {
   BoundRelation result;
   if (from.empty()) {
     // SELECT without FROM reads one row with no columns.
@@ -79,8 +79,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindFrom(
   return result;
 }
 
-absl::StatusOr<BoundRelation> QueryBinder::BindTableRef(const parser::TableRef& ref, const Scope* outer,
-                                                        Scope* scope) {
+absl::StatusOr<BoundRelation> QueryBinder::BindTableRef(const parser::TableRef& ref, const Scope* outer, Scope* scope) {
   switch (ref.kind) {
     case parser::TableRefKind::kBaseTable:
       return BindNamedRelation(ref, outer, scope);
@@ -108,8 +107,8 @@ absl::StatusOr<BoundRelation> QueryBinder::BindTableRef(const parser::TableRef& 
 }
 
 absl::Status QueryBinder::ScopeForRelation(const parser::TableRef& ref, const std::string& alias,
-                                           const std::vector<std::string>& column_aliases,
-                                           BoundRelation* relation, Scope* scope) {
+                                           const std::vector<std::string>& column_aliases, BoundRelation* relation,
+                                           Scope* scope) {
   const std::vector<OutputColumn> output = relation->plan->output();
   if (column_aliases.size() > output.size()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, ref.position,
@@ -171,20 +170,17 @@ absl::StatusOr<BoundRelation> QueryBinder::BindNamedRelation(const parser::Table
     if (!bound.ok()) return bound.status();
     BoundRelation relation = *std::move(bound);
     if (entry.cte->column_names.size() > relation.names.size()) {
-      return ErrorAt(
-          absl::StatusCode::kInvalidArgument, entry.cte->position,
-          absl::StrCat("WITH query '", entry.cte->name, "' has ", relation.names.size(),
-                       " columns available but ", entry.cte->column_names.size(), " columns specified"));
+      return ErrorAt(absl::StatusCode::kInvalidArgument, entry.cte->position,
+                     absl::StrCat("WITH query '", entry.cte->name, "' has ", relation.names.size(),
+                                  " columns available but ", entry.cte->column_names.size(), " columns specified"));
     }
-    for (size_t i = 0; i < entry.cte->column_names.size(); ++i)
-      relation.names[i] = entry.cte->column_names[i];
+    for (size_t i = 0; i < entry.cte->column_names.size(); ++i) relation.names[i] = entry.cte->column_names[i];
     TESSERA_RETURN_IF_ERROR(ScopeForRelation(ref, alias, ref.column_aliases, &relation, scope));
     return relation;
   }
   const bool target = target_table_ != nullptr && ref.name == target_table_->name;
   if (target || catalog_.HasTable(ref.name)) {
-    absl::StatusOr<std::shared_ptr<const TableDescriptor>> table =
-        target ? target_table_ : catalog_.GetTable(ref.name);
+    absl::StatusOr<std::shared_ptr<const TableDescriptor>> table = target ? target_table_ : catalog_.GetTable(ref.name);
     if (!table.ok()) return Rewrap(table.status(), ref.position);  // dropped concurrently
     auto scan = std::make_unique<TableScan>();
     scan->table = *table;
@@ -230,9 +226,8 @@ absl::StatusOr<BoundRelation> QueryBinder::BindView(const parser::TableRef& ref,
   }
   absl::StatusOr<std::unique_ptr<parser::Statement>> parsed = parser::ParseStatement(view.query_text);
   if (!parsed.ok()) {
-    return ErrorAt(
-        absl::StatusCode::kInvalidArgument, ref.position,
-        absl::StrCat("view '", view.name, "' cannot be parsed: ", std::string(parsed.status().message())));
+    return ErrorAt(absl::StatusCode::kInvalidArgument, ref.position,
+                   absl::StrCat("view '", view.name, "' cannot be parsed: ", std::string(parsed.status().message())));
   }
   if ((*parsed)->kind != parser::StatementKind::kSelect) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, ref.position,
@@ -341,8 +336,7 @@ absl::Status QueryBinder::MergeUsingColumns(const parser::TableRef& ref, const s
   return absl::OkStatus();
 }
 
-absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref, const Scope* outer,
-                                                    Scope* scope) {
+absl::StatusOr<BoundRelation> QueryBinder::BindJoin(const parser::TableRef& ref, const Scope* outer, Scope* scope) {
   Scope left_scope;
   Scope right_scope;
   TESSERA_ASSIGN_OR_RETURN(BoundRelation left, BindTableRef(*ref.left, outer, &left_scope));

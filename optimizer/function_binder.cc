@@ -71,8 +71,8 @@ constexpr ScalarFunctionName kScalarFunctions[] = {
 
 std::optional<DateTruncUnit> DateTruncUnitNamed(const std::string& lower) {
   static constexpr std::pair<const char*, DateTruncUnit> kUnits[] = {
-      {"year", DateTruncUnit::kYear},   {"quarter", DateTruncUnit::kQuarter}, {"month", DateTruncUnit::kMonth},
-      {"week", DateTruncUnit::kWeek},   {"day", DateTruncUnit::kDay},         {"hour", DateTruncUnit::kHour},
+      {"year", DateTruncUnit::kYear},     {"quarter", DateTruncUnit::kQuarter}, {"month", DateTruncUnit::kMonth},
+      {"week", DateTruncUnit::kWeek},     {"day", DateTruncUnit::kDay},         {"hour", DateTruncUnit::kHour},
       {"minute", DateTruncUnit::kMinute}, {"second", DateTruncUnit::kSecond}};
   for (const auto& [name, unit] : kUnits) {
     if (lower == name || lower == absl::StrCat(name, "s")) return unit;
@@ -154,14 +154,13 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarFunction(const ParsedExpr& 
   const ScalarFunctionName& entry = *FindScalarFunction(lower);
   const int count = static_cast<int>(expr.children.size());
   if (count < entry.min_arguments || (entry.max_arguments >= 0 && count > entry.max_arguments)) {
-    const std::string expected =
-        entry.max_arguments < 0 ? absl::StrCat("at least ", entry.min_arguments)
-        : entry.min_arguments == entry.max_arguments
-            ? absl::StrCat(entry.min_arguments)
-            : absl::StrCat(entry.min_arguments, " to ", entry.max_arguments);
+    const std::string expected = entry.max_arguments < 0 ? absl::StrCat("at least ", entry.min_arguments)
+                                 : entry.min_arguments == entry.max_arguments
+                                     ? absl::StrCat(entry.min_arguments)
+                                     : absl::StrCat(entry.min_arguments, " to ", entry.max_arguments);
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   absl::StrCat("function ", lower, " expects ", expected, " argument",
-                                expected == "1" ? "" : "s", ", got ", count));
+                   absl::StrCat("function ", lower, " expects ", expected, " argument", expected == "1" ? "" : "s",
+                                ", got ", count));
   }
   std::vector<ExpressionPtr> arguments;
   std::vector<const ParsedExpr*> sources;
@@ -203,8 +202,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarFunction(const ParsedExpr& 
   // A constant integer argument (round's digits): nullopt when it is not one.
   auto constant_integer = [&](size_t i) -> std::optional<int64_t> {
     const BoundExpression& argument = *arguments[i];
-    if (argument.kind != ExpressionKind::kConstant || !IsInteger(argument.result_type) ||
-        argument.constant.is_null()) {
+    if (argument.kind != ExpressionKind::kConstant || !IsInteger(argument.result_type) || argument.constant.is_null()) {
       return std::nullopt;
     }
     return argument.constant.AsInt64();
@@ -314,7 +312,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarFunction(const ParsedExpr& 
       }
       arguments[0] = MakeConstant(Value::Integer(static_cast<int32_t>(*parsed)));
       if (arguments[1]->kind == ExpressionKind::kConstant && arguments[1]->result_type.IsString()) {
-        TESSERA_ASSIGN_OR_RETURN(arguments[1], Coerce(std::move(arguments[1]), Type::Timestamp(), sources[1]->position));
+        TESSERA_ASSIGN_OR_RETURN(arguments[1],
+                                 Coerce(std::move(arguments[1]), Type::Timestamp(), sources[1]->position));
       }
       const TypeId id = arguments[1]->result_type.id();
       if (id != TypeId::kDate && id != TypeId::kTimestamp && id != TypeId::kNull) return type_error();

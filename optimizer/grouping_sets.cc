@@ -49,9 +49,7 @@ LogicalOperatorPtr ProjectSet(LogicalOperatorPtr aggregate, const std::vector<Ex
 
 }  // namespace
 
-bool IsGroupingCall(const ParsedExpr& expr) {
-  return expr.kind == ExprKind::kFunctionCall && expr.name == "GROUPING";
-}
+bool IsGroupingCall(const ParsedExpr& expr) { return expr.kind == ExprKind::kFunctionCall && expr.name == "GROUPING"; }
 
 void CollectGroupingCalls(const ParsedExpr& expr, std::vector<const ParsedExpr*>* calls) {
   if (IsGroupingCall(expr)) {
@@ -72,8 +70,7 @@ int64_t GroupingValue(const GroupingCall& call, const std::vector<int>& set) {
 }
 
 LogicalOperatorPtr PlanGroupingSets(LogicalOperatorPtr input, const std::vector<ExpressionPtr>& keys,
-                                    const std::vector<std::string>& key_names,
-                                    const std::vector<AggregateCall>& calls,
+                                    const std::vector<std::string>& key_names, const std::vector<AggregateCall>& calls,
                                     const std::vector<std::vector<int>>& sets,
                                     const std::vector<GroupingCall>& grouping_calls) {
   const bool decomposable = std::all_of(calls.begin(), calls.end(), Decomposable);
@@ -122,8 +119,7 @@ LogicalOperatorPtr PlanGroupingSets(LogicalOperatorPtr input, const std::vector<
     std::vector<ExpressionPtr> values;
     for (size_t j = 0; j < calls.size(); ++j) {
       const int first = static_cast<int>(set.size()) + (decomposable ? first_partial[j] : static_cast<int>(j));
-      values.push_back(decomposable ? FinalValue(calls[j], columns, first)
-                                    : MakeColumn(first, columns[first].type));
+      values.push_back(decomposable ? FinalValue(calls[j], columns, first) : MakeColumn(first, columns[first].type));
     }
     LogicalOperatorPtr branch =
         ProjectSet(std::move(source), keys, key_names, calls, std::move(values), set, grouping_calls);
@@ -142,10 +138,12 @@ LogicalOperatorPtr PlanGroupingSets(LogicalOperatorPtr input, const std::vector<
   return result;
 }
 
-absl::StatusOr<LogicalOperatorPtr> QueryBinder::BindAggregation(
-    const parser::SelectCore& core, const std::vector<const ParsedExpr*>& grouping_nodes,
-    const std::vector<int>& item_keys, std::vector<std::string> group_names, AggregateBinding* aggregation,
-    LogicalOperatorPtr input) {
+absl::StatusOr<LogicalOperatorPtr> QueryBinder::BindAggregation(const parser::SelectCore& core,
+                                                                const std::vector<const ParsedExpr*>& grouping_nodes,
+                                                                const std::vector<int>& item_keys,
+                                                                std::vector<std::string> group_names,
+                                                                AggregateBinding* aggregation,
+                                                                LogicalOperatorPtr input) {
   const std::vector<ExpressionPtr>& keys = aggregation->group_keys;
   // Keys that no GROUP BY item names (a decorrelated subquery's correlation keys) belong to every set.
   std::vector<int> implicit;
@@ -170,8 +168,7 @@ absl::StatusOr<LogicalOperatorPtr> QueryBinder::BindAggregation(
                      "GROUPING takes one or more grouping expressions");
     }
     if (node->children.size() > 62) {
-      return ErrorAt(absl::StatusCode::kInvalidArgument, node->position,
-                     "GROUPING takes at most 62 arguments");
+      return ErrorAt(absl::StatusCode::kInvalidArgument, node->position, "GROUPING takes at most 62 arguments");
     }
     GroupingCall call;
     for (const auto& argument : node->children) {

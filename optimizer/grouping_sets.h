@@ -39,8 +39,7 @@ int64_t GroupingValue(const GroupingCall& call, const std::vector<int>& set);
 // The plan computing `calls` per group of each of `sets` (indexes into `keys`) over `input`, with the layout
 // above. `keys` and the calls' arguments are over `input`'s output.
 LogicalOperatorPtr PlanGroupingSets(LogicalOperatorPtr input, const std::vector<ExpressionPtr>& keys,
-                                    const std::vector<std::string>& key_names,
-                                    const std::vector<AggregateCall>& calls,
+                                    const std::vector<std::string>& key_names, const std::vector<AggregateCall>& calls,
                                     const std::vector<std::vector<int>>& sets,
                                     const std::vector<GroupingCall>& grouping_calls);
 

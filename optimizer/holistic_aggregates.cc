@@ -47,8 +47,8 @@ absl::StatusOr<AggregateCall> QueryBinder::BindHolisticAggregateCall(const parse
     return invalid(absl::StrCat(lower, "(fraction) needs WITHIN GROUP (ORDER BY ...)"));
   }
   if (!percentile && call.within_group) {
-    return invalid(absl::StrCat("WITHIN GROUP is not allowed with ", lower,
-                                ": only with percentile_cont and percentile_disc"));
+    return invalid(
+        absl::StrCat("WITHIN GROUP is not allowed with ", lower, ": only with percentile_cont and percentile_disc"));
   }
   if (!call.aggregate_order_by.empty() && !percentile && !string_agg) {
     return invalid(absl::StrCat("ORDER BY is not allowed in ", lower));
@@ -88,8 +88,8 @@ absl::StatusOr<AggregateCall> QueryBinder::BindHolisticAggregateCall(const parse
   }
   if (call.children.size() != arguments || (percentile && fraction == nullptr)) {
     return invalid(absl::StrCat("function ", lower, " takes ",
-                                percentile ? "one fraction argument"
-                                : string_agg ? "one or two arguments"
+                                percentile       ? "one fraction argument"
+                                : string_agg     ? "one or two arguments"
                                 : arguments == 2 ? "exactly two arguments"
                                                  : "exactly one argument"));
   }
@@ -140,8 +140,8 @@ absl::StatusOr<AggregateCall> QueryBinder::BindHolisticAggregateCall(const parse
     TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindExpression(*fraction, constant_context));
     bound = FoldConstantsDeep(std::move(bound));
     const TypeId id = bound->result_type.id();
-    const bool numeric = id == TypeId::kInteger || id == TypeId::kBigInt || id == TypeId::kDecimal ||
-                         id == TypeId::kDouble;
+    const bool numeric =
+        id == TypeId::kInteger || id == TypeId::kBigInt || id == TypeId::kDecimal || id == TypeId::kDouble;
     if (bound->kind != ExpressionKind::kConstant || !numeric || bound->constant.is_null() ||
         bound->constant.AsDouble() < 0 || bound->constant.AsDouble() > 1) {
       return ErrorAt(absl::StatusCode::kInvalidArgument, fraction->position,
@@ -152,8 +152,7 @@ absl::StatusOr<AggregateCall> QueryBinder::BindHolisticAggregateCall(const parse
   if (separator != nullptr) {
     TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindExpression(*separator, constant_context));
     bound = FoldConstantsDeep(std::move(bound));
-    if (bound->kind != ExpressionKind::kConstant || bound->constant.is_null() ||
-        !bound->result_type.IsString()) {
+    if (bound->kind != ExpressionKind::kConstant || bound->constant.is_null() || !bound->result_type.IsString()) {
       return ErrorAt(absl::StatusCode::kUnimplemented, separator->position,
                      absl::StrCat("the separator of ", lower, " must be a constant string"));
     }

@@ -5,8 +5,7 @@
 namespace tessera::optimizer {
 
 bool IsEquiJoinConjunct(const BoundExpression& conjunct, int left_width, int total_width) {
-  if (conjunct.kind != ExpressionKind::kComparison || conjunct.comparison != ComparisonOp::kEqual)
-    return false;
+  if (conjunct.kind != ExpressionKind::kComparison || conjunct.comparison != ComparisonOp::kEqual) return false;
   const BoundExpression& a = *conjunct.children[0];
   const BoundExpression& b = *conjunct.children[1];
   if (MaxColumnIndex(a) < 0 || MaxColumnIndex(b) < 0) return false;

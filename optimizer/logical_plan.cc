@@ -280,15 +280,13 @@ void Aggregate::RecomputeOutput() {
   const std::vector<OutputColumn>& input = children[0]->output();
   for (size_t i = 0; i < group_by.size(); ++i) {
     OutputColumn column{group_names[i], group_by[i]->result_type, IsNullable(*group_by[i], input), ""};
-    if (group_by[i]->kind == ExpressionKind::kColumn &&
-        input[group_by[i]->column_index].name == group_names[i]) {
+    if (group_by[i]->kind == ExpressionKind::kColumn && input[group_by[i]->column_index].name == group_names[i]) {
       column.relation = input[group_by[i]->column_index].relation;
     }
     output_.push_back(std::move(column));
   }
   for (const AggregateCall& call : aggregates) {
-    const bool nullable = call.function != AggregateKind::kCount &&
-                          call.function != AggregateKind::kCountStar &&
+    const bool nullable = call.function != AggregateKind::kCount && call.function != AggregateKind::kCountStar &&
                           call.function != AggregateKind::kApproxCountDistinct;
     output_.push_back({call.name, call.result_type, nullable, ""});
   }
@@ -318,11 +316,11 @@ std::string Aggregate::Describe() const {
       absl::StrAppend(&argument, ", '", call.separator, "'", call.ordered ? " ORDER BY it" : "",
                       call.ordered && call.descending ? " DESC" : "");
     }
-    calls.push_back(absl::StrCat(AggregateFunctionName(call.function), "(", call.distinct ? "DISTINCT " : "",
-                                 argument, ")"));
+    calls.push_back(
+        absl::StrCat(AggregateFunctionName(call.function), "(", call.distinct ? "DISTINCT " : "", argument, ")"));
   }
-  return absl::StrCat("Aggregate groups=[", absl::StrJoin(groups, ", "), "] aggregates=[",
-                      absl::StrJoin(calls, ", "), "]");
+  return absl::StrCat("Aggregate groups=[", absl::StrJoin(groups, ", "), "] aggregates=[", absl::StrJoin(calls, ", "),
+                      "]");
 }
 
 // ---- Sort
@@ -342,8 +340,7 @@ std::string Sort::Describe() const {
   const std::vector<std::string> names = ChildNames(*this, 0);
   std::vector<std::string> items;
   for (const SortKey& key : keys) {
-    std::string item =
-        absl::StrCat(FormatExpression(*key.expression, names), key.ascending ? " ASC" : " DESC");
+    std::string item = absl::StrCat(FormatExpression(*key.expression, names), key.ascending ? " ASC" : " DESC");
     const bool default_nulls_first = !key.ascending;
     if (key.nulls_first != default_nulls_first) item += key.nulls_first ? " NULLS FIRST" : " NULLS LAST";
     items.push_back(std::move(item));
@@ -417,8 +414,7 @@ std::string Values::Describe() const {
     rendered.push_back(absl::StrCat("(", absl::StrJoin(values, ", "), ")"));
   }
   if (rows.size() > kShownRows) rendered.push_back(absl::StrCat("... ", rows.size(), " rows in all"));
-  return absl::StrCat("Values [", absl::StrJoin(DisplayNames(columns), ", "), "] ",
-                      absl::StrJoin(rendered, ", "));
+  return absl::StrCat("Values [", absl::StrJoin(DisplayNames(columns), ", "), "] ", absl::StrJoin(rendered, ", "));
 }
 
 // ---- Series

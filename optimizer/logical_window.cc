@@ -21,11 +21,11 @@ WindowCall WindowCall::Clone() const {
 void Window::RecomputeOutput() {
   output_ = children[0]->output();
   for (const WindowCall& call : calls) {
-    const bool nullable =
-        call.function != WindowFunction::kCount && call.function != WindowFunction::kCountStar &&
-        call.function != WindowFunction::kRowNumber && call.function != WindowFunction::kRank &&
-        call.function != WindowFunction::kDenseRank && call.function != WindowFunction::kPercentRank &&
-        call.function != WindowFunction::kCumeDist && call.function != WindowFunction::kNtile;
+    const bool nullable = call.function != WindowFunction::kCount && call.function != WindowFunction::kCountStar &&
+                          call.function != WindowFunction::kRowNumber && call.function != WindowFunction::kRank &&
+                          call.function != WindowFunction::kDenseRank &&
+                          call.function != WindowFunction::kPercentRank && call.function != WindowFunction::kCumeDist &&
+                          call.function != WindowFunction::kNtile;
     output_.push_back({call.name, call.result_type, nullable, ""});
   }
 }
@@ -61,8 +61,7 @@ std::string Window::Describe() const {
   for (const ExpressionPtr& key : partition_by) partition.push_back(FormatExpression(*key, names));
   std::vector<std::string> order;
   for (const SortKey& key : order_by) {
-    std::string item =
-        absl::StrCat(FormatExpression(*key.expression, names), key.ascending ? " ASC" : " DESC");
+    std::string item = absl::StrCat(FormatExpression(*key.expression, names), key.ascending ? " ASC" : " DESC");
     if (key.nulls_first != !key.ascending) item += key.nulls_first ? " NULLS FIRST" : " NULLS LAST";
     order.push_back(std::move(item));
   }
@@ -77,15 +76,14 @@ std::string Window::Describe() const {
       arguments.push_back(absl::StrCat(call.parameter));
     }
     if (!call.default_value.is_null()) arguments.push_back(FormatConstant(call.default_value));
-    std::string text =
-        absl::StrCat(WindowFunctionName(call.function), "(", absl::StrJoin(arguments, ", "), ")");
+    std::string text = absl::StrCat(WindowFunctionName(call.function), "(", absl::StrJoin(arguments, ", "), ")");
     if (WindowFunctionUsesFrame(call.function)) {
       absl::StrAppend(&text, " ", WindowFrameText(call.frame));
     }
     functions.push_back(std::move(text));
   }
-  return absl::StrCat("Window partition=[", absl::StrJoin(partition, ", "), "] order=[",
-                      absl::StrJoin(order, ", "), "] functions=[", absl::StrJoin(functions, ", "), "]");
+  return absl::StrCat("Window partition=[", absl::StrJoin(partition, ", "), "] order=[", absl::StrJoin(order, ", "),
+                      "] functions=[", absl::StrJoin(functions, ", "), "]");
 }
 
 }  // namespace tessera::optimizer

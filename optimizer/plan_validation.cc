@@ -70,8 +70,7 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
       return CheckPredicate(node, *node.As<Filter>().predicate, input, "predicate");
     case LogicalOperatorKind::kProject: {
       const auto& project = node.As<Project>();
-      if (project.names.size() != project.expressions.size())
-        return Invalid(node, "names do not match expressions");
+      if (project.names.size() != project.expressions.size()) return Invalid(node, "names do not match expressions");
       for (const auto& expression : project.expressions) {
         absl::Status status = CheckExpression(node, *expression, input, "expression");
         if (!status.ok()) return status;
@@ -101,9 +100,8 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
       }
       for (size_t i = 0; i < join.left_keys.size(); ++i) {
         if (!(join.left_keys[i]->result_type == join.right_keys[i]->result_type)) {
-          return Invalid(
-              node, absl::StrCat("key pair ", i, " has types ", join.left_keys[i]->result_type.ToString(),
-                                 " and ", join.right_keys[i]->result_type.ToString()));
+          return Invalid(node, absl::StrCat("key pair ", i, " has types ", join.left_keys[i]->result_type.ToString(),
+                                            " and ", join.right_keys[i]->result_type.ToString()));
         }
         absl::Status status = CheckExpression(node, *join.left_keys[i], input, "left key");
         if (status.ok()) status = CheckExpression(node, *join.right_keys[i], right, "right key");
@@ -114,8 +112,7 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
     }
     case LogicalOperatorKind::kAggregate: {
       const auto& aggregate = node.As<Aggregate>();
-      if (aggregate.group_names.size() != aggregate.group_by.size())
-        return Invalid(node, "group names missing");
+      if (aggregate.group_names.size() != aggregate.group_by.size()) return Invalid(node, "group names missing");
       for (const auto& key : aggregate.group_by) {
         absl::Status status = CheckExpression(node, *key, input, "group key");
         if (!status.ok()) return status;
@@ -142,8 +139,7 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
       const auto& right = node.children[1]->output();
       if (left.size() != right.size()) return Invalid(node, "inputs of different widths");
       for (size_t i = 0; i < left.size(); ++i) {
-        if (!(left[i].type == right[i].type))
-          return Invalid(node, absl::StrCat("column ", i, " types differ"));
+        if (!(left[i].type == right[i].type)) return Invalid(node, absl::StrCat("column ", i, " types differ"));
       }
       return absl::OkStatus();
     }

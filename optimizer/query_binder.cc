@@ -46,18 +46,15 @@ const char* SetOperationName(parser::SetOperation operation) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<LogicalOperator>> BindQuery(const parser::SelectStatement& query,
-                                                           const Catalog& catalog,
+absl::StatusOr<std::unique_ptr<LogicalOperator>> BindQuery(const parser::SelectStatement& query, const Catalog& catalog,
                                                            std::string_view sql_text) {
   QueryBinder binder(catalog, sql_text, "", 0, {});
   TESSERA_ASSIGN_OR_RETURN(BoundRelation relation, binder.BindStatement(query, nullptr));
   return std::move(relation.plan);
 }
 
-absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQuery(const parser::SelectStatement& query,
-                                                           const Catalog& catalog,
-                                                           std::string_view sql_text,
-                                                           const OptimizerOptions& options,
+absl::StatusOr<std::unique_ptr<LogicalOperator>> PlanQuery(const parser::SelectStatement& query, const Catalog& catalog,
+                                                           std::string_view sql_text, const OptimizerOptions& options,
                                                            OptimizerReport* report) {
   const int64_t start = MonotonicNanos();
   QueryBinder binder(catalog, sql_text, "", 0, {});
@@ -104,8 +101,7 @@ const QueryBinder::CteEntry* QueryBinder::FindCte(const std::string& name) const
   return nullptr;
 }
 
-absl::StatusOr<BoundRelation> QueryBinder::BindStatement(const parser::SelectStatement& statement,
-                                                         const Scope* outer) {
+absl::StatusOr<BoundRelation> QueryBinder::BindStatement(const parser::SelectStatement& statement, const Scope* outer) {
   const size_t saved_ctes = ctes_.size();
   for (size_t i = 0; i < statement.ctes.size(); ++i) {
     const parser::CommonTableExpr& cte = statement.ctes[i];
@@ -120,8 +116,7 @@ absl::StatusOr<BoundRelation> QueryBinder::BindStatement(const parser::SelectSta
   }
   std::vector<SortKey> sort_keys;
   int visible = 0;
-  absl::StatusOr<BoundRelation> body =
-      BindBody(*statement.body, outer, &statement.order_by, &sort_keys, &visible);
+  absl::StatusOr<BoundRelation> body = BindBody(*statement.body, outer, &statement.order_by, &sort_keys, &visible);
   ctes_.resize(saved_ctes);
   if (!body.ok()) return body.status();
   BoundRelation relation = *std::move(body);
@@ -135,8 +130,8 @@ absl::StatusOr<BoundRelation> QueryBinder::BindStatement(const parser::SelectSta
   }
   if (statement.limit != nullptr || statement.offset != nullptr) {
     auto limit = std::make_unique<Limit>();
-    if (statement.limit != nullptr && !(statement.limit->kind == ExprKind::kLiteral &&
-                                        statement.limit->literal_kind == LiteralKind::kNull)) {
+    if (statement.limit != nullptr &&
+        !(statement.limit->kind == ExprKind::kLiteral && statement.limit->literal_kind == LiteralKind::kNull)) {
       TESSERA_ASSIGN_OR_RETURN(limit->limit, BindCount(*statement.limit, "LIMIT"));
     }
     if (statement.offset != nullptr) {
@@ -168,8 +163,7 @@ absl::StatusOr<int64_t> QueryBinder::BindCount(const ParsedExpr& expr, std::stri
   }
   TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, std::move(bound_or));
   bound = FoldConstantsDeep(std::move(bound));
-  const bool integer =
-      bound->result_type.id() == TypeId::kInteger || bound->result_type.id() == TypeId::kBigInt;
+  const bool integer = bound->result_type.id() == TypeId::kInteger || bound->result_type.id() == TypeId::kBigInt;
   if (bound->kind != ExpressionKind::kConstant || !integer || bound->constant.is_null() ||
       bound->constant.AsInt64() < 0) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
@@ -209,8 +203,8 @@ absl::StatusOr<BoundRelation> QueryBinder::BindBody(const parser::QueryBody& bod
   return relation;
 }
 
-absl::StatusOr<std::vector<SortKey>> QueryBinder::BindOutputOrderBy(
-    const std::vector<parser::OrderByItem>& order_by, const BoundRelation& relation) {
+absl::StatusOr<std::vector<SortKey>> QueryBinder::BindOutputOrderBy(const std::vector<parser::OrderByItem>& order_by,
+                                                                    const BoundRelation& relation) {
   std::vector<SortKey> keys;
   const std::vector<OutputColumn>& output = relation.plan->output();
   for (const parser::OrderByItem& item : order_by) {
@@ -234,14 +228,12 @@ absl::StatusOr<std::vector<SortKey>> QueryBinder::BindOutputOrderBy(
         index = static_cast<int>(i);
       }
       if (index < 0) {
-        return ErrorAt(
-            absl::StatusCode::kNotFound, expr.position,
-            absl::StrCat("column '", expr.name, "' does not exist in the result of the set operation"));
+        return ErrorAt(absl::StatusCode::kNotFound, expr.position,
+                       absl::StrCat("column '", expr.name, "' does not exist in the result of the set operation"));
       }
     } else {
-      return ErrorAt(
-          absl::StatusCode::kInvalidArgument, expr.position,
-          "ORDER BY on a UNION/INTERSECT/EXCEPT result must name an output column or its position");
+      return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
+                     "ORDER BY on a UNION/INTERSECT/EXCEPT result must name an output column or its position");
     }
     SortKey key;
     key.expression = MakeColumn(index, output[index].type);
@@ -252,14 +244,11 @@ absl::StatusOr<std::vector<SortKey>> QueryBinder::BindOutputOrderBy(
   return keys;
 }
 
-absl::StatusOr<BoundRelation> QueryBinder::BindSetOperation(const parser::QueryBody& body,
-                                                            const Scope* outer) {
+absl::StatusOr<BoundRelation> QueryBinder::BindSetOperation(const parser::QueryBody& body, const Scope* outer) {
   std::vector<SortKey> unused_keys;
   int unused_visible = 0;
-  TESSERA_ASSIGN_OR_RETURN(BoundRelation left,
-                           BindBody(*body.left, outer, nullptr, &unused_keys, &unused_visible));
-  TESSERA_ASSIGN_OR_RETURN(BoundRelation right,
-                           BindBody(*body.right, outer, nullptr, &unused_keys, &unused_visible));
+  TESSERA_ASSIGN_OR_RETURN(BoundRelation left, BindBody(*body.left, outer, nullptr, &unused_keys, &unused_visible));
+  TESSERA_ASSIGN_OR_RETURN(BoundRelation right, BindBody(*body.right, outer, nullptr, &unused_keys, &unused_visible));
   const char* name = SetOperationName(body.set_operation);
   const parser::SourcePosition& position = FirstPosition(*body.right);
   if (left.plan->output_width() != right.plan->output_width()) {
@@ -274,8 +263,8 @@ absl::StatusOr<BoundRelation> QueryBinder::BindSetOperation(const parser::QueryB
     std::optional<Type> common = CommonType(a, b);
     if (!common.has_value()) {
       return ErrorAt(absl::StatusCode::kInvalidArgument, position,
-                     absl::StrCat(name, " types ", a.ToString(), " and ", b.ToString(),
-                                  " cannot be matched (column ", i + 1, ")"));
+                     absl::StrCat(name, " types ", a.ToString(), " and ", b.ToString(), " cannot be matched (column ",
+                                  i + 1, ")"));
     }
     types.push_back(*common);
   }
@@ -294,10 +283,9 @@ absl::StatusOr<BoundRelation> QueryBinder::BindSetOperation(const parser::QueryB
     side->plan = MakeProject(std::move(side->plan), std::move(expressions), std::move(names));
   }
   auto operation = std::make_unique<SetOperation>();
-  operation->operation = body.set_operation == parser::SetOperation::kUnion ? SetOperationType::kUnion
-                         : body.set_operation == parser::SetOperation::kIntersect
-                             ? SetOperationType::kIntersect
-                             : SetOperationType::kExcept;
+  operation->operation = body.set_operation == parser::SetOperation::kUnion       ? SetOperationType::kUnion
+                         : body.set_operation == parser::SetOperation::kIntersect ? SetOperationType::kIntersect
+                                                                                  : SetOperationType::kExcept;
   operation->all = body.all;
   operation->children.push_back(std::move(left.plan));
   operation->children.push_back(std::move(right.plan));

@@ -94,9 +94,8 @@ struct BoundSelectBlock {
   // outer_keys[i] (over the enclosing block's plan) must equal output column i.
   std::vector<ExpressionPtr> outer_keys;
   std::vector<bool> null_safe_outer_keys;  // empty, or one per outer key (OuterValueSet::null_safe)
-  bool has_empty_group_marker =
-      false;                        // then the last output column is TRUE for every row (see subquery_binder)
-  ExpressionPtr empty_group_value;  // the value of the select item over an empty group, when not NULL
+  bool has_empty_group_marker = false;     // then the last output column is TRUE for every row (see subquery_binder)
+  ExpressionPtr empty_group_value;         // the value of the select item over an empty group, when not NULL
   // LATERAL aggregate block without GROUP BY (SelectBlockOptions::lateral): it yields one row for every lateral
   // tuple, also one without input rows, which the aggregation does not produce. Per select item (after the
   // leading lateral columns): its value over no rows, lateral column i encoded as kOuterColumnBase + i. The last
@@ -180,14 +179,12 @@ class QueryBinder {
   absl::StatusOr<ExpressionPtr> BindExpression(const parser::ParsedExpr& expr, ExpressionContext& context);
   absl::StatusOr<ExpressionPtr> BindBoolean(const parser::ParsedExpr& expr, ExpressionContext& context);
   // Casts `expression` to `target` (folding constants; a failing constant cast is an error at `position`).
-  absl::StatusOr<ExpressionPtr> Coerce(ExpressionPtr expression, Type target,
-                                       const parser::SourcePosition& position);
+  absl::StatusOr<ExpressionPtr> Coerce(ExpressionPtr expression, Type target, const parser::SourcePosition& position);
   // Converts both sides of a comparison to their common type.
   absl::Status CoerceComparison(ExpressionPtr* left, ExpressionPtr* right, const parser::ParsedExpr& where,
                                 std::string_view what);
   // An error at `position` in this binder's text.
-  absl::Status ErrorAt(absl::StatusCode code, const parser::SourcePosition& position,
-                       std::string_view message) const;
+  absl::Status ErrorAt(absl::StatusCode code, const parser::SourcePosition& position, std::string_view message) const;
   absl::Status Rewrap(const absl::Status& status, const parser::SourcePosition& position) const;
   // A constant non-negative integer (LIMIT / OFFSET).
   absl::StatusOr<int64_t> BindCount(const parser::ParsedExpr& expr, std::string_view clause);
@@ -207,11 +204,10 @@ class QueryBinder {
                                                          const BoundRelation& relation);
 
   // ---- from_binder.cc
-  absl::StatusOr<BoundRelation> BindFrom(const std::vector<std::unique_ptr<parser::TableRef>>& from,
-                                         const Scope* outer, Scope* scope);
+  absl::StatusOr<BoundRelation> BindFrom(const std::vector<std::unique_ptr<parser::TableRef>>& from, const Scope* outer,
+                                         Scope* scope);
   absl::StatusOr<BoundRelation> BindTableRef(const parser::TableRef& ref, const Scope* outer, Scope* scope);
-  absl::StatusOr<BoundRelation> BindNamedRelation(const parser::TableRef& ref, const Scope* outer,
-                                                  Scope* scope);
+  absl::StatusOr<BoundRelation> BindNamedRelation(const parser::TableRef& ref, const Scope* outer, Scope* scope);
   absl::StatusOr<BoundRelation> BindJoin(const parser::TableRef& ref, const Scope* outer, Scope* scope);
   absl::StatusOr<BoundRelation> BindView(const parser::TableRef& ref, const ViewDescriptor& view);
   // A JOIN's USING / NATURAL columns: (left scope index, right scope index) per merged column.
@@ -256,8 +252,7 @@ class QueryBinder {
                                                                  parser::JoinType type,
                                                                  const parser::ParsedExpr* condition, Scope* scope);
   absl::Status ScopeForRelation(const parser::TableRef& ref, const std::string& alias,
-                                const std::vector<std::string>& column_aliases, BoundRelation* relation,
-                                Scope* scope);
+                                const std::vector<std::string>& column_aliases, BoundRelation* relation, Scope* scope);
 
   // ---- select_binder.cc
  public:
@@ -302,8 +297,7 @@ class QueryBinder {
 
  private:
   // A window call met while binding an expression: its column, or an error naming the clause.
-  absl::StatusOr<ExpressionPtr> BindWindowReference(const parser::ParsedExpr& expr,
-                                                    ExpressionContext& context);
+  absl::StatusOr<ExpressionPtr> BindWindowReference(const parser::ParsedExpr& expr, ExpressionContext& context);
 
   // ---- function_binder.cc
  public:
@@ -339,8 +333,7 @@ class QueryBinder {
   // GROUP_CONCAT, APPROX_COUNT_DISTINCT (upper-case names).
   static bool IsHolisticAggregateName(const std::string& name);
   // The aggregate call for such a `call`, its argument bound in `context` (fraction and separator constants).
-  absl::StatusOr<AggregateCall> BindHolisticAggregateCall(const parser::ParsedExpr& call,
-                                                          ExpressionContext& context);
+  absl::StatusOr<AggregateCall> BindHolisticAggregateCall(const parser::ParsedExpr& call, ExpressionContext& context);
 
  private:
   // ---- grouping_sets.cc
@@ -357,8 +350,7 @@ class QueryBinder {
   // ---- subquery_binder.cc
  public:
   // EXISTS / NOT EXISTS / [NOT] IN (subquery) as a WHERE conjunct: joins the subquery into *plan.
-  absl::Status AttachSemiJoin(const parser::ParsedExpr& predicate, const Scope& scope,
-                              LogicalOperatorPtr* plan);
+  absl::Status AttachSemiJoin(const parser::ParsedExpr& predicate, const Scope& scope, LogicalOperatorPtr* plan);
   absl::StatusOr<ExpressionPtr> BindScalarSubquery(const parser::ParsedExpr& expr, ExpressionContext& context,
                                                    bool null_rejecting);
   absl::StatusOr<ExpressionPtr> BindSubqueryMark(const parser::ParsedExpr& expr, ExpressionContext& context);
@@ -378,8 +370,8 @@ class QueryBinder {
   absl::StatusOr<ExpressionPtr> BindLiteral(const parser::ParsedExpr& expr);
   absl::StatusOr<ExpressionPtr> BindUnary(const parser::ParsedExpr& expr, ExpressionContext& context);
   absl::StatusOr<ExpressionPtr> BindBinary(const parser::ParsedExpr& expr, ExpressionContext& context);
-  absl::StatusOr<ExpressionPtr> BindArithmetic(const parser::ParsedExpr& expr, ArithmeticOp op,
-                                               ExpressionPtr left, ExpressionPtr right);
+  absl::StatusOr<ExpressionPtr> BindArithmetic(const parser::ParsedExpr& expr, ArithmeticOp op, ExpressionPtr left,
+                                               ExpressionPtr right);
   absl::StatusOr<ExpressionPtr> BindFunction(const parser::ParsedExpr& expr, ExpressionContext& context);
   absl::StatusOr<ExpressionPtr> BindCase(const parser::ParsedExpr& expr, ExpressionContext& context);
   absl::StatusOr<ExpressionPtr> BindCast(const parser::ParsedExpr& expr, ExpressionContext& context);

@@ -167,9 +167,9 @@ absl::StatusOr<std::optional<BoundRelation>> QueryBinder::BindRecursiveCte(const
   };
   if (!status.ok()) return fail(status);
   if (!query.order_by.empty() || query.limit != nullptr || query.offset != nullptr) {
-    return fail(ErrorAt(absl::StatusCode::kUnimplemented, cte.position,
-                        absl::StrCat("ORDER BY, LIMIT and OFFSET in WITH RECURSIVE query '", cte.name,
-                                     "' are not supported")));
+    return fail(
+        ErrorAt(absl::StatusCode::kUnimplemented, cte.position,
+                absl::StrCat("ORDER BY, LIMIT and OFFSET in WITH RECURSIVE query '", cte.name, "' are not supported")));
   }
   if (options_ != nullptr && !options_->run_plan) {
     return fail(ErrorAt(absl::StatusCode::kUnimplemented, cte.position,
@@ -199,9 +199,9 @@ absl::StatusOr<std::optional<BoundRelation>> QueryBinder::BindRecursiveCte(const
       if (!rows->empty() && step > options_->max_recursion_depth) {
         return fail(ErrorAt(
             absl::StatusCode::kResourceExhausted, cte.position,
-            absl::StrCat("WITH RECURSIVE query '", cte.name, "' did not finish within max_recursion_depth = ",
-                         options_->max_recursion_depth, " steps (", result->rows.size(),
-                         " rows so far); raise it with SET max_recursion_depth")));
+            absl::StrCat("WITH RECURSIVE query '", cte.name,
+                         "' did not finish within max_recursion_depth = ", options_->max_recursion_depth, " steps (",
+                         result->rows.size(), " rows so far); raise it with SET max_recursion_depth")));
       }
       working.rows = *std::move(rows);
       result->rows.insert(result->rows.end(), working.rows.begin(), working.rows.end());

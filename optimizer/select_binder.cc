@@ -24,8 +24,7 @@ using parser::LiteralKind;
 using parser::ParsedExpr;
 
 void CollectAggregateCalls(const ParsedExpr& expr, std::vector<const ParsedExpr*>* calls) {
-  if (expr.kind == ExprKind::kFunctionCall && QueryBinder::IsAggregateName(expr.name) &&
-      expr.window == nullptr) {
+  if (expr.kind == ExprKind::kFunctionCall && QueryBinder::IsAggregateName(expr.name) && expr.window == nullptr) {
     calls->push_back(&expr);
     return;
   }
@@ -41,8 +40,8 @@ bool IsOrdinal(const ParsedExpr& expr) {
 }
 
 bool SameCall(const AggregateCall& a, const AggregateCall& b) {
-  if (a.function != b.function || a.distinct != b.distinct || a.descending != b.descending ||
-      a.ordered != b.ordered || a.separator != b.separator || a.fraction.ToString() != b.fraction.ToString()) {
+  if (a.function != b.function || a.distinct != b.distinct || a.descending != b.descending || a.ordered != b.ordered ||
+      a.separator != b.separator || a.fraction.ToString() != b.fraction.ToString()) {
     return false;
   }
   if ((a.argument == nullptr) != (b.argument == nullptr)) return false;
@@ -141,8 +140,7 @@ absl::Status QueryBinder::BindWhere(const ParsedExpr& where, const Scope& scope,
     }
   }
   if (!filters.empty()) *plan = MakeFilter(std::move(*plan), CombineConjuncts(std::move(filters)));
-  for (const ParsedExpr* predicate : semi_joins)
-    TESSERA_RETURN_IF_ERROR(AttachSemiJoin(*predicate, scope, plan));
+  for (const ParsedExpr* predicate : semi_joins) TESSERA_RETURN_IF_ERROR(AttachSemiJoin(*predicate, scope, plan));
   return absl::OkStatus();
 }
 
@@ -189,8 +187,7 @@ void ForEachAggregateSource(const parser::SelectCore& core, const std::vector<pa
 
 }  // namespace
 
-absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::SelectCore& core,
-                                                              const Scope* outer,
+absl::StatusOr<BoundSelectBlock> QueryBinder::BindSelectBlock(const parser::SelectCore& core, const Scope* outer,
                                                               const SelectBlockOptions& options) {
   SelectBlockState state;
   TESSERA_ASSIGN_OR_RETURN(state.plan, BindFromWhere(core, outer, options.correlation, &state.scope, options.lateral));
@@ -423,10 +420,9 @@ absl::Status QueryBinder::BindSelectList(const parser::SelectCore& core, SelectB
           if (ExpressionsEqual(*group_keys[k], *bound)) key = static_cast<int>(k);
         }
         if (key < 0) {
-          return ErrorAt(
-              absl::StatusCode::kInvalidArgument, item.expr->position,
-              absl::StrCat("column '", source.relation.empty() ? "" : source.relation + ".", source.name,
-                           "' must appear in the GROUP BY clause or be used in an aggregate function"));
+          return ErrorAt(absl::StatusCode::kInvalidArgument, item.expr->position,
+                         absl::StrCat("column '", source.relation.empty() ? "" : source.relation + ".", source.name,
+                                      "' must appear in the GROUP BY clause or be used in an aggregate function"));
         }
         bound = MakeInputColumn(state->plan->output(), key);
       }

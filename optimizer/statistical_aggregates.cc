@@ -74,18 +74,17 @@ absl::Status QueryBinder::BindStatisticalAggregate(const parser::ParsedExpr& cal
     const int column = static_cast<int>(aggregation->group_keys.size()) + index;
     return MakeColumn(column, aggregation->calls[index].result_type);
   };
-  ExpressionPtr n = MakeCast(add(AggregateKind::kCount, x->Clone(), absl::StrCat("count(", text, ")")),
-                             Type::Double());
+  ExpressionPtr n = MakeCast(add(AggregateKind::kCount, x->Clone(), absl::StrCat("count(", text, ")")), Type::Double());
   ExpressionPtr s = add(AggregateKind::kSum, x->Clone(), absl::StrCat("sum(", text, ")"));
   ExpressionPtr square = Arithmetic(ArithmeticOp::kMultiply, x->Clone(), x->Clone());
   ExpressionPtr q = add(AggregateKind::kSum, std::move(square), absl::StrCat("sum_of_squares(", text, ")"));
 
   const bool sample = call.name != "STDDEV_POP" && call.name != "VAR_POP";
   // q - s * s / n, at least 0
-  ExpressionPtr deviations = Arithmetic(
-      ArithmeticOp::kSubtract, std::move(q),
-      Arithmetic(ArithmeticOp::kDivide, Arithmetic(ArithmeticOp::kMultiply, s->Clone(), s->Clone()),
-                 NonZero(n->Clone())));
+  ExpressionPtr deviations =
+      Arithmetic(ArithmeticOp::kSubtract, std::move(q),
+                 Arithmetic(ArithmeticOp::kDivide, Arithmetic(ArithmeticOp::kMultiply, s->Clone(), s->Clone()),
+                            NonZero(n->Clone())));
   // CASE WHEN deviations < 0 THEN 0 ELSE deviations END (NULL stays NULL)
   std::vector<ExpressionPtr> when_then;
   when_then.push_back(MakeComparison(ComparisonOp::kLess, deviations->Clone(), MakeConstant(Value::Double(0))));

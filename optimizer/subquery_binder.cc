@@ -78,8 +78,7 @@ bool YieldsExactlyOneRow(const LogicalOperator& plan) {
 void SplitCorrelationKeys(std::vector<ExpressionPtr>* conjuncts, std::vector<ExpressionPtr>* outer_keys,
                           std::vector<ExpressionPtr>* inner_keys) {
   for (ExpressionPtr& conjunct : *conjuncts) {
-    const int outer_side =
-        ReferencesOnlyRange(*conjunct->children[0], kOuterColumnBase, 2 * kOuterColumnBase) ? 0 : 1;
+    const int outer_side = ReferencesOnlyRange(*conjunct->children[0], kOuterColumnBase, 2 * kOuterColumnBase) ? 0 : 1;
     ExpressionPtr outer = std::move(conjunct->children[outer_side]);
     ShiftColumns(outer.get(), -kOuterColumnBase);
     outer_keys->push_back(std::move(outer));
@@ -133,9 +132,8 @@ bool IsCorrelationEquality(const BoundExpression& conjunct) {
   for (int side = 0; side < 2; ++side) {
     const BoundExpression& candidate = *conjunct.children[side];
     const BoundExpression& other = *conjunct.children[1 - side];
-    if (MaxColumnIndex(candidate) >= 0 &&
-        ReferencesOnlyRange(candidate, kOuterColumnBase, 2 * kOuterColumnBase) && MaxColumnIndex(other) >= 0 &&
-        !ReferencesRange(other, kOuterColumnBase, 2 * kOuterColumnBase)) {
+    if (MaxColumnIndex(candidate) >= 0 && ReferencesOnlyRange(candidate, kOuterColumnBase, 2 * kOuterColumnBase) &&
+        MaxColumnIndex(other) >= 0 && !ReferencesRange(other, kOuterColumnBase, 2 * kOuterColumnBase)) {
       return true;
     }
   }
@@ -249,8 +247,7 @@ absl::StatusOr<JoinableSubquery> QueryBinder::BindJoinableSubquery(const ParsedE
   return result;
 }
 
-absl::Status QueryBinder::AttachSemiJoin(const ParsedExpr& predicate, const Scope& scope,
-                                         LogicalOperatorPtr* plan) {
+absl::Status QueryBinder::AttachSemiJoin(const ParsedExpr& predicate, const Scope& scope, LogicalOperatorPtr* plan) {
   const ParsedExpr* expr = &predicate;
   bool negated = false;
   if (expr->kind == ExprKind::kUnary) {
@@ -279,9 +276,8 @@ absl::Status QueryBinder::AttachSemiJoin(const ParsedExpr& predicate, const Scop
     join->right_keys.push_back(std::move(subquery.value));
   }
   for (ExpressionPtr& conjunct : subquery.correlated) {
-    RemapColumns(conjunct.get(), [left_width](int i) {
-      return i >= kOuterColumnBase ? i - kOuterColumnBase : i + left_width;
-    });
+    RemapColumns(conjunct.get(),
+                 [left_width](int i) { return i >= kOuterColumnBase ? i - kOuterColumnBase : i + left_width; });
     AddJoinCondition(join.get(), std::move(conjunct));
   }
   join->RecomputeOutput();
@@ -289,8 +285,7 @@ absl::Status QueryBinder::AttachSemiJoin(const ParsedExpr& predicate, const Scop
   return absl::OkStatus();
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarSubquery(const ParsedExpr& expr,
-                                                              ExpressionContext& context,
+absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarSubquery(const ParsedExpr& expr, ExpressionContext& context,
                                                               bool null_rejecting) {
   if (context.plan == nullptr) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
@@ -351,8 +346,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarSubquery(const ParsedExpr& 
   return MakeColumn(left_width, type);
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& expr,
-                                                            ExpressionContext& context) {
+absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& expr, ExpressionContext& context) {
   if (context.plan == nullptr) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                    absl::StrCat("subqueries are not allowed in ", context.clause));
@@ -366,10 +360,9 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
   TESSERA_ASSIGN_OR_RETURN(JoinableSubquery subquery, BindJoinableSubquery(expr, *context.scope, is_in));
   const bool correlated = !subquery.correlated.empty();
   if (correlated && (is_in || context.aggregates != nullptr)) {
-    return ErrorAt(
-        absl::StatusCode::kUnimplemented, expr.position,
-        is_in ? "a correlated IN (subquery) is only supported as a condition ANDed at the top of WHERE"
-              : "a correlated EXISTS is not supported after GROUP BY");
+    return ErrorAt(absl::StatusCode::kUnimplemented, expr.position,
+                   is_in ? "a correlated IN (subquery) is only supported as a condition ANDed at the top of WHERE"
+                         : "a correlated EXISTS is not supported after GROUP BY");
   }
   const int left_width = plan->output_width();
   ExpressionPtr result;
@@ -401,8 +394,7 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
         null_safe = std::move(values.null_safe);
         const int outer_count = static_cast<int>(values.outer_columns.size());
         for (int column : values.outer_columns) outer_keys.push_back(MakeInputColumn(plan->output(), column));
-        std::unique_ptr<Join> matched =
-            MakeJoin(JoinType::kSemi, std::move(values.plan), std::move(subquery.plan));
+        std::unique_ptr<Join> matched = MakeJoin(JoinType::kSemi, std::move(values.plan), std::move(subquery.plan));
         for (ExpressionPtr& conjunct : subquery.correlated) {
           RemapCorrelation(conjunct.get(), values.outer_columns, 0, outer_count);
           AddJoinCondition(matched.get(), std::move(conjunct));
@@ -426,9 +418,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
     ExpressionPtr counted_value = subquery.value->Clone();
     std::vector<ExpressionPtr> keys;
     keys.push_back(std::move(subquery.value));
-    std::unique_ptr<Join> matches =
-        MakeJoin(JoinType::kLeftOuter, std::move(plan),
-                 DistinctKeysWithMarker(std::move(subquery.plan), std::move(keys)));
+    std::unique_ptr<Join> matches = MakeJoin(JoinType::kLeftOuter, std::move(plan),
+                                             DistinctKeysWithMarker(std::move(subquery.plan), std::move(keys)));
     matches->left_keys.push_back(outer_value->Clone());
     matches->right_keys.push_back(MakeInputColumn(matches->children[1]->output(), 0));
     matches->RecomputeOutput();
@@ -456,8 +447,8 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindSubqueryMark(const ParsedExpr& ex
     choice->has_else = true;
     choice->children.push_back(IsNullTest(MakeColumn(marker, Type::Boolean()), true));
     choice->children.push_back(MakeConstant(Value::Boolean(true)));
-    choice->children.push_back(MakeComparison(ComparisonOp::kEqual, MakeColumn(total, Type::BigInt()),
-                                              MakeConstant(Value::BigInt(0))));
+    choice->children.push_back(
+        MakeComparison(ComparisonOp::kEqual, MakeColumn(total, Type::BigInt()), MakeConstant(Value::BigInt(0))));
     choice->children.push_back(MakeConstant(Value::Boolean(false)));
     std::vector<ExpressionPtr> unknown;
     unknown.push_back(IsNullTest(std::move(outer_value), false));

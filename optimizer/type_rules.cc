@@ -13,8 +13,7 @@ Type DecimalCommon(Type a, Type b, int extra_integer_digits) {
   a = ExactDecimal(a);
   b = ExactDecimal(b);
   const int scale = std::max(a.scale(), b.scale());
-  const int integer_digits =
-      std::max(a.precision() - a.scale(), b.precision() - b.scale()) + extra_integer_digits;
+  const int integer_digits = std::max(a.precision() - a.scale(), b.precision() - b.scale()) + extra_integer_digits;
   return Type::Decimal(std::max(std::min(integer_digits + scale, kMaxDecimalPrecision), 1), scale);
 }
 
@@ -52,8 +51,8 @@ std::optional<ArithmeticTyping> TypeArithmetic(ArithmeticOp op, Type left, Type 
   if (op == ArithmeticOp::kAdd || op == ArithmeticOp::kSubtract) {
     const bool left_time = l == TypeId::kDate || l == TypeId::kTimestamp;
     if (left_time && r == TypeId::kInterval) return ArithmeticTyping{left, right, left};
-    if (op == ArithmeticOp::kAdd && r != TypeId::kInterval &&
-        (r == TypeId::kDate || r == TypeId::kTimestamp) && l == TypeId::kInterval) {
+    if (op == ArithmeticOp::kAdd && r != TypeId::kInterval && (r == TypeId::kDate || r == TypeId::kTimestamp) &&
+        l == TypeId::kInterval) {
       return ArithmeticTyping{right, left, right, /*swap_operands=*/true};
     }
     if (op == ArithmeticOp::kSubtract && l == TypeId::kDate && r == TypeId::kDate) {

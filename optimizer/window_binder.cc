@@ -129,24 +129,20 @@ bool QueryBinder::ContainsWindow(const ParsedExpr& expr) {
   return false;
 }
 
-absl::StatusOr<ExpressionPtr> QueryBinder::BindWindowReference(const ParsedExpr& expr,
-                                                               ExpressionContext& context) {
+absl::StatusOr<ExpressionPtr> QueryBinder::BindWindowReference(const ParsedExpr& expr, ExpressionContext& context) {
   if (context.windows != nullptr) {
     auto it = context.windows->columns.find(&expr);
     if (it != context.windows->columns.end()) return MakeColumn(it->second.index, it->second.type);
   }
   if (IsWindowClause(context.clause)) {
-    return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   "window function calls cannot be nested");
+    return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position, "window function calls cannot be nested");
   }
   return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
                  absl::StrCat("window functions are not allowed in ", context.clause));
 }
 
-absl::Status QueryBinder::BindWindows(const parser::SelectCore& core,
-                                      const std::vector<parser::OrderByItem>* order_by,
-                                      ExpressionContext& context, LogicalOperatorPtr* plan,
-                                      WindowBinding* windows) {
+absl::Status QueryBinder::BindWindows(const parser::SelectCore& core, const std::vector<parser::OrderByItem>* order_by,
+                                      ExpressionContext& context, LogicalOperatorPtr* plan, WindowBinding* windows) {
   std::vector<const ParsedExpr*> nodes;
   for (const parser::SelectItem& item : core.items) CollectWindowCalls(*item.expr, &nodes);
   if (order_by != nullptr) {
@@ -166,8 +162,7 @@ absl::Status QueryBinder::BindWindows(const parser::SelectCore& core,
     const parser::WindowSpec& spec = *node->window;
     // Named windows: `OVER w` takes w as it is; `OVER (w ...)` adds an ORDER BY and a frame to w's PARTITION
     // BY (and ORDER BY, when it has none of its own), as in PostgreSQL.
-    ResolvedWindow window{&spec.partition_by, &spec.order_by,
-                          spec.frame.has_value() ? &*spec.frame : nullptr};
+    ResolvedWindow window{&spec.partition_by, &spec.order_by, spec.frame.has_value() ? &*spec.frame : nullptr};
     if (!spec.base_name.empty()) {
       const parser::WindowDefinition* definition = nullptr;
       for (const parser::WindowDefinition& candidate : core.windows) {
@@ -184,18 +179,16 @@ absl::Status QueryBinder::BindWindows(const parser::SelectCore& core,
       }
       if (spec.parenthesized) {
         if (!spec.partition_by.empty()) {
-          return ErrorAt(
-              absl::StatusCode::kInvalidArgument, spec.position,
-              absl::StrCat("cannot override PARTITION BY clause of window \"", spec.base_name, "\""));
+          return ErrorAt(absl::StatusCode::kInvalidArgument, spec.position,
+                         absl::StrCat("cannot override PARTITION BY clause of window \"", spec.base_name, "\""));
         }
         if (!spec.order_by.empty() && !base.order_by.empty()) {
           return ErrorAt(absl::StatusCode::kInvalidArgument, spec.position,
                          absl::StrCat("cannot override ORDER BY clause of window \"", spec.base_name, "\""));
         }
         if (base.frame.has_value()) {
-          return ErrorAt(
-              absl::StatusCode::kInvalidArgument, spec.position,
-              absl::StrCat("cannot copy window \"", spec.base_name, "\" because it has a frame clause"));
+          return ErrorAt(absl::StatusCode::kInvalidArgument, spec.position,
+                         absl::StrCat("cannot copy window \"", spec.base_name, "\" because it has a frame clause"));
         }
       }
       window.partition_by = &base.partition_by;
@@ -211,8 +204,7 @@ absl::Status QueryBinder::BindWindows(const parser::SelectCore& core,
                      absl::StrCat("window function ", lower, " does not exist"));
     }
     if (node->distinct) {
-      return ErrorAt(absl::StatusCode::kUnimplemented, node->position,
-                     "DISTINCT in window functions is not supported");
+      return ErrorAt(absl::StatusCode::kUnimplemented, node->position, "DISTINCT in window functions is not supported");
     }
     WindowCall call;
     call.function = *function;
@@ -220,9 +212,9 @@ absl::Status QueryBinder::BindWindows(const parser::SelectCore& core,
     call.parameter = 1;
     const size_t argument_count = star ? 0 : node->children.size();
     auto arity_error = [&](std::string_view expected) {
-      return ErrorAt(absl::StatusCode::kInvalidArgument, node->position,
-                     absl::StrCat("window function ", lower, " expects ", std::string(expected), ", got ",
-                                  argument_count));
+      return ErrorAt(
+          absl::StatusCode::kInvalidArgument, node->position,
+          absl::StrCat("window function ", lower, " expects ", std::string(expected), ", got ", argument_count));
     };
     ExpressionContext argument_context = context;
     argument_context.clause = "window function arguments";
@@ -256,21 +248,19 @@ absl::Status QueryBinder::BindWindows(const parser::SelectCore& core,
       case WindowFunction::kLead: {
         if (argument_count < 1 || argument_count > 3) return arity_error("1 to 3 arguments");
         if (argument_count >= 2) {
-          TESSERA_ASSIGN_OR_RETURN(call.parameter,
-                                   BindCount(*node->children[1], absl::StrCat(lower, "'s offset")));
+          TESSERA_ASSIGN_OR_RETURN(call.parameter, BindCount(*node->children[1], absl::StrCat(lower, "'s offset")));
         }
         call.result_type = argument->result_type;
         call.default_value = Value::Null(call.result_type);
         if (argument_count == 3) {
-          TESSERA_ASSIGN_OR_RETURN(ExpressionPtr fallback,
-                                   BindExpression(*node->children[2], argument_context));
+          TESSERA_ASSIGN_OR_RETURN(ExpressionPtr fallback, BindExpression(*node->children[2], argument_context));
           fallback = FoldConstantsDeep(std::move(fallback));
           if (fallback->kind != ExpressionKind::kConstant) {
             return ErrorAt(absl::StatusCode::kUnimplemented, node->children[2]->position,
                            absl::StrCat(lower, "'s default must be a constant"));
           }
-          TESSERA_ASSIGN_OR_RETURN(
-              fallback, Coerce(std::move(fallback), call.result_type, node->children[2]->position));
+          TESSERA_ASSIGN_OR_RETURN(fallback,
+                                   Coerce(std::move(fallback), call.result_type, node->children[2]->position));
           call.default_value = fallback->constant;
         }
         break;
@@ -300,15 +290,12 @@ absl::Status QueryBinder::BindWindows(const parser::SelectCore& core,
       case WindowFunction::kMax: {
         if (argument_count != 1) return arity_error("1 argument");
         Type argument_type;
-        std::optional<Type> type =
-            AggregateResultType(AsAggregate(*function), argument->result_type, &argument_type);
+        std::optional<Type> type = AggregateResultType(AsAggregate(*function), argument->result_type, &argument_type);
         if (!type.has_value()) {
-          return ErrorAt(
-              absl::StatusCode::kInvalidArgument, node->position,
-              absl::StrCat("function ", lower, "(", argument->result_type.ToString(), ") does not exist"));
+          return ErrorAt(absl::StatusCode::kInvalidArgument, node->position,
+                         absl::StrCat("function ", lower, "(", argument->result_type.ToString(), ") does not exist"));
         }
-        TESSERA_ASSIGN_OR_RETURN(argument,
-                                 Coerce(std::move(argument), argument_type, node->children[0]->position));
+        TESSERA_ASSIGN_OR_RETURN(argument, Coerce(std::move(argument), argument_type, node->children[0]->position));
         call.result_type = *type;
         break;
       }
@@ -345,8 +332,8 @@ absl::Status QueryBinder::BindWindows(const parser::SelectCore& core,
     if (window.frame == nullptr) {
       call.frame.rows = sort_keys.empty();
       call.frame.start.kind = WindowFrameBound::Kind::kUnboundedPreceding;
-      call.frame.end.kind = sort_keys.empty() ? WindowFrameBound::Kind::kUnboundedFollowing
-                                              : WindowFrameBound::Kind::kCurrentRow;
+      call.frame.end.kind =
+          sort_keys.empty() ? WindowFrameBound::Kind::kUnboundedFollowing : WindowFrameBound::Kind::kCurrentRow;
     } else {
       const parser::WindowFrame& frame = *window.frame;
       call.frame.rows = frame.unit == parser::FrameUnit::kRows;
@@ -376,9 +363,8 @@ absl::Status QueryBinder::BindWindows(const parser::SelectCore& core,
       for (int b = 0; b < 2; ++b) {
         if (bounds[b]->offset == nullptr) continue;
         if (!call.frame.rows) {
-          return ErrorAt(
-              absl::StatusCode::kUnimplemented, bounds[b]->position,
-              "RANGE window frames with an offset (n PRECEDING / n FOLLOWING) are not supported; use ROWS");
+          return ErrorAt(absl::StatusCode::kUnimplemented, bounds[b]->position,
+                         "RANGE window frames with an offset (n PRECEDING / n FOLLOWING) are not supported; use ROWS");
         }
         TESSERA_ASSIGN_OR_RETURN(targets[b]->offset, BindCount(*bounds[b]->offset, "a window frame offset"));
       }

@@ -32,23 +32,23 @@ struct SelectStatement;
 struct WindowSpec;
 
 enum class ExprKind {
-  kLiteral,          // literal
-  kColumnRef,        // qualifier (may be empty) + name
-  kStar,             // `*` or `t.*` (qualifier), only in select lists and COUNT(*)
-  kUnary,            // op: "-", "+", "NOT"; children[0]
-  kBinary,           // op: "+", "-", "*", "/", "%", "||", "=", "<>", "<", "<=", ">", ">=", "AND", "OR"
-  kFunctionCall,     // name (upper-cased), children = arguments, distinct for COUNT(DISTINCT x); includes aggregates
-  kCase,             // children: [operand?] then WHEN/THEN pairs, then ELSE?; see case_has_operand / case_has_else
-  kCast,             // children[0], cast_type
-  kBetween,          // children: value, low, high; negated for NOT BETWEEN
-  kInList,           // children: value, then list items; negated for NOT IN
-  kInSubquery,       // children[0] = value, subquery; negated for NOT IN
-  kExists,           // subquery; negated for NOT EXISTS
-  kScalarSubquery,   // subquery
-  kLike,             // children: value, pattern; negated for NOT LIKE
-  kIsNull,           // children[0]; negated for IS NOT NULL
-  kExtract,          // name = field (YEAR, MONTH, DAY, ...), children[0]
-  kSubstring,        // children: string, start, [length]  (SUBSTRING(s FROM a FOR b) and SUBSTRING(s, a, b))
+  kLiteral,         // literal
+  kColumnRef,       // qualifier (may be empty) + name
+  kStar,            // `*` or `t.*` (qualifier), only in select lists and COUNT(*)
+  kUnary,           // op: "-", "+", "NOT"; children[0]
+  kBinary,          // op: "+", "-", "*", "/", "%", "||", "=", "<>", "<", "<=", ">", ">=", "AND", "OR"
+  kFunctionCall,    // name (upper-cased), children = arguments, distinct for COUNT(DISTINCT x); includes aggregates
+  kCase,            // children: [operand?] then WHEN/THEN pairs, then ELSE?; see case_has_operand / case_has_else
+  kCast,            // children[0], cast_type
+  kBetween,         // children: value, low, high; negated for NOT BETWEEN
+  kInList,          // children: value, then list items; negated for NOT IN
+  kInSubquery,      // children[0] = value, subquery; negated for NOT IN
+  kExists,          // subquery; negated for NOT EXISTS
+  kScalarSubquery,  // subquery
+  kLike,            // children: value, pattern; negated for NOT LIKE
+  kIsNull,          // children[0]; negated for IS NOT NULL
+  kExtract,         // name = field (YEAR, MONTH, DAY, ...), children[0]
+  kSubstring,       // children: string, start, [length]  (SUBSTRING(s FROM a FOR b) and SUBSTRING(s, a, b))
 };
 
 enum class LiteralKind {
@@ -85,7 +85,7 @@ struct ParsedExpr {
   // kFunctionCall with an OVER clause: a window function call (null for plain calls). See WindowSpec.
   std::unique_ptr<WindowSpec> window;
 
-  bool distinct = false;          // COUNT(DISTINCT x)
+  bool distinct = false;  // COUNT(DISTINCT x)
   // f(x) FILTER (WHERE c) was written; the parser has rewritten the argument to CASE WHEN c THEN x END (COUNT(*)
   // to COUNT(CASE WHEN c THEN 1 END)), which aggregates that skip NULLs compute alike. The binder rejects it on
   // functions that are not aggregates.
@@ -120,11 +120,11 @@ enum class TableRefKind { kBaseTable, kSubquery, kJoin, kFunction };
 struct TableRef {
   TableRefKind kind = TableRefKind::kBaseTable;
   SourcePosition position;
-  std::string name;                       // kBaseTable: the table, view or CTE name; kFunction: the function's
+  std::string name;  // kBaseTable: the table, view or CTE name; kFunction: the function's
   std::vector<std::unique_ptr<ParsedExpr>> arguments;  // kFunction: `name(arguments)` (a table function)
-  std::string alias;                      // empty if none
-  std::vector<std::string> column_aliases;  // AS t(a, b, c)
-  std::unique_ptr<SelectStatement> subquery;  // kSubquery
+  std::string alias;                                   // empty if none
+  std::vector<std::string> column_aliases;             // AS t(a, b, c)
+  std::unique_ptr<SelectStatement> subquery;           // kSubquery
   // kSubquery / kFunction written `LATERAL (...)` / `LATERAL f(...)`: it may read the FROM items before it (a
   // table function may do so without the word, as in PostgreSQL and DuckDB).
   bool lateral = false;
@@ -148,7 +148,7 @@ struct SelectItem {
 struct OrderByItem {
   std::unique_ptr<ParsedExpr> expr;  // may be an integer literal (ordinal) or an alias
   bool ascending = true;
-  std::optional<bool> nulls_first;   // unset: the default (NULLS LAST for ASC, NULLS FIRST for DESC)
+  std::optional<bool> nulls_first;  // unset: the default (NULLS LAST for ASC, NULLS FIRST for DESC)
 };
 
 // A window frame bound: UNBOUNDED PRECEDING, <offset> PRECEDING, CURRENT ROW, <offset> FOLLOWING,
@@ -319,10 +319,10 @@ struct CopyStatement : Statement {
   CopyStatement() : Statement(StatementKind::kCopy) {}
   std::string table;                       // empty for COPY (query) TO
   std::unique_ptr<SelectStatement> query;  // COPY (SELECT ...) TO STDOUT | 'path'
-  std::vector<std::string> columns;  // optional column list
-  bool from = true;                  // COPY t FROM 'path' (true) or COPY t TO 'path' (false)
+  std::vector<std::string> columns;        // optional column list
+  bool from = true;                        // COPY t FROM 'path' (true) or COPY t TO 'path' (false)
   std::string path;
-  bool stdio = false;                // FROM STDIN / TO STDOUT: the client connection's data, not a file (path empty)
+  bool stdio = false;  // FROM STDIN / TO STDOUT: the client connection's data, not a file (path empty)
   // (DELIMITER '|', HEADER false, NULL '', FORMAT csv): names lower-cased, values as literals.
   std::vector<std::pair<std::string, std::unique_ptr<ParsedExpr>>> options;
 };
@@ -330,9 +330,9 @@ struct CopyStatement : Statement {
 struct InsertStatement : Statement {
   InsertStatement() : Statement(StatementKind::kInsert) {}
   std::string table;
-  std::vector<std::string> columns;                                // optional column list
-  std::vector<std::vector<std::unique_ptr<ParsedExpr>>> values;    // INSERT ... VALUES (...), (...)
-  std::unique_ptr<SelectStatement> query;                          // INSERT ... SELECT
+  std::vector<std::string> columns;                              // optional column list
+  std::vector<std::vector<std::unique_ptr<ParsedExpr>>> values;  // INSERT ... VALUES (...), (...)
+  std::unique_ptr<SelectStatement> query;                        // INSERT ... SELECT
 };
 
 struct ExplainStatement : Statement {

@@ -30,8 +30,7 @@ enum Precedence {
 
 bool IsPlainIdentifierByte(char c, bool first) {
   const auto byte = static_cast<unsigned char>(c);
-  return (c >= 'a' && c <= 'z') || c == '_' || byte >= 0x80 ||
-         (!first && ((c >= '0' && c <= '9') || c == '$'));
+  return (c >= 'a' && c <= 'z') || c == '_' || byte >= 0x80 || (!first && ((c >= '0' && c <= '9') || c == '$'));
 }
 
 std::string QuoteIdentifierIfNeeded(const std::string& name) {
@@ -91,8 +90,7 @@ class SqlRenderer {
         return Unary(expr);
       case ExprKind::kBinary: {
         const int precedence = PrecedenceOf(expr);
-        return absl::StrCat(Operand(expr, 0, precedence), " ", expr.name, " ",
-                            Operand(expr, 1, precedence + 1));
+        return absl::StrCat(Operand(expr, 0, precedence), " ", expr.name, " ", Operand(expr, 1, precedence + 1));
       }
       case ExprKind::kFunctionCall:
         return FunctionCall(expr);
@@ -103,13 +101,12 @@ class SqlRenderer {
                             expr.cast_type.has_value() ? RenderType(*expr.cast_type) : "?", ")");
       case ExprKind::kBetween:
         return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), Not(expr), " BETWEEN ",
-                            Operand(expr, 1, kConcatPrecedence), " AND ",
-                            Operand(expr, 2, kConcatPrecedence));
+                            Operand(expr, 1, kConcatPrecedence), " AND ", Operand(expr, 2, kConcatPrecedence));
       case ExprKind::kInList: {
         std::vector<std::string> items;
         for (size_t i = 1; i < expr.children.size(); ++i) items.push_back(Child(expr, i));
-        return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), Not(expr), " IN (",
-                            absl::StrJoin(items, ", "), ")");
+        return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), Not(expr), " IN (", absl::StrJoin(items, ", "),
+                            ")");
       }
       case ExprKind::kInSubquery:
         return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), Not(expr), " IN (", Subquery(expr), ")");
@@ -121,8 +118,7 @@ class SqlRenderer {
         return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), Not(expr), " LIKE ",
                             Operand(expr, 1, kConcatPrecedence));
       case ExprKind::kIsNull:
-        return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), " IS ", expr.negated ? "NOT " : "",
-                            "NULL");
+        return absl::StrCat(Operand(expr, 0, kComparisonPrecedence), " IS ", expr.negated ? "NOT " : "", "NULL");
       case ExprKind::kExtract:
         return absl::StrCat("extract(", absl::AsciiStrToLower(expr.name), " FROM ", Child(expr, 0), ")");
       case ExprKind::kSubstring: {
@@ -231,8 +227,7 @@ class SqlRenderer {
     for (const OrderByItem& item : order_by) {
       std::string rendered = item.expr ? Expr(*item.expr) : "?";
       if (!item.ascending) absl::StrAppend(&rendered, " DESC");
-      if (item.nulls_first.has_value())
-        absl::StrAppend(&rendered, *item.nulls_first ? " NULLS FIRST" : " NULLS LAST");
+      if (item.nulls_first.has_value()) absl::StrAppend(&rendered, *item.nulls_first ? " NULLS FIRST" : " NULLS LAST");
       items.push_back(std::move(rendered));
     }
     return absl::StrJoin(items, ", ");
@@ -267,8 +262,7 @@ class SqlRenderer {
     if (!spec.order_by.empty()) parts.push_back(absl::StrCat("ORDER BY ", OrderItems(spec.order_by)));
     if (spec.frame.has_value()) {
       parts.push_back(absl::StrCat(spec.frame->unit == FrameUnit::kRows ? "ROWS" : "RANGE", " BETWEEN ",
-                                   FrameBoundText(spec.frame->start), " AND ",
-                                   FrameBoundText(spec.frame->end)));
+                                   FrameBoundText(spec.frame->start), " AND ", FrameBoundText(spec.frame->end)));
     }
     return absl::StrCat("(", absl::StrJoin(parts, " "), ")");
   }
@@ -353,8 +347,8 @@ class SqlRenderer {
     if (!core.windows.empty()) {
       std::vector<std::string> windows;
       for (const WindowDefinition& window : core.windows) {
-        windows.push_back(absl::StrCat(QuoteIdentifierIfNeeded(window.name), " AS ",
-                                       window.spec ? Window(*window.spec) : "?"));
+        windows.push_back(
+            absl::StrCat(QuoteIdentifierIfNeeded(window.name), " AS ", window.spec ? Window(*window.spec) : "?"));
       }
       absl::StrAppend(&text, " WINDOW ", absl::StrJoin(windows, ", "));
     }

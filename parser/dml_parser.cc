@@ -78,8 +78,8 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseDelete()
   if (ConsumeWord("WHERE")) {
     TESSERA_ASSIGN_OR_RETURN(where, ParseExpression());
   }
-  statement->query = TargetQuery(statement->table, alias, statement->table_position, {}, std::move(using_tables),
-                                 std::move(where));
+  statement->query =
+      TargetQuery(statement->table, alias, statement->table_position, {}, std::move(using_tables), std::move(where));
   return statement;
 }
 
@@ -120,8 +120,8 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseUpdate()
   if (ConsumeWord("WHERE")) {
     TESSERA_ASSIGN_OR_RETURN(where, ParseExpression());
   }
-  statement->query = TargetQuery(statement->table, alias, statement->table_position, std::move(items),
-                                 std::move(from), std::move(where));
+  statement->query = TargetQuery(statement->table, alias, statement->table_position, std::move(items), std::move(from),
+                                 std::move(where));
   return statement;
 }
 

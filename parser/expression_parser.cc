@@ -147,8 +147,8 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseComparison() {
       left = std::move(is_null);
     } else {
       const Token& next = PeekToken(1);
-      const bool negated = AtWord("NOT") && (IsWord(next, "LIKE") || IsWord(next, "BETWEEN") ||
-                                             IsWord(next, "IN") || IsWord(next, "ILIKE"));
+      const bool negated = AtWord("NOT") && (IsWord(next, "LIKE") || IsWord(next, "BETWEEN") || IsWord(next, "IN") ||
+                                             IsWord(next, "ILIKE"));
       if (negated) Advance();
       if (AtWord("LIKE")) {
         Advance();
@@ -275,8 +275,8 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParsePrimary() {
       if (AtWord("TIMESTAMP") && next.kind == TokenKind::kString) {
         return ParseTypedLiteral(LiteralKind::kTimestamp);
       }
-      if (AtWord("INTERVAL") && (next.kind == TokenKind::kString || next.kind == TokenKind::kInteger ||
-                                 next.kind == TokenKind::kDecimal)) {
+      if (AtWord("INTERVAL") &&
+          (next.kind == TokenKind::kString || next.kind == TokenKind::kInteger || next.kind == TokenKind::kDecimal)) {
         return ParseInterval();
       }
       if (IsOperator(next, "(")) {

@@ -84,8 +84,7 @@ absl::Status RecursiveDescentParser::ParseGroupBy(SelectCore& core) {
     return units;
   };
   auto too_many = [&]() {
-    return ErrorAt(clause_position,
-                   absl::StrCat("GROUP BY makes more than ", kMaxGroupingSets, " grouping sets"));
+    return ErrorAt(clause_position, absl::StrCat("GROUP BY makes more than ", kMaxGroupingSets, " grouping sets"));
   };
 
   // One grouping element: the list of grouping sets it stands for.

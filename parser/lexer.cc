@@ -15,12 +15,9 @@ namespace tessera::parser {
 namespace {
 
 bool IsWordStart(char c) {
-  return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_' ||
-         static_cast<unsigned char>(c) >= 0x80;
+  return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
 }
-bool IsWordPart(char c) {
-  return IsWordStart(c) || absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == '$';
-}
+bool IsWordPart(char c) { return IsWordStart(c) || absl::ascii_isdigit(static_cast<unsigned char>(c)) || c == '$'; }
 bool IsDigit(char c) { return absl::ascii_isdigit(static_cast<unsigned char>(c)); }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 

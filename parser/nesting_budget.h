@@ -60,8 +60,7 @@ class NestingScope {
 // A node built from the chain alone (a postfix cast) calls NodeBuilt() without an operand.
 class ChainTracker {
  public:
-  explicit ChainTracker(NestingBudget& budget)
-      : budget_(budget), base_(budget.depth_), saved_peak_(budget.peak_) {}
+  explicit ChainTracker(NestingBudget& budget) : budget_(budget), base_(budget.depth_), saved_peak_(budget.peak_) {}
   ~ChainTracker() { budget_.peak_ = std::max(saved_peak_, base_ + std::max(height_, pending_)); }
   ChainTracker(const ChainTracker&) = delete;
   ChainTracker& operator=(const ChainTracker&) = delete;

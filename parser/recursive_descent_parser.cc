@@ -29,8 +29,7 @@ bool RecursiveDescentParser::IsOperator(const Token& token, std::string_view op)
 }
 
 bool RecursiveDescentParser::IsWord(const Token& token, std::string_view upper_word) {
-  return (token.kind == TokenKind::kKeyword || token.kind == TokenKind::kIdentifier) &&
-         token.upper == upper_word;
+  return (token.kind == TokenKind::kKeyword || token.kind == TokenKind::kIdentifier) && token.upper == upper_word;
 }
 
 bool RecursiveDescentParser::IsName(const Token& token) {

@@ -139,8 +139,7 @@ absl::StatusOr<ExprPtr> RecursiveDescentParser::ParsePosition() {
 
 absl::StatusOr<ExprPtr> RecursiveDescentParser::ParseFunctionCall() {
   auto call = MakeExpr(ExprKind::kFunctionCall, Current().position);
-  call->name = Current().kind == TokenKind::kQuotedIdentifier ? absl::AsciiStrToUpper(Current().text)
-                                                              : Current().upper;
+  call->name = Current().kind == TokenKind::kQuotedIdentifier ? absl::AsciiStrToUpper(Current().text) : Current().upper;
   Advance();
   TESSERA_RETURN_IF_ERROR(ExpectOperator("("));
   if (AtOperator("*") && call->name == "COUNT") {

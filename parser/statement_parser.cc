@@ -67,8 +67,7 @@ absl::StatusOr<std::unique_ptr<Statement>> RecursiveDescentParser::ParseCreateTa
       TESSERA_RETURN_IF_ERROR(ParseColumnDefinition(*statement));
       if (statement->columns.back().primary_key) {
         if (has_primary_key) {
-          return ErrorAt(statement->columns.back().position,
-                         "multiple primary keys for a table are not allowed");
+          return ErrorAt(statement->columns.back().position, "multiple primary keys for a table are not allowed");
         }
         has_primary_key = true;
       }
@@ -119,8 +118,7 @@ absl::Status RecursiveDescentParser::ParseColumnDefinition(CreateTableStatement&
       const bool not_null = ConsumeWord("NOT");
       TESSERA_RETURN_IF_ERROR(ExpectWord("NULL"));
       if (nullability_given && column.not_null != not_null) {
-        return ErrorAt(position,
-                       absl::StrCat("conflicting NULL/NOT NULL declarations for column ", column.name));
+        return ErrorAt(position, absl::StrCat("conflicting NULL/NOT NULL declarations for column ", column.name));
       }
       nullability_given = true;
       column.not_null = not_null;
@@ -138,8 +136,7 @@ absl::Status RecursiveDescentParser::ParseColumnDefinition(CreateTableStatement&
   }
   if (column.primary_key) {
     if (nullability_given && !column.not_null) {
-      return ErrorAt(column.position,
-                     absl::StrCat("conflicting NULL/NOT NULL declarations for column ", column.name));
+      return ErrorAt(column.position, absl::StrCat("conflicting NULL/NOT NULL declarations for column ", column.name));
     }
     column.not_null = true;
   }
@@ -189,8 +186,7 @@ absl::StatusOr<std::unique_ptr<ParsedExpr>> RecursiveDescentParser::ParseOptionV
   const Token& token = Current();
   if (token.kind == TokenKind::kIdentifier || token.kind == TokenKind::kQuotedIdentifier ||
       (token.kind == TokenKind::kKeyword && !AtWord("TRUE") && !AtWord("FALSE") && !AtWord("NULL"))) {
-    std::string word =
-        token.kind == TokenKind::kQuotedIdentifier ? token.text : std::string(TokenSource(token));
+    std::string word = token.kind == TokenKind::kQuotedIdentifier ? token.text : std::string(TokenSource(token));
     auto literal = MakeLiteral(LiteralKind::kString, std::move(word), token.position);
     Advance();
     return literal;

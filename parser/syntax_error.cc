@@ -62,9 +62,8 @@ std::string RenderCaretLines(std::string_view sql, const SourcePosition& positio
 }
 
 absl::Status SyntaxError(std::string_view sql, const SourcePosition& position, std::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat("syntax error at line ", position.line, ", column ",
-                                                 position.column, ": ", std::string(what),
-                                                 RenderCaretLines(sql, position)));
+  return absl::InvalidArgumentError(absl::StrCat("syntax error at line ", position.line, ", column ", position.column,
+                                                 ": ", std::string(what), RenderCaretLines(sql, position)));
 }
 
 std::string QuoteForMessage(std::string_view text) {
@@ -74,8 +73,7 @@ std::string QuoteForMessage(std::string_view text) {
   return absl::StrCat("'", std::string(text.substr(0, cut)), "...'");
 }
 
-std::string FormatErrorWithCaret(std::string_view sql, const SourcePosition& position,
-                                 std::string_view message) {
+std::string FormatErrorWithCaret(std::string_view sql, const SourcePosition& position, std::string_view message) {
   return absl::StrCat(std::string(message), " at line ", position.line, ", column ", position.column,
                       RenderCaretLines(sql, position));
 }

@@ -9,8 +9,8 @@
 namespace tessera::parser {
 
 enum class TokenKind {
-  kKeyword,     // a reserved word (see parser/keywords.h); text is upper-cased
-  kIdentifier,  // any other unquoted word, including non-reserved keywords such as DATE; text is lower-cased
+  kKeyword,           // a reserved word (see parser/keywords.h); text is upper-cased
+  kIdentifier,        // any other unquoted word, including non-reserved keywords such as DATE; text is lower-cased
   kQuotedIdentifier,  // "Name": text is the content with "" unescaped, case kept
   kInteger,           // digits only; text kept exactly
   kDecimal,           // digits with '.' and/or an exponent; text kept exactly

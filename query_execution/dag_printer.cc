@@ -96,9 +96,9 @@ std::string DagToDot(const ExecutionDag& dag, const std::vector<OperatorStatus>*
                     "];\n");
   }
   for (const DagEdge& edge : dag.edges()) {
-    absl::StrAppend(&dot, "  op", edge.producer, " -> op", edge.consumer,
-                    edge.pipelining ? " [label=\"pipelining\", style=solid];\n"
-                                    : " [label=\"blocking\", style=dashed];\n");
+    absl::StrAppend(
+        &dot, "  op", edge.producer, " -> op", edge.consumer,
+        edge.pipelining ? " [label=\"pipelining\", style=solid];\n" : " [label=\"blocking\", style=dashed];\n");
   }
   absl::StrAppend(&dot, "}\n");
   return dot;

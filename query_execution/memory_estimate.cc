@@ -63,8 +63,8 @@ int64_t EstimatedRowBytes(const std::vector<Type>& types) {
     } else if (type.id() == TypeId::kChar) {
       bytes += type.length() + kStringOffsetBytes;
     } else if (type.IsString()) {
-      const int64_t length = type.length() == 0 ? kAssumedStringBytes
-                                                : std::min<int64_t>(type.length(), kAssumedStringBytes);
+      const int64_t length =
+          type.length() == 0 ? kAssumedStringBytes : std::min<int64_t>(type.length(), kAssumedStringBytes);
       bytes += length + kStringOffsetBytes;
     }
   }

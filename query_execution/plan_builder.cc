@@ -9,6 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
+#include "distributed/cluster.h"
+#include "distributed/gather_operator.h"
+#include "distributed/repartition_operator.h"
 #include "optimizer/cardinality_estimator.h"
 #include "optimizer/expression_analysis.h"
 #include "optimizer/logical_window.h"
@@ -22,12 +25,9 @@
 #include "relational_operators/hash_join_operator.h"
 #include "relational_operators/insert_operator.h"
 #include "relational_operators/select_operator.h"
-#include "relational_operators/sort_operator.h"
-#include "distributed/cluster.h"
-#include "distributed/gather_operator.h"
-#include "distributed/repartition_operator.h"
-#include "relational_operators/union_all_operator.h"
 #include "relational_operators/series_operator.h"
+#include "relational_operators/sort_operator.h"
+#include "relational_operators/union_all_operator.h"
 #include "relational_operators/values_operator.h"
 #include "relational_operators/window_operator.h"
 
@@ -113,11 +113,12 @@ class Builder {
       : storage_(storage),
         pool_(pool),
         cluster_(cluster),
-        distribution_(cluster != nullptr ? cluster->size() : 1,
-                      [this](const lp::LogicalOperator& node) { return estimator_.EstimateRows(node); },
-                      [this](const BoundExpression& expression, const lp::LogicalOperator& input) {
-                        return estimator_.DistinctValues(expression, input);
-                      }),
+        distribution_(
+            cluster != nullptr ? cluster->size() : 1,
+            [this](const lp::LogicalOperator& node) { return estimator_.EstimateRows(node); },
+            [this](const BoundExpression& expression, const lp::LogicalOperator& input) {
+              return estimator_.DistinctValues(expression, input);
+            }),
         dag_(std::make_unique<ExecutionDag>()) {}
 
   // A rank's fragment (plan_fragment.h): its broadcast inputs' placeholders read the received relations.
@@ -196,7 +197,8 @@ class Builder {
     }
     dag_->set_result_operator(result);
     for (const auto& [id, slot] : lip_filters_) {
-      if (slot.builder < 0) return absl::InternalError(absl::StrCat("LIP filter #", id, " has no hash join building it"));
+      if (slot.builder < 0)
+        return absl::InternalError(absl::StrCat("LIP filter #", id, " has no hash join building it"));
     }
     dag_->set_memory_estimate(EstimateQueryMemory(*dag_));
     return std::move(dag_);
@@ -216,8 +218,9 @@ class Builder {
 
   // Records what operator `index` is expected to hold (memory_estimate.h); its output relation's row width comes
   // from the relation's schema.
-  void Estimate(int index, double output_rows, OperatorEstimate::Structure structure = OperatorEstimate::Structure::kNone,
-                int64_t structure_bytes = 0, bool retains_inputs = false) {
+  void Estimate(int index, double output_rows,
+                OperatorEstimate::Structure structure = OperatorEstimate::Structure::kNone, int64_t structure_bytes = 0,
+                bool retains_inputs = false) {
     OperatorEstimate estimate;
     estimate.structure = structure;
     estimate.output_rows = output_rows;
@@ -233,16 +236,21 @@ class Builder {
 
   absl::StatusOr<Stream> VisitNode(const lp::LogicalOperator& node) {
     switch (node.kind()) {
-      case lp::LogicalOperatorKind::kTableScan: return VisitTableScan(node.As<lp::TableScan>());
+      case lp::LogicalOperatorKind::kTableScan:
+        return VisitTableScan(node.As<lp::TableScan>());
       case lp::LogicalOperatorKind::kFilter: {
         TESSERA_ASSIGN_OR_RETURN(Stream child, Visit(*node.children[0]));
         child.filter = AndTogether(std::move(child.filter), node.As<lp::Filter>().predicate->Clone());
         return child;
       }
-      case lp::LogicalOperatorKind::kProject: return VisitProject(node.As<lp::Project>());
-      case lp::LogicalOperatorKind::kJoin: return VisitJoin(node.As<lp::Join>());
-      case lp::LogicalOperatorKind::kAggregate: return VisitSharedAggregate(node.As<lp::Aggregate>());
-      case lp::LogicalOperatorKind::kSort: return VisitSort(&node.As<lp::Sort>(), nullptr);
+      case lp::LogicalOperatorKind::kProject:
+        return VisitProject(node.As<lp::Project>());
+      case lp::LogicalOperatorKind::kJoin:
+        return VisitJoin(node.As<lp::Join>());
+      case lp::LogicalOperatorKind::kAggregate:
+        return VisitSharedAggregate(node.As<lp::Aggregate>());
+      case lp::LogicalOperatorKind::kSort:
+        return VisitSort(&node.As<lp::Sort>(), nullptr);
       case lp::LogicalOperatorKind::kLimit: {
         const auto& limit = node.As<lp::Limit>();
         if (node.children[0]->kind() == lp::LogicalOperatorKind::kSort) {
@@ -250,7 +258,8 @@ class Builder {
         }
         return VisitSort(nullptr, &limit);
       }
-      case lp::LogicalOperatorKind::kSetOperation: return VisitSetOperation(node.As<lp::SetOperation>());
+      case lp::LogicalOperatorKind::kSetOperation:
+        return VisitSetOperation(node.As<lp::SetOperation>());
       case lp::LogicalOperatorKind::kWindow:
         return VisitWindow(node.As<lp::Window>());
       case lp::LogicalOperatorKind::kDistinct: {
@@ -274,8 +283,8 @@ class Builder {
         const auto& series = node.As<lp::Series>();
         const std::string name = series.output()[0].name;
         int index = dag_->AddOperator(
-            std::make_unique<SeriesOperator>(std::vector<ColumnSchema>{{name, Type::BigInt(), false, {}}},
-                                             series.start, series.step, series.count, pool_),
+            std::make_unique<SeriesOperator>(std::vector<ColumnSchema>{{name, Type::BigInt(), false, {}}}, series.start,
+                                             series.step, series.count, pool_),
             Counted(static_cast<size_t>(series.count), "row"));
         Estimate(index, static_cast<double>(series.count));
         return FromOperator(index, {name});
@@ -288,8 +297,8 @@ class Builder {
   // Whether an aggregation's estimated group count is good enough to size its partial tables up front: one
   // column of a base table read without filters, whose estimate is the column's distinct count (an estimate over
   // joins or filters may be far too high, and the room would be charged for nothing).
-  static bool GroupCountKnown(const HashJoinProbeOperator* feeding_probe, const Stream& child,
-                              const ScanSpec& scan, const AggregationSpec& spec) {
+  static bool GroupCountKnown(const HashJoinProbeOperator* feeding_probe, const Stream& child, const ScanSpec& scan,
+                              const AggregationSpec& spec) {
     return feeding_probe == nullptr && child.input.is_table() && scan.filter == nullptr &&
            scan.runtime_filters.empty() && spec.group_by.size() == 1 &&
            spec.group_by[0]->kind == ExpressionKind::kColumn;
@@ -298,7 +307,8 @@ class Builder {
   // DISTINCT is a hash aggregation grouping by every column, without aggregates; `groups` its estimated output.
   absl::StatusOr<Stream> Distinct(Stream child, double groups) {
     AggregationSpec spec;
-    for (size_t c = 0; c < child.types.size(); ++c) spec.group_by.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
+    for (size_t c = 0; c < child.types.size(); ++c)
+      spec.group_by.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
     spec.output_names = child.names;
     std::vector<std::string> names = child.names;
     std::string detail = JoinDetails({"distinct", child.ScanDetail()});
@@ -339,8 +349,9 @@ class Builder {
       }
       // Lowered by the optimizer (optimizer/rules/set_operation_lowering.h) unless the rule is off.
       return absl::UnimplementedError(
-          absl::StrCat(name, " runs only as the aggregation that rule set_operation_lowering makes of it, and the "
-                             "rule is disabled"));
+          absl::StrCat(name,
+                       " runs only as the aggregation that rule set_operation_lowering makes of it, and the "
+                       "rule is disabled"));
     }
     std::vector<Stream> children;
     for (const auto& child : set.children) {
@@ -584,11 +595,10 @@ class Builder {
                                           input.output()[key_column].name, " across ranks 0..", cluster_->size() - 1)});
     const BlockInput block_input = local.input;
     ScanSpec spec = local.TakeScanSpec();
-    const int split = dag_->AddOperator(
-        std::make_unique<distributed::RepartitionOperator>(std::move(request), block_input, std::move(spec), key_column,
-                                                           std::move(schema), tags, cluster_, pool_,
-                                                           std::move(release)),
-        detail);
+    const int split = dag_->AddOperator(std::make_unique<distributed::RepartitionOperator>(
+                                            std::move(request), block_input, std::move(spec), key_column,
+                                            std::move(schema), tags, cluster_, pool_, std::move(release)),
+                                        detail);
     Estimate(split, rows / cluster_->size());
     Connect(local, split, 0, /*pipelining=*/true);
     Stream stream = FromOperator(split, std::move(names));
@@ -614,9 +624,10 @@ class Builder {
       }
       case lp::LogicalOperatorKind::kJoin:
         return absl::StrCat(absl::AsciiStrToLower(lp::JoinTypeName(node.As<lp::Join>().join_type)), " join(",
-                            FragmentSummary(*node.children[0], false), ", ",
-                            FragmentSummary(*node.children[1], false), ")");
-      case lp::LogicalOperatorKind::kValues: return "values";
+                            FragmentSummary(*node.children[0], false), ", ", FragmentSummary(*node.children[1], false),
+                            ")");
+      case lp::LogicalOperatorKind::kValues:
+        return "values";
       default: {
         std::vector<std::string> children;
         for (const auto& child : node.children) children.push_back(FragmentSummary(*child, false));
@@ -640,12 +651,14 @@ class Builder {
   // Makes `stream` a plain relation (no pending filter, columns in order) and returns its producer.
   absl::StatusOr<int> Materialize(Stream stream) {
     bool plain = stream.producer >= 0 && stream.filter == nullptr && stream.runtime_filters.empty();
-    for (size_t c = 0; plain && c < stream.block_columns.size(); ++c) plain = stream.block_columns[c] == static_cast<int>(c);
+    for (size_t c = 0; plain && c < stream.block_columns.size(); ++c)
+      plain = stream.block_columns[c] == static_cast<int>(c);
     if (plain && stream.block_columns.size() == dag_->op(stream.producer)->output()->schema().size()) {
       return stream.producer;
     }
     std::vector<std::unique_ptr<BoundExpression>> columns;
-    for (size_t c = 0; c < stream.types.size(); ++c) columns.push_back(MakeColumn(static_cast<int>(c), stream.types[c]));
+    for (size_t c = 0; c < stream.types.size(); ++c)
+      columns.push_back(MakeColumn(static_cast<int>(c), stream.types[c]));
     std::vector<std::string> names = stream.names;
     return AddSelect(std::move(stream), std::move(columns), std::move(names));
   }
@@ -685,13 +698,26 @@ class Builder {
   absl::StatusOr<Stream> VisitJoin(const lp::Join& join) {
     HashJoinType type;
     switch (join.join_type) {
-      case lp::JoinType::kInner: type = HashJoinType::kInner; break;
-      case lp::JoinType::kLeftOuter: type = HashJoinType::kLeftOuter; break;
-      case lp::JoinType::kFullOuter: type = HashJoinType::kFullOuter; break;
-      case lp::JoinType::kSemi: type = HashJoinType::kSemi; break;
-      case lp::JoinType::kAnti: type = HashJoinType::kAnti; break;
-      case lp::JoinType::kCross: type = HashJoinType::kInner; break;
-      default: return absl::UnimplementedError(absl::StrCat("the query engine cannot execute ", join.Describe(), " yet"));
+      case lp::JoinType::kInner:
+        type = HashJoinType::kInner;
+        break;
+      case lp::JoinType::kLeftOuter:
+        type = HashJoinType::kLeftOuter;
+        break;
+      case lp::JoinType::kFullOuter:
+        type = HashJoinType::kFullOuter;
+        break;
+      case lp::JoinType::kSemi:
+        type = HashJoinType::kSemi;
+        break;
+      case lp::JoinType::kAnti:
+        type = HashJoinType::kAnti;
+        break;
+      case lp::JoinType::kCross:
+        type = HashJoinType::kInner;
+        break;
+      default:
+        return absl::UnimplementedError(absl::StrCat("the query engine cannot execute ", join.Describe(), " yet"));
     }
     // Without equality keys the hash join degenerates into a nested-loop join (one chain holding every build
     // row); the planner puts the small side (e.g. a scalar subquery's single row) on the build side.
@@ -778,9 +804,9 @@ class Builder {
     }
     spec.output_names = names;
     std::string scan_detail = probe_stream.ScanDetail();
-    std::string detail = JoinDetails({swap ? lp::JoinTypeName(join.join_type) + " (left side built)"
-                                           : lp::JoinTypeName(join.join_type),
-                                      scan_detail});
+    std::string detail =
+        JoinDetails({swap ? lp::JoinTypeName(join.join_type) + " (left side built)" : lp::JoinTypeName(join.join_type),
+                     scan_detail});
     ScanSpec scan = probe_stream.TakeScanSpec();
     // The residual is over left ++ right columns; the probe's pair layout is [probe scan columns (the probe
     // stream's, then runtime-filter keys loaded after them)..., build relation columns (the build stream's
@@ -794,8 +820,8 @@ class Builder {
         return c >= lw ? c - lw + scan_width : c;
       });
     }
-    auto probe = std::make_unique<HashJoinProbeOperator>(probe_stream.input, std::move(scan), table, std::move(spec),
-                                                         pool_);
+    auto probe =
+        std::make_unique<HashJoinProbeOperator>(probe_stream.input, std::move(scan), table, std::move(spec), pool_);
     probe_scan_details_[dag_->size()] = std::move(scan_detail);
     int probe_index = dag_->AddOperator(std::move(probe), std::move(detail));
     Estimate(probe_index, estimator_.EstimateRows(join));
@@ -921,8 +947,8 @@ class Builder {
     const int first_build_column = chain->pair_width();
     for (int c = 0; c < build_width; ++c) output.push_back(first_build_column + c);
     chain->ChainInnerJoin(std::move(table), std::move(key_pair_columns), std::move(output), names);
-    dag_->set_detail(index, JoinDetails({absl::StrCat(chain->joins(), " chained INNER joins"),
-                                         probe_scan_details_[index]}));
+    dag_->set_detail(index,
+                     JoinDetails({absl::StrCat(chain->joins(), " chained INNER joins"), probe_scan_details_[index]}));
     Estimate(index, estimator_.EstimateRows(join));
     // The chain waits for every table it probes (a LIP filter's ordering edge may already say so).
     bool ordered = false;
@@ -938,10 +964,12 @@ class Builder {
     const lp::Join::ExactFilterRange& range = *join.exact_filter;
     const BoundExpression& left_key = *join.left_keys[0];
     const BoundExpression& right_key = *join.right_keys[0];
-    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExactFilter> created,
-                             ExactFilter::Create(right_key.result_type, range.min, range.max, range.from_inner_join, pool_));
+    TESSERA_ASSIGN_OR_RETURN(
+        std::unique_ptr<ExactFilter> created,
+        ExactFilter::Create(right_key.result_type, range.min, range.max, range.from_inner_join, pool_));
     std::shared_ptr<ExactFilter> filter = std::move(created);
-    std::string detail = JoinDetails({absl::StrCat("exact filter [", range.min, ", ", range.max, "]"), right.ScanDetail()});
+    std::string detail =
+        JoinDetails({absl::StrCat("exact filter [", range.min, ", ", range.max, "]"), right.ScanDetail()});
     const double build_rows = right.rows;
     ScanSpec scan = right.TakeScanSpec();
     int build = dag_->AddOperator(
@@ -1110,10 +1138,10 @@ class Builder {
     } else {
       TESSERA_ASSIGN_OR_RETURN(input, Materialize(std::move(child)));
     }
-    std::string detail = JoinDetails(
-        {spec.partition_columns.empty() ? "" : Counted(spec.partition_columns.size(), "partition key"),
-         spec.order_keys.empty() ? "" : Counted(spec.order_keys.size(), "order key"),
-         absl::StrCat("functions: ", absl::StrJoin(functions, ", "))});
+    std::string detail =
+        JoinDetails({spec.partition_columns.empty() ? "" : Counted(spec.partition_columns.size(), "partition key"),
+                     spec.order_keys.empty() ? "" : Counted(spec.order_keys.size(), "order key"),
+                     absl::StrCat("functions: ", absl::StrJoin(functions, ", "))});
     auto op = std::make_unique<WindowOperator>(dag_->op(input)->output(), std::move(spec), pool_);
     int index = dag_->AddOperator(std::move(op), std::move(detail));
     Estimate(index, rows, OperatorEstimate::Structure::kSortBuffer, EstimatedBytes(rows, kSortEntryBytes));
@@ -1128,7 +1156,8 @@ class Builder {
   distributed::Cluster* cluster_;  // null: a single server (no exchanges)
   PlanDistribution distribution_;
   bool on_ranks_ = false;
-  const absl::flat_hash_set<int>* broadcast_lip_filters_ = nullptr;  // planning a broadcast input: its own  // planning the master's own part of a fragment that every rank runs
+  const absl::flat_hash_set<int>* broadcast_lip_filters_ =
+      nullptr;  // planning a broadcast input: its own  // planning the master's own part of a fragment that every rank runs
   absl::flat_hash_map<int, bool> partial_lip_filters_;  // LIP filter id -> built from a partitioned side
   absl::flat_hash_set<int> fragment_lip_filters_;       // published inside the fragment being planned
   // Streams planned ahead for logical nodes (broadcast inputs, the master's partitions of hash splits).
@@ -1152,9 +1181,9 @@ class Builder {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
-                                                                 StorageManager* storage, BufferPool* pool,
-                                                                 distributed::Cluster* cluster,
-                                                                 const std::vector<FragmentInput>& inputs) {
+                                                                StorageManager* storage, BufferPool* pool,
+                                                                distributed::Cluster* cluster,
+                                                                const std::vector<FragmentInput>& inputs) {
   // Declared before the builder: operators of a failed build are destroyed with it and free through the account.
   std::unique_ptr<BufferPool> account = BufferPool::NewAccount(pool);
   Builder builder(storage, account.get(), cluster);

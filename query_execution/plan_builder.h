@@ -36,9 +36,9 @@ struct FragmentInput {
 // plan_distribution.h places on the ranks run on every rank below gather exchanges (distributed/README.md).
 // `inputs`: on a rank, the relations that a fragment's placeholders read.
 absl::StatusOr<std::unique_ptr<ExecutionDag>> BuildExecutionDag(const optimizer::LogicalOperator& plan,
-                                                                 StorageManager* storage, BufferPool* pool,
-                                                                 distributed::Cluster* cluster = nullptr,
-                                                                 const std::vector<FragmentInput>& inputs = {});
+                                                                StorageManager* storage, BufferPool* pool,
+                                                                distributed::Cluster* cluster = nullptr,
+                                                                const std::vector<FragmentInput>& inputs = {});
 
 // Where INSERT ... SELECT puts the query's rows: output column i fills table column `target_columns[i]` (cast to
 // its type); the table's other columns get their DEFAULT or NULL. The caller checked that the counts match.

@@ -120,13 +120,16 @@ SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {
       }
       return Partitioned(std::move(keys));
     }
-    case lp::LogicalOperatorKind::kValues: return Replicated();
-    case lp::LogicalOperatorKind::kFilter: return *children[0];
+    case lp::LogicalOperatorKind::kValues:
+      return Replicated();
+    case lp::LogicalOperatorKind::kFilter:
+      return *children[0];
     case lp::LogicalOperatorKind::kProject: {
       if (children[0]->placement != Placement::kPartitioned) return *children[0];
       return Partitioned(PlacingColumns(node.As<lp::Project>().expressions, children[0]->key_columns));
     }
-    case lp::LogicalOperatorKind::kJoin: return ClassifyJoin(node.As<lp::Join>());
+    case lp::LogicalOperatorKind::kJoin:
+      return ClassifyJoin(node.As<lp::Join>());
     case lp::LogicalOperatorKind::kAggregate: {
       if (partial_aggregates_.contains(&node)) return Partitioned({});
       if (master_merges_.contains(&node)) return Master();

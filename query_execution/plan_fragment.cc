@@ -65,8 +65,12 @@ class Encoder {
     }
     out_.PutU8(static_cast<uint8_t>(node.kind()));
     switch (node.kind()) {
-      case lp::LogicalOperatorKind::kTableScan: WriteScan(node.As<lp::TableScan>()); break;
-      case lp::LogicalOperatorKind::kFilter: WriteExpression(out_, *node.As<lp::Filter>().predicate); break;
+      case lp::LogicalOperatorKind::kTableScan:
+        WriteScan(node.As<lp::TableScan>());
+        break;
+      case lp::LogicalOperatorKind::kFilter:
+        WriteExpression(out_, *node.As<lp::Filter>().predicate);
+        break;
       case lp::LogicalOperatorKind::kProject: {
         const auto& project = node.As<lp::Project>();
         WriteExpressions(project.expressions);
@@ -74,9 +78,14 @@ class Encoder {
         WriteStrings(project.relations);
         break;
       }
-      case lp::LogicalOperatorKind::kJoin: WriteJoin(node.As<lp::Join>()); break;
-      case lp::LogicalOperatorKind::kAggregate: WriteAggregate(node.As<lp::Aggregate>()); break;
-      case lp::LogicalOperatorKind::kDistinct: break;
+      case lp::LogicalOperatorKind::kJoin:
+        WriteJoin(node.As<lp::Join>());
+        break;
+      case lp::LogicalOperatorKind::kAggregate:
+        WriteAggregate(node.As<lp::Aggregate>());
+        break;
+      case lp::LogicalOperatorKind::kDistinct:
+        break;
       case lp::LogicalOperatorKind::kSort: {
         const auto& sort = node.As<lp::Sort>();
         out_.PutU32(static_cast<uint32_t>(sort.keys.size()));
@@ -231,7 +240,9 @@ class Decoder {
         TESSERA_ASSIGN_OR_RETURN(node, ReadAggregate());
         break;
       }
-      case lp::LogicalOperatorKind::kDistinct: node = std::make_unique<lp::Distinct>(); break;
+      case lp::LogicalOperatorKind::kDistinct:
+        node = std::make_unique<lp::Distinct>();
+        break;
       case lp::LogicalOperatorKind::kSort: {
         auto sort = std::make_unique<lp::Sort>();
         uint32_t keys = 0;
@@ -289,10 +300,13 @@ class Decoder {
   static bool Arity(const lp::LogicalOperator& node) {
     switch (node.kind()) {
       case lp::LogicalOperatorKind::kTableScan:
-      case lp::LogicalOperatorKind::kValues: return node.children.empty();
+      case lp::LogicalOperatorKind::kValues:
+        return node.children.empty();
       case lp::LogicalOperatorKind::kJoin:
-      case lp::LogicalOperatorKind::kSetOperation: return node.children.size() == 2;
-      default: return node.children.size() == 1;
+      case lp::LogicalOperatorKind::kSetOperation:
+        return node.children.size() == 2;
+      default:
+        return node.children.size() == 1;
     }
   }
 
@@ -353,10 +367,9 @@ class Decoder {
   absl::StatusOr<lp::LogicalOperatorPtr> ReadJoin() {
     auto join = std::make_unique<lp::Join>();
     uint8_t type = 0, flags = 0;
-    if (!in_.GetU8(&type) || type > static_cast<uint8_t>(lp::JoinType::kCross) ||
-        !ReadExpressions(&join->left_keys) || !ReadExpressions(&join->right_keys) ||
-        join->left_keys.size() != join->right_keys.size() || !ReadOptionalExpression(in_, &join->residual) ||
-        !in_.GetU8(&flags)) {
+    if (!in_.GetU8(&type) || type > static_cast<uint8_t>(lp::JoinType::kCross) || !ReadExpressions(&join->left_keys) ||
+        !ReadExpressions(&join->right_keys) || join->left_keys.size() != join->right_keys.size() ||
+        !ReadOptionalExpression(in_, &join->residual) || !in_.GetU8(&flags)) {
       return Malformed();
     }
     join->join_type = static_cast<lp::JoinType>(type);

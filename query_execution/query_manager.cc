@@ -173,7 +173,7 @@ void QueryManager::ForgetReadyScan(uint64_t block_key, int index) {
 }
 
 std::deque<std::unique_ptr<WorkOrder>>::iterator QueryManager::FindReadyScan(int index, uint64_t block_key,
-                                                                               uint32_t position) {
+                                                                             uint32_t position) {
   std::deque<std::unique_ptr<WorkOrder>>& ready = operators_[index].ready;
   auto is_block = [&](const auto& work_order) { return work_order->shared_scan().block_key == block_key; };
   // A scan's ready work orders are in block order from where the scan began (BeginScan rotates them to the
@@ -182,10 +182,10 @@ std::deque<std::unique_ptr<WorkOrder>>::iterator QueryManager::FindReadyScan(int
   // (SF10). A queue in another order falls back to a linear search.
   if (!ready.empty()) {
     const uint32_t front = ready.front()->shared_scan().position;
-    auto guess = std::lower_bound(ready.begin(), ready.end(), position - front,
-                                  [&](const auto& work_order, uint32_t distance) {
-                                    return work_order->shared_scan().position - front < distance;
-                                  });
+    auto guess =
+        std::lower_bound(ready.begin(), ready.end(), position - front, [&](const auto& work_order, uint32_t distance) {
+          return work_order->shared_scan().position - front < distance;
+        });
     if (guess != ready.end() && is_block(*guess)) return guess;
   }
   return std::find_if(ready.begin(), ready.end(), is_block);
@@ -372,8 +372,8 @@ int64_t QueryManager::EstimatedRemainingWorkOrders(std::vector<int64_t>* by_oper
       continue;
     }
     const RelationalOperator* op = dag_->op(i);
-    double expected_total = std::max<double>(static_cast<double>(runtime.status.issued),
-                                             static_cast<double>(op->EstimatedWorkOrders()));
+    double expected_total =
+        std::max<double>(static_cast<double>(runtime.status.issued), static_cast<double>(op->EstimatedWorkOrders()));
     bool fed = false;
     double expected_input = static_cast<double>(runtime.input_blocks_fed);
     for (int e : runtime.in_edges) {

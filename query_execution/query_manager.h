@@ -41,7 +41,7 @@ struct OperatorStatus {
   int64_t rows_in = 0;
   int64_t rows_out = 0;
   int64_t busy_ns = 0;
-  int64_t shared = 0;  // work orders that ran in a shared scan (beside other queries' on the same block)
+  int64_t shared = 0;          // work orders that ran in a shared scan (beside other queries' on the same block)
   std::string runtime_detail;  // RelationalOperator::RuntimeDetail, once the operator finished
 };
 
@@ -139,7 +139,7 @@ class QueryManager {
     double planned_output_blocks = 0;
     OperatorStatus status;
     std::deque<std::unique_ptr<WorkOrder>> ready;  // issued, not yet handed out
-    ScanCursor* scan_cursor = nullptr;              // the table cursor this operator's running scan registered with
+    ScanCursor* scan_cursor = nullptr;             // the table cursor this operator's running scan registered with
     // Early block release: out edges that feed this operator's output (not ordering-only), and per output block
     // how many consumers have declared it consumed so far.
     int feeding_out_edges = 0;

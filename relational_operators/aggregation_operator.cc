@@ -157,16 +157,15 @@ class AggregationOperator::FinalizeWorkOrder : public WorkOrder {
 
   absl::Status Execute(const WorkOrderContext&) override {
     if (partition_ <= 0) rows_in_ = op_->fed_rows_.load();  // the rows a producer folded in (fused input)
-    return AggregationTable::MergeAndWrite(op_->spec_, op_->partial_tables_, partition_, op_->pool_,
-                                           op_->output_.get(), &rows_out_);
+    return AggregationTable::MergeAndWrite(op_->spec_, op_->partial_tables_, partition_, op_->pool_, op_->output_.get(),
+                                           &rows_out_);
   }
 
  private:
   AggregationOperator* op_;
   const int partition_;
 };
-AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, AggregationSpec spec,
-                                         BufferPool* pool)
+AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, AggregationSpec spec, BufferPool* pool)
     : RelationalOperator(spec.group_by.empty() ? "ScalarAggregate" : "HashAggregate"),
       input_(std::move(input)),
       scan_(std::move(scan)),
@@ -177,15 +176,13 @@ AggregationOperator::AggregationOperator(BlockInput input, ScanSpec scan, Aggreg
   std::vector<ColumnSchema> schema;
   size_t n = 0;
   for (const auto& g : spec_.group_by) schema.push_back({spec_.output_names[n++], g->result_type, false, {}});
-  for (const auto& call : spec_.calls)
-    schema.push_back({spec_.output_names[n++], call.result_type, false, {}});
+  for (const auto& call : spec_.calls) schema.push_back({spec_.output_names[n++], call.result_type, false, {}});
   output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
 }
 
 AggregationOperator::~AggregationOperator() { ReleaseTables(); }
 
-absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create(BlockInput input,
-                                                                                 ScanSpec scan,
+absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create(BlockInput input, ScanSpec scan,
                                                                                  AggregationSpec spec,
                                                                                  BufferPool* pool) {
   for (const auto& call : spec.calls) {
@@ -199,12 +196,10 @@ absl::StatusOr<std::unique_ptr<AggregationOperator>> AggregationOperator::Create
     const Type& type = call.argument->result_type;
     const bool numeric = type.id() == TypeId::kDouble || IsExactOrderable(type);
     if ((call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg) &&
-        !(numeric && type.id() != TypeId::kDate && type.id() != TypeId::kTimestamp &&
-          type.id() != TypeId::kBoolean)) {
+        !(numeric && type.id() != TypeId::kDate && type.id() != TypeId::kTimestamp && type.id() != TypeId::kBoolean)) {
       return absl::InvalidArgumentError(absl::StrCat("cannot compute SUM/AVG of ", type.ToString()));
     }
-    if ((call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) && !numeric &&
-        !type.IsString()) {
+    if ((call.kind == AggregateKind::kMin || call.kind == AggregateKind::kMax) && !numeric && !type.IsString()) {
       return absl::InvalidArgumentError(absl::StrCat("cannot compute MIN/MAX of ", type.ToString()));
     }
   }

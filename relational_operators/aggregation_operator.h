@@ -94,8 +94,8 @@ class AggregationOperator : public RelationalOperator, public BatchSink {
   // are pool allocations and are not counted here.
   std::atomic<size_t> charged_bytes_{0};
   bool finalize_issued_ = false;
-  bool fed_by_producer_ = false;     // SetFedByProducer
-  size_t expected_groups_ = 0;       // SetExpectedGroups; 0: unknown
+  bool fed_by_producer_ = false;      // SetFedByProducer
+  size_t expected_groups_ = 0;        // SetExpectedGroups; 0: unknown
   std::atomic<int64_t> fed_rows_{0};  // rows folded in through OpenWriter's writers
 };
 

@@ -34,9 +34,7 @@ constexpr uint32_t kScannedGroups = 8;
 // How many look-ups ahead Update prefetches a hash slot.
 constexpr uint32_t kLookupPrefetchDistance = 48;
 // The merge partition of a group's hash (bits far from the ones that pick hash-table slots).
-inline uint32_t MergePartition(uint64_t hash) {
-  return static_cast<uint32_t>((hash >> 40) % kMergePartitions);
-}
+inline uint32_t MergePartition(uint64_t hash) { return static_cast<uint32_t>((hash >> 40) % kMergePartitions); }
 
 // per aggregate call: 16 bytes of value, 8 of count / flags, 8 spare
 
@@ -72,7 +70,6 @@ int128 ExactValue(const ColumnVector& v, uint32_t row) {
       return 0;
   }
 }
-
 
 void AppendKeyPart(const ColumnVector& v, uint32_t row, std::string* key) {
   if (v.IsNull(row)) {
@@ -220,8 +217,7 @@ class GroupTable {
       const Type& type = g->result_type;
       KeyColumn column{key_bytes, 0, type.IsString()};
       if (type.IsString() && type.length() > 0 && type.length() <= kMaxInlineStringBytes) {
-        column.width =
-            1 + type.length();  // a length byte, then the bytes (a value with more is handled apart)
+        column.width = 1 + type.length();  // a length byte, then the bytes (a value with more is handled apart)
       } else if (!type.IsString() && type.id() != TypeId::kNull && type.FixedWidth() > 0) {
         column.width = type.FixedWidth();
       } else {
@@ -322,8 +318,7 @@ class GroupTable {
   // zero padding when no column is an inline string (WriteColumns relies on that).
   std::string_view key(uint32_t group) const {
     const uint64_t* words = RowWords(group) + 1;
-    if (fixed_keys_)
-      return std::string_view(reinterpret_cast<const char*>(words), key_words_ * sizeof(uint64_t));
+    if (fixed_keys_) return std::string_view(reinterpret_cast<const char*>(words), key_words_ * sizeof(uint64_t));
     return std::string_view(keys_.data() + words[0], words[1]);
   }
   std::vector<std::string>& strings() { return strings_; }
@@ -354,8 +349,7 @@ class GroupTable {
     TESSERA_RETURN_IF_ERROR(ReserveRows(needed));
     for (PartitionList& list : partition_groups_) {
       if (list.size + groups <= list.groups.size()) continue;
-      TESSERA_RETURN_IF_ERROR(
-          list.groups.Resize(std::max({list.groups.size() * 2, list.size + groups, size_t{64}})));
+      TESSERA_RETURN_IF_ERROR(list.groups.Resize(std::max({list.groups.size() * 2, list.size + groups, size_t{64}})));
     }
     if (!fixed_keys_ && key_bytes > 0) keys_.reserve(keys_.size() + key_bytes);
     size_t slots = std::max<size_t>(slots_.size(), kMinSlots);
@@ -572,8 +566,7 @@ class GroupTable {
   }
 
   absl::Status Rehash(size_t slot_count) {
-    TESSERA_ASSIGN_OR_RETURN(PoolArray<uint64_t> bigger,
-                             PoolArray<uint64_t>::AllocateZeroed(pool_, slot_count));
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<uint64_t> bigger, PoolArray<uint64_t>::AllocateZeroed(pool_, slot_count));
     size_t mask = bigger.size() - 1;
     for (uint32_t g = 0; g < group_count_; ++g) {
       const uint64_t hash = this->hash(g);
@@ -607,7 +600,7 @@ class GroupTable {
     size_t size = 0;
   };
   PartitionList partition_groups_[kMergePartitions];
-  size_t heap_value_bytes_ = 0;  // CountHeapValue
+  size_t heap_value_bytes_ = 0;                        // CountHeapValue
   std::string keys_;                                   // serialized keys (not fixed_keys_)
   std::vector<std::string> strings_;                   // MIN/MAX of strings: slot.value indexes here
   std::vector<std::unordered_set<std::string>> sets_;  // DISTINCT: slot.value indexes here
@@ -630,8 +623,8 @@ class GroupTable {
 namespace {
 
 // Folds row `row` of `argument` (non-NULL) into `slot` for `call`.
-void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot,
-                const ColumnVector& argument, uint32_t row) {
+void UpdateSlot(const AggregationSpec::Call& call, GroupTable& table, Slot& slot, const ColumnVector& argument,
+                uint32_t row) {
   const Type& type = argument.type();
   if (call.distinct) {
     std::string& key = table.scratch();
@@ -780,8 +773,7 @@ void MergeSlot(const AggregationSpec::Call& call, const Type& argument_type, Gro
         }
       } else if (argument_type.id() == TypeId::kDouble) {
         double d = SlotDouble(source);
-        if (target.count == 0 || (is_min ? d < SlotDouble(target) : d > SlotDouble(target)))
-          SetSlotDouble(target, d);
+        if (target.count == 0 || (is_min ? d < SlotDouble(target) : d > SlotDouble(target))) SetSlotDouble(target, d);
         target.count = 1;
       } else {
         if (target.count == 0 || (is_min ? source.value < target.value : source.value > target.value)) {
@@ -910,8 +902,8 @@ absl::StatusOr<Value> FinalizeList(const AggregationSpec::Call& call, const Type
   return Value::Double(lower == upper ? low : low + (decoded[upper].AsDouble() - low) * (rank - lower));
 }
 
-absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type& argument_type,
-                                   GroupTable& table, const Slot& slot) {
+absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type& argument_type, GroupTable& table,
+                                   const Slot& slot) {
   const Type& result = call.result_type;
   if (call.distinct) {
     const auto& set = table.sets()[static_cast<size_t>(slot.value)];
@@ -993,8 +985,7 @@ absl::StatusOr<Value> FinalizeSlot(const AggregationSpec::Call& call, const Type
     case AggregateKind::kMin:
     case AggregateKind::kMax:
       if (slot.count == 0) return Value::Null(result);
-      if (argument_type.IsString())
-        return Value::String(table.strings()[static_cast<size_t>(slot.value)], result);
+      if (argument_type.IsString()) return Value::String(table.strings()[static_cast<size_t>(slot.value)], result);
       if (argument_type.id() == TypeId::kDouble) return Value::Double(SlotDouble(slot));
       return Value::FromExact(slot.value, argument_type);
   }
@@ -1108,8 +1099,8 @@ void AppendQuantileValues(ValueListKind kind, const ColumnVector& argument, cons
 }
 
 // COUNT(x), SUM(x) and AVG(x) over a whole vector.
-void FoldSums(AggregateKind kind, const ColumnVector& argument, const SelectionVector* selection,
-              uint32_t selected, const uint32_t* group_of_row, size_t call, GroupTable& table) {
+void FoldSums(AggregateKind kind, const ColumnVector& argument, const SelectionVector* selection, uint32_t selected,
+              const uint32_t* group_of_row, size_t call, GroupTable& table) {
   auto add_exact = [](Slot& slot, auto v) { slot.value += v; };
   if (kind == AggregateKind::kCount) {
     FoldTyped<uint8_t>(argument, selection, selected, group_of_row, call, table, [](Slot&, uint8_t) {});
@@ -1188,8 +1179,8 @@ ResultCopy ResultCopyOf(const AggregationSpec::Call& call, const Type& argument_
   const Type& result = call.result_type;
   const bool exact_argument = argument_type.id() == TypeId::kBigInt || argument_type.id() == TypeId::kDecimal;
   const int argument_scale = argument_type.id() == TypeId::kDecimal ? argument_type.scale() : 0;
-  if (call.kind == AggregateKind::kSum && exact_argument && result.id() == TypeId::kDecimal &&
-      result.IsWideDecimal() && result.scale() == argument_scale) {
+  if (call.kind == AggregateKind::kSum && exact_argument && result.id() == TypeId::kDecimal && result.IsWideDecimal() &&
+      result.scale() == argument_scale) {
     return ResultCopy::kWideSum;  // the 128-bit sum is the result's representation
   }
   return ResultCopy::kValue;
@@ -1247,8 +1238,7 @@ absl::Status WriteColumns(const AggregationSpec& spec, const std::vector<GroupRu
   std::vector<const ColumnVector*> column_pointers;
   for (const ColumnVector& column : columns) column_pointers.push_back(&column);
   std::vector<ResultCopy> copies;
-  for (size_t c = 0; c < spec.calls.size(); ++c)
-    copies.push_back(ResultCopyOf(spec.calls[c], argument_types[c]));
+  for (size_t c = 0; c < spec.calls.size(); ++c) copies.push_back(ResultCopyOf(spec.calls[c], argument_types[c]));
   VectorBlockWriter writer(output);
   uint32_t filled = 0;
   for (ColumnVector& column : columns) column.ResetOwned(kVectorSize);
@@ -1293,13 +1283,12 @@ namespace {
 // Writes column `vector`'s part of the fixed keys of the selected rows: at byte `offset` of each row's
 // `key_words` words in `keys` (zeroed before), a NULL flag byte (1 = a value) and the value's `Width` bytes.
 template <int Width>
-void EncodeKeyColumn(const ColumnVector& vector, const SelectionVector* selection, uint32_t selected,
-                     size_t offset, size_t key_words, uint64_t* keys) {
+void EncodeKeyColumn(const ColumnVector& vector, const SelectionVector* selection, uint32_t selected, size_t offset,
+                     size_t key_words, uint64_t* keys) {
   const uint8_t* values = vector.values<uint8_t>();
   uint8_t* out = reinterpret_cast<uint8_t*>(keys) + offset;
   const size_t stride = key_words * sizeof(uint64_t);
-  const bool normalize_zero =
-      vector.type().id() == TypeId::kDouble;  // -0.0 and 0.0 are one value (and group)
+  const bool normalize_zero = vector.type().id() == TypeId::kDouble;  // -0.0 and 0.0 are one value (and group)
   for (uint32_t s = 0; s < selected; ++s, out += stride) {
     const uint32_t row = selection != nullptr ? selection->rows[s] : s;
     if (vector.IsNull(row)) continue;
@@ -1331,8 +1320,7 @@ bool EncodeStringKeyColumn(const ColumnVector& vector, const SelectionVector* se
     if (value.size() > max_bytes) return false;
     out[0] = 1;
     out[1] = static_cast<uint8_t>(value.size());
-    for (size_t i = 0; i < value.size(); ++i)
-      out[2 + i] = static_cast<uint8_t>(value[i]);  // short: no memcpy call
+    for (size_t i = 0; i < value.size(); ++i) out[2 + i] = static_cast<uint8_t>(value[i]);  // short: no memcpy call
   }
   return true;
 }
@@ -1350,8 +1338,7 @@ void FindFixedKeyGroups(const std::vector<const ColumnVector*>& keys, const Sele
   SelectionVector& lookups = table.lookup_rows();
   uint32_t* lookup_positions = table.lookup_positions();  // the s of each lookup
   lookups.count = 0;
-  const uint32_t scanned =
-      table.group_count() <= kScannedGroups ? static_cast<uint32_t>(table.group_count()) : 0;
+  const uint32_t scanned = table.group_count() <= kScannedGroups ? static_cast<uint32_t>(table.group_count()) : 0;
   for (uint32_t s = 0; s < selected; ++s) {
     const uint64_t* key = batch_keys + s * words;
     if (s > 0 && GroupTable::SameWords(key, key - words, words)) {
@@ -1376,8 +1363,7 @@ void FindFixedKeyGroups(const std::vector<const ColumnVector*>& keys, const Sele
   for (uint32_t i = 0; i < std::min(lookups.count, kLookupPrefetchDistance); ++i)
     table.Prefetch(hashes[lookups.rows[i]]);
   for (uint32_t i = 0; i < lookups.count; ++i) {
-    if (i + kLookupPrefetchDistance < lookups.count)
-      table.Prefetch(hashes[lookups.rows[i + kLookupPrefetchDistance]]);
+    if (i + kLookupPrefetchDistance < lookups.count) table.Prefetch(hashes[lookups.rows[i + kLookupPrefetchDistance]]);
     const uint32_t s = lookup_positions[i];
     group_of_row[s] = table.FindOrInsertFixed(batch_keys + s * words, hashes[lookups.rows[i]]);
   }
@@ -1388,9 +1374,8 @@ void FindFixedKeyGroups(const std::vector<const ColumnVector*>& keys, const Sele
 
 // Builds the fixed keys of the selected rows into `out` (key_words per row). Returns false when a string does
 // not fit its inline width (the table must then switch to serialized keys).
-bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys,
-                     const std::vector<GroupTable::KeyColumn>& columns, const SelectionVector* selection,
-                     uint32_t selected, size_t key_words, uint64_t* out) {
+bool EncodeFixedKeys(const std::vector<const ColumnVector*>& keys, const std::vector<GroupTable::KeyColumn>& columns,
+                     const SelectionVector* selection, uint32_t selected, size_t key_words, uint64_t* out) {
   std::memset(out, 0, static_cast<size_t>(selected) * key_words * sizeof(uint64_t));
   for (size_t k = 0; k < keys.size(); ++k) {
     const ColumnVector& key = *keys[k];
@@ -1462,8 +1447,7 @@ absl::Status AggregationTable::Presize(size_t groups) { return table_->Presize(g
 
 absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& keys,
                                       const std::vector<const ColumnVector*>& arguments,
-                                      const SelectionVector* selection, uint32_t batch_size,
-                                      uint32_t selected) {
+                                      const SelectionVector* selection, uint32_t batch_size, uint32_t selected) {
   GroupTable& table = *table_;
   const AggregationSpec& spec = table.spec();
   // Room for every selected row to be a new group, so that the inserts below cannot fail.
@@ -1476,8 +1460,8 @@ absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& ke
     std::fill(group_of_row, group_of_row + selected, 0);
   } else if (DenseGroupIndex* dense = table.dense_index();
              dense == nullptr || !dense->Find(keys, selection, selected, group_of_row)) {
-    if (table.fixed_keys() && !EncodeFixedKeys(keys, table.key_columns(), selection, selected,
-                                               table.key_words(), table.batch_keys())) {
+    if (table.fixed_keys() &&
+        !EncodeFixedKeys(keys, table.key_columns(), selection, selected, table.key_words(), table.batch_keys())) {
       // A string longer than its inline width (not valid UTF-8, or a CAST).
       TESSERA_RETURN_IF_ERROR(table.ConvertToSerializedKeys());
     }
@@ -1487,8 +1471,7 @@ absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& ke
       for (size_t g = 0; g < keys.size(); ++g) {
         HashSelectedRows(*keys[g], selection, batch_size, g == 0, hashes);  // only the rows used below
       }
-      for (uint32_t s = 0; s < selected; ++s)
-        table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
+      for (uint32_t s = 0; s < selected; ++s) table.Prefetch(hashes[selection != nullptr ? selection->rows[s] : s]);
       // Runs of one key (see FindFixedKeyGroups) join the previous row's group without a lookup.
       std::string& key = table.key_buffer();
       std::string& previous_key = table.previous_key_buffer();
@@ -1517,8 +1500,8 @@ absl::Status AggregationTable::Update(const std::vector<const ColumnVector*>& ke
       continue;
     }
     const ColumnVector& argument = *arguments[c];
-    if (!call.distinct && (call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg ||
-                           call.kind == AggregateKind::kCount)) {
+    if (!call.distinct &&
+        (call.kind == AggregateKind::kSum || call.kind == AggregateKind::kAvg || call.kind == AggregateKind::kCount)) {
       FoldSums(call.kind, argument, selection, selected, group_of_row, c, table);
       continue;
     }
@@ -1573,8 +1556,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   if (copyable_states) {
     for (const auto& partial : partials) {
       if (partial == nullptr || partial->table_->fixed_keys() != merged.fixed_keys()) continue;
-      if (base == nullptr || groups_of(*partial->table_).count > groups_of(*base).count)
-        base = partial->table_.get();
+      if (base == nullptr || groups_of(*partial->table_).count > groups_of(*base).count) base = partial->table_.get();
     }
   }
   // With a base, the groups of the last other partial table (in the base's key form) that neither the base nor
@@ -1599,8 +1581,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   }
   // Keys are a few bytes per column; an estimate is enough to avoid most regrowth.
   // Room for every incoming group (and a scalar aggregate's one row): the inserts below cannot fail.
-  TESSERA_RETURN_IF_ERROR(
-      merged.ReserveGroups(std::max<size_t>(incoming, 1), incoming * (spec.group_by.size() * 9)));
+  TESSERA_RETURN_IF_ERROR(merged.ReserveGroups(std::max<size_t>(incoming, 1), incoming * (spec.group_by.size() * 9)));
   auto merge_slots = [&](GroupTable& into, uint32_t target, GroupTable& from, uint32_t g) {
     for (size_t c = 0; c < spec.calls.size(); ++c) {
       if (sources[c] != c) continue;
@@ -1620,8 +1601,8 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
         table.PrefetchGroup(run.groups[i + kPrefetchDistance]);
       }
       if (i + kPrefetchDistance / 2 < run.count) {
-        const uint64_t ahead = table.hash(run.groups != nullptr ? run.groups[i + kPrefetchDistance / 2]
-                                                                : i + kPrefetchDistance / 2);
+        const uint64_t ahead =
+            table.hash(run.groups != nullptr ? run.groups[i + kPrefetchDistance / 2] : i + kPrefetchDistance / 2);
         if (base != nullptr) base->Prefetch(ahead);
         merged.Prefetch(ahead);
       }
@@ -1677,8 +1658,7 @@ absl::Status AggregationTable::MergeAndWrite(const AggregationSpec& spec,
   for (const auto& g : spec.group_by) key_types.push_back(g->result_type);
   *groups_written = 0;
   for (const GroupRun& run : runs) *groups_written += run.count;
-  if (HasColumnOutput(spec, key_types))
-    return WriteColumns(spec, runs, key_types, argument_types, sources, output);
+  if (HasColumnOutput(spec, key_types)) return WriteColumns(spec, runs, key_types, argument_types, sources, output);
   BlockBuilder builder(output->schema(), output->block_size_bytes());
   std::vector<Value> row;
   TESSERA_RETURN_IF_ERROR(ForEachGroup(runs, [&](GroupTable& table, uint32_t g) -> absl::Status {

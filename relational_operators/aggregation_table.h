@@ -38,10 +38,10 @@ struct AggregationSpec {
     bool distinct = false;
     std::unique_ptr<BoundExpression> argument;  // over the input batch; null for COUNT(*)
     Type result_type;
-    Value fraction;          // quantiles: in [0, 1]; a DECIMAL fraction places quantile_disc exactly
-    bool descending = false; // quantiles, string_agg: order the values descending
-    bool ordered = false;    // string_agg: order the values (else the order is unspecified)
-    std::string separator;   // string_agg
+    Value fraction;           // quantiles: in [0, 1]; a DECIMAL fraction places quantile_disc exactly
+    bool descending = false;  // quantiles, string_agg: order the values descending
+    bool ordered = false;     // string_agg: order the values (else the order is unspecified)
+    std::string separator;    // string_agg
   };
   std::vector<std::unique_ptr<BoundExpression>> group_by;  // over the input batch
   std::vector<Call> calls;
@@ -71,9 +71,8 @@ class AggregationTable {
   // batch: keys[g] is group column g evaluated over the batch, arguments[c] the argument of call c (null for
   // COUNT(*)). Errors: ResourceExhausted when the table cannot grow within the pool's budget (the table stays
   // valid and frees everything when destroyed, but the batch may be partly folded in).
-  absl::Status Update(const std::vector<const ColumnVector*>& keys,
-                      const std::vector<const ColumnVector*>& arguments, const SelectionVector* selection,
-                      uint32_t batch_size, uint32_t selected);
+  absl::Status Update(const std::vector<const ColumnVector*>& keys, const std::vector<const ColumnVector*>& arguments,
+                      const SelectionVector* selection, uint32_t batch_size, uint32_t selected);
 
   // Makes room for `groups` groups in an empty table at once (rows of exactly that many groups, hash slots and
   // merge-partition lists to match), so that filling it does not grow the arrays step by step (copies, rehashes
@@ -100,9 +99,8 @@ class AggregationTable {
   // (freed before returning). Partial tables are left in an unspecified state for the partitions merged (each
   // partition at most once). Errors: SUM overflowing its result type; ResourceExhausted over the budget.
   static absl::Status MergeAndWrite(const AggregationSpec& spec,
-                                    const std::vector<std::unique_ptr<AggregationTable>>& partials,
-                                    int partition, BufferPool* pool, TemporaryRelation* output,
-                                    int64_t* groups_written);
+                                    const std::vector<std::unique_ptr<AggregationTable>>& partials, int partition,
+                                    BufferPool* pool, TemporaryRelation* output, int64_t* groups_written);
 
  private:
   std::unique_ptr<GroupTable> table_;

@@ -15,11 +15,16 @@ namespace {
 // `constant op column` as `column flip(op) constant`.
 ComparisonOp FlipComparison(ComparisonOp op) {
   switch (op) {
-    case ComparisonOp::kLess: return ComparisonOp::kGreater;
-    case ComparisonOp::kLessEqual: return ComparisonOp::kGreaterEqual;
-    case ComparisonOp::kGreater: return ComparisonOp::kLess;
-    case ComparisonOp::kGreaterEqual: return ComparisonOp::kLessEqual;
-    default: return op;
+    case ComparisonOp::kLess:
+      return ComparisonOp::kGreater;
+    case ComparisonOp::kLessEqual:
+      return ComparisonOp::kGreaterEqual;
+    case ComparisonOp::kGreater:
+      return ComparisonOp::kLess;
+    case ComparisonOp::kGreaterEqual:
+      return ComparisonOp::kLessEqual;
+    default:
+      return op;
   }
 }
 
@@ -58,7 +63,8 @@ int DictionaryTermColumn(const BoundExpression& expr, const std::vector<Type>& t
         if (expr.children[i]->kind != ExpressionKind::kConstant) return -1;
       }
       return string_column(*expr.children[0]);
-    default: return -1;
+    default:
+      return -1;
   }
 }
 
@@ -79,8 +85,10 @@ bool IsIntegerCoded(const Type& type) {
     case TypeId::kBigInt:
     case TypeId::kDecimal:
     case TypeId::kDate:
-    case TypeId::kTimestamp: return true;
-    default: return false;
+    case TypeId::kTimestamp:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -137,11 +145,20 @@ int NarrowIntegerRange(const BoundExpression& conjunct, const std::vector<Type>&
         to = 0;
       }
       break;
-    case ComparisonOp::kLess: to = ceil - 1; break;
-    case ComparisonOp::kLessEqual: to = floor; break;
-    case ComparisonOp::kGreater: from = floor + 1; break;
-    case ComparisonOp::kGreaterEqual: from = ceil; break;
-    case ComparisonOp::kNotEqual: return -1;
+    case ComparisonOp::kLess:
+      to = ceil - 1;
+      break;
+    case ComparisonOp::kLessEqual:
+      to = floor;
+      break;
+    case ComparisonOp::kGreater:
+      from = floor + 1;
+      break;
+    case ComparisonOp::kGreaterEqual:
+      from = ceil;
+      break;
+    case ComparisonOp::kNotEqual:
+      return -1;
   }
   *low = std::max(*low, from);
   *high = std::min(*high, to);
@@ -266,7 +283,8 @@ BlockScanner::BlockScanner(const ScanSpec& spec) : spec_(spec) {
       term_filters_.push_back(std::make_unique<ExpressionEvaluator>(*term.predicate));
     }
     integer_filters_.resize(spec.integer_terms.size());  // made for the first block where a column is plain
-    if (spec.residual_filter != nullptr) residual_filter_ = std::make_unique<ExpressionEvaluator>(*spec.residual_filter);
+    if (spec.residual_filter != nullptr)
+      residual_filter_ = std::make_unique<ExpressionEvaluator>(*spec.residual_filter);
     code_matches_.resize(spec.dictionary_terms.size());
     code_ranges_.resize(spec.integer_terms.size());
     dictionary_selection_.rows.resize(kVectorSize);
@@ -304,11 +322,11 @@ BlockScanner::BlockScanner(const ScanSpec& spec) : spec_(spec) {
       for (int f : filter_order_) {
         if (spec.runtime_filters[f].filter->probes_before_scan_filter()) early_filter_order_.push_back(f);
       }
-      std::erase_if(filter_order_,
-                    [&](int f) { return spec.runtime_filters[f].filter->probes_before_scan_filter(); });
+      std::erase_if(filter_order_, [&](int f) { return spec.runtime_filters[f].filter->probes_before_scan_filter(); });
     }
     size_t max_keys = 0;
-    for (const RuntimeFilterProbe& probe : spec.runtime_filters) max_keys = std::max(max_keys, probe.key_columns.size());
+    for (const RuntimeFilterProbe& probe : spec.runtime_filters)
+      max_keys = std::max(max_keys, probe.key_columns.size());
     keys_.reserve(max_keys);
   }
   // Staged loading (not with a row-id column, which LoadBatch makes with every other column): a column is loaded
@@ -366,7 +384,8 @@ bool BlockScanner::CanSkip(const BlockView& block) const {
       case ComparisonOp::kGreaterEqual:
         if (vs_max > 0) return true;
         break;
-      case ComparisonOp::kNotEqual: break;
+      case ComparisonOp::kNotEqual:
+        break;
     }
   }
   return false;
@@ -526,8 +545,7 @@ void BlockScanner::TranslateIntegerTerms(const BlockView& block) {
   }
 }
 
-absl::Status BlockScanner::ApplyIntegerTerms(const BlockView& block, uint32_t first_row,
-                                             const SelectionVector** in) {
+absl::Status BlockScanner::ApplyIntegerTerms(const BlockView& block, uint32_t first_row, const SelectionVector** in) {
   for (size_t t = 0; t < code_ranges_.size(); ++t) {
     if (*in != nullptr && (*in)->count == 0) break;
     DCHECK(*in == nullptr || *in == &selection_);
@@ -563,9 +581,9 @@ absl::Status BlockScanner::ApplyIntegerTerms(const BlockView& block, uint32_t fi
                                               range.low, range.high, selection_.rows.data());
         break;
       case CodeRange::kSet:
-        selection_.count = SelectCodesInSet(packed, chunk.bit_width, first_row, batch_.size, rows, row_count,
-                                            range.codes.data(), static_cast<uint32_t>(range.codes.size()),
-                                            selection_.rows.data());
+        selection_.count =
+            SelectCodesInSet(packed, chunk.bit_width, first_row, batch_.size, rows, row_count, range.codes.data(),
+                             static_cast<uint32_t>(range.codes.size()), selection_.rows.data());
         break;
     }
     *in = &selection_;
@@ -675,14 +693,15 @@ bool BlockScanner::ProbeCodes(const BlockView& block, uint32_t first_row, const 
   };
   const int128 zone_min = zone_value(chunk.zone_min);
   const int128 low = std::max(zone_min, static_cast<int128>(set.min));
-  const int128 high = std::min(zone_value(chunk.zone_max), static_cast<int128>(set.min) + static_cast<int128>(set.bits) - 1);
+  const int128 high =
+      std::min(zone_value(chunk.zone_max), static_cast<int128>(set.min) + static_cast<int128>(set.bits) - 1);
   if (low > high) return true;
   const uint32_t* rows = in != nullptr ? in->rows.data() : nullptr;
   const uint32_t row_count = in != nullptr ? in->count : batch_.size;
-  scratch_.count = SelectCodesInBitmap(block.data() + chunk.values_offset, chunk.bit_width, first_row, batch_.size,
-                                       rows, row_count, static_cast<uint64_t>(low - zone_min),
-                                       static_cast<uint64_t>(high - low), set.words,
-                                       static_cast<uint64_t>(low - set.min), scratch_.rows.data());
+  scratch_.count =
+      SelectCodesInBitmap(block.data() + chunk.values_offset, chunk.bit_width, first_row, batch_.size, rows, row_count,
+                          static_cast<uint64_t>(low - zone_min), static_cast<uint64_t>(high - low), set.words,
+                          static_cast<uint64_t>(low - set.min), scratch_.rows.data());
   const uint8_t* validity = block.Validity(column);
   if (validity == nullptr) return true;
   uint32_t kept = 0;  // NULL rows hold code 0, which may have passed
@@ -719,8 +738,7 @@ bool BlockScanner::NextExpandedChunk() {
     expanding_ = false;
     return false;
   }
-  const uint32_t count =
-      static_cast<uint32_t>(std::min<size_t>(kVectorSize, expansion_rows_.size() - expansion_next_));
+  const uint32_t count = static_cast<uint32_t>(std::min<size_t>(kVectorSize, expansion_rows_.size() - expansion_next_));
   expanded_.columns.resize(batch_.columns.size());
   for (size_t c = 0; c < batch_.columns.size(); ++c) {
     expanded_.columns[c].set_type(batch_.columns[c].type());

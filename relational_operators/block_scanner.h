@@ -58,8 +58,8 @@ struct ScanSpec {
   struct IntegerTerm {
     int batch_column;
     int128 low;
-    int128 high;                  // low > high: no value passes
-    std::vector<int128> members;  // an IN list's values, ascending; empty: the term is the range
+    int128 high;                                 // low > high: no value passes
+    std::vector<int128> members;                 // an IN list's values, ascending; empty: the term is the range
     std::unique_ptr<BoundExpression> predicate;  // the conjuncts themselves, for blocks where the column is plain
   };
   std::vector<IntegerTerm> integer_terms;
@@ -104,9 +104,7 @@ class BlockScanner {
   }
 
   const Batch& batch() const { return expanding_ ? expanded_ : batch_; }
-  const SelectionVector* selection() const {
-    return (has_filter_ || masked_) && !expanding_ ? &selection_ : nullptr;
-  }
+  const SelectionVector* selection() const { return (has_filter_ || masked_) && !expanding_ ? &selection_ : nullptr; }
   uint32_t selected_count() const {
     return expanding_ ? expanded_.size : has_filter_ || masked_ ? selection_.count : batch_.size;
   }
@@ -191,8 +189,8 @@ class BlockScanner {
   std::vector<CodeRange> code_ranges_;
 
   // Runtime filters: application order, per-filter rows in / out of this work order, key column pointers.
-  std::vector<int> filter_order_;         // after the filter predicate
-  std::vector<int> early_filter_order_;   // before it
+  std::vector<int> filter_order_;        // after the filter predicate
+  std::vector<int> early_filter_order_;  // before it
   std::vector<int64_t> rows_in_;
   std::vector<int64_t> rows_out_;
   std::vector<const ColumnVector*> keys_;

@@ -25,11 +25,10 @@ bool AnyNull(const std::vector<const ColumnVector*>& keys, uint32_t row) {
   return null;
 }
 
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BlockedBloomFilter>> BlockedBloomFilter::Create(int64_t expected_keys,
-                                                                                BufferPool* pool) {
+                                                                               BufferPool* pool) {
   const int64_t keys = std::max<int64_t>(expected_keys, 1);
   const uint64_t word_count = static_cast<uint64_t>((keys * kBitsPerKey + 63) / 64);
   const size_t bytes = word_count * sizeof(uint64_t);
@@ -133,8 +132,8 @@ void LipFilter::KeepDenseMembers(const ColumnVector& key, const SelectionVector*
       const __m256i row = NextRowLanes(rows, i, &positions);
       const __m512i value = LoadKeyLanes<T>(values, rows != nullptr, row, i);
       const __m512i offset = _mm512_min_epu64(_mm512_sub_epi64(value, min_lanes), outside_lanes);
-      const __m512i word = _mm512_i64gather_epi64(_mm512_srli_epi64(offset, 6),
-                                                  reinterpret_cast<const long long*>(words), 8);
+      const __m512i word =
+          _mm512_i64gather_epi64(_mm512_srli_epi64(offset, 6), reinterpret_cast<const long long*>(words), 8);
       const __mmask8 hit = _mm512_test_epi64_mask(_mm512_srlv_epi64(word, _mm512_and_si512(offset, low6)), one);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(kept_rows + kept), _mm256_maskz_compress_epi32(hit, row));
       kept += static_cast<uint32_t>(__builtin_popcount(hit));
@@ -159,8 +158,8 @@ uint32_t BlockedBloomFilter::KeepIntegerKeys(const T* values, const uint32_t* ro
   return KeepKeys<T, /*kMoreColumns=*/false>(&column, 1, rows, count, kept_rows);
 }
 
-uint32_t BlockedBloomFilter::KeepIntegerKeyTuples(const IntegerKeyColumn* columns, int key_count,
-                                                  const uint32_t* rows, uint32_t count, uint32_t* kept_rows) const {
+uint32_t BlockedBloomFilter::KeepIntegerKeyTuples(const IntegerKeyColumn* columns, int key_count, const uint32_t* rows,
+                                                  uint32_t count, uint32_t* kept_rows) const {
   return columns[0].wide ? KeepKeys<int64_t, /*kMoreColumns=*/true>(columns, key_count, rows, count, kept_rows)
                          : KeepKeys<int32_t, /*kMoreColumns=*/true>(columns, key_count, rows, count, kept_rows);
 }
@@ -188,8 +187,8 @@ uint32_t BlockedBloomFilter::KeepKeys(const IntegerKeyColumn* columns, int key_c
       for (int k = 1; k < key_count; ++k) {  // CombineHashes(hash, key hash)
         const __m512i key_hash = HashLanes(columns[k].wide ? LoadKeyLanes<int64_t>(columns[k].values, gather, row, i)
                                                            : LoadKeyLanes<int32_t>(columns[k].values, gather, row, i));
-        hash = HashLanes(_mm512_xor_si512(
-            hash, _mm512_add_epi64(_mm512_add_epi64(key_hash, golden), _mm512_slli_epi64(hash, 6))));
+        hash = HashLanes(
+            _mm512_xor_si512(hash, _mm512_add_epi64(_mm512_add_epi64(key_hash, golden), _mm512_slli_epi64(hash, 6))));
       }
     }
     const __m512i word = _mm512_srli_epi64(_mm512_mullo_epi64(_mm512_srli_epi64(hash, 32), word_count), 32);
@@ -226,8 +225,8 @@ template <typename T>
 void LipFilter::KeepIntegerMembers(const ColumnVector& key, const SelectionVector* in, uint32_t size,
                                    SelectionVector* out) const {
   const uint32_t candidates = in != nullptr ? in->count : size;
-  out->count = bloom_->KeepIntegerKeys(key.values<T>(), in != nullptr ? in->rows.data() : nullptr, candidates,
-                                       out->rows.data());
+  out->count =
+      bloom_->KeepIntegerKeys(key.values<T>(), in != nullptr ? in->rows.data() : nullptr, candidates, out->rows.data());
 }
 
 bool LipFilter::KeepIntegerTupleMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
@@ -255,8 +254,8 @@ bool LipFilter::KeepIntegerTupleMembers(const std::vector<const ColumnVector*>& 
   return true;
 }
 
-void LipFilter::KeepMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
-                            uint32_t size, SelectionVector* out) const {
+void LipFilter::KeepMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in, uint32_t size,
+                            SelectionVector* out) const {
   if (is_dense()) {  // one INTEGER, DATE, BIGINT or TIMESTAMP key
     const TypeId type = keys[0]->type().id();
     if (type == TypeId::kInteger || type == TypeId::kDate) return KeepDenseMembers<int32_t>(*keys[0], in, size, out);

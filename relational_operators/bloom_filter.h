@@ -60,8 +60,8 @@ class BlockedBloomFilter {
   };
   // KeepIntegerKeys for a key of `key_count` integer columns (no NULLs), hashed as the join hash table hashes
   // it (HashIntegerKey per column, combined left to right with CombineHashes); also eight rows at a time.
-  uint32_t KeepIntegerKeyTuples(const IntegerKeyColumn* columns, int key_count, const uint32_t* rows,
-                                uint32_t count, uint32_t* kept_rows) const;
+  uint32_t KeepIntegerKeyTuples(const IntegerKeyColumn* columns, int key_count, const uint32_t* rows, uint32_t count,
+                                uint32_t* kept_rows) const;
 
  private:
   BlockedBloomFilter(uint64_t* words, uint64_t word_count, size_t bytes, BufferPool* pool)
@@ -121,13 +121,12 @@ class LipFilter final : public RuntimeFilter {
   void KeepIntegerMembers(const ColumnVector& key, const SelectionVector* in, uint32_t size,
                           SelectionVector* out) const;
   // Composite keys of integer columns without NULLs (TPC-H Q9's l_suppkey, l_partkey); false for other keys.
-  bool KeepIntegerTupleMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
-                               uint32_t size, SelectionVector* out) const;
+  bool KeepIntegerTupleMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in, uint32_t size,
+                               SelectionVector* out) const;
 
   static constexpr size_t kMaxIntegerTupleKeys = 4;
   template <typename T>
-  void KeepDenseMembers(const ColumnVector& key, const SelectionVector* in, uint32_t size,
-                        SelectionVector* out) const;
+  void KeepDenseMembers(const ColumnVector& key, const SelectionVector* in, uint32_t size, SelectionVector* out) const;
 
   const std::string description_;
   std::unique_ptr<BlockedBloomFilter> bloom_;

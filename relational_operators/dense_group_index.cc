@@ -14,16 +14,14 @@ bool DenseGroupIndex::Applies(const std::vector<Type>& key_types) {
 }
 
 DenseGroupIndex::DenseGroupIndex(size_t columns)
-    : columns_(columns), numbers_(columns), next_number_(columns, 0), symbols_(kVectorSize),
-      combined_(kVectorSize) {
+    : columns_(columns), numbers_(columns), next_number_(columns, 0), symbols_(kVectorSize), combined_(kVectorSize) {
   for (auto& numbers : numbers_) numbers.fill(kUnnumbered);
   size_t combinations = 1;
   for (size_t c = 0; c < columns; ++c) combinations *= kValuesPerColumn;
   groups_.assign(combinations, 0);
 }
 
-void DenseGroupIndex::ComputeSymbols(const ColumnVector& key, const SelectionVector* selection,
-                                     uint32_t selected) {
+void DenseGroupIndex::ComputeSymbols(const ColumnVector& key, const SelectionVector* selection, uint32_t selected) {
   uint16_t* out = symbols_.data();
   const bool nulls = key.has_nulls();
   if (key.type().IsString()) {
@@ -31,9 +29,7 @@ void DenseGroupIndex::ComputeSymbols(const ColumnVector& key, const SelectionVec
     for (uint32_t s = 0; s < selected; ++s) {
       const uint32_t row = selection != nullptr ? selection->rows[s] : s;
       const std::string_view value = values[row];
-      uint32_t symbol = value.size() == 0   ? 1
-                        : value.size() == 1 ? 2 + static_cast<uint8_t>(value[0])
-                                            : kLongString;
+      uint32_t symbol = value.size() == 0 ? 1 : value.size() == 1 ? 2 + static_cast<uint8_t>(value[0]) : kLongString;
       if (nulls && key.IsNull(row)) symbol = 0;
       out[s] = static_cast<uint16_t>(symbol);
     }

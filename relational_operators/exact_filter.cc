@@ -34,11 +34,17 @@ absl::StatusOr<std::unique_ptr<ExactFilter>> ExactFilter::Create(Type key_type, 
       new ExactFilter(key_type, min, max, counts_duplicates, static_cast<uint64_t*>(memory), bytes, pool));
 }
 
-ExactFilter::ExactFilter(Type key_type, int64_t min, int64_t max, bool counts_duplicates, uint64_t* words,
-                         size_t bytes, BufferPool* pool)
-    : key_type_(key_type), wide_(IsWide(key_type)), min_(min), max_(max),
-      bits_(static_cast<uint64_t>(max) - static_cast<uint64_t>(min) + 1), counts_duplicates_(counts_duplicates),
-      words_(words), bytes_(bytes), pool_(pool) {}
+ExactFilter::ExactFilter(Type key_type, int64_t min, int64_t max, bool counts_duplicates, uint64_t* words, size_t bytes,
+                         BufferPool* pool)
+    : key_type_(key_type),
+      wide_(IsWide(key_type)),
+      min_(min),
+      max_(max),
+      bits_(static_cast<uint64_t>(max) - static_cast<uint64_t>(min) + 1),
+      counts_duplicates_(counts_duplicates),
+      words_(words),
+      bytes_(bytes),
+      pool_(pool) {}
 
 ExactFilter::~ExactFilter() {
   pool_->Free(words_, MemoryKind::kBlob, bytes_);
@@ -108,8 +114,8 @@ void ExactFilter::KeepTyped(const ColumnVector& keys, const SelectionVector* in,
   out->count = kept;
 }
 
-void ExactFilter::KeepMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
-                              uint32_t size, SelectionVector* out) const {
+void ExactFilter::KeepMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in, uint32_t size,
+                              SelectionVector* out) const {
   if (wide_) {
     KeepTyped<int64_t, true>(*keys[0], in, size, out);
   } else {
@@ -117,8 +123,8 @@ void ExactFilter::KeepMembers(const std::vector<const ColumnVector*>& keys, cons
   }
 }
 
-void ExactFilter::KeepNonMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
-                                 uint32_t size, SelectionVector* out) const {
+void ExactFilter::KeepNonMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in, uint32_t size,
+                                 SelectionVector* out) const {
   if (wide_) {
     KeepTyped<int64_t, false>(*keys[0], in, size, out);
   } else {

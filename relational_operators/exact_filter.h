@@ -88,7 +88,7 @@ class ExactFilter final : public RuntimeFilter {
   std::mutex duplicates_mutex_;
   std::atomic<int64_t> duplicate_keys_{0};
   absl::flat_hash_map<int64_t, uint32_t> extra_copies_;  // key -> occurrences beyond the first
-  size_t reserved_map_bytes_ = 0;                       // budget charged for extra_copies_
+  size_t reserved_map_bytes_ = 0;                        // budget charged for extra_copies_
 };
 
 }  // namespace tessera

@@ -21,8 +21,8 @@ class ExactFilterBuildOperator::InsertWorkOrder : public WorkOrder {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
       if (!more) break;
       if (scanner.selected_count() == 0) continue;
-      TESSERA_RETURN_IF_ERROR(op_->filter_->InsertKeys(scanner.batch().columns[op_->key_column_],
-                                                       scanner.selection(), scanner.batch().size));
+      TESSERA_RETURN_IF_ERROR(op_->filter_->InsertKeys(scanner.batch().columns[op_->key_column_], scanner.selection(),
+                                                       scanner.batch().size));
       rows_out_ += scanner.selected_count();
     }
     return absl::OkStatus();
@@ -35,8 +35,11 @@ class ExactFilterBuildOperator::InsertWorkOrder : public WorkOrder {
 
 ExactFilterBuildOperator::ExactFilterBuildOperator(BlockInput input, ScanSpec scan, int key_column,
                                                    std::shared_ptr<ExactFilter> filter)
-    : RelationalOperator("ExactFilterBuild"), input_(std::move(input)), scan_(std::move(scan)),
-      key_column_(key_column), filter_(std::move(filter)) {
+    : RelationalOperator("ExactFilterBuild"),
+      input_(std::move(input)),
+      scan_(std::move(scan)),
+      key_column_(key_column),
+      filter_(std::move(filter)) {
   scan_.Prepare();
 }
 

@@ -91,10 +91,10 @@ bool EntryHoldsKey(const JoinHashTable& table, const std::vector<const ColumnVec
   if (table.HashDeterminesKey()) return true;  // equal hashes of one integer-like key are equal keys
   const BlockView& build_block = table.blocks()[table.Block(entry)];
   if (raw_width > 0) {
-    return std::memcmp(keys[0]->values<uint8_t>() + static_cast<size_t>(row) * raw_width,
-                       build_block.Values<uint8_t>(table.key_columns()[0]) +
-                           static_cast<size_t>(table.Row(entry)) * raw_width,
-                       raw_width) == 0;
+    return std::memcmp(
+               keys[0]->values<uint8_t>() + static_cast<size_t>(row) * raw_width,
+               build_block.Values<uint8_t>(table.key_columns()[0]) + static_cast<size_t>(table.Row(entry)) * raw_width,
+               raw_width) == 0;
   }
   for (size_t k = 0; k < keys.size(); ++k) {
     if (!VectorValueEqualsBlockValue(*keys[k], row, build_block, table.key_columns()[k], table.Row(entry))) {
@@ -113,8 +113,8 @@ bool EntryMatches(const JoinHashTable& table, const std::vector<const ColumnVect
 // The buckets of `count` probe rows (rows selection->rows[s], or s without a selection), looked up in two
 // prefetched passes before any is walked, so that the cache misses of a vector overlap instead of stalling one
 // row at a time.
-void LookUpBuckets(const JoinHashTable& table, const uint64_t* hashes, const SelectionVector* selection,
-                   uint32_t count, JoinHashTable::EntryRange* buckets) {
+void LookUpBuckets(const JoinHashTable& table, const uint64_t* hashes, const SelectionVector* selection, uint32_t count,
+                   JoinHashTable::EntryRange* buckets) {
   for (uint32_t s = 0; s < count; ++s) table.PrefetchBucket(hashes[selection != nullptr ? selection->rows[s] : s]);
   for (uint32_t s = 0; s < count; ++s) {
     buckets[s] = table.Bucket(hashes[selection != nullptr ? selection->rows[s] : s]);
@@ -294,7 +294,8 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       (*resolved)[join] = 1;
     }
     const int first = join == 0 ? static_cast<int>(op_->scan_.types.size()) : op_->chained_[join - 1].first_pair_column;
-    GatherBlockValues(scratch_->build_blocks[join].data(), scratch_->build_rows[join].data(), count, column - first, to);
+    GatherBlockValues(scratch_->build_blocks[join].data(), scratch_->build_rows[join].data(), count, column - first,
+                      to);
   }
 
   // A probe row may meet every build row (a nested-loop join: no keys, or one key value everywhere), so a work
@@ -537,10 +538,10 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
   std::vector<uint32_t> probe_rows_;
   std::vector<const BlockView*> build_blocks_;
   std::vector<uint32_t> build_rows_;
-  std::unique_ptr<ProbeScratch> scratch_;  // the operator's scratch while the work order runs; given back when done
+  std::unique_ptr<ProbeScratch> scratch_;    // the operator's scratch while the work order runs; given back when done
   std::optional<VectorBlockWriter> writer_;  // the output writer of Probe
-  BatchSinkWriter* sink_writer_ = nullptr;  // with the operator's sink (FeedSink), instead of writer_
-  int64_t sunk_rows_ = 0;                          // rows handed to sink_writer_
+  BatchSinkWriter* sink_writer_ = nullptr;   // with the operator's sink (FeedSink), instead of writer_
+  int64_t sunk_rows_ = 0;                    // rows handed to sink_writer_
   bool capped_ = false;                      // Probe stopped at the operator's output row cap
 };
 
@@ -606,8 +607,12 @@ std::vector<const ColumnVector*> HashJoinProbeOperator::OutputColumns(const Batc
 
 HashJoinProbeOperator::HashJoinProbeOperator(BlockInput probe, ScanSpec scan, std::shared_ptr<JoinHashTable> table,
                                              HashJoinSpec spec, BufferPool* pool)
-    : RelationalOperator("HashJoinProbe"), probe_(std::move(probe)), scan_(std::move(scan)),
-      table_(std::move(table)), spec_(std::move(spec)), pool_(pool) {
+    : RelationalOperator("HashJoinProbe"),
+      probe_(std::move(probe)),
+      scan_(std::move(scan)),
+      table_(std::move(table)),
+      spec_(std::move(spec)),
+      pool_(pool) {
   scan_.Prepare();
   pair_types_ = scan_.types;
   pair_column_join_.assign(scan_.types.size(), -1);
@@ -727,16 +732,17 @@ void HashJoinProbeOperator::ApplyKeyFilterInScan() {
       apply(*join.table, join.key_pair_columns[0]);
     }
   }
-  if (filters > 0) absl::StrAppend(&runtime_detail_, ", ", filters, filters == 1 ? " key filter" : " key filters",
-                                   " in the scan");
+  if (filters > 0)
+    absl::StrAppend(&runtime_detail_, ", ", filters, filters == 1 ? " key filter" : " key filters", " in the scan");
 }
 
 bool HashJoinProbeOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
   if (!key_filter_decided_) ApplyKeyFilterInScan();
-  const bool probes_done = probe_blocks_.IssueAll(probe_, out, [&](uint32_t block, int node) -> std::unique_ptr<WorkOrder> {
-    ++probes_issued_;
-    return std::make_unique<ProbeWorkOrder>(this, block, node);
-  });
+  const bool probes_done =
+      probe_blocks_.IssueAll(probe_, out, [&](uint32_t block, int node) -> std::unique_ptr<WorkOrder> {
+        ++probes_issued_;
+        return std::make_unique<ProbeWorkOrder>(this, block, node);
+      });
   if (!TracksBuildMatches(spec_.type) || unmatched_issued_) return probes_done;
   // Which build rows matched is known only once every probe has finished.
   if (!probes_done || probes_finished_.load() != probes_issued_) return false;

@@ -91,12 +91,12 @@ class HashJoinBuildOperator : public RelationalOperator {
 struct HashJoinSpec {
   HashJoinType type = HashJoinType::kInner;
   std::vector<std::unique_ptr<BoundExpression>> probe_keys;  // over the probe batch; types match the build keys
-  std::vector<int> probe_output;                              // probe batch columns in the output
-  std::vector<int> build_output;                              // build relation columns in the output
+  std::vector<int> probe_output;                             // probe batch columns in the output
+  std::vector<int> build_output;                             // build relation columns in the output
   std::vector<std::string> output_names;
-  std::unique_ptr<BoundExpression> residual;                  // optional, see the file comment
-  bool null_aware = false;                                    // kAnti for NOT IN
-  bool build_columns_first = false;                           // output build_output before probe_output
+  std::unique_ptr<BoundExpression> residual;  // optional, see the file comment
+  bool null_aware = false;                    // kAnti for NOT IN
+  bool build_columns_first = false;           // output build_output before probe_output
 };
 
 // The error of a scalar subquery that returns more than one row (PostgreSQL's and DuckDB's wording).
@@ -181,7 +181,7 @@ class HashJoinProbeOperator : public RelationalOperator {
   HashJoinSpec spec_;
   std::shared_ptr<TemporaryRelation> output_;
   BufferPool* pool_;
-  std::vector<Type> pair_types_;  // types of [probe batch columns..., build columns...] (and chained builds')
+  std::vector<Type> pair_types_;          // types of [probe batch columns..., build columns...] (and chained builds')
   std::vector<int> output_pair_columns_;  // the output columns, as indexes into that layout
   std::vector<ChainedJoin> chained_;
   std::unique_ptr<BlockBuilderPool> builders_;  // for output_

@@ -44,9 +44,8 @@ class InsertOperator::InsertWorkOrder : public WorkOrder {
           for (uint32_t i = 0; i < (live != nullptr ? live->count : batch.size); ++i) {
             const uint32_t r = live != nullptr ? live->rows[i] : i;
             if (columns[c]->IsNull(r)) {
-              return absl::InvalidArgumentError(absl::StrCat("INSERT row ", RowNumber(first_row + r),
-                                                             ": NULL in NOT NULL column '", table.columns[c].name,
-                                                             "'"));
+              return absl::InvalidArgumentError(absl::StrCat(
+                  "INSERT row ", RowNumber(first_row + r), ": NULL in NOT NULL column '", table.columns[c].name, "'"));
             }
           }
         }
@@ -75,8 +74,8 @@ class InsertOperator::InsertWorkOrder : public WorkOrder {
         if (value.is_null()) continue;
         absl::StatusOr<Value> cast = value.CastTo(schema.type);
         if (!cast.ok()) {
-          return absl::InvalidArgumentError(absl::StrCat("row ", RowNumber(first_row + r), ", column ", schema.name,
-                                                         ": ", cast.status().message()));
+          return absl::InvalidArgumentError(
+              absl::StrCat("row ", RowNumber(first_row + r), ", column ", schema.name, ": ", cast.status().message()));
         }
       }
     }

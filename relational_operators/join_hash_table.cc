@@ -8,8 +8,7 @@
 
 namespace tessera {
 
-JoinHashTable::JoinHashTable(std::shared_ptr<TemporaryRelation> build, std::vector<int> key_columns,
-                             BufferPool* pool)
+JoinHashTable::JoinHashTable(std::shared_ptr<TemporaryRelation> build, std::vector<int> key_columns, BufferPool* pool)
     : build_(std::move(build)), key_columns_(std::move(key_columns)), pool_(pool) {
   if (key_columns_.size() == 1) {
     const Type& type = build_->schema()[key_columns_[0]].type;
@@ -161,11 +160,11 @@ absl::Status JoinHashTable::Finalize() {
   // without one (a key seen twice, or a range too sparse for 4 bytes per value) while the range is at most
   // max(64 bits per indexed row, 1 MiB). A probe's scan tests it before hashing: SSB SF10 Q2.1's 4% of parts span
   // 800K keys, and without it every fact row that passed the other filters was hashed and looked up.
-  const bool exact_keys = direct || (direct_key_width_ > 0 && total > 0 &&
-                                     key_span < std::max<uint64_t>(64 * total, uint64_t{1} << 23));
+  const bool exact_keys =
+      direct || (direct_key_width_ > 0 && total > 0 && key_span < std::max<uint64_t>(64 * total, uint64_t{1} << 23));
   if (exact_keys) {
     key_filter_ = lip_filter_ != nullptr && lip_key_positions_.empty() ? lip_filter_
-                                                                        : std::make_shared<LipFilter>("direct index");
+                                                                       : std::make_shared<LipFilter>("direct index");
     TESSERA_RETURN_IF_ERROR(key_filter_->BuildDense(key_min_, key_span, pool_));
     for (const std::vector<int64_t>& keys : key_parts_) {
       for (int64_t key : keys) key_filter_->InsertDenseKey(key);

@@ -78,19 +78,31 @@ void HashSelectedRows(const ColumnVector& vector, const SelectionVector* selecti
                       uint64_t* hashes) {
   const Type& type = vector.type();
   switch (type.id()) {
-    case TypeId::kBoolean: HashTyped<uint8_t>(vector, selection, size, first, hashes); break;
+    case TypeId::kBoolean:
+      HashTyped<uint8_t>(vector, selection, size, first, hashes);
+      break;
     case TypeId::kInteger:
-    case TypeId::kDate: HashTyped<int32_t>(vector, selection, size, first, hashes); break;
+    case TypeId::kDate:
+      HashTyped<int32_t>(vector, selection, size, first, hashes);
+      break;
     case TypeId::kBigInt:
-    case TypeId::kTimestamp: HashTyped<int64_t>(vector, selection, size, first, hashes); break;
-    case TypeId::kDouble: HashTyped<double>(vector, selection, size, first, hashes); break;
+    case TypeId::kTimestamp:
+      HashTyped<int64_t>(vector, selection, size, first, hashes);
+      break;
+    case TypeId::kDouble:
+      HashTyped<double>(vector, selection, size, first, hashes);
+      break;
     case TypeId::kDecimal:
       if (type.IsWideDecimal()) HashTyped<int128>(vector, selection, size, first, hashes);
       else HashTyped<int64_t>(vector, selection, size, first, hashes);
       break;
-    case TypeId::kInterval: HashTyped<int128>(vector, selection, size, first, hashes); break;
+    case TypeId::kInterval:
+      HashTyped<int128>(vector, selection, size, first, hashes);
+      break;
     case TypeId::kChar:
-    case TypeId::kVarchar: HashTyped<std::string_view>(vector, selection, size, first, hashes); break;
+    case TypeId::kVarchar:
+      HashTyped<std::string_view>(vector, selection, size, first, hashes);
+      break;
     case TypeId::kNull: {
       const uint32_t rows = selection != nullptr ? selection->count : size;
       for (uint32_t s = 0; s < rows && first; ++s) hashes[selection != nullptr ? selection->rows[s] : s] = 0;
@@ -103,12 +115,16 @@ bool VectorValueEqualsBlockValue(const ColumnVector& vector, uint32_t row, const
                                  uint32_t block_row) {
   const Type& type = vector.type();
   switch (type.id()) {
-    case TypeId::kBoolean: return EqualTyped<uint8_t>(vector, row, block, column, block_row);
+    case TypeId::kBoolean:
+      return EqualTyped<uint8_t>(vector, row, block, column, block_row);
     case TypeId::kInteger:
-    case TypeId::kDate: return EqualTyped<int32_t>(vector, row, block, column, block_row);
+    case TypeId::kDate:
+      return EqualTyped<int32_t>(vector, row, block, column, block_row);
     case TypeId::kBigInt:
-    case TypeId::kTimestamp: return EqualTyped<int64_t>(vector, row, block, column, block_row);
-    case TypeId::kDouble: return EqualTyped<double>(vector, row, block, column, block_row);
+    case TypeId::kTimestamp:
+      return EqualTyped<int64_t>(vector, row, block, column, block_row);
+    case TypeId::kDouble:
+      return EqualTyped<double>(vector, row, block, column, block_row);
     case TypeId::kDecimal:
       return type.IsWideDecimal() ? EqualTyped<int128>(vector, row, block, column, block_row)
                                   : EqualTyped<int64_t>(vector, row, block, column, block_row);
@@ -120,8 +136,10 @@ bool VectorValueEqualsBlockValue(const ColumnVector& vector, uint32_t row, const
       return a == b;
     }
     case TypeId::kChar:
-    case TypeId::kVarchar: return vector.strings()[row] == block.GetString(column, block_row);
-    case TypeId::kNull: return false;
+    case TypeId::kVarchar:
+      return vector.strings()[row] == block.GetString(column, block_row);
+    case TypeId::kNull:
+      return false;
   }
   return false;
 }
@@ -148,8 +166,8 @@ void GatherFixedFromBlocks(const BlockView* const* blocks, const uint32_t* block
       const uint32_t ahead = i + kGatherPrefetchDistance;
       __builtin_prefetch(blocks[ahead]->Values<uint8_t>(column) + static_cast<size_t>(block_rows[ahead]) * kWidth);
     }
-    std::memcpy(target + i * kWidth,
-                blocks[i]->Values<uint8_t>(column) + static_cast<size_t>(block_rows[i]) * kWidth, kWidth);
+    std::memcpy(target + i * kWidth, blocks[i]->Values<uint8_t>(column) + static_cast<size_t>(block_rows[i]) * kWidth,
+                kWidth);
   }
 }
 
@@ -168,11 +186,20 @@ void GatherVectorValues(const ColumnVector& from, const uint32_t* rows, uint32_t
     return;
   }
   switch (to->type().FixedWidth()) {
-    case 1: GatherFixedFromVector<1>(from, rows, count, to); break;
-    case 4: GatherFixedFromVector<4>(from, rows, count, to); break;
-    case 8: GatherFixedFromVector<8>(from, rows, count, to); break;
-    case 16: GatherFixedFromVector<16>(from, rows, count, to); break;
-    default: break;
+    case 1:
+      GatherFixedFromVector<1>(from, rows, count, to);
+      break;
+    case 4:
+      GatherFixedFromVector<4>(from, rows, count, to);
+      break;
+    case 8:
+      GatherFixedFromVector<8>(from, rows, count, to);
+      break;
+    case 16:
+      GatherFixedFromVector<16>(from, rows, count, to);
+      break;
+    default:
+      break;
   }
 }
 
@@ -193,11 +220,20 @@ void GatherBlockValues(const BlockView* const* blocks, const uint32_t* block_row
     return;
   }
   switch (to->type().FixedWidth()) {
-    case 1: GatherFixedFromBlocks<1>(blocks, block_rows, count, column, to); break;
-    case 4: GatherFixedFromBlocks<4>(blocks, block_rows, count, column, to); break;
-    case 8: GatherFixedFromBlocks<8>(blocks, block_rows, count, column, to); break;
-    case 16: GatherFixedFromBlocks<16>(blocks, block_rows, count, column, to); break;
-    default: break;
+    case 1:
+      GatherFixedFromBlocks<1>(blocks, block_rows, count, column, to);
+      break;
+    case 4:
+      GatherFixedFromBlocks<4>(blocks, block_rows, count, column, to);
+      break;
+    case 8:
+      GatherFixedFromBlocks<8>(blocks, block_rows, count, column, to);
+      break;
+    case 16:
+      GatherFixedFromBlocks<16>(blocks, block_rows, count, column, to);
+      break;
+    default:
+      break;
   }
 }
 

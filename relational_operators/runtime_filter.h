@@ -32,8 +32,8 @@ class RuntimeFilter {
                            SelectionVector* out) const = 0;
   // The complement of KeepMembers (rows whose key is certainly not in the set, NULL keys included); only exact
   // filters can answer it.
-  virtual void KeepNonMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in,
-                              uint32_t size, SelectionVector* out) const = 0;
+  virtual void KeepNonMembers(const std::vector<const ColumnVector*>& keys, const SelectionVector* in, uint32_t size,
+                              SelectionVector* out) const = 0;
 
   // Some kept rows stand for several join results (an inner join turned into a semi join whose build keys
   // turned out not to be unique); then Multiplicity gives the count for a kept row. Valid once complete.

@@ -49,7 +49,9 @@ class SelectOperator::SelectWorkOrder : public WorkOrder {
 SelectOperator::SelectOperator(BlockInput input, ScanSpec scan,
                                std::vector<std::unique_ptr<BoundExpression>> projections,
                                std::vector<std::string> output_names, BufferPool* pool)
-    : RelationalOperator("Select"), input_(std::move(input)), scan_(std::move(scan)),
+    : RelationalOperator("Select"),
+      input_(std::move(input)),
+      scan_(std::move(scan)),
       projections_(std::move(projections)) {
   scan_.Prepare();
   std::vector<ColumnSchema> schema;

@@ -41,8 +41,7 @@ void SortColumn::Load(uint32_t count, BlockOf block_of, RowOf row_of) {
     case TypeId::kDouble:
       kind_ = Kind::kDouble;
       doubles_.resize(count);
-      for (uint32_t i = 0; i < count; ++i)
-        doubles_[i] = block_of(i).template Values<double>(column)[row_of(i)];
+      for (uint32_t i = 0; i < count; ++i) doubles_[i] = block_of(i).template Values<double>(column)[row_of(i)];
       break;
     case TypeId::kChar:
     case TypeId::kVarchar:
@@ -58,22 +57,21 @@ void SortColumn::Load(uint32_t count, BlockOf block_of, RowOf row_of) {
   }
 }
 
-SortColumn::SortColumn(const BlockView& block, const SortKey& key, const Type& type)
-    : key_(key), type_(type) {
+SortColumn::SortColumn(const BlockView& block, const SortKey& key, const Type& type) : key_(key), type_(type) {
   single_block_ = &block;
-  Load(block.row_count(), [&](uint32_t) -> const BlockView& { return block; }, [](uint32_t i) { return i; });
+  Load(
+      block.row_count(), [&](uint32_t) -> const BlockView& { return block; }, [](uint32_t i) { return i; });
 }
 
-SortColumn::SortColumn(const BlockView* const* blocks, const uint32_t* rows, uint32_t count,
-                       const SortKey& key, const Type& type)
+SortColumn::SortColumn(const BlockView* const* blocks, const uint32_t* rows, uint32_t count, const SortKey& key,
+                       const Type& type)
     : key_(key), type_(type), blocks_(blocks), rows_(rows) {
   Load(
       count, [&](uint32_t i) -> const BlockView& { return *blocks[i]; }, [&](uint32_t i) { return rows[i]; });
 }
 
 int SortColumn::CompareFallback(uint32_t a, uint32_t b) const {
-  if (single_block_ != nullptr)
-    return CompareColumnValues(*single_block_, a, *single_block_, b, key_.column, type_);
+  if (single_block_ != nullptr) return CompareColumnValues(*single_block_, a, *single_block_, b, key_.column, type_);
   return CompareColumnValues(*blocks_[a], rows_[a], *blocks_[b], rows_[b], key_.column, type_);
 }
 

@@ -22,12 +22,16 @@ int CompareTyped(const BlockView& a, uint32_t a_row, const BlockView& b, uint32_
 int CompareColumnValues(const BlockView& a, uint32_t a_row, const BlockView& b, uint32_t b_row, int column,
                         const Type& type) {
   switch (type.id()) {
-    case TypeId::kBoolean: return CompareTyped<uint8_t>(a, a_row, b, b_row, column);
+    case TypeId::kBoolean:
+      return CompareTyped<uint8_t>(a, a_row, b, b_row, column);
     case TypeId::kInteger:
-    case TypeId::kDate: return CompareTyped<int32_t>(a, a_row, b, b_row, column);
+    case TypeId::kDate:
+      return CompareTyped<int32_t>(a, a_row, b, b_row, column);
     case TypeId::kBigInt:
-    case TypeId::kTimestamp: return CompareTyped<int64_t>(a, a_row, b, b_row, column);
-    case TypeId::kDouble: return CompareTyped<double>(a, a_row, b, b_row, column);
+    case TypeId::kTimestamp:
+      return CompareTyped<int64_t>(a, a_row, b, b_row, column);
+    case TypeId::kDouble:
+      return CompareTyped<double>(a, a_row, b, b_row, column);
     case TypeId::kDecimal:
       return type.IsWideDecimal() ? CompareTyped<int128>(a, a_row, b, b_row, column)
                                   : CompareTyped<int64_t>(a, a_row, b, b_row, column);
@@ -38,7 +42,8 @@ int CompareColumnValues(const BlockView& a, uint32_t a_row, const BlockView& b, 
     }
     case TypeId::kInterval:
       return a.GetValue(column, a_row, type).Compare(b.GetValue(column, b_row, type));
-    case TypeId::kNull: return 0;
+    case TypeId::kNull:
+      return 0;
   }
   return 0;
 }

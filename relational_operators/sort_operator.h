@@ -38,9 +38,7 @@ class SortOperator : public RelationalOperator {
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
   int64_t EstimatedWorkOrders() const override { return static_cast<int64_t>(blocks_fed_) + 1; }
   void OnAllWorkOrdersFinished() override;
-  bool InputSatisfied() const override {
-    return keys_.empty() && limit_ >= 0 && rows_fed_ >= offset_ + limit_;
-  }
+  bool InputSatisfied() const override { return keys_.empty() && limit_ >= 0 && rows_fed_ >= offset_ + limit_; }
 
  private:
   class RunWorkOrder;

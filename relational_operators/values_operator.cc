@@ -22,9 +22,9 @@ class ValuesOperator::ValuesWorkOrder : public WorkOrder {
   ValuesOperator* op_;
 };
 
-ValuesOperator::ValuesOperator(std::vector<ColumnSchema> schema, std::vector<std::vector<Value>> rows,
-                               BufferPool* pool)
-    : RelationalOperator("Values"), rows_(std::move(rows)),
+ValuesOperator::ValuesOperator(std::vector<ColumnSchema> schema, std::vector<std::vector<Value>> rows, BufferPool* pool)
+    : RelationalOperator("Values"),
+      rows_(std::move(rows)),
       output_(std::make_shared<TemporaryRelation>(std::move(schema), pool)) {}
 
 bool ValuesOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {

@@ -58,8 +58,7 @@ absl::Status VectorBlockWriter::Append(const std::vector<const ColumnVector*>& c
   }
   uint32_t done = 0;
   while (done < count) {
-    const uint32_t fit =
-        builder_->RowsThatFit(count - done, has_strings ? string_bytes_.data() + done : nullptr);
+    const uint32_t fit = builder_->RowsThatFit(count - done, has_strings ? string_bytes_.data() + done : nullptr);
     if (fit == 0) {
       if (builder_->empty()) {
         if (row_too_large_.empty()) return absl::ResourceExhaustedError("a result row is larger than a block");
@@ -74,12 +73,12 @@ absl::Status VectorBlockWriter::Append(const std::vector<const ColumnVector*>& c
       const ColumnVector& vector = *columns[c];
       const uint32_t offset = rows != nullptr ? 0 : done;
       if (vector.type().IsString()) {
-        builder_->AppendStringColumn(static_cast<int>(c), vector.strings() + offset, chunk_rows, fit,
-                                    vector.validity(), vector.validity_bit_offset() + offset);
+        builder_->AppendStringColumn(static_cast<int>(c), vector.strings() + offset, chunk_rows, fit, vector.validity(),
+                                     vector.validity_bit_offset() + offset);
       } else {
         const int width = vector.type().FixedWidth();
         builder_->AppendFixedColumn(static_cast<int>(c), vector.values<uint8_t>() + static_cast<size_t>(offset) * width,
-                                   chunk_rows, fit, vector.validity(), vector.validity_bit_offset() + offset);
+                                    chunk_rows, fit, vector.validity(), vector.validity_bit_offset() + offset);
       }
     }
     size_t bytes = 0;

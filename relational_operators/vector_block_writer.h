@@ -51,8 +51,7 @@ class VectorBlockWriter {
 
   // Appends the selected rows (all rows 0..size-1 when `selection` is null) of `columns`, which match the
   // relation's schema in order and type.
-  absl::Status Append(const std::vector<const ColumnVector*>& columns, const SelectionVector* selection,
-                      uint32_t size);
+  absl::Status Append(const std::vector<const ColumnVector*>& columns, const SelectionVector* selection, uint32_t size);
   // Call once, at the end.
   absl::Status Flush();
   int64_t rows_written() const { return rows_written_; }

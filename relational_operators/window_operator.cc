@@ -123,8 +123,7 @@ int64_t NtileBucket(int64_t k, int64_t n, int64_t buckets) {
 // Lists one input block's rows by partition group (hash of the PARTITION BY keys).
 class WindowOperator::PartitionWorkOrder : public WorkOrder {
  public:
-  PartitionWorkOrder(WindowOperator* op, uint32_t block)
-      : WorkOrder(op->index(), -1), op_(op), block_(block) {}
+  PartitionWorkOrder(WindowOperator* op, uint32_t block) : WorkOrder(op->index(), -1), op_(op), block_(block) {}
 
   absl::Status Execute(const WorkOrderContext&) override {
     const BlockView& block = op_->blocks_[block_];
@@ -140,8 +139,7 @@ class WindowOperator::PartitionWorkOrder : public WorkOrder {
       std::iota(chunk_rows.begin(), chunk_rows.begin() + count, start);
       for (size_t k = 0; k < keys.size(); ++k) {
         keys[k].ResetOwned(count);
-        GatherBlockValues(chunk_blocks.data(), chunk_rows.data(), count, op_->spec_.partition_columns[k],
-                          &keys[k]);
+        GatherBlockValues(chunk_blocks.data(), chunk_rows.data(), count, op_->spec_.partition_columns[k], &keys[k]);
         HashVectorRows(keys[k], count, k == 0, hashes.data() + start);
       }
     }
@@ -153,8 +151,7 @@ class WindowOperator::PartitionWorkOrder : public WorkOrder {
       ++partitions.offsets[hashes[r] + 1];
     }
     for (uint32_t g = 0; g < groups; ++g) partitions.offsets[g + 1] += partitions.offsets[g];
-    TESSERA_ASSIGN_OR_RETURN(partitions.rows,
-                             PoolArray<uint32_t>::Allocate(op_->pool_, std::max<uint32_t>(rows, 1)));
+    TESSERA_ASSIGN_OR_RETURN(partitions.rows, PoolArray<uint32_t>::Allocate(op_->pool_, std::max<uint32_t>(rows, 1)));
     std::vector<uint32_t> next(partitions.offsets.begin(), partitions.offsets.end() - 1);
     for (uint32_t r = 0; r < rows; ++r) partitions.rows[next[hashes[r]]++] = r;
     rows_in_ = rows;
@@ -248,8 +245,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
         TESSERA_ASSIGN_OR_RETURN(result.nulls, PoolArray<uint8_t>::AllocateZeroed(pool, n));
       }
       for (size_t p = 0; p + 1 < partition_starts.size(); ++p) {
-        TESSERA_RETURN_IF_ERROR(
-            Compute(spec.functions[f], partition_starts[p], partition_starts[p + 1], &result));
+        TESSERA_RETURN_IF_ERROR(Compute(spec.functions[f], partition_starts[p], partition_starts[p + 1], &result));
       }
     }
     if (context.Cancelled()) return absl::CancelledError("query cancelled");
@@ -330,8 +326,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       if (nulls_first ? low == 0 : high == ~uint64_t{0}) return false;
       const uint64_t null_word = nulls_first ? 0 : ~uint64_t{0};
       for (uint32_t e = 0; e < n; ++e) {
-        if (row_blocks_[e]->IsNull(column, row_numbers_[e]))
-          words[static_cast<size_t>(e) * stride] = null_word;
+        if (row_blocks_[e]->IsNull(column, row_numbers_[e])) words[static_cast<size_t>(e) * stride] = null_word;
       }
       return true;
     };
@@ -342,16 +337,13 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
         return encode([&](const BlockView& b, uint32_t r) { return uint64_t{b.Values<uint8_t>(column)[r]}; });
       case TypeId::kInteger:
       case TypeId::kDate:
-        return encode(
-            [&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int32_t>(column)[r]); });
+        return encode([&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int32_t>(column)[r]); });
       case TypeId::kBigInt:
       case TypeId::kTimestamp:
-        return encode(
-            [&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int64_t>(column)[r]); });
+        return encode([&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int64_t>(column)[r]); });
       case TypeId::kDecimal:
         if (type.IsWideDecimal()) return false;
-        return encode(
-            [&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int64_t>(column)[r]); });
+        return encode([&](const BlockView& b, uint32_t r) { return signed_word(b.Values<int64_t>(column)[r]); });
       case TypeId::kDouble:
         return encode([&](const BlockView& b, uint32_t r) {
           const double value = b.Values<double>(column)[r];
@@ -375,8 +367,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   absl::StatusOr<bool> SortEncodedWith(uint32_t n, std::vector<uint32_t>* partition_starts) {
     const WindowSpec& spec = op_->spec_;
     const std::vector<ColumnSchema>& schema = op_->input_->schema();
-    TESSERA_ASSIGN_OR_RETURN(PoolArray<Encoded<kKeys>> entries,
-                             PoolArray<Encoded<kKeys>>::Allocate(op_->pool_, n));
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<Encoded<kKeys>> entries, PoolArray<Encoded<kKeys>>::Allocate(op_->pool_, n));
     constexpr size_t stride = sizeof(Encoded<kKeys>) / sizeof(uint64_t);
     static_assert(sizeof(Encoded<kKeys>) % sizeof(uint64_t) == 0);
     uint64_t* base = reinterpret_cast<uint64_t*>(entries.data());
@@ -385,8 +376,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       if (!EncodeKey(n, column, schema[column].type, true, false, base + k++, stride)) return false;
     }
     for (const SortKey& key : spec.order_keys) {
-      if (!EncodeKey(n, key.column, schema[key.column].type, key.ascending, key.nulls_first, base + k++,
-                     stride)) {
+      if (!EncodeKey(n, key.column, schema[key.column].type, key.ascending, key.nulls_first, base + k++, stride)) {
         return false;
       }
     }
@@ -404,8 +394,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
       const auto& previous = entries[s - 1].words;
       const auto& current = entries[s].words;
       size_t first_difference = 0;
-      while (first_difference < kKeys && previous[first_difference] == current[first_difference])
-        ++first_difference;
+      while (first_difference < kKeys && previous[first_difference] == current[first_difference]) ++first_difference;
       const bool new_partition = first_difference < partition_words;
       if (new_partition) partition_starts->push_back(s);
       peer_start_[s] = first_difference < kKeys ? s : peer_start_[s - 1];
@@ -465,8 +454,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   }
 
   // Computes `function` for the sorted positions [begin, end), one partition.
-  absl::Status Compute(const WindowFunctionSpec& function, uint32_t begin, uint32_t end,
-                       FunctionResult* result) {
+  absl::Status Compute(const WindowFunctionSpec& function, uint32_t begin, uint32_t end, FunctionResult* result) {
     const int64_t rows = end - begin;
     int64_t* integers = result->integers.data();
     switch (function.kind) {
@@ -503,8 +491,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
         const int64_t offset = std::min<int64_t>(function.parameter, rows);
         const int64_t outside = function.default_value.is_null() ? kNoRow : kDefaultRow;
         for (uint32_t s = begin; s < end; ++s) {
-          const int64_t source = function.kind == Kind::kLag ? static_cast<int64_t>(s) - offset
-                                                             : static_cast<int64_t>(s) + offset;
+          const int64_t source =
+              function.kind == Kind::kLag ? static_cast<int64_t>(s) - offset : static_cast<int64_t>(s) + offset;
           integers[s] = source >= begin && source < end ? source : outside;
         }
         return absl::OkStatus();
@@ -541,8 +529,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   // COUNT / SUM / AVG over each row's frame from prefix sums: O(1) per row however wide the frame. A frame
   // that starts at the partition's first row (the default frame) reads prefix[end] alone, so its sums are
   // accumulated in row order.
-  absl::Status ComputeSums(const WindowFunctionSpec& function, uint32_t begin, uint32_t end,
-                           FunctionResult* result) {
+  absl::Status ComputeSums(const WindowFunctionSpec& function, uint32_t begin, uint32_t end, FunctionResult* result) {
     const uint32_t rows = end - begin;
     const bool star = function.kind == Kind::kCountStar;
     const Type argument_type = star ? Type::BigInt() : op_->input_->schema()[function.argument].type;
@@ -602,8 +589,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
         }
         result->integers[s] = static_cast<int64_t>(sum);
       } else {
-        if (!FitsDecimalPrecision(sum, result_type.precision()))
-          return absl::OutOfRangeError("DECIMAL overflow");
+        if (!FitsDecimalPrecision(sum, result_type.precision())) return absl::OutOfRangeError("DECIMAL overflow");
         if (result->form == ResultForm::kWide) {
           result->wide[s] = sum;
         } else {
@@ -700,8 +686,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
               source_blocks[i] = source >= 0 ? row_blocks_[order_[source]] : chunk_blocks[i];
               source_rows[i] = source >= 0 ? row_numbers_[order_[source]] : chunk_rows[i];
             }
-            GatherBlockValues(source_blocks.data(), source_rows.data(), count, spec.functions[f].argument,
-                              &out);
+            GatherBlockValues(source_blocks.data(), source_rows.data(), count, spec.functions[f].argument, &out);
             for (uint32_t i = 0; i < count; ++i) {
               const int64_t source = result.integers[start + i];
               if (source == kNoRow) out.SetNull(i);
@@ -732,9 +717,8 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   PoolArray<const BlockView*> row_blocks_;
   PoolArray<uint32_t> row_numbers_;
   PoolArray<uint32_t> order_;
-  PoolArray<uint32_t>
-      peer_start_;                // first sorted position of s's peer group (its partition's rows with equal
-  PoolArray<uint32_t> peer_end_;  // ORDER BY keys), and one past its last
+  PoolArray<uint32_t> peer_start_;  // first sorted position of s's peer group (its partition's rows with equal
+  PoolArray<uint32_t> peer_end_;    // ORDER BY keys), and one past its last
   // Scratch of ComputeSums / ComputeExtremes, reused across partitions.
   std::vector<int64_t> counts_;
   std::vector<int128> exact_sums_;
@@ -767,8 +751,7 @@ bool WindowOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
     for (uint32_t b = 0; b < input_->block_count(); ++b) blocks_.push_back(input_->block(b));
     partitions_.resize(blocks_.size());
     if (partitioned) {
-      for (uint32_t b = 0; b < blocks_.size(); ++b)
-        out->push_back(std::make_unique<PartitionWorkOrder>(this, b));
+      for (uint32_t b = 0; b < blocks_.size(); ++b) out->push_back(std::make_unique<PartitionWorkOrder>(this, b));
     }
     partitions_issued_ = true;
   }

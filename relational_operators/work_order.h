@@ -37,7 +37,8 @@ struct WorkOrderContext {
 
 class WorkOrder {
  public:
-  WorkOrder(int operator_index, int preferred_node) : operator_index_(operator_index), preferred_node_(preferred_node) {}
+  WorkOrder(int operator_index, int preferred_node)
+      : operator_index_(operator_index), preferred_node_(preferred_node) {}
   virtual ~WorkOrder() = default;
 
   // Does the work. Errors (division by zero, memory exhausted, ...) fail the query; they never crash or throw.

@@ -3,8 +3,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
-#include "common/status_macros.h"
 #include "common/hash.h"
+#include "common/status_macros.h"
 #include "query_execution/dag_printer.h"
 
 namespace tessera {
@@ -12,8 +12,7 @@ namespace tessera {
 class ExecutionQuery::Task : public WorkOrderTask {
  public:
   Task(ExecutionQuery* query, std::unique_ptr<WorkOrder> work_order)
-      : WorkOrderTask(work_order->operator_index(), work_order->preferred_node(),
-                      work_order->shared_scan().block_key),
+      : WorkOrderTask(work_order->operator_index(), work_order->preferred_node(), work_order->shared_scan().block_key),
         query_(query),
         work_order_(std::move(work_order)) {}
 
@@ -50,7 +49,8 @@ void ExecutionQuery::set_elastic_pipelining(bool elastic) {
   const ExecutionDag& dag = manager_->dag();
   std::vector<ElasticPipelining::Edge> edges;
   for (const DagEdge& edge : dag.edges()) {
-    if (edge.pipelining && edge.consumer_input != DagEdge::kOrderingOnly) edges.push_back({edge.producer, edge.consumer});
+    if (edge.pipelining && edge.consumer_input != DagEdge::kOrderingOnly)
+      edges.push_back({edge.producer, edge.consumer});
   }
   elastic_ = std::make_unique<ElasticPipelining>(dag.size(), std::move(edges));
 }

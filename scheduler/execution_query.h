@@ -77,9 +77,7 @@ class ExecutionQuery : public SchedulableQuery {
   // scan, so a slow client pauses its query instead of growing the result; the reader calls Foreman::Poke after
   // releasing blocks. 0 (the default): no limit. Before Foreman::Submit.
   void set_result_backlog_limit(size_t bytes) { result_backlog_limit_ = bytes; }
-  bool ResultBacklogFull() const {
-    return result_backlog_limit_ > 0 && result_->live_bytes() > result_backlog_limit_;
-  }
+  bool ResultBacklogFull() const { return result_backlog_limit_ > 0 && result_->live_bytes() > result_backlog_limit_; }
 
   // After the query's handle completed: the query's own status (first work-order error) and its result.
   const QueryManager& manager() const { return *manager_; }

@@ -93,13 +93,10 @@ Foreman::Foreman(const ForemanOptions& options)
     : options_(options),
       enforcer_(options.policy, options.random_seed),
       agent_(options.learning),
-      load_controller_(options.load_control,
-                       [](LoadController::Owner owner) {
-                         return static_cast<QueryState*>(owner)->query->MemoryFootprint();
-                       },
-                       [](LoadController::Owner owner) {
-                         return static_cast<QueryState*>(owner)->query->SpillableBytes();
-                       }),
+      load_controller_(
+          options.load_control,
+          [](LoadController::Owner owner) { return static_cast<QueryState*>(owner)->query->MemoryFootprint(); },
+          [](LoadController::Owner owner) { return static_cast<QueryState*>(owner)->query->SpillableBytes(); }),
       loads_(options.pool.max_workers) {
   shared_scan_cache_bytes_ = options.shared_scan_cache_bytes;
   if (shared_scan_cache_bytes_ <= 0) shared_scan_cache_bytes_ = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -108,8 +105,7 @@ Foreman::Foreman(const ForemanOptions& options)
 
 absl::Status Foreman::Start() {
   if (!options_.work_order_log_path.empty()) {
-    TESSERA_ASSIGN_OR_RETURN(log_,
-                             WorkOrderLog::Open(options_.work_order_log_path, options_.work_order_log_max_bytes));
+    TESSERA_ASSIGN_OR_RETURN(log_, WorkOrderLog::Open(options_.work_order_log_path, options_.work_order_log_max_bytes));
   }
   TESSERA_ASSIGN_OR_RETURN(pool_, WorkerPool::Create(options_.pool, &inbox_));
   for (const WorkerInfo& worker : pool_->Workers()) loads_.AddWorker(worker.worker_id, worker.node);
@@ -140,7 +136,8 @@ absl::StatusOr<QueryHandle> Foreman::Submit(std::shared_ptr<SchedulableQuery> qu
       return absl::AlreadyExistsError(absl::StrCat("query ", id, " is already running"));
     }
   }
-  std::shared_ptr<QueryHandle::State> handle = state != nullptr ? std::move(state) : std::make_shared<QueryHandle::State>();
+  std::shared_ptr<QueryHandle::State> handle =
+      state != nullptr ? std::move(state) : std::make_shared<QueryHandle::State>();
   if (!inbox_.Post(foreman_message::Submit{std::move(query), handle, MonotonicNanos()})) {
     std::lock_guard<std::mutex> lock(ids_mu_);
     active_ids_.erase(id);
@@ -151,8 +148,7 @@ absl::StatusOr<QueryHandle> Foreman::Submit(std::shared_ptr<SchedulableQuery> qu
 
 absl::Status Foreman::Cancel(QueryId query_id) {
   if (!IsActive(query_id)) return absl::NotFoundError(absl::StrCat("no active query ", query_id));
-  if (!inbox_.Post(foreman_message::Cancel{query_id}))
-    return absl::FailedPreconditionError("scheduler stopped");
+  if (!inbox_.Post(foreman_message::Cancel{query_id})) return absl::FailedPreconditionError("scheduler stopped");
   return absl::OkStatus();
 }
 
@@ -166,8 +162,7 @@ absl::Status Foreman::SetPriority(QueryId query_id, int priority) {
 }
 
 absl::Status Foreman::SetPolicy(const PolicyOptions& policy) {
-  if (!inbox_.Post(foreman_message::SetPolicy{policy}))
-    return absl::FailedPreconditionError("scheduler stopped");
+  if (!inbox_.Post(foreman_message::SetPolicy{policy})) return absl::FailedPreconditionError("scheduler stopped");
   return absl::OkStatus();
 }
 
@@ -175,8 +170,8 @@ absl::Status Foreman::SetLoadControl(double threshold_fraction, double max_query
   const bool threshold_ok = threshold_fraction >= 0 && threshold_fraction <= 1;
   if (!threshold_ok || !(max_query_fraction > 0 && max_query_fraction <= 1)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("admission threshold must be in [0, 1] and the per-query cap in (0, 1], got ",
-                     threshold_fraction, " and ", max_query_fraction));
+        absl::StrCat("admission threshold must be in [0, 1] and the per-query cap in (0, 1], got ", threshold_fraction,
+                     " and ", max_query_fraction));
   }
   if (!inbox_.Post(foreman_message::SetLoadControl{threshold_fraction, max_query_fraction})) {
     return absl::FailedPreconditionError("scheduler stopped");
@@ -196,8 +191,7 @@ absl::Status Foreman::ResizePool(int num_workers) {
 }
 
 absl::Status Foreman::Poke(QueryId query_id) {
-  if (!inbox_.Post(foreman_message::Poke{query_id}))
-    return absl::FailedPreconditionError("scheduler stopped");
+  if (!inbox_.Post(foreman_message::Poke{query_id})) return absl::FailedPreconditionError("scheduler stopped");
   return absl::OkStatus();
 }
 
@@ -212,8 +206,7 @@ absl::StatusOr<QueryProgress> Foreman::GetProgress(QueryId query_id) {
 
 absl::StatusOr<ForemanStats> Foreman::GetStats() {
   auto reply = std::make_shared<Reply<ForemanStats>>();
-  if (!inbox_.Post(foreman_message::GetStats{reply}))
-    return absl::FailedPreconditionError("scheduler stopped");
+  if (!inbox_.Post(foreman_message::GetStats{reply})) return absl::FailedPreconditionError("scheduler stopped");
   return reply->Get();
 }
 
@@ -281,10 +274,14 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
   if (task->skipped()) {
     ++state->skipped;
   } else {
-    const int64_t end_ns = task->cost_override_ns() > 0 ? completion.start_ns + task->cost_override_ns()
-                                                        : completion.end_ns;
-    const WorkOrderCompletion record{state->id,           task->operator_id(), completion.worker_id,
-                                     completion.start_ns, end_ns,              task->rows(),
+    const int64_t end_ns =
+        task->cost_override_ns() > 0 ? completion.start_ns + task->cost_override_ns() : completion.end_ns;
+    const WorkOrderCompletion record{state->id,
+                                     task->operator_id(),
+                                     completion.worker_id,
+                                     completion.start_ns,
+                                     end_ns,
+                                     task->rows(),
                                      task->shared() ? task->shared_scan_key() : 0};
     ++state->executed;
     ++executed_;
@@ -305,7 +302,7 @@ void Foreman::HandleCompletion(TaskCompletion& completion) {
     }
   }
   completion.task.reset();  // destroyed on the thread that allocated it
-  MaybeSpill(state);  // a suspended query's last running work order
+  MaybeSpill(state);        // a suspended query's last running work order
   MaybeFinish(state);
 }
 
@@ -320,67 +317,66 @@ void Foreman::HandleControl(ControlMessage& message) {
     auto it = queries_.find(id);
     return it == queries_.end() ? nullptr : it->second.get();
   };
-  std::visit(
-      Overloaded{
-          [&](foreman_message::Submit& submit) { Admit(submit); },
-          [&](foreman_message::Cancel& cancel) {
-            if (QueryState* state = find(cancel.query_id)) {
-              BeginCancel(state, absl::CancelledError(absl::StrCat("query ", cancel.query_id, " cancelled")));
-            }
-          },
-          [&](foreman_message::SetPriority& change) {
-            QueryState* state = find(change.query_id);
-            if (state == nullptr) return;
-            state->priority = change.priority;
-            load_controller_.SetPriority(state, change.priority);
-            if (state->slot >= 0) enforcer_.mutable_candidate(state->slot).priority = change.priority;
-          },
-          [&](foreman_message::SetPolicy& change) {
-            enforcer_.SetPolicy(change.policy);
-            for (auto& [id, state] : queries_) RefreshCandidate(state.get());
-          },
-          [&](foreman_message::SetLoadControl& change) {
-            for (LoadController::Owner owner :
-                 load_controller_.Reconfigure(change.threshold_fraction, change.max_query_fraction)) {
-              Activate(static_cast<QueryState*>(owner));
-            }
-          },
-          [&](foreman_message::ResizePool& resize) {
-            desired_workers_ = resize.num_workers;
-            ReconcilePoolSize();
-          },
-          [&](foreman_message::Poke& poke) {
-            QueryState* state = find(poke.query_id);
-            if (state == nullptr) return;
-            if (state->spill != nullptr) {
-              CompleteSpill(state);  // the spill thread's poke (a query's own Poke may come meanwhile)
-              state = find(poke.query_id);
-              if (state == nullptr) return;
-            }
-            state->query->OnPoke();  // e.g. an exchange's wake-up: operators waiting for messages are polled
-            RefreshCandidate(state);
-            MaybeFinish(state);
-          },
-          [&](foreman_message::GetProgress& request) {
-            QueryState* state = find(request.query_id);
-            if (state == nullptr) {
-              request.reply->Set(absl::NotFoundError(absl::StrCat("no active query ", request.query_id)));
-            } else {
-              QueryProgress progress = state->query->Progress();
-              progress.admission = load_controller_.StateName(state);
-              progress.priority = state->priority;
-              request.reply->Set(std::move(progress));
-            }
-          },
-          [&](foreman_message::GetStats& request) { request.reply->Set(CollectStats()); },
-          [&](foreman_message::Shutdown&) {
-            stopping_ = true;
-            std::vector<QueryState*> active;
-            for (auto& [id, state] : queries_) active.push_back(state.get());
-            for (QueryState* state : active) BeginCancel(state, absl::AbortedError("the scheduler stopped"));
-          },
-      },
-      message);
+  std::visit(Overloaded{
+                 [&](foreman_message::Submit& submit) { Admit(submit); },
+                 [&](foreman_message::Cancel& cancel) {
+                   if (QueryState* state = find(cancel.query_id)) {
+                     BeginCancel(state, absl::CancelledError(absl::StrCat("query ", cancel.query_id, " cancelled")));
+                   }
+                 },
+                 [&](foreman_message::SetPriority& change) {
+                   QueryState* state = find(change.query_id);
+                   if (state == nullptr) return;
+                   state->priority = change.priority;
+                   load_controller_.SetPriority(state, change.priority);
+                   if (state->slot >= 0) enforcer_.mutable_candidate(state->slot).priority = change.priority;
+                 },
+                 [&](foreman_message::SetPolicy& change) {
+                   enforcer_.SetPolicy(change.policy);
+                   for (auto& [id, state] : queries_) RefreshCandidate(state.get());
+                 },
+                 [&](foreman_message::SetLoadControl& change) {
+                   for (LoadController::Owner owner :
+                        load_controller_.Reconfigure(change.threshold_fraction, change.max_query_fraction)) {
+                     Activate(static_cast<QueryState*>(owner));
+                   }
+                 },
+                 [&](foreman_message::ResizePool& resize) {
+                   desired_workers_ = resize.num_workers;
+                   ReconcilePoolSize();
+                 },
+                 [&](foreman_message::Poke& poke) {
+                   QueryState* state = find(poke.query_id);
+                   if (state == nullptr) return;
+                   if (state->spill != nullptr) {
+                     CompleteSpill(state);  // the spill thread's poke (a query's own Poke may come meanwhile)
+                     state = find(poke.query_id);
+                     if (state == nullptr) return;
+                   }
+                   state->query->OnPoke();  // e.g. an exchange's wake-up: operators waiting for messages are polled
+                   RefreshCandidate(state);
+                   MaybeFinish(state);
+                 },
+                 [&](foreman_message::GetProgress& request) {
+                   QueryState* state = find(request.query_id);
+                   if (state == nullptr) {
+                     request.reply->Set(absl::NotFoundError(absl::StrCat("no active query ", request.query_id)));
+                   } else {
+                     QueryProgress progress = state->query->Progress();
+                     progress.admission = load_controller_.StateName(state);
+                     progress.priority = state->priority;
+                     request.reply->Set(std::move(progress));
+                   }
+                 },
+                 [&](foreman_message::GetStats& request) { request.reply->Set(CollectStats()); },
+                 [&](foreman_message::Shutdown&) {
+                   stopping_ = true;
+                   std::vector<QueryState*> active;
+                   for (auto& [id, state] : queries_) active.push_back(state.get());
+                   for (QueryState* state : active) BeginCancel(state, absl::AbortedError("the scheduler stopped"));
+                 },
+             },
+             message);
 }
 
 void Foreman::Admit(foreman_message::Submit& submit) {
@@ -406,8 +402,8 @@ void Foreman::Admit(foreman_message::Submit& submit) {
   state->arrival = next_arrival_++;
   QueryState* raw = state.get();
   queries_.emplace(id, std::move(state));
-  const LoadController::Decision decision = load_controller_.Arrive(
-      raw, raw->priority, raw->query->MemoryRequest(), RanksByPriority(enforcer_.policy().kind));
+  const LoadController::Decision decision = load_controller_.Arrive(raw, raw->priority, raw->query->MemoryRequest(),
+                                                                    RanksByPriority(enforcer_.policy().kind));
   for (LoadController::Owner victim : decision.suspend) Suspend(static_cast<QueryState*>(victim));
   if (decision.admitted) {
     Activate(raw);
@@ -571,8 +567,7 @@ void Foreman::RefreshCandidate(QueryState* state) {
     // Arrived or woke: at most one slice behind the others, so waiting earns no more than one slice of credit.
     const double least = LeastReadyVirtualTime(state);
     if (least < std::numeric_limits<double>::infinity()) {
-      state->virtual_time_ns =
-          std::max(state->virtual_time_ns, least - static_cast<double>(options_.dispatch_run_ns));
+      state->virtual_time_ns = std::max(state->virtual_time_ns, least - static_cast<double>(options_.dispatch_run_ns));
     }
   }
   state->predicted_operator = query.NextWorkOrderOperator();
@@ -671,8 +666,7 @@ void Foreman::ChargeVirtualTime(QueryState* state, double cpu_ns) {
 Foreman::QueryState* Foreman::NextInSlice(QueryState* holder) {
   const double least = LeastReadyVirtualTime(nullptr);
   if (least == std::numeric_limits<double>::infinity()) return nullptr;
-  if (holder != nullptr && holder->slot >= 0 && enforcer_.candidate(holder->slot).ready &&
-      holder->share_weight > 0 &&
+  if (holder != nullptr && holder->slot >= 0 && enforcer_.candidate(holder->slot).ready && holder->share_weight > 0 &&
       holder->virtual_time_ns < least + static_cast<double>(options_.dispatch_run_ns)) {
     return holder;
   }
@@ -870,8 +864,7 @@ void Foreman::NoteDispatched(QueryState* state, WorkOrderTask* work_order, int w
   loads_.OnDispatched(worker, work_order->predicted_ns());
 }
 
-void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker,
-                        std::vector<std::unique_ptr<Task>>* out) {
+void Foreman::ShareScan(QueryState* state, WorkOrderTask* leader, int worker, std::vector<std::unique_ptr<Task>>* out) {
   const bool same_priority_only = RanksByPriority(enforcer_.policy().kind);
   const bool batch = state->query->scan_sharing() == ScanSharing::kBatch;
   // Batch mode's runtime similarity compares each query's predicted work-order time (pooled over its operators).

@@ -104,11 +104,10 @@ struct GetStats {
 struct Shutdown {};
 }  // namespace foreman_message
 
-using ControlMessage =
-    std::variant<foreman_message::Submit, foreman_message::Cancel, foreman_message::SetPriority,
-                 foreman_message::SetPolicy, foreman_message::SetLoadControl, foreman_message::ResizePool,
-                 foreman_message::Poke,
-                 foreman_message::GetProgress, foreman_message::GetStats, foreman_message::Shutdown>;
+using ControlMessage = std::variant<foreman_message::Submit, foreman_message::Cancel, foreman_message::SetPriority,
+                                    foreman_message::SetPolicy, foreman_message::SetLoadControl,
+                                    foreman_message::ResizePool, foreman_message::Poke, foreman_message::GetProgress,
+                                    foreman_message::GetStats, foreman_message::Shutdown>;
 
 class ForemanInbox final : public TaskCompletionSink {
  public:

@@ -170,8 +170,7 @@ bool LearningAgent::PredictWith(PredictorKind kind, const QueryHistory* query, i
   return PredictCombined(kind, query, predicted_ns);
 }
 
-bool LearningAgent::PredictCombined(PredictorKind kind, const QueryHistory* query,
-                                    double* predicted_ns) const {
+bool LearningAgent::PredictCombined(PredictorKind kind, const QueryHistory* query, double* predicted_ns) const {
   if (!query->has_prediction) return false;
   if (kind == PredictorKind::kWindowMean) {
     *predicted_ns = query->pooled_count > 0
@@ -363,8 +362,7 @@ double LearningAgent::Log2Correction(const QueryHistory* query, int stage) const
 }
 
 void LearningAgent::NoteRemainingEstimate(QueryHistory* query, double estimate_ns) {
-  if (query->stats.records < query->next_sample_records ||
-      query->sample_count == QueryHistory::kMaxEstimateSamples) {
+  if (query->stats.records < query->next_sample_records || query->sample_count == QueryHistory::kMaxEstimateSamples) {
     return;
   }
   query->samples[query->sample_count++] = {query->recorded_ns, estimate_ns, query->applied_log2_correction,
@@ -373,8 +371,7 @@ void LearningAgent::NoteRemainingEstimate(QueryHistory* query, double estimate_n
 }
 
 void LearningAgent::UpdateCachedPredictions(QueryHistory* query) const {
-  if (!query->has_prediction || query->pooled_count == 0)
-    return;  // keep the last prediction between operators
+  if (!query->has_prediction || query->pooled_count == 0) return;  // keep the last prediction between operators
   PredictCombined(PredictorKind::kWindowMean, query, &query->cached_mean);
   if (EvaluatesAutoregression()) PredictCombined(PredictorKind::kAutoregression, query, &query->cached_ar);
 }

@@ -79,7 +79,7 @@ struct PredictionError {
 struct RemainingEstimateError {
   static constexpr int kStages = 4;
   int64_t count[kStages] = {};
-  double sum_relative[kStages] = {};   // |estimate - actual| / actual
+  double sum_relative[kStages] = {};    // |estimate - actual| / actual
   double sum_log2_ratio[kStages] = {};  // log2(estimate / actual): > 0 over-estimates (geometric mean bias)
   double MeanRelative(int stage) const { return count[stage] == 0 ? 0 : sum_relative[stage] / count[stage]; }
   // The geometric mean of estimate / actual.
@@ -153,12 +153,9 @@ class LearningAgent {
   // `next_operator` is the operator that work order comes from (-1: unknown, the combined prediction). False
   // if the query has no record yet.
   bool Predict(const QueryHistory* query, int next_operator, double* predicted_ns) const;
-  bool PredictWith(PredictorKind kind, const QueryHistory* query, int next_operator,
-                   double* predicted_ns) const;
+  bool PredictWith(PredictorKind kind, const QueryHistory* query, int next_operator, double* predicted_ns) const;
   // The combined prediction (next operator unknown).
-  bool Predict(const QueryHistory* query, double* predicted_ns) const {
-    return Predict(query, -1, predicted_ns);
-  }
+  bool Predict(const QueryHistory* query, double* predicted_ns) const { return Predict(query, -1, predicted_ns); }
 
   const QueryLearningStats& stats(const QueryHistory* query) const;
   // Totals over every query ever added.

@@ -44,9 +44,9 @@ int64_t LoadController::Free() const {
 
 QueryMemoryRequest LoadController::Capped(const QueryMemoryRequest& request) const {
   const double cap = options_.max_query_fraction * static_cast<double>(Threshold(options_.memory()));
-  const int64_t cap_bytes =
-      cap >= static_cast<double>(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max()
-                                                                       : static_cast<int64_t>(cap);
+  const int64_t cap_bytes = cap >= static_cast<double>(std::numeric_limits<int64_t>::max())
+                                ? std::numeric_limits<int64_t>::max()
+                                : static_cast<int64_t>(cap);
   QueryMemoryRequest capped;
   capped.max_bytes = std::min(request.max_bytes, cap_bytes);
   capped.min_bytes = std::min(request.min_bytes, capped.max_bytes);
@@ -119,8 +119,8 @@ LoadController::Decision LoadController::Arrive(Owner owner, int priority, const
     lowest_admitted_priority = std::min(lowest_admitted_priority, other_entry.priority);
     highest_admitted_priority = std::max(highest_admitted_priority, other_entry.priority);
   }
-  const bool above_the_cap = capped() && admitted >= options_.max_admitted &&
-                             !(priority_policy && priority > highest_admitted_priority);
+  const bool above_the_cap =
+      capped() && admitted >= options_.max_admitted && !(priority_policy && priority > highest_admitted_priority);
   if (held_back_ahead || above_the_cap) {
     decision.admitted = false;
     entries_.emplace(owner, entry);
@@ -148,8 +148,8 @@ LoadController::Decision LoadController::Arrive(Owner owner, int priority, const
       }
     }
     std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    int64_t gained = 0;            // claimable memory the victims give back at once
-    int64_t gained_by_spill = 0;   // what their spills free once their running work orders have finished
+    int64_t gained = 0;           // claimable memory the victims give back at once
+    int64_t gained_by_spill = 0;  // what their spills free once their running work orders have finished
     std::vector<Owner> victims;
     for (const auto& [committed, victim] : candidates) {
       if (free + gained + gained_by_spill >= needed) break;
@@ -211,8 +211,7 @@ std::vector<LoadController::Owner> LoadController::Spilled(Owner owner, int64_t 
   return Reconsider();
 }
 
-std::vector<LoadController::Owner> LoadController::Reconfigure(double threshold_fraction,
-                                                               double max_query_fraction) {
+std::vector<LoadController::Owner> LoadController::Reconfigure(double threshold_fraction, double max_query_fraction) {
   options_.threshold_fraction = threshold_fraction;
   options_.max_query_fraction = max_query_fraction;
   if (enabled() || capped()) return Reconsider();

@@ -96,7 +96,7 @@ struct LoadControlStats {
   int admitted = 0;
   int waiting = 0;
   int suspended = 0;
-  int64_t suspensions = 0;  // over the controller's life
+  int64_t suspensions = 0;          // over the controller's life
   int64_t spillable_bytes = 0;      // what admitted queries could spill now (0 when spilling is off)
   int64_t spilled_bytes = 0;        // held in spill files by suspended queries now
   int64_t spilled_bytes_total = 0;  // spilled over the controller's life
@@ -155,9 +155,9 @@ class LoadController {
     QueryMemoryRequest request;
     AdmissionState state = AdmissionState::kAdmitted;
     int64_t committed = 0;
-    int64_t given_back = 0;  // a suspended query's claimable memory at suspension
-    int64_t spilled = 0;     // what a suspended query spilled (comes back with it)
-    bool spilling = false;   // between SpillStarted and Spilled
+    int64_t given_back = 0;              // a suspended query's claimable memory at suspension
+    int64_t spilled = 0;                 // what a suspended query spilled (comes back with it)
+    bool spilling = false;               // between SpillStarted and Spilled
     int64_t footprint_before_spill = 0;  // its footprint at SpillStarted
     uint64_t arrival = 0;
     uint64_t suspended_at = 0;

@@ -15,8 +15,7 @@ namespace {
 double FairWithinGroup(std::span<const PolicyCandidate> candidates, std::span<const int> group,
                        std::span<double> weights) {
   bool all_predicted = true;
-  for (int i : group)
-    all_predicted = all_predicted && candidates[i].has_prediction && candidates[i].predicted_ns > 0;
+  for (int i : group) all_predicted = all_predicted && candidates[i].has_prediction && candidates[i].predicted_ns > 0;
   double sum = 0;
   for (int i : group) {
     weights[i] = all_predicted ? 1.0 / candidates[i].predicted_ns : 1.0;
@@ -45,9 +44,8 @@ int StrictChoice(std::span<const PolicyCandidate> candidates, bool by_remaining,
     if (by_remaining) {
       const double remaining = c.remaining_ns < 0 ? std::numeric_limits<double>::infinity()
                                                   : c.remaining_ns + aging * static_cast<double>(c.arrival_ns);
-      const double best_remaining = b.remaining_ns < 0
-                                        ? std::numeric_limits<double>::infinity()
-                                        : b.remaining_ns + aging * static_cast<double>(b.arrival_ns);
+      const double best_remaining = b.remaining_ns < 0 ? std::numeric_limits<double>::infinity()
+                                                       : b.remaining_ns + aging * static_cast<double>(b.arrival_ns);
       if (remaining < best_remaining || (remaining == best_remaining && c.arrival < b.arrival)) best = i;
     } else if (c.arrival < b.arrival) {
       best = i;
@@ -58,13 +56,11 @@ int StrictChoice(std::span<const PolicyCandidate> candidates, bool by_remaining,
 
 void ProportionalPriority(const PolicyOptions& options, std::span<const PolicyCandidate> candidates,
                           std::span<double> weights, std::vector<int>& order) {
-  std::sort(order.begin(), order.end(), [&](int a, int b) {
-    return EffectivePriority(candidates[a]) < EffectivePriority(candidates[b]);
-  });
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return EffectivePriority(candidates[a]) < EffectivePriority(candidates[b]); });
   const int max_priority = EffectivePriority(candidates[order.back()]);
   bool all_predicted = true;
-  for (int i : order)
-    all_predicted = all_predicted && candidates[i].has_prediction && candidates[i].predicted_ns > 0;
+  for (int i : order) all_predicted = all_predicted && candidates[i].has_prediction && candidates[i].predicted_ns > 0;
   for (size_t begin = 0; begin < order.size();) {
     size_t end = begin;
     const int pv = EffectivePriority(candidates[order[begin]]);
@@ -115,9 +111,8 @@ absl::StatusOr<PolicyOptions> ParsePolicy(const std::string& name) {
   } else if (lower == "ifsrpt") {
     options.kind = PolicyKind::kInelasticFirstSrpt;
   } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown scheduling policy '", name,
-                     "' (static, fair, hpf, pp, pp-exp, lottery, fcfs, srpt, ifsrpt)"));
+    return absl::InvalidArgumentError(absl::StrCat("unknown scheduling policy '", name,
+                                                   "' (static, fair, hpf, pp, pp-exp, lottery, fcfs, srpt, ifsrpt)"));
   }
   return options;
 }
@@ -174,9 +169,9 @@ void ComputePolicyWeights(const PolicyOptions& options, std::span<const PolicyCa
     case PolicyKind::kHighestPriorityFirst: {
       int top = 0;
       for (int i : ready) top = std::max(top, EffectivePriority(candidates[i]));
-      ready.erase(std::remove_if(ready.begin(), ready.end(),
-                                 [&](int i) { return EffectivePriority(candidates[i]) != top; }),
-                  ready.end());
+      ready.erase(
+          std::remove_if(ready.begin(), ready.end(), [&](int i) { return EffectivePriority(candidates[i]) != top; }),
+          ready.end());
       FairWithinGroup(candidates, ready, weights);
       return;
     }
@@ -184,18 +179,19 @@ void ComputePolicyWeights(const PolicyOptions& options, std::span<const PolicyCa
       ProportionalPriority(options, candidates, weights, ready);
       return;
     case PolicyKind::kFcfs: {
-      weights[StrictChoice(candidates, /*by_remaining=*/false, 0, [](const PolicyCandidate&) { return true; })] =
-          1.0;
+      weights[StrictChoice(candidates, /*by_remaining=*/false, 0, [](const PolicyCandidate&) { return true; })] = 1.0;
       return;
     }
     case PolicyKind::kSrpt: {
-      weights[StrictChoice(candidates, /*by_remaining=*/true, options.srpt_aging, [](const PolicyCandidate&) { return true; })] =
-          1.0;
+      weights[StrictChoice(candidates, /*by_remaining=*/true, options.srpt_aging,
+                           [](const PolicyCandidate&) { return true; })] = 1.0;
       return;
     }
     case PolicyKind::kInelasticFirstSrpt: {
-      int choice = StrictChoice(candidates, true, options.srpt_aging, [](const PolicyCandidate& c) { return c.inelastic; });
-      if (choice < 0) choice = StrictChoice(candidates, true, options.srpt_aging, [](const PolicyCandidate&) { return true; });
+      int choice =
+          StrictChoice(candidates, true, options.srpt_aging, [](const PolicyCandidate& c) { return c.inelastic; });
+      if (choice < 0)
+        choice = StrictChoice(candidates, true, options.srpt_aging, [](const PolicyCandidate&) { return true; });
       weights[choice] = 1.0;
       return;
     }

@@ -70,9 +70,9 @@ bool RanksByPriority(PolicyKind kind);
 
 // What a policy knows about one active query.
 struct PolicyCandidate {
-  bool ready = false;    // has a work order to hand out now
-  int priority = 1;      // PV, >= 1
-  uint64_t arrival = 0;  // arrival order, smaller = earlier
+  bool ready = false;      // has a work order to hand out now
+  int priority = 1;        // PV, >= 1
+  uint64_t arrival = 0;    // arrival order, smaller = earlier
   int64_t arrival_ns = 0;  // arrival time (monotonic ns), for SRPT's aging
   bool has_prediction = false;
   double predicted_ns = 0;   // predicted next work-order time, > 0 when has_prediction

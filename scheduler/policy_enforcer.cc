@@ -4,8 +4,7 @@
 
 namespace tessera {
 
-PolicyEnforcer::PolicyEnforcer(const PolicyOptions& options, uint64_t seed)
-    : options_(options), random_(seed) {}
+PolicyEnforcer::PolicyEnforcer(const PolicyOptions& options, uint64_t seed) : options_(options), random_(seed) {}
 
 void PolicyEnforcer::SetPolicy(const PolicyOptions& options) {
   options_ = options;

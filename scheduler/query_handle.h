@@ -25,8 +25,8 @@ struct QueryOutcome {
   int64_t work_orders_executed = 0;
   int64_t work_orders_skipped = 0;  // dispatched but dropped unexecuted after cancellation
   int64_t busy_ns = 0;              // sum of executed work-order durations (CPU time given to the query)
-  int64_t memory_wait_ns = 0;  // time waiting for admission or suspended by the LoadController
-  int suspensions = 0;         // times the LoadController suspended the query
+  int64_t memory_wait_ns = 0;       // time waiting for admission or suspended by the LoadController
+  int suspensions = 0;              // times the LoadController suspended the query
   QueryProgress final_progress;
   QueryLearningStats learning;  // prediction errors for this query
 };
@@ -49,8 +49,7 @@ class QueryHandle {
   };
 
   QueryHandle() = default;
-  QueryHandle(QueryId query_id, std::shared_ptr<State> state)
-      : query_id_(query_id), state_(std::move(state)) {}
+  QueryHandle(QueryId query_id, std::shared_ptr<State> state) : query_id_(query_id), state_(std::move(state)) {}
 
   QueryId query_id() const { return query_id_; }
   bool valid() const { return state_ != nullptr; }

@@ -123,11 +123,10 @@ std::unique_ptr<WorkOrderTask> SyntheticQuery::NextWorkOrder() {
   if (options_.dispatch_clock != nullptr) {
     dispatch_sequence_.push_back(options_.dispatch_clock->fetch_add(1, std::memory_order_relaxed));
   }
-  const int node =
-      op.spec.preferred_nodes > 0 ? static_cast<int>(work_order % op.spec.preferred_nodes) : -1;
-  auto task = std::make_unique<SpinWorkOrder>(this, index, work_order, node, op.spec.spin_ns,
-                                              op.spec.rows_per_work_order,
-                                              op.executions ? &op.executions[work_order] : nullptr);
+  const int node = op.spec.preferred_nodes > 0 ? static_cast<int>(work_order % op.spec.preferred_nodes) : -1;
+  auto task =
+      std::make_unique<SpinWorkOrder>(this, index, work_order, node, op.spec.spin_ns, op.spec.rows_per_work_order,
+                                      op.executions ? &op.executions[work_order] : nullptr);
   task->set_cost_override_ns(op.spec.reported_ns);
   return task;
 }
@@ -182,8 +181,7 @@ QueryProgress SyntheticQuery::Progress() const {
     progress.finished += op.finished;
     progress.operators.push_back(std::move(entry));
   }
-  progress.fraction_done =
-      total_ == 0 ? 1.0 : static_cast<double>(progress.finished) / static_cast<double>(total_);
+  progress.fraction_done = total_ == 0 ? 1.0 : static_cast<double>(progress.finished) / static_cast<double>(total_);
   return progress;
 }
 

@@ -58,8 +58,7 @@ struct SyntheticQueryOptions {
 };
 
 // One operator of SyntheticQueryOptions repeated: `work_orders` work orders spinning `spin_ns` each.
-SyntheticQueryOptions SimpleSyntheticQuery(QueryId id, int64_t work_orders, int64_t spin_ns,
-                                           int priority = 1);
+SyntheticQueryOptions SimpleSyntheticQuery(QueryId id, int64_t work_orders, int64_t spin_ns, int priority = 1);
 
 class SyntheticQuery : public SchedulableQuery {
  public:

@@ -57,11 +57,11 @@ class WorkerLoadTable {
   int num_disabled() const { return num_known_ - num_dispatchable(); }
 
  private:
-  std::vector<int> ids_;      // dispatchable workers
-  std::vector<int> nodes_;    // parallel to ids_
-  std::vector<int> pending_;  // by worker id
+  std::vector<int> ids_;           // dispatchable workers
+  std::vector<int> nodes_;         // parallel to ids_
+  std::vector<int> pending_;       // by worker id
   std::vector<double> queued_ns_;  // by worker id: Σ predicted time of its pending work orders
-  std::vector<bool> known_;   // by worker id
+  std::vector<bool> known_;        // by worker id
   int num_known_ = 0;
 };
 

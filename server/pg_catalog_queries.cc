@@ -140,12 +140,12 @@ QueryResult RelationList(const std::string& text, Database& database) {
     const size_t end = text.find(')', at);
     kinds = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
   }
-  QueryResult result = Rows({{"Schema", Type::Varchar()}, {"Name", Type::Varchar()}, {"Type", Type::Varchar()},
-                             {"Owner", Type::Varchar()}});
+  QueryResult result = Rows(
+      {{"Schema", Type::Varchar()}, {"Name", Type::Varchar()}, {"Type", Type::Varchar()}, {"Owner", Type::Varchar()}});
   for (const Relation& relation : Matching(text, database)) {
     if (!absl::StrContains(kinds, absl::StrCat("'", std::string(1, relation.kind), "'"))) continue;
-    result.rows.push_back({Text("public"), Text(relation.name), Text(relation.kind == 'r' ? "table" : "view"),
-                           Text("tessera")});
+    result.rows.push_back(
+        {Text("public"), Text(relation.name), Text(relation.kind == 'r' ? "table" : "view"), Text("tessera")});
   }
   return result;
 }
@@ -176,10 +176,13 @@ std::string DefaultExpression(const Value& value) {
 }
 
 absl::StatusOr<QueryResult> Attributes(const Relation& relation, Database& database) {
-  QueryResult result =
-      Rows({{"attname", Type::Varchar()}, {"format_type", Type::Varchar()}, {"pg_get_expr", Type::Varchar()},
-            {"attnotnull", Type::Boolean()}, {"attcollation", Type::Varchar()}, {"attidentity", Type::Varchar()},
-            {"attgenerated", Type::Varchar()}});
+  QueryResult result = Rows({{"attname", Type::Varchar()},
+                             {"format_type", Type::Varchar()},
+                             {"pg_get_expr", Type::Varchar()},
+                             {"attnotnull", Type::Boolean()},
+                             {"attcollation", Type::Varchar()},
+                             {"attidentity", Type::Varchar()},
+                             {"attgenerated", Type::Varchar()}});
   if (relation.kind == 'v') {
     absl::StatusOr<std::vector<ResultColumn>> columns = DescribeView(database, relation.name);
     if (!columns.ok()) return columns.status();
@@ -192,28 +195,34 @@ absl::StatusOr<QueryResult> Attributes(const Relation& relation, Database& datab
   absl::StatusOr<std::shared_ptr<const TableDescriptor>> table = database.catalog().GetTable(relation.name);
   if (!table.ok()) return table.status();
   for (const ColumnSchema& column : (*table)->columns) {
-    result.rows.push_back({Text(column.name), Text(PgFormatType(column.type)),
-                           column.default_value ? Text(DefaultExpression(*column.default_value))
-                                                : Value::Null(Type::Varchar()),
-                           Value::Boolean(column.not_null), Value::Null(Type::Varchar()), Text(""), Text("")});
+    result.rows.push_back(
+        {Text(column.name), Text(PgFormatType(column.type)),
+         column.default_value ? Text(DefaultExpression(*column.default_value)) : Value::Null(Type::Varchar()),
+         Value::Boolean(column.not_null), Value::Null(Type::Varchar()), Text(""), Text("")});
   }
   return result;
 }
 
 QueryResult Properties(const Relation& relation) {
-  QueryResult result = Rows({{"relchecks", Type::Integer()}, {"relkind", Type::Varchar()},
-                             {"relhasindex", Type::Boolean()}, {"relhasrules", Type::Boolean()},
-                             {"relhastriggers", Type::Boolean()}, {"relrowsecurity", Type::Boolean()},
-                             {"relforcerowsecurity", Type::Boolean()}, {"relhasoids", Type::Boolean()},
-                             {"relispartition", Type::Boolean()}, {"array_to_string", Type::Varchar()},
-                             {"reltablespace", Type::Integer()}, {"reloftype", Type::Varchar()},
-                             {"relpersistence", Type::Varchar()}, {"relreplident", Type::Varchar()},
+  QueryResult result = Rows({{"relchecks", Type::Integer()},
+                             {"relkind", Type::Varchar()},
+                             {"relhasindex", Type::Boolean()},
+                             {"relhasrules", Type::Boolean()},
+                             {"relhastriggers", Type::Boolean()},
+                             {"relrowsecurity", Type::Boolean()},
+                             {"relforcerowsecurity", Type::Boolean()},
+                             {"relhasoids", Type::Boolean()},
+                             {"relispartition", Type::Boolean()},
+                             {"array_to_string", Type::Varchar()},
+                             {"reltablespace", Type::Integer()},
+                             {"reloftype", Type::Varchar()},
+                             {"relpersistence", Type::Varchar()},
+                             {"relreplident", Type::Varchar()},
                              {"amname", Type::Varchar()}});
   result.rows.push_back({Value::Integer(0), Text(std::string(1, relation.kind)), Value::Boolean(false),
                          Value::Boolean(false), Value::Boolean(false), Value::Boolean(false), Value::Boolean(false),
-                         Value::Boolean(false), Value::Boolean(false), Text(""), Value::Integer(0), Text(""),
-                         Text("p"), Text("d"),
-                         relation.kind == 'r' ? Text("heap") : Value::Null(Type::Varchar())});
+                         Value::Boolean(false), Value::Boolean(false), Text(""), Value::Integer(0), Text(""), Text("p"),
+                         Text("d"), relation.kind == 'r' ? Text("heap") : Value::Null(Type::Varchar())});
   return result;
 }
 
@@ -221,18 +230,28 @@ QueryResult Properties(const Relation& relation) {
 
 std::string PgFormatType(const Type& type) {
   switch (type.id()) {
-    case TypeId::kBoolean: return "boolean";
-    case TypeId::kInteger: return "integer";
-    case TypeId::kBigInt: return "bigint";
-    case TypeId::kDouble: return "double precision";
-    case TypeId::kDecimal: return absl::StrCat("numeric(", type.precision(), ",", type.scale(), ")");
-    case TypeId::kChar: return absl::StrCat("character(", type.length(), ")");
+    case TypeId::kBoolean:
+      return "boolean";
+    case TypeId::kInteger:
+      return "integer";
+    case TypeId::kBigInt:
+      return "bigint";
+    case TypeId::kDouble:
+      return "double precision";
+    case TypeId::kDecimal:
+      return absl::StrCat("numeric(", type.precision(), ",", type.scale(), ")");
+    case TypeId::kChar:
+      return absl::StrCat("character(", type.length(), ")");
     case TypeId::kVarchar:
       return type.length() == 0 ? "text" : absl::StrCat("character varying(", type.length(), ")");
-    case TypeId::kDate: return "date";
-    case TypeId::kTimestamp: return "timestamp without time zone";
-    case TypeId::kInterval: return "interval";
-    case TypeId::kNull: return "unknown";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTimestamp:
+      return "timestamp without time zone";
+    case TypeId::kInterval:
+      return "interval";
+    case TypeId::kNull:
+      return "unknown";
   }
   return "unknown";
 }

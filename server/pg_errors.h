@@ -35,8 +35,7 @@ std::string SqlStateOf(const absl::Status& status);
 // words and caret lines; the position they named ("at line L, column C") is returned as a byte offset into
 // `statement` in *statement_byte (npos when the message names none). The caller maps that offset to the client's
 // query string and sets `position` with CharacterPosition.
-PgError ErrorFromStatus(const absl::Status& status, std::string_view statement = {},
-                        size_t* statement_byte = nullptr);
+PgError ErrorFromStatus(const absl::Status& status, std::string_view statement = {}, size_t* statement_byte = nullptr);
 
 // PostgreSQL's position of byte `byte_offset` of `query`: 1 + the number of UTF-8 characters before it.
 int CharacterPosition(std::string_view query, size_t byte_offset);

@@ -129,7 +129,8 @@ absl::StatusOr<StartupPacket> ParseStartupPacket(std::string_view body) {
     if (name.empty()) break;
     std::string_view value;
     if (!reader.ReadCString(&value)) {
-      return absl::InvalidArgumentError(absl::StrCat("startup packet: no value for parameter '", std::string(name), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("startup packet: no value for parameter '", std::string(name), "'"));
     }
     packet.parameters.emplace_back(std::string(name), std::string(value));
   }
@@ -180,8 +181,8 @@ absl::StatusOr<Message> PgStream::ReadMessage(size_t max_body_bytes) {
   const int32_t length = DecodeInt32(read_buffer_.data() + read_offset_ + 1);
   if (length < 4 || static_cast<uint64_t>(length) - 4 > max_body_bytes) {
     return absl::InvalidArgumentError(absl::StrCat("invalid length ", length, " of message type '",
-                                                   std::string(1, message.type), "' (the limit is ",
-                                                   max_body_bytes + 4, ")"));
+                                                   std::string(1, message.type), "' (the limit is ", max_body_bytes + 4,
+                                                   ")"));
   }
   if (absl::Status filled = Fill(static_cast<size_t>(length) + 1, false); !filled.ok()) return filled;
   message.body = read_buffer_.substr(read_offset_ + 5, static_cast<size_t>(length) - 4);
@@ -189,9 +190,7 @@ absl::StatusOr<Message> PgStream::ReadMessage(size_t max_body_bytes) {
   return message;
 }
 
-absl::Status PgStream::FlushIfLarge() {
-  return output_.size() >= kFlushThresholdBytes ? Flush() : absl::OkStatus();
-}
+absl::Status PgStream::FlushIfLarge() { return output_.size() >= kFlushThresholdBytes ? Flush() : absl::OkStatus(); }
 
 absl::Status PgStream::Flush() {
   size_t sent_total = 0;

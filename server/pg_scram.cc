@@ -102,7 +102,8 @@ absl::StatusOr<std::string> ScramExchange::Finish(std::string_view client_final)
   }
   if (nonce != nonce_) return absl::InvalidArgumentError("SCRAM: nonce does not match");
   const std::string_view encoded_proof = client_final.substr(proof_at + 3);
-  if (!absl::Base64Unescape(absl::string_view(encoded_proof.data(), encoded_proof.size()), &proof) || proof.size() != SHA256_DIGEST_LENGTH) {
+  if (!absl::Base64Unescape(absl::string_view(encoded_proof.data(), encoded_proof.size()), &proof) ||
+      proof.size() != SHA256_DIGEST_LENGTH) {
     return absl::InvalidArgumentError("SCRAM: malformed proof");
   }
   const std::string auth_message = absl::StrCat(client_first_bare_, ",", server_first_, ",", without_proof);

@@ -1,12 +1,12 @@
 #include "server/pg_server.h"
 
 #include <arpa/inet.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -138,7 +138,10 @@ class PgConnection;
 class PgServer::Impl {
  public:
   Impl(Database* database, SessionRegistry* sessions, const PgServerOptions& options)
-      : database_(database), sessions_(sessions), options_(options), random_(std::random_device{}()),
+      : database_(database),
+        sessions_(sessions),
+        options_(options),
+        random_(std::random_device{}()),
         scram_secret_(pg::ScramSecret::FromPassword(options.token)) {}
 
   ~Impl() {
@@ -325,8 +328,7 @@ absl::Status PgServer::Impl::Listen() {
   const std::string& address = options_.listen_address;
   const size_t colon = address.rfind(':');
   int64_t port = -1;
-  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 0 ||
-      port > 65535) {
+  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 0 || port > 65535) {
     return absl::InvalidArgumentError(absl::StrCat("--pg-listen '", address, "' is not HOST:PORT"));
   }
   std::string host = address.substr(0, colon);
@@ -530,8 +532,9 @@ bool PgConnection::Startup(bool accepted) {
     break;
   }
   if (!accepted) {
-    SendError(MakeError("53300", absl::StrCat("sorry, too many clients already (",
-                                              server_->options().max_connections, " PostgreSQL connections)"),
+    SendError(MakeError("53300",
+                        absl::StrCat("sorry, too many clients already (", server_->options().max_connections,
+                                     " PostgreSQL connections)"),
                         "FATAL"));
     return false;
   }
@@ -579,8 +582,7 @@ bool PgConnection::Startup(bool accepted) {
   return stream_.Flush().ok();
 }
 
-absl::Status PgConnection::ApplyStartupOptions(
-    const std::vector<std::pair<std::string, std::string>>& parameters) {
+absl::Status PgConnection::ApplyStartupOptions(const std::vector<std::pair<std::string, std::string>>& parameters) {
   for (const auto& [name, value] : parameters) {
     if (name != "options") continue;
     absl::StatusOr<std::vector<std::pair<std::string, std::string>>> settings = pg::ParseStartupOptions(value);
@@ -608,9 +610,10 @@ bool PgConnection::Authenticate(const std::string& user) {
   const std::string& token = server_->options().token;
   if (token.empty()) return true;
   auto refuse = [&]() {
-    SendError(MakeError("28P01", absl::StrCat("password authentication failed for user \"", user,
-                                              "\" (the password is the server's token)"),
-                        "FATAL"));
+    SendError(MakeError(
+        "28P01",
+        absl::StrCat("password authentication failed for user \"", user, "\" (the password is the server's token)"),
+        "FATAL"));
     return false;
   };
   // Reads the client's next password-phase message ('p'); nullopt (the connection ends) otherwise.
@@ -656,8 +659,9 @@ bool PgConnection::Authenticate(const std::string& user) {
     return ProtocolViolation("malformed SASLInitialResponse");
   }
   if (mechanism != "SCRAM-SHA-256") {
-    SendError(MakeError("28000", absl::StrCat("SASL mechanism \"", std::string(mechanism),
-                                              "\" is not supported (SCRAM-SHA-256 is)"), "FATAL"));
+    SendError(MakeError(
+        "28000", absl::StrCat("SASL mechanism \"", std::string(mechanism), "\" is not supported (SCRAM-SHA-256 is)"),
+        "FATAL"));
     return false;
   }
   pg::ScramExchange exchange(server_->scram_secret());
@@ -723,8 +727,8 @@ bool PgConnection::HandleMessage(const Message& message) {
       skip_until_sync_ = true;
       return true;
     default:
-      return ProtocolViolation(absl::StrCat("unknown message type '", absl::CEscape(std::string(1, message.type)),
-                                            "'"));
+      return ProtocolViolation(
+          absl::StrCat("unknown message type '", absl::CEscape(std::string(1, message.type)), "'"));
   }
 }
 
@@ -760,18 +764,18 @@ bool PgConnection::RunsInEngine(std::string_view statement) {
 }
 
 absl::Status PgConnection::RunStatement(std::string_view statement, QueryResult* result, ResultSink* sink,
-                                       pg::PgCopyChannel* copy) {
+                                        pg::PgCopyChannel* copy) {
   std::optional<absl::StatusOr<pg::CompatOutcome>> compat = pg::HandleCompatStatement(statement, parameters_);
   using Transaction = pg::CompatOutcome::Transaction;
-  if (transaction_ == 'E' && !(compat && compat->ok() && ((*compat)->transaction == Transaction::kCommit ||
-                                                           (*compat)->transaction == Transaction::kRollback))) {
+  if (transaction_ == 'E' &&
+      !(compat && compat->ok() &&
+        ((*compat)->transaction == Transaction::kCommit || (*compat)->transaction == Transaction::kRollback))) {
     return absl::Status(absl::StatusCode::kAborted,
                         "current transaction is aborted, commands ignored until end of transaction block");
   }
   if (!compat.has_value()) {
     std::optional<absl::StatusOr<QueryResult>> catalog = pg::AnswerCatalogQuery(statement, *server_->database());
-    absl::StatusOr<QueryResult> ran =
-        catalog.has_value() ? *std::move(catalog) : RunInEngine(statement, sink, copy);
+    absl::StatusOr<QueryResult> ran = catalog.has_value() ? *std::move(catalog) : RunInEngine(statement, sink, copy);
     if (!ran.ok()) return ran.status();
     *result = *std::move(ran);
     return absl::OkStatus();
@@ -826,9 +830,9 @@ void PgConnection::SendStatementError(const absl::Status& status, std::string_vi
 
 void PgConnection::HandleQuery(std::string_view sql) {
   if (static_cast<int64_t>(sql.size()) > server_->options().max_statement_bytes) {
-    SendError(MakeError("54000", absl::StrCat("statement is ", sql.size(), " bytes; the limit is ",
-                                              server_->options().max_statement_bytes,
-                                              " (the server's --max-statement-bytes)")));
+    SendError(MakeError("54000",
+                        absl::StrCat("statement is ", sql.size(), " bytes; the limit is ",
+                                     server_->options().max_statement_bytes, " (the server's --max-statement-bytes)")));
     SendReadyForQuery();
     return;
   }
@@ -979,13 +983,16 @@ void PgConnection::HandleBind(MessageReader& reader) {
   }
   auto it = statements_.find(std::string(statement_name));
   if (it == statements_.end()) {
-    return fail(MakeError("26000", absl::StrCat("prepared statement \"", std::string(statement_name), "\" does not exist")));
+    return fail(
+        MakeError("26000", absl::StrCat("prepared statement \"", std::string(statement_name), "\" does not exist")));
   }
   portal.statement = it->second;
   const std::vector<int32_t>& types = portal.statement->parameter_types;
   if (values.size() != types.size()) {
-    return fail(MakeError("08P01", absl::StrCat("bind message supplies ", values.size(), " parameters, but prepared "
-                                                "statement \"", std::string(statement_name), "\" requires ", types.size())));
+    return fail(MakeError("08P01", absl::StrCat("bind message supplies ", values.size(),
+                                                " parameters, but prepared "
+                                                "statement \"",
+                                                std::string(statement_name), "\" requires ", types.size())));
   }
   if (formats.size() > 1 && formats.size() != values.size()) {
     return fail(MakeError("08P01", "bind message has a format code count that matches no parameter count"));
@@ -1207,8 +1214,7 @@ void PgConnection::SendRowDescription(const std::vector<ResultColumn>& columns, 
   writer.End();
 }
 
-bool PgConnection::SendRows(const QueryResult& result, size_t begin, size_t end,
-                            const std::vector<int16_t>& formats) {
+bool PgConnection::SendRows(const QueryResult& result, size_t begin, size_t end, const std::vector<int16_t>& formats) {
   MessageWriter writer(&stream_.output());
   const size_t columns = result.columns.size();
   for (size_t r = begin; r < end; ++r) {
@@ -1220,7 +1226,9 @@ bool PgConnection::SendRows(const QueryResult& result, size_t begin, size_t end,
         writer.Int32(-1);
         continue;
       }
-      const int16_t format = formats.empty() ? 0 : formats.size() == 1 ? formats[0] : (c < formats.size() ? formats[c] : 0);
+      const int16_t format = formats.empty()       ? 0
+                             : formats.size() == 1 ? formats[0]
+                                                   : (c < formats.size() ? formats[c] : 0);
       const size_t mark = writer.BeginLength();
       if (format == 1) {
         pg::AppendPgBinary(row[c], &stream_.output());
@@ -1247,7 +1255,7 @@ void PgConnection::SendCommandComplete(const std::string& tag) {
 PgServer::PgServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 absl::StatusOr<std::unique_ptr<PgServer>> PgServer::Start(Database* database, SessionRegistry* sessions,
-                                                           const PgServerOptions& options) {
+                                                          const PgServerOptions& options) {
   if (options.max_connections < 1 || options.max_statement_bytes < 1) {
     return absl::InvalidArgumentError("PostgreSQL server limits must be positive");
   }

@@ -45,7 +45,7 @@ struct PgServerOptions {
 class PgServer {
  public:
   static absl::StatusOr<std::unique_ptr<PgServer>> Start(Database* database, SessionRegistry* sessions,
-                                                          const PgServerOptions& options);
+                                                         const PgServerOptions& options);
   ~PgServer();
 
   int port() const;

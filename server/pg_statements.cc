@@ -146,11 +146,11 @@ QueryResult OneValue(const std::string& column, const std::string& value) {
 }
 
 struct ParameterInfo {
-  const char* name;           // as PostgreSQL spells it (SHOW's column, ParameterStatus)
+  const char* name;  // as PostgreSQL spells it (SHOW's column, ParameterStatus)
   const char* default_value;
-  bool reported;              // sent with ParameterStatus
+  bool reported;  // sent with ParameterStatus
   bool read_only;
-  bool effective;             // honoured (or purely client-side): SET without a notice
+  bool effective;  // honoured (or purely client-side): SET without a notice
 };
 
 // PostgreSQL parameters that drivers set or show. Those not effective are accepted with a notice.
@@ -286,8 +286,8 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ParseStartupOpt
     } else if (absl::StartsWith(words[i], "--") && words[i].size() > 2) {
       setting = words[i].substr(2);
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("invalid startup option '", words[i],
-                                                     "' (use -c name=value or --name=value)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid startup option '", words[i], "' (use -c name=value or --name=value)"));
     }
     const size_t equals = setting.find('=');
     if (equals == std::string::npos || equals == 0) {
@@ -400,8 +400,7 @@ std::vector<std::pair<std::string, std::string>> PgParameters::Reported() const 
   return reported;
 }
 
-absl::Status PgParameters::Set(const std::string& name, const std::string& value, std::string* notice,
-                               bool* reported) {
+absl::Status PgParameters::Set(const std::string& name, const std::string& value, std::string* notice, bool* reported) {
   const std::string lower = absl::AsciiStrToLower(name);
   const ParameterInfo* info = FindParameter(lower);
   if (info == nullptr) return absl::NotFoundError(absl::StrCat("unknown parameter '", name, "'"));
@@ -411,8 +410,8 @@ absl::Status PgParameters::Set(const std::string& name, const std::string& value
   std::string stored = absl::EqualsIgnoreCase(value, "default") ? defaults_.at(lower) : value;
   const std::string normalized = Unquoted(stored);
   if (lower == "client_encoding" && normalized != "utf8" && normalized != "unicode") {
-    return absl::InvalidArgumentError(absl::StrCat("invalid value for parameter \"client_encoding\": '", value,
-                                                   "' (Tessera speaks UTF8 only)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value for parameter \"client_encoding\": '", value, "' (Tessera speaks UTF8 only)"));
   }
   if (lower == "client_encoding") stored = "UTF8";
   if (lower == "datestyle" && !absl::StrContains(normalized, "iso")) {

@@ -85,8 +85,8 @@ class PgParameters {
 
 // A statement answered at the protocol layer (never by the engine).
 struct CompatOutcome {
-  QueryResult result;       // rows, or a tag in status_message
-  std::string notice;       // a NoticeResponse to send first, when not empty
+  QueryResult result;              // rows, or a tag in status_message
+  std::string notice;              // a NoticeResponse to send first, when not empty
   bool parameter_changed = false;  // a reported parameter changed: send ParameterStatus
   enum class Transaction { kNone, kBegin, kCommit, kRollback } transaction = Transaction::kNone;
 };

@@ -42,7 +42,8 @@ void AppendNumericBinary(int128 unscaled, int scale, std::string* out) {
   integer.insert(0, (4 - integer.size() % 4) % 4, '0');
   fraction.append((4 - fraction.size() % 4) % 4, '0');
   std::vector<int16_t> groups;
-  for (size_t i = 0; i < integer.size(); i += 4) groups.push_back(static_cast<int16_t>(std::stoi(integer.substr(i, 4))));
+  for (size_t i = 0; i < integer.size(); i += 4)
+    groups.push_back(static_cast<int16_t>(std::stoi(integer.substr(i, 4))));
   int weight = static_cast<int>(groups.size()) - 1;
   for (size_t i = 0; i < fraction.size(); i += 4) {
     groups.push_back(static_cast<int16_t>(std::stoi(fraction.substr(i, 4))));
@@ -102,7 +103,8 @@ std::string SignedLiteral(std::string text) {
 }
 
 absl::Status BadParameter(int number, int32_t oid, std::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat("parameter $", number, " (", PgTypeName(oid), "): ", std::string(why)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("parameter $", number, " (", PgTypeName(oid), "): ", std::string(why)));
 }
 
 // The text form of a binary parameter; InvalidArgument when it does not decode.
@@ -184,45 +186,75 @@ absl::StatusOr<std::string> BinaryParameterText(int number, int32_t oid, std::st
 
 PgColumnType PgColumnTypeOf(const Type& type) {
   switch (type.id()) {
-    case TypeId::kBoolean: return {kOidBool, 1, -1};
-    case TypeId::kInteger: return {kOidInt4, 4, -1};
-    case TypeId::kBigInt: return {kOidInt8, 8, -1};
-    case TypeId::kDouble: return {kOidFloat8, 8, -1};
-    case TypeId::kDecimal: return {kOidNumeric, -1, ((type.precision() << 16) | type.scale()) + 4};
-    case TypeId::kChar: return {kOidBpchar, -1, static_cast<int32_t>(type.length()) + 4};
+    case TypeId::kBoolean:
+      return {kOidBool, 1, -1};
+    case TypeId::kInteger:
+      return {kOidInt4, 4, -1};
+    case TypeId::kBigInt:
+      return {kOidInt8, 8, -1};
+    case TypeId::kDouble:
+      return {kOidFloat8, 8, -1};
+    case TypeId::kDecimal:
+      return {kOidNumeric, -1, ((type.precision() << 16) | type.scale()) + 4};
+    case TypeId::kChar:
+      return {kOidBpchar, -1, static_cast<int32_t>(type.length()) + 4};
     case TypeId::kVarchar:
       if (type.length() == 0) return {kOidText, -1, -1};
       return {kOidVarchar, -1, static_cast<int32_t>(type.length()) + 4};
-    case TypeId::kDate: return {kOidDate, 4, -1};
-    case TypeId::kTimestamp: return {kOidTimestamp, 8, -1};
-    case TypeId::kInterval: return {kOidInterval, 16, -1};
-    case TypeId::kNull: return {kOidText, -1, -1};
+    case TypeId::kDate:
+      return {kOidDate, 4, -1};
+    case TypeId::kTimestamp:
+      return {kOidTimestamp, 8, -1};
+    case TypeId::kInterval:
+      return {kOidInterval, 16, -1};
+    case TypeId::kNull:
+      return {kOidText, -1, -1};
   }
   return {kOidText, -1, -1};
 }
 
 std::string PgTypeName(int32_t oid) {
   switch (oid) {
-    case kOidUnspecified: return "unspecified";
-    case kOidBool: return "bool";
-    case kOidBytea: return "bytea";
-    case kOidInt8: return "int8";
-    case kOidInt2: return "int2";
-    case kOidInt4: return "int4";
-    case kOidText: return "text";
-    case kOidOid: return "oid";
-    case kOidFloat4: return "float4";
-    case kOidFloat8: return "float8";
-    case kOidUnknown: return "unknown";
-    case kOidBpchar: return "bpchar";
-    case kOidVarchar: return "varchar";
-    case kOidDate: return "date";
-    case kOidTime: return "time";
-    case kOidTimestamp: return "timestamp";
-    case kOidTimestampTz: return "timestamptz";
-    case kOidInterval: return "interval";
-    case kOidNumeric: return "numeric";
-    default: return absl::StrCat("type oid ", oid);
+    case kOidUnspecified:
+      return "unspecified";
+    case kOidBool:
+      return "bool";
+    case kOidBytea:
+      return "bytea";
+    case kOidInt8:
+      return "int8";
+    case kOidInt2:
+      return "int2";
+    case kOidInt4:
+      return "int4";
+    case kOidText:
+      return "text";
+    case kOidOid:
+      return "oid";
+    case kOidFloat4:
+      return "float4";
+    case kOidFloat8:
+      return "float8";
+    case kOidUnknown:
+      return "unknown";
+    case kOidBpchar:
+      return "bpchar";
+    case kOidVarchar:
+      return "varchar";
+    case kOidDate:
+      return "date";
+    case kOidTime:
+      return "time";
+    case kOidTimestamp:
+      return "timestamp";
+    case kOidTimestampTz:
+      return "timestamptz";
+    case kOidInterval:
+      return "interval";
+    case kOidNumeric:
+      return "numeric";
+    default:
+      return absl::StrCat("type oid ", oid);
   }
 }
 
@@ -340,7 +372,10 @@ absl::StatusOr<std::string> ParameterLiteral(int number, int32_t oid, int16_t fo
       double parsed;
       const std::string lower = absl::AsciiStrToLower(trimmed);
       if (lower == "infinity" || lower == "-infinity" || lower == "nan" || lower == "inf" || lower == "-inf") {
-        return absl::StrCat("CAST(", QuotedString(lower[0] == '-' ? "-inf" : lower == "nan" ? "nan" : "inf"),
+        return absl::StrCat("CAST(",
+                            QuotedString(lower[0] == '-'  ? "-inf"
+                                         : lower == "nan" ? "nan"
+                                                          : "inf"),
                             " AS DOUBLE)");
       }
       if (!ParseDouble(value, &parsed) || !std::isfinite(parsed)) {

@@ -161,7 +161,9 @@ class BatchWriter final : public ResultSink {
 class TesseraServer::Service final : public v1::Tessera::Service {
  public:
   Service(Database* database, const ServerOptions& options)
-      : database_(database), options_(options), sessions_(database, options.max_sessions),
+      : database_(database),
+        options_(options),
+        sessions_(database, options.max_sessions),
         start_ns_(MonotonicNanos()) {}
 
   absl::Status Start() {
@@ -187,8 +189,8 @@ class TesseraServer::Service final : public v1::Tessera::Service {
     grpc::ServerBuilder builder;
     builder.AddListeningPort(options_.listen_address, credentials, &port_);
     builder.RegisterService(this);
-    builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<int64_t>(
-        options_.max_statement_bytes + kRequestMargin, std::numeric_limits<int>::max())));
+    builder.SetMaxReceiveMessageSize(static_cast<int>(
+        std::min<int64_t>(options_.max_statement_bytes + kRequestMargin, std::numeric_limits<int>::max())));
     builder.SetMaxSendMessageSize(static_cast<int>(std::max<int64_t>(64 << 20, 4 * options_.max_batch_bytes)));
     // gRPC sets SO_REUSEPORT by default: a second server on the same port would start and take half the
     // connections. Fail instead.
@@ -495,9 +497,8 @@ class TesseraServer::Service final : public v1::Tessera::Service {
   grpc::Status Cancel(grpc::ServerContext* context, const v1::CancelRequest* request,
                       v1::CancelResponse* response) override {
     if (grpc::Status status = Authorize(context); !status.ok()) return status;
-    absl::StatusOr<std::shared_ptr<ServerSession>> session = FindTarget(request->target_case() ==
-                                                                            v1::CancelRequest::kQueryId,
-                                                                        request->session_id(), request->query_id());
+    absl::StatusOr<std::shared_ptr<ServerSession>> session =
+        FindTarget(request->target_case() == v1::CancelRequest::kQueryId, request->session_id(), request->query_id());
     if (!session.ok()) return ToGrpcStatus(session.status());
     response->set_cancelled((*session)->RequestCancel());
     return grpc::Status::OK;
@@ -506,9 +507,8 @@ class TesseraServer::Service final : public v1::Tessera::Service {
   grpc::Status GetProgress(grpc::ServerContext* context, const v1::ProgressRequest* request,
                            v1::ProgressResponse* response) override {
     if (grpc::Status status = Authorize(context); !status.ok()) return status;
-    absl::StatusOr<std::shared_ptr<ServerSession>> session = FindTarget(request->target_case() ==
-                                                                            v1::ProgressRequest::kQueryId,
-                                                                        request->session_id(), request->query_id());
+    absl::StatusOr<std::shared_ptr<ServerSession>> session =
+        FindTarget(request->target_case() == v1::ProgressRequest::kQueryId, request->session_id(), request->query_id());
     if (!session.ok()) return ToGrpcStatus(session.status());
     std::optional<RunningExecution> running = (*session)->running();
     if (!running) return grpc::Status(grpc::StatusCode::NOT_FOUND, "no query is running in this session");
@@ -617,8 +617,8 @@ class TesseraServer::Service final : public v1::Tessera::Service {
   }
 
   // Under the session's execute mutex: SET name = 'value' for each setting, then the priority (> 0).
-  static absl::Status ApplySettings(ServerSession& session, const google::protobuf::Map<std::string, std::string>& settings,
-                                    int priority) {
+  static absl::Status ApplySettings(ServerSession& session,
+                                    const google::protobuf::Map<std::string, std::string>& settings, int priority) {
     if (priority < 0) return absl::InvalidArgumentError("priority must be a positive integer");
     std::vector<std::pair<std::string, std::string>> sorted(settings.begin(), settings.end());
     std::sort(sorted.begin(), sorted.end());

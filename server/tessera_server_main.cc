@@ -236,7 +236,8 @@ int main(int argc, char** argv) {
     absl::Status placed = PlaceRank(*cluster, &options.database);
     if (!placed.ok()) std::cerr << "tessera-server: rank " << cluster->rank() << ": " << placed.message() << std::endl;
     if (!cluster->AllRanksSucceeded(placed.ok())) {
-      if (placed.ok()) std::cerr << "tessera-server: rank " << cluster->rank() << ": another rank failed to start" << std::endl;
+      if (placed.ok())
+        std::cerr << "tessera-server: rank " << cluster->rank() << ": another rank failed to start" << std::endl;
       return 1;
     }
   }
@@ -246,7 +247,8 @@ int main(int argc, char** argv) {
               << database.status().message() << std::endl;
   }
   if (cluster != nullptr && !cluster->AllRanksSucceeded(database.ok())) {
-    if (database.ok()) std::cerr << "tessera-server: rank " << cluster->rank() << ": another rank failed to start" << std::endl;
+    if (database.ok())
+      std::cerr << "tessera-server: rank " << cluster->rank() << ": another rank failed to start" << std::endl;
     return 1;
   }
   if (!database.ok()) return 1;

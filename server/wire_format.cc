@@ -17,13 +17,19 @@ Slot SlotOf(Type type) {
     case TypeId::kInteger:
     case TypeId::kBigInt:
     case TypeId::kDate:
-    case TypeId::kTimestamp: return Slot::kInt;
-    case TypeId::kDecimal: return type.IsWideDecimal() ? Slot::kString : Slot::kInt;
-    case TypeId::kDouble: return Slot::kDouble;
+    case TypeId::kTimestamp:
+      return Slot::kInt;
+    case TypeId::kDecimal:
+      return type.IsWideDecimal() ? Slot::kString : Slot::kInt;
+    case TypeId::kDouble:
+      return Slot::kDouble;
     case TypeId::kChar:
-    case TypeId::kVarchar: return Slot::kString;
-    case TypeId::kInterval: return Slot::kInterval;
-    case TypeId::kNull: return Slot::kNone;
+    case TypeId::kVarchar:
+      return Slot::kString;
+    case TypeId::kInterval:
+      return Slot::kInterval;
+    case TypeId::kNull:
+      return Slot::kNone;
   }
   return Slot::kNone;
 }
@@ -39,8 +45,12 @@ bool EncodesAs(Type value_type, Type column_type) {
 
 void AppendValue(const Value& value, Slot slot, v1::ColumnBatch* column) {
   switch (slot) {
-    case Slot::kInt: column->add_int_values(value.is_null() ? 0 : value.AsInt64()); break;
-    case Slot::kDouble: column->add_double_values(value.is_null() ? 0 : value.AsDouble()); break;
+    case Slot::kInt:
+      column->add_int_values(value.is_null() ? 0 : value.AsInt64());
+      break;
+    case Slot::kDouble:
+      column->add_double_values(value.is_null() ? 0 : value.AsDouble());
+      break;
     case Slot::kString:
       if (value.is_null()) {
         column->add_string_values();
@@ -59,32 +69,46 @@ void AppendValue(const Value& value, Slot slot, v1::ColumnBatch* column) {
       }
       break;
     }
-    case Slot::kNone: break;
+    case Slot::kNone:
+      break;
   }
 }
 
 int SlotLength(const v1::ColumnBatch& column, Slot slot) {
   switch (slot) {
-    case Slot::kInt: return column.int_values_size();
-    case Slot::kDouble: return column.double_values_size();
-    case Slot::kString: return column.string_values_size();
-    case Slot::kInterval: return column.interval_values_size();
-    case Slot::kNone: return -1;
+    case Slot::kInt:
+      return column.int_values_size();
+    case Slot::kDouble:
+      return column.double_values_size();
+    case Slot::kString:
+      return column.string_values_size();
+    case Slot::kInterval:
+      return column.interval_values_size();
+    case Slot::kNone:
+      return -1;
   }
   return -1;
 }
 
 absl::StatusOr<Value> DecodeValue(const v1::ColumnBatch& column, int row, Type type) {
   switch (type.id()) {
-    case TypeId::kNull: return Value::Null();
-    case TypeId::kBoolean: return Value::Boolean(column.int_values(row) != 0);
-    case TypeId::kInteger: return Value::Integer(static_cast<int32_t>(column.int_values(row)));
-    case TypeId::kBigInt: return Value::BigInt(column.int_values(row));
-    case TypeId::kDate: return Value::Date(static_cast<int32_t>(column.int_values(row)));
-    case TypeId::kTimestamp: return Value::Timestamp(column.int_values(row));
-    case TypeId::kDouble: return Value::Double(column.double_values(row));
+    case TypeId::kNull:
+      return Value::Null();
+    case TypeId::kBoolean:
+      return Value::Boolean(column.int_values(row) != 0);
+    case TypeId::kInteger:
+      return Value::Integer(static_cast<int32_t>(column.int_values(row)));
+    case TypeId::kBigInt:
+      return Value::BigInt(column.int_values(row));
+    case TypeId::kDate:
+      return Value::Date(static_cast<int32_t>(column.int_values(row)));
+    case TypeId::kTimestamp:
+      return Value::Timestamp(column.int_values(row));
+    case TypeId::kDouble:
+      return Value::Double(column.double_values(row));
     case TypeId::kChar:
-    case TypeId::kVarchar: return Value::String(column.string_values(row), type);
+    case TypeId::kVarchar:
+      return Value::String(column.string_values(row), type);
     case TypeId::kInterval: {
       const v1::IntervalValue& interval = column.interval_values(row);
       return Value::IntervalValue(Interval{interval.months(), interval.days(), interval.micros()});
@@ -125,18 +149,30 @@ void TypeToProto(Type type, v1::ColumnType* out) {
 
 absl::StatusOr<Type> TypeFromProto(const v1::ColumnType& type) {
   switch (type.id()) {
-    case v1::TYPE_NULL: return Type::Null();
-    case v1::TYPE_BOOLEAN: return Type::Boolean();
-    case v1::TYPE_INTEGER: return Type::Integer();
-    case v1::TYPE_BIGINT: return Type::BigInt();
-    case v1::TYPE_DOUBLE: return Type::Double();
-    case v1::TYPE_DECIMAL: return Type::MakeDecimal(type.precision(), type.scale());
-    case v1::TYPE_CHAR: return Type::MakeChar(type.length());
-    case v1::TYPE_VARCHAR: return Type::Varchar(type.length());
-    case v1::TYPE_DATE: return Type::Date();
-    case v1::TYPE_TIMESTAMP: return Type::Timestamp();
-    case v1::TYPE_INTERVAL: return Type::IntervalType();
-    default: return absl::InvalidArgumentError(absl::StrCat("unknown column type id ", type.id()));
+    case v1::TYPE_NULL:
+      return Type::Null();
+    case v1::TYPE_BOOLEAN:
+      return Type::Boolean();
+    case v1::TYPE_INTEGER:
+      return Type::Integer();
+    case v1::TYPE_BIGINT:
+      return Type::BigInt();
+    case v1::TYPE_DOUBLE:
+      return Type::Double();
+    case v1::TYPE_DECIMAL:
+      return Type::MakeDecimal(type.precision(), type.scale());
+    case v1::TYPE_CHAR:
+      return Type::MakeChar(type.length());
+    case v1::TYPE_VARCHAR:
+      return Type::Varchar(type.length());
+    case v1::TYPE_DATE:
+      return Type::Date();
+    case v1::TYPE_TIMESTAMP:
+      return Type::Timestamp();
+    case v1::TYPE_INTERVAL:
+      return Type::IntervalType();
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("unknown column type id ", type.id()));
   }
 }
 
@@ -197,8 +233,8 @@ void RowsToBatch(const QueryResult& result, size_t begin, size_t end, v1::RowBat
 absl::Status AppendBatchRows(const v1::RowBatch& batch, const std::vector<ResultColumn>& columns,
                              std::vector<std::vector<Value>>* rows) {
   if (batch.columns_size() != static_cast<int>(columns.size())) {
-    return absl::InvalidArgumentError(absl::StrCat("row batch has ", batch.columns_size(), " columns, the header ",
-                                                   columns.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("row batch has ", batch.columns_size(), " columns, the header ", columns.size()));
   }
   const int64_t row_count = batch.row_count();
   for (size_t c = 0; c < columns.size(); ++c) {

@@ -89,12 +89,20 @@ void BlockBuilder::AppendValue(int column, const Value& value) {
   }
   const Type& type = columns_[column].type;
   switch (type.id()) {
-    case TypeId::kBoolean: Append<uint8_t>(column, value.AsBool() ? 1 : 0); break;
+    case TypeId::kBoolean:
+      Append<uint8_t>(column, value.AsBool() ? 1 : 0);
+      break;
     case TypeId::kInteger:
-    case TypeId::kDate: Append<int32_t>(column, static_cast<int32_t>(value.AsInt64())); break;
+    case TypeId::kDate:
+      Append<int32_t>(column, static_cast<int32_t>(value.AsInt64()));
+      break;
     case TypeId::kBigInt:
-    case TypeId::kTimestamp: Append<int64_t>(column, value.AsInt64()); break;
-    case TypeId::kDouble: Append<double>(column, value.AsDouble()); break;
+    case TypeId::kTimestamp:
+      Append<int64_t>(column, value.AsInt64());
+      break;
+    case TypeId::kDouble:
+      Append<double>(column, value.AsDouble());
+      break;
     case TypeId::kDecimal:
       if (type.IsWideDecimal()) {
         Append<int128>(column, value.AsInt128());
@@ -102,10 +110,16 @@ void BlockBuilder::AppendValue(int column, const Value& value) {
         Append<int64_t>(column, static_cast<int64_t>(value.AsInt128()));
       }
       break;
-    case TypeId::kInterval: Append<Interval>(column, value.AsInterval()); break;
+    case TypeId::kInterval:
+      Append<Interval>(column, value.AsInterval());
+      break;
     case TypeId::kChar:
-    case TypeId::kVarchar: AppendString(column, value.AsString()); break;
-    case TypeId::kNull: AppendNull(column); break;
+    case TypeId::kVarchar:
+      AppendString(column, value.AsString());
+      break;
+    case TypeId::kNull:
+      AppendNull(column);
+      break;
   }
 }
 
@@ -161,7 +175,8 @@ void BlockBuilder::AppendFixedColumn(int column, const uint8_t* values, const ui
   if (rows == nullptr) {
     std::memcpy(out, values, static_cast<size_t>(count) * width);
   } else {
-    for (uint32_t i = 0; i < count; ++i) std::memcpy(out + i * width, values + static_cast<size_t>(rows[i]) * width, width);
+    for (uint32_t i = 0; i < count; ++i)
+      std::memcpy(out + i * width, values + static_cast<size_t>(rows[i]) * width, width);
   }
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t source = rows == nullptr ? i : rows[i];
@@ -177,8 +192,8 @@ void BlockBuilder::AppendFixedColumn(int column, const uint8_t* values, const ui
   }
 }
 
-void BlockBuilder::AppendStringColumn(int column, const std::string_view* values, const uint32_t* rows,
-                                      uint32_t count, const uint8_t* validity, uint32_t validity_offset) {
+void BlockBuilder::AppendStringColumn(int column, const std::string_view* values, const uint32_t* rows, uint32_t count,
+                                      const uint8_t* validity, uint32_t validity_offset) {
   ColumnStaging& staging = columns_[column];
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t source = rows == nullptr ? i : rows[i];
@@ -282,8 +297,11 @@ void BlockBuilder::PlanFrameOfReference(ColumnStaging& staging) {
       range = r;
       break;
     }
-    case 16: RangeOf<int128, unsigned __int128>(staging.values.data(), row_count_, validity, &range); break;
-    default: return;
+    case 16:
+      RangeOf<int128, unsigned __int128>(staging.values.data(), row_count_, validity, &range);
+      break;
+    default:
+      return;
   }
   if (range >> kMaxPackedBitWidth != 0) return;
   const int bit_width = BitWidthFor(static_cast<uint64_t>(range));
@@ -323,7 +341,8 @@ void BlockBuilder::PlanDictionary(ColumnStaging& staging) {
   const int bit_width = BitWidthFor(size - 1);
   const size_t packed = PackedBytes(row_count_, bit_width);
   const size_t heap = StringDictionary::HeaderBytes(size) + dictionary_bytes;
-  if (Align8(packed) + Align8(heap) >= Align8(staging.offsets.size() * sizeof(uint32_t)) + Align8(staging.heap.size())) {
+  if (Align8(packed) + Align8(heap) >=
+      Align8(staging.offsets.size() * sizeof(uint32_t)) + Align8(staging.heap.size())) {
     return;
   }
   // Sorted, so that code order is value order: comparisons translate into code ranges.
@@ -352,10 +371,15 @@ size_t BlockBuilder::PlanCompressed() {
       case TypeId::kDate:
       case TypeId::kBigInt:
       case TypeId::kTimestamp:
-      case TypeId::kDecimal: PlanFrameOfReference(staging); break;
+      case TypeId::kDecimal:
+        PlanFrameOfReference(staging);
+        break;
       case TypeId::kChar:
-      case TypeId::kVarchar: PlanDictionary(staging); break;
-      default: break;  // BOOLEAN, DOUBLE, INTERVAL stay plain
+      case TypeId::kVarchar:
+        PlanDictionary(staging);
+        break;
+      default:
+        break;  // BOOLEAN, DOUBLE, INTERVAL stay plain
     }
   }
   return EncodedSize();
@@ -414,12 +438,20 @@ void BlockBuilder::Write(void* destination, bool string_zone_maps) {
     // Zone maps come from the staged (plain) values, before any encoding, which may use zone_min as its base.
     const uint8_t* values = staging.values.data();
     switch (staging.type.id()) {
-      case TypeId::kBoolean: ZoneMapFixed<uint8_t>(values, row_count_, validity, &chunk); break;
+      case TypeId::kBoolean:
+        ZoneMapFixed<uint8_t>(values, row_count_, validity, &chunk);
+        break;
       case TypeId::kInteger:
-      case TypeId::kDate: ZoneMapFixed<int32_t>(values, row_count_, validity, &chunk); break;
+      case TypeId::kDate:
+        ZoneMapFixed<int32_t>(values, row_count_, validity, &chunk);
+        break;
       case TypeId::kBigInt:
-      case TypeId::kTimestamp: ZoneMapFixed<int64_t>(values, row_count_, validity, &chunk); break;
-      case TypeId::kDouble: ZoneMapFixed<double>(values, row_count_, validity, &chunk); break;
+      case TypeId::kTimestamp:
+        ZoneMapFixed<int64_t>(values, row_count_, validity, &chunk);
+        break;
+      case TypeId::kDouble:
+        ZoneMapFixed<double>(values, row_count_, validity, &chunk);
+        break;
       case TypeId::kDecimal:
         if (staging.type.IsWideDecimal()) {
           ZoneMapFixed<int128>(values, row_count_, validity, &chunk);
@@ -436,7 +468,8 @@ void BlockBuilder::Write(void* destination, bool string_zone_maps) {
         if (staging.encoding == ColumnEncoding::kDictionary) {
           // The dictionary is sorted: its first and last entries, located inside the heap section.
           const uint32_t size = static_cast<uint32_t>(staging.dictionary.size());
-          const uint32_t last_offset = static_cast<uint32_t>(staging.encoded_heap_bytes - staging.dictionary.back().size());
+          const uint32_t last_offset =
+              static_cast<uint32_t>(staging.encoded_heap_bytes - staging.dictionary.back().size());
           min_pair[0] = static_cast<uint32_t>(StringDictionary::HeaderBytes(size));
           min_pair[1] = static_cast<uint32_t>(staging.dictionary.front().size());
           max_pair[0] = last_offset;
@@ -463,7 +496,8 @@ void BlockBuilder::Write(void* destination, bool string_zone_maps) {
         break;
       }
       case TypeId::kInterval:
-      case TypeId::kNull: break;  // no natural order for intervals: no zone map
+      case TypeId::kNull:
+        break;  // no natural order for intervals: no zone map
     }
     switch (staging.encoding) {
       case ColumnEncoding::kPlain:
@@ -478,8 +512,12 @@ void BlockBuilder::Write(void* destination, bool string_zone_maps) {
       case ColumnEncoding::kFrameOfReference: {
         codes_.resize(row_count_);
         switch (staging.width) {
-          case 4: FrameCodes<int32_t, uint32_t>(values, row_count_, validity, chunk.zone_min, codes_.data()); break;
-          case 8: FrameCodes<int64_t, uint64_t>(values, row_count_, validity, chunk.zone_min, codes_.data()); break;
+          case 4:
+            FrameCodes<int32_t, uint32_t>(values, row_count_, validity, chunk.zone_min, codes_.data());
+            break;
+          case 8:
+            FrameCodes<int64_t, uint64_t>(values, row_count_, validity, chunk.zone_min, codes_.data());
+            break;
           default:
             FrameCodes<int128, unsigned __int128>(values, row_count_, validity, chunk.zone_min, codes_.data());
             break;

@@ -29,7 +29,8 @@ class BlockBuilder {
     ColumnStaging& staging = columns_[column];
     size_t old_size = staging.values_size;
     staging.values_size += staging.width;
-    if (staging.values_size > staging.values.size()) staging.values.resize(std::max<size_t>(4096, 2 * staging.values_size));
+    if (staging.values_size > staging.values.size())
+      staging.values.resize(std::max<size_t>(4096, 2 * staging.values_size));
     SetBit(staging.validity, staging.rows++);
     return staging.values.data() + old_size;
   }

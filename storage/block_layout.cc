@@ -17,16 +17,24 @@ T Load(const uint8_t* p) {
 
 Value FixedValue(const uint8_t* p, const Type& type) {
   switch (type.id()) {
-    case TypeId::kBoolean: return Value::Boolean(*p != 0);
-    case TypeId::kInteger: return Value::Integer(Load<int32_t>(p));
-    case TypeId::kDate: return Value::Date(Load<int32_t>(p));
-    case TypeId::kBigInt: return Value::BigInt(Load<int64_t>(p));
-    case TypeId::kTimestamp: return Value::Timestamp(Load<int64_t>(p));
-    case TypeId::kDouble: return Value::Double(Load<double>(p));
+    case TypeId::kBoolean:
+      return Value::Boolean(*p != 0);
+    case TypeId::kInteger:
+      return Value::Integer(Load<int32_t>(p));
+    case TypeId::kDate:
+      return Value::Date(Load<int32_t>(p));
+    case TypeId::kBigInt:
+      return Value::BigInt(Load<int64_t>(p));
+    case TypeId::kTimestamp:
+      return Value::Timestamp(Load<int64_t>(p));
+    case TypeId::kDouble:
+      return Value::Double(Load<double>(p));
     case TypeId::kDecimal:
       return Value::Decimal(type.IsWideDecimal() ? Load<int128>(p) : int128{Load<int64_t>(p)}, type);
-    case TypeId::kInterval: return Value::IntervalValue(Load<Interval>(p));
-    default: return Value::Null(type);
+    case TypeId::kInterval:
+      return Value::IntervalValue(Load<Interval>(p));
+    default:
+      return Value::Null(type);
   }
 }
 
@@ -40,8 +48,10 @@ bool IsFrameOfReferenceType(TypeId type) {
     case TypeId::kDate:
     case TypeId::kBigInt:
     case TypeId::kTimestamp:
-    case TypeId::kDecimal: return true;
-    default: return false;
+    case TypeId::kDecimal:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -75,7 +85,9 @@ void BlockView::Seal(void* data) {
 
 absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_count, bool from_disk,
                                  const std::vector<Type>* types) {
-  auto corrupt = [](std::string_view why) { return absl::DataLossError(absl::StrCat("corrupt block: ", std::string(why))); };
+  auto corrupt = [](std::string_view why) {
+    return absl::DataLossError(absl::StrCat("corrupt block: ", std::string(why)));
+  };
   if (bytes < sizeof(BlockHeader)) return corrupt("shorter than its header");
   BlockView view(data);
   const BlockHeader& header = view.header();
@@ -133,15 +145,24 @@ absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_c
         if (!is_string) {
           int width = 0;
           switch (type) {
-            case TypeId::kBoolean: width = 1; break;
+            case TypeId::kBoolean:
+              width = 1;
+              break;
             case TypeId::kInteger:
-            case TypeId::kDate: width = 4; break;
+            case TypeId::kDate:
+              width = 4;
+              break;
             case TypeId::kBigInt:
             case TypeId::kDouble:
             case TypeId::kTimestamp:
-            case TypeId::kDecimal: width = 8; break;
-            case TypeId::kInterval: width = 16; break;
-            default: break;
+            case TypeId::kDecimal:
+              width = 8;
+              break;
+            case TypeId::kInterval:
+              width = 16;
+              break;
+            default:
+              break;
           }
           if (types != nullptr && (*types)[c].FixedWidth() > 0) width = (*types)[c].FixedWidth();
           if (width == 0) return damaged(absl::StrCat("unknown type ", chunk.type_id));
@@ -167,7 +188,8 @@ absl::Status BlockView::Validate(const void* data, size_t bytes, size_t column_c
           if (offset < previous) return damaged("dictionary offsets out of order");
           previous = offset;
         }
-        if (StringDictionary::HeaderBytes(size) + previous != chunk.heap_bytes) return damaged("dictionary size mismatch");
+        if (StringDictionary::HeaderBytes(size) + previous != chunk.heap_bytes)
+          return damaged("dictionary size mismatch");
         const uint8_t* packed = view.data() + chunk.values_offset;
         for (uint32_t r = 0; r < header.row_count; ++r) {
           if (UnpackCode(packed, chunk.bit_width, r) >= size) return damaged("dictionary code out of range");
@@ -235,8 +257,7 @@ template void BlockView::DecodeFixed<int64_t>(int, uint32_t, uint32_t, int64_t*)
 template void BlockView::DecodeFixed<int128>(int, uint32_t, uint32_t, int128*) const;
 
 template <typename T>
-void BlockView::DecodeFixedRows(int column, uint32_t first, const uint32_t* rows, uint32_t row_count,
-                                T* out) const {
+void BlockView::DecodeFixedRows(int column, uint32_t first, const uint32_t* rows, uint32_t row_count, T* out) const {
   const ColumnChunk& c = chunk(column);
   if (Validity(column) != nullptr) {
     for (uint32_t i = 0; i < row_count; ++i) out[rows[i]] = DecodeFrameOfReference<T>(column, first + rows[i]);

@@ -38,7 +38,7 @@ namespace tessera {
 constexpr uint32_t kBlockMagic = 0x314B4254;  // "TBK1"
 constexpr uint16_t kBlockFormatVersion = 2;
 constexpr uint16_t kOldestBlockFormatVersion = 1;  // plain blocks without checksums, read as they are
-constexpr uint32_t kBlockChecksummed = 1;           // BlockHeader::flags
+constexpr uint32_t kBlockChecksummed = 1;          // BlockHeader::flags
 
 struct BlockHeader {
   uint32_t magic;
@@ -112,9 +112,7 @@ class BlockView {
     return reinterpret_cast<const T*>(data_ + chunk(column).values_offset);
   }
   const uint32_t* StringOffsets(int column) const { return Values<uint32_t>(column); }
-  const char* StringHeap(int column) const {
-    return reinterpret_cast<const char*>(data_ + chunk(column).heap_offset);
-  }
+  const char* StringHeap(int column) const { return reinterpret_cast<const char*>(data_ + chunk(column).heap_offset); }
   std::string_view GetString(int column, uint32_t row) const {
     if (IsEncoded(column)) return GetEncodedString(column, row);
     const uint32_t* offsets = StringOffsets(column);

@@ -215,10 +215,18 @@ void AccumulateBlockStatistics(const BlockView& block, const std::vector<ColumnS
       }
     }
     switch (type.FixedWidth()) {
-      case 1: SketchFixed<uint8_t>(block, column, deleted, &stats.distinct); break;
-      case 4: SketchFixed<uint32_t>(block, column, deleted, &stats.distinct); break;
-      case 8: SketchFixed<uint64_t>(block, column, deleted, &stats.distinct); break;
-      case 16: SketchFixed<int128>(block, column, deleted, &stats.distinct); break;
+      case 1:
+        SketchFixed<uint8_t>(block, column, deleted, &stats.distinct);
+        break;
+      case 4:
+        SketchFixed<uint32_t>(block, column, deleted, &stats.distinct);
+        break;
+      case 8:
+        SketchFixed<uint64_t>(block, column, deleted, &stats.distinct);
+        break;
+      case 16:
+        SketchFixed<int128>(block, column, deleted, &stats.distinct);
+        break;
       case 0: {
         if (block.encoding(column) == ColumnEncoding::kDictionary) {
           // The sketch ignores repeats: each distinct value of the block once; with deletions, each value a live
@@ -278,8 +286,8 @@ void AccumulateColumnStorage(const BlockView& block, const std::vector<ColumnSch
     const ColumnChunk& chunk = block.chunk(column);
     ColumnStorage& out = (*storage)[column];
     const int64_t validity = chunk.validity_offset != 0 ? align8((rows + 7) / 8) : 0;
-    out.stored_bytes += static_cast<int64_t>(sizeof(ColumnChunk)) + align8(chunk.values_bytes) + validity +
-                        align8(chunk.heap_bytes);
+    out.stored_bytes +=
+        static_cast<int64_t>(sizeof(ColumnChunk)) + align8(chunk.values_bytes) + validity + align8(chunk.heap_bytes);
     ++out.blocks_by_encoding[std::min<int>(chunk.encoding, 2)];
     const Type& type = columns[column].type;
     int64_t plain = static_cast<int64_t>(sizeof(ColumnChunk)) + validity;

@@ -31,8 +31,8 @@ constexpr size_t RoundUp(size_t value, size_t multiple) { return (value + multip
 // (compressed) used size and live long, take whole pages; other slots whole 2 MiB huge pages.
 size_t ChargedBytes(MemoryKind kind, size_t bytes) {
   if (bytes >= BufferPool::kLargeAllocationBytes) {
-    return RoundUp(bytes, kind == MemoryKind::kBaseBlock ? BufferPool::kBaseBlockGranularity
-                                                         : BufferPool::kSlotAlignment);
+    return RoundUp(bytes,
+                   kind == MemoryKind::kBaseBlock ? BufferPool::kBaseBlockGranularity : BufferPool::kSlotAlignment);
   }
   return RoundUp(bytes == 0 ? 1 : bytes, BufferPool::kSmallGranularity);
 }
@@ -142,8 +142,8 @@ BufferPool::~BufferPool() {
     for (const CachedSlot& slot : bucket) munmap(slot.address, slot.bytes);
   }
   if (used_bytes_ != 0) {
-    LOG(WARNING) << "buffer pool destroyed with " << FormatBytes(used_bytes_) << " still in use ("
-                 << live_slots_.size() << " slots)";
+    LOG(WARNING) << "buffer pool destroyed with " << FormatBytes(used_bytes_) << " still in use (" << live_slots_.size()
+                 << " slots)";
   }
 }
 
@@ -207,8 +207,8 @@ absl::StatusOr<void*> BufferPool::Allocate(MemoryKind kind, size_t bytes, int no
   void* address = ::operator new(charged, std::align_val_t(kSmallGranularity), std::nothrow);
   if (address == nullptr) {
     Uncharge(kind, charged);
-    return absl::ResourceExhaustedError(absl::StrCat("out of memory: cannot allocate ", FormatBytes(charged),
-                                                     " for a ", MemoryKindName(kind)));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("out of memory: cannot allocate ", FormatBytes(charged), " for a ", MemoryKindName(kind)));
   }
   return address;
 }
@@ -318,8 +318,7 @@ absl::Status BufferPool::Charge(MemoryKind kind, size_t bytes, const char* verb)
 void BufferPool::Uncharge(MemoryKind kind, size_t bytes) {
   const int k = static_cast<int>(kind);
   absl::MutexLock lock(&mutex_);
-  DCHECK_GE(by_kind_[k], bytes) << "buffer pool: releasing more " << MemoryKindName(kind)
-                                << " memory than was charged";
+  DCHECK_GE(by_kind_[k], bytes) << "buffer pool: releasing more " << MemoryKindName(kind) << " memory than was charged";
   const size_t released = std::min(by_kind_[k], bytes);
   by_kind_[k] -= released;
   used_bytes_ -= released;
@@ -330,8 +329,7 @@ std::string BufferPool::ExhaustedMessage(MemoryKind kind, size_t bytes, const ch
   return absl::StrCat("buffer pool budget exceeded: cannot ", verb, " ", FormatBytes(bytes), " for a ",
                       MemoryKindName(kind), "; ", FormatBytesIn(used_bytes_, unit), " of ",
                       FormatBytesIn(budget_bytes_, unit), " in use (base blocks ",
-                      FormatBytesIn(by_kind_[static_cast<int>(MemoryKind::kBaseBlock)], unit),
-                      ", temporary blocks ",
+                      FormatBytesIn(by_kind_[static_cast<int>(MemoryKind::kBaseBlock)], unit), ", temporary blocks ",
                       FormatBytesIn(by_kind_[static_cast<int>(MemoryKind::kTemporaryBlock)], unit), ", blobs ",
                       FormatBytesIn(by_kind_[static_cast<int>(MemoryKind::kBlob)], unit), ")");
 }
@@ -368,8 +366,8 @@ absl::StatusOr<void*> BufferPool::AllocateSlot(size_t bytes, int node) {
 absl::StatusOr<void*> BufferPool::MapSlot(size_t bytes, int node) {
   // Over-allocate by one alignment unit and trim both ends to get a 2 MiB-aligned slot.
   const size_t mapped_bytes = bytes + kSlotAlignment;
-  void* mapped = mmap(nullptr, mapped_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                      -1, 0);
+  void* mapped =
+      mmap(nullptr, mapped_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mapped == MAP_FAILED) {
     const int error = errno;
     return absl::ResourceExhaustedError(
@@ -451,8 +449,7 @@ void BufferPool::FreeSlot(void* address, size_t bytes) {
     // Keep up to a sixteenth of the budget (at least kMaxCachedSlotBytes, at most 1 GiB) of freed slots mapped,
     // so that the temporary blocks of one query reuse the pages of the previous one instead of faulting in and
     // zeroing fresh ones.
-    const size_t cache_limit =
-        std::max(kMaxCachedSlotBytes, std::min<size_t>(budget_bytes_ / 16, size_t{1} << 30));
+    const size_t cache_limit = std::max(kMaxCachedSlotBytes, std::min<size_t>(budget_bytes_ / 16, size_t{1} << 30));
     if (cached_slot_bytes_ + bytes <= cache_limit) {
       cached_slots_[CacheBucket(live.node)].push_back(CachedSlot{address, bytes, live.huge});
       cached_slot_bytes_ += bytes;
@@ -575,8 +572,7 @@ absl::Status BufferPool::RestoreSpilled() {
     fd = spill_fd_;
     path = spill_path_;
   }
-  std::sort(moves.begin(), moves.end(),
-            [](const Move& a, const Move& b) { return a.file_offset < b.file_offset; });
+  std::sort(moves.begin(), moves.end(), [](const Move& a, const Move& b) { return a.file_offset < b.file_offset; });
   for (size_t i = 0; i < moves.size(); ++i) {
     if (absl::Status charged = parent_->Reserve(moves[i].kind, moves[i].bytes); !charged.ok()) {
       for (size_t j = 0; j < i; ++j) parent_->Release(moves[j].kind, moves[j].bytes);

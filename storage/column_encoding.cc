@@ -12,11 +12,24 @@ namespace tessera {
 namespace {
 
 // Unsigned twin of each decoded type: the frame-of-reference addition wraps instead of overflowing.
-template <typename T> struct Unsigned;
-template <> struct Unsigned<int32_t> { using type = uint32_t; };
-template <> struct Unsigned<uint32_t> { using type = uint32_t; };
-template <> struct Unsigned<int64_t> { using type = uint64_t; };
-template <> struct Unsigned<int128> { using type = unsigned __int128; };
+template <typename T>
+struct Unsigned;
+template <>
+struct Unsigned<int32_t> {
+  using type = uint32_t;
+};
+template <>
+struct Unsigned<uint32_t> {
+  using type = uint32_t;
+};
+template <>
+struct Unsigned<int64_t> {
+  using type = uint64_t;
+};
+template <>
+struct Unsigned<int128> {
+  using type = unsigned __int128;
+};
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__)
 #pragma GCC diagnostic push
@@ -198,7 +211,8 @@ uint32_t SelectCodes(const uint8_t* packed, int bit_width, uint32_t first, uint3
     const uint32_t candidates = rows != nullptr ? row_count : count;
     for (uint32_t s = 0; s < candidates; ++s) {
       const uint32_t row = rows != nullptr ? rows[s] : s;
-      if (rows != nullptr && s + kPrefetchRows < candidates) PrefetchCode(packed, bit_width, first + rows[s + kPrefetchRows]);
+      if (rows != nullptr && s + kPrefetchRows < candidates)
+        PrefetchCode(packed, bit_width, first + rows[s + kPrefetchRows]);
       out_rows[kept] = row;  // in place when out_rows is rows: kept never passes s
       kept += keep(UnpackCode(packed, bit_width, first + row));
     }
@@ -227,9 +241,12 @@ uint32_t SelectCodes(const uint8_t* packed, int bit_width, uint32_t first, uint3
 
 const char* ColumnEncodingName(ColumnEncoding encoding) {
   switch (encoding) {
-    case ColumnEncoding::kPlain: return "plain";
-    case ColumnEncoding::kFrameOfReference: return "frame-of-reference";
-    case ColumnEncoding::kDictionary: return "dictionary";
+    case ColumnEncoding::kPlain:
+      return "plain";
+    case ColumnEncoding::kFrameOfReference:
+      return "frame-of-reference";
+    case ColumnEncoding::kDictionary:
+      return "dictionary";
   }
   return "unknown";
 }
@@ -270,8 +287,8 @@ bool UnpackCodesHasSimd() {
 #endif
 }
 
-#define TESSERA_INSTANTIATE_UNPACK(T)                                                    \
-  template void UnpackCodes<T>(const uint8_t*, int, T, uint32_t, uint32_t, T*);          \
+#define TESSERA_INSTANTIATE_UNPACK(T)                                           \
+  template void UnpackCodes<T>(const uint8_t*, int, T, uint32_t, uint32_t, T*); \
   template void UnpackCodesScalar<T>(const uint8_t*, int, T, uint32_t, uint32_t, T*);
 TESSERA_INSTANTIATE_UNPACK(int32_t)
 TESSERA_INSTANTIATE_UNPACK(uint32_t)
@@ -279,9 +296,8 @@ TESSERA_INSTANTIATE_UNPACK(int64_t)
 TESSERA_INSTANTIATE_UNPACK(int128)
 #undef TESSERA_INSTANTIATE_UNPACK
 
-uint32_t SelectCodesInRange(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
-                            const uint32_t* rows, uint32_t row_count, uint64_t low, uint64_t high,
-                            uint32_t* out_rows) {
+uint32_t SelectCodesInRange(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count, const uint32_t* rows,
+                            uint32_t row_count, uint64_t low, uint64_t high, uint32_t* out_rows) {
   const uint64_t span = high - low;
   auto keep = [low, span](uint64_t code) { return code - low <= span; };
   // Codes of up to 32 bits: low and high fit too once clamped to the widest code.
@@ -295,9 +311,8 @@ uint32_t SelectCodesInRange(const uint8_t* packed, int bit_width, uint32_t first
   return SelectCodes(packed, bit_width, first, count, rows, row_count, out_rows, keep, dense);
 }
 
-uint32_t SelectCodesInSet(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
-                          const uint32_t* rows, uint32_t row_count, const uint64_t* codes, uint32_t code_count,
-                          uint32_t* out_rows) {
+uint32_t SelectCodesInSet(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count, const uint32_t* rows,
+                          uint32_t row_count, const uint64_t* codes, uint32_t code_count, uint32_t* out_rows) {
   auto keep = [codes, code_count](uint64_t code) {
     if (code_count <= 8) {
       bool hit = false;
@@ -318,9 +333,9 @@ uint32_t SelectCodesInSet(const uint8_t* packed, int bit_width, uint32_t first, 
   return SelectCodes(packed, bit_width, first, count, rows, row_count, out_rows, keep, dense);
 }
 
-uint32_t SelectCodesInBitmap(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
-                             const uint32_t* rows, uint32_t row_count, uint64_t code_low, uint64_t code_span,
-                             const uint64_t* bits, uint64_t bit_base, uint32_t* out_rows) {
+uint32_t SelectCodesInBitmap(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count, const uint32_t* rows,
+                             uint32_t row_count, uint64_t code_low, uint64_t code_span, const uint64_t* bits,
+                             uint64_t bit_base, uint32_t* out_rows) {
   auto keep = [=](uint64_t code) {
     const uint64_t offset = code - code_low;
     const uint64_t bit = bit_base + std::min(offset, code_span);

@@ -59,13 +59,11 @@ bool UnpackCodesHasSimd();
 // and returns how many; `out_rows` has room for `count` rows. Rows are offsets in the vector of `count` codes
 // starting at `first`. A sparse `rows` reads only the selected codes; otherwise the vector is unpacked (AVX-512
 // where the build has it) and compared. NULL rows (code 0) are the caller's to drop.
-uint32_t SelectCodesInRange(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
-                            const uint32_t* rows, uint32_t row_count, uint64_t low, uint64_t high,
-                            uint32_t* out_rows);
+uint32_t SelectCodesInRange(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count, const uint32_t* rows,
+                            uint32_t row_count, uint64_t low, uint64_t high, uint32_t* out_rows);
 // The same for a set of codes: `codes[0..code_count)` ascending.
-uint32_t SelectCodesInSet(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
-                          const uint32_t* rows, uint32_t row_count, const uint64_t* codes, uint32_t code_count,
-                          uint32_t* out_rows);
+uint32_t SelectCodesInSet(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count, const uint32_t* rows,
+                          uint32_t row_count, const uint64_t* codes, uint32_t code_count, uint32_t* out_rows);
 
 // A set of values given as a bit vector, tested on codes: keeps the rows (as SelectCodesInRange) whose code c lies
 // in [code_low, code_low + code_span] and whose bit `bit_base + (c - code_low)` of `bits` is set (the bit of
@@ -73,9 +71,9 @@ uint32_t SelectCodesInSet(const uint8_t* packed, int bit_width, uint32_t first, 
 // little-endian 64-bit words holding at least bit_base + code_span + 1 bits. A code_span below 2^32 with codes
 // of up to 32 bits tests 16 codes per step where the build has AVX-512 (a gather of 32-bit words); NULL rows are
 // the caller's to drop.
-uint32_t SelectCodesInBitmap(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count,
-                             const uint32_t* rows, uint32_t row_count, uint64_t code_low, uint64_t code_span,
-                             const uint64_t* bits, uint64_t bit_base, uint32_t* out_rows);
+uint32_t SelectCodesInBitmap(const uint8_t* packed, int bit_width, uint32_t first, uint32_t count, const uint32_t* rows,
+                             uint32_t row_count, uint64_t code_low, uint64_t code_span, const uint64_t* bits,
+                             uint64_t bit_base, uint32_t* out_rows);
 
 // One code; for row-at-a-time readers (COPY TO, statistics, result printing).
 inline uint64_t UnpackCode(const uint8_t* packed, int bit_width, uint32_t row) {

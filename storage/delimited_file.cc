@@ -105,8 +105,8 @@ bool AppendField(BlockBuilder& builder, int column, const ColumnSchema& schema, 
     case TypeId::kChar:
     case TypeId::kVarchar:
       if (type.length() > 0 && text.size() > type.length() && CharacterCount(text) > type.length()) {
-        *error = absl::StrCat("column ", schema.name, ": value '", ShownValue(text), "' is too long for ",
-                              type.ToString());
+        *error =
+            absl::StrCat("column ", schema.name, ": value '", ShownValue(text), "' is too long for ", type.ToString());
         return false;
       }
       builder.AppendString(column, text);
@@ -116,8 +116,8 @@ bool AppendField(BlockBuilder& builder, int column, const ColumnSchema& schema, 
       return true;
   }
   if (!ok) {
-    *error = absl::StrCat("column ", schema.name, ": invalid input for ", type.ToString(), ": '", ShownValue(text),
-                          "'");
+    *error =
+        absl::StrCat("column ", schema.name, ": invalid input for ", type.ToString(), ": '", ShownValue(text), "'");
   }
   return ok;
 }
@@ -138,12 +138,24 @@ void UnescapeText(std::string_view raw, std::string* out) {
     }
     const char c = raw[++k];
     switch (c) {
-      case 'b': out->push_back('\b'); break;
-      case 'f': out->push_back('\f'); break;
-      case 'n': out->push_back('\n'); break;
-      case 'r': out->push_back('\r'); break;
-      case 't': out->push_back('\t'); break;
-      case 'v': out->push_back('\v'); break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'v':
+        out->push_back('\v');
+        break;
       case 'x':
         if (k + 1 < raw.size() && HexDigit(raw[k + 1]) >= 0) {
           int value = HexDigit(raw[++k]);
@@ -207,7 +219,7 @@ class ChunkParser {
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       size_t line_offset = position;
       position = line_end + 1;
-      if (line.empty()) continue;  // blank lines (e.g. a final newline) carry no row
+      if (line.empty()) continue;                                // blank lines (e.g. a final newline) carry no row
       if (format_.backslash_escapes && line == "\\.") continue;  // the text format's end-of-data marker
 
       if (!ParseLine(line, &error->message)) {
@@ -225,8 +237,8 @@ class ChunkParser {
         }
         if (!builder_.CommitRow()) {
           error->line_offset = line_offset;
-          error->message = absl::StrCat("row is too large for the table's block size of ",
-                                        table_.block_size_bytes, " bytes");
+          error->message =
+              absl::StrCat("row is too large for the table's block size of ", table_.block_size_bytes, " bytes");
           return false;
         }
       }
@@ -309,7 +321,8 @@ class ChunkParser {
       } else {
         const char* start = line.data() + i;
         const void* found = std::memchr(start, delimiter, line.size() - i);
-        size_t field_end = found == nullptr ? line.size() : static_cast<size_t>(static_cast<const char*>(found) - line.data());
+        size_t field_end =
+            found == nullptr ? line.size() : static_cast<size_t>(static_cast<const char*>(found) - line.data());
         field = line.substr(i, field_end - i);
         i = field_end;
       }
@@ -392,8 +405,8 @@ absl::Status CheckTargetColumns(const TableDescriptor& table, const std::vector<
     for (int c : target_columns) listed[c] = true;
     for (size_t c = 0; c < table.columns.size(); ++c) {
       if (!listed[c] && table.columns[c].not_null && !table.columns[c].default_value.has_value()) {
-        return absl::InvalidArgumentError(absl::StrCat("column '", table.columns[c].name,
-                                                       "' is NOT NULL without a default and must be loaded"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("column '", table.columns[c].name, "' is NOT NULL without a default and must be loaded"));
       }
     }
   }
@@ -453,8 +466,8 @@ absl::Status DelimitedFileChunks::ReadRange(size_t begin, size_t end, char* out)
           absl::StrCat("COPY ", table_.name, ": cannot read '", path_, "': ", std::strerror(errno)));
     }
     if (got == 0) {
-      return absl::FailedPreconditionError(absl::StrCat("COPY ", table_.name, ": file '", path_,
-                                                        "' changed while being read (it was truncated)"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("COPY ", table_.name, ": file '", path_, "' changed while being read (it was truncated)"));
     }
     done += static_cast<size_t>(got);
   }
@@ -510,9 +523,9 @@ absl::StatusOr<std::unique_ptr<DelimitedFileChunks>> DelimitedFileChunks::Open(
   if (format.header) {
     TESSERA_ASSIGN_OR_RETURN(data_begin, chunks->NextLineStart(0));
   }
-  const size_t chunk_bytes = std::max<size_t>(
-      1, std::clamp((size - data_begin) / std::max<size_t>(1, sizing.target_chunks) + 1, sizing.min_bytes,
-                    std::max(sizing.min_bytes, sizing.max_bytes)));
+  const size_t chunk_bytes =
+      std::max<size_t>(1, std::clamp((size - data_begin) / std::max<size_t>(1, sizing.target_chunks) + 1,
+                                     sizing.min_bytes, std::max(sizing.min_bytes, sizing.max_bytes)));
   for (size_t begin = data_begin; begin < size;) {
     size_t end = size - begin > chunk_bytes ? begin + chunk_bytes : size;
     if (end < size) {
@@ -718,21 +731,38 @@ namespace {
 
 void AppendFieldText(const BlockView& block, int column, uint32_t row, const Type& type, std::string* out) {
   switch (type.id()) {
-    case TypeId::kBoolean: out->append(block.Values<uint8_t>(column)[row] ? "true" : "false"); break;
-    case TypeId::kInteger: AppendInt64(block.GetFixed<int32_t>(column, row), out); break;
-    case TypeId::kBigInt: AppendInt64(block.GetFixed<int64_t>(column, row), out); break;
-    case TypeId::kDouble: AppendDouble(block.Values<double>(column)[row], out); break;
+    case TypeId::kBoolean:
+      out->append(block.Values<uint8_t>(column)[row] ? "true" : "false");
+      break;
+    case TypeId::kInteger:
+      AppendInt64(block.GetFixed<int32_t>(column, row), out);
+      break;
+    case TypeId::kBigInt:
+      AppendInt64(block.GetFixed<int64_t>(column, row), out);
+      break;
+    case TypeId::kDouble:
+      AppendDouble(block.Values<double>(column)[row], out);
+      break;
     case TypeId::kDecimal:
       // GetFixed copies a 128-bit value out, never loading it as an int128 lvalue from an 8-byte-aligned column.
       AppendDecimal(type.IsWideDecimal() ? block.GetFixed<int128>(column, row) : block.GetFixed<int64_t>(column, row),
                     type.scale(), out);
       break;
-    case TypeId::kDate: AppendDate(block.GetFixed<int32_t>(column, row), out); break;
-    case TypeId::kTimestamp: AppendTimestamp(block.GetFixed<int64_t>(column, row), out); break;
-    case TypeId::kInterval: AppendInterval(block.Values<Interval>(column)[row], out); break;
+    case TypeId::kDate:
+      AppendDate(block.GetFixed<int32_t>(column, row), out);
+      break;
+    case TypeId::kTimestamp:
+      AppendTimestamp(block.GetFixed<int64_t>(column, row), out);
+      break;
+    case TypeId::kInterval:
+      AppendInterval(block.Values<Interval>(column)[row], out);
+      break;
     case TypeId::kChar:
-    case TypeId::kVarchar: out->append(block.GetString(column, row)); break;
-    case TypeId::kNull: break;
+    case TypeId::kVarchar:
+      out->append(block.GetString(column, row));
+      break;
+    case TypeId::kNull:
+      break;
   }
 }
 
@@ -742,10 +772,18 @@ void AppendDelimitedField(std::string_view text, bool is_string, const Delimited
   if (format.backslash_escapes) {
     for (char c : text) {
       switch (c) {
-        case '\\': out->append("\\\\"); break;
-        case '\n': out->append("\\n"); break;
-        case '\r': out->append("\\r"); break;
-        case '\t': out->append("\\t"); break;
+        case '\\':
+          out->append("\\\\");
+          break;
+        case '\n':
+          out->append("\\n");
+          break;
+        case '\r':
+          out->append("\\r");
+          break;
+        case '\t':
+          out->append("\\t");
+          break;
         default:
           if (c == format.delimiter) out->push_back('\\');
           out->push_back(c);

@@ -28,8 +28,8 @@ struct DelimitedFormat {
   // Fields starting with the quote character are quoted (RFC 4180: "" inside is one quote). '\0' disables.
   // A quoted field may not span lines.
   char quote = '"';
-  bool header = false;           // skip (on load) / write (on export) one header line
-  std::string null_string;       // an unquoted field equal to this is NULL
+  bool header = false;              // skip (on load) / write (on export) one header line
+  std::string null_string;          // an unquoted field equal to this is NULL
   bool trailing_delimiter = false;  // export: end every line with the delimiter, as dbgen does
   // PostgreSQL's text format (COPY ... WITH (FORMAT text), the default of FROM STDIN / TO STDOUT): no quoting; a
   // backslash escapes the next character (\b \f \n \r \t \v, octal \NNN, hex \xHH, any other character is
@@ -45,8 +45,8 @@ void AppendDelimitedField(std::string_view text, bool is_string, const Delimited
 
 struct LoadedRows {
   int64_t row_count = 0;
-  std::vector<PendingBlock> blocks;            // in file order
-  std::vector<ColumnStatistics> statistics;    // one per table column, over the loaded rows only
+  std::vector<PendingBlock> blocks;          // in file order
+  std::vector<ColumnStatistics> statistics;  // one per table column, over the loaded rows only
 
   // Appends `other`'s rows after these (blocks in order, statistics merged).
   void Append(LoadedRows other);
@@ -124,7 +124,7 @@ class DelimitedFileChunks {
   const std::vector<int> target_columns_;
   const DelimitedFormat format_;
   const int fd_;
-  const size_t file_size_;  // at Open
+  const size_t file_size_;                         // at Open
   std::vector<std::pair<size_t, size_t>> chunks_;  // [begin, end) byte offsets, in file order
 };
 

@@ -81,9 +81,8 @@ absl::StatusOr<std::unique_ptr<StorageManager>> StorageManager::Open(const std::
     std::string name = entry.path().filename().string();
     uint64_t id = 0;
     bool is_segment = name.starts_with(kSegmentPrefix) && name.ends_with(kSegmentSuffix) &&
-                      absl::SimpleAtoi(name.substr(sizeof(kSegmentPrefix) - 1,
-                                                   name.size() - sizeof(kSegmentPrefix) + 1 -
-                                                       (sizeof(kSegmentSuffix) - 1)),
+                      absl::SimpleAtoi(name.substr(sizeof(kSegmentPrefix) - 1, name.size() - sizeof(kSegmentPrefix) +
+                                                                                   1 - (sizeof(kSegmentSuffix) - 1)),
                                        &id);
     if (!is_segment || !is_live.contains(id)) {
       LOG(INFO) << "removing leftover file of an interrupted load: " << entry.path();

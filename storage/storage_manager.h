@@ -121,9 +121,9 @@ class StorageManager : public Evictor {
   // Opens data_directory/segments, removes segment files no table references (leftovers of interrupted loads),
   // and registers every segment of every table in `catalog` as on-disk blocks. Registers itself as the pool's
   // evictor.
-  static absl::StatusOr<std::unique_ptr<StorageManager>> Open(const std::string& data_directory,
-                                                              const Catalog& catalog, BufferPool* pool,
-                                                              const Topology* topology, bool sync_writes);
+  static absl::StatusOr<std::unique_ptr<StorageManager>> Open(const std::string& data_directory, const Catalog& catalog,
+                                                              BufferPool* pool, const Topology* topology,
+                                                              bool sync_writes);
   ~StorageManager() override;
 
   BufferPool& buffer_pool() { return *pool_; }

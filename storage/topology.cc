@@ -29,8 +29,7 @@ std::string CpuRanges(const std::vector<int>& cpus) {
 // Binding happens only when `bind_with_libnuma` and there is more than one node.
 class TableTopology final : public Topology {
  public:
-  TableTopology(std::string kind, std::vector<int> node_of_cpu, std::vector<int> os_node_ids,
-                bool bind_with_libnuma)
+  TableTopology(std::string kind, std::vector<int> node_of_cpu, std::vector<int> os_node_ids, bool bind_with_libnuma)
       : kind_(std::move(kind)),
         node_of_cpu_(std::move(node_of_cpu)),
         os_node_ids_(std::move(os_node_ids)),

@@ -34,8 +34,7 @@ absl::StatusOr<std::vector<int>> ParseCpuList(const std::string& text) {
       if (!absl::SimpleAtoi(bounds[0], &first)) return BadItem(text, item);
       last = first;
     } else if (bounds.size() == 2) {
-      if (!absl::SimpleAtoi(bounds[0], &first) || !absl::SimpleAtoi(bounds[1], &last))
-        return BadItem(text, item);
+      if (!absl::SimpleAtoi(bounds[0], &first) || !absl::SimpleAtoi(bounds[1], &last)) return BadItem(text, item);
     } else {
       return BadItem(text, item);
     }
@@ -83,8 +82,7 @@ absl::Status PinCurrentThreadToCpu(int cpu) {
   CPU_SET(cpu, &set);
   int error = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
   if (error != 0) {
-    return absl::InternalError(
-        absl::StrCat("pinning to CPU ", cpu, " failed: ", std::string(strerror(error))));
+    return absl::InternalError(absl::StrCat("pinning to CPU ", cpu, " failed: ", std::string(strerror(error))));
   }
   return absl::OkStatus();
 }

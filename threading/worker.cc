@@ -34,8 +34,7 @@ void Worker::Flush(std::vector<TaskCompletion>* done) {
 }
 
 void Worker::Loop() {
-  pthread_setname_np(pthread_self(),
-                     ("tessera-w" + std::to_string(context_.worker_id)).substr(0, 15).c_str());
+  pthread_setname_np(pthread_self(), ("tessera-w" + std::to_string(context_.worker_id)).substr(0, 15).c_str());
   if (context_.cpu >= 0) {
     absl::Status pinned = PinCurrentThreadToCpu(context_.cpu);
     if (pinned.ok()) {

@@ -66,8 +66,7 @@ absl::StatusOr<int> WorkerPool::AddWorker(int cpu) {
       id = i;
     }
   }
-  if (id < 0)
-    return absl::ResourceExhaustedError(absl::StrCat("all ", max_workers_, " worker ids are in use"));
+  if (id < 0) return absl::ResourceExhaustedError(absl::StrCat("all ", max_workers_, " worker ids are in use"));
   if (cpu < 0) cpu = ChooseCpuLocked();
   WorkerOptions worker_options;
   worker_options.worker_id = id;

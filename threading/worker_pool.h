@@ -54,8 +54,7 @@ struct WorkerInfo {
 class WorkerPool {
  public:
   // Starts the workers. `sink` (may be null) receives every finished task and must outlive the pool.
-  static absl::StatusOr<std::unique_ptr<WorkerPool>> Create(const WorkerPoolOptions& options,
-                                                            TaskCompletionSink* sink);
+  static absl::StatusOr<std::unique_ptr<WorkerPool>> Create(const WorkerPoolOptions& options, TaskCompletionSink* sink);
   // Shutdown().
   ~WorkerPool();
 

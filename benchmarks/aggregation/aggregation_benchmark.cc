@@ -255,8 +255,7 @@ struct BatchVectors {
     for (size_t c = 0; c < s.kinds.size(); ++c) {
       if (s.kinds[c] == AggregateKind::kCountStar) continue;
       const uint8_t* validity = s.validity[c].empty() ? nullptr : s.validity[c].data() + first / 8;
-      arguments[c].BorrowFixed(s.arguments[c].data() + first, validity, static_cast<uint32_t>(first % 8),
-                               count);
+      arguments[c].BorrowFixed(s.arguments[c].data() + first, validity, static_cast<uint32_t>(first % 8), count);
     }
   }
 };
@@ -299,8 +298,7 @@ void RunPartialTables(const Shape& s, const AggregationSpec& spec, int threads, 
     for (uint32_t done = 0; done < rows; done += kVectorSize) {
       const uint32_t count = std::min(kVectorSize, rows - done);
       batch.Set(s, first + done, count);
-      const absl::Status status =
-          tables[t]->Update(batch.key_pointers, batch.argument_pointers, nullptr, count, count);
+      const absl::Status status = tables[t]->Update(batch.key_pointers, batch.argument_pointers, nullptr, count, count);
       if (!status.ok()) std::fprintf(stderr, "update failed: %s\n", status.ToString().c_str());
     }
   });
@@ -385,8 +383,7 @@ class FixedKeyTable {
   }
 
   // Writes the entries [first, first + count) that hold a group.
-  absl::Status Write(size_t first, size_t count, const AggregationSpec& spec,
-                     TemporaryRelation* output) const {
+  absl::Status Write(size_t first, size_t count, const AggregationSpec& spec, TemporaryRelation* output) const {
     std::vector<ColumnVector> columns;
     columns.emplace_back(shape_.key_type);
     for (const auto& call : spec.calls) columns.emplace_back(call.result_type);
@@ -471,8 +468,8 @@ class FixedKeyTable {
       if constexpr (kShared) {
         std::atomic_ref<uint64_t> slot(entry[0]);
         uint64_t current = slot.load(std::memory_order_acquire);
-        if (current == kEmpty && slot.compare_exchange_strong(current, key, std::memory_order_acq_rel,
-                                                              std::memory_order_acquire)) {
+        if (current == kEmpty &&
+            slot.compare_exchange_strong(current, key, std::memory_order_acq_rel, std::memory_order_acquire)) {
           return entry;
         }
         if (current == key) return entry;
@@ -510,8 +507,8 @@ void RunSharedTable(const Shape& s, const AggregationSpec& spec, int threads, Te
   WriteFixedKeyTable(table, spec, threads, output);
 }
 
-void RunFixedKeyPartialTables(const Shape& s, const AggregationSpec& spec, int threads,
-                              TemporaryRelation* output, double* update_seconds) {
+void RunFixedKeyPartialTables(const Shape& s, const AggregationSpec& spec, int threads, TemporaryRelation* output,
+                              double* update_seconds) {
   std::vector<std::unique_ptr<FixedKeyTable>> tables;
   for (int t = 0; t < threads; ++t) tables.push_back(std::make_unique<FixedKeyTable>(s));
   const int64_t start = MonotonicNanos();

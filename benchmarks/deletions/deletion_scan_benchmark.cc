@@ -167,8 +167,8 @@ void BM_Mask(benchmark::State& state, int percent, bool words) {
       const DeletedRows& deleted = *BlockDeletions(percent, b);
       for (uint32_t first = 0; first < deleted.row_count(); first += kVectorSize) {
         const uint32_t count = std::min(kVectorSize, deleted.row_count() - first);
-        live += words ? deleted.LiveRows(first, count, rows.data())
-                      : LiveRowsRowwise(deleted, first, count, rows.data());
+        live +=
+            words ? deleted.LiveRows(first, count, rows.data()) : LiveRowsRowwise(deleted, first, count, rows.data());
         benchmark::DoNotOptimize(rows.data());
       }
     }
@@ -191,8 +191,7 @@ int Main(int argc, char** argv) {
   BuildTable();
   for (bool filtered : {true, false}) {
     for (int percent : {0, 1, 10}) {
-      const std::string name =
-          std::string("BM_Scan/") + (filtered ? "filter/" : "all/") + std::to_string(percent);
+      const std::string name = std::string("BM_Scan/") + (filtered ? "filter/" : "all/") + std::to_string(percent);
       benchmark::RegisterBenchmark(name.c_str(), BM_Scan, percent, filtered)->Unit(benchmark::kMillisecond);
     }
   }

@@ -32,9 +32,9 @@
 #include "benchmarks/google_benchmark_flags.h"
 #include "expressions/batch.h"
 #include "relational_operators/bloom_filter.h"
-#include "storage/buffer_pool.h"
 #include "storage/block_builder.h"
 #include "storage/block_layout.h"
+#include "storage/buffer_pool.h"
 #include "storage/column_encoding.h"
 
 DEFINE_int64(rows, 8 << 20, "rows of each column");
@@ -108,7 +108,8 @@ std::unique_ptr<Column> IntegerColumn(int bits) {
     column->key_filter = std::make_unique<LipFilter>("v");
     if (!column->key_filter->BuildDense(base, mask, &Pool()).ok()) std::abort();
     for (uint64_t key = 0; key <= mask; ++key) {
-      if ((key * 0x9e3779b97f4a7c15ull) >> 62 == 0) column->key_filter->InsertDenseKey(base + static_cast<int64_t>(key));
+      if ((key * 0x9e3779b97f4a7c15ull) >> 62 == 0)
+        column->key_filter->InsertDenseKey(base + static_cast<int64_t>(key));
     }
   }
   return column;
@@ -150,20 +151,37 @@ std::vector<std::unique_ptr<Column>>& Columns() {
 }
 
 enum class Variant {
-  kMemcpy, kDecode, kDecodeScalar, kFilterPlain, kFilterDecoded, kFilterCodes, kKeysPlain, kKeysDecoded, kKeysCodes
+  kMemcpy,
+  kDecode,
+  kDecodeScalar,
+  kFilterPlain,
+  kFilterDecoded,
+  kFilterCodes,
+  kKeysPlain,
+  kKeysDecoded,
+  kKeysCodes
 };
 
 const char* VariantName(Variant variant) {
   switch (variant) {
-    case Variant::kMemcpy: return "memcpy";
-    case Variant::kDecode: return "decode";
-    case Variant::kDecodeScalar: return "decode/scalar";
-    case Variant::kFilterPlain: return "filter/plain";
-    case Variant::kFilterDecoded: return "filter/decoded";
-    case Variant::kFilterCodes: return "filter/codes";
-    case Variant::kKeysPlain: return "keys/plain";
-    case Variant::kKeysDecoded: return "keys/decoded";
-    case Variant::kKeysCodes: return "keys/codes";
+    case Variant::kMemcpy:
+      return "memcpy";
+    case Variant::kDecode:
+      return "decode";
+    case Variant::kDecodeScalar:
+      return "decode/scalar";
+    case Variant::kFilterPlain:
+      return "filter/plain";
+    case Variant::kFilterDecoded:
+      return "filter/decoded";
+    case Variant::kFilterCodes:
+      return "filter/codes";
+    case Variant::kKeysPlain:
+      return "keys/plain";
+    case Variant::kKeysDecoded:
+      return "keys/decoded";
+    case Variant::kKeysCodes:
+      return "keys/codes";
   }
   return "";
 }
@@ -196,8 +214,12 @@ int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint3
     for (uint32_t first = 0; first < block.row_count(); first += kVector) {
       const uint32_t count = std::min(kVector, block.row_count() - first);
       switch (variant) {
-        case Variant::kMemcpy: std::memcpy(buffer, block.Values<int64_t>(0) + first, count * sizeof(int64_t)); break;
-        case Variant::kDecode: block.DecodeFixed<int64_t>(0, first, count, buffer); break;
+        case Variant::kMemcpy:
+          std::memcpy(buffer, block.Values<int64_t>(0) + first, count * sizeof(int64_t));
+          break;
+        case Variant::kDecode:
+          block.DecodeFixed<int64_t>(0, first, count, buffer);
+          break;
         case Variant::kDecodeScalar: {
           const ColumnChunk& chunk = block.chunk(0);
           int64_t base;
@@ -205,7 +227,9 @@ int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint3
           UnpackCodesScalar<int64_t>(block.data() + chunk.values_offset, chunk.bit_width, base, first, count, buffer);
           break;
         }
-        case Variant::kFilterPlain: selected += Select(block.Values<int64_t>(0) + first, count, selection, less); break;
+        case Variant::kFilterPlain:
+          selected += Select(block.Values<int64_t>(0) + first, count, selection, less);
+          break;
         case Variant::kFilterDecoded:
           block.DecodeFixed<int64_t>(0, first, count, buffer);
           selected += Select(buffer, count, selection, less);
@@ -213,8 +237,8 @@ int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint3
         case Variant::kFilterCodes:
           if (!none) {
             const ColumnChunk& chunk = block.chunk(0);
-            selected += SelectCodesInRange(block.data() + chunk.values_offset, chunk.bit_width, first, count,
-                                           nullptr, 0, 0, high, selection);
+            selected += SelectCodesInRange(block.data() + chunk.values_offset, chunk.bit_width, first, count, nullptr,
+                                           0, 0, high, selection);
           }
           break;
       }
@@ -280,12 +304,16 @@ int64_t RunString(const Column& column, Variant variant, std::string_view* buffe
           // What a scan of a plain block does: views from the offsets (expressions/batch.cc).
           const uint32_t* offsets = block.StringOffsets(0) + first;
           const char* heap = block.StringHeap(0);
-          for (uint32_t r = 0; r < count; ++r) buffer[r] = std::string_view(heap + offsets[r], offsets[r + 1] - offsets[r]);
+          for (uint32_t r = 0; r < count; ++r)
+            buffer[r] = std::string_view(heap + offsets[r], offsets[r + 1] - offsets[r]);
           if (variant == Variant::kFilterPlain) selected += Select(buffer, count, selection, equal);
           break;
         }
-        case Variant::kDecode: block.DecodeStrings(0, first, count, buffer); break;
-        case Variant::kDecodeScalar: break;  // integers only
+        case Variant::kDecode:
+          block.DecodeStrings(0, first, count, buffer);
+          break;
+        case Variant::kDecodeScalar:
+          break;  // integers only
         case Variant::kFilterDecoded:
           block.DecodeStrings(0, first, count, buffer);
           selected += Select(buffer, count, selection, equal);
@@ -308,8 +336,8 @@ void BM_Column(benchmark::State& state, Column* column, Variant variant) {
   std::vector<uint32_t> selection(kVector);
   SelectionVector key_selection;
   key_selection.rows.resize(kVector);
-  const bool keys = variant == Variant::kKeysPlain || variant == Variant::kKeysDecoded ||
-                    variant == Variant::kKeysCodes;
+  const bool keys =
+      variant == Variant::kKeysPlain || variant == Variant::kKeysDecoded || variant == Variant::kKeysCodes;
   int64_t selected = 0;
   for (auto _ : state) {
     if (keys) {
@@ -319,8 +347,8 @@ void BM_Column(benchmark::State& state, Column* column, Variant variant) {
                                          : RunInteger(*column, variant, integers.data(), selection.data());
     }
   }
-  const bool filters = variant == Variant::kFilterPlain || variant == Variant::kFilterDecoded ||
-                       variant == Variant::kFilterCodes;
+  const bool filters =
+      variant == Variant::kFilterPlain || variant == Variant::kFilterDecoded || variant == Variant::kFilterCodes;
   if (filters || keys) {
     int64_t& first_selected = keys ? column->key_selected : column->selected;
     if (first_selected < 0) first_selected = selected;

@@ -236,8 +236,8 @@ int Main(int argc, char** argv) {
   std::printf("grpc_benchmark: %s, %.1f s per cell, %u hardware threads, %d worker threads; latency in ms\n",
               temporary.empty() ? options.data_directory.c_str() : absl::StrCat("t: ", options.rows, " rows").c_str(),
               options.seconds, std::thread::hardware_concurrency(), options.threads);
-  std::printf("%-9s %7s | %9s %7s %7s %7s | %9s %7s %7s %7s | %10s %9s\n", "query", "clients", "inproc/s", "p50",
-              "p95", "p99", "grpc/s", "p50", "p95", "p99", "grpc/inproc", "+p50 ms");
+  std::printf("%-9s %7s | %9s %7s %7s %7s | %9s %7s %7s %7s | %10s %9s\n", "query", "clients", "inproc/s", "p50", "p95",
+              "p99", "grpc/s", "p50", "p95", "p99", "grpc/inproc", "+p50 ms");
   int64_t errors = 0;
   for (const BenchmarkQuery& query : kQueries) {
     for (int clients : options.clients) {
@@ -253,8 +253,8 @@ int Main(int argc, char** argv) {
         remote[c] = std::move(remote_subset[c]);
       }
       errors += in_process.errors + over_grpc.errors;
-      std::printf("%-9s %7d | %9.0f %7.3f %7.3f %7.3f | %9.0f %7.3f %7.3f %7.3f | %10.2f %9.3f\n", query.name,
-                  clients, in_process.qps, in_process.p50_ms, in_process.p95_ms, in_process.p99_ms, over_grpc.qps,
+      std::printf("%-9s %7d | %9.0f %7.3f %7.3f %7.3f | %9.0f %7.3f %7.3f %7.3f | %10.2f %9.3f\n", query.name, clients,
+                  in_process.qps, in_process.p50_ms, in_process.p95_ms, in_process.p99_ms, over_grpc.qps,
                   over_grpc.p50_ms, over_grpc.p95_ms, over_grpc.p99_ms,
                   in_process.qps > 0 ? over_grpc.qps / in_process.qps : 0, over_grpc.p50_ms - in_process.p50_ms);
       std::fflush(stdout);

@@ -100,7 +100,8 @@ int64_t OldInsert(Database& database, Session& session, const std::string& table
   for (const std::vector<Value>& source : selected.rows) {
     std::vector<Value> row(columns.size());
     for (size_t c = 0; c < columns.size(); ++c) {
-      absl::StatusOr<Value> cast = source[c].is_null() ? Value::Null(columns[c].type) : source[c].CastTo(columns[c].type);
+      absl::StatusOr<Value> cast =
+          source[c].is_null() ? Value::Null(columns[c].type) : source[c].CastTo(columns[c].type);
       Check(cast.status(), "CastTo");
       row[c] = *std::move(cast);
     }
@@ -125,8 +126,8 @@ constexpr char kUsage[] =
 int Main(int argc, char** argv) {
   bench::ParseCommandLine(&argc, &argv, kUsage, __FILE__);
   const char* home = std::getenv("HOME");
-  const std::string tbl = !FLAGS_tbl.empty() ? FLAGS_tbl
-                                             : absl::StrCat(home ? home : "", "/.cache/tessera/tpch-sf1/lineitem.tbl");
+  const std::string tbl =
+      !FLAGS_tbl.empty() ? FLAGS_tbl : absl::StrCat(home ? home : "", "/.cache/tessera/tpch-sf1/lineitem.tbl");
   const int runs = FLAGS_runs;
   const int threads = FLAGS_threads;
   const int pin_workers = FLAGS_pin_workers;
@@ -221,9 +222,8 @@ int Main(int argc, char** argv) {
   std::printf("\n| statement | rows | old median s | new median s | new / old |\n|---|---:|---:|---:|---:|\n");
   std::printf("| COPY lineitem FROM tbl | %lld | %.2f | %.2f | %.2f |\n", static_cast<long long>(copy_rows),
               Median(copy_old), Median(copy_new), Median(copy_new) / Median(copy_old));
-  std::printf("| INSERT INTO t %s | %lld | %.2f | %.2f | %.2f |\n", select.c_str(),
-              static_cast<long long>(insert_rows), Median(insert_old), Median(insert_new),
-              Median(insert_new) / Median(insert_old));
+  std::printf("| INSERT INTO t %s | %lld | %.2f | %.2f | %.2f |\n", select.c_str(), static_cast<long long>(insert_rows),
+              Median(insert_old), Median(insert_new), Median(insert_new) / Median(insert_old));
   if (!insert_all.empty()) {
     std::printf("| INSERT INTO t SELECT * FROM copy_new | %lld | (does not fit in memory) | %.2f | |\n",
                 static_cast<long long>(insert_all_rows), Median(insert_all));

@@ -57,7 +57,7 @@ struct LogRecord {
 struct Round {
   std::string depth;
   std::string mode;
-  int64_t begin_ns = 0;  // A's Execute call
+  int64_t begin_ns = 0;    // A's Execute call
   int64_t arrival_ns = 0;  // B's Execute call
   int64_t end_ns = 0;
   double first_ms = 0;  // A's and B's statement times

@@ -27,7 +27,8 @@
 
 DEFINE_int64(work_orders, 2'000'000, "work orders per iteration of the inline-loop, queue and Foreman benchmarks");
 DEFINE_int32(pin, 1, "1: the Foreman's workers pinned to cores; 0: not pinned");
-DEFINE_int64(time_slice_us, 0, "the Foreman's time slice in us (ForemanOptions::dispatch_run_ns; the database default is 1000)");
+DEFINE_int64(time_slice_us, 0,
+             "the Foreman's time slice in us (ForemanOptions::dispatch_run_ns; the database default is 1000)");
 
 namespace tessera {
 namespace {
@@ -186,8 +187,8 @@ void RegisterBenchmarks() {
       ->UseRealTime();
   // {workers, queries, min pending, max pending, policy}
   const int64_t configs[][5] = {
-      {1, 1, 2, 64, 0},  {2, 1, 2, 64, 0},  {1, 1, 2, 2, 0},  {2, 1, 2, 2, 0},  {1, 1, 16, 16, 0},
-      {2, 1, 16, 16, 0}, {2, 4, 2, 64, 0},  {2, 4, 2, 64, 1}, {2, 4, 2, 64, 2}, {2, 16, 2, 64, 0},
+      {1, 1, 2, 64, 0},  {2, 1, 2, 64, 0}, {1, 1, 2, 2, 0},  {2, 1, 2, 2, 0},  {1, 1, 16, 16, 0},
+      {2, 1, 16, 16, 0}, {2, 4, 2, 64, 0}, {2, 4, 2, 64, 1}, {2, 4, 2, 64, 2}, {2, 16, 2, 64, 0},
   };
   benchmark::internal::Benchmark* foreman = benchmark::RegisterBenchmark("BM_Foreman", BM_Foreman);
   foreman->ArgNames({"workers", "queries", "min_pending", "max_pending", "policy", "work_orders"});

@@ -78,8 +78,7 @@ struct QuerySpec {
   int64_t delay_ms;  // submitted this long after the first
 };
 
-std::string RunScenario(const std::string& name, const std::string& policy,
-                        const std::vector<QuerySpec>& specs) {
+std::string RunScenario(const std::string& name, const std::string& policy, const std::vector<QuerySpec>& specs) {
   ForemanOptions options;
   options.pool.num_workers = g_workers;
   options.policy = *ParsePolicy(policy);
@@ -96,9 +95,9 @@ std::string RunScenario(const std::string& name, const std::string& policy,
       std::this_thread::sleep_for(std::chrono::milliseconds(specs[q].delay_ms - waited_ms));
       waited_ms = specs[q].delay_ms;
     }
-    SyntheticQueryOptions spec = SimpleSyntheticQuery(static_cast<QueryId>(q + 1),
-                                                      static_cast<int64_t>(specs[q].work_orders * g_scale),
-                                                      specs[q].spin_ns, specs[q].priority);
+    SyntheticQueryOptions spec =
+        SimpleSyntheticQuery(static_cast<QueryId>(q + 1), static_cast<int64_t>(specs[q].work_orders * g_scale),
+                             specs[q].spin_ns, specs[q].priority);
     spec.track_executions = false;
     handles.push_back(*(*foreman)->Submit(std::make_shared<SyntheticQuery>(spec)));
   }
@@ -114,8 +113,8 @@ void Report(const std::string& name, const std::string& policy, const std::vecto
   std::string measured;
   for (auto& [query, share] : shares) {
     char buffer[64];
-    std::snprintf(buffer, sizeof(buffer), "%sq%lld %.2f", measured.empty() ? "" : ", ",
-                  static_cast<long long>(query), share);
+    std::snprintf(buffer, sizeof(buffer), "%sq%lld %.2f", measured.empty() ? "" : ", ", static_cast<long long>(query),
+                  share);
     measured += buffer;
   }
   std::printf("%-10s %-8s %-40s %-26s %s\n", name.c_str(), policy.c_str(), measured.c_str(), expected.c_str(),
@@ -140,8 +139,7 @@ int main(int argc, char** argv) {
   if (!FLAGS_log_dir.empty()) g_log_dir = FLAGS_log_dir;
   g_workers = FLAGS_workers;
   g_scale = FLAGS_scale;
-  std::printf("CPU share of each query while all were active (from the work-order log), %d workers\n\n",
-              g_workers);
+  std::printf("CPU share of each query while all were active (from the work-order log), %d workers\n\n", g_workers);
   std::printf("%-10s %-8s %-40s %-26s %s\n", "scenario", "policy", "measured CPU share", "expected", "log");
   // q1: 50 us work orders; q2: 200 us work orders (the Q1.1 / Q4.1 situation of §3.8.5).
   const std::vector<QuerySpec> short_long = {{8000, 50'000, 1, 0}, {2000, 200'000, 1, 0}};

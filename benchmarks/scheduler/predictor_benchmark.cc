@@ -68,9 +68,8 @@ std::vector<Sample> MakeSeries(const std::string& shape, FastRandom& random) {
 void PrintRow(const std::string& name, const PredictionError& mean, const PredictionError& ar) {
   const double m = mean.MeanAbsoluteErrorNs();
   const double a = ar.MeanAbsoluteErrorNs();
-  std::printf("%-44s %12.0f %12.0f %8.1f%% %8.1f%%   %s\n", name.c_str(), m, a,
-              100 * mean.MeanRelativeError(), 100 * ar.MeanRelativeError(),
-              a < 0.97 * m ? "autoregression" : (m < 0.97 * a ? "window mean" : "tie"));
+  std::printf("%-44s %12.0f %12.0f %8.1f%% %8.1f%%   %s\n", name.c_str(), m, a, 100 * mean.MeanRelativeError(),
+              100 * ar.MeanRelativeError(), a < 0.97 * m ? "autoregression" : (m < 0.97 * a ? "window mean" : "tie"));
 }
 
 void Synthetic(const std::string& shape) {
@@ -133,11 +132,9 @@ int main(int argc, char** argv) {
   }
   g_length = FLAGS_length;
   LearningAgentOptions defaults;
-  std::printf(
-      "window mean: last %d per operator; autoregression: AR(%d) over the last %d, refit every %d\n\n",
-      defaults.mean_window, defaults.ar_order, defaults.ar_window, defaults.ar_refit_interval);
-  std::printf("%-44s %12s %12s %9s %9s   %s\n", "series", "MAE mean ns", "MAE AR ns", "rel mean", "rel AR",
-              "better");
+  std::printf("window mean: last %d per operator; autoregression: AR(%d) over the last %d, refit every %d\n\n",
+              defaults.mean_window, defaults.ar_order, defaults.ar_window, defaults.ar_refit_interval);
+  std::printf("%-44s %12s %12s %9s %9s   %s\n", "series", "MAE mean ns", "MAE AR ns", "rel mean", "rel AR", "better");
   for (const char* shape :
        {"constant + 5% noise", "phases (x3, x0.5 every 500)", "linear trend (+0.05%/work order, resets)",
         "AR(1) noise, phi 0.9, 10%", "1% preemption spikes (x30)", "two pipelined operators (1:4)"}) {

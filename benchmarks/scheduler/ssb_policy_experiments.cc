@@ -99,7 +99,8 @@ DEFINE_int32(arrivals, 300, "experiment 5: queries in the Poisson stream");
 DEFINE_string(load, "0.9", "experiment 5: offered loads, comma-separated");
 DEFINE_int32(rounds, 1, "experiment 5: replays of every (load, seed) trace under every policy");
 DEFINE_string(load_basis, "throughput", "experiment 5: what the load is relative to: throughput, wall or cpu");
-DEFINE_string(policies, "fcfs,srpt,ifsrpt,fair", "experiment 5: comma-separated policies; must include fcfs (the baseline)");
+DEFINE_string(policies, "fcfs,srpt,ifsrpt,fair",
+              "experiment 5: comma-separated policies; must include fcfs (the baseline)");
 DEFINE_string(prediction, "next-operator", "the LearningAgent's prediction scope: next-operator or pooled");
 DEFINE_string(exp2_queries, "q1.1,q4.1", "experiment 2: two different SSB queries (short and long work orders)");
 DEFINE_int64(time_slice_us, tessera::DefaultDatabaseScheduler().dispatch_run_ns / 1000,
@@ -136,11 +137,11 @@ struct Flags {
   int arrivals = 300;
   std::vector<double> loads = {0.9};
   int rounds = 1;
-  std::string load_basis = "throughput";  // or "wall", "cpu"
+  std::string load_basis = "throughput";                                           // or "wall", "cpu"
   std::vector<std::string> arrival_policies = {"fcfs", "srpt", "ifsrpt", "fair"};  // in this order
-  PredictionScope prediction = PredictionScope::kNextOperator;  // the LearningAgent's (learning_agent.h)
-  std::vector<std::string> exp2_queries = {"q1.1", "q4.1"};     // short, long work orders
-  int64_t dispatch_run_ns = DefaultDatabaseScheduler().dispatch_run_ns;  // the Foreman's time slice
+  PredictionScope prediction = PredictionScope::kNextOperator;               // the LearningAgent's (learning_agent.h)
+  std::vector<std::string> exp2_queries = {"q1.1", "q4.1"};                  // short, long work orders
+  int64_t dispatch_run_ns = DefaultDatabaseScheduler().dispatch_run_ns;      // the Foreman's time slice
   int64_t target_pending_ns = DefaultDatabaseScheduler().target_pending_ns;  // queued per worker
   ScanSharing scan_sharing = ScanSharing::kFull;
 };
@@ -232,9 +233,8 @@ void PrepareData() {
     Session session(database.get());
     ExecuteOrDie(session, ReadFile(g_flags.ssb_dir + "/schema.sql"));
     for (const std::string& table : tables) {
-      QueryResult result =
-          ExecuteOrDie(session, "COPY " + table + " FROM '" + fs::absolute(TblDir()).string() + "/" + table +
-                                    ".tbl' (DELIMITER '|')");
+      QueryResult result = ExecuteOrDie(session, "COPY " + table + " FROM '" + fs::absolute(TblDir()).string() + "/" +
+                                                     table + ".tbl' (DELIMITER '|')");
       std::printf("data:   %-10s %s\n", table.c_str(), result.status_message.c_str());
     }
   }
@@ -271,8 +271,7 @@ struct Stream {
 std::string QuerySql(const std::string& label) {
   static std::map<std::string, std::string> cache;
   auto it = cache.find(label);
-  if (it == cache.end())
-    it = cache.emplace(label, ReadFile(g_flags.ssb_dir + "/queries/" + label + ".sql")).first;
+  if (it == cache.end()) it = cache.emplace(label, ReadFile(g_flags.ssb_dir + "/queries/" + label + ".sql")).first;
   return it->second;
 }
 
@@ -306,8 +305,7 @@ RunWindow RunStreams(Database* database, std::vector<Stream>& streams, int64_t s
       const std::string sql = QuerySql(stream.label);
       ExecuteOrDie(session, priority_prefix + std::to_string(stream.priority));
       ready.arrive_and_wait();
-      if (stream.start_after_ms > 0)
-        std::this_thread::sleep_for(std::chrono::milliseconds(stream.start_after_ms));
+      if (stream.start_after_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(stream.start_after_ms));
       for (int i = 0; stream.iterations == 0 ? !stop.load() : i < stream.iterations; ++i) {
         const int64_t call = MonotonicNanos();
         absl::StatusOr<QueryResult> result = session.Execute(sql);
@@ -338,8 +336,7 @@ RunWindow RunStreams(Database* database, std::vector<Stream>& streams, int64_t s
   for (std::thread& thread : threads) thread.join();
   window.end_ns = MonotonicNanos();
   for (const Stream& stream : streams) {
-    if (!stream.error.empty())
-      std::printf("  !! stream %s failed: %s\n", stream.label.c_str(), stream.error.c_str());
+    if (!stream.error.empty()) std::printf("  !! stream %s failed: %s\n", stream.label.c_str(), stream.error.c_str());
   }
   return window;
 }
@@ -463,14 +460,13 @@ Calibrations Calibrate(const std::vector<LogRecord>& records, const std::vector<
 }
 
 void PrintCalibration(const Calibrations& calibrations, const std::vector<std::string>& labels) {
-  std::printf("  warm-up (alone, %d workers): %-6s %9s %9s %7s %10s %10s %5s\n", g_flags.workers, "query",
-              "wall ms", "CPU ms", "WOs", "mean WO ms", "max WO ms", "ops");
+  std::printf("  warm-up (alone, %d workers): %-6s %9s %9s %7s %10s %10s %5s\n", g_flags.workers, "query", "wall ms",
+              "CPU ms", "WOs", "mean WO ms", "max WO ms", "ops");
   for (const std::string& label : labels) {
     const Calibration& c = calibrations.at(label);
-    std::printf("  %29s %-6s %9.1f %9.1f %7lld %10.3f %10.2f %5d\n", "", Display(label).c_str(), c.alone_ms,
-                c.busy_ms, static_cast<long long>(c.work_orders),
-                c.work_orders ? c.busy_ms / static_cast<double>(c.work_orders) : 0.0, c.max_work_order_ms,
-                c.operators);
+    std::printf("  %29s %-6s %9.1f %9.1f %7lld %10.3f %10.2f %5d\n", "", Display(label).c_str(), c.alone_ms, c.busy_ms,
+                static_cast<long long>(c.work_orders),
+                c.work_orders ? c.busy_ms / static_cast<double>(c.work_orders) : 0.0, c.max_work_order_ms, c.operators);
   }
 }
 
@@ -494,8 +490,8 @@ struct Attribution {
   int64_t by_signature = 0;  // queries whose stream the time alone did not decide
 };
 
-Attribution Attribute(const std::vector<LogRecord>& records, const RunWindow& run,
-                      const std::vector<Stream>& streams, const Calibrations& calibrations) {
+Attribution Attribute(const std::vector<LogRecord>& records, const RunWindow& run, const std::vector<Stream>& streams,
+                      const Calibrations& calibrations) {
   std::vector<LogRecord> in_run;
   for (const LogRecord& r : records) {
     if (r.start_ns >= run.begin_ns && r.start_ns <= run.end_ns) in_run.push_back(r);
@@ -540,8 +536,7 @@ Attribution Attribute(const std::vector<LogRecord>& records, const RunWindow& ru
     out.query_spans[stream].push_back({spans[query].first_start, spans[query].last_end});
   }
   for (auto& list : out.query_spans) {
-    std::sort(list.begin(), list.end(),
-              [](const Interval& a, const Interval& b) { return a.begin_ns < b.begin_ns; });
+    std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) { return a.begin_ns < b.begin_ns; });
   }
   for (const LogRecord& r : in_run) {
     auto it = stream_of.find(r.query);
@@ -774,8 +769,7 @@ double LotteryFloor(const Attribution& a, int streams, const RunWindow& span, in
       double used = 0;
       while (used < t.total[w]) {
         const int s = pick(random);
-        const double d =
-            durations[s][std::uniform_int_distribution<size_t>(0, durations[s].size() - 1)(random)];
+        const double d = durations[s][std::uniform_int_distribution<size_t>(0, durations[s].size() - 1)(random)];
         const double take = std::min(d, t.total[w] - used);
         busy[s] += take;
         used += take;
@@ -831,16 +825,16 @@ void PrintOperatorPhases(const Attribution& a, int stream, const std::string& la
 // Logs for plot_cpu_share.py: the run's work orders with the stream number (1-based) as the query, so that
 // the plot shows one line per client stream instead of one per executed query.
 
-std::string WriteStreamLogAndPlot(const std::string& name, const std::string& title,
-                                  const Attribution& attribution, const std::vector<Stream>& streams) {
+std::string WriteStreamLogAndPlot(const std::string& name, const std::string& title, const Attribution& attribution,
+                                  const std::vector<Stream>& streams) {
   const std::string log = g_flags.log_dir + "/ssb_" + name + ".streams.jsonl";
   const std::string svg = g_flags.log_dir + "/ssb_" + name + ".svg";
   {
     std::ofstream out(log);
     for (const StreamWorkOrder& wo : attribution.work_orders) {
-      out << "{\"query\":" << wo.stream + 1 << ",\"operator\":" << wo.record.op
-          << ",\"worker\":" << wo.record.worker << ",\"start_ns\":" << wo.record.start_ns
-          << ",\"end_ns\":" << wo.record.end_ns << ",\"rows\":" << wo.record.rows << "}\n";
+      out << "{\"query\":" << wo.stream + 1 << ",\"operator\":" << wo.record.op << ",\"worker\":" << wo.record.worker
+          << ",\"start_ns\":" << wo.record.start_ns << ",\"end_ns\":" << wo.record.end_ns
+          << ",\"rows\":" << wo.record.rows << "}\n";
     }
   }
   auto name_of = [&](size_t s) {
@@ -855,9 +849,8 @@ std::string WriteStreamLogAndPlot(const std::string& name, const std::string& ti
     for (size_t s = 0; s < streams.size(); ++s) legend += (s ? ", " : "") + name_of(s);
   }
   std::string command = "python3 '" + g_flags.plot_script + "' '" + log + "' -o '" + svg + "' --window-ms " +
-                        std::to_string(g_flags.plot_window_ms) + " --workers " +
-                        std::to_string(g_flags.workers) + " --title '" + title +
-                        " (query N = stream N: " + legend + ")' > /dev/null";
+                        std::to_string(g_flags.plot_window_ms) + " --workers " + std::to_string(g_flags.workers) +
+                        " --title '" + title + " (query N = stream N: " + legend + ")' > /dev/null";
   if (std::system(command.c_str()) != 0) {
     std::printf("  (plot failed: %s)\n", command.c_str());
     return "";
@@ -875,11 +868,10 @@ void PrintAttribution(const Attribution& a, const std::vector<Stream>& streams) 
                     std::to_string(streams[s].executions.size());
     }
   }
-  std::printf(
-      "  attribution: %lld queries in the log, %lld by signature, %lld unattributed, per-stream counts %s\n",
-      static_cast<long long>(a.queries), static_cast<long long>(a.by_signature),
-      static_cast<long long>(a.unattributed_queries),
-      mismatches.empty() ? "all match the executions" : ("MISMATCH (log/executed)" + mismatches).c_str());
+  std::printf("  attribution: %lld queries in the log, %lld by signature, %lld unattributed, per-stream counts %s\n",
+              static_cast<long long>(a.queries), static_cast<long long>(a.by_signature),
+              static_cast<long long>(a.unattributed_queries),
+              mismatches.empty() ? "all match the executions" : ("MISMATCH (log/executed)" + mismatches).c_str());
 }
 
 // The intervals in which every stream of `members` had a query in flight (from its first work order's start
@@ -912,8 +904,7 @@ std::vector<double> BusyOver(const Attribution& a, int streams, const std::vecto
     auto it = std::upper_bound(intervals.begin(), intervals.end(), wo.record.start_ns,
                                [](int64_t t, const Interval& i) { return t < i.end_ns; });
     for (; it != intervals.end() && it->begin_ns < wo.record.end_ns; ++it) {
-      const int64_t overlap =
-          std::min(wo.record.end_ns, it->end_ns) - std::max(wo.record.start_ns, it->begin_ns);
+      const int64_t overlap = std::min(wo.record.end_ns, it->end_ns) - std::max(wo.record.start_ns, it->begin_ns);
       if (overlap > 0) busy[wo.stream] += static_cast<double>(overlap);
     }
   }
@@ -976,8 +967,7 @@ struct Run {
 // one session (warm buffer pool; per-query signatures and CPU time), lets `prepare` size the runs from that,
 // runs them one after the other (switching the policy at run time with Foreman::SetPolicy), closes the
 // database (which completes the log) and attributes every run's work orders to its streams.
-Calibrations RunExperiment(const std::string& name, const std::vector<std::string>& labels,
-                           std::vector<Run>& runs,
+Calibrations RunExperiment(const std::string& name, const std::vector<std::string>& labels, std::vector<Run>& runs,
                            const std::function<void(const Calibrations&, std::vector<Run>&)>& prepare) {
   const std::string log = g_flags.log_dir + "/ssb_" + name + ".jsonl";
   std::vector<WarmupExecution> warmups;
@@ -988,8 +978,7 @@ Calibrations RunExperiment(const std::string& name, const std::vector<std::strin
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     const Calibrations early = Calibrate(ReadLog(log), warmups);
     for (const std::string& label : labels) {
-      if (early.count(label) == 0 || early.at(label).signatures.empty())
-        Die("no warm-up work orders of " + label);
+      if (early.count(label) == 0 || early.at(label).signatures.empty()) Die("no warm-up work orders of " + label);
     }
     prepare(early, runs);
     for (Run& run : runs) {
@@ -1001,13 +990,12 @@ Calibrations RunExperiment(const std::string& name, const std::vector<std::strin
       std::atomic<bool> sampling{true};
       std::thread sampler([&] {
         while (sampling.load()) {
-          run.peak_used_bytes = std::max<int64_t>(
-              run.peak_used_bytes, static_cast<int64_t>(database->buffer_pool().Usage().used_bytes));
+          run.peak_used_bytes =
+              std::max<int64_t>(run.peak_used_bytes, static_cast<int64_t>(database->buffer_pool().Usage().used_bytes));
           std::this_thread::sleep_for(std::chrono::microseconds(200));
         }
       });
-      run.window =
-          RunStreams(database.get(), run.streams, run.stop_after_ms, run.stop_after_stream, run.linger_ms);
+      run.window = RunStreams(database.get(), run.streams, run.stop_after_ms, run.stop_after_stream, run.linger_ms);
       sampling.store(false);
       sampler.join();
       run.suspensions = database->foreman().GetStats()->load.suspensions - suspensions_before;
@@ -1053,8 +1041,8 @@ void Experiment1() {
         Stream stream;
         stream.label = kAllQueries[i];
         const double stream_budget = budget * (1 + static_cast<double>(i) / 12);
-        stream.iterations = std::max(
-            1, static_cast<int>(std::lround(stream_budget / std::max(0.01, c.at(stream.label).busy_ms))));
+        stream.iterations =
+            std::max(1, static_cast<int>(std::lround(stream_budget / std::max(0.01, c.at(stream.label).busy_ms))));
         run.streams.push_back(stream);
       }
       run.stop_after_ms = 600'000;  // every stream has a fixed number of iterations
@@ -1095,18 +1083,16 @@ void Experiment1() {
     if (2 * d > window_ns) ++longer_than_half_window;
   }
   for (int s = 0; s < n; ++s) {
-    std::printf(
-        "  %-6s %5zu | %7s %6.2f %9.2f %9s %6.3f %9.1f %9.2f | %7s %6.2f %9.2f\n",
-        Display(kAllQueries[s]).c_str(), runs[0].streams[s].executions.size(), Percent(shares[0][s]).c_str(),
-        shares[0][s] * n, bias[s].ActualOverPredicted(), Percent(idle[s].no_work_order).c_str(),
-        bias[s].work_orders ? bias[s].actual_ns / static_cast<double>(bias[s].work_orders) / 1e6 : 0.0,
-        Ms(longest[s]), Ms(runs[0].streams[s].last_return() - runs[0].window.begin_ns) / 1e3,
-        Percent(shares[1][s]).c_str(), shares[1][s] * n,
-        Ms(runs[1].streams[s].last_return() - runs[1].window.begin_ns) / 1e3);
+    std::printf("  %-6s %5zu | %7s %6.2f %9.2f %9s %6.3f %9.1f %9.2f | %7s %6.2f %9.2f\n",
+                Display(kAllQueries[s]).c_str(), runs[0].streams[s].executions.size(), Percent(shares[0][s]).c_str(),
+                shares[0][s] * n, bias[s].ActualOverPredicted(), Percent(idle[s].no_work_order).c_str(),
+                bias[s].work_orders ? bias[s].actual_ns / static_cast<double>(bias[s].work_orders) / 1e6 : 0.0,
+                Ms(longest[s]), Ms(runs[0].streams[s].last_return() - runs[0].window.begin_ns) / 1e3,
+                Percent(shares[1][s]).c_str(), shares[1][s] * n,
+                Ms(runs[1].streams[s].last_return() - runs[1].window.begin_ns) / 1e3);
   }
   std::printf("  fair: %lld of %lld work orders ran longer than half a %g ms window\n",
-              static_cast<long long>(longer_than_half_window), static_cast<long long>(counted),
-              g_flags.window_ms);
+              static_cast<long long>(longer_than_half_window), static_cast<long long>(counted), g_flags.window_ms);
   std::printf(
       "\n  spread of the shares around the equal share (std-dev / equal share) while all 13 were active;\n"
       "  ideal lottery = the same for random draws with perfect predictions at this work-order "
@@ -1125,15 +1111,13 @@ void Experiment1() {
     }
     char label[32];
     std::snprintf(label, sizeof(label), "%g ms windows", ms);
-    const double floor =
-        LotteryFloor(runs[0].attribution, n, AllActive(runs[0].streams, AllStreams(runs[0].streams)),
-                     static_cast<int64_t>(ms * 1e6));
+    const double floor = LotteryFloor(runs[0].attribution, n, AllActive(runs[0].streams, AllStreams(runs[0].streams)),
+                                      static_cast<int64_t>(ms * 1e6));
     std::printf("  %-22s | %-30s | %-30s | %-13s | %s\n", label, cells[0].c_str(), cells[1].c_str(),
                 Percent(floor).c_str(), "<= 10% (diss.: ~0)");
   }
   std::printf("  %-22s | %-30s | %-30s | %-13s | %s\n", "whole all-active span",
-              Percent(RelativeSpread(shares[0])).c_str(), Percent(RelativeSpread(shares[1])).c_str(), "",
-              "<= 10%");
+              Percent(RelativeSpread(shares[0])).c_str(), Percent(RelativeSpread(shares[1])).c_str(), "", "<= 10%");
 
   // Redistribution: between consecutive stream completions, the CPU each remaining stream gets.
   for (const Run& run : runs) {
@@ -1156,29 +1140,26 @@ void Experiment1() {
         for (int s : members) total += busy[s];
         for (int s : members) member_shares.push_back(busy[s] / std::max(1.0, total));
         const double capacity = static_cast<double>(to - from) * g_flags.workers;
-        std::printf(
-            "  %6zu %8.2f %8.2f %7s %13s %13s %8s %s\n", members.size(), Ms(from - run.window.begin_ns) / 1e3,
-            Ms(to - run.window.begin_ns) / 1e3, Percent(total / capacity).c_str(),
-            Percent(total / capacity / static_cast<double>(members.size())).c_str(),
-            Percent(1.0 / static_cast<double>(members.size())).c_str(),
-            Percent(RelativeSpread(member_shares)).c_str(), Display(run.streams[order[k]].label).c_str());
+        std::printf("  %6zu %8.2f %8.2f %7s %13s %13s %8s %s\n", members.size(), Ms(from - run.window.begin_ns) / 1e3,
+                    Ms(to - run.window.begin_ns) / 1e3, Percent(total / capacity).c_str(),
+                    Percent(total / capacity / static_cast<double>(members.size())).c_str(),
+                    Percent(1.0 / static_cast<double>(members.size())).c_str(),
+                    Percent(RelativeSpread(member_shares)).c_str(), Display(run.streams[order[k]].label).c_str());
       } else {
-        std::printf("  %6zu %8.2f %8.2f %7s %13s %13s %8s %s\n", members.size(),
-                    Ms(from - run.window.begin_ns) / 1e3, Ms(to - run.window.begin_ns) / 1e3, "-", "-", "-",
-                    "-", Display(run.streams[order[k]].label).c_str());
+        std::printf("  %6zu %8.2f %8.2f %7s %13s %13s %8s %s\n", members.size(), Ms(from - run.window.begin_ns) / 1e3,
+                    Ms(to - run.window.begin_ns) / 1e3, "-", "-", "-", "-",
+                    Display(run.streams[order[k]].label).c_str());
       }
       from = std::max(from, to);
     }
-    WriteStreamLogAndPlot("exp1_" + run.policy, "Exp 1: 13 SSB streams, " + run.policy, run.attribution,
-                          run.streams);
+    WriteStreamLogAndPlot("exp1_" + run.policy, "Exp 1: 13 SSB streams, " + run.policy, run.attribution, run.streams);
   }
 }
 
 // Completed queries per second over the stream's active span.
 double Throughput(const Stream& stream) {
   if (stream.executions.empty()) return 0;
-  return static_cast<double>(stream.executions.size()) /
-         (Ms(stream.last_return() - stream.first_call()) / 1e3);
+  return static_cast<double>(stream.executions.size()) / (Ms(stream.last_return() - stream.first_call()) / 1e3);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1189,8 +1170,7 @@ void Experiment2() {
   const std::string& long_label = g_flags.exp2_queries[1];
   const std::string a = Display(short_label);
   const std::string b = Display(long_label);
-  std::printf("\n=== Experiment 2: %s and %s streams, fair (learning) vs static 1/N ===\n", a.c_str(),
-              b.c_str());
+  std::printf("\n=== Experiment 2: %s and %s streams, fair (learning) vs static 1/N ===\n", a.c_str(), b.c_str());
   std::vector<Run> runs(2);
   runs[0].policy = "fair";
   runs[1].policy = "static";
@@ -1200,8 +1180,7 @@ void Experiment2() {
     run.streams[1].label = long_label;
     run.stop_after_ms = Scaled(4000);
   }
-  Calibrations calibrations =
-      RunExperiment("exp2_learning", {short_label, long_label}, runs, [](auto&, auto&) {});
+  Calibrations calibrations = RunExperiment("exp2_learning", {short_label, long_label}, runs, [](auto&, auto&) {});
   const Calibration& short_query = calibrations.at(short_label);
   const Calibration& long_query = calibrations.at(long_label);
   const double short_wo = short_query.busy_ms / std::max<int64_t>(1, short_query.work_orders);
@@ -1211,8 +1190,8 @@ void Experiment2() {
       "both always have ready work)\n",
       a.c_str(), short_wo, b.c_str(), long_wo, long_wo / short_wo);
   std::printf("  %-8s %13s %13s %12s %9s %9s %11s %11s %s\n", "policy", ("CPU " + b + "/" + a).c_str(),
-              "both in flight", "median/window", (a + " q/s").c_str(), (b + " q/s").c_str(),
-              (a + " share").c_str(), (b + " share").c_str(), "goal / dissertation");
+              "both in flight", "median/window", (a + " q/s").c_str(), (b + " q/s").c_str(), (a + " share").c_str(),
+              (b + " share").c_str(), "goal / dissertation");
   const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
   std::vector<double> in_flight_fraction;
   for (const Run& run : runs) {
@@ -1230,9 +1209,9 @@ void Experiment2() {
     }
     const double qps[2] = {Throughput(run.streams[0]), Throughput(run.streams[1])};
     std::printf("  %-8s %13.2f %13.2f %12.2f %9.1f %9.1f %11s %11s %s\n", run.policy.c_str(),
-                busy[1] / std::max(1.0, busy[0]), busy_both[1] / std::max(1.0, busy_both[0]),
-                Percentile(ratios, 0.5), qps[0], qps[1], Percent(busy[0] / total).c_str(),
-                Percent(busy[1] / total).c_str(), run.policy == "fair" ? "0.8-1.25 / ~1" : "(baseline) / ~2");
+                busy[1] / std::max(1.0, busy[0]), busy_both[1] / std::max(1.0, busy_both[0]), Percentile(ratios, 0.5),
+                qps[0], qps[1], Percent(busy[0] / total).c_str(), Percent(busy[1] / total).c_str(),
+                run.policy == "fair" ? "0.8-1.25 / ~1" : "(baseline) / ~2");
   }
   std::printf(
       "  (both in flight: only the time in which each stream had a query with work started and not done: "
@@ -1243,36 +1222,33 @@ void Experiment2() {
       "\n  why (while both streams were active): per stream work orders, mean work-order time, the replayed\n"
       "  LearningAgent's bias (actual/predicted), time with no work order running, time with no query in "
       "flight\n");
-  std::printf("  %-8s %-6s %8s %8s %9s %9s %10s\n", "policy", "stream", "WOs", "WO us", "act/pred", "idle",
-              "no query");
+  std::printf("  %-8s %-6s %8s %8s %9s %9s %10s\n", "policy", "stream", "WOs", "WO us", "act/pred", "idle", "no query");
   for (const Run& run : runs) {
     const RunWindow active = AllActive(run.streams, AllStreams(run.streams));
     std::vector<PredictionBias> bias = ReplayPredictor(run.attribution, 2);
     std::vector<Idleness> idle = IdlenessOf(run.attribution, 2, active);
     for (int s = 0; s < 2; ++s) {
-      std::printf(
-          "  %-8s %-6s %8lld %8.0f %9.2f %9s %10s\n", run.policy.c_str(),
-          Display(run.streams[s].label).c_str(), static_cast<long long>(bias[s].work_orders),
-          bias[s].work_orders ? bias[s].actual_ns / static_cast<double>(bias[s].work_orders) / 1e3 : 0.0,
-          bias[s].ActualOverPredicted(), Percent(idle[s].no_work_order).c_str(),
-          Percent(idle[s].between_queries).c_str());
+      std::printf("  %-8s %-6s %8lld %8.0f %9.2f %9s %10s\n", run.policy.c_str(), Display(run.streams[s].label).c_str(),
+                  static_cast<long long>(bias[s].work_orders),
+                  bias[s].work_orders ? bias[s].actual_ns / static_cast<double>(bias[s].work_orders) / 1e3 : 0.0,
+                  bias[s].ActualOverPredicted(), Percent(idle[s].no_work_order).c_str(),
+                  Percent(idle[s].between_queries).c_str());
     }
     if (run.policy == "fair") {
-      std::printf("  %-8s prediction bias alone gives fair a %s/%s CPU ratio of %.2f\n", "", b.c_str(),
-                  a.c_str(), bias[1].ActualOverPredicted() / std::max(1e-9, bias[0].ActualOverPredicted()));
+      std::printf("  %-8s prediction bias alone gives fair a %s/%s CPU ratio of %.2f\n", "", b.c_str(), a.c_str(),
+                  bias[1].ActualOverPredicted() / std::max(1e-9, bias[0].ActualOverPredicted()));
     }
   }
   std::printf("\n");
   PrintOperatorPhases(runs[0].attribution, 0, "fair, " + a);
   for (const Run& run : runs) {
     PrintAttribution(run.attribution, run.streams);
-    WriteStreamLogAndPlot("exp2_" + run.policy, "Exp 2: " + a + " + " + b + " streams, " + run.policy,
-                          run.attribution, run.streams);
+    WriteStreamLogAndPlot("exp2_" + run.policy, "Exp 2: " + a + " + " + b + " streams, " + run.policy, run.attribution,
+                          run.streams);
   }
-  std::printf(
-      "  throughput of fair / static: %s x%.2f, %s x%.2f (dissertation, Q1.1 / Q4.1: up to x3 / about x1)\n",
-      a.c_str(), Throughput(runs[0].streams[0]) / std::max(1e-9, Throughput(runs[1].streams[0])), b.c_str(),
-      Throughput(runs[0].streams[1]) / std::max(1e-9, Throughput(runs[1].streams[1])));
+  std::printf("  throughput of fair / static: %s x%.2f, %s x%.2f (dissertation, Q1.1 / Q4.1: up to x3 / about x1)\n",
+              a.c_str(), Throughput(runs[0].streams[0]) / std::max(1e-9, Throughput(runs[1].streams[0])), b.c_str(),
+              Throughput(runs[0].streams[1]) / std::max(1e-9, Throughput(runs[1].streams[1])));
 }
 
 // Priority-1 streams looping `low`, then one stream running `high` `iterations` times from 1 s into the run at
@@ -1317,8 +1293,7 @@ void Experiment3() {
   const int64_t window_ns = static_cast<int64_t>(g_flags.window_ms * 1e6);
   const int n = hp + 1;
   struct Figures {
-    double dispatch_delay_ms = 0, duration_ms = 0, reach90_ms = -1, share_after_100ms = 0,
-           share_first_100ms = 0;
+    double dispatch_delay_ms = 0, duration_ms = 0, reach90_ms = -1, share_after_100ms = 0, share_first_100ms = 0;
     double low_before = 0, low_during = 0, low_after = 0;
     std::vector<double> window_shares;
   };
@@ -1373,20 +1348,16 @@ void Experiment3() {
     };
     std::printf("  %-44s | %14s | %14s | %s\n", name, cell(a).c_str(), cell(b).c_str(), goal);
   };
-  row("arrival -> its first work order (ms)", figures[0].dispatch_delay_ms, figures[1].dispatch_delay_ms, "",
-      false);
+  row("arrival -> its first work order (ms)", figures[0].dispatch_delay_ms, figures[1].dispatch_delay_ms, "", false);
   row("arrival -> its result (ms)", figures[0].duration_ms, figures[1].duration_ms, "", false);
-  row("arrival -> first window with share >= 90% (ms)", figures[0].reach90_ms, figures[1].reach90_ms,
-      "<= 100", false);
+  row("arrival -> first window with share >= 90% (ms)", figures[0].reach90_ms, figures[1].reach90_ms, "<= 100", false);
   row("its CPU share, first 100 ms", figures[0].share_first_100ms, figures[1].share_first_100ms, "", true);
   row("its CPU share, from 100 ms to its end", figures[0].share_after_100ms, figures[1].share_after_100ms,
       ">= 90% (diss.: ~100%)", true);
-  row("priority-1 streams' CPU (of capacity), before", figures[0].low_before, figures[1].low_before, "",
+  row("priority-1 streams' CPU (of capacity), before", figures[0].low_before, figures[1].low_before, "", true);
+  row("priority-1 streams' CPU (of capacity), during", figures[0].low_during, figures[1].low_during, "~0 (hpf)", true);
+  row("priority-1 streams' CPU (of capacity), after", figures[0].low_after, figures[1].low_after, "resume (~100%)",
       true);
-  row("priority-1 streams' CPU (of capacity), during", figures[0].low_during, figures[1].low_during,
-      "~0 (hpf)", true);
-  row("priority-1 streams' CPU (of capacity), after", figures[0].low_after, figures[1].low_after,
-      "resume (~100%)", true);
   std::printf("\n  its share per %g ms window after arrival:\n", g_flags.window_ms);
   for (size_t r = 0; r < runs.size(); ++r) {
     std::printf("  %-6s", runs[r].policy.c_str());
@@ -1397,9 +1368,8 @@ void Experiment3() {
   }
   for (const Run& run : runs) {
     PrintAttribution(run.attribution, run.streams);
-    WriteStreamLogAndPlot("exp3_" + run.policy,
-                          "Exp 3: priority-10 query into priority-1 streams, " + run.policy, run.attribution,
-                          run.streams);
+    WriteStreamLogAndPlot("exp3_" + run.policy, "Exp 3: priority-10 query into priority-1 streams, " + run.policy,
+                          run.attribution, run.streams);
   }
 }
 
@@ -1453,16 +1423,15 @@ void Experiment4() {
   std::printf(
       "\n  CPU share while all three streams were active (pp act/pred: replayed LearningAgent bias; idle: no "
       "work order running)\n");
-  std::printf("  %-6s %8s %9s | %8s %10s %13s %8s %8s %6s | %8s | %s\n", "stream", "priority", "expected",
-              "pp", "pp/expect", "median/window", "queries", "act/pred", "idle", "fair", "goal");
+  std::printf("  %-6s %8s %9s | %8s %10s %13s %8s %8s %6s | %8s | %s\n", "stream", "priority", "expected", "pp",
+              "pp/expect", "median/window", "queries", "act/pred", "idle", "fair", "goal");
   for (int s = 0; s < n; ++s) {
     const double expected = kPriorityStreams[s].second / priority_sum;
     std::printf("  %-6s %8d %9s | %8s %10.2f %13s %8zu %8.2f %6s | %8s | %s\n",
-                Display(kPriorityStreams[s].first).c_str(), kPriorityStreams[s].second,
-                Percent(expected).c_str(), Percent(shares[0][s]).c_str(), shares[0][s] / expected,
-                Percent(window_medians[0][s]).c_str(), runs[0].streams[s].executions.size(),
-                pp_bias[s].ActualOverPredicted(), Percent(pp_idle[s].no_work_order).c_str(),
-                Percent(shares[1][s]).c_str(), "0.85-1.15 x expected");
+                Display(kPriorityStreams[s].first).c_str(), kPriorityStreams[s].second, Percent(expected).c_str(),
+                Percent(shares[0][s]).c_str(), shares[0][s] / expected, Percent(window_medians[0][s]).c_str(),
+                runs[0].streams[s].executions.size(), pp_bias[s].ActualOverPredicted(),
+                Percent(pp_idle[s].no_work_order).c_str(), Percent(shares[1][s]).c_str(), "0.85-1.15 x expected");
   }
   for (const Run& run : runs) {
     PrintAttribution(run.attribution, run.streams);
@@ -1515,7 +1484,7 @@ struct ArrivalOutcome {
 std::vector<ArrivalOutcome> RunArrivals(Database* database, const std::vector<Arrival>& arrivals) {
   std::vector<ArrivalOutcome> outcomes(arrivals.size());
   std::latch ready(static_cast<std::ptrdiff_t>(arrivals.size()) + 1);
-  int64_t origin_ns = 0;  // written before `ready` opens, read after
+  int64_t origin_ns = 0;         // written before `ready` opens, read after
   std::vector<std::string> sql;  // QuerySql's cache is not for concurrent use
   for (const Arrival& arrival : arrivals) sql.push_back(QuerySql(arrival.label));
   std::vector<std::thread> threads;
@@ -1885,7 +1854,6 @@ void Experiment5() {
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // Experiment 6: the load controller (dissertation §3.8.8, Fig. 3.10). Priority-1 streams of Q3.1 and Q2.1 loop
 // under hpf; a priority-5 Q4.1 arrives twice. With admission control on, the threshold M is set so that both
@@ -1905,10 +1873,10 @@ QueryMemoryEstimate EstimateMemory(Database* database, const std::string& sql) {
 double MiB(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
 
 void Experiment6() {
-  std::printf("\n=== Experiment 6: load controller, hpf: priority-1 %s and %s streams, a priority-5 %s arrives "
-              "twice (baseline: admission control off) ===\n",
-              Display(kMemoryLowQueries[0]).c_str(), Display(kMemoryLowQueries[1]).c_str(),
-              Display(kMemoryHighQuery).c_str());
+  std::printf(
+      "\n=== Experiment 6: load controller, hpf: priority-1 %s and %s streams, a priority-5 %s arrives "
+      "twice (baseline: admission control off) ===\n",
+      Display(kMemoryLowQueries[0]).c_str(), Display(kMemoryLowQueries[1]).c_str(), Display(kMemoryHighQuery).c_str());
   std::vector<Run> runs(2);
   const int hp = static_cast<int>(kMemoryLowQueries.size());
   std::map<std::string, std::vector<std::vector<Value>>> expected;  // each query's rows, run alone
@@ -1946,8 +1914,8 @@ void Experiment6() {
       threshold_bytes += used + low_max;
       std::printf(" in use %.1f MiB -> M = %.1f MiB of a %.1f MiB budget\n", MiB(used), MiB(threshold_bytes),
                   MiB(budget));
-      absl::Status on = database->foreman().SetLoadControl(
-          static_cast<double>(threshold_bytes) / static_cast<double>(budget), 1.0);
+      absl::Status on =
+          database->foreman().SetLoadControl(static_cast<double>(threshold_bytes) / static_cast<double>(budget), 1.0);
       if (!on.ok()) Die(std::string(on.message()));
     };
   }
@@ -1972,9 +1940,8 @@ void Experiment6() {
   for (int i = 0; i < 2; ++i) {
     auto latency = [&](const Run& run) {
       const auto& executions = run.streams[hp].executions;
-      return i < static_cast<int>(executions.size())
-                 ? fmt("%.1f", Ms(executions[i].return_ns - executions[i].call_ns))
-                 : std::string("-");
+      return i < static_cast<int>(executions.size()) ? fmt("%.1f", Ms(executions[i].return_ns - executions[i].call_ns))
+                                                     : std::string("-");
     };
     row(Display(kMemoryHighQuery) + " arrival " + std::to_string(i + 1) + ": latency ms", latency(runs[0]),
         latency(runs[1]));
@@ -2012,8 +1979,7 @@ void Experiment6() {
   for (size_t r = 0; r < runs.size(); ++r) {
     PrintAttribution(runs[r].attribution, runs[r].streams);
     WriteStreamLogAndPlot(r == 0 ? "exp6_admission_on" : "exp6_admission_off",
-                          std::string("Exp 6: load control, hpf, ") + names[r], runs[r].attribution,
-                          runs[r].streams);
+                          std::string("Exp 6: load control, hpf, ") + names[r], runs[r].attribution, runs[r].streams);
   }
 }
 
@@ -2072,8 +2038,7 @@ void ParseFlags(int argc, char** argv) {
     Die("--prediction must be next-operator or pooled");
   }
   if (g_flags.data_dir.empty()) Die("--data DIR is required");
-  if (g_flags.sf <= 0 || g_flags.workers < 1 || g_flags.window_ms <= 0 || g_flags.scale <= 0)
-    Die("bad flag value");
+  if (g_flags.sf <= 0 || g_flags.workers < 1 || g_flags.window_ms <= 0 || g_flags.scale <= 0) Die("bad flag value");
   if (g_flags.arrivals < 1 || g_flags.seeds.empty() || g_flags.loads.empty() || g_flags.rounds < 1 ||
       *std::min_element(g_flags.loads.begin(), g_flags.loads.end()) <= 0 ||
       (g_flags.load_basis != "throughput" && g_flags.load_basis != "wall" && g_flags.load_basis != "cpu"))
@@ -2092,10 +2057,11 @@ void ParseFlags(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace tessera;
   ParseFlags(argc, argv);
-  std::printf("SSB scheduling-policy experiments: SF %s, %d workers, %g ms windows, %s predictions, logs in "
-              "%s\n",
-              SfName().c_str(), g_flags.workers, g_flags.window_ms, PredictionScopeName(g_flags.prediction),
-              g_flags.log_dir.c_str());
+  std::printf(
+      "SSB scheduling-policy experiments: SF %s, %d workers, %g ms windows, %s predictions, logs in "
+      "%s\n",
+      SfName().c_str(), g_flags.workers, g_flags.window_ms, PredictionScopeName(g_flags.prediction),
+      g_flags.log_dir.c_str());
   PrepareData();
   if (g_flags.experiments.count(1)) Experiment1();
   if (g_flags.experiments.count(2)) Experiment2();

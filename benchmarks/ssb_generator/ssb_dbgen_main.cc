@@ -62,8 +62,7 @@ bool ParseTables(const std::string& list, std::vector<SsbTable>* tables) {
     size_t end = list.find(',', begin);
     if (end == std::string::npos) end = list.size();
     SsbTable table;
-    if (!tessera::ssb::ParseTableName(std::string_view(list).substr(begin, end - begin), &table))
-      return false;
+    if (!tessera::ssb::ParseTableName(std::string_view(list).substr(begin, end - begin), &table)) return false;
     for (SsbTable seen : *tables) {
       if (seen == table) return false;  // each table once
     }
@@ -116,9 +115,9 @@ int main(int argc, char** argv) {
   if (options.progress) {
     int64_t bytes = 0;
     for (const auto& t : report.tables) bytes += t.bytes;
-    std::fprintf(stderr, "ssb-dbgen: SF %g, seed %llu: %.1f MB in %.2f s with %d threads\n",
-                 options.scale_factor, static_cast<unsigned long long>(options.seed),
-                 static_cast<double>(bytes) / 1e6, report.seconds, report.threads);
+    std::fprintf(stderr, "ssb-dbgen: SF %g, seed %llu: %.1f MB in %.2f s with %d threads\n", options.scale_factor,
+                 static_cast<unsigned long long>(options.seed), static_cast<double>(bytes) / 1e6, report.seconds,
+                 report.threads);
   }
   return 0;
 }

@@ -53,37 +53,31 @@ constexpr std::array<Nation, 25> kNations = {{
 }};
 constexpr std::array<const char*, 5> kRegions = {"AFRICA", "AMERICA", "ASIA", "EUROPE", "MIDDLE EAST"};
 
-constexpr std::array<const char*, 5> kSegments = {"AUTOMOBILE", "BUILDING", "FURNITURE", "MACHINERY",
-                                                  "HOUSEHOLD"};
-constexpr std::array<const char*, 5> kPriorities = {"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED",
-                                                    "5-LOW"};
+constexpr std::array<const char*, 5> kSegments = {"AUTOMOBILE", "BUILDING", "FURNITURE", "MACHINERY", "HOUSEHOLD"};
+constexpr std::array<const char*, 5> kPriorities = {"1-URGENT", "2-HIGH", "3-MEDIUM", "4-NOT SPECIFIED", "5-LOW"};
 constexpr std::array<const char*, 7> kShipModes = {"REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB"};
 
 // TPC-H's 92 colors (dists.dss "colors").
 constexpr std::array<const char*, 92> kColors = {
-    "almond",    "antique",    "aquamarine", "azure",     "beige",     "bisque",     "black",     "blanched",
-    "blue",      "blush",      "brown",      "burlywood", "burnished", "chartreuse", "chiffon",   "chocolate",
-    "coral",     "cornflower", "cornsilk",   "cream",     "cyan",      "dark",       "deep",      "dim",
-    "dodger",    "drab",       "firebrick",  "floral",    "forest",    "frosted",    "gainsboro", "ghost",
-    "goldenrod", "green",      "grey",       "honeydew",  "hot",       "indian",     "ivory",     "khaki",
-    "lace",      "lavender",   "lawn",       "lemon",     "light",     "lime",       "linen",     "magenta",
-    "maroon",    "medium",     "metallic",   "midnight",  "mint",      "misty",      "moccasin",  "navajo",
-    "navy",      "olive",      "orange",     "orchid",    "pale",      "papaya",     "peach",     "peru",
-    "pink",      "plum",       "powder",     "puff",      "purple",    "red",        "rose",      "rosy",
-    "royal",     "saddle",     "salmon",     "sandy",     "seashell",  "sienna",     "sky",       "slate",
-    "smoke",     "snow",       "spring",     "steel",     "tan",       "thistle",    "tomato",    "turquoise",
-    "violet",    "wheat",      "white",      "yellow"};
+    "almond",   "antique", "aquamarine", "azure",     "beige",      "bisque",    "black",     "blanched", "blue",
+    "blush",    "brown",   "burlywood",  "burnished", "chartreuse", "chiffon",   "chocolate", "coral",    "cornflower",
+    "cornsilk", "cream",   "cyan",       "dark",      "deep",       "dim",       "dodger",    "drab",     "firebrick",
+    "floral",   "forest",  "frosted",    "gainsboro", "ghost",      "goldenrod", "green",     "grey",     "honeydew",
+    "hot",      "indian",  "ivory",      "khaki",     "lace",       "lavender",  "lawn",      "lemon",    "light",
+    "lime",     "linen",   "magenta",    "maroon",    "medium",     "metallic",  "midnight",  "mint",     "misty",
+    "moccasin", "navajo",  "navy",       "olive",     "orange",     "orchid",    "pale",      "papaya",   "peach",
+    "peru",     "pink",    "plum",       "powder",    "puff",       "purple",    "red",       "rose",     "rosy",
+    "royal",    "saddle",  "salmon",     "sandy",     "seashell",   "sienna",    "sky",       "slate",    "smoke",
+    "snow",     "spring",  "steel",      "tan",       "thistle",    "tomato",    "turquoise", "violet",   "wheat",
+    "white",    "yellow"};
 
 // TPC-H part types: 6 x 5 x 5 = 150 combinations, uniform.
-constexpr std::array<const char*, 6> kTypeSyllable1 = {"STANDARD", "SMALL",   "MEDIUM",
-                                                       "LARGE",    "ECONOMY", "PROMO"};
-constexpr std::array<const char*, 5> kTypeSyllable2 = {"ANODIZED", "BURNISHED", "PLATED", "POLISHED",
-                                                       "BRUSHED"};
+constexpr std::array<const char*, 6> kTypeSyllable1 = {"STANDARD", "SMALL", "MEDIUM", "LARGE", "ECONOMY", "PROMO"};
+constexpr std::array<const char*, 5> kTypeSyllable2 = {"ANODIZED", "BURNISHED", "PLATED", "POLISHED", "BRUSHED"};
 constexpr std::array<const char*, 5> kTypeSyllable3 = {"TIN", "NICKEL", "BRASS", "STEEL", "COPPER"};
 // TPC-H containers: 5 x 8 = 40 combinations, uniform.
 constexpr std::array<const char*, 5> kContainerSyllable1 = {"SM", "LG", "MED", "JUMBO", "WRAP"};
-constexpr std::array<const char*, 8> kContainerSyllable2 = {"CASE", "BOX",  "BAG", "JAR",
-                                                            "PKG",  "PACK", "CAN", "DRUM"};
+constexpr std::array<const char*, 8> kContainerSyllable2 = {"CASE", "BOX", "BAG", "JAR", "PKG", "PACK", "CAN", "DRUM"};
 
 // dbgen's a_rnd alphabet (64 symbols, 6 random bits each).
 constexpr char kAddressAlphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ,";
@@ -422,8 +416,7 @@ Range ChunkRange(SsbTable table, const ScaleCounts& counts, int64_t chunk) {
 
 // customer: c_custkey|c_name|c_address|c_city|c_nation|c_region|c_phone|c_mktsegment|
 int64_t GenerateCustomers(Range range, const ScaleCounts& counts, uint64_t seed, Rng& rng, ChunkBuffer* out) {
-  const BalancedLabels cities(static_cast<uint64_t>(counts.customers), kNumCities,
-                              TableKey(seed, SsbTable::kCustomer));
+  const BalancedLabels cities(static_cast<uint64_t>(counts.customers), kNumCities, TableKey(seed, SsbTable::kCustomer));
   for (int64_t i = range.begin; i < range.end; ++i) {
     const int64_t key = i + 1;
     char* p = out->Reserve(kMaxRowBytes);
@@ -446,8 +439,7 @@ int64_t GenerateCustomers(Range range, const ScaleCounts& counts, uint64_t seed,
 
 // supplier: s_suppkey|s_name|s_address|s_city|s_nation|s_region|s_phone|
 int64_t GenerateSuppliers(Range range, const ScaleCounts& counts, uint64_t seed, Rng& rng, ChunkBuffer* out) {
-  const BalancedLabels cities(static_cast<uint64_t>(counts.suppliers), kNumCities,
-                              TableKey(seed, SsbTable::kSupplier));
+  const BalancedLabels cities(static_cast<uint64_t>(counts.suppliers), kNumCities, TableKey(seed, SsbTable::kSupplier));
   for (int64_t i = range.begin; i < range.end; ++i) {
     const int64_t key = i + 1;
     char* p = out->Reserve(kMaxRowBytes);
@@ -470,8 +462,7 @@ int64_t GenerateSuppliers(Range range, const ScaleCounts& counts, uint64_t seed,
 // part: p_partkey|p_name|p_mfgr|p_category|p_brand1|p_color|p_type|p_size|p_container|
 int64_t GenerateParts(Range range, const ScaleCounts& counts, uint64_t seed, Rng& rng, ChunkBuffer* out) {
   constexpr uint64_t kNumColors = kColors.size();
-  const BalancedLabels brands(static_cast<uint64_t>(counts.parts), kNumBrands,
-                              TableKey(seed, SsbTable::kPart));
+  const BalancedLabels brands(static_cast<uint64_t>(counts.parts), kNumBrands, TableKey(seed, SsbTable::kPart));
   for (int64_t i = range.begin; i < range.end; ++i) {
     const int64_t key = i + 1;
     // Three distinct colors, as ssb-dbgen's agg_str(colors, 3): the first is p_color, the other two p_name.
@@ -611,11 +602,9 @@ int64_t GenerateLineorders(Range range, const ScaleCounts& counts, Rng& rng, Chu
     // Columns shared by the order's lines, formatted once: "orderkey|" and "|custkey|" are split around the
     // line number; "orderdate|priority|0|" follows partkey and suppkey.
     char key_text[24];
-    const size_t key_len =
-        static_cast<size_t>(Sep(PutUint(key_text, static_cast<uint64_t>(orderkey))) - key_text);
+    const size_t key_len = static_cast<size_t>(Sep(PutUint(key_text, static_cast<uint64_t>(orderkey))) - key_text);
     char cust_text[24];
-    const size_t cust_len =
-        static_cast<size_t>(Sep(PutUint(cust_text, static_cast<uint64_t>(custkey))) - cust_text);
+    const size_t cust_len = static_cast<size_t>(Sep(PutUint(cust_text, static_cast<uint64_t>(custkey))) - cust_text);
     char mid_text[48];
     char* m = Sep(PutBytes(mid_text, calendar[order_date].key, 8));
     m = Sep(PutStr(m, priority));
@@ -672,8 +661,8 @@ class OrderedFile {
   // Queues `buffer` as chunk `chunk`; returns the buffers it wrote (for reuse). `written` is called, outside
   // any lock but from one thread at a time, after each chunk reaches the file.
   template <typename OnWritten>
-  std::vector<std::unique_ptr<ChunkBuffer>> Submit(int64_t chunk, int64_t rows,
-                                                   std::unique_ptr<ChunkBuffer> buffer, OnWritten written) {
+  std::vector<std::unique_ptr<ChunkBuffer>> Submit(int64_t chunk, int64_t rows, std::unique_ptr<ChunkBuffer> buffer,
+                                                   OnWritten written) {
     std::vector<std::unique_ptr<ChunkBuffer>> done;
     std::unique_lock<std::mutex> lock(mu_);
     pending_.emplace(chunk, Pending{rows, std::move(buffer)});
@@ -685,8 +674,7 @@ class OrderedFile {
       Pending item = std::move(it->second);
       pending_.erase(it);
       lock.unlock();
-      const bool ok =
-          failed_ || std::fwrite(item.buffer->data(), 1, item.buffer->size(), file_) == item.buffer->size();
+      const bool ok = failed_ || std::fwrite(item.buffer->data(), 1, item.buffer->size(), file_) == item.buffer->size();
       written(item.rows, static_cast<int64_t>(item.buffer->size()), ok);
       lock.lock();
       if (!ok) failed_ = true;
@@ -831,8 +819,7 @@ void ChunkBuffer::Grow(size_t min_capacity) {
   capacity_ = capacity;
 }
 
-int64_t GenerateChunk(SsbTable table, const ScaleCounts& counts, uint64_t seed, int64_t chunk,
-                      ChunkBuffer* out) {
+int64_t GenerateChunk(SsbTable table, const ScaleCounts& counts, uint64_t seed, int64_t chunk, ChunkBuffer* out) {
   const Range range = ChunkRange(table, counts, chunk);
   if (range.begin >= range.end) return 0;
   Rng rng(ChunkSeed(seed, table, chunk));
@@ -870,8 +857,7 @@ bool GenerateSsb(const GeneratorOptions& options, GenerationReport* report, std:
 
   std::vector<SsbTable> tables = options.tables;
   if (tables.empty()) {
-    tables = {SsbTable::kLineorder, SsbTable::kPart, SsbTable::kCustomer, SsbTable::kSupplier,
-              SsbTable::kDate};
+    tables = {SsbTable::kLineorder, SsbTable::kPart, SsbTable::kCustomer, SsbTable::kSupplier, SsbTable::kDate};
   }
   bool requested[kNumSsbTables] = {};
   for (SsbTable t : tables) {
@@ -881,10 +867,9 @@ bool GenerateSsb(const GeneratorOptions& options, GenerationReport* report, std:
     }
     requested[static_cast<int>(t)] = true;
   }
-  if (requested[static_cast<int>(SsbTable::kLineorder)] &&
-      MaxOrderKey(counts) > std::numeric_limits<int32_t>::max() && options.progress) {
-    std::fprintf(stderr,
-                 "ssb-dbgen: warning: lo_orderkey reaches %lld, beyond the INTEGER range of schema.sql\n",
+  if (requested[static_cast<int>(SsbTable::kLineorder)] && MaxOrderKey(counts) > std::numeric_limits<int32_t>::max() &&
+      options.progress) {
+    std::fprintf(stderr, "ssb-dbgen: warning: lo_orderkey reaches %lld, beyond the INTEGER range of schema.sql\n",
                  static_cast<long long>(MaxOrderKey(counts)));
   }
 
@@ -981,8 +966,8 @@ bool GenerateSsb(const GeneratorOptions& options, GenerationReport* report, std:
       TableJob& job = *jobs[task.job];
       const int64_t rows = GenerateChunk(job.table, counts, options.seed, task.chunk, buffer.get());
       int64_t written = 0;
-      std::vector<std::unique_ptr<ChunkBuffer>> done = job.sink->Submit(
-          task.chunk, rows, std::move(buffer), [&](int64_t chunk_rows, int64_t bytes, bool ok) {
+      std::vector<std::unique_ptr<ChunkBuffer>> done =
+          job.sink->Submit(task.chunk, rows, std::move(buffer), [&](int64_t chunk_rows, int64_t bytes, bool ok) {
             if (!ok) failed = true;
             ++written;
             report_progress(job, chunk_rows, bytes);

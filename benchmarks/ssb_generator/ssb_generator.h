@@ -84,8 +84,7 @@ class ChunkBuffer {
 
 // Appends the `.tbl` text of chunk `chunk` (0 <= chunk < NumChunks) of `table` to *out and returns the number
 // of rows appended. A pure function of its arguments; safe to call concurrently on different buffers.
-int64_t GenerateChunk(SsbTable table, const ScaleCounts& counts, uint64_t seed, int64_t chunk,
-                      ChunkBuffer* out);
+int64_t GenerateChunk(SsbTable table, const ScaleCounts& counts, uint64_t seed, int64_t chunk, ChunkBuffer* out);
 
 struct GeneratorOptions {
   double scale_factor = 1.0;

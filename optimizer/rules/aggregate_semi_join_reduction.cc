@@ -18,9 +18,7 @@ struct KeySource {
   int column = -1;
 };
 
-int ColumnIndex(const BoundExpression& expression) {
-  return IsColumn(expression) ? expression.column_index : -1;
-}
+int ColumnIndex(const BoundExpression& expression) { return IsColumn(expression) ? expression.column_index : -1; }
 
 // Adds to `sources` every scan found below `node` whose column contains all non-NULL values of `node`'s output
 // column `column`: followed through pass-through columns and through the key equalities of inner and semi joins

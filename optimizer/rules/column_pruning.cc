@@ -21,8 +21,7 @@ void Mark(const BoundExpression& expression, int offset, Needed* needed) {
 }
 
 void EnsureOne(Needed* needed) {
-  if (!needed->empty() && std::find(needed->begin(), needed->end(), true) == needed->end())
-    (*needed)[0] = true;
+  if (!needed->empty() && std::find(needed->begin(), needed->end(), true) == needed->end()) (*needed)[0] = true;
 }
 
 void Apply(const std::vector<int>& mapping, BoundExpression* expression) {
@@ -63,8 +62,7 @@ LogicalOperatorPtr MergeProjects(std::unique_ptr<Project> upper) {
   std::vector<const BoundExpression*> replacements;
   for (const auto& expression : lower.expressions) replacements.push_back(expression.get());
   std::vector<ExpressionPtr> merged;
-  for (const auto& expression : upper->expressions)
-    merged.push_back(SubstituteColumns(*expression, replacements));
+  for (const auto& expression : upper->expressions) merged.push_back(SubstituteColumns(*expression, replacements));
   upper->expressions = std::move(merged);
   if (upper->relations.empty()) {
     for (size_t i = 0; i < upper->expressions.size(); ++i) {
@@ -219,8 +217,7 @@ LogicalOperatorPtr Prune(LogicalOperatorPtr node, Needed needed, std::vector<int
                              [&](const BoundExpression& expression) { Mark(expression, 0, &child_needed); });
       std::vector<int> child_mapping;
       node->children[0] = Prune(std::move(node->children[0]), child_needed, &child_mapping);
-      VisitWindowExpressions(window,
-                             [&](ExpressionPtr& expression) { Apply(child_mapping, expression.get()); });
+      VisitWindowExpressions(window, [&](ExpressionPtr& expression) { Apply(child_mapping, expression.get()); });
       const int new_child_width = node->children[0]->output_width();
       *mapping = std::move(child_mapping);
       mapping->resize(width, -1);

@@ -42,9 +42,9 @@ int AggregatedSide(const Aggregate& aggregate, const Join& join, const std::vect
   auto side_of = [&](int column) { return to_join[column] < left_width ? 0 : 1; };
   std::vector<int> argument_columns;
   for (const AggregateCall& call : aggregate.aggregates) {
-    if (call.distinct || (call.function != AggregateKind::kCountStar &&
-                          call.function != AggregateKind::kCount && call.function != AggregateKind::kSum &&
-                          call.function != AggregateKind::kMin && call.function != AggregateKind::kMax)) {
+    if (call.distinct || (call.function != AggregateKind::kCountStar && call.function != AggregateKind::kCount &&
+                          call.function != AggregateKind::kSum && call.function != AggregateKind::kMin &&
+                          call.function != AggregateKind::kMax)) {
       return -1;
     }
     if (call.argument != nullptr) CollectColumns(*call.argument, &argument_columns);

@@ -63,9 +63,8 @@ std::vector<Needed> ChildNeeds(const LogicalOperator& node, const Needed& needed
       break;
     case LogicalOperatorKind::kWindow:
       for (size_t i = 0; i < children[0].size(); ++i) children[0][i] = needed[i];
-      VisitWindowExpressions(node.As<Window>(), [&](const BoundExpression& expression) {
-        MarkColumns(expression, 0, &children[0]);
-      });
+      VisitWindowExpressions(node.As<Window>(),
+                             [&](const BoundExpression& expression) { MarkColumns(expression, 0, &children[0]); });
       break;
     case LogicalOperatorKind::kJoin: {
       const auto& join = node.As<Join>();
@@ -185,7 +184,7 @@ LogicalOperatorPtr Rewrite(LogicalOperatorPtr node, const Needed& needed, bool* 
   std::vector<std::string> names;
   std::vector<std::string> relations;
   for (int i = 0; i < static_cast<int>(inner_output.size()); ++i) {
-    expressions.push_back(i < left_width     ? MakeInputColumn(node->output(), i)
+    expressions.push_back(i < left_width   ? MakeInputColumn(node->output(), i)
                           : i == build_key ? join.left_keys[0]->Clone()
                                            : MakeConstant(Value::Null(inner_output[i].type)));
     names.push_back(inner_output[i].name);

@@ -123,8 +123,7 @@ class Publisher {
  private:
   // For a key pair `x = y` of a join: y is output column `bounded_column` of `bounded_side`, x column
   // `scan_side_column` of `scan_side`.
-  void TryPublish(LogicalOperator* bounded_side, int bounded_column, LogicalOperator* scan_side,
-                  int scan_side_column) {
+  void TryPublish(LogicalOperator* bounded_side, int bounded_column, LogicalOperator* scan_side, int scan_side_column) {
     int pair = -1;
     Join* bounding = FindBoundingJoin(bounded_side, bounded_column, &pair);
     if (bounding == nullptr) return;
@@ -191,7 +190,7 @@ class Publisher {
 
   CardinalityEstimator estimator_;
   int next_id_;
-  std::vector<const TableScan*> filtered_scans_;         // scans given a filter by this rule
+  std::vector<const TableScan*> filtered_scans_;           // scans given a filter by this rule
   std::vector<const LogicalOperator*> publishing_builds_;  // build inputs of the joins publishing those filters
 };
 

@@ -41,8 +41,7 @@ struct Component {
   double rows = 1;
 };
 
-void Flatten(LogicalOperatorPtr node, int base, std::vector<Input>* inputs,
-             std::vector<ExpressionPtr>* conditions) {
+void Flatten(LogicalOperatorPtr node, int base, std::vector<Input>* inputs, std::vector<ExpressionPtr>* conditions) {
   if (!IsInnerJoin(*node)) {
     Input input;
     input.offset = base;
@@ -75,9 +74,7 @@ int InputOf(const std::vector<Input>& inputs, int column) {
   return -1;
 }
 
-bool Contains(const std::vector<int>& set, int value) {
-  return std::find(set.begin(), set.end(), value) != set.end();
-}
+bool Contains(const std::vector<int>& set, int value) { return std::find(set.begin(), set.end(), value) != set.end(); }
 
 bool Covers(const Component& a, const Component& b, const Condition& condition) {
   bool in_a = false;
@@ -242,9 +239,9 @@ void AddImpliedEqualities(const std::vector<Input>& inputs, std::vector<Conditio
         if (present) continue;
         std::vector<int> pair_inputs = {InputOf(inputs, x), InputOf(inputs, y)};
         std::sort(pair_inputs.begin(), pair_inputs.end());
-        conditions->push_back(Condition{MakeComparison(ComparisonOp::kEqual, MakeColumn(x, types[x]),
-                                                       MakeColumn(y, types[y])),
-                                        std::move(pair_inputs), false, -1});
+        conditions->push_back(
+            Condition{MakeComparison(ComparisonOp::kEqual, MakeColumn(x, types[x]), MakeColumn(y, types[y])),
+                      std::move(pair_inputs), false, -1});
       }
     }
   }
@@ -316,8 +313,7 @@ LogicalOperatorPtr ReorderTree(LogicalOperatorPtr root) {
     if (best_a < 0) {  // nothing connected: cross join the two smallest
       std::vector<int> order(components.size());
       for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-      std::sort(order.begin(), order.end(),
-                [&](int x, int y) { return components[x].rows < components[y].rows; });
+      std::sort(order.begin(), order.end(), [&](int x, int y) { return components[x].rows < components[y].rows; });
       best_a = std::min(order[0], order[1]);
       best_b = std::max(order[0], order[1]);
     }
@@ -331,8 +327,8 @@ LogicalOperatorPtr ReorderTree(LogicalOperatorPtr root) {
   Component& result = components[0];
   std::vector<int> order(width);
   for (int column = 0; column < width; ++column) {
-    order[column] = static_cast<int>(std::find(result.columns.begin(), result.columns.end(), column) -
-                                     result.columns.begin());
+    order[column] =
+        static_cast<int>(std::find(result.columns.begin(), result.columns.end(), column) - result.columns.begin());
   }
   bool identity = true;
   for (int column = 0; column < width; ++column) identity &= order[column] == column;

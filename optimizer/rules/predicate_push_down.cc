@@ -35,8 +35,7 @@ ExpressionPtr DisjunctionPart(const BoundExpression& disjunction, int begin, int
   for (const auto& branch : disjunction.children) {
     Predicates part;
     for (ExpressionPtr& term : SplitConjuncts(branch->Clone())) {
-      if (MaxColumnIndex(*term) >= 0 && ReferencesOnlyRange(*term, begin, end))
-        part.push_back(std::move(term));
+      if (MaxColumnIndex(*term) >= 0 && ReferencesOnlyRange(*term, begin, end)) part.push_back(std::move(term));
     }
     if (part.empty()) return nullptr;
     branches.push_back(CombineConjuncts(std::move(part)));
@@ -171,8 +170,7 @@ LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
 LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
   Predicates predicates;
   for (ExpressionPtr& predicate : incoming) {
-    for (ExpressionPtr& conjunct : SplitConjuncts(std::move(predicate)))
-      predicates.push_back(std::move(conjunct));
+    for (ExpressionPtr& conjunct : SplitConjuncts(std::move(predicate))) predicates.push_back(std::move(conjunct));
   }
   switch (node->kind()) {
     case LogicalOperatorKind::kFilter: {
@@ -190,8 +188,7 @@ LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
       std::vector<const BoundExpression*> replacements;
       for (const auto& expression : project.expressions) replacements.push_back(expression.get());
       Predicates below;
-      for (const ExpressionPtr& predicate : predicates)
-        below.push_back(SubstituteColumns(*predicate, replacements));
+      for (const ExpressionPtr& predicate : predicates) below.push_back(SubstituteColumns(*predicate, replacements));
       node->children[0] = Push(std::move(node->children[0]), std::move(below));
       return node;
     }
@@ -256,8 +253,6 @@ LogicalOperatorPtr Push(LogicalOperatorPtr node, Predicates incoming) {
 
 }  // namespace
 
-LogicalOperatorPtr PredicatePushDown::Apply(LogicalOperatorPtr plan) const {
-  return Push(std::move(plan), {});
-}
+LogicalOperatorPtr PredicatePushDown::Apply(LogicalOperatorPtr plan) const { return Push(std::move(plan), {}); }
 
 }  // namespace tessera::optimizer

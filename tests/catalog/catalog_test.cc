@@ -18,9 +18,9 @@ namespace {
 class CatalogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("tessera_catalog_test_" + std::to_string(::getpid()) + "_" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ =
+        std::filesystem::temp_directory_path() / ("tessera_catalog_test_" + std::to_string(::getpid()) + "_" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(directory_);
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }
@@ -152,7 +152,10 @@ TEST_F(CatalogTest, ImpossibleCountsAndTypeParametersAreDataLossNotAllocations) 
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
 
   for (auto [id, precision, scale, length] : {std::tuple<uint8_t, uint8_t, uint8_t, uint32_t>{5, 200, 0, 0},
-                                              {5, 10, 11, 0}, {5, 0, 0, 0}, {6, 0, 0, 0}, {7, 0, 0, 0xFFFFFFFF}}) {
+                                              {5, 10, 11, 0},
+                                              {5, 0, 0, 0},
+                                              {6, 0, 0, 0},
+                                              {7, 0, 0, 0xFFFFFFFF}}) {
     ByteWriter bad_type = header(1);
     table_start(bad_type, 1);
     bad_type.PutString("c");
@@ -327,8 +330,9 @@ TEST_F(CatalogTest, ASecondOpenerOfTheDirectoryIsRefusedUntilTheFirstCloses) {
   ASSERT_TRUE(first.ok()) << first.status();
   auto second = Catalog::Open(directory_, false);
   ASSERT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_NE(second.status().message().find("is in use by another server or shell (pid " + std::to_string(getpid()) + ")"),
-            std::string::npos)
+  EXPECT_NE(
+      second.status().message().find("is in use by another server or shell (pid " + std::to_string(getpid()) + ")"),
+      std::string::npos)
       << second.status();
   first->reset();  // closing releases the lock: reopening sequentially keeps working
   auto third = Catalog::Open(directory_, false);

@@ -37,8 +37,8 @@ TEST(DeletedRowsTest, LiveRowsListsTheRowsNotDeletedForEveryDensityAndAlignment)
       if (deletes(random)) deleted.Delete(r);
     }
     const std::vector<std::pair<uint32_t, uint32_t>> ranges = {
-        {0, row_count}, {0, 2048}, {2048, 2048}, {4096, row_count - 4096}, {0, 0}, {7, 1}, {63, 2}, {1, 63},
-        {64, 64}, {5, 200}, {130, 1000}, {4999, 1}};
+        {0, row_count}, {0, 2048},   {2048, 2048}, {4096, row_count - 4096}, {0, 0}, {7, 1}, {63, 2}, {1, 63}, {64, 64},
+        {5, 200},       {130, 1000}, {4999, 1}};
     for (const auto& [first, count] : ranges) {
       EXPECT_EQ(LiveRows(deleted, first, count), LiveRowsOneByOne(deleted, first, count))
           << "density " << density << " rows [" << first << ", " << first + count << ")";

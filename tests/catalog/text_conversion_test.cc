@@ -74,8 +74,7 @@ TEST(ParseBooleanTest, AcceptedSpellings) {
     EXPECT_TRUE(ParseBoolean(t, &b)) << t;
     EXPECT_FALSE(b) << t;
   }
-  for (const char* t : {"", " true", "true ", "2", "tru", "yess", "-1"})
-    EXPECT_FALSE(ParseBoolean(t, &b)) << t;
+  for (const char* t : {"", " true", "true ", "2", "tru", "yess", "-1"}) EXPECT_FALSE(ParseBoolean(t, &b)) << t;
 }
 
 TEST(ParseIntTest, Int32Boundaries) {
@@ -91,8 +90,8 @@ TEST(ParseIntTest, Int32Boundaries) {
   EXPECT_TRUE(ParseInt32("007", &v));
   EXPECT_EQ(v, 7);
   v = 5;
-  for (const char* t : {"2147483648", "-2147483649", "99999999999", "", "+", "-", "+-1", "-+1", "1.0", "1e3",
-                        " 1", "1 ", "0x10", "12a", "--1"}) {
+  for (const char* t : {"2147483648", "-2147483649", "99999999999", "", "+", "-", "+-1", "-+1", "1.0", "1e3", " 1",
+                        "1 ", "0x10", "12a", "--1"}) {
     EXPECT_FALSE(ParseInt32(t, &v)) << t;
   }
   EXPECT_EQ(v, 5) << "a failed parse leaves the output untouched";
@@ -260,16 +259,16 @@ TEST(ParseTimestampTest, Forms) {
   EXPECT_EQ(us, -kMicrosPerSecond / 2);
   ASSERT_TRUE(ParseTimestamp("2024-02-29 12:34:56.123456", &us));
   EXPECT_EQ(TimestampText(us), "2024-02-29 12:34:56.123456");
-  for (const char* t : {"0001-01-01 00:00:00", "1969-12-31 23:59:59.999999", "9999-12-31 23:59:59.999999",
-                        "2000-01-01 10:00:00.5"}) {
+  for (const char* t :
+       {"0001-01-01 00:00:00", "1969-12-31 23:59:59.999999", "9999-12-31 23:59:59.999999", "2000-01-01 10:00:00.5"}) {
     ASSERT_TRUE(ParseTimestamp(t, &us)) << t;
     EXPECT_EQ(TimestampText(us), t);
   }
   ASSERT_TRUE(ParseTimestamp("2000-01-01", &us));
   EXPECT_EQ(TimestampText(us), "2000-01-01 00:00:00");
   for (const char* t : {"2024-01-01 24:00:00", "2024-01-01 12:60", "2024-01-01 12:00:60", "2024-01-01 12",
-                        "2024-01-01 12:00:00.1234567", "2024-01-01 12:00:00.", "2024-01-01  12:00",
-                        "2024-01-01 ", "2024-02-30 00:00", "2024-01-01 1:2:3"}) {
+                        "2024-01-01 12:00:00.1234567", "2024-01-01 12:00:00.", "2024-01-01  12:00", "2024-01-01 ",
+                        "2024-02-30 00:00", "2024-01-01 1:2:3"}) {
     EXPECT_FALSE(ParseTimestamp(t, &us)) << t;
   }
 }
@@ -287,8 +286,7 @@ TEST(AddMonthsToDateTest, ClampsToEndOfMonth) {
 TEST(AddIntervalToTimestampTest, MonthsThenDaysThenMicros) {
   int64_t ts;
   ASSERT_TRUE(ParseTimestamp("2024-01-31 23:00:00", &ts));
-  EXPECT_EQ(TimestampText(AddIntervalToTimestamp(ts, Interval{1, 1, 2 * kMicrosPerHour})),
-            "2024-03-02 01:00:00");
+  EXPECT_EQ(TimestampText(AddIntervalToTimestamp(ts, Interval{1, 1, 2 * kMicrosPerHour})), "2024-03-02 01:00:00");
   ASSERT_TRUE(ParseTimestamp("1970-01-01 00:00:00", &ts));
   EXPECT_EQ(TimestampText(AddIntervalToTimestamp(ts, Interval{0, 0, -1})), "1969-12-31 23:59:59.999999");
 }
@@ -329,8 +327,8 @@ TEST(ParseIntervalTest, TextWithUnits) {
   EXPECT_EQ(ParseIntervalOrDie("1.5 months"), (Interval{1, 15, 0}));
   EXPECT_EQ(ParseIntervalOrDie("42"), (Interval{0, 0, 42 * kMicrosPerSecond}));
   Interval i;
-  for (const char* t : {"", "   ", "day", "1 fortnight", "1 day extra", "1:2", "1:60", "--1 day",
-                        "99999999999 years", "3000000000 days"}) {
+  for (const char* t : {"", "   ", "day", "1 fortnight", "1 day extra", "1:2", "1:60", "--1 day", "99999999999 years",
+                        "3000000000 days"}) {
     EXPECT_FALSE(ParseInterval(t, "", &i)) << t;
   }
 }

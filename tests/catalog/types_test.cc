@@ -33,11 +33,9 @@ TEST(TypeTest, MakeCharAndVarcharValidateLength) {
 }
 
 TEST(TypeTest, FromNameResolvesSynonyms) {
-  for (const char* name : {"INTEGER", "INT", "INT4", "integer"})
-    EXPECT_EQ(*FromName(name), Type::Integer()) << name;
+  for (const char* name : {"INTEGER", "INT", "INT4", "integer"}) EXPECT_EQ(*FromName(name), Type::Integer()) << name;
   for (const char* name : {"BIGINT", "INT8"}) EXPECT_EQ(*FromName(name), Type::BigInt()) << name;
-  for (const char* name : {"DOUBLE", "FLOAT", "FLOAT8", "REAL"})
-    EXPECT_EQ(*FromName(name), Type::Double()) << name;
+  for (const char* name : {"DOUBLE", "FLOAT", "FLOAT8", "REAL"}) EXPECT_EQ(*FromName(name), Type::Double()) << name;
   for (const char* name : {"BOOLEAN", "BOOL"}) EXPECT_EQ(*FromName(name), Type::Boolean()) << name;
   for (const char* name : {"VARCHAR", "TEXT", "STRING"}) EXPECT_EQ(*FromName(name), Type::Varchar()) << name;
   EXPECT_EQ(*FromName("DATE"), Type::Date());
@@ -49,10 +47,8 @@ TEST(TypeTest, FromNameParameters) {
   EXPECT_EQ(*FromName("DECIMAL"), Type::Decimal(18, 3));
   EXPECT_EQ(*FromName("NUMERIC", {10}), Type::Decimal(10, 0));
   EXPECT_EQ(*FromName("DECIMAL", {15, 2}), Type::Decimal(15, 2));
-  EXPECT_EQ(FromName("DECIMAL", {40, 2}).status().message(),
-            "DECIMAL precision 40 is out of range (1 to 38)");
-  EXPECT_EQ(FromName("DECIMAL", {1, 2, 3}).status().message(),
-            "type DECIMAL takes at most 2 parameters (got 3)");
+  EXPECT_EQ(FromName("DECIMAL", {40, 2}).status().message(), "DECIMAL precision 40 is out of range (1 to 38)");
+  EXPECT_EQ(FromName("DECIMAL", {1, 2, 3}).status().message(), "type DECIMAL takes at most 2 parameters (got 3)");
   EXPECT_EQ(*FromName("CHAR"), Type::Char(1));
   EXPECT_EQ(*FromName("CHARACTER", {10}), Type::Char(10));
   EXPECT_EQ(*FromName("VARCHAR", {25}), Type::Varchar(25));
@@ -79,17 +75,16 @@ TEST(TypeTest, ToStringIsSqlSpelling) {
 }
 
 TEST(TypeTest, ToStringRoundTripsThroughFromName) {
-  for (Type t : {Type::Integer(), Type::BigInt(), Type::Double(), Type::Decimal(38, 10), Type::Char(3),
-                 Type::Varchar(7), Type::Varchar(), Type::Date(), Type::Timestamp(), Type::IntervalType(),
-                 Type::Boolean()}) {
+  for (Type t :
+       {Type::Integer(), Type::BigInt(), Type::Double(), Type::Decimal(38, 10), Type::Char(3), Type::Varchar(7),
+        Type::Varchar(), Type::Date(), Type::Timestamp(), Type::IntervalType(), Type::Boolean()}) {
     std::string s = t.ToString();
     std::string name = s.substr(0, s.find('('));
     std::vector<int64_t> params;
     if (s.find('(') != std::string::npos) {
       std::string inner = s.substr(s.find('(') + 1);
       params.push_back(std::stoll(inner));
-      if (inner.find(',') != std::string::npos)
-        params.push_back(std::stoll(inner.substr(inner.find(',') + 1)));
+      if (inner.find(',') != std::string::npos) params.push_back(std::stoll(inner.substr(inner.find(',') + 1)));
     }
     EXPECT_EQ(*Type::FromName(name, params.data(), params.size()), t) << s;
   }

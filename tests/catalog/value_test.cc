@@ -94,8 +94,7 @@ TEST(ValueCastTest, StringToEverything) {
   EXPECT_EQ(Cast(Str("-2147483648"), Type::Integer()), "-2147483648");
   EXPECT_EQ(Cast(Str("abc"), Type::Integer()), "error: invalid input for INTEGER: 'abc'");
   EXPECT_EQ(Cast(Str("1.5"), Type::Integer()), "error: invalid input for INTEGER: '1.5'");
-  EXPECT_EQ(Cast(Str("99999999999"), Type::Integer()),
-            "error: value 99999999999 is out of range for INTEGER");
+  EXPECT_EQ(Cast(Str("99999999999"), Type::Integer()), "error: value 99999999999 is out of range for INTEGER");
   EXPECT_EQ(Cast(Str("99999999999"), Type::BigInt()), "99999999999");
   EXPECT_EQ(Cast(Str("99999999999999999999"), Type::BigInt()),
             "error: value 99999999999999999999 is out of range for BIGINT");
@@ -132,10 +131,8 @@ TEST(ValueCastTest, ToStringWithLengthCheck) {
 
 TEST(ValueCastTest, NumericToNumeric) {
   EXPECT_EQ(Cast(Value::BigInt(2147483647), Type::Integer()), "2147483647");
-  EXPECT_EQ(Cast(Value::BigInt(2147483648), Type::Integer()),
-            "error: value 2147483648 is out of range for INTEGER");
-  EXPECT_EQ(Cast(Value::BigInt(-2147483649), Type::Integer()),
-            "error: value -2147483649 is out of range for INTEGER");
+  EXPECT_EQ(Cast(Value::BigInt(2147483648), Type::Integer()), "error: value 2147483648 is out of range for INTEGER");
+  EXPECT_EQ(Cast(Value::BigInt(-2147483649), Type::Integer()), "error: value -2147483649 is out of range for INTEGER");
   EXPECT_EQ(Cast(Value::Integer(5), Type::BigInt()), "5");
   EXPECT_EQ(Cast(Value::Double(2.5), Type::Integer()), "3");
   EXPECT_EQ(Cast(Value::Double(-2.5), Type::Integer()), "-3");
@@ -147,22 +144,17 @@ TEST(ValueCastTest, NumericToNumeric) {
   EXPECT_EQ(Cast(Dec("99999999999", 15, 2), Type::Integer()),
             "error: value 99999999999.00 is out of range for INTEGER");
   EXPECT_EQ(Cast(Value::Integer(123), Type::Decimal(5, 2)), "123.00");
-  EXPECT_EQ(Cast(Value::Integer(1000), Type::Decimal(5, 2)),
-            "error: value 1000 is out of range for DECIMAL(5,2)");
+  EXPECT_EQ(Cast(Value::Integer(1000), Type::Decimal(5, 2)), "error: value 1000 is out of range for DECIMAL(5,2)");
   EXPECT_EQ(Cast(Value::BigInt(INT64_MIN), Type::Decimal(38, 18)), "-9223372036854775808.000000000000000000");
-  EXPECT_EQ(Cast(Value::BigInt(1), Type::Decimal(38, 38)),
-            "error: value 1 is out of range for DECIMAL(38,38)");
+  EXPECT_EQ(Cast(Value::BigInt(1), Type::Decimal(38, 38)), "error: value 1 is out of range for DECIMAL(38,38)");
   EXPECT_EQ(Cast(Dec("1.005", 10, 3), Type::Decimal(10, 2)), "1.01");
   EXPECT_EQ(Cast(Dec("-1.005", 10, 3), Type::Decimal(10, 2)), "-1.01");
-  EXPECT_EQ(Cast(Dec("999.995", 10, 3), Type::Decimal(5, 2)),
-            "error: value 999.995 is out of range for DECIMAL(5,2)");
+  EXPECT_EQ(Cast(Dec("999.995", 10, 3), Type::Decimal(5, 2)), "error: value 999.995 is out of range for DECIMAL(5,2)");
   EXPECT_EQ(Cast(Dec("1.5", 2, 1), Type::Decimal(38, 37)), "1.5000000000000000000000000000000000000");
   EXPECT_EQ(Cast(Value::Double(0.1), Type::Decimal(15, 2)), "0.10");
   EXPECT_EQ(Cast(Value::Double(2.675), Type::Decimal(15, 2)), "2.68");
-  EXPECT_EQ(Cast(Value::Double(1e20), Type::Decimal(15, 2)),
-            "error: value 1e+20 is out of range for DECIMAL(15,2)");
-  EXPECT_EQ(Cast(Value::Double(INFINITY), Type::Decimal(15, 2)),
-            "error: value inf is out of range for DECIMAL(15,2)");
+  EXPECT_EQ(Cast(Value::Double(1e20), Type::Decimal(15, 2)), "error: value 1e+20 is out of range for DECIMAL(15,2)");
+  EXPECT_EQ(Cast(Value::Double(INFINITY), Type::Decimal(15, 2)), "error: value inf is out of range for DECIMAL(15,2)");
   EXPECT_EQ(Cast(Dec("123.45", 15, 2), Type::Double()), "123.45");
   EXPECT_EQ(Cast(Value::BigInt(1), Type::Double()), "1");
 }
@@ -303,9 +295,8 @@ TEST(ValueSerializeTest, KnownForms) {
 }
 
 TEST(ValueSerializeTest, RejectsMalformedInput) {
-  for (std::string_view bad :
-       {"", "2", "2:", "2:x", "2:99999999999", "11:1", "-1:1", "5:1", "5,40,2:1", "5,3,2:1000", "5,3,2:1.5",
-        "7:abc", "7,-1:abc", "1:2", "10:1,2", "2!x", "4:nope", "0:x", "2,1:5"}) {
+  for (std::string_view bad : {"", "2", "2:", "2:x", "2:99999999999", "11:1", "-1:1", "5:1", "5,40,2:1", "5,3,2:1000",
+                               "5,3,2:1.5", "7:abc", "7,-1:abc", "1:2", "10:1,2", "2!x", "4:nope", "0:x", "2,1:5"}) {
     EXPECT_FALSE(Value::Deserialize(bad).ok()) << bad;
   }
 }

@@ -18,7 +18,7 @@ TEST(CompletionTest, TheOnlyMatchIsCompletedWithASpace) {
   EXPECT_EQ(CompleteWord("SELECT * FROM na", kWords).insert, "tion ");
   EXPECT_EQ(CompleteWord("SEL", kWords).insert, "ECT ");
   EXPECT_EQ(CompleteWord("x = 1; sho", kWords).insert, "w ");  // keywords follow lower-case typing
-  EXPECT_EQ(CompleteWord("NA", kWords).insert, "tion ");        // names keep their case
+  EXPECT_EQ(CompleteWord("NA", kWords).insert, "tion ");       // names keep their case
 }
 
 TEST(CompletionTest, SeveralMatchesCompleteTheirCommonPartThenList) {

@@ -17,9 +17,10 @@ QueryResult People() {
   QueryResult result;
   result.returns_rows = true;
   result.columns = {{"id", Type::Integer()}, {"name", Type::Varchar()}, {"score", Type::Decimal(5, 2)}};
-  result.rows = {{Value::Integer(1), Value::String("ann"), Value::Null(Type::Decimal(5, 2))},
-                 {Value::Integer(22), Value::String("NULL"), Value::Decimal(1234, Type::Decimal(5, 2))},
-                 {Value::Null(Type::Integer()), Value::String("line\nbreak \"q\", x"), Value::Decimal(-5, Type::Decimal(5, 2))}};
+  result.rows = {
+      {Value::Integer(1), Value::String("ann"), Value::Null(Type::Decimal(5, 2))},
+      {Value::Integer(22), Value::String("NULL"), Value::Decimal(1234, Type::Decimal(5, 2))},
+      {Value::Null(Type::Integer()), Value::String("line\nbreak \"q\", x"), Value::Decimal(-5, Type::Decimal(5, 2))}};
   return result;
 }
 
@@ -38,7 +39,7 @@ TEST(ResultFormatTest, TerminalStylesDimNullButNotTheStringNull) {
   FormatOptions options{.format = OutputFormat::kAligned, .terminal_styles = true};
   std::string out = FormatResult(People(), options);
   EXPECT_THAT(out, HasSubstr("|         \x1b[2mNULL\x1b[0m\n"));  // score NULL, dimmed
-  EXPECT_THAT(out, HasSubstr("| NULL               |"));  // the string 'NULL', plain
+  EXPECT_THAT(out, HasSubstr("| NULL               |"));          // the string 'NULL', plain
 }
 
 TEST(ResultFormatTest, WideTablesAreCutToTheWidthWithEllipses) {
@@ -46,7 +47,8 @@ TEST(ResultFormatTest, WideTablesAreCutToTheWidthWithEllipses) {
   result.rows[0][1] = Value::String(std::string(200, 'x'));
   FormatOptions options{.format = OutputFormat::kAligned, .max_width = 50};
   std::string out = FormatResult(result, options);
-  for (const std::string& line : std::vector<std::string>(absl::StrSplit(out, '\n'))) EXPECT_LE(DisplayWidth(line), 50u) << line;
+  for (const std::string& line : std::vector<std::string>(absl::StrSplit(out, '\n')))
+    EXPECT_LE(DisplayWidth(line), 50u) << line;
   EXPECT_THAT(out, HasSubstr("x…"));
   EXPECT_THAT(out, HasSubstr("12.34"));  // numbers are never cut
 }
@@ -61,7 +63,8 @@ TEST(ResultFormatTest, TooManyColumnsLeaveOutTheMiddleOnes) {
   }
   result.rows.push_back(row);
   std::string out = FormatResult(result, FormatOptions{.format = OutputFormat::kAligned, .max_width = 80});
-  for (const std::string& line : std::vector<std::string>(absl::StrSplit(out, '\n'))) EXPECT_LE(DisplayWidth(line), 80u) << line;
+  for (const std::string& line : std::vector<std::string>(absl::StrSplit(out, '\n')))
+    EXPECT_LE(DisplayWidth(line), 80u) << line;
   EXPECT_THAT(out, HasSubstr("column_0"));
   EXPECT_THAT(out, HasSubstr("column_29"));
   EXPECT_THAT(out, Not(HasSubstr("column_15")));

@@ -120,8 +120,8 @@ TEST_F(RemoteConnectionTest, ResultsMatchTheInProcessPath) {
   ASSERT_NE(remote, nullptr);
   InProcessConnection local(database_.get());
   for (const char* sql : {"SELECT * FROM typed ORDER BY i", "SELECT x, x * 2 AS y FROM build ORDER BY x LIMIT 3000",
-                          "SELECT i + 1, n * 2, w, upper(s) FROM typed", "SELECT NULL AS nothing",
-                          "SHOW TABLES", "DESCRIBE typed", "CREATE TABLE empty_one (x INTEGER)",
+                          "SELECT i + 1, n * 2, w, upper(s) FROM typed", "SELECT NULL AS nothing", "SHOW TABLES",
+                          "DESCRIBE typed", "CREATE TABLE empty_one (x INTEGER)",
                           "INSERT INTO empty_one VALUES (1), (2)", "SELECT * FROM empty_one WHERE x > 5"}) {
     SCOPED_TRACE(sql);
     absl::StatusOr<QueryResult> remote_result = remote->Execute(sql);
@@ -220,7 +220,8 @@ TEST_F(RemoteConnectionTest, TokenAuthentication) {
 // The client's side of a COPY: input in pieces of `piece` bytes, output collected; fails reading at `fail_at`.
 class StringCopyChannel : public CopyChannel {
  public:
-  explicit StringCopyChannel(std::string input = "", size_t piece = 1 << 20) : input_(std::move(input)), piece_(piece) {}
+  explicit StringCopyChannel(std::string input = "", size_t piece = 1 << 20)
+      : input_(std::move(input)), piece_(piece) {}
   absl::Status BeginCopyIn(const CopyStreamShape&) override { return absl::OkStatus(); }
   absl::StatusOr<bool> ReadCopyData(std::string* data) override {
     if (at_ >= fail_at_) return absl::DataLossError("cannot read the local file");
@@ -337,9 +338,9 @@ TEST_F(RemoteConnectionTest, ExpiredSessionIsReopened) {
 TEST_F(RemoteConnectionTest, Tls) {
   const std::string cert = (directory_ / "cert.pem").string();
   const std::string key = (directory_ / "key.pem").string();
-  const std::string command = absl::StrCat(
-      "openssl req -x509 -newkey rsa:2048 -nodes -keyout ", key, " -out ", cert,
-      " -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 >/dev/null 2>&1");
+  const std::string command =
+      absl::StrCat("openssl req -x509 -newkey rsa:2048 -nodes -keyout ", key, " -out ", cert,
+                   " -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 >/dev/null 2>&1");
   if (std::system(command.c_str()) != 0) GTEST_SKIP() << "openssl cannot make a self-signed certificate here";
   StartServer("", 3'600'000, cert, key);
   std::unique_ptr<RemoteConnection> remote =

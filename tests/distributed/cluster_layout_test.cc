@@ -15,9 +15,8 @@ namespace {
 class ClusterLayoutTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    base_ = std::filesystem::temp_directory_path() /
-            ("tessera_layout_test_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    base_ = std::filesystem::temp_directory_path() / ("tessera_layout_test_" + std::to_string(::getpid()) + "_" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(base_);
   }
   void TearDown() override { std::filesystem::remove_all(base_); }
@@ -58,8 +57,7 @@ TEST_F(ClusterLayoutTest, SingleServerDatabasesAreNotTakenOver) {
   EXPECT_EQ(PrepareRankDirectory(base_, 0, 2).status().code(), absl::StatusCode::kFailedPrecondition);
   std::ofstream(base_ + "/catalog.tcat") << "x";
   absl::StatusOr<std::string> refused = PrepareRankDirectory(base_, 1, 2);
-  EXPECT_NE(refused.status().message().find("holds a single server's database"), std::string::npos)
-      << refused.status();
+  EXPECT_NE(refused.status().message().find("holds a single server's database"), std::string::npos) << refused.status();
 }
 
 TEST(PartitioningTest, IntegerKeysPlaceTheSameValueOnTheSameRankWhateverTheirType) {

@@ -81,9 +81,9 @@ class FakeChannel : public CopyChannel {
 class CopyStreamTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = fs::temp_directory_path() /
-                 absl::StrCat("copy_stream_test_", getpid(), "_",
-                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ =
+        fs::temp_directory_path() / absl::StrCat("copy_stream_test_", getpid(), "_",
+                                                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(directory_);
     absl::StatusOr<std::unique_ptr<Database>> database = OpenTestDatabase(directory_);
     ASSERT_TRUE(database.ok()) << database.status();
@@ -132,12 +132,9 @@ constexpr char kTextRows[] =
 
 TEST_F(CopyStreamTest, TextFormatLoadsWhateverThePieceBorders) {
   Run("CREATE TABLE t (id INTEGER, s VARCHAR, d DATE)");
-  const std::vector<std::string> expected = {"1|plain|2024-01-02",
-                                             "2|NULL|NULL",
-                                             "3|tab\there|1999-12-31",
-                                             "4|line\nbreak and back\\slash|2000-02-29",
-                                             "5|AB\\N|2001-01-01",
-                                             "6|last|2002-02-02"};
+  const std::vector<std::string> expected = {"1|plain|2024-01-02",     "2|NULL|NULL",
+                                             "3|tab\there|1999-12-31", "4|line\nbreak and back\\slash|2000-02-29",
+                                             "5|AB\\N|2001-01-01",     "6|last|2002-02-02"};
   for (size_t max_piece : {1, 3, 7, 1000}) {
     SCOPED_TRACE(max_piece);
     Run("DELETE FROM t");
@@ -256,8 +253,8 @@ TEST_F(CopyStreamTest, CopyQueryToStdout) {
   Run("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, NULL)");
   FakeChannel out;
   absl::StatusOr<QueryResult> copied = session_->Execute(
-      "COPY (SELECT id * 10 AS tens, s FROM t WHERE id > 1 ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)",
-      nullptr, &out);
+      "COPY (SELECT id * 10 AS tens, s FROM t WHERE id > 1 ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)", nullptr,
+      &out);
   ASSERT_TRUE(copied.ok()) << copied.status();
   EXPECT_EQ(copied->rows_affected, 2);
   EXPECT_EQ(out.output_, "tens,s\n20,b\n30,\n");

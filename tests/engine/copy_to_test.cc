@@ -34,8 +34,8 @@ std::string ReadAll(const fs::path& path) {
 class CopyToTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            absl::StrCat("copy_to_test_", getpid(), "_", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ = fs::temp_directory_path() / absl::StrCat("copy_to_test_", getpid(), "_",
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     allowed_ = root_ / "allowed";
     outside_ = root_ / "outside";
@@ -106,8 +106,9 @@ class CopyToTest : public ::testing::Test {
         const Value& got = actual->rows[r][c];
         ASSERT_EQ(want.is_null(), got.is_null()) << "row " << r << " column " << c << "\n" << ReadAll(file);
         if (!want.is_null()) {
-          EXPECT_EQ(want.Compare(got), 0) << "row " << r << " column " << c << ": " << want.ToString() << " vs "
-                                          << got.ToString() << "\n" << ReadAll(file);
+          EXPECT_EQ(want.Compare(got), 0)
+              << "row " << r << " column " << c << ": " << want.ToString() << " vs " << got.ToString() << "\n"
+              << ReadAll(file);
         }
       }
     }
@@ -138,10 +139,11 @@ TEST_F(CopyToTest, OutputLoadsBackWithTheSameOptions) {
       "(true, 1, 2, 3.141592653589793, 0, 0, '', '', DATE '9999-12-31', TIMESTAMP '1900-01-01 00:00:00', "
       "INTERVAL '90' MINUTE), "
       "(true, 5, 6, 7, 8, 9, 'NA', 'NA', NULL, NULL, NULL)");
-  const std::vector<std::string> option_sets = {
-      "", " (HEADER true)", " (DELIMITER '|', NULL 'NA')", " (DELIMITER ';', HEADER true, NULL 'NA')",
-      " (DELIMITER '\t', NULL '\\N')"};
-  for (size_t k = 0; k < option_sets.size(); ++k) ExpectRoundTrip(session, kAllTypes, option_sets[k], static_cast<int>(k));
+  const std::vector<std::string> option_sets = {"", " (HEADER true)", " (DELIMITER '|', NULL 'NA')",
+                                                " (DELIMITER ';', HEADER true, NULL 'NA')",
+                                                " (DELIMITER '\t', NULL '\\N')"};
+  for (size_t k = 0; k < option_sets.size(); ++k)
+    ExpectRoundTrip(session, kAllTypes, option_sets[k], static_cast<int>(k));
 }
 
 // A string that needs quoting and holds the quote character is written with the quote doubled ("say ""hi"", x");
@@ -197,15 +199,16 @@ TEST_F(CopyToTest, ConcurrentCopiesToOneFileEachWriteAWholeFile) {
   Run(loader, absl::StrCat("CREATE TABLE a (x BIGINT); COPY a FROM '", (outside_ / "numbers.csv").string(),
                            "'; CREATE TABLE b (x BIGINT); INSERT INTO b SELECT x + 1000000 FROM a"));
   const fs::path target = outside_ / "shared.csv";
-  Run(loader, absl::StrCat("COPY a TO '", (outside_ / "a.csv").string(), "'; COPY b TO '",
-                           (outside_ / "b.csv").string(), "'"));
+  Run(loader,
+      absl::StrCat("COPY a TO '", (outside_ / "a.csv").string(), "'; COPY b TO '", (outside_ / "b.csv").string(), "'"));
   const std::string a = ReadAll(outside_ / "a.csv");
   const std::string b = ReadAll(outside_ / "b.csv");
   Session& first = NewSession();
   Session& second = NewSession();
   for (int round = 0; round < 5; ++round) {
     absl::Status first_status, second_status;
-    std::thread other([&] { second_status = second.Execute(absl::StrCat("COPY b TO '", target.string(), "'")).status(); });
+    std::thread other(
+        [&] { second_status = second.Execute(absl::StrCat("COPY b TO '", target.string(), "'")).status(); });
     first_status = first.Execute(absl::StrCat("COPY a TO '", target.string(), "'")).status();
     other.join();
     EXPECT_TRUE(first_status.ok()) << first_status;

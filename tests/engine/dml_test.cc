@@ -28,8 +28,9 @@ namespace fs = std::filesystem;
 class DmlTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = fs::temp_directory_path() /
-                 absl::StrCat("dml_test_", getpid(), "_", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ =
+        fs::temp_directory_path() /
+        absl::StrCat("dml_test_", getpid(), "_", ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(directory_);
     absl::StatusOr<std::unique_ptr<Database>> database = OpenTestDatabase(directory_);
     ASSERT_TRUE(database.ok()) << database.status();
@@ -222,7 +223,7 @@ TEST_F(DmlTest, AutomaticAnalyzeInTheBackgroundPastTheThreshold) {
   std::shared_ptr<const TableDescriptor> table = *database_->catalog().GetTable("t");
   EXPECT_EQ(table->stale_rows, 200);
   EXPECT_EQ(table->statistics[0].min.AsInt64(), 0);  // a bound that still covers the deleted rows
-  Run(writer, "DELETE FROM t WHERE k >= 3800");  // 496 of 4096 stale: past 10 %, below 20 % deleted
+  Run(writer, "DELETE FROM t WHERE k >= 3800");      // 496 of 4096 stale: past 10 %, below 20 % deleted
   database_->compactor().WaitIdle();
   EXPECT_EQ(database_->compactor().finished(), 1);
   EXPECT_EQ(database_->compactor().failed(), 0);

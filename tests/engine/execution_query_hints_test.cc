@@ -56,16 +56,14 @@ class ExecutionQueryHintsTest : public ::testing::Test {
     std::filesystem::remove_all(directory_);
   }
 
-  std::unique_ptr<ExecutionQuery> Plan(const std::string& sql) {
-    return PlanTestQuery(*database_, sql, 1, kWorkers);
-  }
+  std::unique_ptr<ExecutionQuery> Plan(const std::string& sql) { return PlanTestQuery(*database_, sql, 1, kWorkers); }
 
   // Runs the query to the end one work order at a time; returns the hints before every work order and at the end.
   static std::vector<Step> RunStepByStep(ExecutionQuery& query) {
     std::vector<Step> steps;
     auto record = [&] {
-      steps.push_back({query.EstimatedRemainingWorkOrders(), query.InInelasticPhase(),
-                       query.manager().ReadyOrRunningWorkOrders()});
+      steps.push_back(
+          {query.EstimatedRemainingWorkOrders(), query.InInelasticPhase(), query.manager().ReadyOrRunningWorkOrders()});
     };
     while (!query.IsFinished()) {
       record();
@@ -75,8 +73,7 @@ class ExecutionQueryHintsTest : public ::testing::Test {
         break;
       }
       task->Run(WorkerContext{0, -1, 0});
-      query.OnWorkOrderFinished(
-          WorkOrderCompletion{query.query_id(), task->operator_id(), 0, 0, 0, task->rows()});
+      query.OnWorkOrderFinished(WorkOrderCompletion{query.query_id(), task->operator_id(), 0, 0, 0, task->rows()});
     }
     record();
     EXPECT_TRUE(query.manager().status().ok()) << query.manager().status();

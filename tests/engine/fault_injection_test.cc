@@ -27,13 +27,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "catalog/catalog.h"
 #include "common/file_faults.h"
 #include "common/file_io.h"
 #include "common/hash.h"
-#include "catalog/catalog.h"
 #include "engine/session.h"
-#include "storage/storage_manager.h"
 #include "gtest/gtest.h"
+#include "storage/storage_manager.h"
 
 namespace tessera {
 namespace {
@@ -268,8 +268,8 @@ TEST_F(FaultInjectionTest, EveryWriteFsyncAndRenameFailingLeavesEachTableAsBefor
     }
     total_faults += faults;
     damaged += damaged_here;
-    report.push_back(absl::StrCat(operation.name, ": ", count, " writes/fsyncs/renames, ", faults,
-                                  " faults injected, ", damaged_here, " damaged"));
+    report.push_back(absl::StrCat(operation.name, ": ", count, " writes/fsyncs/renames, ", faults, " faults injected, ",
+                                  damaged_here, " damaged"));
   }
   std::printf("fault injection: %s; total %lld faults, %d damaged\n", absl::StrJoin(report, "; ").c_str(),
               static_cast<long long>(total_faults), damaged);

@@ -79,8 +79,7 @@ TEST_F(FileAccessTest, TheOpenedFileIsCheckedByWhatTheDescriptorPointsTo) {
   auto opened_check = [&](const std::filesystem::path& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     EXPECT_GE(fd, 0) << path;
-    absl::Status status =
-        CheckOpenedFileAccess(policy_, (root_ / "allowed" / "db").string(), path.string(), fd, false);
+    absl::Status status = CheckOpenedFileAccess(policy_, (root_ / "allowed" / "db").string(), path.string(), fd, false);
     ::close(fd);
     return status;
   };

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -197,7 +197,8 @@ class SpillTest : public LoadControlTest {
     LoadControlTest::SetUp();
     ASSERT_TRUE(Execute(*session_, "CREATE TABLE bigger (k BIGINT NOT NULL, g INTEGER NOT NULL)").ok());
     for (int copy = 0; copy < 3; ++copy) {
-      ASSERT_TRUE(Execute(*session_, absl::StrCat("INSERT INTO bigger SELECT k + ", copy * 2250000, ", g FROM big")).ok());
+      ASSERT_TRUE(
+          Execute(*session_, absl::StrCat("INSERT INTO bigger SELECT k + ", copy * 2250000, ", g FROM big")).ok());
     }
   }
   size_t SpilledHere() const {
@@ -298,7 +299,8 @@ TEST_F(SpillTest, TheSuspendedQuerysMemoryGoesToTheArrivalAndComesBackWithTheSam
   ASSERT_TRUE(memory.ok());
   bool shown = false;
   for (const auto& row : memory->rows) {
-    if (row[0].ToString() == "spilled since start") shown = row[1].ToString() == std::to_string(stats->load.spilled_bytes_total);
+    if (row[0].ToString() == "spilled since start")
+      shown = row[1].ToString() == std::to_string(stats->load.spilled_bytes_total);
   }
   EXPECT_TRUE(shown) << "SHOW MEMORY has the bytes spilled";
   const MemoryUsage after = database_->buffer_pool().Usage();

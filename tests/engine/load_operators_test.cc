@@ -44,9 +44,9 @@ class LoadOperatorsTest : public ::testing::Test {
     ASSERT_TRUE(database.ok()) << database.status();
     database_ = *std::move(database);
     session_ = std::make_unique<Session>(database_.get());
-    absl::StatusOr<QueryResult> loaded = session_->Execute(
-        absl::StrCat(ProbeAndBuildTablesSql(directory_), "CREATE TABLE target (x BIGINT NOT NULL);",
-                     "CREATE TABLE lines (id INTEGER NOT NULL, seven BIGINT, text VARCHAR(40));"));
+    absl::StatusOr<QueryResult> loaded =
+        session_->Execute(absl::StrCat(ProbeAndBuildTablesSql(directory_), "CREATE TABLE target (x BIGINT NOT NULL);",
+                                       "CREATE TABLE lines (id INTEGER NOT NULL, seven BIGINT, text VARCHAR(40));"));
     ASSERT_TRUE(loaded.ok()) << loaded.status();
   }
 
@@ -193,9 +193,8 @@ TEST_F(LoadOperatorsTest, LoadsIntoOneTableFromTwoSessionsBothCommit) {
   absl::StatusOr<QueryResult> first;
   absl::StatusOr<QueryResult> second;
   std::thread copier([&] { first = session_->Execute(absl::StrCat("COPY lines FROM '", BigFile(), "'")); });
-  std::thread inserter([&] {
-    second = other.Execute("INSERT INTO lines SELECT x, x * 7, 'inserted' FROM probe WHERE x < 100");
-  });
+  std::thread inserter(
+      [&] { second = other.Execute("INSERT INTO lines SELECT x, x * 7, 'inserted' FROM probe WHERE x < 100"); });
   copier.join();
   inserter.join();
   ASSERT_TRUE(first.ok()) << first.status();

@@ -206,8 +206,7 @@ TEST_F(SharedScanTest, AScanStartingWhileAnotherRunsBeginsAtItsBlockAndReadsEver
   running_keys.insert(running_keys.end(), rest.begin(), rest.end());
   EXPECT_EQ(std::set<uint64_t>(arriving_keys.begin(), arriving_keys.end()),
             std::set<uint64_t>(running_keys.begin(), running_keys.end()));
-  EXPECT_EQ(std::set<uint64_t>(arriving_keys.begin(), arriving_keys.end()).size(),
-            static_cast<size_t>(kFactBlocks));
+  EXPECT_EQ(std::set<uint64_t>(arriving_keys.begin(), arriving_keys.end()).size(), static_cast<size_t>(kFactBlocks));
   EXPECT_EQ(SingleValue(*arriving), kFactBlocks * 2000 - 1);
 
   // Once no scan of the table runs, a new one reads in storage order again.

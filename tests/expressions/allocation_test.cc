@@ -50,14 +50,11 @@ Batch MixedBatch(int seed) {
     const int v = static_cast<int>(i) * 7 + seed;
     ints.push_back(v % 13 == 0 ? Null(Type::Integer()) : Int(v % 100));
     prices.push_back(Value::Decimal(v % 100000, Type::Decimal(15, 2)));
-    names.push_back(v % 11 == 0 ? Null(Type::Varchar())
-                                : Str("name " + std::to_string(v % 500) + " special"));
+    names.push_back(v % 11 == 0 ? Null(Type::Varchar()) : Str("name " + std::to_string(v % 500) + " special"));
     dates.push_back(Value::Date(9000 + v % 700));
   }
-  return MakeBatch({{Type::Integer(), ints},
-                    {Type::Decimal(15, 2), prices},
-                    {Type::Varchar(), names},
-                    {Type::Date(), dates}});
+  return MakeBatch(
+      {{Type::Integer(), ints}, {Type::Decimal(15, 2), prices}, {Type::Varchar(), names}, {Type::Date(), dates}});
 }
 
 TEST(AllocationTest, CounterSeesAllocations) {
@@ -72,28 +69,26 @@ TEST(AllocationTest, EvaluateAndFilterAllocateNothingAfterTheFirstBatch) {
   auto x = [] { return Col(0, Type::Integer()); };
   // (x > 10 AND name LIKE '%5%special') OR (x IN (1, 2, 3) AND date < DATE '1995-01-01') OR price * 2 >
   // 900.00
-  auto filter =
-      Conj(ExpressionKind::kOr,
-           Conj(ExpressionKind::kAnd, Cmp(ComparisonOp::kGreater, x(), Lit(Int(10))),
-                MakeLike(Col(2, Type::Varchar()), Str("%5%special"))),
-           Conj(ExpressionKind::kAnd, MakeInList(x(), {Int(1), Int(2), Int(3)}),
-                Cmp(ComparisonOp::kLess, Col(3, Type::Date()), Lit(DateOf("1995-01-01")))),
-           Cmp(ComparisonOp::kGreater,
-               Arith(ArithmeticOp::kMultiply, Col(1, money), Lit(Dec("2", 1, 0)), Type::Decimal(17, 2)),
-               Lit(Dec("900.00", 17, 2))));
+  auto filter = Conj(ExpressionKind::kOr,
+                     Conj(ExpressionKind::kAnd, Cmp(ComparisonOp::kGreater, x(), Lit(Int(10))),
+                          MakeLike(Col(2, Type::Varchar()), Str("%5%special"))),
+                     Conj(ExpressionKind::kAnd, MakeInList(x(), {Int(1), Int(2), Int(3)}),
+                          Cmp(ComparisonOp::kLess, Col(3, Type::Date()), Lit(DateOf("1995-01-01")))),
+                     Cmp(ComparisonOp::kGreater,
+                         Arith(ArithmeticOp::kMultiply, Col(1, money), Lit(Dec("2", 1, 0)), Type::Decimal(17, 2)),
+                         Lit(Dec("900.00", 17, 2))));
   // CASE WHEN x IS NULL THEN 'none' ELSE upper(substring(name, 1, 4)) || CAST(x AS VARCHAR) -- without ||:
   std::vector<std::unique_ptr<BoundExpression>> arms;
   arms.push_back(MakeIsNull(x()));
   arms.push_back(Lit(Str("none")));
-  arms.push_back(Cmp(ComparisonOp::kEqual, Arith(ArithmeticOp::kModulo, x(), Lit(Int(2)), Type::Integer()),
-                     Lit(Int(0))));
   arms.push_back(
-      Fn(FunctionId::kUpper, Type::Varchar(),
-         Fn(FunctionId::kSubstring, Type::Varchar(), Col(2, Type::Varchar()), Lit(Int(1)), Lit(Int(4)))));
-  auto projection = MakeCase(
-      std::move(arms),
-      Fn(FunctionId::kCoalesce, Type::Varchar(), MakeCast(Col(1, money), Type::Varchar()), Lit(Str("?"))),
-      Type::Varchar());
+      Cmp(ComparisonOp::kEqual, Arith(ArithmeticOp::kModulo, x(), Lit(Int(2)), Type::Integer()), Lit(Int(0))));
+  arms.push_back(Fn(FunctionId::kUpper, Type::Varchar(),
+                    Fn(FunctionId::kSubstring, Type::Varchar(), Col(2, Type::Varchar()), Lit(Int(1)), Lit(Int(4)))));
+  auto projection =
+      MakeCase(std::move(arms),
+               Fn(FunctionId::kCoalesce, Type::Varchar(), MakeCast(Col(1, money), Type::Varchar()), Lit(Str("?"))),
+               Type::Varchar());
   ExpressionEvaluator filter_evaluator(*filter);
   ExpressionEvaluator projection_evaluator(*projection);
   ASSERT_TRUE(filter_evaluator.status().ok()) << filter_evaluator.status();

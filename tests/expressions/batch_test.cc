@@ -76,14 +76,10 @@ TestBlock MakeTestBlock(uint32_t rows = 1000) {
   BlockBuilder builder(block.schema, 4 << 20);
   for (uint32_t i = 0; i < rows; ++i) {
     builder.Append<int32_t>(0, static_cast<int32_t>(i));
-    if (i % 10 == 0)
-      builder.AppendNull(1);
-    else
-      builder.Append<int64_t>(1, int64_t{i} * 101);
-    if (i % 7 == 0)
-      builder.AppendNull(2);
-    else
-      builder.AppendString(2, "name" + std::to_string(i));
+    if (i % 10 == 0) builder.AppendNull(1);
+    else builder.Append<int64_t>(1, int64_t{i} * 101);
+    if (i % 7 == 0) builder.AppendNull(2);
+    else builder.AppendString(2, "name" + std::to_string(i));
     builder.Append<int128>(3, int128{i} * 1000000000000LL * 10000);
     builder.Append<int32_t>(4, 9000 + static_cast<int32_t>(i % 400));
     builder.Append<double>(5, i / 8.0);
@@ -133,13 +129,11 @@ TEST(BatchTest, EvaluatesOverRealBlocksVectorAtATime) {
   const std::vector<Type> types = block.types();
   const std::vector<int> columns = {0, 1, 2, 3, 4, 5, 6};
   // WHERE price > 100.00 AND name LIKE '%7%' AND flag; SELECT price * 2 + wide
-  auto filter =
-      Conj(ExpressionKind::kAnd, Cmp(ComparisonOp::kGreater, Col(1, types[1]), Lit(Dec("100.00", 15, 2))),
-           MakeLike(Col(2, types[2]), Str("%7%")), Col(6, Type::Boolean()));
-  auto projection =
-      Arith(ArithmeticOp::kAdd,
-            Arith(ArithmeticOp::kMultiply, Col(1, types[1]), Lit(Dec("2", 1, 0)), Type::Decimal(17, 2)),
-            Col(3, types[3]), Type::Decimal(31, 4));
+  auto filter = Conj(ExpressionKind::kAnd, Cmp(ComparisonOp::kGreater, Col(1, types[1]), Lit(Dec("100.00", 15, 2))),
+                     MakeLike(Col(2, types[2]), Str("%7%")), Col(6, Type::Boolean()));
+  auto projection = Arith(ArithmeticOp::kAdd,
+                          Arith(ArithmeticOp::kMultiply, Col(1, types[1]), Lit(Dec("2", 1, 0)), Type::Decimal(17, 2)),
+                          Col(3, types[3]), Type::Decimal(31, 4));
   ExpressionEvaluator filter_evaluator(*filter);
   ExpressionEvaluator projection_evaluator(*projection);
   Batch batch;
@@ -158,8 +152,8 @@ TEST(BatchTest, EvaluatesOverRealBlocksVectorAtATime) {
   }
   std::vector<std::string> expected;
   for (uint32_t i = 0; i < rows; ++i) {
-    const bool keep = i % 10 != 0 && i * 101 > 10000 && i % 7 != 0 &&
-                      std::to_string(i).find('7') != std::string::npos && i % 3 == 0;
+    const bool keep =
+        i % 10 != 0 && i * 101 > 10000 && i % 7 != 0 && std::to_string(i).find('7') != std::string::npos && i % 3 == 0;
     if (!keep) continue;
     const Value price = view.GetValue(1, i, types[1]);
     const Value wide = view.GetValue(3, i, types[3]);

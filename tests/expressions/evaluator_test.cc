@@ -18,12 +18,11 @@ using Rows = std::vector<uint32_t>;
 
 Batch NumbersBatch() {
   // #0 INTEGER, #1 BIGINT, #2 VARCHAR, #3 DOUBLE, #4 BOOLEAN
-  return MakeBatch(
-      {{Type::Integer(), {Int(1), Int(2), Null(Type::Integer()), Int(4), Int(5)}},
-       {Type::BigInt(), {Big(10), Big(-20), Big(30), Null(Type::BigInt()), Big(50)}},
-       {Type::Varchar(), {Str("apple"), Str("banana"), Null(Type::Varchar()), Str("cherry"), Str("")}},
-       {Type::Double(), {Dbl(1.5), Dbl(-2.5), Dbl(0), Dbl(4.25), Null(Type::Double())}},
-       {Type::Boolean(), {Bool(true), Bool(false), Null(Type::Boolean()), Bool(true), Bool(false)}}});
+  return MakeBatch({{Type::Integer(), {Int(1), Int(2), Null(Type::Integer()), Int(4), Int(5)}},
+                    {Type::BigInt(), {Big(10), Big(-20), Big(30), Null(Type::BigInt()), Big(50)}},
+                    {Type::Varchar(), {Str("apple"), Str("banana"), Null(Type::Varchar()), Str("cherry"), Str("")}},
+                    {Type::Double(), {Dbl(1.5), Dbl(-2.5), Dbl(0), Dbl(4.25), Null(Type::Double())}},
+                    {Type::Boolean(), {Bool(true), Bool(false), Null(Type::Boolean()), Bool(true), Bool(false)}}});
 }
 
 TEST(EvaluatorTest, ColumnReferenceIsZeroCopy) {
@@ -77,8 +76,7 @@ TEST(EvaluatorTest, ComparisonsPropagateNulls) {
   EXPECT_EQ(Eval(*Cmp(ComparisonOp::kGreater, Col(3, Type::Double()), Lit(Dbl(0))), batch),
             (V{"true", "false", "false", "true", "NULL"}));
   // Comparison with a NULL constant is NULL everywhere.
-  EXPECT_EQ(Eval(*Cmp(ComparisonOp::kEqual, Col(0, Type::Integer()), Lit(Null(Type::Integer()))), batch),
-            V(5, "NULL"));
+  EXPECT_EQ(Eval(*Cmp(ComparisonOp::kEqual, Col(0, Type::Integer()), Lit(Null(Type::Integer()))), batch), V(5, "NULL"));
 }
 
 TEST(EvaluatorTest, ComparisonOfTwoColumnsWithImplicitCommonType) {
@@ -94,19 +92,17 @@ TEST(EvaluatorTest, ComparisonOfTwoColumnsWithImplicitCommonType) {
 TEST(EvaluatorTest, ComparisonsOfEveryType) {
   Batch batch = MakeBatch({
       {Type::Decimal(15, 2), {Dec("1.10", 15, 2), Dec("-3.00", 15, 2), Dec("2.50", 15, 2)}},
-      {Type::Decimal(30, 4),
-       {Dec("1.1000", 30, 4), Dec("99999999999999999999.0001", 30, 4), Dec("-2.5", 30, 4)}},
+      {Type::Decimal(30, 4), {Dec("1.1000", 30, 4), Dec("99999999999999999999.0001", 30, 4), Dec("-2.5", 30, 4)}},
       {Type::Date(), {DateOf("1998-12-01"), DateOf("1998-09-02"), DateOf("2000-02-29")}},
       {Type::Timestamp(),
-       {*Str("1998-12-01 00:00:00").CastTo(Type::Timestamp()),
-        *Str("1998-09-01 23:59:59").CastTo(Type::Timestamp()), Null(Type::Timestamp())}},
+       {*Str("1998-12-01 00:00:00").CastTo(Type::Timestamp()), *Str("1998-09-01 23:59:59").CastTo(Type::Timestamp()),
+        Null(Type::Timestamp())}},
       {Type::Char(2), {Str("ab"), Str("b"), Str("a")}},
       {Type::IntervalType(), {IntervalOf("1 month"), IntervalOf("30 days"), IntervalOf("31 days")}},
   });
   // DECIMAL(15,2) vs DECIMAL(30,4): compared at scale 4.
-  EXPECT_EQ(
-      Eval(*Cmp(ComparisonOp::kEqual, Col(0, Type::Decimal(15, 2)), Col(1, Type::Decimal(30, 4))), batch),
-      (V{"true", "false", "false"}));
+  EXPECT_EQ(Eval(*Cmp(ComparisonOp::kEqual, Col(0, Type::Decimal(15, 2)), Col(1, Type::Decimal(30, 4))), batch),
+            (V{"true", "false", "false"}));
   EXPECT_EQ(Eval(*Cmp(ComparisonOp::kGreater, Col(1, Type::Decimal(30, 4)), Lit(Dec("1.2", 30, 4))), batch),
             (V{"false", "true", "false"}));
   EXPECT_EQ(Eval(*Cmp(ComparisonOp::kLessEqual, Col(2, Type::Date()), Lit(DateOf("1998-09-02"))), batch),
@@ -115,8 +111,7 @@ TEST(EvaluatorTest, ComparisonsOfEveryType) {
   EXPECT_EQ(Eval(*Cmp(ComparisonOp::kEqual, Col(2, Type::Date()), Col(3, Type::Timestamp())), batch),
             (V{"true", "false", "NULL"}));
   // Strings compare bytewise.
-  EXPECT_EQ(Eval(*Cmp(ComparisonOp::kLess, Col(4, Type::Char(2)), Lit(Str("b"))), batch),
-            (V{"true", "false", "true"}));
+  EXPECT_EQ(Eval(*Cmp(ComparisonOp::kLess, Col(4, Type::Char(2)), Lit(Str("b"))), batch), (V{"true", "false", "true"}));
   // Intervals order as Value::Compare does: 1 month sorts with 30 days, ties broken by the month field (so
   // the order is total and agrees with hashing of the fields).
   EXPECT_EQ(Eval(*Cmp(ComparisonOp::kEqual, Col(5, Type::IntervalType()), Lit(IntervalOf("30 days"))), batch),
@@ -169,10 +164,8 @@ TEST(EvaluatorTest, AndOrNotFollowThreeValuedLogic) {
   auto or_expr = Conj(ExpressionKind::kOr, a_col(), b_col());
   //         a:  T       T        T       F        F        F        N       N        N
   //         b:  T       F        N       T        F        N        T       F        N
-  EXPECT_EQ(Eval(*and_expr, batch),
-            (V{"true", "false", "NULL", "false", "false", "false", "NULL", "false", "NULL"}));
-  EXPECT_EQ(Eval(*or_expr, batch),
-            (V{"true", "true", "true", "true", "false", "NULL", "true", "NULL", "NULL"}));
+  EXPECT_EQ(Eval(*and_expr, batch), (V{"true", "false", "NULL", "false", "false", "false", "NULL", "false", "NULL"}));
+  EXPECT_EQ(Eval(*or_expr, batch), (V{"true", "true", "true", "true", "false", "NULL", "true", "NULL", "NULL"}));
   EXPECT_EQ(Eval(*MakeNot(a_col()), batch),
             (V{"false", "false", "false", "true", "true", "true", "NULL", "NULL", "NULL"}));
   EXPECT_EQ(FilterRows(*and_expr, batch), (Rows{0}));
@@ -188,15 +181,13 @@ TEST(EvaluatorTest, AndOrNotFollowThreeValuedLogic) {
 }
 
 TEST(EvaluatorTest, ThreeTermConjunctionsAndNesting) {
-  Batch batch =
-      MakeBatch({{Type::Integer(), {Int(1), Int(2), Int(3), Int(4), Int(5), Int(6), Null(Type::Integer())}}});
+  Batch batch = MakeBatch({{Type::Integer(), {Int(1), Int(2), Int(3), Int(4), Int(5), Int(6), Null(Type::Integer())}}});
   auto x = [] { return Col(0, Type::Integer()); };
   // (x > 1 AND x < 6 AND x <> 3) OR x = 6
-  auto expr =
-      Conj(ExpressionKind::kOr,
-           Conj(ExpressionKind::kAnd, Cmp(ComparisonOp::kGreater, x(), Lit(Int(1))),
-                Cmp(ComparisonOp::kLess, x(), Lit(Int(6))), Cmp(ComparisonOp::kNotEqual, x(), Lit(Int(3)))),
-           Cmp(ComparisonOp::kEqual, x(), Lit(Int(6))));
+  auto expr = Conj(ExpressionKind::kOr,
+                   Conj(ExpressionKind::kAnd, Cmp(ComparisonOp::kGreater, x(), Lit(Int(1))),
+                        Cmp(ComparisonOp::kLess, x(), Lit(Int(6))), Cmp(ComparisonOp::kNotEqual, x(), Lit(Int(3)))),
+                   Cmp(ComparisonOp::kEqual, x(), Lit(Int(6))));
   EXPECT_EQ(FilterRows(*expr, batch), (Rows{1, 3, 4, 5}));
   EXPECT_EQ(Eval(*expr, batch), (V{"false", "true", "false", "true", "true", "true", "NULL"}));
 }
@@ -205,35 +196,32 @@ TEST(EvaluatorTest, AndShortCircuitsAvoidErrors) {
   Batch batch = MakeBatch({{Type::Integer(), {Int(0), Int(5), Int(20), Null(Type::Integer())}}});
   auto x = [] { return Col(0, Type::Integer()); };
   // x <> 0 AND 10 / x > 1
-  auto expr = Conj(ExpressionKind::kAnd, Cmp(ComparisonOp::kNotEqual, x(), Lit(Int(0))),
-                   Cmp(ComparisonOp::kGreater,
-                       Arith(ArithmeticOp::kDivide, Lit(Int(10)), x(), Type::Integer()), Lit(Int(1))));
+  auto expr =
+      Conj(ExpressionKind::kAnd, Cmp(ComparisonOp::kNotEqual, x(), Lit(Int(0))),
+           Cmp(ComparisonOp::kGreater, Arith(ArithmeticOp::kDivide, Lit(Int(10)), x(), Type::Integer()), Lit(Int(1))));
   EXPECT_EQ(FilterRows(*expr, batch), (Rows{1}));
   EXPECT_EQ(Eval(*expr, batch), (V{"false", "true", "false", "NULL"}));
   // x = 0 OR 10 / x > 1
-  auto or_expr = Conj(ExpressionKind::kOr, Cmp(ComparisonOp::kEqual, x(), Lit(Int(0))),
-                      Cmp(ComparisonOp::kGreater,
-                          Arith(ArithmeticOp::kDivide, Lit(Int(10)), x(), Type::Integer()), Lit(Int(1))));
+  auto or_expr =
+      Conj(ExpressionKind::kOr, Cmp(ComparisonOp::kEqual, x(), Lit(Int(0))),
+           Cmp(ComparisonOp::kGreater, Arith(ArithmeticOp::kDivide, Lit(Int(10)), x(), Type::Integer()), Lit(Int(1))));
   EXPECT_EQ(FilterRows(*or_expr, batch), (Rows{0, 1}));
   EXPECT_EQ(Eval(*or_expr, batch), (V{"true", "true", "false", "NULL"}));
 }
 
 TEST(EvaluatorTest, IsNull) {
   Batch batch = NumbersBatch();
-  EXPECT_EQ(Eval(*MakeIsNull(Col(0, Type::Integer())), batch),
-            (V{"false", "false", "true", "false", "false"}));
-  EXPECT_EQ(Eval(*MakeIsNull(Col(2, Type::Varchar()), true), batch),
-            (V{"true", "true", "false", "true", "true"}));
+  EXPECT_EQ(Eval(*MakeIsNull(Col(0, Type::Integer())), batch), (V{"false", "false", "true", "false", "false"}));
+  EXPECT_EQ(Eval(*MakeIsNull(Col(2, Type::Varchar()), true), batch), (V{"true", "true", "false", "true", "true"}));
   EXPECT_EQ(FilterRows(*MakeIsNull(Col(1, Type::BigInt())), batch), (Rows{3}));
   EXPECT_EQ(FilterRows(*MakeIsNull(Col(1, Type::BigInt()), true), batch), (Rows{0, 1, 2, 4}));
   EXPECT_EQ(Eval(*MakeIsNull(Lit(Value())), batch), V(5, "true"));
 }
 
 TEST(EvaluatorTest, LikeFastPathsAndGeneralPatterns) {
-  Batch batch =
-      MakeBatch({{Type::Varchar(),
-                  {Str("PROMO BRUSHED TIN"), Str("STANDARD POLISHED"), Str("special packages requests"),
-                   Str("green"), Null(Type::Varchar()), Str(""), Str("héllo"), Str("forest green")}}});
+  Batch batch = MakeBatch({{Type::Varchar(),
+                            {Str("PROMO BRUSHED TIN"), Str("STANDARD POLISHED"), Str("special packages requests"),
+                             Str("green"), Null(Type::Varchar()), Str(""), Str("héllo"), Str("forest green")}}});
   auto like = [](const std::string& pattern, bool negated = false) {
     return MakeLike(Col(0, Type::Varchar()), Str(pattern), negated);
   };
@@ -252,10 +240,8 @@ TEST(EvaluatorTest, LikeFastPathsAndGeneralPatterns) {
   EXPECT_EQ(FilterRows(*like("%a%a%a%"), batch), (Rows{2}));
   EXPECT_EQ(FilterRows(*like("%aa%"), batch), Rows{});
   EXPECT_EQ(FilterRows(*like("PROMO%", true), batch), (Rows{1, 2, 3, 5, 6, 7}));  // NOT LIKE skips NULL
-  EXPECT_EQ(Eval(*like("%e%"), batch),
-            (V{"false", "false", "true", "true", "NULL", "false", "false", "true"}));
-  EXPECT_EQ(Eval(*like("%e%", true), batch),
-            (V{"true", "true", "false", "false", "NULL", "true", "true", "false"}));
+  EXPECT_EQ(Eval(*like("%e%"), batch), (V{"false", "false", "true", "true", "NULL", "false", "false", "true"}));
+  EXPECT_EQ(Eval(*like("%e%", true), batch), (V{"true", "true", "false", "false", "NULL", "true", "true", "false"}));
   // A NULL pattern gives NULL.
   EXPECT_EQ(Eval(*MakeLike(Col(0, Type::Varchar()), Null(Type::Varchar())), batch), V(8, "NULL"));
 }
@@ -266,23 +252,19 @@ TEST(EvaluatorTest, InListsFollowSqlNullRules) {
   auto x = [] { return Col(0, Type::Integer()); };
   EXPECT_EQ(Eval(*MakeInList(x(), {Int(1), Int(3)}), batch), (V{"true", "false", "true", "NULL"}));
   EXPECT_EQ(Eval(*MakeInList(x(), {Int(1), Int(3)}, true), batch), (V{"false", "true", "false", "NULL"}));
-  EXPECT_EQ(Eval(*MakeInList(x(), {Int(1), Null(Type::Integer())}), batch),
-            (V{"true", "NULL", "NULL", "NULL"}));
-  EXPECT_EQ(Eval(*MakeInList(x(), {Int(1), Null(Type::Integer())}, true), batch),
-            (V{"false", "NULL", "NULL", "NULL"}));
+  EXPECT_EQ(Eval(*MakeInList(x(), {Int(1), Null(Type::Integer())}), batch), (V{"true", "NULL", "NULL", "NULL"}));
+  EXPECT_EQ(Eval(*MakeInList(x(), {Int(1), Null(Type::Integer())}, true), batch), (V{"false", "NULL", "NULL", "NULL"}));
   EXPECT_EQ(FilterRows(*MakeInList(x(), {Int(1), Null(Type::Integer())}), batch), (Rows{0}));
   EXPECT_EQ(FilterRows(*MakeInList(x(), {Int(1)}, true), batch), (Rows{1, 2}));
   EXPECT_EQ(FilterRows(*MakeInList(x(), {Int(1), Null(Type::Integer())}, true), batch), Rows{});
   // Strings, and a list long enough for binary search.
-  EXPECT_EQ(FilterRows(*MakeInList(Col(1, Type::Varchar()), {Str("MAIL"), Str("SHIP")}), batch),
-            (Rows{0, 1}));
+  EXPECT_EQ(FilterRows(*MakeInList(Col(1, Type::Varchar()), {Str("MAIL"), Str("SHIP")}), batch), (Rows{0, 1}));
   std::vector<Value> many;
   for (int i = 3; i < 40; ++i) many.push_back(Int(i));
   EXPECT_EQ(FilterRows(*MakeInList(x(), many), batch), (Rows{2}));
   // An item longer than the column's declared length matches nothing.
   Batch short_strings = MakeBatch({{Type::Varchar(4), {Str("MAIL"), Str("AIR")}}});
-  EXPECT_EQ(FilterRows(*MakeInList(Col(0, Type::Varchar(4)), {Str("AIR"), Str("REG AIR")}), short_strings),
-            (Rows{1}));
+  EXPECT_EQ(FilterRows(*MakeInList(Col(0, Type::Varchar(4)), {Str("AIR"), Str("REG AIR")}), short_strings), (Rows{1}));
   // A DECIMAL item that INTEGER cannot hold matches nothing (and does not round to 2).
   EXPECT_EQ(FilterRows(*MakeInList(x(), {Dec("1.5", 5, 1), Dec("2.0", 5, 1)}), batch), (Rows{1}));
 }
@@ -319,9 +301,8 @@ TEST(EvaluatorTest, CaseEvaluatesBranchesOnlyWhereTaken) {
 TEST(EvaluatorTest, ConstantSubtreesAreFoldedButErrorsOnlyWhenEvaluated) {
   Batch batch = MakeBatch({{Type::Integer(), {Int(1), Int(2)}}});
   // 1 + 2 * 3
-  auto folded =
-      Arith(ArithmeticOp::kAdd, Lit(Int(1)),
-            Arith(ArithmeticOp::kMultiply, Lit(Int(2)), Lit(Int(3)), Type::Integer()), Type::Integer());
+  auto folded = Arith(ArithmeticOp::kAdd, Lit(Int(1)),
+                      Arith(ArithmeticOp::kMultiply, Lit(Int(2)), Lit(Int(3)), Type::Integer()), Type::Integer());
   EXPECT_EQ(Eval(*folded, batch), (V{"7", "7"}));
   // CASE WHEN x > 5 THEN 1 / 0 ELSE x END: the division is never evaluated.
   std::vector<std::unique_ptr<BoundExpression>> arms;

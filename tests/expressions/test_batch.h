@@ -103,8 +103,7 @@ std::unique_ptr<BoundExpression> Fn(FunctionId function, const Type& type, Args.
 }
 
 // Text of the result rows (all rows of the batch, or the selected ones): Value::ToString, "NULL" for NULL.
-inline std::vector<std::string> Texts(const ColumnVector& vector, uint32_t size,
-                                      const SelectionVector* selection) {
+inline std::vector<std::string> Texts(const ColumnVector& vector, uint32_t size, const SelectionVector* selection) {
   std::vector<std::string> out;
   const uint32_t count = selection != nullptr ? selection->count : size;
   for (uint32_t i = 0; i < count; ++i) {

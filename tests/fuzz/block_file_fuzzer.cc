@@ -37,17 +37,36 @@ void Fail(const char* what, std::string_view detail) {
 // The type a reader would use for a chunk of type id `id` (false: no column type has that id).
 bool TypeOfChunk(uint8_t id, Type* type) {
   switch (static_cast<TypeId>(id)) {
-    case TypeId::kBoolean: *type = Type::Boolean(); return true;
-    case TypeId::kInteger: *type = Type::Integer(); return true;
-    case TypeId::kBigInt: *type = Type::BigInt(); return true;
-    case TypeId::kDouble: *type = Type::Double(); return true;
-    case TypeId::kDecimal: *type = Type::Decimal(18, 2); return true;
+    case TypeId::kBoolean:
+      *type = Type::Boolean();
+      return true;
+    case TypeId::kInteger:
+      *type = Type::Integer();
+      return true;
+    case TypeId::kBigInt:
+      *type = Type::BigInt();
+      return true;
+    case TypeId::kDouble:
+      *type = Type::Double();
+      return true;
+    case TypeId::kDecimal:
+      *type = Type::Decimal(18, 2);
+      return true;
     case TypeId::kChar:
-    case TypeId::kVarchar: *type = Type::Varchar(); return true;
-    case TypeId::kDate: *type = Type::Date(); return true;
-    case TypeId::kTimestamp: *type = Type::Timestamp(); return true;
-    case TypeId::kInterval: *type = Type::IntervalType(); return true;
-    default: return false;
+    case TypeId::kVarchar:
+      *type = Type::Varchar();
+      return true;
+    case TypeId::kDate:
+      *type = Type::Date();
+      return true;
+    case TypeId::kTimestamp:
+      *type = Type::Timestamp();
+      return true;
+    case TypeId::kInterval:
+      *type = Type::IntervalType();
+      return true;
+    default:
+      return false;
   }
 }
 

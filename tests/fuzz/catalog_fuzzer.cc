@@ -48,8 +48,8 @@ const std::string& Directory() {
 std::string Describe(const Catalog& catalog) {
   std::string text;
   for (const auto& table : catalog.ListTables()) {
-    absl::StrAppend(&text, "table ", table->name, " id ", table->table_id, " block ", table->block_size_bytes,
-                    " rows ", table->row_count, "\n");
+    absl::StrAppend(&text, "table ", table->name, " id ", table->table_id, " block ", table->block_size_bytes, " rows ",
+                    table->row_count, "\n");
     for (size_t c = 0; c < table->columns.size(); ++c) {
       const ColumnSchema& column = table->columns[c];
       absl::StrAppend(&text, "  column ", column.name, " ", column.type.ToString(), column.not_null ? " not null" : "",

@@ -49,18 +49,12 @@ struct Environment {
     input_path = directory + "/input.txt";
     table.name = "t";
     table.block_size_bytes = kMinBlockSizeBytes;
-    table.columns = {{"b", Type::Boolean(), false, {}},
-                     {"i", Type::Integer(), true, Value::Integer(7)},
-                     {"l", Type::BigInt(), false, {}},
-                     {"d", Type::Double(), false, {}},
-                     {"m", Type::Decimal(15, 2), false, {}},
-                     {"w", Type::Decimal(30, 4), false, {}},
-                     {"c", Type::Char(3), false, {}},
-                     {"v", Type::Varchar(8), false, {}},
-                     {"s", Type::Varchar(), false, {}},
-                     {"t", Type::Date(), false, {}},
-                     {"ts", Type::Timestamp(), false, {}},
-                     {"iv", Type::IntervalType(), false, {}}};
+    table.columns = {{"b", Type::Boolean(), false, {}},      {"i", Type::Integer(), true, Value::Integer(7)},
+                     {"l", Type::BigInt(), false, {}},       {"d", Type::Double(), false, {}},
+                     {"m", Type::Decimal(15, 2), false, {}}, {"w", Type::Decimal(30, 4), false, {}},
+                     {"c", Type::Char(3), false, {}},        {"v", Type::Varchar(8), false, {}},
+                     {"s", Type::Varchar(), false, {}},      {"t", Type::Date(), false, {}},
+                     {"ts", Type::Timestamp(), false, {}},   {"iv", Type::IntervalType(), false, {}}};
   }
   ~Environment() {
     storage.reset();
@@ -159,9 +153,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckFailure(chunked.status);
   // With a header the line skipped is the first of the file, whichever chunking.
   if (whole.status.ok() != chunked.status.ok() || whole.rows != chunked.rows) {
-    Fail("chunking changes the result",
-         "one chunk: " + whole.status.ToString() + ", " + std::to_string(whole.rows) + " rows; small chunks: " +
-             chunked.status.ToString() + ", " + std::to_string(chunked.rows) + " rows");
+    Fail("chunking changes the result", "one chunk: " + whole.status.ToString() + ", " + std::to_string(whole.rows) +
+                                            " rows; small chunks: " + chunked.status.ToString() + ", " +
+                                            std::to_string(chunked.rows) + " rows");
   }
   return 0;
 }

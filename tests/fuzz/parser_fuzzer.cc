@@ -35,8 +35,7 @@ void CheckSelectRoundTrip(const tessera::parser::SelectStatement& query) {
     if (IsNestingLimitError(reparsed.status())) return;
     Fail("rendered query does not parse", rendered + "\n" + std::string(reparsed.status().message()));
   }
-  if ((*reparsed)->kind != tessera::parser::StatementKind::kSelect)
-    Fail("rendered query is not a SELECT", rendered);
+  if ((*reparsed)->kind != tessera::parser::StatementKind::kSelect) Fail("rendered query is not a SELECT", rendered);
   const std::string rendered_again =
       tessera::parser::ToString(*static_cast<const tessera::parser::SelectQueryStatement&>(**reparsed).query);
   if (rendered_again != rendered) Fail("rendering is not stable", rendered + "\n" + rendered_again);

@@ -34,8 +34,7 @@ int CartesianProducts(const LogicalOperator& plan) {
   int count = 0;
   if (plan.kind() == LogicalOperatorKind::kJoin) {
     const auto& join = plan.As<Join>();
-    if (join.left_keys.empty() &&
-        (join.join_type == JoinType::kInner || join.join_type == JoinType::kCross) &&
+    if (join.left_keys.empty() && (join.join_type == JoinType::kInner || join.join_type == JoinType::kCross) &&
         !YieldsOneRow(*plan.children[1]) && !YieldsOneRow(*plan.children[0])) {
       ++count;
     }
@@ -101,9 +100,8 @@ TEST_F(BenchmarkPlansTest, TpchSubqueriesAreDecorrelated) {
   // Q11: uncorrelated scalar subquery in HAVING: cross join with its single row.
   EXPECT_THAT(bound_["q11"], HasSubstr("Join CROSS\n        Aggregate groups=[ps_partkey]"));
   // Q13: LEFT OUTER JOIN with the ON condition; its right-only conjunct moves into the orders scan.
-  EXPECT_THAT(bound_["q13"],
-              HasSubstr("Join LEFT OUTER keys=[c_custkey = o_custkey] residual=(o_comment NOT LIKE "
-                        "'%special%requests%')"));
+  EXPECT_THAT(bound_["q13"], HasSubstr("Join LEFT OUTER keys=[c_custkey = o_custkey] residual=(o_comment NOT LIKE "
+                                       "'%special%requests%')"));
   EXPECT_THAT(optimized_["q13"], HasSubstr("filter=(o_comment NOT LIKE '%special%requests%')"));
   // Q15: the CTE is bound at each of its two uses.
   EXPECT_EQ(Count(bound_["q15"], "TableScan lineitem"), 2);
@@ -118,16 +116,13 @@ TEST_F(BenchmarkPlansTest, TpchSubqueriesAreDecorrelated) {
   EXPECT_THAT(bound_["q18"], HasSubstr("Filter (sum(l_quantity) > 300.00)"));
   // Q20: nested IN -> semi joins; the correlated SUM is grouped by both correlation keys.
   EXPECT_EQ(Count(bound_["q20"], "Join SEMI"), 2);
-  EXPECT_THAT(bound_["q20"],
-              HasSubstr("Aggregate groups=[l_partkey, l_suppkey] aggregates=[sum(l_quantity)]"));
+  EXPECT_THAT(bound_["q20"], HasSubstr("Aggregate groups=[l_partkey, l_suppkey] aggregates=[sum(l_quantity)]"));
   EXPECT_THAT(bound_["q20"], HasSubstr("Join INNER keys=[ps_partkey = l_partkey, ps_suppkey = l_suppkey]"));
   // Q21: EXISTS and NOT EXISTS with a non-equality correlated predicate as the residual.
-  EXPECT_THAT(
-      bound_["q21"],
-      HasSubstr("Join SEMI keys=[l1.l_orderkey = l2.l_orderkey] residual=(l2.l_suppkey <> l1.l_suppkey)"));
-  EXPECT_THAT(
-      bound_["q21"],
-      HasSubstr("Join ANTI keys=[l1.l_orderkey = l3.l_orderkey] residual=(l3.l_suppkey <> l1.l_suppkey)"));
+  EXPECT_THAT(bound_["q21"],
+              HasSubstr("Join SEMI keys=[l1.l_orderkey = l2.l_orderkey] residual=(l2.l_suppkey <> l1.l_suppkey)"));
+  EXPECT_THAT(bound_["q21"],
+              HasSubstr("Join ANTI keys=[l1.l_orderkey = l3.l_orderkey] residual=(l3.l_suppkey <> l1.l_suppkey)"));
   // Q22: NOT EXISTS -> anti join; the uncorrelated AVG is cross joined.
   EXPECT_THAT(bound_["q22"], HasSubstr("Join ANTI keys=[c_custkey = o_custkey]"));
   EXPECT_THAT(bound_["q22"], HasSubstr("Aggregate groups=[] aggregates=[avg(c_acctbal)]"));
@@ -160,22 +155,18 @@ TEST_F(BenchmarkPlansTest, TpchRulesPushPredicatesAndOrderJoins) {
   EXPECT_THAT(optimized_["q05"], ContainsRegex("TableScan lineitem [^\n]* LIP filters: \\[l_suppkey IN "
                                                "bloom\\(s_suppkey\\)"));
   // Q7: partial push-down of the OR over n1 and n2 into each nation scan; the full OR stays on the join.
-  EXPECT_THAT(optimized_["q07"],
-              HasSubstr("TableScan nation AS n1 [n_nationkey, n_name] filter=((n_name = 'FRANCE') "
-                        "OR (n_name = 'GERMANY'))"));
+  EXPECT_THAT(optimized_["q07"], HasSubstr("TableScan nation AS n1 [n_nationkey, n_name] filter=((n_name = 'FRANCE') "
+                                           "OR (n_name = 'GERMANY'))"));
   EXPECT_THAT(optimized_["q07"], HasSubstr("TableScan nation AS n2 [n_nationkey, n_name] filter=((n_name = "
                                            "'GERMANY') OR (n_name = 'FRANCE'))"));
-  EXPECT_THAT(optimized_["q07"],
-              HasSubstr("residual=(((n1.n_name = 'FRANCE') AND (n2.n_name = 'GERMANY')) OR"));
+  EXPECT_THAT(optimized_["q07"], HasSubstr("residual=(((n1.n_name = 'FRANCE') AND (n2.n_name = 'GERMANY')) OR"));
   // Q19: the join key common to all branches is factored out of the OR; the rest is pushed down partially.
   EXPECT_THAT(optimized_["q19"], HasSubstr("Join INNER keys=[l_partkey = p_partkey]"));
-  EXPECT_THAT(
-      optimized_["q19"],
-      HasSubstr("filter=((l_shipmode IN ('AIR', 'AIR REG')) AND (l_shipinstruct = 'DELIVER IN PERSON') AND "
-                "(((l_quantity >= 1.00) AND (l_quantity <= 11.00)) OR"));
-  EXPECT_THAT(
-      optimized_["q19"],
-      HasSubstr("TableScan part [p_partkey, p_brand, p_size, p_container] filter=((p_size >= 1) AND"));
+  EXPECT_THAT(optimized_["q19"],
+              HasSubstr("filter=((l_shipmode IN ('AIR', 'AIR REG')) AND (l_shipinstruct = 'DELIVER IN PERSON') AND "
+                        "(((l_quantity >= 1.00) AND (l_quantity <= 11.00)) OR"));
+  EXPECT_THAT(optimized_["q19"],
+              HasSubstr("TableScan part [p_partkey, p_brand, p_size, p_container] filter=((p_size >= 1) AND"));
   // Q17: the decorrelated aggregate meets the (selective) part filter before the big lineitem join.
   EXPECT_THAT(optimized_["q17"], HasSubstr("residual=(CAST(l_quantity AS DOUBLE) < 0.2 * avg(l_quantity))"));
   // Q17, Q20, Q2: the decorrelated aggregate first keeps only the keys of the selective part scan
@@ -185,21 +176,26 @@ TEST_F(BenchmarkPlansTest, TpchRulesPushPredicatesAndOrderJoins) {
                                                " *TableScan lineitem"));
   EXPECT_THAT(optimized_["q20"], ContainsRegex("Aggregate groups=\\[l_partkey, l_suppkey\\].*\n"
                                                " *Join SEMI[^\n]* keys=\\[l_partkey = p_partkey\\]"));
-  EXPECT_THAT(optimized_["q20"], ContainsRegex("Join SEMI[^\n]* keys=\\[ps_partkey = p_partkey\\]\n *TableScan partsupp"));
-  EXPECT_THAT(optimized_["q02"], ContainsRegex("Aggregate groups=\\[ps_partkey\\].*\n(.*\n)* *Join SEMI[^\n]* keys=\\[ps_partkey = p_partkey\\]"));
+  EXPECT_THAT(optimized_["q20"],
+              ContainsRegex("Join SEMI[^\n]* keys=\\[ps_partkey = p_partkey\\]\n *TableScan partsupp"));
+  EXPECT_THAT(
+      optimized_["q02"],
+      ContainsRegex("Aggregate groups=\\[ps_partkey\\].*\n(.*\n)* *Join SEMI[^\n]* keys=\\[ps_partkey = p_partkey\\]"));
   // Q9: the part filter meets partsupp through the implied ps_partkey = p_partkey (ps_partkey = l_partkey AND
   // p_partkey = l_partkey), and lineitem probes the small partsupp-supplier result on both keys.
-  EXPECT_THAT(optimized_["q09"], ContainsRegex("Join (INNER|SEMI[^\n]*) keys=\\[ps_partkey = p_partkey\\]\n *TableScan partsupp"));
-  EXPECT_THAT(optimized_["q09"], ContainsRegex("Join INNER keys=\\[l_suppkey = ps_suppkey, l_partkey = ps_partkey\\][^\n]*\n"
-                                               " *TableScan lineitem"));
+  EXPECT_THAT(optimized_["q09"],
+              ContainsRegex("Join (INNER|SEMI[^\n]*) keys=\\[ps_partkey = p_partkey\\]\n *TableScan partsupp"));
+  EXPECT_THAT(optimized_["q09"],
+              ContainsRegex("Join INNER keys=\\[l_suppkey = ps_suppkey, l_partkey = ps_partkey\\][^\n]*\n"
+                            " *TableScan lineitem"));
   // Q13: orders are counted per customer key before the left join with customer (EagerAggregation); the
   // selective joins of SSB Q1.1 and TPC-H Q11 are not pre-aggregated.
-  EXPECT_THAT(optimized_["q13"], ContainsRegex("Join LEFT OUTER keys=\\[c_custkey = o_custkey\\]\n *TableScan customer[^\n]*\n"
-                                               " *Aggregate groups=\\[o_custkey\\] aggregates=\\[count\\(o_orderkey\\)\\]"));
+  EXPECT_THAT(optimized_["q13"],
+              ContainsRegex("Join LEFT OUTER keys=\\[c_custkey = o_custkey\\]\n *TableScan customer[^\n]*\n"
+                            " *Aggregate groups=\\[o_custkey\\] aggregates=\\[count\\(o_orderkey\\)\\]"));
   EXPECT_THAT(optimized_["q11"], Not(HasSubstr("Aggregate groups=[ps_suppkey]")));
   // Q21: the semi/anti joins keep their residuals; filters reach the scans below them.
-  EXPECT_THAT(optimized_["q21"],
-              HasSubstr("TableScan nation [n_nationkey, n_name] filter=(n_name = 'SAUDI ARABIA')"));
+  EXPECT_THAT(optimized_["q21"], HasSubstr("TableScan nation [n_nationkey, n_name] filter=(n_name = 'SAUDI ARABIA')"));
   EXPECT_THAT(optimized_["q21"], HasSubstr("TableScan lineitem AS l3 [l_orderkey, l_suppkey, l_commitdate, "
                                            "l_receiptdate] filter=(l_receiptdate > l_commitdate)"));
 }
@@ -217,8 +213,10 @@ TEST_F(BenchmarkPlansTest, SsbStarJoinsProbeTheFactTable) {
   }
   // Q4.1: part and supplier contribute no column: exact-filter semi joins right on the lineorder scan, which
   // also applies the LIP Bloom filter of the date join (the customer join probes the scan directly).
-  EXPECT_THAT(optimized_["q4.1"], HasSubstr("Join SEMI exact filter [1, 200000] (from inner join) keys=[lo_partkey = p_partkey]"));
-  EXPECT_THAT(optimized_["q4.1"], HasSubstr("Join SEMI exact filter [1, 2000] (from inner join) keys=[lo_suppkey = s_suppkey]"));
+  EXPECT_THAT(optimized_["q4.1"],
+              HasSubstr("Join SEMI exact filter [1, 200000] (from inner join) keys=[lo_partkey = p_partkey]"));
+  EXPECT_THAT(optimized_["q4.1"],
+              HasSubstr("Join SEMI exact filter [1, 2000] (from inner join) keys=[lo_suppkey = s_suppkey]"));
   EXPECT_THAT(optimized_["q4.1"], ContainsRegex("TableScan lineorder [^\n]* LIP filters: \\[lo_orderdate IN "
                                                 "bloom\\(d_datekey\\)\\]"));
   EXPECT_THAT(optimized_["q4.1"], HasSubstr("Join INNER keys=[lo_orderdate = d_datekey] publishes LIP filter #0"));
@@ -226,16 +224,15 @@ TEST_F(BenchmarkPlansTest, SsbStarJoinsProbeTheFactTable) {
   EXPECT_THAT(optimized_["q4.3"], ContainsRegex("TableScan lineorder [^\n]* LIP filters: \\[lo_orderdate IN "
                                                 "bloom\\(d_datekey\\), lo_suppkey IN bloom\\(s_suppkey\\)\\]"));
   // d_datekey (yyyymmdd) is not dense: date stays a hash join.
-  for (const auto& [query, plan] : optimized_) EXPECT_THAT(plan, Not(ContainsRegex("exact filter[^\n]*d_datekey"))) << query;
+  for (const auto& [query, plan] : optimized_)
+    EXPECT_THAT(plan, Not(ContainsRegex("exact filter[^\n]*d_datekey"))) << query;
   // Q4.1: lineorder is probed by every dimension (it is the first scan, at the bottom left).
   const std::string& q41 = optimized_["q4.1"];
   EXPECT_LT(q41.find("TableScan lineorder"), q41.find("TableScan supplier"));
   EXPECT_LT(q41.find("TableScan lineorder"), q41.find("TableScan customer"));
   EXPECT_LT(q41.find("TableScan lineorder"), q41.find("TableScan part"));
   EXPECT_LT(q41.find("TableScan lineorder"), q41.find("TableScan date"));
-  EXPECT_THAT(
-      q41,
-      HasSubstr("TableScan part [p_partkey, p_mfgr] filter=((p_mfgr = 'MFGR#1') OR (p_mfgr = 'MFGR#2'))"));
+  EXPECT_THAT(q41, HasSubstr("TableScan part [p_partkey, p_mfgr] filter=((p_mfgr = 'MFGR#1') OR (p_mfgr = 'MFGR#2'))"));
   EXPECT_THAT(optimized_["q1.1"],
               HasSubstr("TableScan lineorder [lo_orderdate, lo_quantity, lo_extendedprice, lo_discount] "
                         "filter=((lo_discount >= 1) AND (lo_discount <= 3) AND (lo_quantity < 25))"));

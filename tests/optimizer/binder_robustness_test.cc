@@ -27,9 +27,10 @@ bool CheckQuery(const Catalog& catalog, const std::string& sql) {
       const absl::StatusCode code = bound.status().code();
       EXPECT_TRUE(code == absl::StatusCode::kInvalidArgument || code == absl::StatusCode::kNotFound ||
                   code == absl::StatusCode::kUnimplemented)
-          << sql << "\n" << bound.status();
-      EXPECT_NE(std::string(bound.status().message()).find(" at line "), std::string::npos)
-          << sql << "\n" << bound.status();
+          << sql << "\n"
+          << bound.status();
+      EXPECT_NE(std::string(bound.status().message()).find(" at line "), std::string::npos) << sql << "\n"
+                                                                                            << bound.status();
       bound_all = false;
       continue;
     }
@@ -47,10 +48,10 @@ bool CheckQuery(const Catalog& catalog, const std::string& sql) {
 
 TEST(BinderRobustnessTest, ParserFuzzCorpus) {
   testing::TestCatalog catalog("tpch");
-  catalog.CreateTables("CREATE TABLE t (a INTEGER, b VARCHAR(10), c DECIMAL(10,2), d DATE);"
-                       "CREATE TABLE u (x INTEGER, y DOUBLE);");
-  const std::filesystem::path corpus =
-      std::filesystem::path(TESSERA_SOURCE_DIR) / "tests" / "fuzz" / "parser_corpus";
+  catalog.CreateTables(
+      "CREATE TABLE t (a INTEGER, b VARCHAR(10), c DECIMAL(10,2), d DATE);"
+      "CREATE TABLE u (x INTEGER, y DOUBLE);");
+  const std::filesystem::path corpus = std::filesystem::path(TESSERA_SOURCE_DIR) / "tests" / "fuzz" / "parser_corpus";
   std::error_code error;
   if (!std::filesystem::is_directory(corpus, error)) GTEST_SKIP() << "no parser corpus at " << corpus;
   int files = 0;

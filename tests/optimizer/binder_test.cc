@@ -150,8 +150,7 @@ TEST_F(BinderTest, CtesAreBoundAtEachUseAndSeeEarlierCtes) {
       "WITH a AS (SELECT n_nationkey AS k FROM nation), b AS (SELECT k + 1 AS k2 FROM a) "
       "SELECT * FROM a, b, a AS again WHERE a.k = b.k2");
   size_t scans = 0;
-  for (size_t at = plan.find("TableScan nation"); at != std::string::npos;
-       at = plan.find("TableScan nation", at + 1)) {
+  for (size_t at = plan.find("TableScan nation"); at != std::string::npos; at = plan.find("TableScan nation", at + 1)) {
     ++scans;
   }
   EXPECT_EQ(scans, 3u);
@@ -229,29 +228,23 @@ TEST_F(BinderTest, OrderByOrdinalAliasAndHiddenExpression) {
   std::string plan = Bound("SELECT n_name AS name, n_nationkey FROM nation ORDER BY 2 DESC, name");
   EXPECT_THAT(plan, HasSubstr("Sort [n_nationkey DESC, name ASC]"));
   plan = Bound("SELECT n_name FROM nation ORDER BY n_regionkey NULLS FIRST, n_nationkey + 1 DESC");
-  EXPECT_THAT(plan,
-              HasSubstr("Project [n_name]\n  Sort [n_regionkey ASC NULLS FIRST, n_nationkey + 1 DESC]"));
+  EXPECT_THAT(plan, HasSubstr("Project [n_name]\n  Sort [n_regionkey ASC NULLS FIRST, n_nationkey + 1 DESC]"));
   auto bound = BoundPlan("SELECT n_name FROM nation ORDER BY n_regionkey");
   EXPECT_EQ(Names(*bound), (std::vector<std::string>{"n_name"}));
 }
 
 TEST_F(BinderTest, OrderByAggregateNotInSelectList) {
-  const std::string plan =
-      Bound("SELECT n_regionkey FROM nation GROUP BY n_regionkey ORDER BY count(*) DESC");
+  const std::string plan = Bound("SELECT n_regionkey FROM nation GROUP BY n_regionkey ORDER BY count(*) DESC");
   EXPECT_THAT(plan, HasSubstr("Sort [count(*) DESC]"));
 }
 
 TEST_F(BinderTest, DistinctLimitOffset) {
-  const std::string plan =
-      Bound("SELECT DISTINCT n_regionkey FROM nation ORDER BY n_regionkey LIMIT 3 OFFSET 1");
-  EXPECT_THAT(
-      plan,
-      HasSubstr("Limit 3 OFFSET 1\n  Sort [n_regionkey ASC]\n    Distinct\n      Project [n_regionkey]"));
+  const std::string plan = Bound("SELECT DISTINCT n_regionkey FROM nation ORDER BY n_regionkey LIMIT 3 OFFSET 1");
+  EXPECT_THAT(plan, HasSubstr("Limit 3 OFFSET 1\n  Sort [n_regionkey ASC]\n    Distinct\n      Project [n_regionkey]"));
 }
 
 TEST_F(BinderTest, SetOperationsUnifyTypes) {
-  auto plan =
-      BoundPlan("SELECT n_nationkey FROM nation UNION SELECT o_orderkey FROM orders ORDER BY 1 LIMIT 5");
+  auto plan = BoundPlan("SELECT n_nationkey FROM nation UNION SELECT o_orderkey FROM orders ORDER BY 1 LIMIT 5");
   EXPECT_EQ(plan->output()[0].type, Type::BigInt());
   const std::string text = plan->ToString();
   EXPECT_THAT(text, HasSubstr("SetOperation UNION\n"));
@@ -325,8 +318,7 @@ TEST_F(BinderTest, CaseCoalesceNullIfInListLike) {
   // String literals take the type of the other results when they fit.
   EXPECT_THAT(text, HasSubstr("CASE WHEN (n_regionkey = 1) THEN 'one' WHEN (n_regionkey = 2) THEN 'two' ELSE "
                               "n_name END"));
-  EXPECT_THAT(text,
-              HasSubstr("(n_regionkey IN (1, 2)) AND (n_nationkey <> 3) AND (n_nationkey <> n_regionkey)"));
+  EXPECT_THAT(text, HasSubstr("(n_regionkey IN (1, 2)) AND (n_nationkey <> 3) AND (n_nationkey <> n_regionkey)"));
   EXPECT_THAT(text, HasSubstr("(n_name NOT LIKE 'A%')"));
   EXPECT_EQ(plan->output()[0].type, Type::Char(25));
   EXPECT_EQ(plan->output()[1].type, Type::Varchar(152));
@@ -389,9 +381,8 @@ TEST_F(BinderTest, CorrelatedCountKeepsZeroForMissingGroups) {
 }
 
 TEST_F(BinderTest, CorrelatedScalarInSelectListUsesLeftJoin) {
-  EXPECT_THAT(
-      Bound("SELECT r_name, (SELECT max(n_name) FROM nation WHERE n_regionkey = r_regionkey) FROM region"),
-      HasSubstr("Join LEFT OUTER keys=[r_regionkey = n_regionkey]"));
+  EXPECT_THAT(Bound("SELECT r_name, (SELECT max(n_name) FROM nation WHERE n_regionkey = r_regionkey) FROM region"),
+              HasSubstr("Join LEFT OUTER keys=[r_regionkey = n_regionkey]"));
   // In a WHERE comparison, NULL rejects the row anyway: inner join.
   EXPECT_THAT(Bound("SELECT r_name FROM region WHERE r_regionkey < (SELECT max(n_nationkey) FROM nation "
                     "WHERE n_regionkey = r_regionkey)"),
@@ -404,8 +395,7 @@ TEST_F(BinderTest, ExistsAndInUnderOrUseMatchMarkers) {
       "r_regionkey = 0");
   EXPECT_THAT(plan, HasSubstr("Filter ((__matched IS NOT NULL) OR (r_regionkey = 0))"));
   EXPECT_THAT(plan, HasSubstr("Join LEFT OUTER keys=[r_regionkey = key0]"));
-  plan = Bound(
-      "SELECT r_name FROM region WHERE r_regionkey IN (SELECT n_regionkey FROM nation) OR r_regionkey = 0");
+  plan = Bound("SELECT r_name FROM region WHERE r_regionkey IN (SELECT n_regionkey FROM nation) OR r_regionkey = 0");
   EXPECT_THAT(plan, HasSubstr("CASE WHEN (__matched IS NOT NULL) THEN TRUE WHEN (count(*) = 0) THEN FALSE"));
   plan = Bound("SELECT NOT EXISTS (SELECT 1 FROM region) FROM nation");
   EXPECT_THAT(plan, HasSubstr("(NOT (count(*) > 0))"));
@@ -422,8 +412,8 @@ TEST_F(BinderTest, SubqueriesInsideSubqueriesDecorrelateLevelByLevel) {
 // ---- the rules on small queries
 
 TEST_F(BinderTest, LeftJoinUnderNullRejectingFilterBecomesInner) {
-  const std::string plan = Optimized(
-      "SELECT n_name FROM nation LEFT JOIN region ON n_regionkey = r_regionkey WHERE r_name = 'ASIA'");
+  const std::string plan =
+      Optimized("SELECT n_name FROM nation LEFT JOIN region ON n_regionkey = r_regionkey WHERE r_name = 'ASIA'");
   EXPECT_THAT(plan, HasSubstr("Join INNER keys=[n_regionkey = r_regionkey]"));
   EXPECT_THAT(plan, HasSubstr("TableScan region [r_regionkey, r_name] filter=(r_name = 'ASIA')"));
 }
@@ -437,8 +427,7 @@ TEST_F(BinderTest, FiltersMoveThroughProjectsAndOntoGroupKeys) {
 }
 
 TEST_F(BinderTest, FiltersReachBothSidesOfASetOperation) {
-  const std::string plan =
-      Optimized("SELECT * FROM (SELECT a FROM t UNION ALL SELECT a FROM u) s WHERE a > 5");
+  const std::string plan = Optimized("SELECT * FROM (SELECT a FROM t UNION ALL SELECT a FROM u) s WHERE a > 5");
   EXPECT_THAT(plan, HasSubstr("TableScan t [a] filter=(a > 5)"));
   EXPECT_THAT(plan, HasSubstr("TableScan u [a] filter=(a > 5)"));
 }

@@ -49,8 +49,9 @@ testing::TestCatalog* JoinFilterRulesTest::ssb_ = nullptr;
 testing::TestCatalog* JoinFilterRulesTest::ssb_without_statistics_ = nullptr;
 
 TEST_F(JoinFilterRulesTest, InnerJoinOnADenseUniqueKeyWhoseBuildSideIsNotReadBecomesASemiJoin) {
-  const std::string plan = Optimized(ssb_, "SELECT sum(lo_revenue) FROM lineorder, part WHERE lo_partkey = p_partkey "
-                                           "AND p_mfgr = 'MFGR#1'");
+  const std::string plan = Optimized(ssb_,
+                                     "SELECT sum(lo_revenue) FROM lineorder, part WHERE lo_partkey = p_partkey "
+                                     "AND p_mfgr = 'MFGR#1'");
   EXPECT_THAT(plan, HasSubstr("Join SEMI exact filter [1, 200000] (from inner join) keys=[lo_partkey = p_partkey]"));
   EXPECT_THAT(plan, Not(HasSubstr("Join INNER")));
   // The build columns are gone again (ColumnPruning after the rewrite): no NULL placeholders are left.
@@ -58,16 +59,18 @@ TEST_F(JoinFilterRulesTest, InnerJoinOnADenseUniqueKeyWhoseBuildSideIsNotReadBec
 }
 
 TEST_F(JoinFilterRulesTest, BuildSideReadAboveTheJoinKeepsTheHashJoin) {
-  const std::string plan = Optimized(ssb_, "SELECT p_brand1, sum(lo_revenue) FROM lineorder, part "
-                                           "WHERE lo_partkey = p_partkey GROUP BY p_brand1");
+  const std::string plan = Optimized(ssb_,
+                                     "SELECT p_brand1, sum(lo_revenue) FROM lineorder, part "
+                                     "WHERE lo_partkey = p_partkey GROUP BY p_brand1");
   EXPECT_THAT(plan, HasSubstr("Join INNER keys=[lo_partkey = p_partkey]"));
   EXPECT_THAT(plan, Not(HasSubstr("exact filter")));
 }
 
 TEST_F(JoinFilterRulesTest, SparseKeysKeepTheHashJoin) {
   // d_datekey runs from 19920101 to 19981230 over 2,556 rows.
-  const std::string plan = Optimized(ssb_, "SELECT sum(lo_revenue) FROM lineorder, date WHERE lo_orderdate = "
-                                           "d_datekey AND d_year = 1993");
+  const std::string plan = Optimized(ssb_,
+                                     "SELECT sum(lo_revenue) FROM lineorder, date WHERE lo_orderdate = "
+                                     "d_datekey AND d_year = 1993");
   EXPECT_THAT(plan, HasSubstr("Join INNER keys=[lo_orderdate = d_datekey]"));
   EXPECT_THAT(plan, Not(HasSubstr("exact filter")));
 }
@@ -75,13 +78,15 @@ TEST_F(JoinFilterRulesTest, SparseKeysKeepTheHashJoin) {
 TEST_F(JoinFilterRulesTest, KeysThatAreNotUniqueKeepTheInnerJoin) {
   // The filtered lineitem is the smaller input, so it is the build side; l_orderkey has 1.5M distinct values
   // over 6M rows: an inner join on it repeats orders rows, a semi join would not.
-  const std::string plan = Optimized(tpch_, "SELECT count(*) FROM orders, lineitem WHERE o_orderkey = l_orderkey "
-                                            "AND l_shipdate = DATE '1995-01-01'");
+  const std::string plan = Optimized(tpch_,
+                                     "SELECT count(*) FROM orders, lineitem WHERE o_orderkey = l_orderkey "
+                                     "AND l_shipdate = DATE '1995-01-01'");
   EXPECT_THAT(plan, HasSubstr("Join INNER keys=[o_orderkey = l_orderkey]"));
   EXPECT_THAT(plan, Not(HasSubstr("exact filter")));
   // The other way round o_orderkey is unique: the join becomes a semi join; count(*) keeps the probe key.
-  const std::string semi = Optimized(tpch_, "SELECT count(*) FROM orders, lineitem WHERE o_orderkey = l_orderkey "
-                                            "AND o_orderdate = DATE '1995-01-01'");
+  const std::string semi = Optimized(tpch_,
+                                     "SELECT count(*) FROM orders, lineitem WHERE o_orderkey = l_orderkey "
+                                     "AND o_orderdate = DATE '1995-01-01'");
   EXPECT_THAT(semi, HasSubstr("Join SEMI exact filter [1, 6000000] (from inner join) keys=[l_orderkey = o_orderkey]"));
   EXPECT_THAT(semi, Not(HasSubstr("NULL")));
 }
@@ -99,16 +104,19 @@ TEST_F(JoinFilterRulesTest, SemiAndAntiJoinsNeedNoUniqueKey) {
 
 TEST_F(JoinFilterRulesTest, ResidualsAndCompositeKeysKeepTheHashJoin) {
   const std::string plan =
-      Optimized(tpch_, "SELECT count(*) FROM orders WHERE EXISTS (SELECT * FROM lineitem WHERE l_orderkey = "
-                       "o_orderkey AND l_suppkey <> o_custkey)");
+      Optimized(tpch_,
+                "SELECT count(*) FROM orders WHERE EXISTS (SELECT * FROM lineitem WHERE l_orderkey = "
+                "o_orderkey AND l_suppkey <> o_custkey)");
   EXPECT_THAT(plan, Not(HasSubstr("exact filter")));
 }
 
 TEST_F(JoinFilterRulesTest, ExactFilterJoinsMoveDownOntoTheScanTheyFilter) {
-  const std::string plan = Optimized(ssb_, "SELECT d_year, sum(lo_revenue) FROM lineorder, date, supplier "
-                                           "WHERE lo_orderdate = d_datekey AND lo_suppkey = s_suppkey AND "
-                                           "s_region = 'ASIA' GROUP BY d_year");
-  EXPECT_THAT(plan, ContainsRegex("Join SEMI exact filter [^\n]*keys=\\[lo_suppkey = s_suppkey\\]\n *TableScan lineorder"));
+  const std::string plan = Optimized(ssb_,
+                                     "SELECT d_year, sum(lo_revenue) FROM lineorder, date, supplier "
+                                     "WHERE lo_orderdate = d_datekey AND lo_suppkey = s_suppkey AND "
+                                     "s_region = 'ASIA' GROUP BY d_year");
+  EXPECT_THAT(plan,
+              ContainsRegex("Join SEMI exact filter [^\n]*keys=\\[lo_suppkey = s_suppkey\\]\n *TableScan lineorder"));
 }
 
 TEST_F(JoinFilterRulesTest, WithoutStatisticsNoJoinGetsAnExactFilter) {
@@ -124,9 +132,10 @@ TEST_F(JoinFilterRulesTest, WithoutStatisticsNoJoinGetsAnExactFilter) {
 
 TEST_F(JoinFilterRulesTest, JoinsAboveTheScansDirectProberPublishLipFilters) {
   const std::string star =
-      Optimized(ssb_, "SELECT d_year, p_brand1, s_city, sum(lo_revenue) FROM lineorder, date, part, supplier "
-                      "WHERE lo_orderdate = d_datekey AND lo_partkey = p_partkey AND lo_suppkey = s_suppkey AND "
-                      "p_category = 'MFGR#12' AND s_nation = 'PERU' GROUP BY d_year, p_brand1, s_city");
+      Optimized(ssb_,
+                "SELECT d_year, p_brand1, s_city, sum(lo_revenue) FROM lineorder, date, part, supplier "
+                "WHERE lo_orderdate = d_datekey AND lo_partkey = p_partkey AND lo_suppkey = s_suppkey AND "
+                "p_category = 'MFGR#12' AND s_nation = 'PERU' GROUP BY d_year, p_brand1, s_city");
   // Three hash joins probe with lineorder rows: the lowest one probes the scan itself and publishes nothing,
   // the two above it publish Bloom filters that the scan applies.
   EXPECT_THAT(star, ContainsRegex("TableScan lineorder [^\n]*LIP filters: \\[lo_[a-z]+ IN bloom\\([dps]_[a-z]+\\), "
@@ -138,14 +147,16 @@ TEST_F(JoinFilterRulesTest, JoinsAboveTheScansDirectProberPublishLipFilters) {
 
   // One hash join and one exact filter: the exact filter is applied at the scan anyway, and the hash join is
   // the direct prober.
-  const std::string two = Optimized(ssb_, "SELECT d_year, sum(lo_revenue) FROM lineorder, date, supplier WHERE "
-                                          "lo_orderdate = d_datekey AND lo_suppkey = s_suppkey AND s_region = "
-                                          "'ASIA' GROUP BY d_year");
+  const std::string two = Optimized(ssb_,
+                                    "SELECT d_year, sum(lo_revenue) FROM lineorder, date, supplier WHERE "
+                                    "lo_orderdate = d_datekey AND lo_suppkey = s_suppkey AND s_region = "
+                                    "'ASIA' GROUP BY d_year");
   EXPECT_THAT(two, HasSubstr("exact filter"));
   EXPECT_THAT(two, Not(HasSubstr("LIP")));
 
-  const std::string single = Optimized(ssb_, "SELECT d_year, sum(lo_revenue) FROM lineorder, date WHERE "
-                                             "lo_orderdate = d_datekey GROUP BY d_year");
+  const std::string single = Optimized(ssb_,
+                                       "SELECT d_year, sum(lo_revenue) FROM lineorder, date WHERE "
+                                       "lo_orderdate = d_datekey GROUP BY d_year");
   EXPECT_THAT(single, Not(HasSubstr("LIP")));
 }
 
@@ -153,29 +164,33 @@ TEST_F(JoinFilterRulesTest, ASelectiveOnlyJoinOfAScanPublishesALipFilter) {
   // TPC-H Q17's outer join: lineitem probes the parts of one brand and container (about 1 in 1000). It is the
   // only join on the lineitem scan and keeps a tiny fraction of its rows, so it publishes a Bloom filter.
   const std::string selective =
-      Optimized(tpch_, "SELECT sum(l_extendedprice) FROM lineitem, part WHERE p_partkey = l_partkey AND "
-                       "p_brand = 'Brand#23' AND p_container = 'MED BOX' AND l_quantity < p_size");
+      Optimized(tpch_,
+                "SELECT sum(l_extendedprice) FROM lineitem, part WHERE p_partkey = l_partkey AND "
+                "p_brand = 'Brand#23' AND p_container = 'MED BOX' AND l_quantity < p_size");
   EXPECT_THAT(selective, ContainsRegex("Join INNER keys=\\[l_partkey = p_partkey\\] residual=[^\n]* publishes LIP "
                                        "filter #0\n *TableScan lineitem [^\n]*LIP filters: "
                                        "\\[l_partkey IN bloom\\(p_partkey\\)\\]"));
 
   // Most lineitem rows find their order: no filter.
-  const std::string unselective = Optimized(tpch_, "SELECT sum(l_extendedprice) FROM lineitem, orders WHERE "
-                                                   "l_orderkey = o_orderkey AND o_orderdate < DATE '1998-01-01'");
+  const std::string unselective = Optimized(tpch_,
+                                            "SELECT sum(l_extendedprice) FROM lineitem, orders WHERE "
+                                            "l_orderkey = o_orderkey AND o_orderdate < DATE '1998-01-01'");
   EXPECT_THAT(unselective, Not(HasSubstr("LIP")));
 
   // A second join on the scan (here an exact filter) makes it no longer the only one.
-  const std::string second = Optimized(
-      tpch_, "SELECT sum(l_extendedprice) FROM lineitem, part WHERE p_partkey = l_partkey AND p_brand = "
-             "'Brand#23' AND p_container = 'MED BOX' AND l_quantity < p_size AND l_suppkey IN (SELECT s_suppkey "
-             "FROM supplier WHERE s_nationkey = 3)");
+  const std::string second =
+      Optimized(tpch_,
+                "SELECT sum(l_extendedprice) FROM lineitem, part WHERE p_partkey = l_partkey AND p_brand = "
+                "'Brand#23' AND p_container = 'MED BOX' AND l_quantity < p_size AND l_suppkey IN (SELECT s_suppkey "
+                "FROM supplier WHERE s_nationkey = 3)");
   EXPECT_THAT(second, HasSubstr("exact filter"));
   EXPECT_THAT(second, Not(HasSubstr("LIP")));
 }
 
 TEST_F(JoinFilterRulesTest, OuterAndAntiJoinsPublishNoLipFilter) {
-  const std::string plan = Optimized(ssb_, "SELECT count(*) FROM lineorder LEFT JOIN date ON lo_orderdate = "
-                                           "d_datekey LEFT JOIN customer ON lo_custkey = c_custkey");
+  const std::string plan = Optimized(ssb_,
+                                     "SELECT count(*) FROM lineorder LEFT JOIN date ON lo_orderdate = "
+                                     "d_datekey LEFT JOIN customer ON lo_custkey = c_custkey");
   EXPECT_THAT(plan, Not(HasSubstr("LIP")));
 }
 

@@ -30,10 +30,9 @@ std::unique_ptr<TableScan> Scan(std::shared_ptr<const TableDescriptor> table, co
 
 class LogicalPlanTest : public ::testing::Test {
  protected:
-  std::shared_ptr<const TableDescriptor> orders_ =
-      Table("orders", {{"o_id", Type::Integer(), true, {}},
-                       {"o_customer", Type::Integer(), false, {}},
-                       {"o_total", Type::Decimal(15, 2), true, {}}});
+  std::shared_ptr<const TableDescriptor> orders_ = Table("orders", {{"o_id", Type::Integer(), true, {}},
+                                                                    {"o_customer", Type::Integer(), false, {}},
+                                                                    {"o_total", Type::Decimal(15, 2), true, {}}});
   std::shared_ptr<const TableDescriptor> customers_ =
       Table("customers", {{"c_id", Type::Integer(), true, {}}, {"c_name", Type::Varchar(20), true, {}}});
 };
@@ -124,8 +123,7 @@ TEST_F(LogicalPlanTest, ProjectNamesAndColumnSelection) {
   std::vector<ExpressionPtr> expressions;
   expressions.push_back(MakeColumn(1, Type::Integer()));
   expressions.push_back(MakeArithmetic(ArithmeticOp::kMultiply, MakeColumn(2, Type::Decimal(15, 2)),
-                                       MakeConstant(Value::Decimal(2, Type::Decimal(1, 0))),
-                                       Type::Decimal(17, 2)));
+                                       MakeConstant(Value::Decimal(2, Type::Decimal(1, 0))), Type::Decimal(17, 2)));
   auto project = MakeProject(Scan(orders_, "orders"), std::move(expressions), {"o_customer", "double_total"});
   EXPECT_EQ(project->Describe(), "Project [o_customer, double_total := (o_total * 2)]");
   auto selection = MakeColumnSelection(std::move(project), {1});
@@ -152,9 +150,9 @@ TEST_F(LogicalPlanTest, ValuesSetOperationDistinct) {
 }
 
 TEST_F(LogicalPlanTest, ValidatorFindsBrokenPlans) {
-  auto filter = MakeFilter(
-      Scan(customers_, "customers"),
-      MakeComparison(ComparisonOp::kEqual, MakeColumn(7, Type::Integer()), MakeConstant(Value::Integer(1))));
+  auto filter =
+      MakeFilter(Scan(customers_, "customers"),
+                 MakeComparison(ComparisonOp::kEqual, MakeColumn(7, Type::Integer()), MakeConstant(Value::Integer(1))));
   absl::Status status = ValidatePlan(*filter);
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   EXPECT_THAT(std::string(status.message()), HasSubstr("references column #7 of 2"));
@@ -162,8 +160,7 @@ TEST_F(LogicalPlanTest, ValidatorFindsBrokenPlans) {
   auto join = MakeJoin(JoinType::kInner, Scan(orders_, "orders"), Scan(customers_, "customers"));
   join->left_keys.push_back(MakeColumn(2, Type::Decimal(15, 2)));
   join->right_keys.push_back(MakeColumn(0, Type::Integer()));
-  EXPECT_THAT(std::string(ValidatePlan(*join).message()),
-              HasSubstr("key pair 0 has types DECIMAL(15,2) and INTEGER"));
+  EXPECT_THAT(std::string(ValidatePlan(*join).message()), HasSubstr("key pair 0 has types DECIMAL(15,2) and INTEGER"));
 
   auto not_boolean = MakeFilter(Scan(customers_, "customers"), MakeColumn(0, Type::Integer()));
   EXPECT_THAT(std::string(ValidatePlan(*not_boolean).message()), HasSubstr("predicate is not BOOLEAN"));

@@ -119,11 +119,10 @@ absl::StatusOr<TableDescriptor> DescriptorFrom(const parser::CreateTableStatemen
   TableDescriptor table;
   table.name = create.table;
   for (const parser::ColumnDefinition& definition : create.columns) {
-    absl::StatusOr<Type> type = Type::FromName(definition.type.name, definition.type.parameters.data(),
-                                               definition.type.parameters.size());
+    absl::StatusOr<Type> type =
+        Type::FromName(definition.type.name, definition.type.parameters.data(), definition.type.parameters.size());
     if (!type.ok()) return type.status();
-    table.columns.push_back(
-        ColumnSchema{definition.name, *type, definition.not_null || definition.primary_key, {}});
+    table.columns.push_back(ColumnSchema{definition.name, *type, definition.not_null || definition.primary_key, {}});
   }
   return table;
 }
@@ -140,8 +139,7 @@ void AddStatistics(Catalog& catalog, const std::string& benchmark) {
       auto found = Statistics().find(benchmark + "." + table->name + "." + column.name);
       const ColumnStats stats = found == Statistics().end() ? ColumnStats{rows->second} : found->second;
       const int64_t distinct = std::min(stats.distinct, rows->second);
-      for (int64_t v = 0; v < distinct; ++v)
-        statistics.distinct.AddHash(HashInt64(static_cast<uint64_t>(v) + 1));
+      for (int64_t v = 0; v < distinct; ++v) statistics.distinct.AddHash(HashInt64(static_cast<uint64_t>(v) + 1));
       if (stats.min != 0 || stats.max != 0) {
         switch (column.type.id()) {
           case TypeId::kInteger:
@@ -178,8 +176,7 @@ std::filesystem::path BenchmarksRoot() {
   candidates.push_back(source_root.parent_path() / "shared");
   for (const std::filesystem::path& candidate : candidates) {
     std::error_code error;
-    if (std::filesystem::is_regular_file(candidate / "benchmarks" / "tpch" / "schema.sql", error))
-      return candidate;
+    if (std::filesystem::is_regular_file(candidate / "benchmarks" / "tpch" / "schema.sql", error)) return candidate;
   }
   return {};
 }
@@ -245,8 +242,7 @@ void TestCatalog::CreateTables(std::string_view create_statements) {
   }
 }
 
-void TestCatalog::CreateView(const std::string& name, const std::string& query,
-                             std::vector<std::string> columns) {
+void TestCatalog::CreateView(const std::string& name, const std::string& query, std::vector<std::string> columns) {
   ViewDescriptor view;
   view.name = name;
   view.query_text = query;
@@ -255,8 +251,7 @@ void TestCatalog::CreateView(const std::string& name, const std::string& query,
   ASSERT_TRUE(status.ok()) << status.message();
 }
 
-absl::StatusOr<std::unique_ptr<LogicalOperator>> Plan(const Catalog& catalog, std::string_view sql,
-                                                      bool optimize) {
+absl::StatusOr<std::unique_ptr<LogicalOperator>> Plan(const Catalog& catalog, std::string_view sql, bool optimize) {
   absl::StatusOr<std::unique_ptr<parser::Statement>> statement = parser::ParseStatement(sql);
   if (!statement.ok()) return statement.status();
   if ((*statement)->kind != parser::StatementKind::kSelect) return absl::InvalidArgumentError("not a SELECT");

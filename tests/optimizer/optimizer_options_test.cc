@@ -44,8 +44,7 @@ TEST(OptimizerOptionsTest, UnknownOrEmptyNamesListTheValidOnes) {
 
 TEST(OptimizerOptionsTest, RunRulesSkipsDisabledRulesAndReportsEveryRule) {
   testing::TestCatalog catalog("tpch", /*statistics=*/true);
-  const std::string sql =
-      "SELECT n_name FROM region, nation WHERE n_regionkey = r_regionkey AND r_name = 'ASIA'";
+  const std::string sql = "SELECT n_name FROM region, nation WHERE n_regionkey = r_regionkey AND r_name = 'ASIA'";
   absl::StatusOr<std::unique_ptr<LogicalOperator>> bound = testing::Plan(catalog.catalog(), sql, /*optimize=*/false);
   ASSERT_TRUE(bound.ok()) << bound.status();
   const std::string as_bound = (*bound)->ToString();

@@ -61,9 +61,8 @@ TEST_F(RulesTest, RuleListOrder) {
   for (const auto& rule : RuleList()) names.push_back(rule->name());
   EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "ConstantFolding", "JoinOrdering", "SemiJoinPushDown",
                                              "AggregateSemiJoinReduction", "DistinctAggregateSplit", "EagerAggregation",
-                                             "ColumnPruning", "ExactFilterSemiJoin", "LipFilters",
-                                             "ImpliedLipFilters", "SetOperationLowering", "BuildSideSwap",
-                                             "AggregateSharing"}));
+                                             "ColumnPruning", "ExactFilterSemiJoin", "LipFilters", "ImpliedLipFilters",
+                                             "SetOperationLowering", "BuildSideSwap", "AggregateSharing"}));
 }
 
 TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {
@@ -72,9 +71,8 @@ TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {
       "> 3",
       {&push_down_});
   EXPECT_THAT(plan, HasSubstr("Join INNER keys=[n_regionkey = r_regionkey]"));
-  EXPECT_THAT(
-      plan,
-      HasSubstr("TableScan nation [n_nationkey, n_name, n_regionkey, n_comment] filter=(n_nationkey > 3)"));
+  EXPECT_THAT(plan,
+              HasSubstr("TableScan nation [n_nationkey, n_name, n_regionkey, n_comment] filter=(n_nationkey > 3)"));
   EXPECT_THAT(plan, HasSubstr("filter=(r_name = 'ASIA')"));
   EXPECT_THAT(plan, Not(HasSubstr("Filter")));
 }
@@ -150,8 +148,8 @@ TEST_F(RulesTest, JoinOrderingRestoresTheColumnOrder) {
 }
 
 TEST_F(RulesTest, JoinOrderingCrossJoinsOnlyUnconnectedInputs) {
-  const std::string plan = Apply("SELECT * FROM region, nation, supplier WHERE n_nationkey = s_nationkey",
-                                 {&push_down_, &join_ordering_});
+  const std::string plan =
+      Apply("SELECT * FROM region, nation, supplier WHERE n_nationkey = s_nationkey", {&push_down_, &join_ordering_});
   EXPECT_THAT(plan, HasSubstr("Join CROSS"));
   EXPECT_THAT(plan, HasSubstr("Join INNER keys=[s_nationkey = n_nationkey]"));
 }
@@ -159,10 +157,10 @@ TEST_F(RulesTest, JoinOrderingCrossJoinsOnlyUnconnectedInputs) {
 TEST_F(RulesTest, JoinOrderingUsesImpliedEqualities) {
   // ps_partkey = l_partkey AND p_partkey = l_partkey imply ps_partkey = p_partkey: the selective part scan joins
   // partsupp first, and lineitem then joins on one partkey pair, not on two of the same class.
-  const std::string plan =
-      Apply("SELECT count(*) FROM lineitem, partsupp, part WHERE ps_partkey = l_partkey AND p_partkey = l_partkey "
-            "AND p_size = 1 AND p_brand = 'Brand#23'",
-            {&push_down_, &join_ordering_});
+  const std::string plan = Apply(
+      "SELECT count(*) FROM lineitem, partsupp, part WHERE ps_partkey = l_partkey AND p_partkey = l_partkey "
+      "AND p_size = 1 AND p_brand = 'Brand#23'",
+      {&push_down_, &join_ordering_});
   EXPECT_THAT(plan, ::testing::ContainsRegex("Join INNER keys=\\[(ps_partkey = p_partkey|p_partkey = ps_partkey)\\]"));
   EXPECT_THAT(plan, ::testing::ContainsRegex("Join INNER keys=\\[l_partkey = (ps|p)_partkey\\]\n *TableScan lineitem"));
 
@@ -187,12 +185,10 @@ TEST_F(RulesTest, ColumnPruningNarrowsScansAndDropsUnusedAggregates) {
 }
 
 TEST_F(RulesTest, ColumnPruningKeepsFilterAndKeyColumns) {
-  const std::string plan =
-      (*RunRules(Bound("SELECT n_name FROM nation JOIN region ON n_regionkey = r_regionkey "
-                       "WHERE r_name = 'ASIA' AND n_comment LIKE '%x%'")))
-          ->ToString();
-  EXPECT_THAT(plan,
-              HasSubstr("TableScan nation [n_name, n_regionkey, n_comment] filter=(n_comment LIKE '%x%')"));
+  const std::string plan = (*RunRules(Bound("SELECT n_name FROM nation JOIN region ON n_regionkey = r_regionkey "
+                                            "WHERE r_name = 'ASIA' AND n_comment LIKE '%x%'")))
+                               ->ToString();
+  EXPECT_THAT(plan, HasSubstr("TableScan nation [n_name, n_regionkey, n_comment] filter=(n_comment LIKE '%x%')"));
   EXPECT_THAT(plan, HasSubstr("TableScan region [r_regionkey, r_name] filter=(r_name = 'ASIA')"));
 }
 
@@ -206,8 +202,7 @@ TEST_F(RulesTest, CardinalityEstimates) {
   EXPECT_NEAR(rows("SELECT * FROM nation WHERE n_name = 'FRANCE'"), 1, 0.5);
   EXPECT_NEAR(rows("SELECT * FROM part WHERE p_size IN (1, 2, 3, 4, 5)"), 20000, 2000);
   // A range is interpolated between min and max (o_orderdate spans about 6.6 years).
-  EXPECT_NEAR(rows("SELECT * FROM orders WHERE o_orderdate < DATE '1993-01-01'"), 1500000 * 366.0 / 2405,
-              20000);
+  EXPECT_NEAR(rows("SELECT * FROM orders WHERE o_orderdate < DATE '1993-01-01'"), 1500000 * 366.0 / 2405, 20000);
   // Two bounds on one column are one interval (one year of 6.6), not the product of two half-open ranges.
   EXPECT_NEAR(rows("SELECT * FROM orders WHERE o_orderdate >= DATE '1994-01-01' AND o_orderdate < DATE "
                    "'1995-01-01' AND o_orderstatus = 'F'"),
@@ -253,7 +248,8 @@ TEST_F(RulesTest, AggregateReductionTrimsGroupsThatCannotJoin) {
     SCOPED_TRACE(join);
     const std::string plan = Apply(std::string("SELECT p_partkey, q FROM part ") + join +
                                        " (SELECT l_partkey, sum(l_quantity) AS q FROM lineitem GROUP BY l_partkey) a"
-                                       " ON a.l_partkey = p_partkey WHERE " + kSelectiveParts,
+                                       " ON a.l_partkey = p_partkey WHERE " +
+                                       kSelectiveParts,
                                    rules);
     EXPECT_THAT(plan, ::testing::ContainsRegex("Aggregate groups=\\[l_partkey\\].*\n *Join SEMI keys=\\[l_partkey = "
                                                "p_partkey\\]\n *TableScan lineitem.*\n *TableScan part .*filter="));
@@ -287,10 +283,10 @@ TEST_F(RulesTest, SemiJoinPushDownMovesSelectiveInToItsKeys) {
   const std::vector<const Rule*> rules = {&push_down_, &join_ordering_, &semi_join_push_down_};
   const std::string in_parts = std::string("(SELECT p_partkey FROM part WHERE ") + kSelectiveParts + ")";
   // Below the inner join, onto the lineitem side that holds l_partkey.
-  EXPECT_THAT(Apply("SELECT o_orderdate FROM orders, lineitem WHERE o_orderkey = l_orderkey AND l_partkey IN " +
-                        in_parts,
-                    rules),
-              ::testing::ContainsRegex("Join SEMI keys=\\[l_partkey = p_partkey\\]\n *TableScan lineitem"));
+  EXPECT_THAT(
+      Apply("SELECT o_orderdate FROM orders, lineitem WHERE o_orderkey = l_orderkey AND l_partkey IN " + in_parts,
+            rules),
+      ::testing::ContainsRegex("Join SEMI keys=\\[l_partkey = p_partkey\\]\n *TableScan lineitem"));
   // Not onto the NULL-padded side of a left join, and not when it keeps most rows.
   EXPECT_THAT(Apply("SELECT o_orderdate FROM orders LEFT JOIN lineitem ON o_orderkey = l_orderkey WHERE l_partkey IN " +
                         in_parts,

@@ -89,8 +89,7 @@ TEST(TypeRulesTest, AggregateResultTypes) {
   EXPECT_EQ(AggregateResultType(AggregateKind::kSum, Type::Integer(), &argument), Type::BigInt());
   EXPECT_EQ(AggregateResultType(AggregateKind::kSum, Type::BigInt(), &argument), Type::Decimal(38, 0));
   EXPECT_EQ(argument, Type::BigInt());
-  EXPECT_EQ(AggregateResultType(AggregateKind::kSum, Type::Decimal(15, 2), &argument),
-            Type::Decimal(38, 2));
+  EXPECT_EQ(AggregateResultType(AggregateKind::kSum, Type::Decimal(15, 2), &argument), Type::Decimal(38, 2));
   EXPECT_EQ(AggregateResultType(AggregateKind::kAvg, Type::Decimal(15, 2), &argument), Type::Double());
   EXPECT_EQ(AggregateResultType(AggregateKind::kAvg, Type::Decimal(20, 8), &argument), Type::Double());
   EXPECT_EQ(AggregateResultType(AggregateKind::kAvg, Type::Integer(), &argument), Type::Double());
@@ -117,17 +116,15 @@ TEST(ConstantFoldingTest, FoldsExactArithmetic) {
   folded = FoldConstant(Arithmetic(ArithmeticOp::kMultiply, Value::Decimal(15, Type::Decimal(2, 1)),
                                    Value::Decimal(2, Type::Decimal(2, 0)), Type::Decimal(5, 1)));
   EXPECT_EQ(folded->constant, Value::Decimal(30, Type::Decimal(5, 1)));
-  folded =
-      FoldConstant(Arithmetic(ArithmeticOp::kDivide, Value::Integer(7), Value::Integer(2), Type::Integer()));
+  folded = FoldConstant(Arithmetic(ArithmeticOp::kDivide, Value::Integer(7), Value::Integer(2), Type::Integer()));
   EXPECT_EQ(folded->constant, Value::Integer(3));
 }
 
 TEST(ConstantFoldingTest, LeavesErrorsToRunTime) {
-  ExpressionPtr folded = FoldConstant(
-      Arithmetic(ArithmeticOp::kAdd, Value::Integer(INT32_MAX), Value::Integer(1), Type::Integer()));
+  ExpressionPtr folded =
+      FoldConstant(Arithmetic(ArithmeticOp::kAdd, Value::Integer(INT32_MAX), Value::Integer(1), Type::Integer()));
   EXPECT_EQ(folded->kind, ExpressionKind::kArithmetic);
-  folded =
-      FoldConstant(Arithmetic(ArithmeticOp::kDivide, Value::Integer(1), Value::Integer(0), Type::Integer()));
+  folded = FoldConstant(Arithmetic(ArithmeticOp::kDivide, Value::Integer(1), Value::Integer(0), Type::Integer()));
   EXPECT_EQ(folded->kind, ExpressionKind::kArithmetic);
   folded = FoldConstant(MakeCast(MakeConstant(Value::String("abc")), Type::Integer()));
   EXPECT_EQ(folded->kind, ExpressionKind::kCast);
@@ -136,12 +133,12 @@ TEST(ConstantFoldingTest, LeavesErrorsToRunTime) {
 TEST(ConstantFoldingTest, FoldsDatesCastsAndLogic) {
   int32_t day = 0;
   ASSERT_TRUE(ParseDate("1998-12-01", &day));
-  ExpressionPtr folded = FoldConstant(Arithmetic(ArithmeticOp::kSubtract, Value::Date(day),
-                                                 Value::IntervalValue(Interval{0, 90, 0}), Type::Date()));
+  ExpressionPtr folded = FoldConstant(
+      Arithmetic(ArithmeticOp::kSubtract, Value::Date(day), Value::IntervalValue(Interval{0, 90, 0}), Type::Date()));
   EXPECT_EQ(folded->constant.ToString(), "1998-09-02");
   ASSERT_TRUE(ParseDate("2024-01-31", &day));
-  folded = FoldConstant(Arithmetic(ArithmeticOp::kAdd, Value::Date(day),
-                                   Value::IntervalValue(Interval{1, 0, 0}), Type::Date()));
+  folded = FoldConstant(
+      Arithmetic(ArithmeticOp::kAdd, Value::Date(day), Value::IntervalValue(Interval{1, 0, 0}), Type::Date()));
   EXPECT_EQ(folded->constant.ToString(), "2024-02-29");
   folded = FoldConstant(MakeCast(MakeConstant(Value::String("1995-03-15")), Type::Date()));
   EXPECT_EQ(folded->constant.ToString(), "1995-03-15");

@@ -12,8 +12,7 @@ namespace tessera::parser {
 namespace {
 
 TEST(ParserCorpusRegressionTest, EveryCorpusInputParsesOrFailsCleanly) {
-  std::filesystem::path corpus =
-      std::filesystem::path(TESSERA_SOURCE_DIR) / "tests" / "fuzz" / "parser_corpus";
+  std::filesystem::path corpus = std::filesystem::path(TESSERA_SOURCE_DIR) / "tests" / "fuzz" / "parser_corpus";
   ASSERT_TRUE(std::filesystem::is_directory(corpus)) << corpus;
   int inputs = 0;
   for (const auto& entry : std::filesystem::directory_iterator(corpus)) {

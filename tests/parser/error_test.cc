@@ -239,11 +239,10 @@ TEST(ErrorTest, FormatErrorWithCaretForLaterStages) {
   position.line = 2;
   position.column = 8;
   position.offset = 16;
-  EXPECT_EQ(
-      FormatErrorWithCaret("SELECT 1\nSELECT missing FROM t", position, "column \"missing\" does not exist"),
-      "column \"missing\" does not exist at line 2, column 8\n"
-      "  SELECT missing FROM t\n"
-      "         ^");
+  EXPECT_EQ(FormatErrorWithCaret("SELECT 1\nSELECT missing FROM t", position, "column \"missing\" does not exist"),
+            "column \"missing\" does not exist at line 2, column 8\n"
+            "  SELECT missing FROM t\n"
+            "         ^");
   // Positions past the end are clamped rather than trusted.
   position.offset = 1000;
   EXPECT_THAT(FormatErrorWithCaret("SELECT 1", position, "oops"), StartsWith("oops at line 2, column 8\n"));

@@ -125,8 +125,7 @@ TEST(ExpressionTest, ColumnReferences) {
 }
 
 TEST(ExpressionTest, FunctionCalls) {
-  EXPECT_EQ(DumpOf("sum(l_extendedprice * (1 - l_discount))"),
-            "(fn SUM (* l_extendedprice (- 1 l_discount)))");
+  EXPECT_EQ(DumpOf("sum(l_extendedprice * (1 - l_discount))"), "(fn SUM (* l_extendedprice (- 1 l_discount)))");
   EXPECT_EQ(DumpOf("COALESCE(a, b, 0)"), "(fn COALESCE a b 0)");
   EXPECT_EQ(DumpOf("nullif(a, 0)"), "(fn NULLIF a 0)");
   EXPECT_EQ(DumpOf("now()"), "(fn NOW)");

@@ -76,14 +76,13 @@ TEST(LexerTest, WordsAreKeywordsOrIdentifiersCaseInsensitively) {
 }
 
 TEST(LexerTest, QuotedIdentifiersKeepCaseAndUnescapeDoubledQuotes) {
-  EXPECT_THAT(Describe(R"("MixedCase" "a""b" "select")"),
-              ElementsAre("qid:MixedCase", R"(qid:a"b)", "qid:select"));
+  EXPECT_THAT(Describe(R"("MixedCase" "a""b" "select")"), ElementsAre("qid:MixedCase", R"(qid:a"b)", "qid:select"));
 }
 
 TEST(LexerTest, NumbersKeepTheirExactText) {
   EXPECT_THAT(Describe("0 42 007 1.5 .5 1. 1e10 2.5E-3 3e+2 0.0001000000 99999999999999999999999"),
-              ElementsAre("int:0", "int:42", "int:007", "dec:1.5", "dec:.5", "dec:1.", "dec:1e10",
-                          "dec:2.5E-3", "dec:3e+2", "dec:0.0001000000", "int:99999999999999999999999"));
+              ElementsAre("int:0", "int:42", "int:007", "dec:1.5", "dec:.5", "dec:1.", "dec:1e10", "dec:2.5E-3",
+                          "dec:3e+2", "dec:0.0001000000", "int:99999999999999999999999"));
 }
 
 TEST(LexerTest, StringsUnescapeDoubledQuotesAndMaySpanLines) {
@@ -92,8 +91,8 @@ TEST(LexerTest, StringsUnescapeDoubledQuotesAndMaySpanLines) {
 
 TEST(LexerTest, Operators) {
   EXPECT_THAT(Describe("= <> != < <= > >= + - * / % || :: ( ) , . ;"),
-              ElementsAre("op:=", "op:<>", "op:<>", "op:<", "op:<=", "op:>", "op:>=", "op:+", "op:-", "op:*",
-                          "op:/", "op:%", "op:||", "op:::", "op:(", "op:)", "op:,", "op:.", "op:;"));
+              ElementsAre("op:=", "op:<>", "op:<>", "op:<", "op:<=", "op:>", "op:>=", "op:+", "op:-", "op:*", "op:/",
+                          "op:%", "op:||", "op:::", "op:(", "op:)", "op:,", "op:.", "op:;"));
   EXPECT_THAT(Describe("a<=b<>c||d::int"),
               ElementsAre("id:a", "op:<=", "id:b", "op:<>", "id:c", "op:||", "id:d", "op:::", "id:int"));
   EXPECT_THAT(Describe("t.c 1-2"), ElementsAre("id:t", "op:.", "id:c", "int:1", "op:-", "int:2"));
@@ -145,11 +144,9 @@ TEST(LexerTest, Errors) {
             "           ^");
   EXPECT_EQ(TokenizeError("SELECT \"\""),
             "syntax error at line 1, column 8: zero-length quoted identifier\n  SELECT \"\"\n         ^");
-  EXPECT_EQ(
-      TokenizeError("SELECT 12abc"),
-      "syntax error at line 1, column 8: trailing junk after numeric literal\n  SELECT 12abc\n         ^");
-  EXPECT_THAT(TokenizeError("SELECT a ? b"),
-              StartsWith("syntax error at line 1, column 10: unexpected character '?'"));
+  EXPECT_EQ(TokenizeError("SELECT 12abc"),
+            "syntax error at line 1, column 8: trailing junk after numeric literal\n  SELECT 12abc\n         ^");
+  EXPECT_THAT(TokenizeError("SELECT a ? b"), StartsWith("syntax error at line 1, column 10: unexpected character '?'"));
   EXPECT_THAT(TokenizeError("a | b"), HasSubstr("unexpected character '|'"));
   EXPECT_THAT(TokenizeError("a ! b"), HasSubstr("unexpected character '!'"));
   EXPECT_THAT(TokenizeError("a : b"), HasSubstr("unexpected character ':'"));

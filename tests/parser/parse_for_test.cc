@@ -93,12 +93,12 @@ std::string Dump(const ParsedExpr& expr) {
         absl::StrAppend(&order, " ", Dump(*item.expr), item.ascending ? "" : " desc");
       }
       if (!order.empty()) order = absl::StrCat(expr.within_group ? " within-group-order" : " order", order);
-      return absl::StrCat("(fn ", expr.name, expr.distinct ? " distinct" : "",
-                          expr.children.empty() ? "" : " ", DumpChildren(expr), order, ")");
+      return absl::StrCat("(fn ", expr.name, expr.distinct ? " distinct" : "", expr.children.empty() ? "" : " ",
+                          DumpChildren(expr), order, ")");
     }
     case ExprKind::kCase:
-      return absl::StrCat("(case", expr.case_has_operand ? " operand" : "", expr.case_has_else ? " else" : "",
-                          " ", DumpChildren(expr), ")");
+      return absl::StrCat("(case", expr.case_has_operand ? " operand" : "", expr.case_has_else ? " else" : "", " ",
+                          DumpChildren(expr), ")");
     case ExprKind::kCast: {
       std::string type = expr.cast_type->name;
       if (!expr.cast_type->parameters.empty()) {

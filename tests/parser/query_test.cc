@@ -165,8 +165,7 @@ TEST(QueryTest, WhereGroupByHaving) {
 }
 
 TEST(QueryTest, OrderByDirectionsAndNulls) {
-  auto query =
-      ParseQuery("SELECT a FROM t ORDER BY a, b DESC, 1 ASC, c NULLS FIRST, d DESC NULLS LAST, e + 1");
+  auto query = ParseQuery("SELECT a FROM t ORDER BY a, b DESC, 1 ASC, c NULLS FIRST, d DESC NULLS LAST, e + 1");
   ASSERT_NE(query, nullptr);
   ASSERT_EQ(query->order_by.size(), 6u);
   EXPECT_TRUE(query->order_by[0].ascending);
@@ -267,9 +266,8 @@ TEST(QueryTest, NonReservedKeywordsAsNames) {
   for (const char* word : kWords) {
     SCOPED_TRACE(word);
     const std::string w(word);
-    auto query =
-        ParseQuery("SELECT " + w + ", t." + w + ", " + w + " + 1 AS " + w + " FROM " + w + " AS t, " + w +
-                   " " + w + "2 WHERE " + w + " = 1 GROUP BY " + w + " ORDER BY " + w);
+    auto query = ParseQuery("SELECT " + w + ", t." + w + ", " + w + " + 1 AS " + w + " FROM " + w + " AS t, " + w +
+                            " " + w + "2 WHERE " + w + " = 1 GROUP BY " + w + " ORDER BY " + w);
     ASSERT_NE(query, nullptr);
     const SelectCore& core = CoreOf(*query);
     EXPECT_EQ(core.items[0].expr->name, w);

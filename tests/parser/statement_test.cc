@@ -58,8 +58,7 @@ TEST(StatementTest, StatementKinds) {
 }
 
 TEST(StatementTest, MultipleStatementsKeepTheirOwnTextAndPosition) {
-  const std::string sql =
-      "  -- leading comment\n SELECT 1 ;;\n\n  select a\n  from t /* trailing */ ; SHOW ALL";
+  const std::string sql = "  -- leading comment\n SELECT 1 ;;\n\n  select a\n  from t /* trailing */ ; SHOW ALL";
   auto statements = ParseStatements(sql);
   ASSERT_TRUE(statements.ok()) << statements.status().message();
   ASSERT_EQ(statements->size(), 3u);
@@ -159,14 +158,14 @@ TEST(StatementTest, TypeNamesAreUpperCasedAsWritten) {
   ASSERT_NE(create, nullptr);
   std::vector<std::string> names;
   for (const ColumnDefinition& column : create->columns) names.push_back(column.type.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"INTEGER", "INT", "INT4", "BIGINT", "INT8", "FLOAT", "FLOAT8",
-                                             "REAL", "NUMERIC", "CHARACTER", "TEXT", "STRING", "DATE",
-                                             "TIMESTAMP", "INTERVAL", "BOOLEAN", "BOOL", "CHAR"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"INTEGER", "INT", "INT4", "BIGINT", "INT8", "FLOAT", "FLOAT8", "REAL",
+                                             "NUMERIC", "CHARACTER", "TEXT", "STRING", "DATE", "TIMESTAMP", "INTERVAL",
+                                             "BOOLEAN", "BOOL", "CHAR"}));
 }
 
 TEST(StatementTest, ColumnPrimaryKeyImpliesNotNull) {
-  auto create = ParseAs<CreateTableStatement>("CREATE TABLE t (id INT PRIMARY KEY, v TEXT)",
-                                              StatementKind::kCreateTable);
+  auto create =
+      ParseAs<CreateTableStatement>("CREATE TABLE t (id INT PRIMARY KEY, v TEXT)", StatementKind::kCreateTable);
   ASSERT_NE(create, nullptr);
   EXPECT_FALSE(create->if_not_exists);
   EXPECT_TRUE(create->columns[0].primary_key);
@@ -218,8 +217,7 @@ TEST(StatementTest, CreateViewKeepsTheQueryText) {
   ASSERT_NE(view->query, nullptr);
   EXPECT_EQ(view->text.substr(0, 17), "CREATE OR REPLACE");
 
-  auto plain =
-      ParseAs<CreateViewStatement>("CREATE VIEW v AS (SELECT 1) UNION SELECT 2", StatementKind::kCreateView);
+  auto plain = ParseAs<CreateViewStatement>("CREATE VIEW v AS (SELECT 1) UNION SELECT 2", StatementKind::kCreateView);
   ASSERT_NE(plain, nullptr);
   EXPECT_FALSE(plain->or_replace);
   EXPECT_EQ(plain->query_text, "(SELECT 1) UNION SELECT 2");
@@ -237,13 +235,12 @@ TEST(StatementTest, CopyWithOptions) {
   EXPECT_TRUE(copy->columns.empty());
   std::vector<std::string> options;
   for (const auto& option : copy->options) options.push_back(OptionDump(option));
-  EXPECT_EQ(options, (std::vector<std::string>{"format='csv'", "delimiter='|'", "header=TRUE", "null=''",
-                                               "quote='\"'", "skip=2", "header_row=FALSE"}));
+  EXPECT_EQ(options, (std::vector<std::string>{"format='csv'", "delimiter='|'", "header=TRUE", "null=''", "quote='\"'",
+                                               "skip=2", "header_row=FALSE"}));
 }
 
 TEST(StatementTest, CopyToWithColumnsAndOptionsWithoutWith) {
-  auto copy = ParseAs<CopyStatement>("copy t (a, \"B\") to 'out.csv' (format CSV, header true)",
-                                     StatementKind::kCopy);
+  auto copy = ParseAs<CopyStatement>("copy t (a, \"B\") to 'out.csv' (format CSV, header true)", StatementKind::kCopy);
   ASSERT_NE(copy, nullptr);
   EXPECT_FALSE(copy->from);
   EXPECT_EQ(copy->columns, (std::vector<std::string>{"a", "B"}));
@@ -257,8 +254,8 @@ TEST(StatementTest, CopyToWithColumnsAndOptionsWithoutWith) {
 }
 
 TEST(StatementTest, InsertValuesAndSelect) {
-  auto values = ParseAs<InsertStatement>(
-      "INSERT INTO t (a, b) VALUES (1, 'x'), (-2, NULL), (3 + 4, DATE '2020-01-01')", StatementKind::kInsert);
+  auto values = ParseAs<InsertStatement>("INSERT INTO t (a, b) VALUES (1, 'x'), (-2, NULL), (3 + 4, DATE '2020-01-01')",
+                                         StatementKind::kInsert);
   ASSERT_NE(values, nullptr);
   EXPECT_EQ(values->table, "t");
   EXPECT_EQ(values->columns, (std::vector<std::string>{"a", "b"}));
@@ -279,8 +276,7 @@ TEST(StatementTest, InsertValuesAndSelect) {
   EXPECT_EQ(parenthesized->columns, (std::vector<std::string>{"a"}));
   ASSERT_NE(parenthesized->query, nullptr);
 
-  auto with =
-      ParseAs<InsertStatement>("INSERT INTO t WITH x AS (SELECT 1) SELECT * FROM x", StatementKind::kInsert);
+  auto with = ParseAs<InsertStatement>("INSERT INTO t WITH x AS (SELECT 1) SELECT * FROM x", StatementKind::kInsert);
   ASSERT_NE(with, nullptr);
   EXPECT_EQ(with->query->ctes.size(), 1u);
 }
@@ -351,11 +347,10 @@ TEST(StatementTest, AnalyzeSetShowDescribe) {
     const char* name;
     const char* target;
   };
-  const ShowCase shows[] = {
-      {"SHOW ALL", "all", ""},         {"SHOW TABLES", "tables", ""},
-      {"show stats", "stats", ""},     {"SHOW STATS lineitem", "stats", "lineitem"},
-      {"SHOW MEMORY", "memory", ""},   {"SHOW Scheduler.Policy", "scheduler.policy", ""},
-      {"SHOW threads;", "threads", ""}};
+  const ShowCase shows[] = {{"SHOW ALL", "all", ""},         {"SHOW TABLES", "tables", ""},
+                            {"show stats", "stats", ""},     {"SHOW STATS lineitem", "stats", "lineitem"},
+                            {"SHOW MEMORY", "memory", ""},   {"SHOW Scheduler.Policy", "scheduler.policy", ""},
+                            {"SHOW threads;", "threads", ""}};
   for (const ShowCase& c : shows) {
     auto show = ParseAs<ShowStatement>(c.sql, StatementKind::kShow);
     ASSERT_NE(show, nullptr) << c.sql;

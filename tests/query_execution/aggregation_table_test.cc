@@ -77,7 +77,7 @@ AggregationSpec MakeSpec(SecondKey kind) {
   AggregationSpec spec;
   spec.group_by.push_back(MakeColumn(0, Type::BigInt()));
   spec.group_by.push_back(MakeColumn(1, SecondKeyType(kind)));
-  spec.output_names = {"k1",        "k2",         "sum_amount",   "count_star", "count_value",
+  spec.output_names = {"k1",        "k2",         "sum_amount",   "count_star",   "count_value",
                        "min_value", "avg_amount", "median_value", "median_amount"};
   const Type money = Type::Decimal(15, 2);
   spec.calls.push_back({AggregateKind::kSum, false, MakeColumn(2, money), Type::Decimal(38, 2)});
@@ -249,8 +249,7 @@ std::string ParamName(const ::testing::TestParamInfo<std::tuple<SecondKey, bool>
 
 INSTANTIATE_TEST_SUITE_P(KeysAndMerges, AggregationTableTest,
                          ::testing::Combine(::testing::Values(SecondKey::kInteger, SecondKey::kInlineString,
-                                                              SecondKey::kOverflowingString,
-                                                              SecondKey::kString),
+                                                              SecondKey::kOverflowingString, SecondKey::kString),
                                             ::testing::Bool()),
                          ParamName);
 
@@ -263,8 +262,7 @@ TEST(AggregationTableScalarTest, ScalarAggregateWithoutInputWritesOneRow) {
   spec.calls.push_back({AggregateKind::kSum, false, MakeColumn(0, Type::BigInt()), Type::Decimal(38, 0)});
   std::vector<std::unique_ptr<AggregationTable>> partials;
   partials.push_back(std::make_unique<AggregationTable>(spec, &pool));
-  TemporaryRelation output({{"n", Type::BigInt(), true, {}}, {"total", Type::Decimal(38, 0), true, {}}},
-                           &pool);
+  TemporaryRelation output({{"n", Type::BigInt(), true, {}}, {"total", Type::Decimal(38, 0), true, {}}}, &pool);
   int64_t written = 0;
   ASSERT_TRUE(AggregationTable::MergeAndWrite(spec, partials, -1, &pool, &output, &written).ok());
   ASSERT_EQ(written, 1);
@@ -274,9 +272,7 @@ TEST(AggregationTableScalarTest, ScalarAggregateWithoutInputWritesOneRow) {
   EXPECT_TRUE(block.GetValue(1, 0, Type::Decimal(38, 0)).is_null());
 }
 
-size_t BlobBytes(const BufferPool& pool) {
-  return pool.Usage().by_kind[static_cast<int>(MemoryKind::kBlob)];
-}
+size_t BlobBytes(const BufferPool& pool) { return pool.Usage().by_kind[static_cast<int>(MemoryKind::kBlob)]; }
 
 // The table's rows, hash slots and partition lists are pool memory: charged as the table grows (at least a
 // row of hash, key and five states per group) and freed with the table.

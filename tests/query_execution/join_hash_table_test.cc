@@ -21,7 +21,8 @@ constexpr size_t kSmallPoolBytes = 768 << 10;
 // block.
 std::shared_ptr<TemporaryRelation> BuildRelation(Type type, const std::vector<std::optional<int64_t>>& keys,
                                                  size_t per_block, BufferPool* pool) {
-  auto relation = std::make_shared<TemporaryRelation>(std::vector<ColumnSchema>{ColumnSchema{"k", type, true, {}}}, pool);
+  auto relation =
+      std::make_shared<TemporaryRelation>(std::vector<ColumnSchema>{ColumnSchema{"k", type, true, {}}}, pool);
   for (size_t first = 0; first < keys.size(); first += per_block) {
     const uint32_t count = static_cast<uint32_t>(std::min(per_block, keys.size() - first));
     ColumnVector vector(type);
@@ -61,8 +62,8 @@ int64_t EntryKey(const JoinHashTable& table, uint32_t entry, Type type) {
 
 // Probes `probes` through LookUpDirect (every other row selected when `every_other`) and checks each answer
 // against the hash buckets: the entry found holds the key, and a key without entry has none in its bucket.
-void ExpectDirectMatchesBuckets(const JoinHashTable& table, Type type, const std::vector<std::optional<int64_t>>& probes,
-                                bool every_other) {
+void ExpectDirectMatchesBuckets(const JoinHashTable& table, Type type,
+                                const std::vector<std::optional<int64_t>>& probes, bool every_other) {
   ColumnVector keys(type);
   keys.ResetOwned(static_cast<uint32_t>(probes.size()));
   for (uint32_t i = 0; i < probes.size(); ++i) {
@@ -109,8 +110,8 @@ TEST(JoinHashTableDirectIndexTest, UniqueDenseIntegerKeysAcrossBlocksAreFoundByO
   std::unique_ptr<JoinHashTable> table = Build(Type::Integer(), keys, &pool, 300);
   ASSERT_TRUE(table->HasDirectIndex());
   // Probes inside the range (present and absent), at its ends, outside it on both sides, extreme values, NULL.
-  std::vector<std::optional<int64_t>> probes = {-500, -499, 0, 1, 2998, 2999, 3001, -501, -100000, INT32_MIN,
-                                                INT32_MAX, std::nullopt, 7, 1000, 1001};
+  std::vector<std::optional<int64_t>> probes = {
+      -500, -499, 0, 1, 2998, 2999, 3001, -501, -100000, INT32_MIN, INT32_MAX, std::nullopt, 7, 1000, 1001};
   ExpectDirectMatchesBuckets(*table, Type::Integer(), probes, false);
   ExpectDirectMatchesBuckets(*table, Type::Integer(), probes, true);
 }
@@ -122,8 +123,9 @@ TEST(JoinHashTableDirectIndexTest, BigIntKeysFarFromZero) {
   for (int64_t k = 0; k < 1000; ++k) keys.push_back(base + 2 * k);
   std::unique_ptr<JoinHashTable> table = Build(Type::BigInt(), keys, &pool);
   ASSERT_TRUE(table->HasDirectIndex());
-  ExpectDirectMatchesBuckets(*table, Type::BigInt(), {base, base + 1, base + 1998, base + 2000, base - 2, -base, 0,
-                                                      INT64_MIN, INT64_MAX, std::nullopt}, false);
+  ExpectDirectMatchesBuckets(
+      *table, Type::BigInt(),
+      {base, base + 1, base + 1998, base + 2000, base - 2, -base, 0, INT64_MIN, INT64_MAX, std::nullopt}, false);
 }
 
 TEST(JoinHashTableDirectIndexTest, NoDirectIndexForDuplicateKeysWideRangesOrOtherTypes) {

@@ -141,8 +141,7 @@ TEST(MemoryEstimateTest, HugeEstimatesSaturateInsteadOfOverflowing) {
   EXPECT_EQ(memory.min_bytes, OperatorEstimate::kMaxEstimateBytes);
 }
 
-std::shared_ptr<const TableDescriptor> Table(const std::string& name, int64_t rows,
-                                             std::vector<ColumnSchema> columns) {
+std::shared_ptr<const TableDescriptor> Table(const std::string& name, int64_t rows, std::vector<ColumnSchema> columns) {
   auto table = std::make_shared<TableDescriptor>();
   table->name = name;
   table->row_count = rows;
@@ -260,7 +259,7 @@ TEST(MemoryEstimateTest, ChainedInnerJoinsAreOneProbeWithTheTopJoinsOutput) {
     EXPECT_TRUE(feeds_probe) << "build #" << build;
   }
   const std::vector<Type> output_types = {Type::Integer(), Type::Integer(), Type::Double(), Type::Integer(),
-                                          Type::Char(20), Type::Integer(), Type::BigInt()};
+                                          Type::Char(20),  Type::Integer(), Type::BigInt()};
   ASSERT_EQ(dag.op(probe)->output()->schema().size(), output_types.size());
   const OperatorEstimate& joined = dag.estimate(probe);
   EXPECT_DOUBLE_EQ(joined.output_rows, upper_rows);

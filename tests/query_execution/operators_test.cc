@@ -20,9 +20,9 @@ namespace {
 class OperatorsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("tessera_operators_test_" + std::to_string(::getpid()) + "_" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ =
+        std::filesystem::temp_directory_path() / ("tessera_operators_test_" + std::to_string(::getpid()) + "_" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(directory_);
     topology_ = MakeFakeTopology(2, 1);
     pool_ = std::make_unique<BufferPool>(512 << 20, topology_.get());
@@ -97,9 +97,8 @@ TEST_F(OperatorsTest, FilteredGroupByAggregationThenSort) {
       e.second += 1;
     }
   }
-  auto table = MakeTable("t", {{"k", Type::Integer(), true, {}}, {"g", Type::Varchar(10), false, {}},
-                               {"v", money, false, {}}},
-                         rows);
+  auto table = MakeTable(
+      "t", {{"k", Type::Integer(), true, {}}, {"g", Type::Varchar(10), false, {}}, {"v", money, false, {}}}, rows);
   ASSERT_GT(table->BlockCount(), 4);
   auto dag = std::make_unique<ExecutionDag>();
   ScanSpec scan;
@@ -121,8 +120,8 @@ TEST_F(OperatorsTest, FilteredGroupByAggregationThenSort) {
                                                 std::move(spec), pool_.get());
   auto aggregate_output = aggregate->output();
   int a = dag->AddOperator(std::move(aggregate));
-  int s = dag->AddOperator(std::make_unique<SortOperator>(aggregate_output, std::vector<SortKey>{{0, false, false}},
-                                                          -1, 0, pool_.get()));
+  int s = dag->AddOperator(
+      std::make_unique<SortOperator>(aggregate_output, std::vector<SortKey>{{0, false, false}}, -1, 0, pool_.get()));
   dag->AddEdge(a, s, 0, false);
   dag->set_result_operator(s);
   auto result = Run(std::move(dag));
@@ -148,8 +147,8 @@ TEST_F(OperatorsTest, ScalarAggregateOfAnEmptyInputIsOneRow) {
   spec.calls.push_back({AggregateKind::kCountStar, false, nullptr, Type::BigInt()});
   spec.calls.push_back({AggregateKind::kMax, false, Col(0, Type::BigInt()), Type::BigInt()});
   spec.output_names = {"count", "max"};
-  auto op = *AggregationOperator::Create(BlockInput::FromTable(table, storage_.get()), std::move(scan),
-                                         std::move(spec), pool_.get());
+  auto op = *AggregationOperator::Create(BlockInput::FromTable(table, storage_.get()), std::move(scan), std::move(spec),
+                                         pool_.get());
   dag->set_result_operator(dag->AddOperator(std::move(op)));
   auto result = Run(std::move(dag));
   ASSERT_EQ(result.size(), 1u);
@@ -163,12 +162,16 @@ class JoinTest : public OperatorsTest {
   // customer 9 have no customer; one order has a NULL customer.
   std::vector<std::vector<std::string>> Join(HashJoinType type, bool residual) {
     auto orders = MakeTable("orders", {{"o_id", Type::Integer(), false, {}}, {"o_cust", Type::Integer(), false, {}}},
-                            {{Value::Integer(1), Value::Integer(1)}, {Value::Integer(2), Value::Integer(1)},
-                             {Value::Integer(3), Value::Integer(2)}, {Value::Integer(4), Value::Integer(9)},
+                            {{Value::Integer(1), Value::Integer(1)},
+                             {Value::Integer(2), Value::Integer(1)},
+                             {Value::Integer(3), Value::Integer(2)},
+                             {Value::Integer(4), Value::Integer(9)},
                              {Value::Integer(5), Value::Null(Type::Integer())}});
-    auto customers = MakeTable("customers", {{"c_id", Type::Integer(), false, {}}, {"c_name", Type::Varchar(), false, {}}},
-                               {{Value::Integer(1), Value::String("ann")}, {Value::Integer(2), Value::String("bob")},
-                                {Value::Integer(3), Value::String("cy")}});
+    auto customers =
+        MakeTable("customers", {{"c_id", Type::Integer(), false, {}}, {"c_name", Type::Varchar(), false, {}}},
+                  {{Value::Integer(1), Value::String("ann")},
+                   {Value::Integer(2), Value::String("bob")},
+                   {Value::Integer(3), Value::String("cy")}});
     auto dag = std::make_unique<ExecutionDag>();
     ScanSpec build_scan;
     build_scan.block_columns = {0, 1};
@@ -198,13 +201,13 @@ class JoinTest : public OperatorsTest {
     if (residual) {  // o_id <> 2 (pair layout: o_id, o_cust, c_id, c_name)
       spec.residual = MakeComparison(ComparisonOp::kNotEqual, Col(0, Type::Integer()), MakeConstant(Value::Integer(2)));
     }
-    auto probe = std::make_unique<HashJoinProbeOperator>(BlockInput::FromTable(orders, storage_.get()),
-                                                         std::move(probe_scan), hash_table, std::move(spec), pool_.get());
+    auto probe = std::make_unique<HashJoinProbeOperator>(
+        BlockInput::FromTable(orders, storage_.get()), std::move(probe_scan), hash_table, std::move(spec), pool_.get());
     int p = dag->AddOperator(std::move(probe));
     dag->AddEdge(build, p, 1, false);
     auto probe_output = dag->op(p)->output();
-    int s = dag->AddOperator(std::make_unique<SortOperator>(probe_output, std::vector<SortKey>{{0, true, false}}, -1, 0,
-                                                            pool_.get()));
+    int s = dag->AddOperator(
+        std::make_unique<SortOperator>(probe_output, std::vector<SortKey>{{0, true, false}}, -1, 0, pool_.get()));
     dag->AddEdge(p, s, 0, false);
     dag->set_result_operator(s);
     return Run(std::move(dag));
@@ -213,7 +216,9 @@ class JoinTest : public OperatorsTest {
 
 using Rows = std::vector<std::vector<std::string>>;
 
-TEST_F(JoinTest, Inner) { EXPECT_EQ(Join(HashJoinType::kInner, false), (Rows{{"1", "ann"}, {"2", "ann"}, {"3", "bob"}})); }
+TEST_F(JoinTest, Inner) {
+  EXPECT_EQ(Join(HashJoinType::kInner, false), (Rows{{"1", "ann"}, {"2", "ann"}, {"3", "bob"}}));
+}
 TEST_F(JoinTest, InnerWithResidual) { EXPECT_EQ(Join(HashJoinType::kInner, true), (Rows{{"1", "ann"}, {"3", "bob"}})); }
 TEST_F(JoinTest, LeftOuter) {
   EXPECT_EQ(Join(HashJoinType::kLeftOuter, false),
@@ -239,9 +244,9 @@ TEST_F(JoinTest, NestedLoopProbeStopsOnceItsQueryIsCancelled) {
   build_scan.types = {Type::Integer()};
   std::vector<std::unique_ptr<BoundExpression>> build_columns;
   build_columns.push_back(Col(0, Type::Integer()));
-  auto select = std::make_unique<SelectOperator>(BlockInput::FromTable(build_table, storage_.get()),
-                                                 std::move(build_scan), std::move(build_columns),
-                                                 std::vector<std::string>{"b"}, pool_.get());
+  auto select =
+      std::make_unique<SelectOperator>(BlockInput::FromTable(build_table, storage_.get()), std::move(build_scan),
+                                       std::move(build_columns), std::vector<std::string>{"b"}, pool_.get());
   auto hash_table = std::make_shared<JoinHashTable>(select->output(), std::vector<int>{}, pool_.get());
   int sel = dag->AddOperator(std::move(select));
   int build = dag->AddOperator(std::make_unique<HashJoinBuildOperator>(hash_table));
@@ -293,8 +298,7 @@ TEST_F(OperatorsTest, WindowFunctionsOverManyBlocksMatchADirectComputation) {
     rows.push_back({Value::Integer(k), group, v});
   }
   auto table = MakeTable(
-      "w",
-      {{"k", Type::Integer(), true, {}}, {"g", Type::Integer(), false, {}}, {"v", Type::BigInt(), false, {}}},
+      "w", {{"k", Type::Integer(), true, {}}, {"g", Type::Integer(), false, {}}, {"v", Type::BigInt(), false, {}}},
       rows);
   ASSERT_GT(table->BlockCount(), 4);
   auto dag = std::make_unique<ExecutionDag>();
@@ -305,9 +309,9 @@ TEST_F(OperatorsTest, WindowFunctionsOverManyBlocksMatchADirectComputation) {
   projections.push_back(Col(0, Type::Integer()));
   projections.push_back(Col(1, Type::Integer()));
   projections.push_back(Col(2, Type::BigInt()));
-  auto select = std::make_unique<SelectOperator>(BlockInput::FromTable(table, storage_.get()),
-                                                 std::move(scan), std::move(projections),
-                                                 std::vector<std::string>{"k", "g", "v"}, pool_.get());
+  auto select =
+      std::make_unique<SelectOperator>(BlockInput::FromTable(table, storage_.get()), std::move(scan),
+                                       std::move(projections), std::vector<std::string>{"k", "g", "v"}, pool_.get());
   auto select_output = select->output();
   WindowSpec spec;
   spec.output_columns = {0, 2};  // k, v (g is read, not passed on)

@@ -18,12 +18,13 @@ namespace lp = optimizer;
 class PlanDistributionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("tessera_plan_distribution_test_" + std::to_string(::getpid()) + "_" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ =
+        std::filesystem::temp_directory_path() / ("tessera_plan_distribution_test_" + std::to_string(::getpid()) + "_" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(directory_);
     catalog_ = *Catalog::Open(directory_, false);
-    AddTable("lineitem", {{"l_orderkey", Type::BigInt(), false, {}}, {"l_quantity", Type::Decimal(15, 2), false, {}}}, 0);
+    AddTable("lineitem", {{"l_orderkey", Type::BigInt(), false, {}}, {"l_quantity", Type::Decimal(15, 2), false, {}}},
+             0);
     AddTable("orders", {{"o_orderkey", Type::Integer(), false, {}}, {"o_custkey", Type::Integer(), false, {}}}, 0);
     AddTable("customer", {{"c_custkey", Type::Integer(), false, {}}, {"c_name", Type::Varchar(25), false, {}}}, 0);
     AddTable("nation", {{"n_nationkey", Type::Integer(), false, {}}, {"n_name", Type::Char(25), false, {}}}, -1);
@@ -64,8 +65,7 @@ class PlanDistributionTest : public ::testing::Test {
     return join;
   }
 
-  static lp::AggregateCall Call(AggregateKind function, int column, Type argument, Type result,
-                                bool distinct = false) {
+  static lp::AggregateCall Call(AggregateKind function, int column, Type argument, Type result, bool distinct = false) {
     lp::AggregateCall call;
     call.function = function;
     call.distinct = distinct;
@@ -118,8 +118,7 @@ TEST_F(PlanDistributionTest, PartitionedSubtreesAndTheirPlacingColumns) {
   EXPECT_EQ(distribution.Of(*apart).placement, Placement::kMaster);
   std::vector<lp::LogicalOperatorPtr> kept;
   // With a replicated table: partitioned for every join type that keeps each probe row on its rank.
-  for (lp::JoinType type : {lp::JoinType::kInner, lp::JoinType::kLeftOuter, lp::JoinType::kSemi,
-                            lp::JoinType::kAnti}) {
+  for (lp::JoinType type : {lp::JoinType::kInner, lp::JoinType::kLeftOuter, lp::JoinType::kSemi, lp::JoinType::kAnti}) {
     kept.push_back(Join(type, Scan("orders"), 1, Scan("nation"), 0));  // analysed nodes must outlive the analysis
     EXPECT_EQ(distribution.Of(*kept.back()).placement, Placement::kPartitioned) << lp::JoinTypeName(type);
   }
@@ -174,8 +173,8 @@ TEST_F(PlanDistributionTest, LargeGroupAggregationsMergeOnTheRanks) {
   const auto counted = [this] {
     return Aggregate(Scan("orders"), {1}, One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt())));
   };
-  lp::LogicalOperatorPtr plan = distribution.SplitAggregates(
-      Join(lp::JoinType::kLeftOuter, Scan("customer"), 0, counted(), 0));
+  lp::LogicalOperatorPtr plan =
+      distribution.SplitAggregates(Join(lp::JoinType::kLeftOuter, Scan("customer"), 0, counted(), 0));
   const lp::LogicalOperator& merged = *plan->children[1];
   ASSERT_EQ(merged.kind(), lp::LogicalOperatorKind::kProject);  // COUNT's final value: COALESCE(SUM, 0)
   const lp::LogicalOperator& merge = *merged.children[0];
@@ -188,19 +187,22 @@ TEST_F(PlanDistributionTest, LargeGroupAggregationsMergeOnTheRanks) {
   EXPECT_EQ(distribution.Of(*plan).placement, Placement::kPartitioned);  // co-located with customer
   // Fewer groups: merged on the master, and the join above it too.
   groups = PlanDistribution::kMinSplitGroups / 2;
-  lp::LogicalOperatorPtr small = distribution.SplitAggregates(
-      Join(lp::JoinType::kLeftOuter, Scan("customer"), 0, counted(), 0));
+  lp::LogicalOperatorPtr small =
+      distribution.SplitAggregates(Join(lp::JoinType::kLeftOuter, Scan("customer"), 0, counted(), 0));
   EXPECT_TRUE(distribution.MergesOnMaster(*small->children[1]->children[0]));
   EXPECT_EQ(distribution.Repartition(*small->children[1]->children[0]->children[0]), -1);
   EXPECT_EQ(distribution.Of(*small).placement, Placement::kMaster);
   // A group key that places no rows (DECIMAL) cannot split the partials.
   groups = PlanDistribution::kMinSplitGroups * 10;
-  lp::LogicalOperatorPtr by_quantity = distribution.SplitAggregates(Aggregate(
-      Scan("lineitem"), {1}, One(Call(AggregateKind::kCount, 0, Type::BigInt(), Type::BigInt()))));
+  lp::LogicalOperatorPtr by_quantity = distribution.SplitAggregates(
+      Aggregate(Scan("lineitem"), {1}, One(Call(AggregateKind::kCount, 0, Type::BigInt(), Type::BigInt()))));
   EXPECT_TRUE(distribution.MergesOnMaster(*by_quantity->children[0]));
   // The key with the most distinct values splits; with too few for the ranks to share, the master merges.
-  AddTable("partsupp", {{"ps_partkey", Type::Integer(), false, {}}, {"ps_suppkey", Type::Integer(), false, {}},
-                        {"ps_availqty", Type::Integer(), false, {}}}, 0);
+  AddTable("partsupp",
+           {{"ps_partkey", Type::Integer(), false, {}},
+            {"ps_suppkey", Type::Integer(), false, {}},
+            {"ps_availqty", Type::Integer(), false, {}}},
+           0);
   double values = 1000;
   PlanDistribution by_values(
       2, [](const lp::LogicalOperator&) { return 1e6; },
@@ -239,13 +241,12 @@ TEST_F(PlanDistributionTest, FragmentsRoundTripAndKeepOnlyTheirOwnLipFilters) {
   lp::LogicalOperatorPtr orders = Scan("orders");
   orders->As<lp::TableScan>().filter =
       MakeComparison(ComparisonOp::kLess, MakeColumn(1, Type::Integer()), MakeConstant(Value::Integer(100)));
-  orders->As<lp::TableScan>().lip_filters.push_back({7, {1}, "n_nationkey"});   // published below
-  orders->As<lp::TableScan>().lip_filters.push_back({9, {0}, "elsewhere"});     // published outside
+  orders->As<lp::TableScan>().lip_filters.push_back({7, {1}, "n_nationkey"});  // published below
+  orders->As<lp::TableScan>().lip_filters.push_back({9, {0}, "elsewhere"});    // published outside
   lp::LogicalOperatorPtr join = Join(lp::JoinType::kSemi, std::move(orders), 1, Scan("nation"), 0);
   join->As<lp::Join>().lip_filter_id = 7;
   join->As<lp::Join>().lip_filter_key_pairs = {0};
-  auto aggregate = Aggregate(std::move(join), {1},
-                             One(Call(AggregateKind::kMin, 0, Type::Integer(), Type::Integer())));
+  auto aggregate = Aggregate(std::move(join), {1}, One(Call(AggregateKind::kMin, 0, Type::Integer(), Type::Integer())));
   absl::StatusOr<std::string> message = EncodePlanFragment(*aggregate);
   std::vector<const lp::LogicalOperator*> inputs;
   ASSERT_TRUE(message.ok()) << message.status();
@@ -258,7 +259,8 @@ TEST_F(PlanDistributionTest, FragmentsRoundTripAndKeepOnlyTheirOwnLipFilters) {
   EXPECT_EQ((*decoded)->ToString(), aggregate->ToString());
 
   for (size_t cut = 0; cut < message->size(); cut += 3) {
-    EXPECT_EQ(DecodePlanFragment(message->substr(0, cut), *catalog_, &inputs).status().code(), absl::StatusCode::kDataLoss)
+    EXPECT_EQ(DecodePlanFragment(message->substr(0, cut), *catalog_, &inputs).status().code(),
+              absl::StatusCode::kDataLoss)
         << cut;
   }
   EXPECT_EQ(DecodePlanFragment(*message + "x", *catalog_, &inputs).status().code(), absl::StatusCode::kDataLoss);
@@ -287,8 +289,8 @@ TEST_F(PlanDistributionTest, HashSplitsForJoinsAndAggregatesOnAnotherKey) {
   lp::LogicalOperatorPtr full = Join(lp::JoinType::kFullOuter, Scan("orders"), 1, Scan("customer"), 0);
   EXPECT_EQ(distribution.Of(*full).placement, Placement::kMaster);
   // COUNT(DISTINCT) grouped by o_custkey: orders split by it, each group whole on one rank.
-  auto distinct = Aggregate(Scan("orders"), {1},
-                            One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt(), true)));
+  auto distinct =
+      Aggregate(Scan("orders"), {1}, One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt(), true)));
   EXPECT_EQ(distribution.Of(*distinct).placement, Placement::kPartitioned);
   EXPECT_EQ(distribution.Of(*distinct).key_columns, std::vector<int>{0});
   EXPECT_EQ(distribution.Repartition(*distinct->children[0]), 1);

@@ -16,7 +16,10 @@ std::vector<ColumnSchema> OneBigInt() { return {{"v", Type::BigInt(), false, {}}
 class ProducerOperator : public RelationalOperator {
  public:
   ProducerOperator(int blocks, int rows, BufferPool* pool, int fail_at = -1)
-      : RelationalOperator("Producer"), blocks_(blocks), rows_(rows), fail_at_(fail_at),
+      : RelationalOperator("Producer"),
+        blocks_(blocks),
+        rows_(rows),
+        fail_at_(fail_at),
         output_(std::make_shared<TemporaryRelation>(OneBigInt(), pool)) {}
 
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override {
@@ -55,7 +58,10 @@ class SumOperator : public RelationalOperator {
  public:
   SumOperator(std::shared_ptr<TemporaryRelation> input, std::atomic<int64_t>* sum, int* blocks_fed,
               bool declares_consumed = false)
-      : RelationalOperator("Sum"), input_(std::move(input)), sum_(sum), blocks_fed_(blocks_fed),
+      : RelationalOperator("Sum"),
+        input_(std::move(input)),
+        sum_(sum),
+        blocks_fed_(blocks_fed),
         declares_consumed_(declares_consumed) {}
   bool ReleasesInputBlocks(int) const override { return declares_consumed_; }
   void FeedInputBlock(int, uint32_t block) override {

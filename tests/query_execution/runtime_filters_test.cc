@@ -70,8 +70,7 @@ TEST(BlockedBloomFilterTest, NoFalseNegativesAndFewFalsePositives) {
 
 TEST(BlockedBloomFilterTest, FailsWhenThePoolIsExhausted) {
   BufferPool pool(1 << 20, nullptr);
-  EXPECT_EQ(BlockedBloomFilter::Create(int64_t{1} << 24, &pool).status().code(),
-            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(BlockedBloomFilter::Create(int64_t{1} << 24, &pool).status().code(), absl::StatusCode::kResourceExhausted);
 }
 
 TEST(LipFilterTest, KeepsRowsWhoseKeyWasInsertedAndDropsNullKeys) {
@@ -215,14 +214,14 @@ TEST(BlockedBloomFilterTest, KeepIntegerKeyTuplesHashesLikeHashSelectedRows) {
         }
         if (count >= 600) ASSERT_LT(expected.size(), count) << "the filter should drop some keys";
         std::vector<uint32_t> kept(kVectorSize);
-        uint32_t kept_count = (*bloom)->KeepIntegerKeyTuples(columns.data(), static_cast<int>(columns.size()), rows,
-                                                             count, kept.data());
+        uint32_t kept_count =
+            (*bloom)->KeepIntegerKeyTuples(columns.data(), static_cast<int>(columns.size()), rows, count, kept.data());
         EXPECT_EQ(std::vector<uint32_t>(kept.begin(), kept.begin() + kept_count), expected)
             << keys.size() << " keys, " << count << " rows, selection " << selected;
         if (selected) {
           std::vector<uint32_t> in_place = selection;
-          kept_count = (*bloom)->KeepIntegerKeyTuples(columns.data(), static_cast<int>(columns.size()),
-                                                      in_place.data(), count, in_place.data());
+          kept_count = (*bloom)->KeepIntegerKeyTuples(columns.data(), static_cast<int>(columns.size()), in_place.data(),
+                                                      count, in_place.data());
           EXPECT_EQ(std::vector<uint32_t>(in_place.begin(), in_place.begin() + kept_count), expected) << count;
         }
       }

@@ -38,9 +38,8 @@ std::vector<int64_t> CountsWhileAllActive(const QueryRun& run) {
 
 TEST(ForemanPolicyTest, FairGivesEqualQueriesEqualShares) {
   std::unique_ptr<Foreman> foreman = MakeForeman(TestForemanOptions(2, "fair"));
-  QueryRun run =
-      SubmitAndWait(*foreman, {SimpleSyntheticQuery(1, 3000, 20'000), SimpleSyntheticQuery(2, 3000, 20'000),
-                               SimpleSyntheticQuery(3, 3000, 20'000)});
+  QueryRun run = SubmitAndWait(*foreman, {SimpleSyntheticQuery(1, 3000, 20'000), SimpleSyntheticQuery(2, 3000, 20'000),
+                                          SimpleSyntheticQuery(3, 3000, 20'000)});
   std::vector<int64_t> counts = CountsWhileAllActive(run);
   const double total = counts[0] + counts[1] + counts[2];
   ASSERT_GT(total, 3000);
@@ -55,8 +54,8 @@ TEST(ForemanPolicyTest, FairGivesEqualQueriesEqualShares) {
 TEST(ForemanPolicyTest, FairEqualizesCpuWhereStaticEqualizesWorkOrderCounts) {
   for (const char* policy : {"fair", "static"}) {
     std::unique_ptr<Foreman> foreman = MakeForeman(TestForemanOptions(2, policy));
-    QueryRun run = SubmitAndWait(
-        *foreman, {SimpleSyntheticQuery(1, 8000, 10'000), SimpleSyntheticQuery(2, 8000, 40'000)});
+    QueryRun run =
+        SubmitAndWait(*foreman, {SimpleSyntheticQuery(1, 8000, 10'000), SimpleSyntheticQuery(2, 8000, 40'000)});
     std::vector<int64_t> counts = CountsWhileAllActive(run);
     ASSERT_GT(counts[1], 100) << policy;
     const double ratio = static_cast<double>(counts[0]) / counts[1];
@@ -198,8 +197,7 @@ TEST(ForemanPolicyTest, PolicyAndPrioritySwitchAtRunTime) {
 
   // Back to HPF, and raising a newcomer above the running query starves the running one instead.
   ASSERT_TRUE(foreman->SetPolicy(*ParsePolicy("hpf")).ok());
-  auto newcomer =
-      std::make_shared<SyntheticQuery>(SimpleSyntheticQuery(3, 10'000'000, 20'000, /*priority=*/1));
+  auto newcomer = std::make_shared<SyntheticQuery>(SimpleSyntheticQuery(3, 10'000'000, 20'000, /*priority=*/1));
   QueryHandle newcomer_handle = SubmitOrDie(*foreman, newcomer);
   ASSERT_TRUE(foreman->SetPriority(3, 9).ok());
   ASSERT_TRUE(WaitUntil([&] { return newcomer->issued() >= 300; }));

@@ -16,8 +16,7 @@ namespace {
 void ExpectEachWorkOrderRanOnce(const SyntheticQuery& query, const SyntheticQueryOptions& options) {
   for (int op = 0; op < static_cast<int>(options.operators.size()); ++op) {
     for (int64_t i = 0; i < options.operators[op].work_orders; ++i) {
-      ASSERT_EQ(query.executions(op, i), 1)
-          << "query " << query.query_id() << " operator " << op << " #" << i;
+      ASSERT_EQ(query.executions(op, i), 1) << "query " << query.query_id() << " operator " << op << " #" << i;
     }
   }
 }
@@ -51,8 +50,7 @@ TEST(ForemanTest, RunsEveryWorkOrderOfConcurrentQueriesExactlyOnce) {
     EXPECT_LE(outcome.submit_ns, outcome.first_dispatch_ns);
     EXPECT_LE(outcome.first_dispatch_ns, outcome.finish_ns);
     EXPECT_GT(outcome.learning.records, 0);
-    for (const OperatorProgress& op : outcome.final_progress.operators)
-      EXPECT_EQ(op.state, OperatorState::kDone);
+    for (const OperatorProgress& op : outcome.final_progress.operators) EXPECT_EQ(op.state, OperatorState::kDone);
     ExpectEachWorkOrderRanOnce(*queries[i], specs[i]);
   }
   EXPECT_GE(handles[1].Wait().busy_ns, 400 * 20'000);
@@ -90,8 +88,7 @@ TEST(ForemanTest, RejectsADuplicateActiveQueryId) {
 
 TEST(ForemanTest, CancelStopsTheQueryAndLeavesOthersUntouched) {
   std::unique_ptr<Foreman> foreman = MakeForeman(TestForemanOptions(2));
-  SyntheticQueryOptions big_spec =
-      SimpleSyntheticQuery(1, 1'000'000, 10'000);  // ~10 s of work: never finishes
+  SyntheticQueryOptions big_spec = SimpleSyntheticQuery(1, 1'000'000, 10'000);  // ~10 s of work: never finishes
   SyntheticQueryOptions small_spec = SimpleSyntheticQuery(2, 2000, 10'000);
   auto big = std::make_shared<SyntheticQuery>(big_spec);
   auto small = std::make_shared<SyntheticQuery>(small_spec);
@@ -185,13 +182,10 @@ TEST(ForemanTest, StopAbortsActiveQueriesAndRejectsNewOnes) {
 
 TEST(ForemanTest, WritesOneLogLinePerExecutedWorkOrder) {
   ForemanOptions options = TestForemanOptions(2);
-  options.work_order_log_path =
-      ::testing::TempDir() + "foreman_test_log_" + std::to_string(getpid()) + ".jsonl";
+  options.work_order_log_path = ::testing::TempDir() + "foreman_test_log_" + std::to_string(getpid()) + ".jsonl";
   std::unique_ptr<Foreman> foreman = MakeForeman(options);
-  QueryHandle a =
-      SubmitOrDie(*foreman, std::make_shared<SyntheticQuery>(SimpleSyntheticQuery(10, 300, 1'000)));
-  QueryHandle b =
-      SubmitOrDie(*foreman, std::make_shared<SyntheticQuery>(SimpleSyntheticQuery(11, 200, 1'000)));
+  QueryHandle a = SubmitOrDie(*foreman, std::make_shared<SyntheticQuery>(SimpleSyntheticQuery(10, 300, 1'000)));
+  QueryHandle b = SubmitOrDie(*foreman, std::make_shared<SyntheticQuery>(SimpleSyntheticQuery(11, 200, 1'000)));
   a.Wait();
   b.Wait();
   foreman->Stop();  // closes the log

@@ -40,8 +40,7 @@ inline QueryHandle SubmitOrDie(Foreman& foreman, std::shared_ptr<SchedulableQuer
 }
 
 // Polls `condition` until true; generous limit, so a slow machine only makes the test slower.
-inline bool WaitUntil(const std::function<bool()>& condition,
-                      std::chrono::seconds limit = std::chrono::seconds(60)) {
+inline bool WaitUntil(const std::function<bool()>& condition, std::chrono::seconds limit = std::chrono::seconds(60)) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (!condition()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
@@ -62,8 +61,7 @@ inline std::vector<int64_t> DispatchCountsWhileAllActive(const std::vector<const
   std::vector<int64_t> counts;
   for (const SyntheticQuery* q : queries) {
     const auto& seq = q->dispatch_sequence();
-    counts.push_back(
-        std::count_if(seq.begin(), seq.end(), [&](int64_t s) { return s >= start && s <= end; }));
+    counts.push_back(std::count_if(seq.begin(), seq.end(), [&](int64_t s) { return s >= start && s <= end; }));
   }
   return counts;
 }

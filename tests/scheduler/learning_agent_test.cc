@@ -136,9 +136,8 @@ TEST(LearningAgentTest, NextOperatorPredictionIgnoresAShortOperatorThatStaysActi
     // Once the operator has enough history it predicts itself.
     agent.Record(query, 1, 20'000);
     ASSERT_TRUE(agent.Predict(query, 1, &predicted));
-    EXPECT_DOUBLE_EQ(predicted, scope == PredictionScope::kNextOperator
-                                    ? 20'000
-                                    : (10 * 400'000.0 + 3 * 20'000.0) / 13);
+    EXPECT_DOUBLE_EQ(predicted,
+                     scope == PredictionScope::kNextOperator ? 20'000 : (10 * 400'000.0 + 3 * 20'000.0) / 13);
   }
 }
 

@@ -213,7 +213,7 @@ TEST_F(LoadControllerTest, HigherPriorityArrivalSuspendsTheLargestLowerPriorityQ
   EXPECT_TRUE(controller_->Arrive(Query(1), 1, Needs(10, 20), true).admitted);
   EXPECT_TRUE(controller_->Arrive(Query(2), 1, Needs(30, 50), true).admitted);
   EXPECT_TRUE(controller_->Arrive(Query(3), 3, Needs(10, 10), true).admitted);  // 10 free now
-  footprints_[Query(2)] = 20 * kMiB;                                               // still 10 free
+  footprints_[Query(2)] = 20 * kMiB;                                            // still 10 free
   // Priority 5 needs 30: suspending query 2 (largest commitment, 30 claimable) is enough; query 3 has a higher
   // priority than 1 and 2 but is below 5, yet it is not needed.
   LoadController::Decision decision = controller_->Arrive(Query(4), 5, Needs(30, 35), true);

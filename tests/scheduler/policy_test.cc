@@ -18,8 +18,7 @@ PolicyCandidate Ready(double predicted_ns, int priority = 1, uint64_t arrival = 
   return c;
 }
 
-std::vector<double> Probabilities(const PolicyOptions& options,
-                                  const std::vector<PolicyCandidate>& candidates) {
+std::vector<double> Probabilities(const PolicyOptions& options, const std::vector<PolicyCandidate>& candidates) {
   std::vector<double> weights(candidates.size());
   PolicyScratch scratch;
   ComputePolicyWeights(options, candidates, weights, &scratch);

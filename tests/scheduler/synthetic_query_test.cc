@@ -9,8 +9,7 @@ namespace {
 void RunAndFinish(SyntheticQuery& query, std::unique_ptr<WorkOrderTask> task, int worker_id = 0) {
   WorkerContext context{worker_id, -1, 0};
   task->Run(context);
-  query.OnWorkOrderFinished(
-      WorkOrderCompletion{query.query_id(), task->operator_id(), worker_id, 0, 1, task->rows()});
+  query.OnWorkOrderFinished(WorkOrderCompletion{query.query_id(), task->operator_id(), worker_id, 0, 1, task->rows()});
 }
 
 TEST(SyntheticQueryTest, IssuesEveryWorkOrderOnceThenFinishes) {

@@ -17,8 +17,7 @@ TEST(WorkOrderLogTest, FormatsOneJsonObjectPerRecord) {
 }
 
 TEST(WorkOrderLogTest, WritesEveryAppendedRecord) {
-  const std::string path =
-      ::testing::TempDir() + "work_order_log_test_" + std::to_string(getpid()) + ".jsonl";
+  const std::string path = ::testing::TempDir() + "work_order_log_test_" + std::to_string(getpid()) + ".jsonl";
   absl::StatusOr<std::unique_ptr<WorkOrderLog>> log = WorkOrderLog::Open(path);
   ASSERT_TRUE(log.ok()) << log.status();
   for (int i = 0; i < 10000; ++i) (*log)->Append(WorkOrderCompletion{i % 3, 0, 0, i, i + 1, 0});
@@ -38,8 +37,7 @@ TEST(WorkOrderLogTest, WritesEveryAppendedRecord) {
 }
 
 TEST(WorkOrderLogTest, RotatesAtItsSizeKeepingThePreviousFile) {
-  const std::string path =
-      ::testing::TempDir() + "work_order_log_rotation_" + std::to_string(getpid()) + ".jsonl";
+  const std::string path = ::testing::TempDir() + "work_order_log_rotation_" + std::to_string(getpid()) + ".jsonl";
   const size_t line_bytes = WorkOrderLog::FormatLine(WorkOrderCompletion{1, 0, 0, 1000, 1001, 0}).size() + 1;
   absl::StatusOr<std::unique_ptr<WorkOrderLog>> log = WorkOrderLog::Open(path, 100 * line_bytes);
   ASSERT_TRUE(log.ok()) << log.status();

@@ -36,7 +36,10 @@ TEST(MessageWriterTest, PatchesTheLengthAndWritesBigEndian) {
   writer.EndLength(mark);
   writer.Int64(-2);
   writer.End();
-  EXPECT_EQ(out, std::string("D\0\0\0\x14\0\x01\0\0\0\x02" "42" "\xff\xff\xff\xff\xff\xff\xff\xfe", 21));
+  EXPECT_EQ(out, std::string("D\0\0\0\x14\0\x01\0\0\0\x02"
+                             "42"
+                             "\xff\xff\xff\xff\xff\xff\xff\xfe",
+                             21));
 }
 
 TEST(MessageReaderTest, ReadsFieldsAndRefusesToReadPastTheEnd) {
@@ -90,8 +93,7 @@ TEST(StartupPacketTest, RejectsMalformedPackets) {
             absl::StatusCode::kInvalidArgument);  // bytes after the list
   EXPECT_EQ(ParseStartupPacket(Int32Bytes(kCancelRequestCode) + Int32Bytes(1)).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParseStartupPacket(Int32Bytes(kSslRequestCode) + "x").status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseStartupPacket(Int32Bytes(kSslRequestCode) + "x").status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // A socket pair: the test writes to one end, the PgStream reads the other.

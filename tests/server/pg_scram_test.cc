@@ -12,7 +12,8 @@ namespace {
 
 constexpr char kClientFirst[] = "n,,n=user,r=rOprNGfwEbeRWgbNEkqO";
 constexpr char kServerNonce[] = "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0";
-constexpr char kServerFirst[] = "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
+constexpr char kServerFirst[] =
+    "r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
 constexpr char kClientFinal[] =
     "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=";
 constexpr char kServerFinal[] = "v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=";
@@ -47,7 +48,7 @@ TEST(ScramTest, MalformedMessagesAreRejected) {
     ScramExchange exchange(secret, kServerNonce);
     EXPECT_EQ(exchange.Start("p=tls-server-end-point,,n=,r=abc").status().code(),
               absl::StatusCode::kInvalidArgument);  // a binding never offered
-    EXPECT_EQ(exchange.Start("n,,n=user").status().code(), absl::StatusCode::kInvalidArgument);  // no nonce
+    EXPECT_EQ(exchange.Start("n,,n=user").status().code(), absl::StatusCode::kInvalidArgument);    // no nonce
     EXPECT_EQ(exchange.Finish(kClientFinal).status().code(), absl::StatusCode::kInvalidArgument);  // no first
   }
   ScramExchange exchange(secret, kServerNonce);

@@ -80,8 +80,7 @@ TEST(PgTypesTest, BinaryFormatIsTheSendFunctions) {
   EXPECT_EQ(Binary(Value::Decimal(0, Type::Decimal(10, 2))), std::string("\0\0\0\0\0\0\0\x02", 8));
   EXPECT_EQ(Binary(Value::Decimal(100000000, Type::Decimal(12, 0))),
             std::string("\0\x01\0\x02\0\0\0\0\0\x01", 10));  // 10^8 = 1 x 10000^2
-  EXPECT_EQ(Binary(Value::IntervalValue({1, 2, 3})),
-            std::string("\0\0\0\0\0\0\0\x03\0\0\0\x02\0\0\0\x01", 16));
+  EXPECT_EQ(Binary(Value::IntervalValue({1, 2, 3})), std::string("\0\0\0\0\0\0\0\x03\0\0\0\x02\0\0\0\x01", 16));
 }
 
 TEST(ParameterLiteralTest, TextParametersBecomeTypedLiterals) {
@@ -107,10 +106,8 @@ TEST(ParameterLiteralTest, BinaryParametersAreDecoded) {
   EXPECT_EQ(*ParameterLiteral(1, kOidBool, 1, std::string("\x01", 1)), "TRUE");
   EXPECT_EQ(*ParameterLiteral(1, kOidFloat8, 1, std::string("\x3f\xf0\0\0\0\0\0\0", 8)), "CAST('1' AS DOUBLE)");
   EXPECT_EQ(*ParameterLiteral(1, kOidDate, 1, std::string("\0\0\0\x01", 4)), "DATE '2000-01-02'");
-  EXPECT_EQ(*ParameterLiteral(1, kOidNumeric, 1, std::string("\0\x02\0\0\0\0\0\x03\x04\xd2\x16\x26", 12)),
-            "1234.567");
-  EXPECT_EQ(*ParameterLiteral(1, kOidNumeric, 1, std::string("\0\x01\xff\xff\x40\0\0\x02\x01\xf4", 10)),
-            "(-0.05)");
+  EXPECT_EQ(*ParameterLiteral(1, kOidNumeric, 1, std::string("\0\x02\0\0\0\0\0\x03\x04\xd2\x16\x26", 12)), "1234.567");
+  EXPECT_EQ(*ParameterLiteral(1, kOidNumeric, 1, std::string("\0\x01\xff\xff\x40\0\0\x02\x01\xf4", 10)), "(-0.05)");
   EXPECT_EQ(*ParameterLiteral(1, kOidNumeric, 1, std::string("\0\x01\0\x02\0\0\0\0\0\x01", 10)), "100000000");
   EXPECT_EQ(*ParameterLiteral(1, kOidText, 1, "a'b"), "'a''b'");
 }
@@ -125,7 +122,7 @@ TEST(ParameterLiteralTest, RefusesWhatCannotBeBound) {
   EXPECT_EQ(code(ParameterLiteral(2, kOidDate, 0, "1995-02-30")), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(code(ParameterLiteral(2, kOidNumeric, 0, "1e5")), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(code(ParameterLiteral(2, kOidNumeric, 1, std::string("\0\x01\0\0\xc0\0\0\0\0\x01", 10))),
-            absl::StatusCode::kInvalidArgument);  // NaN
+            absl::StatusCode::kInvalidArgument);                                               // NaN
   EXPECT_EQ(code(ParameterLiteral(2, kOidInt4, 2, "1")), absl::StatusCode::kInvalidArgument);  // format 2
   absl::Status status = ParameterLiteral(2, kOidInt4, 0, "x").status();
   EXPECT_EQ(SqlStateOf(status), "22023");
@@ -160,9 +157,9 @@ TEST(PgErrorsTest, PositionsComeFromTheMessageAndCaretLinesGo) {
   // 1-based, in characters: "é" is two bytes but one character.
   EXPECT_EQ(CharacterPosition(sql, byte), static_cast<int>(byte));
 
-  error = ErrorFromStatus(absl::InvalidArgumentError(parser::FormatErrorWithCaret(
-                              "SELECT x FROM t", {1, 8}, "column 'x' does not exist")),
-                          "SELECT x FROM t", &byte);
+  error = ErrorFromStatus(
+      absl::InvalidArgumentError(parser::FormatErrorWithCaret("SELECT x FROM t", {1, 8}, "column 'x' does not exist")),
+      "SELECT x FROM t", &byte);
   EXPECT_EQ(error.message, "column 'x' does not exist");
   EXPECT_EQ(byte, 7u);
   error = ErrorFromStatus(absl::CancelledError("query cancelled"), "", &byte);
@@ -235,8 +232,11 @@ TEST(PgStatementsTest, AnswersTransactionControlSettingsAndVersion) {
 
 TEST(PgStatementsTest, StartupParametersBecomeDefaults) {
   PgParameters parameters;
-  ASSERT_TRUE(parameters.ApplyStartup({{"user", "ann"}, {"application_name", "app"}, {"client_encoding", "UTF8"},
-                                       {"some_extension.setting", "1"}})
+  ASSERT_TRUE(parameters
+                  .ApplyStartup({{"user", "ann"},
+                                 {"application_name", "app"},
+                                 {"client_encoding", "UTF8"},
+                                 {"some_extension.setting", "1"}})
                   .ok());
   EXPECT_EQ(parameters.Get("session_authorization"), "ann");
   parameters.ResetAll();

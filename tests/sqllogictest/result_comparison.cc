@@ -91,12 +91,10 @@ ComparisonOutcome ComparePatterns(const std::vector<std::string>& expected_lines
 
 }  // namespace
 
-absl::StatusOr<RenderedRows> SplitExpectedRows(const std::vector<std::string>& expected_lines,
-                                               size_t column_count) {
+absl::StatusOr<RenderedRows> SplitExpectedRows(const std::vector<std::string>& expected_lines, size_t column_count) {
   RenderedRows rows;
   if (expected_lines.empty()) return rows;
-  if (column_count == 0)
-    return absl::InvalidArgumentError("expected values given for a result without columns");
+  if (column_count == 0) return absl::InvalidArgumentError("expected values given for a result without columns");
   bool has_tabs = std::any_of(expected_lines.begin(), expected_lines.end(),
                               [](const std::string& line) { return absl::StrContains(line, '\t'); });
   if (has_tabs || column_count == 1) {
@@ -104,9 +102,8 @@ absl::StatusOr<RenderedRows> SplitExpectedRows(const std::vector<std::string>& e
       std::vector<std::string> row = absl::StrSplit(expected_lines[i], '\t');
       if (row.size() != column_count) {
         return absl::InvalidArgumentError(absl::StrCat("expected-results line ", i + 1, " has ", row.size(),
-                                                       " tab-separated value(s) but the query has ",
-                                                       column_count, " column(s): '", expected_lines[i],
-                                                       "'"));
+                                                       " tab-separated value(s) but the query has ", column_count,
+                                                       " column(s): '", expected_lines[i], "'"));
       }
       rows.push_back(std::move(row));
     }
@@ -114,10 +111,10 @@ absl::StatusOr<RenderedRows> SplitExpectedRows(const std::vector<std::string>& e
   }
   // One value per line.
   if (expected_lines.size() % column_count != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the query has ", column_count, " columns but its ", expected_lines.size(),
-        " expected line(s) contain no tab; separate values with tabs (spaces do not separate), or put "
-        "exactly one value per line"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the query has ", column_count, " columns but its ", expected_lines.size(),
+                     " expected line(s) contain no tab; separate values with tabs (spaces do not separate), or put "
+                     "exactly one value per line"));
   }
   for (size_t i = 0; i < expected_lines.size(); i += column_count) {
     rows.emplace_back(expected_lines.begin() + i, expected_lines.begin() + i + column_count);
@@ -126,16 +123,14 @@ absl::StatusOr<RenderedRows> SplitExpectedRows(const std::vector<std::string>& e
 }
 
 ComparisonOutcome CompareQueryResult(std::string_view column_types, SortMode sort_mode,
-                                     const std::vector<std::string>& expected_lines,
-                                     const RenderedResult& actual) {
+                                     const std::vector<std::string>& expected_lines, const RenderedResult& actual) {
   if (!expected_lines.empty() && IsPatternLine(expected_lines[0])) return ComparePatterns(expected_lines, actual);
   RenderedRows actual_rows = actual.rows;
   if (actual.column_names.size() != column_types.size()) {
-    return Mismatch(
-        absl::StrCat("the query declares ", column_types.size(), " column(s) ('", std::string(column_types),
-                     "') but the result has ", actual.column_names.size(), ": [",
-                     absl::StrJoin(actual.column_names, ", "), "]"),
-        nullptr, actual_rows);
+    return Mismatch(absl::StrCat("the query declares ", column_types.size(), " column(s) ('", std::string(column_types),
+                                 "') but the result has ", actual.column_names.size(), ": [",
+                                 absl::StrJoin(actual.column_names, ", "), "]"),
+                    nullptr, actual_rows);
   }
   absl::StatusOr<RenderedRows> split = SplitExpectedRows(expected_lines, column_types.size());
   if (!split.ok()) return Mismatch(std::string(split.status().message()), nullptr, actual_rows);
@@ -164,10 +159,10 @@ ComparisonOutcome CompareQueryResult(std::string_view column_types, SortMode sor
       bool equal = value_types[column] == 'R' ? RealValuesMatch(expected, got) : expected == got;
       if (!equal) {
         const char* position = sort_mode == SortMode::kValueSort ? "sorted value " : "row ";
-        return Mismatch(absl::StrCat(position, row + 1, ", column ", column + 1, " ('",
-                                     std::string(1, value_types[column]), "'): expected '", expected,
-                                     "' but got '", got, "'"),
-                        &expected_rows, actual_rows);
+        return Mismatch(
+            absl::StrCat(position, row + 1, ", column ", column + 1, " ('", std::string(1, value_types[column]),
+                         "'): expected '", expected, "' but got '", got, "'"),
+            &expected_rows, actual_rows);
       }
     }
   }
@@ -190,13 +185,12 @@ bool RealValuesMatch(std::string_view expected, std::string_view actual) {
   return HasExactlyTwoFractionDigits(expected) && difference <= kMoneyTolerance + slack;
 }
 
-ComparisonOutcome CheckErrorMessage(std::string_view message, const std::string& regex,
-                                    const std::string& substring) {
+ComparisonOutcome CheckErrorMessage(std::string_view message, const std::string& regex, const std::string& substring) {
   ComparisonOutcome outcome;
   if (!substring.empty() && message.find(substring) == std::string_view::npos) {
     outcome.matched = false;
-    outcome.explanation = absl::StrCat("error message does not contain '", substring,
-                                       "'\n  actual error: ", std::string(message));
+    outcome.explanation =
+        absl::StrCat("error message does not contain '", substring, "'\n  actual error: ", std::string(message));
     return outcome;
   }
   if (regex.empty()) return outcome;
@@ -211,8 +205,8 @@ ComparisonOutcome CheckErrorMessage(std::string_view message, const std::string&
   }
   if (!found) {
     outcome.matched = false;
-    outcome.explanation = absl::StrCat("error message does not match regex '", regex,
-                                       "'\n  actual error: ", std::string(message));
+    outcome.explanation =
+        absl::StrCat("error message does not match regex '", regex, "'\n  actual error: ", std::string(message));
   }
   return outcome;
 }

@@ -48,21 +48,18 @@ inline constexpr size_t kMaxPrintedRows = 20;
 
 // Compares `actual` with the raw expected lines of a query record. `column_types` has one letter per column.
 ComparisonOutcome CompareQueryResult(std::string_view column_types, SortMode sort_mode,
-                                     const std::vector<std::string>& expected_lines,
-                                     const RenderedResult& actual);
+                                     const std::vector<std::string>& expected_lines, const RenderedResult& actual);
 
 // Splits expected lines into rows of `column_count` values (see the rules above). InvalidArgument names
 // the offending line (1-based within the expected block) when a row has the wrong number of values.
-absl::StatusOr<RenderedRows> SplitExpectedRows(const std::vector<std::string>& expected_lines,
-                                               size_t column_count);
+absl::StatusOr<RenderedRows> SplitExpectedRows(const std::vector<std::string>& expected_lines, size_t column_count);
 
 // The numeric rule for 'R' columns described above.
 bool RealValuesMatch(std::string_view expected, std::string_view actual);
 
 // Checks an error message against a `statement error` record: it must contain `substring` (when non-empty)
 // and match `regex` with std::regex_search, ECMAScript (when non-empty). The parser has validated the regex.
-ComparisonOutcome CheckErrorMessage(std::string_view message, const std::string& regex,
-                                    const std::string& substring);
+ComparisonOutcome CheckErrorMessage(std::string_view message, const std::string& regex, const std::string& substring);
 
 // Rows as lines with tab-separated values: the form a `.test` file uses, so a printed actual result can be
 // pasted into a test.

@@ -11,9 +11,7 @@ namespace {
 constexpr std::string_view kNullText = "NULL";
 constexpr std::string_view kEmptyText = "(empty)";
 
-std::string TextOrEmptyMarker(const std::string& text) {
-  return text.empty() ? std::string(kEmptyText) : text;
-}
+std::string TextOrEmptyMarker(const std::string& text) { return text.empty() ? std::string(kEmptyText) : text; }
 
 // Truncates toward zero; values outside int64 (or non-finite) keep their shortest text.
 std::string TruncatedRealText(double value) {

@@ -22,8 +22,7 @@ TEST(RenderCellTest, Integers) {
   EXPECT_EQ(RenderCell(ResultCell::Integer(-42), 'I'), "-42");
   EXPECT_EQ(RenderCell(ResultCell::Integer(42), 'R'), "42");
   EXPECT_EQ(RenderCell(ResultCell::Integer(42), 'T'), "42");
-  EXPECT_EQ(RenderCell(ResultCell::Integer(std::numeric_limits<int64_t>::min()), 'I'),
-            "-9223372036854775808");
+  EXPECT_EQ(RenderCell(ResultCell::Integer(std::numeric_limits<int64_t>::min()), 'I'), "-9223372036854775808");
 }
 
 TEST(RenderCellTest, DoubleInIntegerColumnIsTruncated) {

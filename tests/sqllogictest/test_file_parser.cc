@@ -50,8 +50,7 @@ std::optional<SortMode> ParseSortMode(absl::string_view word) {
 
 class Parser {
  public:
-  Parser(absl::string_view content, absl::string_view file_name)
-      : lines_(SplitLines(content)), file_name_(file_name) {}
+  Parser(absl::string_view content, absl::string_view file_name) : lines_(SplitLines(content)), file_name_(file_name) {}
 
   absl::StatusOr<TestFile> Parse() {
     while (next_ < lines_.size()) {
@@ -90,11 +89,9 @@ class Parser {
     std::vector<absl::string_view> words = absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
     absl::string_view directive = words[0];
     if (directive == "skipif" || directive == "onlyif") {
-      if (words.size() != 2)
-        return Error(line_number, absl::StrCat(directive, " needs exactly one engine name"));
+      if (words.size() != 2) return Error(line_number, absl::StrCat(directive, " needs exactly one engine name"));
       if (pending_condition_line_ != 0) return Error(line_number, "two skipif/onlyif lines for one record");
-      bool is_us =
-          absl::EqualsIgnoreCase(words[1], absl::string_view(kEngineName.data(), kEngineName.size()));
+      bool is_us = absl::EqualsIgnoreCase(words[1], absl::string_view(kEngineName.data(), kEngineName.size()));
       pending_skip_ = directive == "skipif" ? is_us : !is_us;
       pending_condition_line_ = line_number;
       return absl::OkStatus();
@@ -137,8 +134,7 @@ class Parser {
     return absl::OkStatus();
   }
 
-  absl::Status ParseStatement(absl::string_view line, const std::vector<absl::string_view>& words,
-                              TestRecord* record) {
+  absl::Status ParseStatement(absl::string_view line, const std::vector<absl::string_view>& words, TestRecord* record) {
     if (words.size() < 2 || (words[1] != "ok" && words[1] != "error")) {
       return Error(record->line, "expected 'statement ok' or 'statement error [<regex>]'");
     }
@@ -180,8 +176,7 @@ class Parser {
     if (words.size() >= 3) {
       std::optional<SortMode> mode = ParseSortMode(words[2]);
       if (!mode.has_value()) {
-        return Error(record->line,
-                     absl::StrCat("unknown sort mode '", words[2], "' (nosort, rowsort, valuesort)"));
+        return Error(record->line, absl::StrCat("unknown sort mode '", words[2], "' (nosort, rowsort, valuesort)"));
       }
       record->sort_mode = *mode;
     }

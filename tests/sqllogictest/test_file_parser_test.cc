@@ -157,8 +157,7 @@ TEST(TestFileParserTest, ModeSkipBlock) {
 }
 
 TEST(TestFileParserTest, ErrorsNameFileAndLine) {
-  EXPECT_THAT(ParseError("\nstatment ok\nSELECT 1\n"),
-              HasSubstr("t.test:2: unknown or unsupported directive"));
+  EXPECT_THAT(ParseError("\nstatment ok\nSELECT 1\n"), HasSubstr("t.test:2: unknown or unsupported directive"));
   EXPECT_THAT(ParseError("statement ok\n\n"), HasSubstr("t.test:1: record has no SQL"));
   EXPECT_THAT(ParseError("statement ok\nSELECT 1\n----\nx\n"), HasSubstr("cannot have a '----'"));
   EXPECT_THAT(ParseError("statement maybe\nSELECT 1\n"), HasSubstr("expected 'statement ok'"));
@@ -166,8 +165,7 @@ TEST(TestFileParserTest, ErrorsNameFileAndLine) {
   EXPECT_THAT(ParseError("query I sorted\nSELECT 1\n"), HasSubstr("unknown sort mode 'sorted'"));
   EXPECT_THAT(ParseError("query\nSELECT 1\n"), HasSubstr("expected 'query <types>"));
   EXPECT_THAT(ParseError("query I2\nSELECT 1\n"), HasSubstr("column types must be letters"));
-  EXPECT_THAT(ParseError("skipif tessera\n"),
-              HasSubstr("t.test:1: skipif/onlyif is not followed by a record"));
+  EXPECT_THAT(ParseError("skipif tessera\n"), HasSubstr("t.test:1: skipif/onlyif is not followed by a record"));
   EXPECT_THAT(ParseError("mode output_result\n"), HasSubstr("only 'mode skip'"));
   EXPECT_THAT(ParseError("loop i 0 10\n"), HasSubstr("unsupported directive 'loop'"));
   EXPECT_THAT(ParseError("restart now\n"), HasSubstr("restart takes no arguments"));

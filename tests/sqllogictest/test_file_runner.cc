@@ -132,8 +132,7 @@ class TestFileRunner {
     if (outcome.failed == 0) {
       out_ << "PASS " << path_ << " (" << records << " records" << skipped << ")\n";
     } else {
-      out_ << "FAIL " << path_ << " (" << outcome.failed << " of " << records << " records failed" << skipped
-           << ")\n";
+      out_ << "FAIL " << path_ << " (" << outcome.failed << " of " << records << " records failed" << skipped << ")\n";
     }
     return outcome;
   }
@@ -147,8 +146,7 @@ class TestFileRunner {
 
   bool CreateTemporaryRoot() {
     const char* tmpdir = std::getenv("TMPDIR");
-    std::string pattern =
-        absl::StrCat(tmpdir != nullptr && tmpdir[0] != '\0' ? tmpdir : "/tmp", "/tessera_slt_XXXXXX");
+    std::string pattern = absl::StrCat(tmpdir != nullptr && tmpdir[0] != '\0' ? tmpdir : "/tmp", "/tessera_slt_XXXXXX");
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');
     if (mkdtemp(buffer.data()) == nullptr) {
@@ -235,8 +233,7 @@ class TestFileRunner {
     }
     if (options_.verbose) {
       auto elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start);
-      out_ << "    " << (outcome == RecordOutcome::kPassed ? "ok" : "FAILED") << " (" << elapsed.count()
-           << " ms)\n";
+      out_ << "    " << (outcome == RecordOutcome::kPassed ? "ok" : "FAILED") << " (" << elapsed.count() << " ms)\n";
     }
     return outcome;
   }
@@ -250,14 +247,12 @@ class TestFileRunner {
       return RecordOutcome::kFailed;
     }
     if (result.ok()) {
-      std::string what =
-          result->returns_rows ? absl::StrCat(result->rows.size(), " rows") : result->status_message;
+      std::string what = result->returns_rows ? absl::StrCat(result->rows.size(), " rows") : result->status_message;
       Report(record, sql, absl::StrCat("statement should have failed but succeeded (", what, ")"));
       return RecordOutcome::kFailed;
     }
     std::string message(result.status().message());
-    ComparisonOutcome check =
-        CheckErrorMessage(message, record.expected_error_regex, record.expected_error_substring);
+    ComparisonOutcome check = CheckErrorMessage(message, record.expected_error_regex, record.expected_error_substring);
     if (check.matched) return RecordOutcome::kPassed;
     Report(record, sql, check.explanation);
     return RecordOutcome::kFailed;
@@ -288,12 +283,10 @@ class TestFileRunner {
     if (record.label.empty()) return RecordOutcome::kPassed;
     auto [labelled, is_new] = label_results_.try_emplace(record.label, RowsToLines(rendered.rows));
     if (is_new) return RecordOutcome::kPassed;
-    ComparisonOutcome check =
-        CompareQueryResult(record.column_types, record.sort_mode, labelled->second, rendered);
+    ComparisonOutcome check = CompareQueryResult(record.column_types, record.sort_mode, labelled->second, rendered);
     if (check.matched) return RecordOutcome::kPassed;
     Report(record, sql,
-           absl::StrCat("result differs from the earlier query labelled '", record.label,
-                        "': ", check.explanation));
+           absl::StrCat("result differs from the earlier query labelled '", record.label, "': ", check.explanation));
     return RecordOutcome::kFailed;
   }
 

@@ -10,10 +10,10 @@ namespace tessera {
 namespace {
 
 std::vector<ColumnSchema> MixedColumns() {
-  return {{"id", Type::Integer(), true, {}},     {"big", Type::BigInt(), false, {}},
+  return {{"id", Type::Integer(), true, {}},          {"big", Type::BigInt(), false, {}},
           {"price", Type::Decimal(15, 2), false, {}}, {"wide", Type::Decimal(30, 4), false, {}},
-          {"name", Type::Varchar(20), false, {}},  {"day", Type::Date(), false, {}},
-          {"ratio", Type::Double(), false, {}},    {"flag", Type::Boolean(), false, {}}};
+          {"name", Type::Varchar(20), false, {}},     {"day", Type::Date(), false, {}},
+          {"ratio", Type::Double(), false, {}},       {"flag", Type::Boolean(), false, {}}};
 }
 
 TEST(BlockBuilderTest, RoundTripsValuesNullsAndZoneMaps) {
@@ -21,10 +21,12 @@ TEST(BlockBuilderTest, RoundTripsValuesNullsAndZoneMaps) {
   BlockBuilder builder(columns, 1 << 20);
   for (int i = 0; i < 100; ++i) {
     builder.Append<int32_t>(0, i);
-    if (i % 10 == 0) builder.AppendNull(1); else builder.Append<int64_t>(1, int64_t{i} * 1000000000LL);
+    if (i % 10 == 0) builder.AppendNull(1);
+    else builder.Append<int64_t>(1, int64_t{i} * 1000000000LL);
     builder.Append<int64_t>(2, 1000 - i);
     builder.Append<int128>(3, int128{i} * 10000);
-    if (i % 3 == 0) builder.AppendNull(4); else builder.AppendString(4, "name" + std::to_string(i));
+    if (i % 3 == 0) builder.AppendNull(4);
+    else builder.AppendString(4, "name" + std::to_string(i));
     builder.Append<int32_t>(5, 9000 + i);
     builder.Append<double>(6, i / 4.0);
     builder.Append<uint8_t>(7, i % 2);
@@ -121,7 +123,7 @@ TEST(BlockBuilderTest, ValidateRejectsCorruptBlocks) {
   BlockView::Seal(memory.data());
   ASSERT_TRUE(BlockView::Validate(memory.data(), memory.size(), 1).ok());
   EXPECT_FALSE(BlockView::Validate(memory.data(), memory.size(), 2).ok());  // wrong column count
-  EXPECT_FALSE(BlockView::Validate(memory.data(), 10, 1).ok());            // truncated
+  EXPECT_FALSE(BlockView::Validate(memory.data(), 10, 1).ok());             // truncated
   std::vector<uint8_t> broken = memory;
   reinterpret_cast<BlockHeader*>(broken.data())->magic = 0;
   EXPECT_FALSE(BlockView::Validate(broken.data(), broken.size(), 1).ok());
@@ -211,7 +213,8 @@ TEST(BlockBuilderTest, ColumnWiseAppendsMatchRowWiseAppends) {
 
   BlockBuilder rows(columns, block_size);
   for (uint32_t i = 0; i < fit; ++i) {
-    if (i % 13 == 0) rows.AppendNull(0); else rows.Append<int64_t>(0, keys[i]);
+    if (i % 13 == 0) rows.AppendNull(0);
+    else rows.Append<int64_t>(0, keys[i]);
     rows.AppendString(1, views[i]);
     ASSERT_TRUE(rows.CommitRow());
   }

@@ -54,7 +54,7 @@ TEST(BufferPoolTest, UsageByKind) {
   BufferPool pool(64 * kMiB, nullptr);
   void* base = *pool.Allocate(MemoryKind::kBaseBlock, 2 * kMiB);
   void* temporary = *pool.Allocate(MemoryKind::kTemporaryBlock, 3 * kMiB);  // rounded up to 4 MiB
-  void* blob = *pool.Allocate(MemoryKind::kBlob, 1000);                    // rounded up to 1024 bytes
+  void* blob = *pool.Allocate(MemoryKind::kBlob, 1000);                     // rounded up to 1024 bytes
   MemoryUsage usage = pool.Usage();
   EXPECT_EQ(usage.budget_bytes, 64 * kMiB);
   EXPECT_EQ(Used(pool, MemoryKind::kBaseBlock), 2 * kMiB);

@@ -91,9 +91,9 @@ TEST(ColumnEncodingTest, SelectCodesMatchesRowByRow) {
       for (const auto& [low, high] : ranges) {
         std::vector<uint32_t> out = rows != nullptr ? *rows : std::vector<uint32_t>();
         out.resize(kCount);  // in place over the input selection
-        const uint32_t n = SelectCodesInRange(packed.data(), width, kFirst, kCount, rows != nullptr ? out.data() : nullptr,
-                                              rows != nullptr ? static_cast<uint32_t>(rows->size()) : 0, low, high,
-                                              out.data());
+        const uint32_t n =
+            SelectCodesInRange(packed.data(), width, kFirst, kCount, rows != nullptr ? out.data() : nullptr,
+                               rows != nullptr ? static_cast<uint32_t>(rows->size()) : 0, low, high, out.data());
         out.resize(n);
         EXPECT_EQ(out, reference([&](uint64_t code) { return code >= low && code <= high; }))
             << "width " << width << " range " << low << ".." << high << " rows " << (rows ? rows->size() : kCount);
@@ -116,10 +116,9 @@ TEST(ColumnEncodingTest, SelectCodesMatchesRowByRow) {
         for (uint64_t& word : bits) word = random() & random();  // about a quarter of the bits set
         std::vector<uint32_t> out = rows != nullptr ? *rows : std::vector<uint32_t>();
         out.resize(kCount);
-        const uint32_t n = SelectCodesInBitmap(packed.data(), width, kFirst, kCount,
-                                               rows != nullptr ? out.data() : nullptr,
-                                               rows != nullptr ? static_cast<uint32_t>(rows->size()) : 0, low, span,
-                                               bits.data(), base, out.data());
+        const uint32_t n = SelectCodesInBitmap(
+            packed.data(), width, kFirst, kCount, rows != nullptr ? out.data() : nullptr,
+            rows != nullptr ? static_cast<uint32_t>(rows->size()) : 0, low, span, bits.data(), base, out.data());
         out.resize(n);
         EXPECT_EQ(out, reference([&](uint64_t code) {
                     if (code < low || code - low > span) return false;
@@ -190,9 +189,15 @@ class EncodedBlock {
         continue;
       }
       switch (type.FixedWidth()) {
-        case 4: ExpectSameDecoded<int32_t>(a, b, column); break;
-        case 8: ExpectSameDecoded<int64_t>(a, b, column); break;
-        default: ExpectSameDecoded<int128>(a, b, column); break;
+        case 4:
+          ExpectSameDecoded<int32_t>(a, b, column);
+          break;
+        case 8:
+          ExpectSameDecoded<int64_t>(a, b, column);
+          break;
+        default:
+          ExpectSameDecoded<int128>(a, b, column);
+          break;
       }
     }
   }
@@ -254,28 +259,30 @@ TEST(ColumnEncodingTest, AllNullColumns) {
 }
 
 TEST(ColumnEncodingTest, OneRow) {
-  EncodedBlock block({{"i", Type::Date(), false, {}}, {"s", Type::Char(3), false, {}}}, 1, [](BlockBuilder& b, uint32_t) {
-    b.Append<int32_t>(0, 10000);
-    b.AppendString(1, "abc");
-  });
+  EncodedBlock block({{"i", Type::Date(), false, {}}, {"s", Type::Char(3), false, {}}}, 1,
+                     [](BlockBuilder& b, uint32_t) {
+                       b.Append<int32_t>(0, 10000);
+                       b.AppendString(1, "abc");
+                     });
   block.ExpectSameValues();
 }
 
 TEST(ColumnEncodingTest, ExtremesOfEachType) {
   // INT32 min..max needs 32 bits (no gain: plain); INT64 near its minimum packs; a range over 56 bits stays plain.
-  EncodedBlock block({{"full32", Type::Integer(), false, {}},
-                      {"low64", Type::BigInt(), false, {}},
-                      {"full64", Type::BigInt(), false, {}},
-                      {"wide", Type::Decimal(38, 2), false, {}},
-                      {"widefull", Type::Decimal(38, 0), false, {}}},
-                     1000, [](BlockBuilder& b, uint32_t r) {
-                       const bool odd = r % 2 == 1;
-                       b.Append<int32_t>(0, odd ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::min());
-                       b.Append<int64_t>(1, std::numeric_limits<int64_t>::min() + (r % 5));
-                       b.Append<int64_t>(2, odd ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min());
-                       b.Append<int128>(3, -(int128{1} << 100) + r);
-                       b.Append<int128>(4, odd ? (int128{1} << 120) : -(int128{1} << 120));
-                     });
+  EncodedBlock block(
+      {{"full32", Type::Integer(), false, {}},
+       {"low64", Type::BigInt(), false, {}},
+       {"full64", Type::BigInt(), false, {}},
+       {"wide", Type::Decimal(38, 2), false, {}},
+       {"widefull", Type::Decimal(38, 0), false, {}}},
+      1000, [](BlockBuilder& b, uint32_t r) {
+        const bool odd = r % 2 == 1;
+        b.Append<int32_t>(0, odd ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::min());
+        b.Append<int64_t>(1, std::numeric_limits<int64_t>::min() + (r % 5));
+        b.Append<int64_t>(2, odd ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min());
+        b.Append<int128>(3, -(int128{1} << 100) + r);
+        b.Append<int128>(4, odd ? (int128{1} << 120) : -(int128{1} << 120));
+      });
   const BlockView compressed = block.compressed();
   EXPECT_EQ(compressed.encoding(0), ColumnEncoding::kPlain);
   EXPECT_EQ(compressed.encoding(1), ColumnEncoding::kFrameOfReference);

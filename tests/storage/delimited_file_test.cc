@@ -17,9 +17,9 @@ namespace {
 class DelimitedFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("tessera_delimited_file_test_" + std::to_string(::getpid()) + "_" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ =
+        std::filesystem::temp_directory_path() / ("tessera_delimited_file_test_" + std::to_string(::getpid()) + "_" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(directory_);
     topology_ = MakeFakeTopology(1, 1);
     pool_ = std::make_unique<BufferPool>(256 << 20, topology_.get());

@@ -25,7 +25,7 @@ TEST(Lru2ReplacerTest, SingleRecentAccessGoesBeforeTwoOldAccesses) {
   AccessEvictable(replacer, 1);  // t=1
   replacer.RecordAccess(1);      // t=2: id 1 has two accesses, long ago
   for (uint64_t filler = 100; filler < 110; ++filler) replacer.RecordAccess(filler);  // time passes; not evictable
-  AccessEvictable(replacer, 2);  // one access, recent
+  AccessEvictable(replacer, 2);                                                       // one access, recent
   EXPECT_EQ(replacer.PickVictim(), 2u);
   EXPECT_EQ(replacer.PickVictim(), 1u);
   EXPECT_EQ(replacer.PickVictim(), std::nullopt);
@@ -107,8 +107,8 @@ TEST(Lru2ReplacerTest, RemoveForgetsTheId) {
   AccessEvictable(replacer, 2);
   replacer.RecordAccess(3);
   replacer.Remove(1);
-  replacer.Remove(3);        // not evictable: still removed
-  replacer.Remove(42);       // unknown: ignored
+  replacer.Remove(3);               // not evictable: still removed
+  replacer.Remove(42);              // unknown: ignored
   replacer.SetEvictable(42, true);  // unknown: ignored
   EXPECT_EQ(replacer.NumTracked(), 1u);
   EXPECT_EQ(replacer.PickVictim(), 2u);

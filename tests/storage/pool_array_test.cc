@@ -63,10 +63,10 @@ TEST(PoolArrayTest, ResizeKeepsTheContentsAndChargesTheNewSize) {
     size = next;
     for (size_t i = 0; i < size; ++i) ASSERT_EQ(array[i], i * 7 + 1) << "size " << size << ", element " << i;
     const size_t bytes = size * sizeof(uint64_t);
-    const size_t charged = bytes >= BufferPool::kLargeAllocationBytes
-                               ? (bytes + BufferPool::kSlotAlignment - 1) / BufferPool::kSlotAlignment *
-                                     BufferPool::kSlotAlignment
-                               : (bytes + 63) / 64 * 64;
+    const size_t charged =
+        bytes >= BufferPool::kLargeAllocationBytes
+            ? (bytes + BufferPool::kSlotAlignment - 1) / BufferPool::kSlotAlignment * BufferPool::kSlotAlignment
+            : (bytes + 63) / 64 * 64;
     EXPECT_EQ(account->Usage().used_bytes, charged) << "size " << size;
     EXPECT_EQ(pool.Usage().used_bytes, charged) << "size " << size;
     if (bytes >= BufferPool::kLargeAllocationBytes) {

@@ -15,9 +15,9 @@ const std::vector<ColumnSchema> kColumns = {{"v", Type::BigInt(), false, {}}};
 class StorageManagerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("tessera_storage_test_" + std::to_string(::getpid()) + "_" +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    directory_ =
+        std::filesystem::temp_directory_path() / ("tessera_storage_test_" + std::to_string(::getpid()) + "_" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(directory_);
     auto catalog = Catalog::Open(directory_, /*sync=*/false);
     ASSERT_TRUE(catalog.ok()) << catalog.status();

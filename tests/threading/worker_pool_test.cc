@@ -55,8 +55,8 @@ class RecordingSink final : public TaskCompletionSink {
     std::lock_guard<std::mutex> lock(mu_);
     for (TaskCompletion& c : completions) {
       auto* task = static_cast<RecordingTask*>(c.task.get());
-      done_.push_back(Done{task->id_, c.worker_id, task->ran_on_worker_, task->ran_on_cpu_,
-                           task->context_cpu_, task->node_, c.start_ns, c.end_ns, next_event_++});
+      done_.push_back(Done{task->id_, c.worker_id, task->ran_on_worker_, task->ran_on_cpu_, task->context_cpu_,
+                           task->node_, c.start_ns, c.end_ns, next_event_++});
       c.task.reset();
     }
     cv_.notify_all();
