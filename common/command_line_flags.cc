@@ -3,12 +3,18 @@
 #include <gflags/gflags.h>
 #include <unistd.h>
 
+#include "absl/synchronization/mutex.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
 DECLARE_bool(help);
+DEFINE_bool(
+    mutex_deadlock_detection, false,
+    "Let absl::Mutex check every lock order for cycles (Debian's Abseil is built with the check on: about 40 ns "
+    "per nested lock and a process-wide lock; off in the programs, on in the unit tests)");
 
 namespace tessera {
 namespace {
@@ -82,6 +88,8 @@ void ParseProgramFlags(int* argc, char*** argv, const ProgramDescription& progra
   parsing_program = &program;
   gflags::ParseCommandLineNonHelpFlags(argc, argv, /*remove_flags=*/true);
   parsing_program = nullptr;
+  absl::SetMutexDeadlockDetectionMode(FLAGS_mutex_deadlock_detection ? absl::OnDeadlockCycle::kAbort
+                                                                     : absl::OnDeadlockCycle::kIgnore);
   if (FLAGS_help) {
     const std::string help = ProgramHelp(program);
     std::fputs(help.c_str(), stdout);

@@ -8,6 +8,8 @@
 //   * an unknown flag, a flag without its value or a value of the wrong type prints gflags' error, then the usage
 //     and a pointer to --help, to standard error and exits 2;
 //   * a program that finds a bad value itself after parsing calls ExitWithUsageError, which does the same.
+// It also turns off absl::Mutex's lock-order (deadlock) check, which Debian's Abseil leaves on as in a debug build
+// (`--mutex-deadlock-detection` turns it back on; the unit tests, which do not call this, keep it).
 // Both `--flag value` and `--flag=value` work, a dash in a flag name stands for an underscore (`--no-sync` is the
 // bool flag no_sync), `--` ends the flags, and everything that is not a flag is left in argv in order.
 //

@@ -17,15 +17,19 @@
 //                   (LipFilter::KeepMembers, as a scan of plain blocks does)
 //   keys/decoded    decode, then the same probe (a runtime filter's key before probing on codes)
 //   keys/codes      the filter tested on the packed codes (SelectCodesInBitmap: BlockScanner::ProbeCodes)
-// Every filter variant must select the same rows, and every key filter variant (exit status 1 and an error
-// otherwise).
+//   keys/selected/decoded, keys/selected/codes: the same two after an earlier filter kept about half of the rows
+//                   (an input selection, as for a scan's second runtime filter)
+// Every filter variant must select the same rows, and every key filter variant with the same input (exit status 1
+// and an error otherwise).
 //
 // Usage: column_encoding_benchmark [--rows=8388608] [--benchmark_filter=...] (--help lists all flags)
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -57,7 +61,8 @@ struct Column {
   int64_t selected = -1;        // rows the first filter variant selected
   // Integers of up to kMaxKeyFilterBits bits: a dense key filter over [base, base + 2^bits).
   std::unique_ptr<LipFilter> key_filter;
-  int64_t key_selected = -1;  // rows the first key filter variant selected
+  int64_t key_selected = -1;           // rows the first key filter variant selected
+  int64_t selected_key_selected = -1;  // the same after the input selection
 };
 
 constexpr int kMaxKeyFilterBits = 24;
@@ -159,7 +164,9 @@ enum class Variant {
   kFilterCodes,
   kKeysPlain,
   kKeysDecoded,
-  kKeysCodes
+  kKeysCodes,
+  kKeysSelectedDecoded,
+  kKeysSelectedCodes
 };
 
 const char* VariantName(Variant variant) {
@@ -182,6 +189,10 @@ const char* VariantName(Variant variant) {
       return "keys/decoded";
     case Variant::kKeysCodes:
       return "keys/codes";
+    case Variant::kKeysSelectedDecoded:
+      return "keys/selected/decoded";
+    case Variant::kKeysSelectedCodes:
+      return "keys/selected/codes";
   }
   return "";
 }
@@ -241,6 +252,8 @@ int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint3
                                            0, 0, high, selection);
           }
           break;
+        default:  // the key variants: RunKeys
+          break;
       }
     }
   }
@@ -248,9 +261,11 @@ int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint3
   return selected;
 }
 
-// The key filter variants over an integer column: rows whose value the dense key filter holds.
-int64_t RunKeys(const Column& column, Variant variant, SelectionVector* selection) {
+// The key filter variants over an integer column: rows whose value the dense key filter holds, of every row or
+// (kKeysSelected*) of the rows of `input`, a fixed selection of about half of each vector.
+int64_t RunKeys(const Column& column, Variant variant, const SelectionVector& input, SelectionVector* selection) {
   int64_t selected = 0;
+  const bool selected_input = variant == Variant::kKeysSelectedDecoded || variant == Variant::kKeysSelectedCodes;
   const auto& blocks = variant == Variant::kKeysPlain ? column.plain : column.compressed;
   RuntimeFilter::DenseKeyBits set;
   if (!column.key_filter->dense_key_bits(&set)) std::abort();
@@ -265,14 +280,26 @@ int64_t RunKeys(const Column& column, Variant variant, SelectionVector* selectio
     std::memcpy(&zone_max, chunk.zone_max, sizeof(zone_max));
     for (uint32_t first = 0; first < block.row_count(); first += kVector) {
       const uint32_t count = std::min(kVector, block.row_count() - first);
-      if (variant == Variant::kKeysCodes) {  // the set covers the block's range: no clipping
-        selected += SelectCodesInBitmap(block.data() + chunk.values_offset, chunk.bit_width, first, count, nullptr, 0,
-                                        0, static_cast<uint64_t>(zone_max - zone_min), set.words,
+      // The input rows of this vector: a prefix of `input` (ascending rows below kVector).
+      const uint32_t input_count =
+          !selected_input
+              ? 0
+              : static_cast<uint32_t>(std::lower_bound(input.rows.begin(), input.rows.begin() + input.count, count) -
+                                      input.rows.begin());
+      if (variant == Variant::kKeysCodes || variant == Variant::kKeysSelectedCodes) {  // no clipping: the set covers
+        selected += SelectCodesInBitmap(block.data() + chunk.values_offset, chunk.bit_width, first, count,
+                                        selected_input ? input.rows.data() : nullptr, input_count, 0,
+                                        static_cast<uint64_t>(zone_max - zone_min), set.words,
                                         static_cast<uint64_t>(zone_min - set.min), selection->rows.data());
         continue;
       }
       LoadBatchColumn(block, column.type, 0, first, count, &keys);
-      column.key_filter->KeepMembers(key_columns, nullptr, count, selection);
+      SelectionVector vector_input;
+      if (selected_input) {
+        vector_input.rows.assign(input.rows.begin(), input.rows.begin() + input_count);
+        vector_input.count = input_count;
+      }
+      column.key_filter->KeepMembers(key_columns, selected_input ? &vector_input : nullptr, count, selection);
       selected += selection->count;
     }
   }
@@ -322,6 +349,8 @@ int64_t RunString(const Column& column, Variant variant, std::string_view* buffe
           UnpackCodes<uint32_t>(packed, width, 0, first, count, codes);
           selected += Select(codes, count, selection, [code](uint32_t c) { return c == code; });
           break;
+        default:  // the key variants: RunKeys
+          break;
       }
     }
   }
@@ -336,12 +365,19 @@ void BM_Column(benchmark::State& state, Column* column, Variant variant) {
   std::vector<uint32_t> selection(kVector);
   SelectionVector key_selection;
   key_selection.rows.resize(kVector);
-  const bool keys =
-      variant == Variant::kKeysPlain || variant == Variant::kKeysDecoded || variant == Variant::kKeysCodes;
+  SelectionVector input;  // about half of each vector's rows, for the keys/selected variants
+  std::mt19937 random(7);
+  for (uint32_t row = 0; row < kVector; ++row) {
+    if (random() % 2 == 0) input.rows.push_back(row);
+  }
+  input.count = static_cast<uint32_t>(input.rows.size());
+  const bool selected_keys = variant == Variant::kKeysSelectedDecoded || variant == Variant::kKeysSelectedCodes;
+  const bool keys = selected_keys || variant == Variant::kKeysPlain || variant == Variant::kKeysDecoded ||
+                    variant == Variant::kKeysCodes;
   int64_t selected = 0;
   for (auto _ : state) {
     if (keys) {
-      selected = RunKeys(*column, variant, &key_selection);
+      selected = RunKeys(*column, variant, input, &key_selection);
     } else {
       selected = column->type.IsString() ? RunString(*column, variant, strings.data(), codes.data(), selection.data())
                                          : RunInteger(*column, variant, integers.data(), selection.data());
@@ -350,7 +386,8 @@ void BM_Column(benchmark::State& state, Column* column, Variant variant) {
   const bool filters =
       variant == Variant::kFilterPlain || variant == Variant::kFilterDecoded || variant == Variant::kFilterCodes;
   if (filters || keys) {
-    int64_t& first_selected = keys ? column->key_selected : column->selected;
+    int64_t& first_selected =
+        selected_keys ? column->selected_key_selected : (keys ? column->key_selected : column->selected);
     if (first_selected < 0) first_selected = selected;
     if (selected != first_selected) {
       g_different = true;
@@ -390,7 +427,8 @@ int Main(int argc, char** argv) {
     variants.push_back(Variant::kFilterCodes);
     if (!column->type.IsString() && UnpackCodesHasSimd()) variants.insert(variants.begin() + 2, Variant::kDecodeScalar);
     if (column->key_filter != nullptr) {
-      variants.insert(variants.end(), {Variant::kKeysPlain, Variant::kKeysDecoded, Variant::kKeysCodes});
+      variants.insert(variants.end(), {Variant::kKeysPlain, Variant::kKeysDecoded, Variant::kKeysCodes,
+                                       Variant::kKeysSelectedDecoded, Variant::kKeysSelectedCodes});
     }
     for (Variant variant : variants) {
       const std::string name = "BM_Column/" + column->name + "/" + VariantName(variant);

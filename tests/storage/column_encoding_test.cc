@@ -49,7 +49,7 @@ TEST(ColumnEncodingTest, PackedCodesRoundTripAtEveryWidthAndOffset) {
 }
 
 // SelectCodesInRange / SelectCodesInSet / SelectCodesInBitmap against a row-by-row reference at every width: whole vectors (several
-// chunks), dense and sparse input selections (the sparse one in place), ranges past the widest code, empty ones.
+// chunks), dense, one-in-eight and sparse input selections (in place), ranges past the widest code, empty ones.
 TEST(ColumnEncodingTest, SelectCodesMatchesRowByRow) {
   std::mt19937_64 random(11);
   constexpr uint32_t kCount = 2048;
@@ -61,9 +61,11 @@ TEST(ColumnEncodingTest, SelectCodesMatchesRowByRow) {
     std::vector<uint8_t> packed(PackedBytes(kFirst + kCount, width));
     PackCodes(codes.data(), kFirst + kCount, width, packed.data());
     std::vector<uint32_t> dense;
+    std::vector<uint32_t> eighth;  // chunks with fewer than 16 selected rows, and some with none
     std::vector<uint32_t> sparse;
     for (uint32_t r = 0; r < kCount; ++r) {
       if (random() % 3 != 0) dense.push_back(r);
+      if (random() % 8 == 0 && (r < 900 || r >= 1200)) eighth.push_back(r);
       if (random() % 100 == 0) sparse.push_back(r);
     }
     const uint64_t a = codes[kFirst + 5];
@@ -77,7 +79,7 @@ TEST(ColumnEncodingTest, SelectCodesMatchesRowByRow) {
       values.erase(std::unique(values.begin(), values.end()), values.end());
       return values;
     }();
-    const std::vector<const std::vector<uint32_t>*> selections = {nullptr, &dense, &sparse};
+    const std::vector<const std::vector<uint32_t>*> selections = {nullptr, &dense, &eighth, &sparse};
     for (const std::vector<uint32_t>* rows : selections) {
       auto reference = [&](const std::function<bool(uint64_t)>& keep) {
         std::vector<uint32_t> kept;
