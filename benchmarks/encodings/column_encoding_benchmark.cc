@@ -8,6 +8,8 @@
 //   memcpy          copies each vector's plain values into a vector buffer (8 or 16 bytes a row)
 //   decode          decodes each vector into the same buffer (BlockView::DecodeFixed / DecodeStrings)
 //   decode/scalar   integers, where the build has the AVX-512 kernels: the portable kernels alone
+//   decode/selected integers: only the rows of a fixed selection of about one row in 32 of each vector
+//                   (BlockView::DecodeFixedRows, as a scan decodes a column after filters kept under 1/16)
 //   filter/plain    value < constant (strings: = constant) over the plain block into a selection vector
 //   filter/decoded  decode, then the same filter over the buffer
 //   filter/codes    the constant translated into code space once per block, codes compared: dictionaries a
@@ -159,6 +161,7 @@ enum class Variant {
   kMemcpy,
   kDecode,
   kDecodeScalar,
+  kDecodeSelected,
   kFilterPlain,
   kFilterDecoded,
   kFilterCodes,
@@ -177,6 +180,8 @@ const char* VariantName(Variant variant) {
       return "decode";
     case Variant::kDecodeScalar:
       return "decode/scalar";
+    case Variant::kDecodeSelected:
+      return "decode/selected";
     case Variant::kFilterPlain:
       return "filter/plain";
     case Variant::kFilterDecoded:
@@ -208,10 +213,12 @@ uint32_t Select(const T* values, uint32_t count, uint32_t* selection, Pass pass)
   return n;
 }
 
-int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint32_t* selection) {
+int64_t RunInteger(const Column& column, Variant variant, const SelectionVector& input, int64_t* buffer,
+                   uint32_t* selection) {
   int64_t selected = 0;
   const bool compressed = variant == Variant::kDecode || variant == Variant::kDecodeScalar ||
-                          variant == Variant::kFilterDecoded || variant == Variant::kFilterCodes;
+                          variant == Variant::kDecodeSelected || variant == Variant::kFilterDecoded ||
+                          variant == Variant::kFilterCodes;
   const auto& blocks = compressed ? column.compressed : column.plain;
   const int64_t constant = column.constant;
   auto less = [constant](int64_t v) { return v < constant; };
@@ -231,6 +238,12 @@ int64_t RunInteger(const Column& column, Variant variant, int64_t* buffer, uint3
         case Variant::kDecode:
           block.DecodeFixed<int64_t>(0, first, count, buffer);
           break;
+        case Variant::kDecodeSelected: {
+          const uint32_t input_count = static_cast<uint32_t>(
+              std::lower_bound(input.rows.begin(), input.rows.begin() + input.count, count) - input.rows.begin());
+          block.DecodeFixedRows<int64_t>(0, first, input.rows.data(), input_count, buffer);
+          break;
+        }
         case Variant::kDecodeScalar: {
           const ColumnChunk& chunk = block.chunk(0);
           int64_t base;
@@ -365,10 +378,12 @@ void BM_Column(benchmark::State& state, Column* column, Variant variant) {
   std::vector<uint32_t> selection(kVector);
   SelectionVector key_selection;
   key_selection.rows.resize(kVector);
-  SelectionVector input;  // about half of each vector's rows, for the keys/selected variants
+  // Fixed input selections: about half of each vector's rows for keys/selected, one in 32 for decode/selected.
+  SelectionVector input;
   std::mt19937 random(7);
+  const uint32_t one_in = variant == Variant::kDecodeSelected ? 32 : 2;
   for (uint32_t row = 0; row < kVector; ++row) {
-    if (random() % 2 == 0) input.rows.push_back(row);
+    if (random() % one_in == 0) input.rows.push_back(row);
   }
   input.count = static_cast<uint32_t>(input.rows.size());
   const bool selected_keys = variant == Variant::kKeysSelectedDecoded || variant == Variant::kKeysSelectedCodes;
@@ -380,7 +395,7 @@ void BM_Column(benchmark::State& state, Column* column, Variant variant) {
       selected = RunKeys(*column, variant, input, &key_selection);
     } else {
       selected = column->type.IsString() ? RunString(*column, variant, strings.data(), codes.data(), selection.data())
-                                         : RunInteger(*column, variant, integers.data(), selection.data());
+                                         : RunInteger(*column, variant, input, integers.data(), selection.data());
     }
   }
   const bool filters =
@@ -426,6 +441,7 @@ int Main(int argc, char** argv) {
                                      Variant::kFilterDecoded};
     variants.push_back(Variant::kFilterCodes);
     if (!column->type.IsString() && UnpackCodesHasSimd()) variants.insert(variants.begin() + 2, Variant::kDecodeScalar);
+    if (!column->type.IsString()) variants.insert(variants.begin() + 2, Variant::kDecodeSelected);
     if (column->key_filter != nullptr) {
       variants.insert(variants.end(), {Variant::kKeysPlain, Variant::kKeysDecoded, Variant::kKeysCodes,
                                        Variant::kKeysSelectedDecoded, Variant::kKeysSelectedCodes});

@@ -216,6 +216,18 @@ class EncodedBlock {
         ASSERT_TRUE(decoded[r - first] == a.GetFixed<T>(column, r)) << "row " << r;  // NULL rows: zero in both
         ASSERT_TRUE(b.GetFixed<T>(column, r) == a.GetFixed<T>(column, r)) << "row " << r;
       }
+      // DecodeFixedRows of every row, every third and every 37th (whole SIMD steps and tails); the other slots of
+      // `out` keep their value.
+      for (uint32_t step : {1u, 3u, 37u}) {
+        std::vector<uint32_t> selected;
+        for (uint32_t offset = 0; first + offset < rows; offset += step) selected.push_back(offset);
+        std::vector<T> out(rows - first, T{7});
+        b.DecodeFixedRows<T>(column, first, selected.data(), static_cast<uint32_t>(selected.size()), out.data());
+        for (uint32_t offset = 0; first + offset < rows; ++offset) {
+          const T expected = offset % step == 0 ? a.GetFixed<T>(column, first + offset) : T{7};
+          ASSERT_TRUE(out[offset] == expected) << "row " << first + offset << " of every " << step;
+        }
+      }
     }
   }
 
@@ -238,6 +250,31 @@ TEST(ColumnEncodingTest, FrameOfReferenceOnNegativeNumbersWithNulls) {
   EXPECT_EQ(block.compressed().chunk(0).bit_width, 9);  // range 299
   block.ExpectSameValues();
   EXPECT_LT(block.compressed().used_bytes(), block.plain().used_bytes() / 3);
+}
+
+// Frame of reference at every bit width of INTEGER and BIGINT values, read through every path.
+TEST(ColumnEncodingTest, FrameOfReferenceAtEveryWidth) {
+  int encoded = 0;
+  for (const bool wide : {false, true}) {
+    for (int width = 1; width <= (wide ? 63 : 32); ++width) {
+      const uint64_t span = (uint64_t{1} << width) - 1;
+      EncodedBlock block(OneColumn(wide ? Type::BigInt() : Type::Integer()), 3000, [&](BlockBuilder& b, uint32_t r) {
+        // A function of the row (the builder calls this twice per row); rows 0 and 1 make the range `width` bits.
+        const uint64_t hashed = (static_cast<uint64_t>(r) + 1) * 0x9e3779b97f4a7c15ull;
+        const uint64_t offset = r == 0 ? 0 : r == 1 ? span : (hashed ^ (hashed >> 29)) & span;
+        if (wide) {
+          b.Append<int64_t>(0, static_cast<int64_t>(offset) - (int64_t{1} << 62));
+        } else {
+          b.Append<int32_t>(0, static_cast<int32_t>(static_cast<int64_t>(offset) - (int64_t{1} << 31)));
+        }
+      });
+      if (block.compressed().encoding(0) != ColumnEncoding::kFrameOfReference) continue;  // too wide to pay
+      ++encoded;
+      SCOPED_TRACE(std::string(wide ? "BIGINT" : "INTEGER") + " width " + std::to_string(width));
+      block.ExpectSameValues();
+    }
+  }
+  EXPECT_GE(encoded, 25 + 57);  // all but the widest, which may not pay
 }
 
 TEST(ColumnEncodingTest, ConstantColumnTakesZeroBits) {
