@@ -2,8 +2,8 @@
 // LIKE pattern matching without a regex library (internal to expressions/). The pattern is analysed once:
 // 'abc' (exact), 'abc%' (prefix), '%abc' (suffix), '%abc%' (substring search), patterns with only '%'
 // wildcards (ordered segment search: anchored prefix/suffix, substring search for the middle segments), and a
-// general backtracking matcher when '_' occurs. Substring search is memchr on the first byte plus memcmp,
-// about 3x faster than memmem on typical short column values (memmem's setup dominates). '%' matches any
+// general backtracking matcher when '_' occurs. Substring search tests 32 positions at a time for the
+// needle's first and last byte and memcmps the bytes between at the candidates; it never reads past the text. '%' matches any
 // sequence of bytes, '_' exactly one UTF-8 character. There is no escape character (LIKE ... ESCAPE is not
 // supported by the binder). Immutable after construction; thread-safe.
 

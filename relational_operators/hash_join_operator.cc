@@ -104,9 +104,27 @@ bool EntryHoldsKey(const JoinHashTable& table, const std::vector<const ColumnVec
   return true;
 }
 
+// Whether the probe keys are two 4-byte integer columns, whose values a table with KeysArePacked() compares as one
+// word (JoinHashTable::PackKey).
+bool PackableKeys(const std::vector<const ColumnVector*>& keys) {
+  if (keys.size() != 2) return false;
+  for (const ColumnVector* key : keys) {
+    if (key->type().id() != TypeId::kInteger && key->type().id() != TypeId::kDate) return false;
+  }
+  return true;
+}
+
 // Whether build entry `entry`, found in the bucket of `hash` (the hash of row `row` of the probe keys), matches it.
+// `packable`: PackableKeys(keys).
 bool EntryMatches(const JoinHashTable& table, const std::vector<const ColumnVector*>& keys, int raw_width,
-                  uint64_t hash, uint32_t row, uint32_t entry) {
+                  bool packable, uint64_t hash, uint32_t row, uint32_t entry) {
+  if (table.KeysArePacked()) {
+    if (packable) {
+      return table.PackedKey(entry) ==
+             JoinHashTable::PackKey(keys[0]->values<int32_t>()[row], keys[1]->values<int32_t>()[row]);
+    }
+    return EntryHoldsKey(table, keys, raw_width, row, entry);  // the entry holds no hash to compare first
+  }
   return table.Hash(entry) == hash && EntryHoldsKey(table, keys, raw_width, row, entry);
 }
 
@@ -337,6 +355,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       if (!direct) HashVectorRows(rows.keys[k], count, k == 0, rows.hashes.data());
     }
     const int raw_width = RawComparableKeyWidth(rows.key_pointers);
+    const bool packable = PackableKeys(rows.key_pointers);
     if (direct) {
       table.LookUpDirect(rows.keys[0], nullptr, count, rows.buckets.data());
     } else {
@@ -347,7 +366,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       for (const ColumnVector& key : rows.keys) null_key |= key.IsNull(i);
       if (null_key) continue;
       for (uint32_t e = rows.buckets[i].begin; e < rows.buckets[i].end; ++e) {
-        if (!direct && !EntryMatches(table, rows.key_pointers, raw_width, rows.hashes[i], i, e)) continue;
+        if (!direct && !EntryMatches(table, rows.key_pointers, raw_width, packable, rows.hashes[i], i, e)) continue;
         TESSERA_RETURN_IF_ERROR(AppendChainRow(level + 1, &rows, i, rows.probe_rows[i], e, batch, writer));
       }
     }
@@ -402,6 +421,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
       }
       if (keys.empty()) std::fill(hashes.begin(), hashes.begin() + batch.size, 0);  // nested loop: every build row
       const int raw_width = RawComparableKeyWidth(keys);
+      const bool packable = PackableKeys(keys);
       if (!chain) std::fill(matched.begin(), matched.begin() + batch.size, 0);
       candidates_.clear();
       if (direct) {
@@ -417,7 +437,7 @@ class HashJoinProbeOperator::ProbeWorkOrder : public WorkOrder {
         const JoinHashTable::EntryRange bucket = buckets[s];
         if (bucket.end - bucket.begin > kVectorSize) TESSERA_RETURN_IF_ERROR(CheckStop(writer));
         for (uint32_t e = bucket.begin; e < bucket.end; ++e) {
-          if (!direct && !EntryMatches(table, keys, raw_width, hashes[row], row, e)) continue;
+          if (!direct && !EntryMatches(table, keys, raw_width, packable, hashes[row], row, e)) continue;
           if (chain) {
             TESSERA_RETURN_IF_ERROR(AppendChainRow(1, nullptr, 0, row, e, batch, writer));
             continue;

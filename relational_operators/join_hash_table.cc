@@ -33,6 +33,13 @@ JoinHashTable::JoinHashTable(std::shared_ptr<TemporaryRelation> build, std::vect
         break;
     }
   }
+  if (key_columns_.size() == 2) {
+    keys_are_packed_ = true;
+    for (int column : key_columns_) {
+      const TypeId id = build_->schema()[column].type.id();
+      keys_are_packed_ &= id == TypeId::kInteger || id == TypeId::kDate;
+    }
+  }
 }
 
 void JoinHashTable::PublishLipFilter(std::shared_ptr<LipFilter> filter, std::vector<int> filter_keys) {
@@ -60,6 +67,8 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
   if (!lip_positions.empty()) lip_entry_hashes.reserve(rows);
   std::vector<int64_t> entry_keys;  // direct index candidates: the entries' key values
   if (direct_key_width_ > 0) entry_keys.reserve(rows);
+  std::vector<uint64_t> packed_keys;
+  if (keys_are_packed_) packed_keys.reserve(rows);
   int64_t null_first = 0;
   for (uint32_t first = 0; first < rows; first += kVectorSize) {
     const uint32_t count = std::min(kVectorSize, rows - first);
@@ -80,6 +89,9 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
       if (!lip_positions.empty()) lip_entry_hashes.push_back(lip_hashes[i]);
       if (direct_key_width_ == 4) entry_keys.push_back(batch.columns[0].values<int32_t>()[i]);
       if (direct_key_width_ == 8) entry_keys.push_back(batch.columns[0].values<int64_t>()[i]);
+      if (keys_are_packed_) {
+        packed_keys.push_back(PackKey(batch.columns[0].values<int32_t>()[i], batch.columns[1].values<int32_t>()[i]));
+      }
     }
   }
   int64_t key_min = INT64_MAX;
@@ -90,7 +102,7 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
   }
   null_first_key_rows_.fetch_add(null_first);
   const size_t bytes = (entries.size() * sizeof(Entry)) + (lip_entry_hashes.size() * sizeof(uint64_t)) +
-                       (entry_keys.size() * sizeof(int64_t));
+                       (entry_keys.size() * sizeof(int64_t)) + (packed_keys.size() * sizeof(uint64_t));
   TESSERA_RETURN_IF_ERROR(pool_->Reserve(MemoryKind::kBlob, bytes));
   std::lock_guard<std::mutex> lock(mutex_);
   reserved_bytes_ += bytes;
@@ -101,6 +113,7 @@ absl::Status JoinHashTable::AddBlock(uint32_t block_index) {
     key_max_ = std::max(key_max_, key_max);
   }
   if (!lip_positions.empty()) lip_hash_parts_.push_back(std::move(lip_entry_hashes));
+  if (keys_are_packed_) packed_key_parts_.push_back(std::move(packed_keys));
   return absl::OkStatus();
 }
 
@@ -133,19 +146,31 @@ absl::Status JoinHashTable::Finalize() {
       std::fill(direct_entries_.begin(), direct_entries_.end(), kNoDirectEntry);
     }
   }
+  // With packed keys the entries' hashes are overwritten below: a Bloom filter over all key columns (no direct
+  // index and no exact key filter for two columns) takes them from the parts first.
+  const bool bloom_from_parts = keys_are_packed_ && lip_filter_ != nullptr && lip_key_positions_.empty();
+  if (bloom_from_parts) {
+    TESSERA_RETURN_IF_ERROR(lip_filter_->Build(static_cast<int64_t>(total), pool_));
+    for (const auto& part : parts_) {
+      for (const Entry& entry : part) lip_filter_->Insert(entry.hash);
+    }
+  }
   for (size_t p = 0; p < parts_.size(); ++p) {
     std::vector<Entry>& part = parts_[p];
     for (size_t i = 0; i < part.size(); ++i) {
       const uint32_t entry = --bucket_starts_[part[i].hash & mask_];
       entries_[entry] = part[i];
+      if (keys_are_packed_) entries_[entry].hash = packed_key_parts_[p][i];
       if (!direct) continue;
       uint32_t& slot = direct_entries_[static_cast<uint64_t>(key_parts_[p][i]) - static_cast<uint64_t>(key_min_)];
       direct = slot == kNoDirectEntry;
       slot = entry;
     }
     std::vector<Entry>().swap(part);
+    if (keys_are_packed_) std::vector<uint64_t>().swap(packed_key_parts_[p]);
   }
   parts_.clear();
+  packed_key_parts_.clear();
   if (!direct) direct_entries_.Reset();
   for (uint32_t b = 0; b < build_->block_count(); ++b) blocks_.push_back(build_->block(b));
   if (track_matches_) {
@@ -171,7 +196,7 @@ absl::Status JoinHashTable::Finalize() {
     }
   }
   std::vector<std::vector<int64_t>>().swap(key_parts_);
-  if (lip_filter_ != nullptr && lip_filter_ != key_filter_) {  // a Bloom filter
+  if (lip_filter_ != nullptr && lip_filter_ != key_filter_ && !bloom_from_parts) {  // a Bloom filter
     TESSERA_RETURN_IF_ERROR(lip_filter_->Build(static_cast<int64_t>(entries_.size()), pool_));
     if (lip_key_positions_.empty()) {
       for (const Entry& entry : entries_) lip_filter_->Insert(entry.hash);

@@ -25,7 +25,7 @@ class SelectOperator::SelectWorkOrder : public WorkOrder {
     for (const auto& projection : op_->projections_) {
       evaluators.push_back(std::make_unique<ExpressionEvaluator>(*projection));
     }
-    VectorBlockWriter writer(op_->output_.get());
+    VectorBlockWriter writer(op_->output_.get(), op_->builders_.get());
     std::vector<const ColumnVector*> columns(evaluators.size());
     while (true) {
       TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
@@ -59,6 +59,7 @@ SelectOperator::SelectOperator(BlockInput input, ScanSpec scan,
     schema.push_back(ColumnSchema{output_names[i], projections_[i]->result_type, false, {}});
   }
   output_ = std::make_shared<TemporaryRelation>(std::move(schema), pool);
+  builders_ = std::make_unique<BlockBuilderPool>(output_.get());
 }
 
 int64_t SelectOperator::EstimatedWorkOrders() const {

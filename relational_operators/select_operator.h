@@ -11,6 +11,7 @@
 #include "relational_operators/block_input.h"
 #include "relational_operators/block_scanner.h"
 #include "relational_operators/relational_operator.h"
+#include "relational_operators/vector_block_writer.h"
 
 namespace tessera {
 
@@ -26,6 +27,7 @@ class SelectOperator : public RelationalOperator {
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
   int64_t EstimatedWorkOrders() const override;
+  void OnAllWorkOrdersFinished() override { builders_->Clear(); }
 
   // Blocks skipped by zone maps so far (read on the scheduler thread after work orders finished).
   int64_t skipped_blocks() const { return skipped_blocks_.load(); }
@@ -37,6 +39,9 @@ class SelectOperator : public RelationalOperator {
   ScanSpec scan_;
   const std::vector<std::unique_ptr<BoundExpression>> projections_;
   std::shared_ptr<TemporaryRelation> output_;
+  // The work orders' output block builders, reused: a fresh builder grew each staging buffer by doubling (malloc,
+  // copy, zero fill) for every input block.
+  std::unique_ptr<BlockBuilderPool> builders_;
   BlockWorkQueue blocks_;
   std::atomic<int64_t> skipped_blocks_{0};
 };

@@ -241,5 +241,68 @@ TEST(JoinHashTableDirectIndexTest, OverARangeWiderThanTheKeyFilterAllowsTheLipFi
   EXPECT_EQ(KeptRows(*filter, {1, 2, 3, std::nullopt}, false), (std::vector<uint32_t>{0, 1, 2}));
 }
 
+// Two INTEGER key columns: the entries hold the packed keys, each in the bucket of its row's hash over both
+// columns, and a LIP filter over both columns (filled from the hashes before they are overwritten) keeps every
+// build key.
+TEST(JoinHashTablePackedKeysTest, EntriesHoldPackedKeysInTheirHashBuckets) {
+  BufferPool pool(64 << 20, nullptr);
+  const Type type = Type::Integer();
+  auto relation = std::make_shared<TemporaryRelation>(
+      std::vector<ColumnSchema>{ColumnSchema{"a", type, true, {}}, ColumnSchema{"b", type, true, {}}}, &pool);
+  std::vector<std::pair<int32_t, int32_t>> keys;
+  for (int32_t i = 0; i < 1500; ++i) keys.push_back({i % 400 - 200, i / 400 - 2});  // duplicates of a and of b
+  keys.push_back({INT32_MIN, INT32_MAX});
+  keys.push_back({INT32_MAX, INT32_MIN});
+  keys.push_back({-1, 0});
+  keys.push_back({0, -1});
+  ColumnVector a(type), b(type);
+  a.ResetOwned(static_cast<uint32_t>(keys.size()) + 1);
+  b.ResetOwned(static_cast<uint32_t>(keys.size()) + 1);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    a.mutable_values<int32_t>()[i] = keys[i].first;
+    b.mutable_values<int32_t>()[i] = keys[i].second;
+  }
+  a.mutable_values<int32_t>()[keys.size()] = 5;
+  b.SetNull(static_cast<uint32_t>(keys.size()));  // not indexed
+  VectorBlockWriter writer(relation.get());
+  ASSERT_TRUE(writer.Append({&a, &b}, nullptr, static_cast<uint32_t>(keys.size()) + 1).ok());
+  ASSERT_TRUE(writer.Flush().ok());
+  auto filter = std::make_shared<LipFilter>("a, b");
+  JoinHashTable table(relation, {0, 1}, &pool);
+  table.PublishLipFilter(filter, {0, 1});
+  for (uint32_t block = 0; block < relation->block_count(); ++block) ASSERT_TRUE(table.AddBlock(block).ok());
+  ASSERT_TRUE(table.Finalize().ok());
+  ASSERT_TRUE(table.KeysArePacked());
+  EXPECT_FALSE(table.HashDeterminesKey());
+  ASSERT_EQ(table.indexed_rows(), static_cast<int64_t>(keys.size()));
+  std::vector<uint64_t> hashes(keys.size() + 1);
+  HashVectorRows(a, static_cast<uint32_t>(keys.size()), true, hashes.data());
+  HashVectorRows(b, static_cast<uint32_t>(keys.size()), false, hashes.data());
+  std::vector<int> found(keys.size(), 0);
+  for (uint32_t row = 0; row < keys.size(); ++row) {
+    const uint64_t packed = JoinHashTable::PackKey(keys[row].first, keys[row].second);
+    const JoinHashTable::EntryRange bucket = table.Bucket(hashes[row]);
+    for (uint32_t e = bucket.begin; e < bucket.end; ++e) {
+      const BlockView& block = table.blocks()[table.Block(e)];
+      const uint64_t stored =
+          JoinHashTable::PackKey(block.Values<int32_t>(0)[table.Row(e)], block.Values<int32_t>(1)[table.Row(e)]);
+      EXPECT_EQ(table.PackedKey(e), stored);
+      if (table.Row(e) == row) {
+        EXPECT_EQ(table.PackedKey(e), packed);
+        ++found[row];
+      }
+    }
+  }
+  EXPECT_EQ(found, std::vector<int>(keys.size(), 1));
+  // Packing keeps the columns apart: (-1, 0) and (0, -1) differ, as do the two extreme pairs.
+  EXPECT_NE(JoinHashTable::PackKey(-1, 0), JoinHashTable::PackKey(0, -1));
+  EXPECT_NE(JoinHashTable::PackKey(INT32_MIN, INT32_MAX), JoinHashTable::PackKey(INT32_MAX, INT32_MIN));
+  ASSERT_NE(filter->bloom(), nullptr);
+  SelectionVector kept;
+  kept.rows.resize(kVectorSize);
+  filter->KeepMembers({&a, &b}, nullptr, static_cast<uint32_t>(keys.size()), &kept);
+  EXPECT_EQ(kept.count, keys.size());
+}
+
 }  // namespace
 }  // namespace tessera
