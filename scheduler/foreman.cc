@@ -96,7 +96,8 @@ Foreman::Foreman(const ForemanOptions& options)
       load_controller_(
           options.load_control,
           [](LoadController::Owner owner) { return static_cast<QueryState*>(owner)->query->MemoryFootprint(); },
-          [](LoadController::Owner owner) { return static_cast<QueryState*>(owner)->query->SpillableBytes(); }),
+          [](LoadController::Owner owner) { return static_cast<QueryState*>(owner)->query->SpillableBytes(); },
+          [this](LoadController::Owner owner) { return HeldBackRank(static_cast<QueryState*>(owner)); }),
       loads_(options.pool.max_workers) {
   shared_scan_cache_bytes_ = options.shared_scan_cache_bytes;
   if (shared_scan_cache_bytes_ <= 0) shared_scan_cache_bytes_ = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -596,6 +597,13 @@ double Foreman::EstimateRemainingNs(QueryState* state) {
   return remaining < 0 ? -1 : static_cast<double>(remaining) * fallback_ns;
 }
 
+double Foreman::HeldBackRank(QueryState* state) {
+  const PolicyOptions& policy = enforcer_.policy();
+  if (policy.kind != PolicyKind::kSrpt && policy.kind != PolicyKind::kInelasticFirstSrpt) return -1;
+  const double remaining = EstimateRemainingNs(state);
+  return remaining < 0 ? -1 : remaining + policy.srpt_aging * static_cast<double>(state->submit_ns);
+}
+
 bool Foreman::SlicesOn() const {
   if (options_.dispatch_run_ns <= 0) return false;
   switch (enforcer_.policy().kind) {
@@ -720,6 +728,10 @@ void Foreman::Finish(QueryState* state) {
   outcome.submit_ns = state->submit_ns;
   outcome.first_dispatch_ns = state->first_dispatch_ns;
   outcome.finish_ns = MonotonicNanos();
+  ++finished_queries_;
+  sum_submit_to_finish_ns_ += outcome.finish_ns - outcome.submit_ns;
+  sum_submit_to_first_dispatch_ns_ +=
+      (outcome.first_dispatch_ns >= 0 ? outcome.first_dispatch_ns : outcome.finish_ns) - outcome.submit_ns;
   outcome.work_orders_executed = state->executed;
   outcome.work_orders_skipped = state->skipped;
   outcome.busy_ns = state->busy_ns;
@@ -935,6 +947,9 @@ ForemanStats Foreman::CollectStats() const {
   stats.autoregression_prediction_error = agent_.total_error(PredictorKind::kAutoregression);
   stats.remaining_estimate_error = agent_.remaining_estimate_error();
   stats.load = load_controller_.Stats();
+  stats.finished_queries = finished_queries_;
+  stats.sum_submit_to_finish_ns = sum_submit_to_finish_ns_;
+  stats.sum_submit_to_first_dispatch_ns = sum_submit_to_first_dispatch_ns_;
   return stats;
 }
 

@@ -170,6 +170,10 @@ class Foreman {
   // operator's cost (LearningAgent::PredictOperatorCost), falling back to the remaining count × the query's
   // prediction; -1 if unknown.
   double EstimateRemainingNs(QueryState* state);
+  // The LoadController's rank of a query held back (load_controller.h): SRPT's key under srpt / ifsrpt (the
+  // remaining-time estimate + srpt_aging x its submit time, the order StrictChoice would serve it in), else -1
+  // (arrival order).
+  double HeldBackRank(QueryState* state);
   // Time slices (ForemanOptions::dispatch_run_ns): whether they are on under the current policy; the query a
   // worker whose slice belongs to `holder` (null: none) serves next (null: none ready); the least virtual time
   // among the ready queries other than `except` (+inf: none), refreshing their CPU share weights.
@@ -227,6 +231,9 @@ class Foreman {
   bool stopping_ = false;
   int64_t dispatched_ = 0;
   int64_t executed_ = 0;
+  int64_t finished_queries_ = 0;  // ForemanStats' query times
+  int64_t sum_submit_to_finish_ns_ = 0;
+  int64_t sum_submit_to_first_dispatch_ns_ = 0;
   int64_t shared_ = 0;
   int64_t shared_scan_cache_bytes_ = 0;
 };

@@ -64,6 +64,12 @@ struct ForemanStats {
   // finished queries (only estimates made under those policies).
   RemainingEstimateError remaining_estimate_error;
   LoadControlStats load;  // the LoadController's admitted / waiting / suspended queries and memory
+  // Over the queries finished since start (QueryOutcome's times summed): the part of their latency the scheduler
+  // holds them (Submit -> finish), and of that the wait before their first work order was dispatched (admission
+  // and the policy's order). The rest of a client's latency (parsing, planning, returning the result) is outside.
+  int64_t finished_queries = 0;
+  int64_t sum_submit_to_finish_ns = 0;
+  int64_t sum_submit_to_first_dispatch_ns = 0;
 };
 
 namespace foreman_message {

@@ -141,6 +141,12 @@ void LearningAgent::RemoveQuery(QueryHistory* query) {
       }
     }
   }
+  if (query->plan_signature != 0 && query->recorded_ns > 0) {
+    if (remembered_total_.size() >= kMaxRememberedOperators) remembered_total_.clear();
+    const PlanTotal total_of_this{query->recorded_ns, query->stats.records};
+    auto [it, inserted] = remembered_total_.try_emplace(query->plan_signature, total_of_this);
+    if (!inserted && total_of_this.ns < it->second.ns) it->second = total_of_this;
+  }
   const size_t index = query->index;
   if (index + 1 != queries_.size()) {
     queries_[index] = std::move(queries_.back());
@@ -321,6 +327,15 @@ bool LearningAgent::PredictOperatorCost(const QueryHistory* query, int operator_
 
 double LearningAgent::EstimateRemainingNs(const QueryHistory* query, const std::vector<int64_t>& remaining_work_orders,
                                           double fallback_ns, RemainingEstimate kind) const {
+  if (kind == RemainingEstimate::kOracle) {
+    auto it = remembered_total_.find(query->plan_signature);
+    if (query->plan_signature != 0 && it != remembered_total_.end()) {
+      query->applied_log2_correction = std::nan("");  // nothing for the plan's correction to learn from
+      const double left = 1 - static_cast<double>(query->stats.records) / static_cast<double>(it->second.work_orders);
+      return static_cast<double>(it->second.ns) * std::max(1.0 / 64, left);
+    }
+    kind = RemainingEstimate::kStagedCorrection;
+  }
   const bool remembered_counts = kind != RemainingEstimate::kPlanCounts;
   const bool staged = kind == RemainingEstimate::kStagedCorrection;
   double total_ns = 0;

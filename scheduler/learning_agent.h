@@ -95,7 +95,14 @@ struct RemainingEstimateError {
 //                      operator's cost blends its few first work orders with the plan's remembered cost
 //                      (PredictOperatorCost's `blend`). One factor per plan over-corrected the later stages, where
 //                      the raw estimate's bias is smaller than at the start.
-enum class RemainingEstimate { kPlanCounts, kPlanCorrection, kStagedCorrection };
+//   kOracle            a yardstick, not an estimate: the least total work-order time any finished query of the same
+//                      plan recorded (about its time alone) times the share of that query's work orders this one
+//                      has not finished yet (at least 1/64, so the order stays by size near the end); counting work
+//                      orders rather than time keeps other queries' interference out of it. kStagedCorrection where
+//                      the plan has not finished before. With deterministic plans (a replayed benchmark) it is the
+//                      true remaining time up to interference, so running SRPT with it separates what ranking
+//                      errors cost from what the scheduling mechanism loses (benchmarks/scheduler, experiment 5).
+enum class RemainingEstimate { kPlanCounts, kPlanCorrection, kStagedCorrection, kOracle };
 
 struct QueryLearningStats {
   int64_t records = 0;
@@ -197,6 +204,13 @@ class LearningAgent {
     bool known[RemainingEstimateError::kStages] = {};
   };
   absl::flat_hash_map<uint64_t, PlanCorrection> remembered_log2_correction_;
+  // plan signature -> its finished query with the least total work-order time (RemainingEstimate::kOracle): that
+  // time and its work orders.
+  struct PlanTotal {
+    int64_t ns = 0;
+    int64_t work_orders = 0;
+  };
+  absl::flat_hash_map<uint64_t, PlanTotal> remembered_total_;
   RemainingEstimateError remaining_error_;
 };
 

@@ -21,8 +21,8 @@ const char* AdmissionStateName(AdmissionState state) {
 }
 
 LoadController::LoadController(const LoadControlOptions& options, std::function<int64_t(Owner)> footprint,
-                               std::function<int64_t(Owner)> spillable)
-    : options_(options), footprint_(std::move(footprint)), spillable_(std::move(spillable)) {}
+                               std::function<int64_t(Owner)> spillable, std::function<double(Owner)> rank)
+    : options_(options), footprint_(std::move(footprint)), spillable_(std::move(spillable)), rank_(std::move(rank)) {}
 
 int64_t LoadController::Threshold(const MemoryGauge& gauge) const {
   const double threshold = options_.threshold_fraction * static_cast<double>(gauge.budget_bytes);
@@ -241,6 +241,7 @@ std::vector<LoadController::Owner> LoadController::Reconsider(bool beyond_the_ca
   struct Candidate {
     Owner owner;
     const Entry* entry;
+    double rank;  // waiting queries: the policy's rank, +inf for none
   };
   std::vector<Candidate> candidates;
   int admitted_count = 0;
@@ -248,7 +249,12 @@ std::vector<LoadController::Owner> LoadController::Reconsider(bool beyond_the_ca
     if (entry.state == AdmissionState::kAdmitted) {
       ++admitted_count;
     } else {
-      candidates.push_back({other, &entry});
+      double rank = std::numeric_limits<double>::infinity();
+      if (entry.state == AdmissionState::kWaiting && rank_) {
+        const double own = rank_(other);
+        if (own >= 0) rank = own;  // false for NaN
+      }
+      candidates.push_back({other, &entry, rank});
     }
   }
   if (candidates.empty()) return admitted;
@@ -258,6 +264,7 @@ std::vector<LoadController::Owner> LoadController::Reconsider(bool beyond_the_ca
     const bool b_suspended = b.entry->state == AdmissionState::kSuspended;
     if (a_suspended != b_suspended) return a_suspended;
     if (a_suspended) return a.entry->suspended_at > b.entry->suspended_at;
+    if (a.rank != b.rank) return a.rank < b.rank;
     return a.entry->arrival < b.entry->arrival;
   });
   for (const Candidate& candidate : candidates) {

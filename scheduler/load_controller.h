@@ -27,8 +27,10 @@
 //     queries (the new one first: it has the higher priority).
 //   - When no query is admitted, the first waiting one is admitted anyway (nothing else can free memory).
 //   - Whenever a query leaves (finished or cancelled), waiting and suspended queries are reconsidered: highest
-//     priority first, then suspended before waiting, the most recently suspended first, waiting ones in arrival
-//     order; each is admitted if it fits, and the first that does not fit stops the round (no overtaking).
+//     priority first, then suspended before waiting, the most recently suspended first, waiting ones in the
+//     policy's order (`rank`, below: under SRPT / IF-SRPT the least aged remaining-time estimate first, as the
+//     policy itself would pick; otherwise arrival order); each is admitted if it fits, and the first that does not
+//     fit stops the round (no overtaking).
 //     A suspended query needs its earlier claimable memory plus what it spilled, and comes back with committed =
 //     its footprint + both (the Foreman reads the spilled memory back before it dispatches again).
 //
@@ -37,8 +39,8 @@
 // its memory read back to the same addresses, so its answer is unaffected.
 //
 // A cap on admitted queries (LoadControlOptions::max_admitted, a multiprogramming level), independent of memory:
-// while that many are admitted, a new query waits like one that does not fit (no overtaking, admitted in the same
-// order when a query leaves), except that under a priority policy a query of a higher priority than every admitted
+// while that many are admitted, a new query waits like one that does not fit (admitted in the same order when a
+// query leaves: the policy's order, so that SRPT does not turn into FCFS at the door), except that under a priority policy a query of a higher priority than every admitted
 // one is admitted above the cap (the policy would give it the cores anyway). Suspended queries do not count.
 // The cap is work-conserving: when a worker would go idle because no admitted query has a work order ready (build
 // phases, a last single work order), the Foreman admits the next query waiting for a slot beyond the cap
@@ -106,9 +108,13 @@ class LoadController {
  public:
   using Owner = void*;  // the Foreman's per-query state, opaque here
   // `footprint` returns an owner's current footprint in bytes; `spillable` what it could spill now (empty, or no
-  // spill directory: suspension spills nothing).
+  // spill directory: suspension spills nothing). `rank` orders waiting queries of one priority: smaller goes
+  // first; negative or NaN (or `rank` empty) = no rank, after every ranked one, in arrival order. The Foreman's
+  // rank is SRPT's key (remaining-time estimate + srpt_aging x arrival time, so a long query's rank falls behind
+  // no newer arrival for ever: nothing starves while aging > 0) under srpt / ifsrpt, and none otherwise. Called
+  // once per waiting query each time the held-back queries are reconsidered.
   LoadController(const LoadControlOptions& options, std::function<int64_t(Owner)> footprint,
-                 std::function<int64_t(Owner)> spillable = {});
+                 std::function<int64_t(Owner)> spillable = {}, std::function<double(Owner)> rank = {});
 
   // Memory admission control is on.
   bool enabled() const { return static_cast<bool>(options_.memory) && options_.threshold_fraction > 0; }
@@ -184,6 +190,7 @@ class LoadController {
   LoadControlOptions options_;
   const std::function<int64_t(Owner)> footprint_;
   const std::function<int64_t(Owner)> spillable_;
+  const std::function<double(Owner)> rank_;
   absl::flat_hash_map<Owner, Entry> entries_;
   uint64_t next_arrival_ = 0;
   uint64_t next_suspension_ = 0;

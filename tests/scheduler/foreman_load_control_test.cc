@@ -99,6 +99,44 @@ TEST_F(ForemanLoadControlTest, TheCapOnAdmittedQueriesRunsThemInTurnAndLetsTheNe
   ExpectEveryWorkOrderOnce(*third);
 }
 
+// Under SRPT the cap's held-back queries follow the policy: a short query that arrives after a long one is admitted
+// first when the running query's last work orders leave a worker idle (beyond the cap) or it finishes. The costs
+// are reported (not timed), so only the work-order counts rank them; aging is off, so the submissions' spacing
+// cannot reorder them. Under FCFS the same arrivals go in arrival order (the baseline this changes).
+TEST_F(ForemanLoadControlTest, UnderSrptTheCapAdmitsTheShortestHeldBackQueryFirst) {
+  for (const char* policy : {"srpt", "fcfs"}) {
+    SCOPED_TRACE(policy);
+    ForemanOptions options = TestForemanOptions(2, policy);
+    options.policy.srpt_aging = 0;
+    options.load_control.max_admitted = 1;
+    std::unique_ptr<Foreman> foreman = MakeForeman(options);
+    auto make = [&](QueryId id, int64_t work_orders, int64_t spin_ns) {
+      SyntheticQueryOptions spec = SimpleSyntheticQuery(id, work_orders, spin_ns);
+      spec.operators[0].reported_ns = 50'000;
+      spec.dispatch_clock = clock_;
+      return std::make_shared<SyntheticQuery>(std::move(spec));
+    };
+    auto first = make(1, 1000, 100'000);  // about 50 ms on two workers
+    auto long_one = make(2, 400, 1'000);
+    auto short_one = make(3, 20, 1'000);
+    QueryHandle first_handle = SubmitOrDie(*foreman, first);
+    ASSERT_TRUE(WaitUntil([&] { return first->finished() > 0; }));
+    QueryHandle long_handle = SubmitOrDie(*foreman, long_one);
+    QueryHandle short_handle = SubmitOrDie(*foreman, short_one);
+    for (QueryHandle* handle : {&first_handle, &long_handle, &short_handle}) ASSERT_TRUE(handle->Wait().status.ok());
+    if (long_handle.Wait().memory_wait_ns == 0) {
+      GTEST_SKIP() << "the first query finished before the others arrived (a stalled test thread)";
+    }
+    if (std::string(policy) == "srpt") {
+      EXPECT_LT(short_one->dispatch_sequence().front(), long_one->dispatch_sequence().front());
+    } else {
+      EXPECT_LT(long_one->dispatch_sequence().front(), short_one->dispatch_sequence().front());
+    }
+    ExpectEveryWorkOrderOnce(*long_one);
+    ExpectEveryWorkOrderOnce(*short_one);
+  }
+}
+
 TEST_F(ForemanLoadControlTest, FairPolicyWaitListsAQueryUntilMemoryFrees) {
   std::unique_ptr<Foreman> foreman = Start("fair");
   auto first = Query(1, 1, 400, 100'000, {60 * kMiB, 80 * kMiB});

@@ -307,6 +307,28 @@ TEST(LearningAgentTest, RemainingEstimateErrorComparesSampledEstimatesWithWhatFo
   EXPECT_DOUBLE_EQ(error.GeometricBias(2), 0.5);
 }
 
+// The oracle yardstick of experiment 5: the plan's fastest finished query's total time x the share of its work
+// orders not yet done; before any query of the plan finished, the staged estimate.
+TEST(LearningAgentTest, TheOracleIsThePlansFastestTotalTimesTheWorkOrdersLeft) {
+  LearningAgent agent(LearningAgentOptions{});
+  LearningAgent::QueryHistory* unknown = agent.AddQuery(7);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(unknown, {3}, 1000, RemainingEstimate::kOracle),
+                   agent.EstimateRemainingNs(unknown, {3}, 1000));
+  agent.RemoveQuery(unknown);
+  for (int64_t cost : {2000, 1000, 3000}) {  // the fastest (4 x 1000 ns) is the plan's total
+    LearningAgent::QueryHistory* done = agent.AddQuery(7);
+    for (int i = 0; i < 4; ++i) agent.Record(done, 0, cost);
+    agent.RemoveQuery(done);
+  }
+  LearningAgent::QueryHistory* query = agent.AddQuery(7);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(query, {1}, 1000, RemainingEstimate::kOracle), 4000);
+  agent.Record(query, 0, 5000);  // slowed by interference: only the count matters
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(query, {1}, 1000, RemainingEstimate::kOracle), 3000);
+  for (int i = 0; i < 4; ++i) agent.Record(query, 0, 1000);
+  EXPECT_DOUBLE_EQ(agent.EstimateRemainingNs(query, {1}, 1000, RemainingEstimate::kOracle), 4000.0 / 64);
+  agent.RemoveQuery(query);
+}
+
 TEST(LearningAgentTest, APlansEstimatesAreCorrectedByHowTheyErredBefore) {
   LearningAgent agent(LearningAgentOptions{});
   // Plan 9 estimates half of what follows: 2 work orders of operator 0 estimated, 4 of 1000 ns run.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -97,6 +98,35 @@ TEST_F(LoadControllerTest, AdmitBeyondTheCapLetsOneWaitingQueryInAtATime) {
   EXPECT_EQ(controller.Leave(Query(2)), (std::vector<LoadController::Owner>{Query(3)}));
   LoadController uncapped(LoadControlOptions{}, [](LoadController::Owner) { return int64_t{0}; });
   EXPECT_TRUE(uncapped.AdmitBeyondTheCap().empty());
+}
+
+// Under SRPT the Foreman ranks held-back queries by their aged remaining-time estimate (Foreman::HeldBackRank):
+// beyond the cap they are admitted in that order, not in arrival order; unranked ones (a negative or NaN rank)
+// come after every ranked one, in arrival order; a rank that changes while a query waits counts at the next round.
+TEST_F(LoadControllerTest, BeyondTheCapTheLeastRankedWaitingQueryGoesFirst) {
+  LoadControlOptions options;
+  options.max_admitted = 1;
+  absl::flat_hash_map<LoadController::Owner, double> ranks = {
+      {Query(2), 30.0}, {Query(3), 10.0}, {Query(4), -1.0}, {Query(5), std::nan("")}, {Query(6), 20.0}};
+  LoadController controller(
+      options, [](LoadController::Owner) { return int64_t{0}; }, {},
+      [&](LoadController::Owner owner) { return ranks.at(owner); });
+  EXPECT_TRUE(controller.Arrive(Query(1), 1, Needs(0, 0), false).admitted);
+  for (int i = 2; i <= 6; ++i) EXPECT_FALSE(controller.Arrive(Query(i), 1, Needs(0, 0), false).admitted);
+  EXPECT_EQ(controller.Leave(Query(1)), (std::vector<LoadController::Owner>{Query(3)}));
+  // Work-conserving admission takes the same order.
+  EXPECT_EQ(controller.AdmitBeyondTheCap(), (std::vector<LoadController::Owner>{Query(6)}));
+  ranks[Query(5)] = 5.0;  // now known, and the least
+  EXPECT_TRUE(controller.Leave(Query(3)).empty()) << "6 still holds the one slot";
+  EXPECT_EQ(controller.Leave(Query(6)), (std::vector<LoadController::Owner>{Query(5)}));
+  EXPECT_EQ(controller.Leave(Query(5)), (std::vector<LoadController::Owner>{Query(2)}));
+  EXPECT_EQ(controller.Leave(Query(2)), (std::vector<LoadController::Owner>{Query(4)}));
+  // A higher priority still goes before any rank.
+  EXPECT_FALSE(controller.Arrive(Query(7), 1, Needs(0, 0), false).admitted);
+  EXPECT_FALSE(controller.Arrive(Query(8), 2, Needs(0, 0), false).admitted);
+  ranks[Query(7)] = 1.0;
+  ranks[Query(8)] = 100.0;
+  EXPECT_EQ(controller.Leave(Query(4)), (std::vector<LoadController::Owner>{Query(8)}));
 }
 
 TEST_F(LoadControllerTest, AHigherPriorityThanEveryAdmittedQueryPassesTheCapUnderAPriorityPolicy) {
