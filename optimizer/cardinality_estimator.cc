@@ -352,7 +352,9 @@ double CardinalityEstimator::JoinKeyDistinct(const BoundExpression& key, const L
   // the other side's keys lie in a narrow part of this side's key range (TPC-DS: the sales' sold dates are 5 of
   // date_dim's 200 years), a filter on the dimension's attributes (d_year = 2000) is about that part, so assume
   // containment: the kept rows' keys are among the other side's (TPC-DS Q78's grouped store sales of one year
-  // looked 130x smaller than they are). The other side's range is its table's, as for DistinctValues.
+  // looked 130x smaller than they are). The other side's range is its table's, as for DistinctValues. A filter
+  // on an attribute independent of the key that keeps fewer rows than the other side has keys is then
+  // over-estimated; that is the price.
   const std::optional<std::pair<double, double>> range = KeyRange(key, side);
   const std::optional<std::pair<double, double>> other_range = KeyRange(other_key, other);
   if (!range.has_value() || !other_range.has_value()) return distinct;
@@ -360,7 +362,9 @@ double CardinalityEstimator::JoinKeyDistinct(const BoundExpression& key, const L
   const auto [other_low, other_high] = *other_range;
   const bool narrow =
       other_low >= low && other_high <= high && other_high - other_low <= kNarrowKeyRangeFraction * (high - low);
-  return narrow ? rows : distinct;
+  // More kept rows than the other side has keys is no filter about that part (`d_dow = 1` keeps a seventh of
+  // every year): independence then.
+  return narrow && rows <= DistinctValues(other_key, other) ? rows : distinct;
 }
 
 double CardinalityEstimator::EquiJoinSelectivity(const std::vector<const BoundExpression*>& left_keys,

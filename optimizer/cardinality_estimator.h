@@ -66,7 +66,8 @@ class CardinalityEstimator {
   std::optional<std::pair<double, double>> KeyRange(const BoundExpression& key, const LogicalOperator& input) const;
   // The distinct values of `key` over `side` that an equi-join with `other_key` over `other` may match:
   // DistinctValues, or `side`'s estimated rows where `side` is filtered below its table's keys and the other
-  // key's values lie in a narrow part of this key's range (containment; the .cc file says why).
+  // key's values lie in a narrow part of this key's range and are at least as many as `side`'s rows
+  // (containment; the .cc file says why).
   double JoinKeyDistinct(const BoundExpression& key, const LogicalOperator& side, const BoundExpression& other_key,
                          const LogicalOperator& other) const;
   // The fraction of a join's left rows that find a match (semi join) or none (anti join; at least 0.1), by the
