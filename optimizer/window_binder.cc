@@ -200,6 +200,14 @@ absl::StatusOr<WindowCall> QueryBinder::BindWindowCall(const ParsedExpr& node, E
         absl::StatusCode::kInvalidArgument, node.position,
         absl::StrCat("window function ", lower, " expects ", std::string(expected), ", got ", argument_count));
   };
+  auto positive_count = [&](const ParsedExpr& count, std::string_view what) -> absl::StatusOr<int64_t> {
+    TESSERA_ASSIGN_OR_RETURN(const int64_t value, BindCount(count, what));
+    if (value == 0) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, count.position,
+                     absl::StrCat(std::string(what), " must be greater than zero"));
+    }
+    return value;
+  };
   ExpressionContext argument_context = context;
   argument_context.clause = "window function arguments";
   argument_context.conjunct_root = false;
@@ -220,11 +228,7 @@ absl::StatusOr<WindowCall> QueryBinder::BindWindowCall(const ParsedExpr& node, E
       break;
     case WindowFunction::kNtile: {
       if (argument_count != 1) return arity_error("1 argument");
-      TESSERA_ASSIGN_OR_RETURN(call.parameter, BindCount(*node.children[0], "ntile's argument"));
-      if (call.parameter == 0) {
-        return ErrorAt(absl::StatusCode::kInvalidArgument, node.children[0]->position,
-                       "ntile's argument must be greater than zero");
-      }
+      TESSERA_ASSIGN_OR_RETURN(call.parameter, positive_count(*node.children[0], "ntile's argument"));
       call.result_type = Type::BigInt();
       break;
     }
@@ -255,11 +259,7 @@ absl::StatusOr<WindowCall> QueryBinder::BindWindowCall(const ParsedExpr& node, E
       break;
     case WindowFunction::kNthValue: {
       if (argument_count != 2) return arity_error("2 arguments");
-      TESSERA_ASSIGN_OR_RETURN(call.parameter, BindCount(*node.children[1], "nth_value's position"));
-      if (call.parameter == 0) {
-        return ErrorAt(absl::StatusCode::kInvalidArgument, node.children[1]->position,
-                       "nth_value's position must be greater than zero");
-      }
+      TESSERA_ASSIGN_OR_RETURN(call.parameter, positive_count(*node.children[1], "nth_value's position"));
       call.result_type = argument->result_type;
       break;
     }
