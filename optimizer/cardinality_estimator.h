@@ -9,7 +9,9 @@
 //   numbers and dates, else 1/3; IN (n items) -> n/ndv; LIKE -> 0.1 (NOT LIKE 0.9); IS NULL -> null fraction;
 //   AND -> product; OR -> 1 - prod(1 - s); anything else 1/2.
 //   Equi-join: |L| * |R| / max(ndv(l), ndv(r)) per key pair, several pairs combined with exponential back-off
-//   (s1 * s2^(1/2) * s3^(1/4) ...), so that composite keys are not treated as independent.
+//   (s1 * s2^(1/2) * s3^(1/4) ...), so that composite keys are not treated as independent. A side filtered
+//   below its keys counts its rows as distinct keys when the other side's keys span at most half its key range
+//   (a date dimension filtered to a year of the facts' dates: JoinKeyDistinct).
 //   Tables without statistics (row count 0) count as 1000 rows with unique columns.
 //
 // One estimate recurses into the same subplans many times (a join asks for its inputs' rows and, through
@@ -60,8 +62,16 @@ class CardinalityEstimator {
   std::optional<RangeBound> AsRangeBound(const BoundExpression& comparison, const LogicalOperator& input) const;
   double ComputeRows(const LogicalOperator& plan) const;
   double ComparisonSelectivity(const BoundExpression& comparison, const LogicalOperator& input) const;
+  // The [min, max] statistics of a join key that is a (cast) base-table column of `input`, if numeric.
+  std::optional<std::pair<double, double>> KeyRange(const BoundExpression& key, const LogicalOperator& input) const;
+  // The distinct values of `key` over `side` that an equi-join with `other_key` over `other` may match:
+  // DistinctValues, or `side`'s estimated rows where `side` is filtered below its table's keys and the other
+  // key's values lie in a narrow part of this key's range and are at least as many as `side`'s rows
+  // (containment; the .cc file says why).
+  double JoinKeyDistinct(const BoundExpression& key, const LogicalOperator& side, const BoundExpression& other_key,
+                         const LogicalOperator& other) const;
   // The fraction of a join's left rows that find a match (semi join) or none (anti join; at least 0.1), by the
-  // first key pair's distinct values.
+  // key's distinct values (composite keys: the product of the columns', at most the side's rows).
   double MatchedFraction(const Join& join) const;
   double UnmatchedFraction(const Join& join) const;
 

@@ -22,6 +22,7 @@
 #include "optimizer/bind_scope.h"
 #include "optimizer/constant_folding.h"
 #include "optimizer/logical_plan.h"
+#include "optimizer/logical_window.h"
 #include "optimizer/optimizer_options.h"
 #include "parser/ast.h"
 
@@ -298,6 +299,18 @@ class QueryBinder {
  private:
   // A window call met while binding an expression: its column, or an error naming the clause.
   absl::StatusOr<ExpressionPtr> BindWindowReference(const parser::ParsedExpr& expr, ExpressionContext& context);
+  // BindWindows' steps for one call, in order. A call's window with a named window (`OVER w`, `OVER (w ORDER BY
+  // ...)`) resolved: pointers into the call's and the WINDOW clause's parse trees.
+  struct ResolvedWindow;
+  absl::StatusOr<ResolvedWindow> ResolveWindow(const parser::WindowSpec& spec, const parser::SelectCore& core) const;
+  // The function, its arguments (in the window-arguments clause of `context`), parameters and result type; not
+  // its frame.
+  absl::StatusOr<WindowCall> BindWindowCall(const parser::ParsedExpr& node, ExpressionContext& context);
+  // PARTITION BY and ORDER BY of the window, appended to *partition_by and *sort_keys.
+  absl::Status BindWindowKeys(const ResolvedWindow& window, ExpressionContext& context,
+                              std::vector<ExpressionPtr>* partition_by, std::vector<SortKey>* sort_keys);
+  // The frame (null: the default of a window with or without ORDER BY), its bounds checked.
+  absl::StatusOr<WindowFrame> BindWindowFrame(const parser::WindowFrame* frame, bool ordered);
 
   // ---- function_binder.cc
  public:

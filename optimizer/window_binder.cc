@@ -35,13 +35,6 @@ void CollectWindowCalls(const ParsedExpr& expr, std::vector<const ParsedExpr*>* 
   for (const auto& child : expr.children) CollectWindowCalls(*child, calls);
 }
 
-// A call's window with a named window (`OVER w`, `OVER (w ORDER BY ...)`) resolved.
-struct ResolvedWindow {
-  const std::vector<std::unique_ptr<ParsedExpr>>* partition_by = nullptr;
-  const std::vector<parser::OrderByItem>* order_by = nullptr;
-  const parser::WindowFrame* frame = nullptr;
-};
-
 // The clauses in which a window call is nested inside another one.
 bool IsWindowClause(const std::string& clause) {
   return clause == "window function arguments" || clause == "PARTITION BY" || clause == "window ORDER BY";
@@ -141,6 +134,230 @@ absl::StatusOr<ExpressionPtr> QueryBinder::BindWindowReference(const ParsedExpr&
                  absl::StrCat("window functions are not allowed in ", context.clause));
 }
 
+struct QueryBinder::ResolvedWindow {
+  const std::vector<std::unique_ptr<ParsedExpr>>* partition_by = nullptr;
+  const std::vector<parser::OrderByItem>* order_by = nullptr;
+  const parser::WindowFrame* frame = nullptr;
+};
+
+absl::StatusOr<QueryBinder::ResolvedWindow> QueryBinder::ResolveWindow(const parser::WindowSpec& spec,
+                                                                       const parser::SelectCore& core) const {
+  // Named windows: `OVER w` takes w as it is; `OVER (w ...)` adds an ORDER BY and a frame to w's PARTITION
+  // BY (and ORDER BY, when it has none of its own), as in PostgreSQL.
+  ResolvedWindow window{&spec.partition_by, &spec.order_by, spec.frame.has_value() ? &*spec.frame : nullptr};
+  if (spec.base_name.empty()) return window;
+  const parser::WindowDefinition* definition = nullptr;
+  for (const parser::WindowDefinition& candidate : core.windows) {
+    if (candidate.name == spec.base_name) definition = &candidate;
+  }
+  if (definition == nullptr) {
+    return ErrorAt(absl::StatusCode::kNotFound, spec.position,
+                   absl::StrCat("window \"", spec.base_name, "\" does not exist"));
+  }
+  const parser::WindowSpec& base = *definition->spec;
+  if (!base.base_name.empty()) {
+    return ErrorAt(absl::StatusCode::kUnimplemented, base.position,
+                   "a WINDOW definition that refers to another window is not supported");
+  }
+  if (spec.parenthesized) {
+    if (!spec.partition_by.empty()) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, spec.position,
+                     absl::StrCat("cannot override PARTITION BY clause of window \"", spec.base_name, "\""));
+    }
+    if (!spec.order_by.empty() && !base.order_by.empty()) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, spec.position,
+                     absl::StrCat("cannot override ORDER BY clause of window \"", spec.base_name, "\""));
+    }
+    if (base.frame.has_value()) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, spec.position,
+                     absl::StrCat("cannot copy window \"", spec.base_name, "\" because it has a frame clause"));
+    }
+  }
+  window.partition_by = &base.partition_by;
+  if (spec.order_by.empty()) window.order_by = &base.order_by;
+  if (window.frame == nullptr && base.frame.has_value()) window.frame = &*base.frame;
+  return window;
+}
+
+absl::StatusOr<WindowCall> QueryBinder::BindWindowCall(const ParsedExpr& node, ExpressionContext& context) {
+  const std::string lower = absl::AsciiStrToLower(node.name);
+  const bool star = node.children.size() == 1 && node.children[0]->kind == ExprKind::kStar;
+  std::optional<WindowFunction> function = WindowFunctionByName(lower, star);
+  if (!function.has_value()) {
+    return ErrorAt(absl::StatusCode::kNotFound, node.position,
+                   absl::StrCat("window function ", lower, " does not exist"));
+  }
+  if (node.distinct) {
+    return ErrorAt(absl::StatusCode::kUnimplemented, node.position, "DISTINCT in window functions is not supported");
+  }
+  WindowCall call;
+  call.function = *function;
+  call.name = parser::ToString(node);
+  call.parameter = 1;
+  const size_t argument_count = star ? 0 : node.children.size();
+  auto arity_error = [&](std::string_view expected) {
+    return ErrorAt(
+        absl::StatusCode::kInvalidArgument, node.position,
+        absl::StrCat("window function ", lower, " expects ", std::string(expected), ", got ", argument_count));
+  };
+  auto positive_count = [&](const ParsedExpr& count, std::string_view what) -> absl::StatusOr<int64_t> {
+    TESSERA_ASSIGN_OR_RETURN(const int64_t value, BindCount(count, what));
+    if (value == 0) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, count.position,
+                     absl::StrCat(std::string(what), " must be greater than zero"));
+    }
+    return value;
+  };
+  ExpressionContext argument_context = context;
+  argument_context.clause = "window function arguments";
+  argument_context.conjunct_root = false;
+  ExpressionPtr argument;
+  if (argument_count > 0 && *function != WindowFunction::kNtile) {
+    TESSERA_ASSIGN_OR_RETURN(argument, BindExpression(*node.children[0], argument_context));
+  }
+  switch (*function) {
+    case WindowFunction::kRowNumber:
+    case WindowFunction::kRank:
+    case WindowFunction::kDenseRank:
+    case WindowFunction::kPercentRank:
+    case WindowFunction::kCumeDist:
+      if (argument_count != 0) return arity_error("no arguments");
+      call.result_type = *function == WindowFunction::kPercentRank || *function == WindowFunction::kCumeDist
+                             ? Type::Double()
+                             : Type::BigInt();
+      break;
+    case WindowFunction::kNtile: {
+      if (argument_count != 1) return arity_error("1 argument");
+      TESSERA_ASSIGN_OR_RETURN(call.parameter, positive_count(*node.children[0], "ntile's argument"));
+      call.result_type = Type::BigInt();
+      break;
+    }
+    case WindowFunction::kLag:
+    case WindowFunction::kLead: {
+      if (argument_count < 1 || argument_count > 3) return arity_error("1 to 3 arguments");
+      if (argument_count >= 2) {
+        TESSERA_ASSIGN_OR_RETURN(call.parameter, BindCount(*node.children[1], absl::StrCat(lower, "'s offset")));
+      }
+      call.result_type = argument->result_type;
+      call.default_value = Value::Null(call.result_type);
+      if (argument_count == 3) {
+        TESSERA_ASSIGN_OR_RETURN(ExpressionPtr fallback, BindExpression(*node.children[2], argument_context));
+        fallback = FoldConstantsDeep(std::move(fallback));
+        if (fallback->kind != ExpressionKind::kConstant) {
+          return ErrorAt(absl::StatusCode::kUnimplemented, node.children[2]->position,
+                         absl::StrCat(lower, "'s default must be a constant"));
+        }
+        TESSERA_ASSIGN_OR_RETURN(fallback, Coerce(std::move(fallback), call.result_type, node.children[2]->position));
+        call.default_value = fallback->constant;
+      }
+      break;
+    }
+    case WindowFunction::kFirstValue:
+    case WindowFunction::kLastValue:
+      if (argument_count != 1) return arity_error("1 argument");
+      call.result_type = argument->result_type;
+      break;
+    case WindowFunction::kNthValue: {
+      if (argument_count != 2) return arity_error("2 arguments");
+      TESSERA_ASSIGN_OR_RETURN(call.parameter, positive_count(*node.children[1], "nth_value's position"));
+      call.result_type = argument->result_type;
+      break;
+    }
+    case WindowFunction::kCountStar:
+      call.result_type = Type::BigInt();
+      break;
+    case WindowFunction::kCount:
+    case WindowFunction::kSum:
+    case WindowFunction::kAvg:
+    case WindowFunction::kMin:
+    case WindowFunction::kMax: {
+      if (argument_count != 1) return arity_error("1 argument");
+      Type argument_type;
+      std::optional<Type> type = AggregateResultType(AsAggregate(*function), argument->result_type, &argument_type);
+      if (!type.has_value()) {
+        return ErrorAt(absl::StatusCode::kInvalidArgument, node.position,
+                       absl::StrCat("function ", lower, "(", argument->result_type.ToString(), ") does not exist"));
+      }
+      TESSERA_ASSIGN_OR_RETURN(argument, Coerce(std::move(argument), argument_type, node.children[0]->position));
+      call.result_type = *type;
+      break;
+    }
+  }
+  if (argument != nullptr && argument->result_type.id() == TypeId::kNull) {
+    // A NULL literal argument: any type will do.
+    argument = MakeConstant(Value::Null(Type::Integer()));
+    if (call.result_type.id() == TypeId::kNull) call.result_type = Type::Integer();
+    call.default_value = Value::Null(call.result_type);
+  }
+  call.argument = std::move(argument);
+  return call;
+}
+
+absl::Status QueryBinder::BindWindowKeys(const ResolvedWindow& window, ExpressionContext& context,
+                                         std::vector<ExpressionPtr>* partition_by, std::vector<SortKey>* sort_keys) {
+  ExpressionContext key_context = context;
+  key_context.conjunct_root = false;
+  key_context.clause = "PARTITION BY";
+  for (const auto& key : *window.partition_by) {
+    TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindExpression(*key, key_context));
+    partition_by->push_back(std::move(bound));
+  }
+  key_context.clause = "window ORDER BY";
+  for (const parser::OrderByItem& item : *window.order_by) {
+    SortKey key;
+    TESSERA_ASSIGN_OR_RETURN(key.expression, BindExpression(*item.expr, key_context));
+    key.ascending = item.ascending;
+    key.nulls_first = item.nulls_first.value_or(!item.ascending);
+    sort_keys->push_back(std::move(key));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<WindowFrame> QueryBinder::BindWindowFrame(const parser::WindowFrame* window_frame, bool ordered) {
+  // Without a frame: with ORDER BY, RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (the current row's peers
+  // included); without, the whole partition.
+  WindowFrame bound;
+  if (window_frame == nullptr) {
+    bound.rows = !ordered;
+    bound.start.kind = WindowFrameBound::Kind::kUnboundedPreceding;
+    bound.end.kind = ordered ? WindowFrameBound::Kind::kCurrentRow : WindowFrameBound::Kind::kUnboundedFollowing;
+  } else {
+    const parser::WindowFrame& frame = *window_frame;
+    bound.rows = frame.unit == parser::FrameUnit::kRows;
+    bound.start.kind = BoundKind(frame.start.kind);
+    bound.end.kind = BoundKind(frame.end.kind);
+    if (frame.start.kind == parser::FrameBoundKind::kUnboundedFollowing) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, frame.start.position,
+                     "frame start cannot be UNBOUNDED FOLLOWING");
+    }
+    if (frame.end.kind == parser::FrameBoundKind::kUnboundedPreceding) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, frame.end.position, "frame end cannot be UNBOUNDED PRECEDING");
+    }
+    if (frame.start.kind == parser::FrameBoundKind::kCurrentRow &&
+        frame.end.kind == parser::FrameBoundKind::kPreceding) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, frame.end.position,
+                     "frame starting from current row cannot have preceding rows");
+    }
+    if (frame.start.kind == parser::FrameBoundKind::kFollowing &&
+        (frame.end.kind == parser::FrameBoundKind::kPreceding ||
+         frame.end.kind == parser::FrameBoundKind::kCurrentRow)) {
+      return ErrorAt(absl::StatusCode::kInvalidArgument, frame.end.position,
+                     "frame starting from following row cannot have preceding rows");
+    }
+    const parser::FrameBound* bounds[] = {&frame.start, &frame.end};
+    WindowFrameBound* targets[] = {&bound.start, &bound.end};
+    for (int b = 0; b < 2; ++b) {
+      if (bounds[b]->offset == nullptr) continue;
+      if (!bound.rows) {
+        return ErrorAt(absl::StatusCode::kUnimplemented, bounds[b]->position,
+                       "RANGE window frames with an offset (n PRECEDING / n FOLLOWING) are not supported; use ROWS");
+      }
+      TESSERA_ASSIGN_OR_RETURN(targets[b]->offset, BindCount(*bounds[b]->offset, "a window frame offset"));
+    }
+  }
+  return bound;
+}
+
 absl::Status QueryBinder::BindWindows(const parser::SelectCore& core, const std::vector<parser::OrderByItem>* order_by,
                                       ExpressionContext& context, LogicalOperatorPtr* plan, WindowBinding* windows) {
   std::vector<const ParsedExpr*> nodes;
@@ -159,216 +376,12 @@ absl::Status QueryBinder::BindWindows(const parser::SelectCore& core, const std:
   };
   std::vector<Group> groups;
   for (const ParsedExpr* node : nodes) {
-    const parser::WindowSpec& spec = *node->window;
-    // Named windows: `OVER w` takes w as it is; `OVER (w ...)` adds an ORDER BY and a frame to w's PARTITION
-    // BY (and ORDER BY, when it has none of its own), as in PostgreSQL.
-    ResolvedWindow window{&spec.partition_by, &spec.order_by, spec.frame.has_value() ? &*spec.frame : nullptr};
-    if (!spec.base_name.empty()) {
-      const parser::WindowDefinition* definition = nullptr;
-      for (const parser::WindowDefinition& candidate : core.windows) {
-        if (candidate.name == spec.base_name) definition = &candidate;
-      }
-      if (definition == nullptr) {
-        return ErrorAt(absl::StatusCode::kNotFound, spec.position,
-                       absl::StrCat("window \"", spec.base_name, "\" does not exist"));
-      }
-      const parser::WindowSpec& base = *definition->spec;
-      if (!base.base_name.empty()) {
-        return ErrorAt(absl::StatusCode::kUnimplemented, base.position,
-                       "a WINDOW definition that refers to another window is not supported");
-      }
-      if (spec.parenthesized) {
-        if (!spec.partition_by.empty()) {
-          return ErrorAt(absl::StatusCode::kInvalidArgument, spec.position,
-                         absl::StrCat("cannot override PARTITION BY clause of window \"", spec.base_name, "\""));
-        }
-        if (!spec.order_by.empty() && !base.order_by.empty()) {
-          return ErrorAt(absl::StatusCode::kInvalidArgument, spec.position,
-                         absl::StrCat("cannot override ORDER BY clause of window \"", spec.base_name, "\""));
-        }
-        if (base.frame.has_value()) {
-          return ErrorAt(absl::StatusCode::kInvalidArgument, spec.position,
-                         absl::StrCat("cannot copy window \"", spec.base_name, "\" because it has a frame clause"));
-        }
-      }
-      window.partition_by = &base.partition_by;
-      if (spec.order_by.empty()) window.order_by = &base.order_by;
-      if (window.frame == nullptr && base.frame.has_value()) window.frame = &*base.frame;
-    }
-
-    const std::string lower = absl::AsciiStrToLower(node->name);
-    const bool star = node->children.size() == 1 && node->children[0]->kind == ExprKind::kStar;
-    std::optional<WindowFunction> function = WindowFunctionByName(lower, star);
-    if (!function.has_value()) {
-      return ErrorAt(absl::StatusCode::kNotFound, node->position,
-                     absl::StrCat("window function ", lower, " does not exist"));
-    }
-    if (node->distinct) {
-      return ErrorAt(absl::StatusCode::kUnimplemented, node->position, "DISTINCT in window functions is not supported");
-    }
-    WindowCall call;
-    call.function = *function;
-    call.name = parser::ToString(*node);
-    call.parameter = 1;
-    const size_t argument_count = star ? 0 : node->children.size();
-    auto arity_error = [&](std::string_view expected) {
-      return ErrorAt(
-          absl::StatusCode::kInvalidArgument, node->position,
-          absl::StrCat("window function ", lower, " expects ", std::string(expected), ", got ", argument_count));
-    };
-    ExpressionContext argument_context = context;
-    argument_context.clause = "window function arguments";
-    argument_context.conjunct_root = false;
-    ExpressionPtr argument;
-    if (argument_count > 0 && *function != WindowFunction::kNtile) {
-      TESSERA_ASSIGN_OR_RETURN(argument, BindExpression(*node->children[0], argument_context));
-    }
-    switch (*function) {
-      case WindowFunction::kRowNumber:
-      case WindowFunction::kRank:
-      case WindowFunction::kDenseRank:
-      case WindowFunction::kPercentRank:
-      case WindowFunction::kCumeDist:
-        if (argument_count != 0) return arity_error("no arguments");
-        call.result_type = *function == WindowFunction::kPercentRank || *function == WindowFunction::kCumeDist
-                               ? Type::Double()
-                               : Type::BigInt();
-        break;
-      case WindowFunction::kNtile: {
-        if (argument_count != 1) return arity_error("1 argument");
-        TESSERA_ASSIGN_OR_RETURN(call.parameter, BindCount(*node->children[0], "ntile's argument"));
-        if (call.parameter == 0) {
-          return ErrorAt(absl::StatusCode::kInvalidArgument, node->children[0]->position,
-                         "ntile's argument must be greater than zero");
-        }
-        call.result_type = Type::BigInt();
-        break;
-      }
-      case WindowFunction::kLag:
-      case WindowFunction::kLead: {
-        if (argument_count < 1 || argument_count > 3) return arity_error("1 to 3 arguments");
-        if (argument_count >= 2) {
-          TESSERA_ASSIGN_OR_RETURN(call.parameter, BindCount(*node->children[1], absl::StrCat(lower, "'s offset")));
-        }
-        call.result_type = argument->result_type;
-        call.default_value = Value::Null(call.result_type);
-        if (argument_count == 3) {
-          TESSERA_ASSIGN_OR_RETURN(ExpressionPtr fallback, BindExpression(*node->children[2], argument_context));
-          fallback = FoldConstantsDeep(std::move(fallback));
-          if (fallback->kind != ExpressionKind::kConstant) {
-            return ErrorAt(absl::StatusCode::kUnimplemented, node->children[2]->position,
-                           absl::StrCat(lower, "'s default must be a constant"));
-          }
-          TESSERA_ASSIGN_OR_RETURN(fallback,
-                                   Coerce(std::move(fallback), call.result_type, node->children[2]->position));
-          call.default_value = fallback->constant;
-        }
-        break;
-      }
-      case WindowFunction::kFirstValue:
-      case WindowFunction::kLastValue:
-        if (argument_count != 1) return arity_error("1 argument");
-        call.result_type = argument->result_type;
-        break;
-      case WindowFunction::kNthValue: {
-        if (argument_count != 2) return arity_error("2 arguments");
-        TESSERA_ASSIGN_OR_RETURN(call.parameter, BindCount(*node->children[1], "nth_value's position"));
-        if (call.parameter == 0) {
-          return ErrorAt(absl::StatusCode::kInvalidArgument, node->children[1]->position,
-                         "nth_value's position must be greater than zero");
-        }
-        call.result_type = argument->result_type;
-        break;
-      }
-      case WindowFunction::kCountStar:
-        call.result_type = Type::BigInt();
-        break;
-      case WindowFunction::kCount:
-      case WindowFunction::kSum:
-      case WindowFunction::kAvg:
-      case WindowFunction::kMin:
-      case WindowFunction::kMax: {
-        if (argument_count != 1) return arity_error("1 argument");
-        Type argument_type;
-        std::optional<Type> type = AggregateResultType(AsAggregate(*function), argument->result_type, &argument_type);
-        if (!type.has_value()) {
-          return ErrorAt(absl::StatusCode::kInvalidArgument, node->position,
-                         absl::StrCat("function ", lower, "(", argument->result_type.ToString(), ") does not exist"));
-        }
-        TESSERA_ASSIGN_OR_RETURN(argument, Coerce(std::move(argument), argument_type, node->children[0]->position));
-        call.result_type = *type;
-        break;
-      }
-    }
-    if (argument != nullptr && argument->result_type.id() == TypeId::kNull) {
-      // A NULL literal argument: any type will do.
-      argument = MakeConstant(Value::Null(Type::Integer()));
-      if (call.result_type.id() == TypeId::kNull) call.result_type = Type::Integer();
-      call.default_value = Value::Null(call.result_type);
-    }
-    call.argument = std::move(argument);
-
-    // The window.
+    TESSERA_ASSIGN_OR_RETURN(const ResolvedWindow window, ResolveWindow(*node->window, core));
+    TESSERA_ASSIGN_OR_RETURN(WindowCall call, BindWindowCall(*node, context));
     std::vector<ExpressionPtr> partition_by;
-    ExpressionContext key_context = context;
-    key_context.conjunct_root = false;
-    key_context.clause = "PARTITION BY";
-    for (const auto& key : *window.partition_by) {
-      TESSERA_ASSIGN_OR_RETURN(ExpressionPtr bound, BindExpression(*key, key_context));
-      partition_by.push_back(std::move(bound));
-    }
     std::vector<SortKey> sort_keys;
-    key_context.clause = "window ORDER BY";
-    for (const parser::OrderByItem& item : *window.order_by) {
-      SortKey key;
-      TESSERA_ASSIGN_OR_RETURN(key.expression, BindExpression(*item.expr, key_context));
-      key.ascending = item.ascending;
-      key.nulls_first = item.nulls_first.value_or(!item.ascending);
-      sort_keys.push_back(std::move(key));
-    }
-
-    // The frame. Without one: with ORDER BY, RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW (the current
-    // row's peers included); without, the whole partition.
-    if (window.frame == nullptr) {
-      call.frame.rows = sort_keys.empty();
-      call.frame.start.kind = WindowFrameBound::Kind::kUnboundedPreceding;
-      call.frame.end.kind =
-          sort_keys.empty() ? WindowFrameBound::Kind::kUnboundedFollowing : WindowFrameBound::Kind::kCurrentRow;
-    } else {
-      const parser::WindowFrame& frame = *window.frame;
-      call.frame.rows = frame.unit == parser::FrameUnit::kRows;
-      call.frame.start.kind = BoundKind(frame.start.kind);
-      call.frame.end.kind = BoundKind(frame.end.kind);
-      if (frame.start.kind == parser::FrameBoundKind::kUnboundedFollowing) {
-        return ErrorAt(absl::StatusCode::kInvalidArgument, frame.start.position,
-                       "frame start cannot be UNBOUNDED FOLLOWING");
-      }
-      if (frame.end.kind == parser::FrameBoundKind::kUnboundedPreceding) {
-        return ErrorAt(absl::StatusCode::kInvalidArgument, frame.end.position,
-                       "frame end cannot be UNBOUNDED PRECEDING");
-      }
-      if (frame.start.kind == parser::FrameBoundKind::kCurrentRow &&
-          frame.end.kind == parser::FrameBoundKind::kPreceding) {
-        return ErrorAt(absl::StatusCode::kInvalidArgument, frame.end.position,
-                       "frame starting from current row cannot have preceding rows");
-      }
-      if (frame.start.kind == parser::FrameBoundKind::kFollowing &&
-          (frame.end.kind == parser::FrameBoundKind::kPreceding ||
-           frame.end.kind == parser::FrameBoundKind::kCurrentRow)) {
-        return ErrorAt(absl::StatusCode::kInvalidArgument, frame.end.position,
-                       "frame starting from following row cannot have preceding rows");
-      }
-      const parser::FrameBound* bounds[] = {&frame.start, &frame.end};
-      WindowFrameBound* targets[] = {&call.frame.start, &call.frame.end};
-      for (int b = 0; b < 2; ++b) {
-        if (bounds[b]->offset == nullptr) continue;
-        if (!call.frame.rows) {
-          return ErrorAt(absl::StatusCode::kUnimplemented, bounds[b]->position,
-                         "RANGE window frames with an offset (n PRECEDING / n FOLLOWING) are not supported; use ROWS");
-        }
-        TESSERA_ASSIGN_OR_RETURN(targets[b]->offset, BindCount(*bounds[b]->offset, "a window frame offset"));
-      }
-    }
+    TESSERA_RETURN_IF_ERROR(BindWindowKeys(window, context, &partition_by, &sort_keys));
+    TESSERA_ASSIGN_OR_RETURN(call.frame, BindWindowFrame(window.frame, !sort_keys.empty()));
     if (!WindowFunctionUsesFrame(call.function)) call.frame = WindowFrame{};
 
     Group* group = nullptr;

@@ -50,6 +50,9 @@ BlockBuilder::BlockBuilder(const std::vector<ColumnSchema>& columns, uint32_t bl
     columns_[i].width = columns[i].type.FixedWidth();
     fixed_bytes_per_row_ += columns_[i].width > 0 ? columns_[i].width : sizeof(uint32_t);
   }
+  // A row of no columns (a FROM-less SELECT's one row, a semi-join's probe side that keeps no column) takes no
+  // bytes; counting it as one keeps such a block's row count bounded like that of one-byte rows.
+  fixed_bytes_per_row_ = std::max<size_t>(fixed_bytes_per_row_, 1);
   Reset();
 }
 

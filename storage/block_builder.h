@@ -122,7 +122,7 @@ class BlockBuilder {
 
   uint32_t block_size_bytes_;
   std::vector<ColumnStaging> columns_;
-  size_t fixed_bytes_per_row_ = 0;  // values + string offsets
+  size_t fixed_bytes_per_row_ = 0;  // values + string offsets; at least 1 (rows of no columns)
   uint32_t row_count_ = 0;
   size_t heap_bytes_ = 0;
   size_t pending_heap_bytes_ = 0;

@@ -225,5 +225,31 @@ TEST(BlockBuilderTest, ColumnWiseAppendsMatchRowWiseAppends) {
   EXPECT_EQ(a, b);  // byte-identical blocks
 }
 
+// Rows of no columns (a FROM-less SELECT's one row, a semi-join probe side keeping no column) are legal: both append
+// paths bound the block's row count as for one-byte rows instead of dividing by a zero row width.
+TEST(BlockBuilderTest, RowsOfNoColumnsFillABoundedBlock) {
+  const std::vector<ColumnSchema> none;
+  const uint32_t block_size = 64 << 10;
+  BlockBuilder bulk(none, block_size);
+  const uint32_t fit = bulk.RowsThatFit(1000000, nullptr);
+  EXPECT_GT(fit, block_size / 2);
+  EXPECT_LT(fit, block_size);
+  bulk.EndRows(3, 0);
+  EXPECT_EQ(bulk.RowsThatFit(1000000, nullptr), fit - 3);
+  EXPECT_EQ(bulk.row_count(), 3u);
+  std::vector<uint8_t> memory(bulk.EncodedSize());
+  bulk.Finish(memory.data());
+  ASSERT_TRUE(BlockView::Validate(memory.data(), memory.size(), 0).ok());
+  BlockView view(memory.data());
+  EXPECT_EQ(view.row_count(), 3u);
+  EXPECT_EQ(view.column_count(), 0);
+
+  BlockBuilder rows(none, block_size);
+  uint32_t committed = 0;
+  while (rows.CommitRow()) ++committed;
+  EXPECT_EQ(committed, fit);  // the row-at-a-time path agrees with RowsThatFit
+  EXPECT_TRUE(rows.RowFitsEmptyBlock());
+}
+
 }  // namespace
 }  // namespace tessera
