@@ -74,7 +74,7 @@ void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot) {
   // The group key that splits the partials: placeable, the most distinct values.
   int split_key = -1;
   const lp::LogicalOperator& input_node = *aggregate.children[0];
-  if (estimated_rows_ != nullptr && estimated_rows_(aggregate) >= kMinSplitGroups && Splittable(input_node)) {
+  if (estimated_rows_ != nullptr && estimated_rows_(aggregate) >= split_groups_ && Splittable(input_node)) {
     double most = 0;
     for (size_t g = 0; g < aggregate.group_by.size(); ++g) {
       if (!distributed::PlaceableKeyType(aggregate.group_by[g]->result_type)) continue;

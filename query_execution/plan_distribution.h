@@ -36,6 +36,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
+#include "distributed/cluster.h"
 #include "optimizer/logical_plan.h"
 
 namespace tessera {
@@ -51,19 +52,25 @@ class PlanDistribution {
  public:
   static constexpr double kMaxBroadcastRows = 1e6;
 
+  // The default of `split_groups` below: the fewest estimated groups for which a decomposable aggregation's
+  // partials are merged on the ranks (hash split by a group key) rather than on the master
+  // (distributed::kDefaultSplitGroups, the server's --distributed-split-groups; docs/decisions/0011, round 6).
+  static constexpr double kDefaultSplitGroups = distributed::kDefaultSplitGroups;
+
   // `ranks`: the cluster's size; `estimated_rows`: the optimizer's row estimate of a subtree (null: no broadcast
   // and no merge on the ranks); `estimated_distinct`: its estimate of an expression's distinct values over a
-  // subtree's rows (null: the first placeable group key splits partials).
+  // subtree's rows (null: the first placeable group key splits partials); `split_groups`: the fewest estimated
+  // groups whose partials are merged on the ranks.
   PlanDistribution(
       int ranks, std::function<double(const optimizer::LogicalOperator&)> estimated_rows,
-      std::function<double(const BoundExpression&, const optimizer::LogicalOperator&)> estimated_distinct = nullptr)
-      : ranks_(ranks), estimated_rows_(std::move(estimated_rows)), estimated_distinct_(std::move(estimated_distinct)) {}
+      std::function<double(const BoundExpression&, const optimizer::LogicalOperator&)> estimated_distinct = nullptr,
+      double split_groups = kDefaultSplitGroups)
+      : ranks_(ranks),
+        estimated_rows_(std::move(estimated_rows)),
+        estimated_distinct_(std::move(estimated_distinct)),
+        split_groups_(split_groups) {}
   PlanDistribution() = default;
 
-  // The fewest estimated groups for which a decomposable aggregation's partials are merged on the ranks (hash
-  // split by a group key) rather than on the master: below it the master merges a few thousand rows per rank in
-  // well under a millisecond, less than the split exchange's fixed cost (docs/decisions/0011).
-  static constexpr double kMinSplitGroups = 1e4;
   // The fewest estimated distinct values per rank of the group key that splits partials (the one with the most),
   // so that every rank merges a fair share of the groups.
   static constexpr double kMinSplitKeyValuesPerRank = 64;
@@ -73,7 +80,7 @@ class PlanDistribution {
   // (optimizer/partial_aggregation.h), replaced by the merge of its partial aggregates (a Project over the
   // merging Aggregate over the partial Aggregate, which takes over the original's input node). The partial
   // aggregate runs on every rank (partitioned, no key). The merge runs on the master over the gathered partials
-  // (MergesOnMaster), or, with at least kMinSplitGroups estimated groups (an estimator is needed) and a group key
+  // (MergesOnMaster), or, with at least `split_groups` estimated groups (an estimator is needed) and a group key
   // of a placeable type with enough distinct values (kMinSplitKeyValuesPerRank), on every rank over the partials
   // hash split by that key (Repartition() of the partial):
   // the merge is then partitioned by the key, so a join or aggregation above it on that key stays on the ranks
@@ -111,6 +118,7 @@ class PlanDistribution {
   int ranks_ = 2;
   std::function<double(const optimizer::LogicalOperator&)> estimated_rows_;
   std::function<double(const BoundExpression&, const optimizer::LogicalOperator&)> estimated_distinct_;
+  double split_groups_ = kDefaultSplitGroups;
   absl::node_hash_map<const optimizer::LogicalOperator*, SubtreePlacement> placements_;  // stable references
   absl::flat_hash_set<const optimizer::LogicalOperator*> broadcast_;
   absl::flat_hash_map<const optimizer::LogicalOperator*, int> repartition_;

@@ -168,7 +168,7 @@ TEST_F(PlanDistributionTest, AggregationsAreWholeOnTheRanksOrSplit) {
 // Many groups: every rank merges the partials its group key places there, and what reads the merge on that key
 // stays on the ranks (TPC-H Q13: customer LEFT OUTER JOIN orders counted per customer).
 TEST_F(PlanDistributionTest, LargeGroupAggregationsMergeOnTheRanks) {
-  double groups = PlanDistribution::kMinSplitGroups;
+  double groups = PlanDistribution::kDefaultSplitGroups;
   PlanDistribution distribution(2, [&groups](const lp::LogicalOperator&) { return groups; });
   const auto counted = [this] {
     return Aggregate(Scan("orders"), {1}, One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt())));
@@ -186,17 +186,28 @@ TEST_F(PlanDistributionTest, LargeGroupAggregationsMergeOnTheRanks) {
   EXPECT_EQ(distribution.Repartition(*partial.children[0]), -1);
   EXPECT_EQ(distribution.Of(*plan).placement, Placement::kPartitioned);  // co-located with customer
   // Fewer groups: merged on the master, and the join above it too.
-  groups = PlanDistribution::kMinSplitGroups / 2;
+  groups = PlanDistribution::kDefaultSplitGroups / 2;
   lp::LogicalOperatorPtr small =
       distribution.SplitAggregates(Join(lp::JoinType::kLeftOuter, Scan("customer"), 0, counted(), 0));
   EXPECT_TRUE(distribution.MergesOnMaster(*small->children[1]->children[0]));
   EXPECT_EQ(distribution.Repartition(*small->children[1]->children[0]->children[0]), -1);
   EXPECT_EQ(distribution.Of(*small).placement, Placement::kMaster);
   // A group key that places no rows (DECIMAL) cannot split the partials.
-  groups = PlanDistribution::kMinSplitGroups * 10;
+  groups = PlanDistribution::kDefaultSplitGroups * 10;
   lp::LogicalOperatorPtr by_quantity = distribution.SplitAggregates(
       Aggregate(Scan("lineitem"), {1}, One(Call(AggregateKind::kCount, 0, Type::BigInt(), Type::BigInt()))));
   EXPECT_TRUE(distribution.MergesOnMaster(*by_quantity->children[0]));
+  // The threshold is the server's setting (--distributed-split-groups): with a higher one, 10x the default groups
+  // are still merged on the master, and as many groups as the setting are merged on the ranks.
+  PlanDistribution higher(
+      2, [&groups](const lp::LogicalOperator&) { return groups; }, nullptr,
+      PlanDistribution::kDefaultSplitGroups * 100);
+  lp::LogicalOperatorPtr below = higher.SplitAggregates(counted());
+  EXPECT_TRUE(higher.MergesOnMaster(*below->children[0]));
+  groups = PlanDistribution::kDefaultSplitGroups * 100;
+  lp::LogicalOperatorPtr at = higher.SplitAggregates(counted());
+  EXPECT_FALSE(higher.MergesOnMaster(*at->children[0]));
+  EXPECT_EQ(higher.Repartition(*at->children[0]->children[0]), 0);
   // The key with the most distinct values splits; with too few for the ranks to share, the master merges.
   AddTable("partsupp",
            {{"ps_partkey", Type::Integer(), false, {}},
