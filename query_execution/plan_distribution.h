@@ -13,10 +13,11 @@
 // DISTINCT grouped by a partition key of its partitioned input. Sorts, limits, windows and set operations over
 // partitioned inputs run on the master.
 // Broadcast: a join of a partitioned probe side with a build side that is neither replicated nor co-located
-// (computed on the master, e.g. from its own gathers) is partitioned too when the build side is estimated small
-// (rows x ranks, or x (ranks + 1) when it must be gathered first, < the probe side's rows, and at most
-// kMaxBroadcastRows): the master computes the build side and sends it whole to every rank with the fragment
-// (Broadcast()), instead of gathering the probe side.
+// (computed on the master, e.g. from its own gathers) is partitioned too when broadcasting the build side moves
+// fewer estimated bytes than the alternative, a hash split (below) where one is possible, else gathering the
+// inputs, and the build side has at most kMaxBroadcastRows rows: the master computes the build side and sends it
+// whole to every rank with the fragment (Broadcast()). The bytes of each way are in ClassifyJoin and
+// docs/decisions/0011 ("The join rule").
 // Repartition: a join of two partitioned inputs that is not co-located and not broadcast (inner, left outer, semi,
 // anti), on a key pair of INTEGER / BIGINT or string columns, and an aggregation over a partitioned input that
 // cannot be split into partial aggregates (COUNT(DISTINCT), holistic calls) grouped by such a column, are
@@ -31,6 +32,7 @@
 // Threading: used by one plan builder on one thread; results are memoized per node (nodes must outlive it).
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -107,8 +109,16 @@ class PlanDistribution {
   SubtreePlacement ClassifyJoin(const optimizer::Join& join);
   SubtreePlacement ClassifyPartitionedJoin(const optimizer::Join& join, const SubtreePlacement& left,
                                            const SubtreePlacement& right);
-  SubtreePlacement RepartitionJoin(const optimizer::Join& join, const SubtreePlacement& left,
-                                   const SubtreePlacement& right);
+  // A hash split that brings the rows of a join of two partitioned inputs together: the side(s) to split and
+  // by which output column (-1: the side stays, placed by its key).
+  struct JoinSplit {
+    int left_column = -1;
+    int right_column = -1;
+  };
+  std::optional<JoinSplit> PlanJoinSplit(const optimizer::Join& join, const SubtreePlacement& left,
+                                         const SubtreePlacement& right) const;
+  SubtreePlacement ApplyJoinSplit(const optimizer::Join& join, const SubtreePlacement& left,
+                                  const SubtreePlacement& right, const JoinSplit& split);
   SubtreePlacement RepartitionAggregate(const optimizer::Aggregate& aggregate);
   // SplitAggregates on `*slot` and below.
   void SplitAggregatesBelow(optimizer::LogicalOperatorPtr* slot);
