@@ -315,7 +315,8 @@ def test_rank_killed_mid_query_fails_the_query_and_the_master_stays_up():
     The bound is that timeout and a slack for scheduling; a master that hangs exceeds it."""
     base_dir = tempfile.mkdtemp(prefix="tessera-failure-")
     data = os.path.join(base_dir, "rows.csv")
-    keys = [i for i in range(40000) if rank_of_integer_key(i, 2) == 1][:20000]
+    keys = [i for i in range(60000) if rank_of_integer_key(i, 2) == 1][:20000]
+    assert len(keys) == 20000
     with open(data, "w") as f:
         f.writelines(f"{i},{i * 7 % 1000}\n" for i in keys)
     running = Cluster(base_dir, 2, "--allowed-directories", base_dir, "--distributed-peer-timeout-ms",
