@@ -400,6 +400,32 @@ def test_peers_of_a_killed_rank_stop_waiting_for_it():
         shutil.rmtree(base_dir, ignore_errors=True)
 
 
+def test_split_threshold_is_the_servers_setting():
+    """--distributed-split-groups: partial aggregates are split by their group key and merged on the ranks from
+    that many estimated groups on, below it the master merges them. With 50,000: 100,000 groups split, 20,000
+    groups (which the default of 10,000 would split) merge on the master."""
+    base_dir = tempfile.mkdtemp(prefix="tessera-split-groups-")
+    data = os.path.join(base_dir, "rows.csv")
+    with open(data, "w") as f:
+        f.writelines(f"{i},{i},{i % 20000}\n" for i in range(100000))
+    running = Cluster(base_dir, 2, "--allowed-directories", base_dir, "--distributed-split-groups", "50000")
+    try:
+        running.sql("CREATE TABLE t (a BIGINT, b BIGINT, c BIGINT) PARTITION BY HASH (a)",
+                    f"COPY t FROM '{data}' (FORMAT csv)")
+        many = "SELECT b, count(*) FROM t GROUP BY b"
+        plan = running.sql("EXPLAIN " + many).stdout
+        assert "hash split aggregate(1 keys, 1 calls) of t (1 columns) by b" in plan, plan
+        assert "merges the ranks' partial aggregates" not in plan, plan
+        fewer = "SELECT c, count(*), sum(b) FROM t GROUP BY c"
+        plan = running.sql("EXPLAIN " + fewer).stdout
+        assert "merges the ranks' partial aggregates" in plan and "hash split" not in plan, plan
+        counts = rows(running.sql(fewer))
+        assert len(counts) == 20000 and counts[0] == ["0", "5", str(sum(range(0, 100000, 20000)))], counts[0]
+    finally:
+        assert running.stop()
+        shutil.rmtree(base_dir, ignore_errors=True)
+
+
 def test_directory_of_another_layout_is_refused():
     base_dir = tempfile.mkdtemp(prefix="tessera-layout-")
     try:
