@@ -29,6 +29,13 @@ namespace tessera::distributed {
 inline constexpr int kCommandTag = 1;
 // The tag of the heartbeats every other rank sends the master (StartHeartbeats).
 inline constexpr int kHeartbeatTag = 2;
+// How long a silent peer is waited for before it is taken for dead (StartHeartbeats; tessera-server
+// --distributed-peer-timeout-ms).
+inline constexpr std::chrono::milliseconds kDefaultPeerTimeout{10000};
+// The fewest estimated groups of a decomposable aggregation whose partial aggregates the ranks merge themselves
+// after a hash split by a group key, instead of the master merging the gathered partials
+// (query_execution/plan_distribution.h; tessera-server --distributed-split-groups; docs/decisions/0011, round 6).
+inline constexpr double kDefaultSplitGroups = 1e4;
 
 class Cluster {
  public:
@@ -73,10 +80,16 @@ class Cluster {
   // killed mid-query fails instead of hanging (Open MPI must be told not to end the whole job when one process
   // dies: mpirun --mca orte_enable_recovery 1). On the master that fails the query; on another rank it ends
   // the hash-split streams it had with the dead peer (and a rank whose master died stops serving).
+  // `peer_timeout` must be longer than the interval (the server's flag asks for at least twice) and the same on
+  // every rank.
   static constexpr std::chrono::milliseconds kHeartbeatInterval{500};
-  void StartHeartbeats(std::chrono::milliseconds peer_timeout = std::chrono::seconds(10));
+  void StartHeartbeats(std::chrono::milliseconds peer_timeout = kDefaultPeerTimeout);
   // OK while every other rank is alive, else Unavailable naming the first rank taken for dead.
   absl::Status Health() const;
+
+  // The master's planning setting for the cluster (kDefaultSplitGroups): set once at start-up, before queries.
+  double split_groups() const { return split_groups_; }
+  void set_split_groups(double groups) { split_groups_ = groups; }
 
   // Bytes this process sent and received (all peers, all tags), for EXPLAIN ANALYZE and the benchmark.
   int64_t bytes_sent() const { return bytes_sent_.load(std::memory_order_relaxed); }
@@ -93,6 +106,7 @@ class Cluster {
   std::atomic<int> next_tag_{0};
   std::atomic<int64_t> bytes_sent_{0};
   std::atomic<int64_t> bytes_received_{0};
+  double split_groups_ = kDefaultSplitGroups;
 
   std::chrono::milliseconds peer_timeout_{0};                  // 0: liveness not watched
   std::unique_ptr<std::atomic<int64_t>[]> last_heartbeat_ns_;  // per rank, steady clock

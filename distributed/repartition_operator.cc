@@ -213,37 +213,48 @@ class RepartitionOperator::SplitWorkOrder : public WorkOrder {
   const uint32_t block_;
 };
 
-class RepartitionOperator::ExchangeWorkOrder : public WorkOrder {
- public:
-  explicit ExchangeWorkOrder(RepartitionOperator* op) : WorkOrder(op->index(), -1), op_(op) {}
+namespace {
 
-  absl::Status Execute(const WorkOrderContext& context) override {
-    op_->exchanged_.store(true);
-    TemporaryRelation* out = op_->parts_[op_->cluster_->rank()].get();
-    absl::Status flushed;
-    for (auto& [worker, splitter] : op_->splitters_) {
-      if (flushed.ok()) flushed = splitter->Flush();
-    }
-    op_->splitters_.clear();
-    if (!flushed.ok()) {
-      FailExchange(*op_->cluster_, op_->tags_, flushed, out->pool());
-      return flushed;
-    }
-    const int64_t before = out->row_count();
-    absl::Status status =
-        ExchangeParts(*op_->cluster_, op_->tags_, op_->parts_, out, context.cancelled, &op_->sent_, &op_->received_);
-    // The parts sent are no longer needed.
-    for (int rank = 0; rank < op_->cluster_->size(); ++rank) {
-      if (rank != op_->cluster_->rank())
-        op_->parts_[rank] = std::make_shared<TemporaryRelation>(out->schema(), out->pool());
-    }
-    rows_out_ = out->row_count() - before;
-    return status;
+// Reports how the exchange ended (its error, naming a rank, fails the query); the rows received count as its
+// output, for EXPLAIN ANALYZE.
+class ExchangeOutcomeWorkOrder : public WorkOrder {
+ public:
+  ExchangeOutcomeWorkOrder(int operator_index, absl::Status status, int64_t rows)
+      : WorkOrder(operator_index, /*preferred_node=*/-1), status_(std::move(status)) {
+    rows_out_ = rows;
   }
 
+  absl::Status Execute(const WorkOrderContext&) override { return status_; }
+
  private:
-  RepartitionOperator* const op_;
+  const absl::Status status_;
 };
+
+}  // namespace
+
+void RepartitionOperator::Exchange() {
+  TemporaryRelation* out = parts_[cluster_->rank()].get();
+  absl::Status status;
+  for (auto& [worker, splitter] : splitters_) {
+    if (status.ok()) status = splitter->Flush();
+  }
+  splitters_.clear();
+  const int64_t before = out->row_count();
+  if (status.ok()) {
+    status = ExchangeParts(*cluster_, tags_, parts_, out, &stop_, &sent_, &received_);
+  } else {
+    FailExchange(*cluster_, tags_, status, out->pool());
+  }
+  // The parts sent are no longer needed.
+  for (int rank = 0; rank < cluster_->size(); ++rank) {
+    if (rank != cluster_->rank()) parts_[rank] = std::make_shared<TemporaryRelation>(out->schema(), out->pool());
+  }
+  rows_received_ = out->row_count() - before;
+  exchange_status_ = std::move(status);
+  exchange_ended_.store(true);
+  std::lock_guard<std::mutex> lock(wake_up_mutex_);
+  if (wake_up_) wake_up_();
+}
 
 RepartitionOperator::RepartitionOperator(std::string fragment, BlockInput input, ScanSpec scan, int key_column,
                                          std::vector<ColumnSchema> schema, StreamTags tags, Cluster* cluster,
@@ -262,9 +273,19 @@ RepartitionOperator::RepartitionOperator(std::string fragment, BlockInput input,
 }
 
 RepartitionOperator::~RepartitionOperator() {
-  if (!started_ || exchanged_.load()) return;
+  if (exchanger_.joinable()) {
+    stop_.store(true);
+    exchanger_.join();
+    return;
+  }
+  if (!started_) return;
   FailExchange(*cluster_, tags_, absl::CancelledError("the master's query ended before its hash-split exchange"),
                parts_[0]->pool());
+}
+
+void RepartitionOperator::SetWakeUp(std::function<void()> wake_up) {
+  std::lock_guard<std::mutex> lock(wake_up_mutex_);
+  wake_up_ = std::move(wake_up);
 }
 
 HashSplitter* RepartitionOperator::SplitterOf(int worker) {
@@ -304,11 +325,17 @@ bool RepartitionOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>*
     pending_.pop_front();
     ++splits_issued_;
   }
-  if (input_done_ && !exchange_issued_ && splits_finished_.load() == splits_issued_ && out->empty()) {
-    exchange_issued_ = true;
-    out->push_back(std::make_unique<ExchangeWorkOrder>(this));
+  if (input_done_ && !exchange_started_ && splits_finished_.load() == splits_issued_ && out->empty()) {
+    // Every split work order has finished (their splitters are idle): the exchange's wake-up asks again.
+    exchange_started_ = true;
+    exchanger_ = std::thread([this] { Exchange(); });
   }
-  return exchange_issued_;
+  if (!exchange_ended_.load()) return false;
+  if (!outcome_issued_) {
+    outcome_issued_ = true;
+    out->push_back(std::make_unique<ExchangeOutcomeWorkOrder>(index(), exchange_status_, rows_received_));
+  }
+  return true;
 }
 
 std::string RepartitionOperator::RuntimeDetail() const {

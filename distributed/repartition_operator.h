@@ -9,13 +9,15 @@
 // fragment under its Foreman, splits its result and exchanges the parts on a service thread
 // (engine/distributed_statements.cc, ShuffleOnRank), and keeps its own partition for the plan fragment that reads
 // it (ExchangeResults). The master's own part of the input arrives as the operator's input: one split work order
-// per block, then one exchange work order that sends the master's parts (a thread per rank) and receives every
-// rank's part for the master. The operator's output is the master's partition. Every pair of ranks streams under
+// per block; once they have run, a thread of the operator sends the master's parts (a thread per rank) and
+// receives every rank's part for the master, holding no worker, and wakes the scheduler (SetWakeUp) when every
+// stream has ended; then one work order reports the outcome. The operator's output is the master's partition. Every pair of ranks streams under
 // credits (block_stream.h), blocks on the exchange's data tag and credits on its credit tag, so a rank never
 // holds more than kInitialCredits unread blocks of one sender.
 //
-// The exchange work order holds a worker until every rank has sent its part: the ranks' parts never wait for the
-// master's workers (they run on the ranks' own Foremen and service threads), so it cannot deadlock. The gather
+// The ranks' parts never wait for the master's workers (they run on the ranks' own Foremen and service threads),
+// and the master's exchange waits on its own thread, so a master with one worker computes the rest of its query
+// (e.g. another split's input, or the part of a gather) while the parts arrive. The gather
 // that reads the ranks' partitions sends its fragment at once (it holds no worker while it waits); a rank's
 // fragment waits for its partition (ExchangeResults::Take) on the rank's stream thread, not on a worker.
 //
@@ -27,10 +29,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -151,8 +155,10 @@ class RepartitionOperator : public RelationalOperator {
   RepartitionOperator(std::string fragment, BlockInput input, ScanSpec scan, int key_column,
                       std::vector<ColumnSchema> schema, StreamTags tags, Cluster* cluster, BufferPool* pool,
                       std::shared_ptr<PartitionRelease> release);
-  // Ends the streams of an exchange that never ran (a failed or cancelled query), so the ranks do not wait.
+  // Ends the streams of an exchange that never ran (a failed or cancelled query), so the ranks do not wait;
+  // closes the streams of one still running and joins its thread.
   ~RepartitionOperator() override;
+  void SetWakeUp(std::function<void()> wake_up) override;
 
   void FeedInputBlock(int input, uint32_t block_index) override { pending_.push_back(block_index); }
   void DoneFeedingInput(int input) override { input_done_ = true; }
@@ -164,7 +170,8 @@ class RepartitionOperator : public RelationalOperator {
 
  private:
   class SplitWorkOrder;
-  class ExchangeWorkOrder;
+  // The exchange, on exchanger_: flushes the splitters, streams with every rank, then wakes the scheduler.
+  void Exchange();
 
   const std::string request_;
   const BlockInput input_;
@@ -176,8 +183,15 @@ class RepartitionOperator : public RelationalOperator {
   const std::shared_ptr<PartitionRelease> release_;
   bool started_ = false;
   bool input_done_ = false;
-  bool exchange_issued_ = false;
-  std::atomic<bool> exchanged_{false};  // the exchange work order ran (its streams are ended)
+  bool exchange_started_ = false;
+  bool outcome_issued_ = false;
+  std::thread exchanger_;
+  std::atomic<bool> stop_{false};            // closes the incoming streams early (destructor)
+  std::atomic<bool> exchange_ended_{false};  // exchange_status_ and rows_received_ are written
+  absl::Status exchange_status_;
+  int64_t rows_received_ = 0;
+  std::mutex wake_up_mutex_;
+  std::function<void()> wake_up_;
   // One splitter per worker, kept across its split work orders (flushed by the exchange work order), so that a
   // selective input still fills whole blocks instead of sending a small block per input block and rank.
   HashSplitter* SplitterOf(int worker);
@@ -187,7 +201,7 @@ class RepartitionOperator : public RelationalOperator {
   int64_t splits_issued_ = 0;
   std::atomic<int64_t> splits_finished_{0};
   std::atomic<int64_t> rows_split_{0};
-  StreamTotals sent_, received_;  // written by the exchange work order, read after it
+  StreamTotals sent_, received_;  // written by the exchange, read once it ended
 };
 
 }  // namespace tessera::distributed

@@ -118,7 +118,8 @@ class Builder {
             [this](const lp::LogicalOperator& node) { return estimator_.EstimateRows(node); },
             [this](const BoundExpression& expression, const lp::LogicalOperator& input) {
               return estimator_.DistinctValues(expression, input);
-            }),
+            },
+            cluster != nullptr ? cluster->split_groups() : PlanDistribution::kDefaultSplitGroups),
         dag_(std::make_unique<ExecutionDag>()) {}
 
   // A rank's fragment (plan_fragment.h): its broadcast inputs' placeholders read the received relations.

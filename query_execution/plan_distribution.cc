@@ -4,6 +4,7 @@
 
 #include "distributed/partitioning.h"
 #include "optimizer/partial_aggregation.h"
+#include "query_execution/memory_estimate.h"
 
 namespace tessera {
 namespace {
@@ -44,6 +45,13 @@ std::vector<int> PlacingColumns(const std::vector<lp::ExpressionPtr>& expression
   return keys;
 }
 
+// The estimated bytes of `rows` rows of `node`'s output (query_execution/memory_estimate.h's row width).
+double OutputBytes(const lp::LogicalOperator& node, double rows) {
+  std::vector<Type> types;
+  for (const lp::OutputColumn& column : node.output()) types.push_back(column.type);
+  return rows * static_cast<double>(EstimatedRowBytes(types));
+}
+
 SubtreePlacement Replicated() { return {Placement::kReplicated, {}}; }
 SubtreePlacement Master() { return {Placement::kMaster, {}}; }
 SubtreePlacement Partitioned(std::vector<int> keys) { return {Placement::kPartitioned, std::move(keys)}; }
@@ -74,7 +82,7 @@ void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot) {
   // The group key that splits the partials: placeable, the most distinct values.
   int split_key = -1;
   const lp::LogicalOperator& input_node = *aggregate.children[0];
-  if (estimated_rows_ != nullptr && estimated_rows_(aggregate) >= kMinSplitGroups && Splittable(input_node)) {
+  if (estimated_rows_ != nullptr && estimated_rows_(aggregate) >= split_groups_ && Splittable(input_node)) {
     double most = 0;
     for (size_t g = 0; g < aggregate.group_by.size(); ++g) {
       if (!distributed::PlaceableKeyType(aggregate.group_by[g]->result_type)) continue;
@@ -165,16 +173,32 @@ SubtreePlacement PlanDistribution::ClassifyJoin(const lp::Join& join) {
       join.join_type != lp::JoinType::kFullOuter && estimated_rows_ != nullptr) {
     SubtreePlacement colocated = ClassifyPartitionedJoin(join, left, right);
     if (colocated.placement == Placement::kPartitioned) return colocated;
-    // Bytes, in rows: broadcasting sends the build side to ranks - 1 ranks (after gathering the (ranks - 1) /
-    // ranks of it that a partitioned build side has elsewhere); not broadcasting gathers that share of the probe
-    // side.
+    // The bytes each way moves (docs/decisions/0011, "The join rule"), r ranks, P and B the probe and build
+    // sides' estimated bytes over the cluster:
+    //   broadcast  B x (r - 1), plus B x (r - 1) / r gathered first when the build side is partitioned;
+    //   split      (r - 1) / r of each side not placed by its key (both partitioned only);
+    //   gather     (r - 1) / r of the probe side, and of the build side when it is partitioned (the join then
+    //              runs on the master).
+    // A split never moves more than the gather, so the broadcast is taken when it moves fewer bytes than the
+    // split (or, without a split, than the gather) and its build side has at most kMaxBroadcastRows rows.
+    const double r = ranks_;
     const double build_rows = estimated_rows_(*join.children[1]);
-    const double cost = build_rows * (right.placement == Placement::kPartitioned ? ranks_ + 1 : ranks_);
-    if (build_rows <= kMaxBroadcastRows && cost < estimated_rows_(*join.children[0])) {
+    const double build_bytes = OutputBytes(*join.children[1], build_rows);
+    const double probe_bytes = OutputBytes(*join.children[0], estimated_rows_(*join.children[0]));
+    const bool build_partitioned = right.placement == Placement::kPartitioned;
+    const double broadcast = build_bytes * (r - 1) + (build_partitioned ? build_bytes * (r - 1) / r : 0);
+    double other = (probe_bytes + (build_partitioned ? build_bytes : 0)) * (r - 1) / r;
+    const std::optional<JoinSplit> split = PlanJoinSplit(join, left, right);
+    if (split.has_value()) {
+      other =
+          ((split->left_column >= 0 ? probe_bytes : 0) + (split->right_column >= 0 ? build_bytes : 0)) * (r - 1) / r;
+    }
+    if (build_rows <= kMaxBroadcastRows && broadcast < other) {
       broadcast_.insert(join.children[1].get());
       return Partitioned(left.key_columns);
     }
-    return RepartitionJoin(join, left, right);
+    if (split.has_value()) return ApplyJoinSplit(join, left, right, *split);
+    return Master();
   }
   if (right.placement == Placement::kMaster) return Master();
   if (left.placement == Placement::kPartitioned && right.placement == Placement::kReplicated) {
@@ -221,10 +245,11 @@ bool PlanDistribution::Splittable(const lp::LogicalOperator& node) const {
                      [this](const lp::LogicalOperatorPtr& child) { return Splittable(*child); });
 }
 
-SubtreePlacement PlanDistribution::RepartitionJoin(const lp::Join& join, const SubtreePlacement& left,
-                                                   const SubtreePlacement& right) {
-  if (left.placement != Placement::kPartitioned || right.placement != Placement::kPartitioned) return Master();
-  if (join.join_type == lp::JoinType::kFullOuter || join.join_type == lp::JoinType::kCross) return Master();
+std::optional<PlanDistribution::JoinSplit> PlanDistribution::PlanJoinSplit(const lp::Join& join,
+                                                                           const SubtreePlacement& left,
+                                                                           const SubtreePlacement& right) const {
+  if (left.placement != Placement::kPartitioned || right.placement != Placement::kPartitioned) return std::nullopt;
+  if (join.join_type == lp::JoinType::kFullOuter || join.join_type == lp::JoinType::kCross) return std::nullopt;
   const lp::LogicalOperator& probe = *join.children[0];
   const lp::LogicalOperator& build = *join.children[1];
   for (size_t k = 0; k < join.left_keys.size(); ++k) {
@@ -238,23 +263,31 @@ SubtreePlacement PlanDistribution::RepartitionJoin(const lp::Join& join, const S
       continue;
     }
     // A side already placed by its key stays where it is; the other is split to meet it.
-    const bool split_left = !Contains(left.key_columns, l);
-    const bool split_right = !Contains(right.key_columns, r);
-    if ((split_left && !Splittable(probe)) || (split_right && !Splittable(build))) continue;
-    if (split_left) repartition_[&probe] = l;
-    if (split_right) repartition_[&build] = r;
-    std::vector<int> keys = split_left ? std::vector<int>{l} : left.key_columns;
-    if (join.join_type == lp::JoinType::kInner) {
-      const int left_width = probe.output_width();
-      if (split_right) {
-        keys.push_back(left_width + r);
-      } else {
-        for (int c : right.key_columns) keys.push_back(left_width + c);
-      }
-    }
-    return Partitioned(std::move(keys));
+    JoinSplit split;
+    if (!Contains(left.key_columns, l)) split.left_column = l;
+    if (!Contains(right.key_columns, r)) split.right_column = r;
+    if ((split.left_column >= 0 && !Splittable(probe)) || (split.right_column >= 0 && !Splittable(build))) continue;
+    return split;
   }
-  return Master();
+  return std::nullopt;
+}
+
+SubtreePlacement PlanDistribution::ApplyJoinSplit(const lp::Join& join, const SubtreePlacement& left,
+                                                  const SubtreePlacement& right, const JoinSplit& split) {
+  const lp::LogicalOperator& probe = *join.children[0];
+  const lp::LogicalOperator& build = *join.children[1];
+  if (split.left_column >= 0) repartition_[&probe] = split.left_column;
+  if (split.right_column >= 0) repartition_[&build] = split.right_column;
+  std::vector<int> keys = split.left_column >= 0 ? std::vector<int>{split.left_column} : left.key_columns;
+  if (join.join_type == lp::JoinType::kInner) {
+    const int left_width = probe.output_width();
+    if (split.right_column >= 0) {
+      keys.push_back(left_width + split.right_column);
+    } else {
+      for (int c : right.key_columns) keys.push_back(left_width + c);
+    }
+  }
+  return Partitioned(std::move(keys));
 }
 
 SubtreePlacement PlanDistribution::RepartitionAggregate(const lp::Aggregate& aggregate) {

@@ -13,10 +13,11 @@
 // DISTINCT grouped by a partition key of its partitioned input. Sorts, limits, windows and set operations over
 // partitioned inputs run on the master.
 // Broadcast: a join of a partitioned probe side with a build side that is neither replicated nor co-located
-// (computed on the master, e.g. from its own gathers) is partitioned too when the build side is estimated small
-// (rows x ranks, or x (ranks + 1) when it must be gathered first, < the probe side's rows, and at most
-// kMaxBroadcastRows): the master computes the build side and sends it whole to every rank with the fragment
-// (Broadcast()), instead of gathering the probe side.
+// (computed on the master, e.g. from its own gathers) is partitioned too when broadcasting the build side moves
+// fewer estimated bytes than the alternative, a hash split (below) where one is possible, else gathering the
+// inputs, and the build side has at most kMaxBroadcastRows rows: the master computes the build side and sends it
+// whole to every rank with the fragment (Broadcast()). The bytes of each way are in ClassifyJoin and
+// docs/decisions/0011 ("The join rule").
 // Repartition: a join of two partitioned inputs that is not co-located and not broadcast (inner, left outer, semi,
 // anti), on a key pair of INTEGER / BIGINT or string columns, and an aggregation over a partitioned input that
 // cannot be split into partial aggregates (COUNT(DISTINCT), holistic calls) grouped by such a column, are
@@ -31,11 +32,13 @@
 // Threading: used by one plan builder on one thread; results are memoized per node (nodes must outlive it).
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/node_hash_map.h"
+#include "distributed/cluster.h"
 #include "optimizer/logical_plan.h"
 
 namespace tessera {
@@ -51,19 +54,25 @@ class PlanDistribution {
  public:
   static constexpr double kMaxBroadcastRows = 1e6;
 
+  // The default of `split_groups` below: the fewest estimated groups for which a decomposable aggregation's
+  // partials are merged on the ranks (hash split by a group key) rather than on the master
+  // (distributed::kDefaultSplitGroups, the server's --distributed-split-groups; docs/decisions/0011, round 6).
+  static constexpr double kDefaultSplitGroups = distributed::kDefaultSplitGroups;
+
   // `ranks`: the cluster's size; `estimated_rows`: the optimizer's row estimate of a subtree (null: no broadcast
   // and no merge on the ranks); `estimated_distinct`: its estimate of an expression's distinct values over a
-  // subtree's rows (null: the first placeable group key splits partials).
+  // subtree's rows (null: the first placeable group key splits partials); `split_groups`: the fewest estimated
+  // groups whose partials are merged on the ranks.
   PlanDistribution(
       int ranks, std::function<double(const optimizer::LogicalOperator&)> estimated_rows,
-      std::function<double(const BoundExpression&, const optimizer::LogicalOperator&)> estimated_distinct = nullptr)
-      : ranks_(ranks), estimated_rows_(std::move(estimated_rows)), estimated_distinct_(std::move(estimated_distinct)) {}
+      std::function<double(const BoundExpression&, const optimizer::LogicalOperator&)> estimated_distinct = nullptr,
+      double split_groups = kDefaultSplitGroups)
+      : ranks_(ranks),
+        estimated_rows_(std::move(estimated_rows)),
+        estimated_distinct_(std::move(estimated_distinct)),
+        split_groups_(split_groups) {}
   PlanDistribution() = default;
 
-  // The fewest estimated groups for which a decomposable aggregation's partials are merged on the ranks (hash
-  // split by a group key) rather than on the master: below it the master merges a few thousand rows per rank in
-  // well under a millisecond, less than the split exchange's fixed cost (docs/decisions/0011).
-  static constexpr double kMinSplitGroups = 1e4;
   // The fewest estimated distinct values per rank of the group key that splits partials (the one with the most),
   // so that every rank merges a fair share of the groups.
   static constexpr double kMinSplitKeyValuesPerRank = 64;
@@ -73,7 +82,7 @@ class PlanDistribution {
   // (optimizer/partial_aggregation.h), replaced by the merge of its partial aggregates (a Project over the
   // merging Aggregate over the partial Aggregate, which takes over the original's input node). The partial
   // aggregate runs on every rank (partitioned, no key). The merge runs on the master over the gathered partials
-  // (MergesOnMaster), or, with at least kMinSplitGroups estimated groups (an estimator is needed) and a group key
+  // (MergesOnMaster), or, with at least `split_groups` estimated groups (an estimator is needed) and a group key
   // of a placeable type with enough distinct values (kMinSplitKeyValuesPerRank), on every rank over the partials
   // hash split by that key (Repartition() of the partial):
   // the merge is then partitioned by the key, so a join or aggregation above it on that key stays on the ranks
@@ -100,8 +109,16 @@ class PlanDistribution {
   SubtreePlacement ClassifyJoin(const optimizer::Join& join);
   SubtreePlacement ClassifyPartitionedJoin(const optimizer::Join& join, const SubtreePlacement& left,
                                            const SubtreePlacement& right);
-  SubtreePlacement RepartitionJoin(const optimizer::Join& join, const SubtreePlacement& left,
-                                   const SubtreePlacement& right);
+  // A hash split that brings the rows of a join of two partitioned inputs together: the side(s) to split and
+  // by which output column (-1: the side stays, placed by its key).
+  struct JoinSplit {
+    int left_column = -1;
+    int right_column = -1;
+  };
+  std::optional<JoinSplit> PlanJoinSplit(const optimizer::Join& join, const SubtreePlacement& left,
+                                         const SubtreePlacement& right) const;
+  SubtreePlacement ApplyJoinSplit(const optimizer::Join& join, const SubtreePlacement& left,
+                                  const SubtreePlacement& right, const JoinSplit& split);
   SubtreePlacement RepartitionAggregate(const optimizer::Aggregate& aggregate);
   // SplitAggregates on `*slot` and below.
   void SplitAggregatesBelow(optimizer::LogicalOperatorPtr* slot);
@@ -111,6 +128,7 @@ class PlanDistribution {
   int ranks_ = 2;
   std::function<double(const optimizer::LogicalOperator&)> estimated_rows_;
   std::function<double(const BoundExpression&, const optimizer::LogicalOperator&)> estimated_distinct_;
+  double split_groups_ = kDefaultSplitGroups;
   absl::node_hash_map<const optimizer::LogicalOperator*, SubtreePlacement> placements_;  // stable references
   absl::flat_hash_set<const optimizer::LogicalOperator*> broadcast_;
   absl::flat_hash_map<const optimizer::LogicalOperator*, int> repartition_;

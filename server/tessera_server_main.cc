@@ -7,6 +7,7 @@
 //
 // --distributed (distributed/README.md) starts one rank of a cluster under MPI: rank 0 is the master and serves
 // clients as above; every other rank keeps its part of the data in DIR/rank-K and serves the master's commands.
+// --distributed-split-groups and --distributed-peer-timeout-ms tune the cluster (distributed/README.md).
 //
 // Once it serves, it prints one line "tessera-server listening on HOST:PORT" to standard output. SIGTERM or SIGINT
 // shut it down gracefully: running queries are cancelled, calls end, the database is closed, and the process exits
@@ -17,6 +18,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -66,6 +68,12 @@ DEFINE_int32(max_sessions, tessera::ServerOptions().max_sessions, "most sessions
 DEFINE_int64(session_idle_timeout, tessera::ServerOptions().session_idle_timeout_ms / 1000,
              "close sessions without a call for this many seconds (0: never)");
 DEFINE_bool(distributed, false, "under mpirun: one rank of a cluster; rank 0 serves, every rank keeps DIR/rank-K");
+DEFINE_int64(distributed_split_groups, static_cast<int64_t>(tessera::distributed::kDefaultSplitGroups),
+             "--distributed: the fewest estimated groups of an aggregation whose partial aggregates the ranks merge "
+             "themselves after a hash split by a group key (fewer: the master merges the gathered partials)");
+DEFINE_int64(distributed_peer_timeout_ms, tessera::distributed::kDefaultPeerTimeout.count(),
+             "--distributed: a rank that sent no heartbeat for this long is taken for dead and the queries that need "
+             "it fail (at least 1000; give every rank the same)");
 
 namespace {
 
@@ -85,6 +93,8 @@ struct Options {
   tessera::DatabaseOptions database;
   tessera::ServerOptions server;
   bool distributed = false;
+  double split_groups = tessera::distributed::kDefaultSplitGroups;
+  std::chrono::milliseconds peer_timeout = tessera::distributed::kDefaultPeerTimeout;
 };
 
 // A bare port means 127.0.0.1:PORT; anything else is HOST:PORT.
@@ -144,7 +154,10 @@ absl::StatusOr<Options> OptionsFromFlags() {
        {at_least("time-slice-us", FLAGS_time_slice_us, 0), at_least("worker-queue-us", FLAGS_worker_queue_us, 1),
         at_least("work-order-log-max-bytes", FLAGS_work_order_log_max_bytes, 1),
         at_least("max-statement-bytes", FLAGS_max_statement_bytes, 1), at_least("max-sessions", FLAGS_max_sessions, 1),
-        at_least("session-idle-timeout", FLAGS_session_idle_timeout, 0)}) {
+        at_least("session-idle-timeout", FLAGS_session_idle_timeout, 0),
+        at_least("distributed-split-groups", FLAGS_distributed_split_groups, 0),
+        at_least("distributed-peer-timeout-ms", FLAGS_distributed_peer_timeout_ms,
+                 2 * tessera::distributed::Cluster::kHeartbeatInterval.count())}) {
     if (!checked.ok()) return checked;
   }
   options.database.scheduler.dispatch_run_ns = FLAGS_time_slice_us * 1000;
@@ -155,6 +168,8 @@ absl::StatusOr<Options> OptionsFromFlags() {
   options.server.max_sessions = FLAGS_max_sessions;
   options.server.session_idle_timeout_ms = FLAGS_session_idle_timeout * 1000;
   options.distributed = FLAGS_distributed;
+  options.split_groups = static_cast<double>(FLAGS_distributed_split_groups);
+  options.peer_timeout = std::chrono::milliseconds(FLAGS_distributed_peer_timeout_ms);
   return options;
 }
 
@@ -232,6 +247,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     cluster = *std::move(started);
+    cluster->set_split_groups(options.split_groups);
     options.database.cluster = cluster.get();
     absl::Status placed = PlaceRank(*cluster, &options.database);
     if (!placed.ok()) std::cerr << "tessera-server: rank " << cluster->rank() << ": " << placed.message() << std::endl;
@@ -253,7 +269,7 @@ int main(int argc, char** argv) {
   }
   if (!database.ok()) return 1;
   // From here on the master notices a rank that dies (distributed/cluster.h, liveness).
-  if (cluster != nullptr) cluster->StartHeartbeats();
+  if (cluster != nullptr) cluster->StartHeartbeats(options.peer_timeout);
   if (cluster != nullptr && !cluster->is_master()) {
     // Every other rank serves the master's commands until it shuts down; it takes no clients.
     absl::Status served = tessera::RunRankService(**database);

@@ -15,7 +15,10 @@ the sums. Times are wall-clock per statement as the client sees it (the same cli
 
 With --baseline-server (another tessera-server binary, e.g. the commit before a change), a third configuration
 takes its turn in the same runs: the same cluster shape from that binary, on its own data directory, so a change's
-before / after times and bytes come from one run under the same outside load.
+before / after times and bytes come from one run under the same outside load. With --variant LABEL=FLAGS (repeated)
+more clusters of the same shape take their turns, from --server with those flags (e.g. a sweep of
+--distributed-split-groups), each on a copy of the cluster's data directory. --extra NAME=SQL adds a query of
+one's own, its answer checked against the single server's.
 """
 import argparse
 import csv
@@ -41,6 +44,7 @@ QUERIES = os.path.join(ROOT, "benchmarks", "tpch", "queries")
 SSB_QUERIES = os.path.join(ROOT, "benchmarks", "ssb", "queries")
 SSB_TABLES = ["part", "supplier", "customer", "date", "lineorder"]
 SSB_PARTITION_KEYS = {"lineorder": "lo_orderkey"}
+EXTRA = {}  # --extra: name -> SQL text
 MPI_ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_mpi_yield_when_idle="1")
 
@@ -103,8 +107,8 @@ def run_queries(shell, targets, queries, runs, answers):
     results = [{} for _ in targets]
     for query in queries:
         ssb = isinstance(query, str)
-        text = open(os.path.join(SSB_QUERIES, f"q{query}.sql") if ssb else
-                    os.path.join(QUERIES, f"q{query:02d}.sql")).read()
+        text = EXTRA[query] if query in EXTRA else open(
+            os.path.join(SSB_QUERIES, f"q{query}.sql") if ssb else os.path.join(QUERIES, f"q{query:02d}.sql")).read()
         outputs = [sql(shell, target, text) for target, _ in targets]  # warm-up, and the answers checked
         times = [[] for _ in targets]
         for _ in range(runs):
@@ -143,7 +147,11 @@ def main():
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--workers", type=int, default=1, help="workers per rank")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--queries", default="1-22", help="TPC-H query numbers (first-last)")
+    parser.add_argument("--queries", default="1-22", help="TPC-H query numbers (first-last, or a comma list)")
+    parser.add_argument("--variant", action="append", default=[], metavar="LABEL=FLAGS",
+                        help="another cluster from --server with these extra flags, taking its turn (repeatable)")
+    parser.add_argument("--extra", action="append", default=[], metavar="NAME=SQL",
+                        help="a query of one's own, checked against the single server's answer (repeatable)")
     parser.add_argument("--benchmark", choices=["tpch", "ssb"], default="tpch",
                         help="ssb: the 13 SSB queries over --tbl's SSB tables (--answers is then not read)")
     parser.add_argument("--work", default=os.path.join(os.path.expanduser("~"), ".cache", "tessera", "distributed"))
@@ -155,8 +163,15 @@ def main():
     parser.add_argument("--bandwidth-gbit", type=float, default=10.0,
                         help="network bandwidth of the predicted speedup (docs/decisions/0011)")
     args = parser.parse_args()
-    first, _, last = args.queries.partition("-")
-    queries = list(range(int(first), int(last or first) + 1))
+    if "," in args.queries:
+        queries = [int(q) for q in args.queries.split(",")]
+    else:
+        first, _, last = args.queries.partition("-")
+        queries = list(range(int(first), int(last or first) + 1))
+    for extra in args.extra:
+        name, _, text = extra.partition("=")
+        EXTRA[name] = text
+        queries.append(name)
     tables, schema, cluster_schema, keys = TABLES, os.path.join(ROOT, "benchmarks", "tpch", "schema.sql"), \
         partitioned_schema(), PARTITION_KEYS
     if args.benchmark == "ssb":
@@ -173,15 +188,16 @@ def main():
                                            args.tbl])
     cluster_process = None
     baseline_process = None
+    variant_processes = []
     try:
         load(args.shell, single_target, args.tbl, open(schema).read(), os.path.join(args.work, f"{tag}-single.loaded"),
              tables)
-        def start_cluster(server, name):
+        def start_cluster(server, name, flags=()):
             print(f"{args.ranks} ranks x {args.workers} workers ({name})", file=sys.stderr)
             process, target = start(
                 [args.mpirun, "--oversubscribe", "-np", str(args.ranks), server, "--distributed", "--data",
                  os.path.join(args.work, name), "--listen", "127.0.0.1:0", "--no-sync", "--threads",
-                 str(args.workers), "--allowed-directories", args.tbl], env=MPI_ENV)
+                 str(args.workers), "--allowed-directories", args.tbl, *flags], env=MPI_ENV)
             load(args.shell, target, args.tbl, cluster_schema, os.path.join(args.work, f"{name}.loaded"), tables)
             return process, target
 
@@ -191,38 +207,52 @@ def main():
             baseline_process, baseline_target = start_cluster(args.baseline_server,
                                                               f"{tag}-cluster-{args.ranks}-baseline")
             targets.append((baseline_target, True))
+        for variant in args.variant:
+            label, _, flags = variant.partition("=")
+            name = f"{tag}-cluster-{args.ranks}-{label}"
+            if not os.path.exists(os.path.join(args.work, f"{name}.loaded")):
+                # A copy of the loaded cluster (its servers are up, but nothing writes its files after the load).
+                shutil.copytree(os.path.join(args.work, f"{tag}-cluster-{args.ranks}"), os.path.join(args.work, name))
+                open(os.path.join(args.work, f"{name}.loaded"), "w").close()
+            process, target = start_cluster(args.server, name, flags.split())
+            variant_processes.append(process)
+            targets.append((target, True))
         # The servers stay up (an idle one sleeps) and take turns, so outside load hits them alike.
         results = run_queries(args.shell, targets, queries, args.runs, args.answers)
         single, cluster = results[0], results[1]
-        baseline = results[2] if args.baseline_server else None
+        # The baseline and the variants, in the order of `targets`: (label, results).
+        others = list(zip((["baseline"] if args.baseline_server else []) +
+                          [variant.partition("=")[0] for variant in args.variant], results[2:]))
     finally:
         stop(single_process)
-        for process in (cluster_process, baseline_process):
+        for process in (cluster_process, baseline_process, *variant_processes):
             if process is not None:
                 stop(process)
 
     print(f"{args.benchmark.upper()} {tag}: 1 rank x {args.ranks * args.workers} workers vs {args.ranks} ranks x {args.workers} workers "
           f"(partitioned: {', '.join(sorted(keys))}); median of {args.runs} runs")
-    extra = f" {'baseline (s)':>13} {'ratio':>6} {'baseline (MB)':>14}" if baseline else ""
+    for label, flags in [(v.partition("=")[0], v.partition("=")[2]) for v in args.variant]:
+        print(f"  variant {label}: {flags}")
+    extra = "".join(f" {label + ' (s)':>13} {'ratio':>6} {label + ' (MB)':>14}" for label, _ in others)
     print(f"{'query':>5} {'1 rank (s)':>11} {'cluster (s)':>12} {'ratio':>6} {'exchanged (MB)':>15}{extra}  answers")
     for query in queries:
         a, _, ok_a = single[query]
         b, exchanged, ok_b = cluster[query]
         ok = ok_a and ok_b
         columns = ""
-        if baseline:
-            c, baseline_exchanged, ok_c = baseline[query]
+        for _, other in others:
+            c, other_exchanged, ok_c = other[query]
             ok = ok and ok_c
-            columns = f" {c:>13.3f} {c / a:>6.2f} {baseline_exchanged / 1e6:>14.1f}"
+            columns += f" {c:>13.3f} {c / a:>6.2f} {other_exchanged / 1e6:>14.1f}"
         name = f"q{query}" if isinstance(query, str) else f"q{query:02d}"
         print(f"{name:>5} {a:>11.3f} {b:>12.3f} {b / a:>6.2f} {exchanged / 1e6:>15.1f}{columns}  "
               f"{'ok' if ok else 'MISMATCH'}")
     total_a = sum(single[q][0] for q in queries)
     total_b = sum(cluster[q][0] for q in queries)
     columns = ""
-    if baseline:
-        total_c = sum(baseline[q][0] for q in queries)
-        columns = f" {total_c:>13.3f} {total_c / total_a:>6.2f} {sum(baseline[q][1] for q in queries) / 1e6:>14.1f}"
+    for _, other in others:
+        total_c = sum(other[q][0] for q in queries)
+        columns += f" {total_c:>13.3f} {total_c / total_a:>6.2f} {sum(other[q][1] for q in queries) / 1e6:>14.1f}"
     print(f"{'sum':>5} {total_a:>11.3f} {total_b:>12.3f} {total_b / total_a:>6.2f} "
           f"{sum(cluster[q][1] for q in queries) / 1e6:>15.1f}{columns}")
     print_predicted_speedup(single, cluster, queries, args.ranks, args.bandwidth_gbit)

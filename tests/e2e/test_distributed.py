@@ -287,24 +287,51 @@ def rank_pids(base_dir):
     return pids
 
 
+def rank_of_integer_key(value, ranks):
+    """distributed/partitioning.h RankOfIntegerKey: common/hash.h HashInt64 of the value, modulo the ranks."""
+    mask = (1 << 64) - 1
+    key = value & mask
+    key ^= key >> 33
+    key = (key * 0xFF51AFD7ED558CCD) & mask
+    key ^= key >> 33
+    key = (key * 0xC4CEB9FE1A85EC53) & mask
+    key ^= key >> 33
+    return key % ranks
+
+
+# The heartbeat timeout of the failure tests (--distributed-peer-timeout-ms): well above what a thread of this
+# loaded machine waits to be scheduled, short enough that the failure comes soon.
+PEER_TIMEOUT_S = 3
+
+
 def test_rank_killed_mid_query_fails_the_query_and_the_master_stays_up():
     """SIGKILL to rank 1 while it computes its part of a query: the master notices the missing heartbeats
     (distributed/cluster.h) and fails that query with an error naming the rank, instead of waiting forever; it
-    still answers what it can compute alone. Open MPI is told not to end the job when a process dies."""
+    still answers what it can compute alone. Open MPI is told not to end the job when a process dies.
+
+    Every row of the partitioned table is on rank 1, so the master has no work of its own: the query fails as
+    soon as the master gives up on rank 1, PEER_TIMEOUT_S after its last heartbeat, whatever the load (with rows
+    of its own, the master's worker would finish its part first, which took a minute under a load average of 22).
+    The bound is that timeout and a slack for scheduling; a master that hangs exceeds it."""
     base_dir = tempfile.mkdtemp(prefix="tessera-failure-")
     data = os.path.join(base_dir, "rows.csv")
+    keys = [i for i in range(60000) if rank_of_integer_key(i, 2) == 1][:20000]
+    assert len(keys) == 20000
     with open(data, "w") as f:
-        f.writelines(f"{i},{i * 7 % 1000}\n" for i in range(20000))
-    running = Cluster(base_dir, 2, "--allowed-directories", base_dir,
-                      env=dict(MPI_ENV, OMPI_MCA_orte_enable_recovery="1"))
+        f.writelines(f"{i},{i * 7 % 1000}\n" for i in keys)
+    running = Cluster(base_dir, 2, "--allowed-directories", base_dir, "--distributed-peer-timeout-ms",
+                      str(PEER_TIMEOUT_S * 1000), env=dict(MPI_ENV, OMPI_MCA_orte_enable_recovery="1"))
     pids = {}
     try:
         running.sql("CREATE TABLE big (a BIGINT, b BIGINT) PARTITION BY HASH (a)", "CREATE TABLE small (c BIGINT, d BIGINT)",
                     f"COPY big FROM '{data}' (FORMAT csv)", f"COPY small FROM '{data}' (FORMAT csv)")
+        plan = running.sql("EXPLAIN ANALYZE SELECT a FROM big").stdout
+        gathered = re.search(r"#0 gather.*\n.*rows out (\d+)", plan)
+        assert gathered and int(gathered.group(1)) == len(keys), ("every row on rank 1", plan)
         pids = rank_pids(base_dir)
         assert sorted(pids) == [0, 1], pids
-        # A nested-loop join of every rank's part of `big` with all of `small` (replicated): seconds of work on
-        # each rank.
+        # A nested-loop join of rank 1's part of `big` (all of it) with all of `small` (replicated): seconds of
+        # work there.
         slow = subprocess.Popen(
             [TESSERA, "--connect", running.target, "--csv", "-c",
              "SELECT count(*) FROM big, small WHERE (big.a * small.c + big.b) % 1000003 = 17"],
@@ -316,7 +343,7 @@ def test_rank_killed_mid_query_fails_the_query_and_the_master_stays_up():
         _, stderr = slow.communicate(timeout=BOUND_S)
         assert slow.returncode != 0
         assert "rank 1 stopped answering" in stderr and "the cluster is unhealthy" in stderr, stderr
-        assert time.monotonic() - began < 60
+        assert time.monotonic() - began < PEER_TIMEOUT_S + 30
         # The master is up: a replicated table is read from its own copy; a query that needs rank 1 fails at once.
         assert running.sql("SELECT count(*) FROM small").stdout.splitlines()[1] == "20000"
         refused = running.sql("SELECT count(*) FROM big", check=False)
@@ -339,8 +366,8 @@ def test_peers_of_a_killed_rank_stop_waiting_for_it():
     data = os.path.join(base_dir, "rows.csv")
     with open(data, "w") as f:
         f.writelines(f"{i},{i * 7 % 1000}\n" for i in range(20000))
-    running = Cluster(base_dir, 3, "--allowed-directories", base_dir,
-                      env=dict(MPI_ENV, OMPI_MCA_orte_enable_recovery="1"))
+    running = Cluster(base_dir, 3, "--allowed-directories", base_dir, "--distributed-peer-timeout-ms",
+                      str(PEER_TIMEOUT_S * 1000), env=dict(MPI_ENV, OMPI_MCA_orte_enable_recovery="1"))
     pids = {}
     try:
         running.sql("CREATE TABLE big (a BIGINT, b BIGINT) PARTITION BY HASH (a)",
@@ -355,7 +382,7 @@ def test_peers_of_a_killed_rank_stop_waiting_for_it():
         began = time.monotonic()
         failed = running.sql(query, check=False)
         assert failed.returncode != 0 and "rank 2 stopped answering" in failed.stderr, failed.stderr
-        assert time.monotonic() - began < 60
+        assert time.monotonic() - began < PEER_TIMEOUT_S + 30
         # Rank 1 gave up on rank 2 too: its service stops with the master.
         stop_by_pid(running.process, BOUND_S)
         stderr = running.process.stderr.read()
@@ -370,6 +397,32 @@ def test_peers_of_a_killed_rank_stop_waiting_for_it():
                 os.kill(pid, signal.SIGKILL)
         running.process.kill()
         running.process.communicate()
+        shutil.rmtree(base_dir, ignore_errors=True)
+
+
+def test_split_threshold_is_the_servers_setting():
+    """--distributed-split-groups: partial aggregates are split by their group key and merged on the ranks from
+    that many estimated groups on, below it the master merges them. With 50,000: 100,000 groups split, 20,000
+    groups (which the default of 10,000 would split) merge on the master."""
+    base_dir = tempfile.mkdtemp(prefix="tessera-split-groups-")
+    data = os.path.join(base_dir, "rows.csv")
+    with open(data, "w") as f:
+        f.writelines(f"{i},{i},{i % 20000}\n" for i in range(100000))
+    running = Cluster(base_dir, 2, "--allowed-directories", base_dir, "--distributed-split-groups", "50000")
+    try:
+        running.sql("CREATE TABLE t (a BIGINT, b BIGINT, c BIGINT) PARTITION BY HASH (a)",
+                    f"COPY t FROM '{data}' (FORMAT csv)")
+        many = "SELECT b, count(*) FROM t GROUP BY b"
+        plan = running.sql("EXPLAIN " + many).stdout
+        assert "hash split aggregate(1 keys, 1 calls) of t (1 columns) by b" in plan, plan
+        assert "merges the ranks' partial aggregates" not in plan, plan
+        fewer = "SELECT c, count(*), sum(b) FROM t GROUP BY c"
+        plan = running.sql("EXPLAIN " + fewer).stdout
+        assert "merges the ranks' partial aggregates" in plan and "hash split" not in plan, plan
+        counts = rows(running.sql(fewer))
+        assert len(counts) == 20000 and counts[0] == ["0", "5", str(sum(range(0, 100000, 20000)))], counts[0]
+    finally:
+        assert running.stop()
         shutil.rmtree(base_dir, ignore_errors=True)
 
 

@@ -168,7 +168,7 @@ TEST_F(PlanDistributionTest, AggregationsAreWholeOnTheRanksOrSplit) {
 // Many groups: every rank merges the partials its group key places there, and what reads the merge on that key
 // stays on the ranks (TPC-H Q13: customer LEFT OUTER JOIN orders counted per customer).
 TEST_F(PlanDistributionTest, LargeGroupAggregationsMergeOnTheRanks) {
-  double groups = PlanDistribution::kMinSplitGroups;
+  double groups = PlanDistribution::kDefaultSplitGroups;
   PlanDistribution distribution(2, [&groups](const lp::LogicalOperator&) { return groups; });
   const auto counted = [this] {
     return Aggregate(Scan("orders"), {1}, One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt())));
@@ -185,18 +185,31 @@ TEST_F(PlanDistributionTest, LargeGroupAggregationsMergeOnTheRanks) {
   EXPECT_EQ(distribution.Repartition(partial), 0);  // the partials split by o_custkey
   EXPECT_EQ(distribution.Repartition(*partial.children[0]), -1);
   EXPECT_EQ(distribution.Of(*plan).placement, Placement::kPartitioned);  // co-located with customer
-  // Fewer groups: merged on the master, and the join above it too.
-  groups = PlanDistribution::kMinSplitGroups / 2;
+  // Fewer groups: merged on the master; the join above is not co-located any more, and broadcasting the merged
+  // counts (14 bytes a row to the other rank) moves fewer bytes than gathering half of customer (35 bytes a row).
+  groups = PlanDistribution::kDefaultSplitGroups / 2;
   lp::LogicalOperatorPtr small =
       distribution.SplitAggregates(Join(lp::JoinType::kLeftOuter, Scan("customer"), 0, counted(), 0));
   EXPECT_TRUE(distribution.MergesOnMaster(*small->children[1]->children[0]));
   EXPECT_EQ(distribution.Repartition(*small->children[1]->children[0]->children[0]), -1);
-  EXPECT_EQ(distribution.Of(*small).placement, Placement::kMaster);
+  EXPECT_EQ(distribution.Of(*small).placement, Placement::kPartitioned);
+  EXPECT_TRUE(distribution.Broadcast(*small->children[1]));
   // A group key that places no rows (DECIMAL) cannot split the partials.
-  groups = PlanDistribution::kMinSplitGroups * 10;
+  groups = PlanDistribution::kDefaultSplitGroups * 10;
   lp::LogicalOperatorPtr by_quantity = distribution.SplitAggregates(
       Aggregate(Scan("lineitem"), {1}, One(Call(AggregateKind::kCount, 0, Type::BigInt(), Type::BigInt()))));
   EXPECT_TRUE(distribution.MergesOnMaster(*by_quantity->children[0]));
+  // The threshold is the server's setting (--distributed-split-groups): with a higher one, 10x the default groups
+  // are still merged on the master, and as many groups as the setting are merged on the ranks.
+  PlanDistribution higher(
+      2, [&groups](const lp::LogicalOperator&) { return groups; }, nullptr,
+      PlanDistribution::kDefaultSplitGroups * 100);
+  lp::LogicalOperatorPtr below = higher.SplitAggregates(counted());
+  EXPECT_TRUE(higher.MergesOnMaster(*below->children[0]));
+  groups = PlanDistribution::kDefaultSplitGroups * 100;
+  lp::LogicalOperatorPtr at = higher.SplitAggregates(counted());
+  EXPECT_FALSE(higher.MergesOnMaster(*at->children[0]));
+  EXPECT_EQ(higher.Repartition(*at->children[0]->children[0]), 0);
   // The key with the most distinct values splits; with too few for the ranks to share, the master merges.
   AddTable("partsupp",
            {{"ps_partkey", Type::Integer(), false, {}},
@@ -318,6 +331,57 @@ TEST_F(PlanDistributionTest, HashSplitsForJoinsAndAggregatesOnAnotherKey) {
   EXPECT_EQ(tags, std::vector<int>{4242});
   EXPECT_EQ(inputs[0], (*decoded)->children[0].get());
   EXPECT_EQ((*decoded)->output().size(), apart->output().size());
+}
+
+// The join rule compares the estimated bytes each way moves (docs/decisions/0011, "The join rule"): orders
+// (2 INTEGER columns, 10 bytes a row) joins customer (INTEGER and VARCHAR(25), 35 bytes a row) on the customer key,
+// which places customer: broadcasting customer moves 1.5 x its bytes with 2 ranks (gathered, then sent), splitting
+// orders by o_custkey half of orders' bytes.
+TEST_F(PlanDistributionTest, JoinsBroadcastOrSplitByTheBytesTheyMove) {
+  double orders_rows = 1e6;
+  double customer_rows = 1e5;
+  const auto rows = [&](const lp::LogicalOperator& node) {
+    if (node.kind() != lp::LogicalOperatorKind::kTableScan) return 1e7;
+    return node.As<lp::TableScan>().alias == "orders" ? orders_rows : customer_rows;
+  };
+  // 1.5 x 3.5 MB to broadcast, 5 MB to split: the split (rows alone, 3 x 1e5 < 1e6, would have broadcast).
+  PlanDistribution split(2, rows);
+  lp::LogicalOperatorPtr join = Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0);
+  EXPECT_EQ(split.Of(*join).placement, Placement::kPartitioned);
+  EXPECT_FALSE(split.Broadcast(*join->children[1]));
+  EXPECT_EQ(split.Repartition(*join->children[0]), 1);
+  // Half the customers: 2.6 MB to broadcast, less than the split's 5 MB.
+  customer_rows = 5e4;
+  PlanDistribution broadcast(2, rows);
+  join = Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0);
+  EXPECT_EQ(broadcast.Of(*join).placement, Placement::kPartitioned);
+  EXPECT_EQ(broadcast.Of(*join).key_columns, std::vector<int>{0});  // orders stays placed by o_orderkey
+  EXPECT_TRUE(broadcast.Broadcast(*join->children[1]));
+  EXPECT_EQ(broadcast.Repartition(*join->children[0]), -1);
+  // Without a split (a full outer join cannot be split or broadcast; a build side computed on the master cannot be
+  // split): the broadcast against gathering the probe side. A LIMIT keeps customer on the master.
+  const auto limited_customer = [this] {
+    auto limit = std::make_unique<lp::Limit>();
+    limit->limit = 1000000;
+    limit->children.push_back(Scan("customer"));
+    limit->RecomputeOutput();
+    return limit;
+  };
+  const auto master_rows = [&](const lp::LogicalOperator& node) {
+    return node.kind() == lp::LogicalOperatorKind::kTableScan && node.As<lp::TableScan>().alias == "orders"
+               ? orders_rows
+               : customer_rows;
+  };
+  customer_rows = 1.4e5;  // 4.9 MB sent to the other rank, 5 MB of orders gathered otherwise
+  PlanDistribution small(2, master_rows);
+  join = Join(lp::JoinType::kInner, Scan("orders"), 1, limited_customer(), 0);
+  EXPECT_EQ(small.Of(*join).placement, Placement::kPartitioned);
+  EXPECT_TRUE(small.Broadcast(*join->children[1]));
+  customer_rows = 1.6e5;  // 5.6 MB
+  PlanDistribution large(2, master_rows);
+  join = Join(lp::JoinType::kInner, Scan("orders"), 1, limited_customer(), 0);
+  EXPECT_EQ(large.Of(*join).placement, Placement::kMaster);
+  EXPECT_FALSE(large.Broadcast(*join->children[1]));
 }
 
 TEST_F(PlanDistributionTest, ARankWithAnotherSchemaRefusesTheFragment) {
