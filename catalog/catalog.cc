@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "catalog/catalog_file.pb.h"
+#include "catalog/stored_type.h"
 #include "common/byte_stream.h"
 #include "common/file_io.h"
 #include "common/hash.h"
@@ -38,43 +39,15 @@ bool ParseValue(const std::string& bytes, Value* value) {
   return true;
 }
 
-// The type a file names, its parameters checked as for a CREATE TABLE: a corrupt file must not make an invalid type.
+// The type a file names, its parameters checked as for a CREATE TABLE: a corrupt file must not make an invalid type
+// (and no column has the NULL type).
 bool MakeStoredType(uint32_t id, uint32_t precision, uint32_t scale, uint32_t length, Type* type) {
-  auto checked = [type](absl::StatusOr<Type> made) {
-    if (made.ok()) *type = *made;
-    return made.ok();
-  };
-  switch (static_cast<TypeId>(id)) {
-    case TypeId::kBoolean:
-      *type = Type::Boolean();
-      return true;
-    case TypeId::kInteger:
-      *type = Type::Integer();
-      return true;
-    case TypeId::kBigInt:
-      *type = Type::BigInt();
-      return true;
-    case TypeId::kDouble:
-      *type = Type::Double();
-      return true;
-    case TypeId::kDecimal:
-      return checked(Type::MakeDecimal(precision, scale));
-    case TypeId::kChar:
-      return checked(Type::MakeChar(length));
-    case TypeId::kVarchar:
-      return checked(Type::MakeVarchar(length));
-    case TypeId::kDate:
-      *type = Type::Date();
-      return true;
-    case TypeId::kTimestamp:
-      *type = Type::Timestamp();
-      return true;
-    case TypeId::kInterval:
-      *type = Type::IntervalType();
-      return true;
-    default:
-      return false;
-  }
+  if (id == static_cast<uint32_t>(TypeId::kNull)) return false;
+  const bool is_string = id == static_cast<uint32_t>(TypeId::kChar) || id == static_cast<uint32_t>(TypeId::kVarchar);
+  absl::StatusOr<Type> made = TypeFromStoredParts(id, is_string ? length : precision, scale);
+  if (!made.ok()) return false;
+  *type = *made;
+  return true;
 }
 
 // --- Versions 1 to 4: read only ---

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "catalog/stored_type.h"
 #include "catalog/text_conversion.h"
 #include "glog/logging.h"
 
@@ -619,50 +620,11 @@ absl::StatusOr<Value> Value::Deserialize(std::string_view bytes) {
     if (comma == std::string_view::npos) break;
     header.remove_prefix(comma + 1);
   }
-  if (fields[0] < 0 || fields[0] > static_cast<int64_t>(TypeId::kInterval)) return malformed();
-  const TypeId id = static_cast<TypeId>(fields[0]);
-  Type type;
-  switch (id) {
-    case TypeId::kNull:
-      type = Type::Null();
-      break;
-    case TypeId::kBoolean:
-      type = Type::Boolean();
-      break;
-    case TypeId::kInteger:
-      type = Type::Integer();
-      break;
-    case TypeId::kBigInt:
-      type = Type::BigInt();
-      break;
-    case TypeId::kDouble:
-      type = Type::Double();
-      break;
-    case TypeId::kDate:
-      type = Type::Date();
-      break;
-    case TypeId::kTimestamp:
-      type = Type::Timestamp();
-      break;
-    case TypeId::kInterval:
-      type = Type::IntervalType();
-      break;
-    case TypeId::kDecimal: {
-      if (field_count != 3) return malformed();
-      absl::StatusOr<Type> t = Type::MakeDecimal(fields[1], fields[2]);
-      if (!t.ok()) return malformed();
-      type = *t;
-      break;
-    }
-    case TypeId::kChar:
-    case TypeId::kVarchar: {
-      if (field_count != 2) return malformed();
-      absl::StatusOr<Type> t = id == TypeId::kChar ? Type::MakeChar(fields[1]) : Type::MakeVarchar(fields[1]);
-      if (!t.ok()) return malformed();
-      type = *t;
-      break;
-    }
-  }
+  absl::StatusOr<Type> stored =
+      TypeFromStoredParts(fields[0], field_count > 1 ? fields[1] : 0, field_count > 2 ? fields[2] : 0);
+  if (!stored.ok()) return malformed();
+  const Type type = *stored;
+  const TypeId id = type.id();
   const int expected_fields = id == TypeId::kDecimal ? 3 : (type.IsString() ? 2 : 1);
   if (field_count != expected_fields) return malformed();
   if (is_null) return Null(type);

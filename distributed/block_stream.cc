@@ -125,10 +125,6 @@ absl::StatusOr<int> StartBlockStream(Cluster& cluster, int peer, const std::stri
   return tag;
 }
 
-void AbandonBlockStream(Cluster& cluster, int peer, StreamTags tags) {
-  SendCredit(cluster, peer, tags.credits, kClosed).IgnoreError();
-}
-
 absl::Status ReceiveBlockStream(Cluster& cluster, int peer, StreamTags tags, TemporaryRelation* out,
                                 const std::atomic<bool>* cancelled, StreamTotals* totals,
                                 const std::function<void()>& appended) {

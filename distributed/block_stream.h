@@ -68,8 +68,4 @@ absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<T
                           int64_t* bytes);
 absl::Status ReceiveRelation(Cluster& cluster, int peer, int tag, TemporaryRelation* out);
 
-// Receiver: closes a started stream that will not be received (its query failed or was cancelled first), so
-// the rank's sender stops instead of waiting for credits.
-void AbandonBlockStream(Cluster& cluster, int peer, StreamTags tags);
-
 }  // namespace tessera::distributed

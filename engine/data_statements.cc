@@ -133,6 +133,13 @@ absl::StatusOr<int64_t> RunLoad(Database& database, std::unique_ptr<ExecutionDag
 
 }  // namespace
 
+absl::StatusOr<std::vector<std::shared_ptr<const TableDescriptor>>> NamedTableOrAll(const Catalog& catalog,
+                                                                                    const std::string& name) {
+  if (name.empty()) return catalog.ListTables();
+  TESSERA_ASSIGN_OR_RETURN(auto table, catalog.GetTable(name));
+  return std::vector<std::shared_ptr<const TableDescriptor>>{std::move(table)};
+}
+
 absl::StatusOr<std::vector<int>> ResolveColumnList(const TableDescriptor& table,
                                                    const std::vector<std::string>& names) {
   std::vector<int> indexes;
@@ -568,13 +575,7 @@ absl::Status AnalyzeStaleTable(Database& database, const std::string& table) {
 
 absl::StatusOr<QueryResult> ExecuteAnalyze(Database& database, const parser::AnalyzeStatement& statement) {
   absl::MutexLock lock(&TableWriteMutex());
-  std::vector<std::shared_ptr<const TableDescriptor>> tables;
-  if (statement.table.empty()) {
-    tables = database.catalog().ListTables();
-  } else {
-    TESSERA_ASSIGN_OR_RETURN(auto table, database.catalog().GetTable(statement.table));
-    tables.push_back(table);
-  }
+  TESSERA_ASSIGN_OR_RETURN(auto tables, NamedTableOrAll(database.catalog(), statement.table));
   for (const auto& table : tables) TESSERA_RETURN_IF_ERROR(AnalyzeTableLocked(database, table));
   return StatusOnly("ANALYZE");
 }

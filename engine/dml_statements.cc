@@ -530,13 +530,7 @@ absl::StatusOr<QueryResult> ExecuteVacuum(Database& database, const parser::Vacu
   absl::MutexLock dml(&DmlMutex());
   StorageManager& storage = database.storage();
   RetiredSegments::Get().Collect(storage);
-  std::vector<std::shared_ptr<const TableDescriptor>> tables;
-  if (statement.table.empty()) {
-    tables = database.catalog().ListTables();
-  } else {
-    TESSERA_ASSIGN_OR_RETURN(auto table, database.catalog().GetTable(statement.table));
-    tables.push_back(table);
-  }
+  TESSERA_ASSIGN_OR_RETURN(auto tables, NamedTableOrAll(database.catalog(), statement.table));
   for (const auto& table : tables) TESSERA_RETURN_IF_ERROR(CompactTableLocked(database, table, options));
   tables.clear();  // our own references to the versions just replaced
   RetiredSegments::Get().Collect(storage);

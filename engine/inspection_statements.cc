@@ -84,13 +84,7 @@ absl::StatusOr<QueryResult> ExecuteShow(Database& database, const parser::ShowSt
     return result;
   }
   if (statement.name == "stats") {
-    std::vector<std::shared_ptr<const TableDescriptor>> tables;
-    if (statement.target.empty()) {
-      tables = database.catalog().ListTables();
-    } else {
-      TESSERA_ASSIGN_OR_RETURN(auto table, database.catalog().GetTable(statement.target));
-      tables.push_back(table);
-    }
+    TESSERA_ASSIGN_OR_RETURN(const auto tables, NamedTableOrAll(database.catalog(), statement.target));
     AddColumn(result, "table_name", Type::Varchar());
     AddColumn(result, "column_name", Type::Varchar());
     AddColumn(result, "row_count", Type::BigInt());

@@ -5,7 +5,10 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -85,6 +88,10 @@ absl::StatusOr<std::shared_ptr<TableLoad>> StartLoad(Database& database, std::sh
 // The table columns a COPY / INSERT column list names, in its order (empty list: empty result); NotFound with the
 // closest name for an unknown column, InvalidArgument for a column listed twice.
 absl::StatusOr<std::vector<int>> ResolveColumnList(const TableDescriptor& table, const std::vector<std::string>& names);
+// The table a statement names, or every table (sorted by name) when `name` is empty: ANALYZE [t], VACUUM [t],
+// SHOW STATS [t]. NotFound for an unknown table.
+absl::StatusOr<std::vector<std::shared_ptr<const TableDescriptor>>> NamedTableOrAll(const Catalog& catalog,
+                                                                                    const std::string& name);
 // INSERT ... SELECT as one query under the Foreman: the SELECT's DAG ends in an InsertOperator
 // (relational_operators/insert_operator.h) that casts, builds the table's blocks and commits them at the end.
 absl::StatusOr<QueryResult> ExecuteInsertSelect(Database& database, const parser::InsertStatement& statement,

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "catalog/stored_type.h"
 #include "catalog/text_conversion.h"
 
 namespace tessera {
@@ -148,32 +149,14 @@ void TypeToProto(Type type, v1::ColumnType* out) {
 }
 
 absl::StatusOr<Type> TypeFromProto(const v1::ColumnType& type) {
-  switch (type.id()) {
-    case v1::TYPE_NULL:
-      return Type::Null();
-    case v1::TYPE_BOOLEAN:
-      return Type::Boolean();
-    case v1::TYPE_INTEGER:
-      return Type::Integer();
-    case v1::TYPE_BIGINT:
-      return Type::BigInt();
-    case v1::TYPE_DOUBLE:
-      return Type::Double();
-    case v1::TYPE_DECIMAL:
-      return Type::MakeDecimal(type.precision(), type.scale());
-    case v1::TYPE_CHAR:
-      return Type::MakeChar(type.length());
-    case v1::TYPE_VARCHAR:
-      return Type::Varchar(type.length());
-    case v1::TYPE_DATE:
-      return Type::Date();
-    case v1::TYPE_TIMESTAMP:
-      return Type::Timestamp();
-    case v1::TYPE_INTERVAL:
-      return Type::IntervalType();
-    default:
-      return absl::InvalidArgumentError(absl::StrCat("unknown column type id ", type.id()));
+  // v1::TypeId numbers the types as TypeId does (TypeToProto); the parameters are checked as the catalog file's are.
+  const bool is_string = type.id() == v1::TYPE_CHAR || type.id() == v1::TYPE_VARCHAR;
+  absl::StatusOr<Type> made =
+      TypeFromStoredParts(type.id(), is_string ? type.length() : type.precision(), type.scale());
+  if (!made.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("bad column type in a result header: ", made.status().message()));
   }
+  return made;
 }
 
 void HeaderToProto(const std::vector<ResultColumn>& columns, v1::ResultHeader* out) {
