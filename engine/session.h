@@ -58,7 +58,8 @@ struct DatabaseOptions {
   // The load controller admits queries while their estimated memory fits under this fraction of the buffer-pool
   // budget (scheduler/load_controller.h); 0 turns admission control off.
   double admission_threshold = 0.9;
-  // At most this many queries run at once; more wait in arrival order (LoadControlOptions::max_admitted). -1: two
+  // At most this many queries run at once; more wait in the policy's order (arrival, or shortest estimated first
+  // under srpt / ifsrpt; LoadControlOptions::max_admitted). -1: two
   // per worker thread (on 2 cores, 16 concurrent SSB SF10 streams run 16-27% more queries per second with 4 than
   // with all 16 admitted); 0: no cap.
   int max_active_queries = -1;

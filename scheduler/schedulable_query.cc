@@ -34,16 +34,4 @@ bool ParseScanSharing(std::string_view text, ScanSharing* sharing) {
   return false;
 }
 
-const char* OperatorStateName(OperatorState state) {
-  switch (state) {
-    case OperatorState::kWaiting:
-      return "waiting";
-    case OperatorState::kRunning:
-      return "running";
-    case OperatorState::kDone:
-      return "done";
-  }
-  return "unknown";
-}
-
 }  // namespace tessera

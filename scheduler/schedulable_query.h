@@ -121,7 +121,6 @@ class WorkOrderTask : public Task {
 };
 
 enum class OperatorState { kWaiting, kRunning, kDone };
-const char* OperatorStateName(OperatorState state);
 
 struct OperatorProgress {
   int operator_id = 0;
