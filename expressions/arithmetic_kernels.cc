@@ -572,24 +572,6 @@ absl::StatusOr<BinaryKernel> DoubleKernelFor(ArithmeticOp op) {
   }
 }
 
-const char* OpSymbol(ArithmeticOp op) {
-  switch (op) {
-    case ArithmeticOp::kAdd:
-      return "+";
-    case ArithmeticOp::kSubtract:
-      return "-";
-    case ArithmeticOp::kMultiply:
-      return "*";
-    case ArithmeticOp::kDivide:
-      return "/";
-    case ArithmeticOp::kModulo:
-      return "%";
-    case ArithmeticOp::kNegate:
-      return "-";
-  }
-  return "?";
-}
-
 }  // namespace
 
 absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, const Type& right, const Type& result) {
@@ -624,8 +606,9 @@ absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, c
     const int common =
         op == ArithmeticOp::kMultiply ? left.scale() + right.scale() : std::max(left.scale(), right.scale());
     if (common - result.scale() > kMaxDecimalPrecision || result.scale() - common > kMaxDecimalPrecision) {
-      return absl::InvalidArgumentError(absl::StrCat("unsupported DECIMAL scales: ", left.ToString(), " ", OpSymbol(op),
-                                                     " ", right.ToString(), " -> ", result.ToString()));
+      return absl::InvalidArgumentError(absl::StrCat("unsupported DECIMAL scales: ", left.ToString(), " ",
+                                                     ArithmeticSymbol(op), " ", right.ToString(), " -> ",
+                                                     result.ToString()));
     }
     if (left.IsWideDecimal()) {
       return right.IsWideDecimal() ? DecimalKernelForResult<int128, int128>(op, left, right, result)
@@ -639,8 +622,8 @@ absl::StatusOr<BinaryKernel> PlanArithmetic(ArithmeticOp op, const Type& left, c
     if (t == TypeId::kBigInt) return IntegerKernelFor<int64_t>(op);
     if (t == TypeId::kDouble) return DoubleKernelFor(op);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unsupported arithmetic: ", left.ToString(), " ", OpSymbol(op), " ",
-                                                 right.ToString(), " -> ", result.ToString()));
+  return absl::InvalidArgumentError(absl::StrCat("unsupported arithmetic: ", left.ToString(), " ", ArithmeticSymbol(op),
+                                                 " ", right.ToString(), " -> ", result.ToString()));
 }
 
 absl::StatusOr<UnaryKernel> PlanNegate(const Type& type) { return PlanNegateOrAbs<false>(type); }

@@ -5,7 +5,6 @@
 #include "glog/logging.h"
 
 namespace tessera {
-namespace {
 
 const char* ArithmeticSymbol(ArithmeticOp op) {
   switch (op) {
@@ -42,6 +41,23 @@ const char* ComparisonSymbol(ComparisonOp op) {
   }
   return "?";
 }
+
+ComparisonOp FlipComparison(ComparisonOp op) {
+  switch (op) {
+    case ComparisonOp::kLess:
+      return ComparisonOp::kGreater;
+    case ComparisonOp::kLessEqual:
+      return ComparisonOp::kGreaterEqual;
+    case ComparisonOp::kGreater:
+      return ComparisonOp::kLess;
+    case ComparisonOp::kGreaterEqual:
+      return ComparisonOp::kLessEqual;
+    default:
+      return op;
+  }
+}
+
+namespace {
 
 // SQL literal text: strings quoted (with '' escaping), dates/timestamps/intervals with their keyword.
 std::string LiteralText(const Value& value) {

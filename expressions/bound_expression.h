@@ -39,6 +39,13 @@ enum class ExpressionKind {
 
 enum class ArithmeticOp { kAdd, kSubtract, kMultiply, kDivide, kModulo, kNegate };
 enum class ComparisonOp { kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual };
+
+// The SQL spelling of an operator: "+", "-", "*", "/", "%" (kNegate: "-"); "=", "<>", "<", "<=", ">", ">=".
+const char* ArithmeticSymbol(ArithmeticOp op);
+const char* ComparisonSymbol(ComparisonOp op);
+// The comparison with its operands swapped: `a op b` is `b FlipComparison(op) a` (< and >, <= and >= trade
+// places; = and <> stay).
+ComparisonOp FlipComparison(ComparisonOp op);
 enum class FunctionId {
   kExtractYear,
   kExtractMonth,

@@ -107,21 +107,6 @@ bool SameRepresentation(const Type& from, const Type& to) {
          from.precision() <= to.precision() && from.IsWideDecimal() == to.IsWideDecimal();
 }
 
-ComparisonOp Flip(ComparisonOp op) {
-  switch (op) {
-    case ComparisonOp::kLess:
-      return ComparisonOp::kGreater;
-    case ComparisonOp::kLessEqual:
-      return ComparisonOp::kGreaterEqual;
-    case ComparisonOp::kGreater:
-      return ComparisonOp::kLess;
-    case ComparisonOp::kGreaterEqual:
-      return ComparisonOp::kLessEqual;
-    default:
-      return op;
-  }
-}
-
 // Removes from sorted a[0..na) the rows in sorted b[0..nb) (a subset of a); returns the new count.
 uint32_t SubtractRows(uint32_t* a, uint32_t na, const uint32_t* b, uint32_t nb) {
   uint32_t k = 0, j = 0;
@@ -484,7 +469,7 @@ class ExpressionEvaluator::Program {
     }
     if (left_constant && !right_constant) {
       std::swap(left, right);
-      op = Flip(op);
+      op = FlipComparison(op);
     }
     absl::StatusOr<ComparisonPlan> plan = PlanComparison(op, *common, nodes_[right]->is_constant());
     if (!plan.ok()) {

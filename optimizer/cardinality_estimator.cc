@@ -34,21 +34,6 @@ std::optional<double> AsNumber(const Value& value) {
   return std::nullopt;
 }
 
-ComparisonOp Mirror(ComparisonOp op) {
-  switch (op) {
-    case ComparisonOp::kLess:
-      return ComparisonOp::kGreater;
-    case ComparisonOp::kLessEqual:
-      return ComparisonOp::kGreaterEqual;
-    case ComparisonOp::kGreater:
-      return ComparisonOp::kLess;
-    case ComparisonOp::kGreaterEqual:
-      return ComparisonOp::kLessEqual;
-    default:
-      return op;
-  }
-}
-
 double Clamp(double selectivity) { return std::clamp(selectivity, 0.0, 1.0); }
 
 }  // namespace
@@ -166,7 +151,7 @@ double CardinalityEstimator::ComparisonSelectivity(const BoundExpression& compar
   } else if (right != nullptr && left_constant != nullptr) {
     column = right;
     constant = left_constant;
-    op = Mirror(op);
+    op = FlipComparison(op);
   }
   if (column != nullptr) {
     if (constant->constant.is_null()) return 0;
@@ -206,7 +191,7 @@ std::optional<CardinalityEstimator::RangeBound> CardinalityEstimator::AsRangeBou
   if (column == nullptr || constant->kind != ExpressionKind::kConstant) {
     column = StripCasts(*comparison.children[1]);
     constant = comparison.children[0].get();
-    op = Mirror(op);
+    op = FlipComparison(op);
     if (column == nullptr || constant->kind != ExpressionKind::kConstant) return std::nullopt;
   }
   if (constant->constant.is_null()) return std::nullopt;

@@ -7,42 +7,6 @@
 namespace tessera::optimizer {
 namespace {
 
-std::string ComparisonSymbol(ComparisonOp op) {
-  switch (op) {
-    case ComparisonOp::kEqual:
-      return "=";
-    case ComparisonOp::kNotEqual:
-      return "<>";
-    case ComparisonOp::kLess:
-      return "<";
-    case ComparisonOp::kLessEqual:
-      return "<=";
-    case ComparisonOp::kGreater:
-      return ">";
-    case ComparisonOp::kGreaterEqual:
-      return ">=";
-  }
-  return "?";
-}
-
-std::string ArithmeticSymbol(ArithmeticOp op) {
-  switch (op) {
-    case ArithmeticOp::kAdd:
-      return "+";
-    case ArithmeticOp::kSubtract:
-      return "-";
-    case ArithmeticOp::kMultiply:
-      return "*";
-    case ArithmeticOp::kDivide:
-      return "/";
-    case ArithmeticOp::kModulo:
-      return "%";
-    case ArithmeticOp::kNegate:
-      return "-";
-  }
-  return "?";
-}
-
 std::string FunctionName(FunctionId function) {
   switch (function) {
     case FunctionId::kExtractYear:

@@ -12,22 +12,6 @@
 namespace tessera {
 namespace {
 
-// `constant op column` as `column flip(op) constant`.
-ComparisonOp FlipComparison(ComparisonOp op) {
-  switch (op) {
-    case ComparisonOp::kLess:
-      return ComparisonOp::kGreater;
-    case ComparisonOp::kLessEqual:
-      return ComparisonOp::kGreaterEqual;
-    case ComparisonOp::kGreater:
-      return ComparisonOp::kLess;
-    case ComparisonOp::kGreaterEqual:
-      return ComparisonOp::kLessEqual;
-    default:
-      return op;
-  }
-}
-
 void CollectRangeTerms(const BoundExpression& expr, std::vector<ScanSpec::RangeTerm>* terms) {
   if (expr.kind == ExpressionKind::kAnd) {
     for (const auto& child : expr.children) CollectRangeTerms(*child, terms);

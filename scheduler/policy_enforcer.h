@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "scheduler/fast_random.h"
+#include "common/fast_random.h"
 #include "scheduler/policy.h"
 
 namespace tessera {

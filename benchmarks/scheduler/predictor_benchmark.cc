@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "benchmarks/command_line_flags.h"
-#include "scheduler/fast_random.h"
+#include "common/fast_random.h"
 #include "scheduler/foreman.h"
 #include "scheduler/learning_agent.h"
 #include "scheduler/synthetic_query.h"

@@ -17,6 +17,8 @@
 #include <thread>
 #include <utility>
 
+#include "common/fast_random.h"
+
 namespace tessera::ssb {
 namespace {
 
@@ -115,21 +117,9 @@ uint64_t ChunkSeed(uint64_t seed, SsbTable table, int64_t chunk) {
 
 class Rng {
  public:
-  explicit Rng(uint64_t seed) {
-    for (uint64_t& word : state_) word = SplitMix64(&seed);
-  }
+  explicit Rng(uint64_t seed) : random_(seed) {}
 
-  uint64_t Next() {
-    const uint64_t result = Rotl(state_[1] * 5, 7) * 9;
-    const uint64_t t = state_[1] << 17;
-    state_[2] ^= state_[0];
-    state_[3] ^= state_[1];
-    state_[1] ^= state_[2];
-    state_[0] ^= state_[3];
-    state_[2] ^= t;
-    state_[3] = Rotl(state_[3], 45);
-    return result;
-  }
+  uint64_t Next() { return random_.Next(); }
 
   // Uniform in [0, n), n >= 1.
   uint64_t Below(uint64_t n) {
@@ -151,8 +141,7 @@ class Rng {
   }
 
  private:
-  static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  uint64_t state_[4];
+  FastRandom random_;
 };
 
 // A pseudo-random permutation of [0, n): a 4-round Feistel network on the smallest even-width power of two

@@ -1,7 +1,8 @@
 #pragma once
-// A small, fast, seedable PRNG (xoshiro256**) for the policy enforcer's draws. Not thread-safe: one per
-// thread. std::random_device per draw (as Quickstep did) costs microseconds; this costs nanoseconds and makes
-// tests reproducible.
+// A small, fast, seedable PRNG (xoshiro256**, its state expanded from the seed by splitmix64): the policy
+// enforcer's draws and the SSB generator's. Not thread-safe: one per thread. std::random_device per draw (as
+// Quickstep did) costs microseconds; this costs nanoseconds and makes tests and generated data reproducible.
+// Header-only, so the standard-library-only SSB generator can use it without linking common.
 
 #include <cstdint>
 
