@@ -335,6 +335,7 @@ std::string BufferPool::ExhaustedMessage(MemoryKind kind, size_t bytes, const ch
 }
 
 absl::StatusOr<void*> BufferPool::AllocateSlot(size_t bytes, int node) {
+  std::vector<CachedSlot> dropped;  // cached slots unmapped to make room for fresh pages within the budget
   {
     absl::MutexLock lock(&mutex_);
     // A request for a node takes only that node's slots; a request for any node takes any slot.
@@ -353,7 +354,18 @@ absl::StatusOr<void*> BufferPool::AllocateSlot(size_t bytes, int node) {
         return slot.address;
       }
     }
+    // No slot of this size: fresh pages are about to be touched. Cached slots beyond kMaxCachedSlotBytes go
+    // until what is charged (this allocation included) and what is cached fit in the budget together.
+    for (std::vector<CachedSlot>& slots : cached_slots_) {
+      while (!slots.empty() && cached_slot_bytes_ > kMaxCachedSlotBytes &&
+             used_bytes_ + cached_slot_bytes_ > budget_bytes_) {
+        dropped.push_back(slots.back());
+        cached_slot_bytes_ -= slots.back().bytes;
+        slots.pop_back();
+      }
+    }
   }
+  for (const CachedSlot& slot : dropped) munmap(slot.address, slot.bytes);
 
   TESSERA_ASSIGN_OR_RETURN(void* address, MapSlot(bytes, node));
   const bool huge = huge_pages_allowed_ && madvise(address, bytes, MADV_HUGEPAGE) == 0;
@@ -446,10 +458,13 @@ void BufferPool::FreeSlot(void* address, size_t bytes) {
     const LiveSlot live = it->second;
     live_slots_.erase(it);
     if (live.huge) huge_page_bytes_ -= bytes;
-    // Keep up to a sixteenth of the budget (at least kMaxCachedSlotBytes, at most 1 GiB) of freed slots mapped,
-    // so that the temporary blocks of one query reuse the pages of the previous one instead of faulting in and
-    // zeroing fresh ones.
-    const size_t cache_limit = std::max(kMaxCachedSlotBytes, std::min<size_t>(budget_bytes_ / 16, size_t{1} << 30));
+    // Keep freed slots mapped while they fit in the budget beside what stays charged (at least
+    // kMaxCachedSlotBytes), so that the temporary blocks and tables of one query reuse the pages of the previous
+    // one instead of faulting in and zeroing fresh ones (TPC-H Q18's 15 M-group tables at SF10). Free uncharges
+    // after this, so used_bytes_ still counts the slot.
+    const size_t used_after = used_bytes_ >= bytes ? used_bytes_ - bytes : 0;
+    const size_t cache_limit =
+        std::max(kMaxCachedSlotBytes, budget_bytes_ > used_after ? budget_bytes_ - used_after : size_t{0});
     if (cached_slot_bytes_ + bytes <= cache_limit) {
       cached_slots_[CacheBucket(live.node)].push_back(CachedSlot{address, bytes, live.huge});
       cached_slot_bytes_ += bytes;

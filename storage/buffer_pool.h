@@ -11,10 +11,11 @@
 // the kernel allows. Smaller allocations come from
 // aligned operator new (64-byte alignment) and are charged at a 64-byte granularity.
 //
-// Slot cache: freed large slots are kept in a per-node cache (kMaxCachedSlotBytes, or a sixteenth of the budget up
-// to 1 GiB when that is more) and handed
-// out again to allocations of the same size and node, so block churn does not hit mmap/munmap each time.
-// Cached slots are not charged to the budget.
+// Slot cache: freed large slots are kept in a per-node cache and handed out again to allocations of the same size
+// and node, so block and table churn does not hit mmap/munmap and the kernel's zeroing of fresh pages each time.
+// Cached slots are not charged to the budget but live in its unused part: a slot is cached while what is charged
+// and what is cached fit in the budget (always up to kMaxCachedSlotBytes), and an allocation that has to map fresh
+// pages first unmaps cached slots until they fit again.
 //
 // Budget: when an allocation or reservation would exceed the budget, the pool asks the Evictor (with no pool
 // lock held) to free clean memory, retries, and otherwise fails with absl::ResourceExhaustedError. It never

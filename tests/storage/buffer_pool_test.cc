@@ -374,6 +374,33 @@ TEST(BufferPoolTest, SlotCacheIsBounded) {
   for (void* slot : again) pool.Free(slot, MemoryKind::kTemporaryBlock, 2 * kMiB);
 }
 
+// Freed slots stay cached while they fit in the budget beside what is charged; an allocation that maps fresh
+// pages first unmaps cached slots beyond kMaxCachedSlotBytes until charged and cached memory fit the budget.
+TEST(BufferPoolTest, TheSlotCacheLivesInTheUnusedBudget) {
+  BufferPool pool(128 * kMiB, nullptr);
+  // A cached slot comes back with what was written into it; fresh pages are zero (an address alone does not tell:
+  // the kernel may map a fresh slot where an unmapped one was).
+  constexpr uint64_t kMark = 0x5eed5eed5eed5eedull;
+  auto reused_of_40 = [&pool] {
+    std::vector<void*> slots;
+    for (int i = 0; i < 40; ++i) slots.push_back(*pool.Allocate(MemoryKind::kTemporaryBlock, 2 * kMiB));
+    int reused = 0;
+    for (void* slot : slots) {
+      reused += *static_cast<uint64_t*>(slot) == kMark;
+      *static_cast<uint64_t*>(slot) = kMark;
+      pool.Free(slot, MemoryKind::kTemporaryBlock, 2 * kMiB);
+    }
+    return reused;
+  };
+  EXPECT_EQ(reused_of_40(), 0);
+  EXPECT_EQ(reused_of_40(), 40);  // 80 MiB cached in 128 MiB of unused budget
+  // 100 MiB of another size: charged 100 + cached 80 > 128, so cached slots go down to the 64 MiB floor.
+  void* large = *pool.Allocate(MemoryKind::kBlob, 100 * kMiB);
+  pool.Free(large, MemoryKind::kBlob, 100 * kMiB);
+  EXPECT_EQ(reused_of_40(), static_cast<int>(BufferPool::kMaxCachedSlotBytes / (2 * kMiB)));
+  EXPECT_EQ(pool.Usage().used_bytes, 0u);
+}
+
 TEST(BufferPoolTest, ConcurrentAllocateAndFreeKeepExactAccounting) {
   constexpr size_t kBudget = 48 * kMiB;
   std::unique_ptr<Topology> topology = MakeFakeTopology(2, 2);
