@@ -1,5 +1,6 @@
 #pragma once
-// The messages between the master (rank 0) and the other ranks (distributed/README.md, "Protocol").
+// The messages between the master (rank 0) and the other ranks (distributed/README.md, "Contracts"; the streams'
+// credits and tags: docs/decisions/0011, "Contract details").
 //
 // Commands go from the master to a rank's service on kCommandTag; each names the request tag (Cluster::
 // NewRequestTag) that everything else of that request uses, so requests of concurrent sessions never mix:
