@@ -89,6 +89,26 @@ const ScalarFunctionName* FindScalarFunction(const std::string& lower) {
 
 bool IsInteger(const Type& type) { return type.id() == TypeId::kInteger || type.id() == TypeId::kBigInt; }
 
+bool IsStringOrNull(const BoundExpression& argument) {
+  return argument.result_type.id() == TypeId::kNull || argument.result_type.IsString();
+}
+
+// The value of a constant integer argument (round's digits); nullopt when it is not one.
+std::optional<int64_t> ConstantInteger(const BoundExpression& argument) {
+  if (argument.kind != ExpressionKind::kConstant || !IsInteger(argument.result_type) || argument.constant.is_null()) {
+    return std::nullopt;
+  }
+  return argument.constant.AsInt64();
+}
+
+// "2", "1 to 3" or "at least 1" when `count` arguments do not fit `entry`; nullopt when they do.
+std::optional<std::string> ExpectedArgumentCount(const ScalarFunctionName& entry, int count) {
+  if (count >= entry.min_arguments && (entry.max_arguments < 0 || count <= entry.max_arguments)) return std::nullopt;
+  if (entry.max_arguments < 0) return absl::StrCat("at least ", entry.min_arguments);
+  if (entry.min_arguments == entry.max_arguments) return absl::StrCat(entry.min_arguments);
+  return absl::StrCat(entry.min_arguments, " to ", entry.max_arguments);
+}
+
 }  // namespace
 
 std::optional<FunctionId> ExtractFieldFunction(const std::string& upper_field) {
@@ -149,199 +169,199 @@ absl::Status QueryBinder::BindArguments(const ParsedExpr& call, ExpressionContex
   return absl::OkStatus();
 }
 
+struct QueryBinder::ScalarCall {
+  const ParsedExpr& expr;
+  std::string lower;  // the function's name, lower case
+  FunctionId function;
+  std::vector<ExpressionPtr> arguments;
+  std::vector<const ParsedExpr*> sources;  // the arguments' parsed expressions (error positions)
+};
+
 absl::StatusOr<ExpressionPtr> QueryBinder::BindScalarFunction(const ParsedExpr& expr, ExpressionContext& context) {
   const std::string lower = absl::AsciiStrToLower(expr.name);
   const ScalarFunctionName& entry = *FindScalarFunction(lower);
   const int count = static_cast<int>(expr.children.size());
-  if (count < entry.min_arguments || (entry.max_arguments >= 0 && count > entry.max_arguments)) {
-    const std::string expected = entry.max_arguments < 0 ? absl::StrCat("at least ", entry.min_arguments)
-                                 : entry.min_arguments == entry.max_arguments
-                                     ? absl::StrCat(entry.min_arguments)
-                                     : absl::StrCat(entry.min_arguments, " to ", entry.max_arguments);
+  if (std::optional<std::string> expected = ExpectedArgumentCount(entry, count); expected.has_value()) {
     return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   absl::StrCat("function ", lower, " expects ", expected, " argument", expected == "1" ? "" : "s",
+                   absl::StrCat("function ", lower, " expects ", *expected, " argument", *expected == "1" ? "" : "s",
                                 ", got ", count));
   }
-  std::vector<ExpressionPtr> arguments;
-  std::vector<const ParsedExpr*> sources;
-  TESSERA_RETURN_IF_ERROR(BindArguments(expr, context, &arguments, &sources));
-  auto type_error = [&]() {
-    std::string types;
-    for (const ExpressionPtr& argument : arguments) {
-      absl::StrAppend(&types, types.empty() ? "" : ", ", argument->result_type.ToString());
-    }
-    return ErrorAt(absl::StatusCode::kInvalidArgument, expr.position,
-                   absl::StrCat("function ", lower, "(", types, ") does not exist"));
-  };
-  // Casts argument i to `type` (NULL becomes a NULL of it); false when it is not convertible implicitly.
-  auto cast_argument = [&](size_t i, Type type) -> absl::StatusOr<bool> {
-    ExpressionPtr& argument = arguments[i];
-    if (argument->result_type.id() == TypeId::kNull) {
-      argument = MakeConstant(Value::Null(type));
-      return true;
-    }
-    const Type from = argument->result_type;
-    const bool convertible = type.IsString() || (type.IsNumeric() && from.IsNumeric()) ||
-                             (IsInteger(type) && IsInteger(from)) || from == type ||
-                             (type.id() == TypeId::kTimestamp && from.id() == TypeId::kDate);
-    if (!convertible) return false;
-    TESSERA_ASSIGN_OR_RETURN(argument, Coerce(std::move(argument), type, sources[i]->position));
-    return true;
-  };
-  auto cast_all = [&](size_t first, size_t end, Type type) -> absl::StatusOr<bool> {
-    for (size_t i = first; i < end && i < arguments.size(); ++i) {
-      TESSERA_ASSIGN_OR_RETURN(bool ok, cast_argument(i, type));
-      if (!ok) return false;
-    }
-    return true;
-  };
-  auto is_string = [&](size_t i) {
-    const TypeId id = arguments[i]->result_type.id();
-    return id == TypeId::kNull || arguments[i]->result_type.IsString();
-  };
-  // A constant integer argument (round's digits): nullopt when it is not one.
-  auto constant_integer = [&](size_t i) -> std::optional<int64_t> {
-    const BoundExpression& argument = *arguments[i];
-    if (argument.kind != ExpressionKind::kConstant || !IsInteger(argument.result_type) || argument.constant.is_null()) {
-      return std::nullopt;
-    }
-    return argument.constant.AsInt64();
-  };
-
-  FunctionId function = entry.function;
-  Type result = Type::Varchar();
-  switch (entry.function) {
-    case FunctionId::kConcat: {
-      TESSERA_ASSIGN_OR_RETURN(bool ok, cast_all(0, arguments.size(), Type::Varchar()));
-      if (!ok) return type_error();
-      break;
-    }
+  ScalarCall call{expr, lower, entry.function, {}, {}};
+  TESSERA_RETURN_IF_ERROR(BindArguments(expr, context, &call.arguments, &call.sources));
+  switch (call.function) {
+    case FunctionId::kConcat:
+      return BindCallOfOneType(call, Type::Varchar());
     case FunctionId::kRound:
     case FunctionId::kCeil:
-    case FunctionId::kFloor: {
-      Type type = arguments[0]->result_type;
-      if (type.id() == TypeId::kNull) {
-        type = Type::Double();
-        arguments[0] = MakeConstant(Value::Null(type));
-      }
-      if (!type.IsNumeric()) return type_error();
-      if (arguments.size() > 1) {
-        TESSERA_ASSIGN_OR_RETURN(bool ok, cast_argument(1, Type::Integer()));
-        if (!ok) return type_error();
-      }
-      if (type.id() == TypeId::kDouble) {
-        result = type;
-        break;
-      }
-      int64_t digits = 0;
-      if (arguments.size() > 1) {
-        std::optional<int64_t> constant = constant_integer(1);
-        if (!constant.has_value()) {
-          return ErrorAt(absl::StatusCode::kUnimplemented, sources[1]->position,
-                         absl::StrCat("round(", type.ToString(),
-                                      ", digits) needs constant digits (round a DOUBLE for computed digits)"));
-        }
-        digits = std::clamp<int64_t>(*constant, -38, 38);
-      }
-      const int scale = type.id() == TypeId::kDecimal ? type.scale() : 0;
-      if (digits >= scale) return std::move(arguments[0]);  // nothing to round
-      result = type.id() == TypeId::kDecimal
-                   ? Type::Decimal(type.precision(), static_cast<int>(std::max<int64_t>(digits, 0)))
-                   : type;
-      if (arguments.size() > 1) arguments[1] = MakeConstant(Value::Integer(static_cast<int32_t>(digits)));
-      break;
-    }
+    case FunctionId::kFloor:
+      return BindRoundingCall(call);
     case FunctionId::kSqrt:
     case FunctionId::kExp:
     case FunctionId::kLn:
     case FunctionId::kLog10:
-    case FunctionId::kPower: {
-      TESSERA_ASSIGN_OR_RETURN(bool ok, cast_all(0, arguments.size(), Type::Double()));
-      if (!ok) return type_error();
-      result = Type::Double();
-      break;
-    }
+    case FunctionId::kPower:
+      return BindCallOfOneType(call, Type::Double());
     case FunctionId::kGreatest:
     case FunctionId::kLeast: {
-      TESSERA_RETURN_IF_ERROR(UnifyTypes(&arguments, sources, lower == "greatest" ? "GREATEST" : "LEAST"));
-      result = arguments[0]->result_type;
-      if (result.id() == TypeId::kInterval) return type_error();
-      break;
+      TESSERA_RETURN_IF_ERROR(UnifyTypes(&call.arguments, call.sources, lower == "greatest" ? "GREATEST" : "LEAST"));
+      const Type result = call.arguments[0]->result_type;
+      if (result.id() == TypeId::kInterval) return ScalarCallTypeError(call);
+      return MakeFunction(call.function, std::move(call.arguments), result);
     }
     case FunctionId::kTrim:
     case FunctionId::kLtrim:
     case FunctionId::kRtrim:
     case FunctionId::kReplace:
     case FunctionId::kStrpos:
-    case FunctionId::kStartsWith: {
-      for (size_t i = 0; i < arguments.size(); ++i) {
-        if (!is_string(i)) return type_error();
-      }
-      TESSERA_ASSIGN_OR_RETURN(bool ok, cast_all(0, arguments.size(), Type::Varchar()));
-      if (!ok) return type_error();
-      result = entry.function == FunctionId::kStrpos       ? Type::Integer()
-               : entry.function == FunctionId::kStartsWith ? Type::Boolean()
-                                                           : Type::Varchar();
-      break;
-    }
+    case FunctionId::kStartsWith:
     case FunctionId::kLpad:
     case FunctionId::kRpad:
-    case FunctionId::kSplitPart: {
-      const size_t number = entry.function == FunctionId::kSplitPart ? 2 : 1;
-      for (size_t i = 0; i < arguments.size(); ++i) {
-        if (i != number && !is_string(i)) return type_error();
-      }
-      TESSERA_ASSIGN_OR_RETURN(bool ok, cast_all(0, number, Type::Varchar()));
-      if (!ok) return type_error();
-      TESSERA_ASSIGN_OR_RETURN(ok, cast_argument(number, Type::Integer()));
-      if (!ok) return type_error();
-      TESSERA_ASSIGN_OR_RETURN(ok, cast_all(number + 1, arguments.size(), Type::Varchar()));
-      if (!ok) return type_error();
-      break;
-    }
-    case FunctionId::kDateTrunc: {
-      const BoundExpression& unit = *arguments[0];
-      std::optional<DateTruncUnit> parsed;
-      if (unit.kind == ExpressionKind::kConstant && unit.result_type.IsString() && !unit.constant.is_null()) {
-        parsed = DateTruncUnitNamed(absl::AsciiStrToLower(unit.constant.AsString()));
-      }
-      if (!parsed.has_value()) {
-        return ErrorAt(absl::StatusCode::kInvalidArgument, sources[0]->position,
-                       "the first argument of date_trunc must be a constant string naming the unit: year, "
-                       "quarter, month, week, day, hour, minute or second");
-      }
-      arguments[0] = MakeConstant(Value::Integer(static_cast<int32_t>(*parsed)));
-      if (arguments[1]->kind == ExpressionKind::kConstant && arguments[1]->result_type.IsString()) {
-        TESSERA_ASSIGN_OR_RETURN(arguments[1],
-                                 Coerce(std::move(arguments[1]), Type::Timestamp(), sources[1]->position));
-      }
-      const TypeId id = arguments[1]->result_type.id();
-      if (id != TypeId::kDate && id != TypeId::kTimestamp && id != TypeId::kNull) return type_error();
-      TESSERA_ASSIGN_OR_RETURN(bool ok, cast_argument(1, Type::Timestamp()));
-      if (!ok) return type_error();
-      result = Type::Timestamp();
-      break;
-    }
-    default: {  // date parts
-      if (lower == "date_part") {
-        const BoundExpression& field = *arguments[0];
-        if (field.kind != ExpressionKind::kConstant || !field.result_type.IsString() || field.constant.is_null()) {
-          return ErrorAt(absl::StatusCode::kInvalidArgument, sources[0]->position,
-                         "the first argument of date_part must be a constant string naming the field");
-        }
-        std::optional<FunctionId> part = ExtractFieldFunction(absl::AsciiStrToUpper(field.constant.AsString()));
-        if (!part.has_value()) {
-          return ErrorAt(absl::StatusCode::kUnimplemented, sources[0]->position,
-                         absl::StrCat("date_part('", field.constant.AsString(),
-                                      "', ...) is not supported; supported fields: year, month, day, quarter, "
-                                      "dow, doy, week"));
-        }
-        return BindExtractField(*part, std::move(arguments[1]), *sources[1]);
-      }
-      return BindExtractField(function, std::move(arguments[0]), *sources[0]);
-    }
+    case FunctionId::kSplitPart:
+      return BindStringCall(call);
+    case FunctionId::kDateTrunc:
+      return BindDateTruncCall(call);
+    default:
+      return BindDatePartCall(call);
   }
-  return MakeFunction(function, std::move(arguments), result);
+}
+
+absl::Status QueryBinder::ScalarCallTypeError(const ScalarCall& call) const {
+  std::string types;
+  for (const ExpressionPtr& argument : call.arguments) {
+    absl::StrAppend(&types, types.empty() ? "" : ", ", argument->result_type.ToString());
+  }
+  return ErrorAt(absl::StatusCode::kInvalidArgument, call.expr.position,
+                 absl::StrCat("function ", call.lower, "(", types, ") does not exist"));
+}
+
+absl::StatusOr<bool> QueryBinder::CastScalarArgument(ScalarCall& call, size_t i, Type type) {
+  ExpressionPtr& argument = call.arguments[i];
+  if (argument->result_type.id() == TypeId::kNull) {
+    argument = MakeConstant(Value::Null(type));
+    return true;
+  }
+  const Type from = argument->result_type;
+  const bool convertible = type.IsString() || (type.IsNumeric() && from.IsNumeric()) ||
+                           (IsInteger(type) && IsInteger(from)) || from == type ||
+                           (type.id() == TypeId::kTimestamp && from.id() == TypeId::kDate);
+  if (!convertible) return false;
+  TESSERA_ASSIGN_OR_RETURN(argument, Coerce(std::move(argument), type, call.sources[i]->position));
+  return true;
+}
+
+absl::StatusOr<bool> QueryBinder::CastScalarArguments(ScalarCall& call, size_t first, size_t end, Type type) {
+  for (size_t i = first; i < end && i < call.arguments.size(); ++i) {
+    TESSERA_ASSIGN_OR_RETURN(bool ok, CastScalarArgument(call, i, type));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<ExpressionPtr> QueryBinder::BindCallOfOneType(ScalarCall& call, Type type) {
+  TESSERA_ASSIGN_OR_RETURN(bool ok, CastScalarArguments(call, 0, call.arguments.size(), type));
+  if (!ok) return ScalarCallTypeError(call);
+  return MakeFunction(call.function, std::move(call.arguments), type);
+}
+
+absl::StatusOr<ExpressionPtr> QueryBinder::BindRoundingCall(ScalarCall& call) {
+  std::vector<ExpressionPtr>& arguments = call.arguments;
+  Type type = arguments[0]->result_type;
+  if (type.id() == TypeId::kNull) {
+    type = Type::Double();
+    arguments[0] = MakeConstant(Value::Null(type));
+  }
+  if (!type.IsNumeric()) return ScalarCallTypeError(call);
+  if (arguments.size() > 1) {
+    TESSERA_ASSIGN_OR_RETURN(bool ok, CastScalarArgument(call, 1, Type::Integer()));
+    if (!ok) return ScalarCallTypeError(call);
+  }
+  if (type.id() == TypeId::kDouble) return MakeFunction(call.function, std::move(arguments), type);
+  int64_t digits = 0;
+  if (arguments.size() > 1) {
+    std::optional<int64_t> constant = ConstantInteger(*arguments[1]);
+    if (!constant.has_value()) {
+      return ErrorAt(absl::StatusCode::kUnimplemented, call.sources[1]->position,
+                     absl::StrCat("round(", type.ToString(),
+                                  ", digits) needs constant digits (round a DOUBLE for computed digits)"));
+    }
+    digits = std::clamp<int64_t>(*constant, -38, 38);
+  }
+  const int scale = type.id() == TypeId::kDecimal ? type.scale() : 0;
+  if (digits >= scale) return std::move(arguments[0]);  // nothing to round
+  const Type result = type.id() == TypeId::kDecimal
+                          ? Type::Decimal(type.precision(), static_cast<int>(std::max<int64_t>(digits, 0)))
+                          : type;
+  if (arguments.size() > 1) arguments[1] = MakeConstant(Value::Integer(static_cast<int32_t>(digits)));
+  return MakeFunction(call.function, std::move(arguments), result);
+}
+
+absl::StatusOr<ExpressionPtr> QueryBinder::BindStringCall(ScalarCall& call) {
+  const std::vector<ExpressionPtr>& arguments = call.arguments;
+  // lpad / rpad's count and split_part's index are INTEGER; every other argument is a string.
+  std::optional<size_t> number;
+  if (call.function == FunctionId::kLpad || call.function == FunctionId::kRpad) number = 1;
+  if (call.function == FunctionId::kSplitPart) number = 2;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (i != number && !IsStringOrNull(*arguments[i])) return ScalarCallTypeError(call);
+  }
+  Type result = Type::Varchar();
+  if (!number.has_value()) {
+    TESSERA_ASSIGN_OR_RETURN(bool ok, CastScalarArguments(call, 0, arguments.size(), Type::Varchar()));
+    if (!ok) return ScalarCallTypeError(call);
+    if (call.function == FunctionId::kStrpos) result = Type::Integer();
+    if (call.function == FunctionId::kStartsWith) result = Type::Boolean();
+  } else {
+    TESSERA_ASSIGN_OR_RETURN(bool ok, CastScalarArguments(call, 0, *number, Type::Varchar()));
+    if (!ok) return ScalarCallTypeError(call);
+    TESSERA_ASSIGN_OR_RETURN(ok, CastScalarArgument(call, *number, Type::Integer()));
+    if (!ok) return ScalarCallTypeError(call);
+    TESSERA_ASSIGN_OR_RETURN(ok, CastScalarArguments(call, *number + 1, arguments.size(), Type::Varchar()));
+    if (!ok) return ScalarCallTypeError(call);
+  }
+  return MakeFunction(call.function, std::move(call.arguments), result);
+}
+
+absl::StatusOr<ExpressionPtr> QueryBinder::BindDateTruncCall(ScalarCall& call) {
+  std::vector<ExpressionPtr>& arguments = call.arguments;
+  const BoundExpression& unit = *arguments[0];
+  std::optional<DateTruncUnit> parsed;
+  if (unit.kind == ExpressionKind::kConstant && unit.result_type.IsString() && !unit.constant.is_null()) {
+    parsed = DateTruncUnitNamed(absl::AsciiStrToLower(unit.constant.AsString()));
+  }
+  if (!parsed.has_value()) {
+    return ErrorAt(absl::StatusCode::kInvalidArgument, call.sources[0]->position,
+                   "the first argument of date_trunc must be a constant string naming the unit: year, "
+                   "quarter, month, week, day, hour, minute or second");
+  }
+  arguments[0] = MakeConstant(Value::Integer(static_cast<int32_t>(*parsed)));
+  if (arguments[1]->kind == ExpressionKind::kConstant && arguments[1]->result_type.IsString()) {
+    TESSERA_ASSIGN_OR_RETURN(arguments[1],
+                             Coerce(std::move(arguments[1]), Type::Timestamp(), call.sources[1]->position));
+  }
+  const TypeId id = arguments[1]->result_type.id();
+  if (id != TypeId::kDate && id != TypeId::kTimestamp && id != TypeId::kNull) return ScalarCallTypeError(call);
+  TESSERA_ASSIGN_OR_RETURN(bool ok, CastScalarArgument(call, 1, Type::Timestamp()));
+  if (!ok) return ScalarCallTypeError(call);
+  return MakeFunction(call.function, std::move(arguments), Type::Timestamp());
+}
+
+absl::StatusOr<ExpressionPtr> QueryBinder::BindDatePartCall(ScalarCall& call) {
+  if (call.lower != "date_part") {
+    return BindExtractField(call.function, std::move(call.arguments[0]), *call.sources[0]);
+  }
+  const BoundExpression& field = *call.arguments[0];
+  if (field.kind != ExpressionKind::kConstant || !field.result_type.IsString() || field.constant.is_null()) {
+    return ErrorAt(absl::StatusCode::kInvalidArgument, call.sources[0]->position,
+                   "the first argument of date_part must be a constant string naming the field");
+  }
+  std::optional<FunctionId> part = ExtractFieldFunction(absl::AsciiStrToUpper(field.constant.AsString()));
+  if (!part.has_value()) {
+    return ErrorAt(absl::StatusCode::kUnimplemented, call.sources[0]->position,
+                   absl::StrCat("date_part('", field.constant.AsString(),
+                                "', ...) is not supported; supported fields: year, month, day, quarter, "
+                                "dow, doy, week"));
+  }
+  return BindExtractField(*part, std::move(call.arguments[1]), *call.sources[1]);
 }
 
 }  // namespace tessera::optimizer

@@ -203,6 +203,11 @@ class Join final : public LogicalOperator {
 
   void RecomputeOutput() override;
   std::unique_ptr<LogicalOperator> Clone() const override;
+  // EXPLAIN of join filters: `Join SEMI exact filter [1, 200000] (from inner join) keys=[lo_partkey =
+  // p_partkey]`, `Join INNER keys=[lo_orderdate = d_datekey] publishes LIP filter #0`, on the scan `LIP filters:
+  // [lo_orderdate IN bloom(d_datekey)]` (TableScan::Describe), a multi-key join's filter `publishes LIP filter #0
+  // on [s_suppkey]`; the operator DAG (query_execution/plan_builder.cc) shows the `ExactFilterBuild` operators
+  // and how many runtime filters a scan applies; a swapped join shows `(left side built)` there.
   std::string Describe() const override;
 };
 

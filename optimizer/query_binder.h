@@ -320,6 +320,28 @@ class QueryBinder {
 
  private:
   absl::StatusOr<ExpressionPtr> BindScalarFunction(const parser::ParsedExpr& expr, ExpressionContext& context);
+  // BindScalarFunction's steps, after the argument count is checked and the arguments are bound. A call of a
+  // scalar function with its arguments bound (the arguments are cast in place).
+  struct ScalarCall;
+  // "function NAME(TYPES) does not exist" at the call, TYPES those of its arguments now.
+  absl::Status ScalarCallTypeError(const ScalarCall& call) const;
+  // Casts argument i to `type` (NULL becomes a NULL of it); false when it is not convertible implicitly.
+  absl::StatusOr<bool> CastScalarArgument(ScalarCall& call, size_t i, Type type);
+  // CastScalarArgument on the arguments in [first, end) that exist; false at the first not convertible.
+  absl::StatusOr<bool> CastScalarArguments(ScalarCall& call, size_t first, size_t end, Type type);
+  // One family each: its checks, casts and result type, giving the bound expression.
+  // concat and the DOUBLE math functions: every argument cast to `type`, which is also the result type.
+  absl::StatusOr<ExpressionPtr> BindCallOfOneType(ScalarCall& call, Type type);
+  // round, ceil and floor: DOUBLE stays DOUBLE; DECIMAL and integers round to constant digits (the argument
+  // itself when there is nothing to round).
+  absl::StatusOr<ExpressionPtr> BindRoundingCall(ScalarCall& call);
+  // trim, ltrim, rtrim, replace, strpos, starts_with, lpad, rpad and split_part: string arguments, and the
+  // INTEGER count or index of lpad / rpad / split_part.
+  absl::StatusOr<ExpressionPtr> BindStringCall(ScalarCall& call);
+  // date_trunc('unit', d): a constant unit, a DATE or TIMESTAMP cast to TIMESTAMP.
+  absl::StatusOr<ExpressionPtr> BindDateTruncCall(ScalarCall& call);
+  // date_part('field', d) and the shorthands (year(d), ...): as EXTRACT.
+  absl::StatusOr<ExpressionPtr> BindDatePartCall(ScalarCall& call);
   // Binds the arguments of the function call `call` in order; `sources` gets their parsed expressions.
   absl::Status BindArguments(const parser::ParsedExpr& call, ExpressionContext& context,
                              std::vector<ExpressionPtr>* arguments, std::vector<const parser::ParsedExpr*>* sources);

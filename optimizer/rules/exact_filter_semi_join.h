@@ -17,7 +17,10 @@
 //
 // Exact-filter joins are then moved down the left (probe) side while their key passes through unchanged
 // (left inputs of joins other than full outer ones, filters, column projections), onto the scan they filter:
-// execution applies them in that scan's reader, before any hash probe.
+// execution applies them in that scan's reader, before any hash probe. They also move into the branches of a
+// UNION [ALL]: into a union's branches the join is copied, build side included (each branch builds its own
+// filter), when the build side scans at most as many base rows as the union is estimated to yield (TPC-DS Q05 in
+// decision 0010). Tests: `tests/sql/optimizer/union_join_filters.test`.
 //
 // Runs after ColumnPruning (it needs to know which columns are read).
 

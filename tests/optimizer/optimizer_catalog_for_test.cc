@@ -251,12 +251,13 @@ void TestCatalog::CreateView(const std::string& name, const std::string& query, 
   ASSERT_TRUE(status.ok()) << status.message();
 }
 
-absl::StatusOr<std::unique_ptr<LogicalOperator>> Plan(const Catalog& catalog, std::string_view sql, bool optimize) {
+absl::StatusOr<std::unique_ptr<LogicalOperator>> Plan(const Catalog& catalog, std::string_view sql, bool optimize,
+                                                      const OptimizerOptions& options) {
   absl::StatusOr<std::unique_ptr<parser::Statement>> statement = parser::ParseStatement(sql);
   if (!statement.ok()) return statement.status();
   if ((*statement)->kind != parser::StatementKind::kSelect) return absl::InvalidArgumentError("not a SELECT");
   const auto& select = static_cast<const parser::SelectQueryStatement&>(**statement);
-  return optimize ? PlanQuery(*select.query, catalog, sql) : BindQuery(*select.query, catalog, sql);
+  return optimize ? PlanQuery(*select.query, catalog, sql, options) : BindQuery(*select.query, catalog, sql);
 }
 
 absl::StatusOr<std::string> Explain(const Catalog& catalog, std::string_view sql, bool optimize) {

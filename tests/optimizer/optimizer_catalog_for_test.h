@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "catalog/catalog.h"
 #include "optimizer/logical_plan.h"
+#include "optimizer/optimizer_options.h"
 
 namespace tessera::optimizer::testing {
 
@@ -42,9 +43,10 @@ class TestCatalog {
   std::unique_ptr<Catalog> catalog_;
 };
 
-// Parses `sql` (one SELECT) and binds it; with `optimize`, also runs the rule list.
+// Parses `sql` (one SELECT) and binds it; with `optimize`, also runs the rule list under `options` (with
+// `options.validate_plans`, an invalid plan after any rule is an Internal error naming the rule).
 absl::StatusOr<std::unique_ptr<LogicalOperator>> Plan(const Catalog& catalog, std::string_view sql,
-                                                      bool optimize = false);
+                                                      bool optimize = false, const OptimizerOptions& options = {});
 
 // Parses `sql` (one SELECT) and binds it; with `optimize`, also runs the rule list. Returns the plan's
 // ToString() or the error message.
