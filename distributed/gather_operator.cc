@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "distributed/block_stream.h"
+#include "distributed/exchange_outcome.h"
 
 namespace tessera::distributed {
 
@@ -10,25 +11,6 @@ struct GatherOperator::RemoteStream {
   absl::StatusOr<int> tag;  // the started stream (inputs sent), or why it could not start
   absl::Status status;      // how it ended (written by its receiver before it counts as ended)
 };
-
-namespace {
-
-// Reports how the streams ended: the first failure (naming its rank) fails the query; the rows received count
-// as this work order's output, for EXPLAIN ANALYZE.
-class GatherOutcomeWorkOrder : public WorkOrder {
- public:
-  GatherOutcomeWorkOrder(int operator_index, absl::Status status, int64_t rows)
-      : WorkOrder(operator_index, /*preferred_node=*/-1), status_(std::move(status)) {
-    rows_out_ = rows;
-  }
-
-  absl::Status Execute(const WorkOrderContext&) override { return status_; }
-
- private:
-  const absl::Status status_;
-};
-
-}  // namespace
 
 GatherOperator::GatherOperator(std::string fragment, std::vector<ColumnSchema> output_schema, Cluster* cluster,
                                BufferPool* pool, std::vector<std::shared_ptr<TemporaryRelation>> inputs,
@@ -106,7 +88,7 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
     for (const auto& stream : streams_) {
       if (status.ok()) status = stream->status;
     }
-    out->push_back(std::make_unique<GatherOutcomeWorkOrder>(index(), std::move(status), output_->row_count()));
+    out->push_back(std::make_unique<ExchangeOutcomeWorkOrder>(index(), std::move(status), output_->row_count()));
   }
   return true;
 }

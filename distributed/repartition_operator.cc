@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/byte_stream.h"
 #include "common/status_macros.h"
+#include "distributed/exchange_outcome.h"
 #include "distributed/partitioning.h"
 #include "distributed/rank_protocol.h"
 
@@ -212,25 +213,6 @@ class RepartitionOperator::SplitWorkOrder : public WorkOrder {
   RepartitionOperator* const op_;
   const uint32_t block_;
 };
-
-namespace {
-
-// Reports how the exchange ended (its error, naming a rank, fails the query); the rows received count as its
-// output, for EXPLAIN ANALYZE.
-class ExchangeOutcomeWorkOrder : public WorkOrder {
- public:
-  ExchangeOutcomeWorkOrder(int operator_index, absl::Status status, int64_t rows)
-      : WorkOrder(operator_index, /*preferred_node=*/-1), status_(std::move(status)) {
-    rows_out_ = rows;
-  }
-
-  absl::Status Execute(const WorkOrderContext&) override { return status_; }
-
- private:
-  const absl::Status status_;
-};
-
-}  // namespace
 
 void RepartitionOperator::Exchange() {
   TemporaryRelation* out = parts_[cluster_->rank()].get();
