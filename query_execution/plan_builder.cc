@@ -305,15 +305,11 @@ class Builder {
            spec.group_by[0]->kind == ExpressionKind::kColumn;
   }
 
-  // DISTINCT is a hash aggregation grouping by every column, without aggregates; `groups` its estimated output.
-  absl::StatusOr<Stream> Distinct(Stream child, double groups) {
-    AggregationSpec spec;
-    for (size_t c = 0; c < child.types.size(); ++c)
-      spec.group_by.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
-    spec.output_names = child.names;
-    std::vector<std::string> names = child.names;
-    std::string detail = JoinDetails({"distinct", child.ScanDetail()});
-    const int64_t group_bytes = EstimatedRowBytes(child.types) + kAggregationEntryOverheadBytes;
+  // The hash aggregation `spec` over `child` (DISTINCT or GROUP BY): fused into the probe that feeds it where it
+  // can be, its partial tables presized when the group count is known, its memory estimated from `groups` groups
+  // of `group_bytes` each.
+  absl::StatusOr<Stream> AddAggregation(Stream child, AggregationSpec spec, double groups, int64_t group_bytes,
+                                        std::string detail, const std::vector<std::string>& names) {
     HashJoinProbeOperator* feeding_probe = FusableProbe(child);
     ScanSpec scan = child.TakeScanSpec();
     const std::vector<int> scan_columns = scan.block_columns;
@@ -326,6 +322,18 @@ class Builder {
     Estimate(index, groups, OperatorEstimate::Structure::kAggregationTable, EstimatedBytes(groups, group_bytes));
     Connect(child, index, 0, /*pipelining=*/true);
     return FromOperator(index, names);
+  }
+
+  // DISTINCT is a hash aggregation grouping by every column, without aggregates; `groups` its estimated output.
+  absl::StatusOr<Stream> Distinct(Stream child, double groups) {
+    AggregationSpec spec;
+    for (size_t c = 0; c < child.types.size(); ++c)
+      spec.group_by.push_back(MakeColumn(static_cast<int>(c), child.types[c]));
+    spec.output_names = child.names;
+    std::vector<std::string> names = child.names;
+    std::string detail = JoinDetails({"distinct", child.ScanDetail()});
+    const int64_t group_bytes = EstimatedRowBytes(child.types) + kAggregationEntryOverheadBytes;
+    return AddAggregation(std::move(child), std::move(spec), groups, group_bytes, std::move(detail), names);
   }
 
   // "1 key", "2 keys".
@@ -1013,18 +1021,7 @@ class Builder {
     std::vector<Type> group_types;
     for (const lp::OutputColumn& column : aggregate.output()) group_types.push_back(column.type);
     const int64_t group_bytes = EstimatedRowBytes(group_types) + kAggregationEntryOverheadBytes;
-    HashJoinProbeOperator* feeding_probe = FusableProbe(child);
-    ScanSpec scan = child.TakeScanSpec();
-    const std::vector<int> scan_columns = scan.block_columns;
-    const bool groups_known = GroupCountKnown(feeding_probe, child, scan, spec);
-    TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<AggregationOperator> op,
-                             AggregationOperator::Create(child.input, std::move(scan), std::move(spec), pool_));
-    if (groups_known) op->SetExpectedGroups(static_cast<size_t>(groups));
-    FuseIntoProbe(feeding_probe, child.producer, op.get(), scan_columns, &detail);
-    int index = dag_->AddOperator(std::move(op), std::move(detail));
-    Estimate(index, groups, OperatorEstimate::Structure::kAggregationTable, EstimatedBytes(groups, group_bytes));
-    Connect(child, index, 0, /*pipelining=*/true);
-    return FromOperator(index, names);
+    return AddAggregation(std::move(child), std::move(spec), groups, group_bytes, std::move(detail), names);
   }
 
   absl::StatusOr<Stream> VisitSort(const lp::Sort* sort, const lp::Limit* limit) {
