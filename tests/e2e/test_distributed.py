@@ -287,6 +287,17 @@ def rank_pids(base_dir):
     return pids
 
 
+def kill_cluster(running, pids, base_dir):
+    """Ends a failure test's cluster whatever state it is in: SIGKILL to every rank it found (one may be dead
+    already), then the mpirun process, then its directory."""
+    for pid in pids.values():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    running.process.kill()
+    running.process.communicate()
+    shutil.rmtree(base_dir, ignore_errors=True)
+
+
 def rank_of_integer_key(value, ranks):
     """distributed/partitioning.h RankOfIntegerKey: common/hash.h HashInt64 of the value, modulo the ranks."""
     mask = (1 << 64) - 1
@@ -349,12 +360,7 @@ def test_rank_killed_mid_query_fails_the_query_and_the_master_stays_up():
         refused = running.sql("SELECT count(*) FROM big", check=False)
         assert refused.returncode != 0 and "rank 1 stopped answering" in refused.stderr, refused.stderr
     finally:
-        for pid in pids.values():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        running.process.kill()
-        running.process.communicate()
-        shutil.rmtree(base_dir, ignore_errors=True)
+        kill_cluster(running, pids, base_dir)
 
 
 def test_peers_of_a_killed_rank_stop_waiting_for_it():
@@ -392,12 +398,7 @@ def test_peers_of_a_killed_rank_stop_waiting_for_it():
             time.sleep(0.5)
         assert pids[1] not in rank_pids(base_dir).values()
     finally:
-        for pid in pids.values():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        running.process.kill()
-        running.process.communicate()
-        shutil.rmtree(base_dir, ignore_errors=True)
+        kill_cluster(running, pids, base_dir)
 
 
 def test_split_threshold_is_the_servers_setting():
