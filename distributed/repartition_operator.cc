@@ -104,7 +104,8 @@ absl::Status ExchangeParts(Cluster& cluster, StreamTags tags,
   for (int peer = 0; peer < ranks; ++peer) {
     if (peer == cluster.rank()) continue;
     absl::Status one = ReceiveBlockStream(cluster, peer, tags, out, cancelled, received);
-    if (status.ok()) status = one;
+    // A peer that cancelled its side (the master's query ended early) is a consequence; another error is the cause.
+    if (status.ok() || (absl::IsCancelled(status) && !one.ok() && !absl::IsCancelled(one))) status = one;
   }
   for (std::thread& sender : senders) sender.join();
   for (int peer = 0; peer < ranks && status.ok(); ++peer) {
@@ -268,6 +269,10 @@ RepartitionOperator::~RepartitionOperator() {
 void RepartitionOperator::SetWakeUp(std::function<void()> wake_up) {
   std::lock_guard<std::mutex> lock(wake_up_mutex_);
   wake_up_ = std::move(wake_up);
+}
+
+absl::Status RepartitionOperator::ExternalFailure() const {
+  return exchange_ended_.load() ? exchange_status_ : absl::OkStatus();
 }
 
 HashSplitter* RepartitionOperator::SplitterOf(int worker) {

@@ -81,8 +81,8 @@ class HashSplitter {
 
 // Sends `parts[r]` to every rank r but this one (a thread per rank) and receives every other rank's part for this
 // rank into `out`, on the exchange's tags; returns once every stream has ended. `cancelled` (may be null) closes
-// the incoming streams early. The first error is returned, naming its rank; every stream is still ended, so the
-// other ranks are not left waiting. Adds what it sent and received to the totals.
+// the incoming streams early. The first error is returned, naming its rank (a peer's cancellation only when no
+// other stream failed); every stream is still ended, so the other ranks are not left waiting. Adds what it sent and received to the totals.
 absl::Status ExchangeParts(Cluster& cluster, StreamTags tags,
                            const std::vector<std::shared_ptr<TemporaryRelation>>& parts, TemporaryRelation* out,
                            const std::atomic<bool>* cancelled, StreamTotals* sent, StreamTotals* received);
@@ -159,6 +159,8 @@ class RepartitionOperator : public RelationalOperator {
   // closes the streams of one still running and joins its thread.
   ~RepartitionOperator() override;
   void SetWakeUp(std::function<void()> wake_up) override;
+  // The exchange's error once its thread has ended (the query fails without waiting for a worker).
+  absl::Status ExternalFailure() const override;
 
   void FeedInputBlock(int input, uint32_t block_index) override { pending_.push_back(block_index); }
   void DoneFeedingInput(int input) override { input_done_ = true; }

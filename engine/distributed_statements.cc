@@ -376,7 +376,12 @@ class StreamThreads {
         absl::StatusOr<std::shared_ptr<TemporaryRelation>> partition =
             exchanges_.Take(exchange_tags[i], kExchangeTimeout);
         if (!partition.ok()) {
-          if (taken.ok()) taken = partition.status();
+          // Serve keeps Cancelled for a stream the master abandoned; a split that the master's query ended before
+          // it ran (a query failed early by another exchange, ExternalFailure) is a failure to report.
+          if (taken.ok()) {
+            taken = absl::IsCancelled(partition.status()) ? absl::AbortedError(partition.status().message())
+                                                          : partition.status();
+          }
           continue;
         }
         inputs.push_back({placeholders[i], *std::move(partition)});
