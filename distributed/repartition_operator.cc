@@ -84,13 +84,21 @@ absl::Status HashSplitter::Flush() {
 
 absl::Status ExchangeParts(Cluster& cluster, StreamTags tags,
                            const std::vector<std::shared_ptr<TemporaryRelation>>& parts, TemporaryRelation* out,
-                           const std::atomic<bool>* cancelled, StreamTotals* sent, StreamTotals* received) {
+                           const std::atomic<bool>* cancelled, StreamTotals* sent, StreamTotals* received,
+                           GrowingRelations* growing) {
   const int ranks = cluster.size();
   std::vector<absl::Status> send_status(ranks);
+  std::vector<StreamTotals> sent_to(ranks);
   std::vector<std::thread> senders;
   for (int peer = 0; peer < ranks; ++peer) {
     if (peer == cluster.rank()) continue;
     const std::shared_ptr<TemporaryRelation>& part = parts[peer];
+    if (growing != nullptr) {
+      senders.emplace_back([&cluster, &send_status, &sent_to, growing, tags, peer, part] {
+        send_status[peer] = SendGrowingStream(cluster, peer, tags, part, *growing, &sent_to[peer]);
+      });
+      continue;
+    }
     for (uint32_t b = 0; b < part->block_count(); ++b) {
       sent->blocks += 1;
       sent->bytes += static_cast<int64_t>(part->block(b).used_bytes());
@@ -108,6 +116,10 @@ absl::Status ExchangeParts(Cluster& cluster, StreamTags tags,
     if (status.ok() || (absl::IsCancelled(status) && !one.ok() && !absl::IsCancelled(one))) status = one;
   }
   for (std::thread& sender : senders) sender.join();
+  for (const StreamTotals& to : sent_to) {
+    sent->blocks += to.blocks;
+    sent->bytes += to.bytes;
+  }
   for (int peer = 0; peer < ranks && status.ok(); ++peer) {
     if (!send_status[peer].ok()) {
       status = absl::Status(send_status[peer].code(), absl::StrCat("rank ", peer, ": ", send_status[peer].message()));
