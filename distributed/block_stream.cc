@@ -1,5 +1,8 @@
 #include "distributed/block_stream.h"
 
+#include <functional>
+#include <memory>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -27,12 +30,17 @@ absl::StatusOr<int32_t> ReceiveCredit(Cluster& cluster, int peer, int tag) {
   return credits;
 }
 
-// Streams the blocks while credits allow. Returns the status to report in the Reply; `closed` is set when the
-// receiver closed the stream before the end.
-absl::Status SendBlocks(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input, size_t block_count,
-                        bool* closed) {
+// Streams the blocks while credits allow, as long as `has_block(i)` says there is a block i (it may wait for it).
+// Returns the status to report in the Reply; `closed` is set when the receiver closed the stream before the end.
+// `sent_block(i, bytes)` (may be empty) runs after block i went out.
+absl::Status SendBlocks(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input,
+                        const std::function<absl::StatusOr<bool>(size_t)>& has_block, bool* closed,
+                        const std::function<void(size_t, size_t)>& sent_block = nullptr) {
   int32_t credits = 0;
-  for (size_t i = 0; i < block_count; ++i) {
+  for (size_t i = 0;; ++i) {
+    absl::StatusOr<bool> more = has_block(i);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
     while (credits == 0) {
       absl::StatusOr<int32_t> more = ReceiveCredit(cluster, peer, tags.credits);
       if (!more.ok()) return more.status();
@@ -49,6 +57,7 @@ absl::Status SendBlocks(Cluster& cluster, int peer, StreamTags tags, const Block
     absl::Status sent = cluster.Send(peer, tags.data, block->view.data(), bytes);
     if (!sent.ok()) return sent;
     --credits;
+    if (sent_block) sent_block(i, bytes);
   }
   return absl::OkStatus();
 }
@@ -69,8 +78,48 @@ absl::Status EndStream(Cluster& cluster, int peer, StreamTags tags, const absl::
 
 absl::Status SendBlockStream(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input, size_t block_count) {
   bool closed = false;
-  const absl::Status status = SendBlocks(cluster, peer, tags, input, block_count, &closed);
+  const absl::Status status = SendBlocks(
+      cluster, peer, tags, input, [block_count](size_t i) -> absl::StatusOr<bool> { return i < block_count; }, &closed);
   if (absl::IsUnavailable(status)) return status;  // the transport itself failed: nothing more can be said
+  return EndStream(cluster, peer, tags, status, closed);
+}
+
+void GrowingRelations::Appended() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  changed_.notify_all();
+}
+
+void GrowingRelations::Finish(absl::Status status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  finished_ = true;
+  status_ = std::move(status);
+  changed_.notify_all();
+}
+
+absl::StatusOr<bool> GrowingRelations::WaitForBlock(const TemporaryRelation& relation, size_t block) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    // Read under the mutex: Appended and Finish notify under it, so an append is never missed.
+    if (finished_ && !status_.ok()) return status_;
+    if (relation.block_count() > block) return true;
+    if (finished_) return false;
+    changed_.wait(lock);
+  }
+}
+
+absl::Status SendGrowingStream(Cluster& cluster, int peer, StreamTags tags,
+                               const std::shared_ptr<TemporaryRelation>& relation, GrowingRelations& growing,
+                               StreamTotals* sent) {
+  bool closed = false;
+  const absl::Status status = SendBlocks(
+      cluster, peer, tags, BlockInput::FromRelation(relation),
+      [&](size_t i) { return growing.WaitForBlock(*relation, i); }, &closed,
+      [&](size_t i, size_t bytes) {
+        sent->blocks += 1;
+        sent->bytes += static_cast<int64_t>(bytes);
+        relation->ReleaseBlock(static_cast<uint32_t>(i));  // sent: this rank no longer needs it
+      });
+  if (absl::IsUnavailable(status)) return status;
   return EndStream(cluster, peer, tags, status, closed);
 }
 

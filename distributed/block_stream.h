@@ -15,12 +15,15 @@
 // two ends of one stream are the only receivers of its tag.
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "distributed/cluster.h"
 #include "relational_operators/block_input.h"
 #include "relational_operators/temporary_relation.h"
@@ -38,17 +41,42 @@ struct StreamTags {
   static StreamTags Same(int tag) { return {tag, tag}; }
 };
 
-// Sender: streams blocks 0 .. `block_count`-1 of `input` (a fragment's result relation on a rank) to `peer` on
-// `tag`, then the end of the stream and OK. Errors of the transport are returned; a block that cannot be read
-// ends the stream with that error in its Reply.
-absl::Status SendBlockStream(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input, size_t block_count);
-// Sender: a stream without blocks that ends with `failure` (the fragment could not run).
-absl::Status SendFailedStream(Cluster& cluster, int peer, StreamTags tags, const absl::Status& failure);
-
 struct StreamTotals {
   int64_t blocks = 0;
   int64_t bytes = 0;
 };
+
+// A relation that another thread is still appending to (a hash split's parts on a rank, split block by block as
+// the fragment writes its result): a sender waits for each next block or for the end. Thread-safe.
+class GrowingRelations {
+ public:
+  // Blocks were appended: wakes the senders waiting for them.
+  void Appended();
+  // No block will be appended any more; `status` says why when the relations are incomplete (a failed
+  // fragment): the senders then end their streams with it.
+  void Finish(absl::Status status);
+  // Waits until `relation` holds more than `block` blocks (true) or the writer finished without it (false, or
+  // the writer's error).
+  absl::StatusOr<bool> WaitForBlock(const TemporaryRelation& relation, size_t block);
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool finished_ = false;
+  absl::Status status_;
+};
+
+// Sender: streams blocks 0 .. `block_count`-1 of `input` (a fragment's result relation on a rank) to `peer` on
+// `tag`, then the end of the stream and OK. Errors of the transport are returned; a block that cannot be read
+// ends the stream with that error in its Reply.
+absl::Status SendBlockStream(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input, size_t block_count);
+// Sender: streams the blocks of `relation` while `growing` (its writer) appends them, releasing each once sent,
+// then the end of the stream with the writer's status; adds what it sent to `sent`.
+absl::Status SendGrowingStream(Cluster& cluster, int peer, StreamTags tags,
+                               const std::shared_ptr<TemporaryRelation>& relation, GrowingRelations& growing,
+                               StreamTotals* sent);
+// Sender: a stream without blocks that ends with `failure` (the fragment could not run).
+absl::Status SendFailedStream(Cluster& cluster, int peer, StreamTags tags, const absl::Status& failure);
 
 // Receiver: sends `request` (an encoded plan fragment, query_execution/plan_fragment.h) to rank `peer` as a
 // kRunFragment command; returns the stream's tag. The rank starts computing at once; it sends nothing before the

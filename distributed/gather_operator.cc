@@ -32,9 +32,20 @@ void GatherOperator::SetWakeUp(std::function<void()> wake_up) {
   wake_up_ = std::move(wake_up);
 }
 
-void GatherOperator::StreamEnded() {
-  if (streams_ended_.fetch_add(1) + 1 < static_cast<size_t>(cluster_->size() - 1)) return;
+void GatherOperator::StreamEnded(const absl::Status& status) {
+  bool first_failure = false;
+  if (!status.ok()) {
+    std::lock_guard<std::mutex> lock(failure_mutex_);
+    first_failure = failure_.ok();
+    if (first_failure) failure_ = status;
+  }
+  if (streams_ended_.fetch_add(1) + 1 < static_cast<size_t>(cluster_->size() - 1) && !first_failure) return;
   WakeUp();
+}
+
+absl::Status GatherOperator::ExternalFailure() const {
+  std::lock_guard<std::mutex> lock(failure_mutex_);
+  return failure_;
 }
 
 void GatherOperator::WakeUp() {
@@ -66,7 +77,7 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
     for (const auto& stream : streams_) {
       if (!stream->tag.ok()) {
         stream->status = stream->tag.status();
-        StreamEnded();
+        StreamEnded(stream->status);
         continue;
       }
       receivers_.emplace_back([this, remote = stream.get()] {
@@ -77,7 +88,7 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
                                             &stop_, &totals, [this] { WakeUp(); });
         blocks_.fetch_add(totals.blocks, std::memory_order_relaxed);
         bytes_.fetch_add(totals.bytes, std::memory_order_relaxed);
-        StreamEnded();
+        StreamEnded(remote->status);
       });
     }
   }

@@ -10,8 +10,9 @@
 // "message arrived" event), which feeds it to the gather's pipelining consumers at once (QueryManager::
 // PollOperators: blocks an operator appended outside its work orders), so the master's operators above read a
 // rank's first blocks while later ones are on their way (a streaming gather); when the last stream has ended the
-// operator hands out one work order that reports the streams' outcome (the first rank's error fails the query)
-// and the rows received, and is done.
+// operator hands out one work order that reports the streams' outcome and the rows received, and is done. A
+// stream that fails wakes the scheduler at once, which fails the query with its error (ExternalFailure) without
+// waiting for the other streams or for a worker.
 // The plan builder places it (query_execution/plan_builder.cc, distributed/README.md).
 //
 // Threading: the operator is used on the scheduler thread; its receiver threads share the output relation
@@ -27,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "catalog/catalog.h"
 #include "distributed/cluster.h"
 #include "distributed/repartition_operator.h"
@@ -50,6 +52,9 @@ class GatherOperator : public RelationalOperator {
 
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   void SetWakeUp(std::function<void()> wake_up) override;
+  // The first stream that failed (its error names the rank): the query fails at once, without waiting for the
+  // other streams or for a worker to run the outcome work order.
+  absl::Status ExternalFailure() const override;
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
 
   int64_t EstimatedWorkOrders() const override { return 1; }
@@ -59,8 +64,9 @@ class GatherOperator : public RelationalOperator {
   struct RemoteStream;  // a started stream of one rank (gather_operator.cc)
 
  private:
-  // A receiver thread (or a stream that could not start) ended; the last one wakes the scheduler.
-  void StreamEnded();
+  // A receiver thread (or a stream that could not start) ended with `status`; a failed one and the last one wake
+  // the scheduler.
+  void StreamEnded(const absl::Status& status);
   // Asks the scheduler to look at the operator again (any thread).
   void WakeUp();
 
@@ -76,6 +82,8 @@ class GatherOperator : public RelationalOperator {
   bool outcome_issued_ = false;
   std::mutex wake_up_mutex_;
   std::function<void()> wake_up_;
+  mutable std::mutex failure_mutex_;
+  absl::Status failure_;  // the first failed stream's status (ExternalFailure)
   std::atomic<int64_t> blocks_{0};
   std::atomic<int64_t> bytes_{0};
   int64_t broadcast_bytes_ = 0;  // sent: the inputs, to every rank (on the scheduler thread)

@@ -84,13 +84,21 @@ absl::Status HashSplitter::Flush() {
 
 absl::Status ExchangeParts(Cluster& cluster, StreamTags tags,
                            const std::vector<std::shared_ptr<TemporaryRelation>>& parts, TemporaryRelation* out,
-                           const std::atomic<bool>* cancelled, StreamTotals* sent, StreamTotals* received) {
+                           const std::atomic<bool>* cancelled, StreamTotals* sent, StreamTotals* received,
+                           GrowingRelations* growing) {
   const int ranks = cluster.size();
   std::vector<absl::Status> send_status(ranks);
+  std::vector<StreamTotals> sent_to(ranks);
   std::vector<std::thread> senders;
   for (int peer = 0; peer < ranks; ++peer) {
     if (peer == cluster.rank()) continue;
     const std::shared_ptr<TemporaryRelation>& part = parts[peer];
+    if (growing != nullptr) {
+      senders.emplace_back([&cluster, &send_status, &sent_to, growing, tags, peer, part] {
+        send_status[peer] = SendGrowingStream(cluster, peer, tags, part, *growing, &sent_to[peer]);
+      });
+      continue;
+    }
     for (uint32_t b = 0; b < part->block_count(); ++b) {
       sent->blocks += 1;
       sent->bytes += static_cast<int64_t>(part->block(b).used_bytes());
@@ -104,9 +112,14 @@ absl::Status ExchangeParts(Cluster& cluster, StreamTags tags,
   for (int peer = 0; peer < ranks; ++peer) {
     if (peer == cluster.rank()) continue;
     absl::Status one = ReceiveBlockStream(cluster, peer, tags, out, cancelled, received);
-    if (status.ok()) status = one;
+    // A peer that cancelled its side (the master's query ended early) is a consequence; another error is the cause.
+    if (status.ok() || (absl::IsCancelled(status) && !one.ok() && !absl::IsCancelled(one))) status = one;
   }
   for (std::thread& sender : senders) sender.join();
+  for (const StreamTotals& to : sent_to) {
+    sent->blocks += to.blocks;
+    sent->bytes += to.bytes;
+  }
   for (int peer = 0; peer < ranks && status.ok(); ++peer) {
     if (!send_status[peer].ok()) {
       status = absl::Status(send_status[peer].code(), absl::StrCat("rank ", peer, ": ", send_status[peer].message()));
@@ -268,6 +281,10 @@ RepartitionOperator::~RepartitionOperator() {
 void RepartitionOperator::SetWakeUp(std::function<void()> wake_up) {
   std::lock_guard<std::mutex> lock(wake_up_mutex_);
   wake_up_ = std::move(wake_up);
+}
+
+absl::Status RepartitionOperator::ExternalFailure() const {
+  return exchange_ended_.load() ? exchange_status_ : absl::OkStatus();
 }
 
 HashSplitter* RepartitionOperator::SplitterOf(int worker) {

@@ -6,8 +6,8 @@
 //
 // On the master, RepartitionOperator: when activated it sends every other rank a kShuffle command
 // (rank_protocol.h) with the input's plan fragment, the key column and the exchange's two tags; the rank runs the
-// fragment under its Foreman, splits its result and exchanges the parts on a service thread
-// (engine/distributed_statements.cc, ShuffleOnRank), and keeps its own partition for the plan fragment that reads
+// fragment under its Foreman, splits each result block as the fragment writes it on a service thread and streams
+// the parts as they fill (ExchangeParts with GrowingRelations; engine/distributed_statements.cc, Shuffle), and keeps its own partition for the plan fragment that reads
 // it (ExchangeResults). The master's own part of the input arrives as the operator's input: one split work order
 // per block; once they have run, a thread of the operator sends the master's parts (a thread per rank) and
 // receives every rank's part for the master, holding no worker, and wakes the scheduler (SetWakeUp) when every
@@ -81,11 +81,14 @@ class HashSplitter {
 
 // Sends `parts[r]` to every rank r but this one (a thread per rank) and receives every other rank's part for this
 // rank into `out`, on the exchange's tags; returns once every stream has ended. `cancelled` (may be null) closes
-// the incoming streams early. The first error is returned, naming its rank; every stream is still ended, so the
-// other ranks are not left waiting. Adds what it sent and received to the totals.
+// the incoming streams early. The first error is returned, naming its rank (a peer's cancellation only when no
+// other stream failed); every stream is still ended, so the other ranks are not left waiting. Adds what it sent and received to the totals.
+// With `growing` (may be null: the parts are complete), the parts are still being written: each is sent as its
+// blocks appear (SendGrowingStream, releasing them once sent) until `growing` finishes.
 absl::Status ExchangeParts(Cluster& cluster, StreamTags tags,
                            const std::vector<std::shared_ptr<TemporaryRelation>>& parts, TemporaryRelation* out,
-                           const std::atomic<bool>* cancelled, StreamTotals* sent, StreamTotals* received);
+                           const std::atomic<bool>* cancelled, StreamTotals* sent, StreamTotals* received,
+                           GrowingRelations* growing = nullptr);
 
 // Ends this rank's side of an exchange that cannot run: every other rank's stream to this one is closed and
 // drained, and every stream from this one ends with `failure`, which the other ranks report.
@@ -159,6 +162,8 @@ class RepartitionOperator : public RelationalOperator {
   // closes the streams of one still running and joins its thread.
   ~RepartitionOperator() override;
   void SetWakeUp(std::function<void()> wake_up) override;
+  // The exchange's error once its thread has ended (the query fails without waiting for a worker).
+  absl::Status ExternalFailure() const override;
 
   void FeedInputBlock(int input, uint32_t block_index) override { pending_.push_back(block_index); }
   void DoneFeedingInput(int input) override { input_done_ = true; }

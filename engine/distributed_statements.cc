@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <list>
 #include <memory>
 #include <string>
@@ -277,10 +278,12 @@ class StreamThreads {
     std::shared_ptr<std::atomic<bool>> done;
   };
 
-  // A hash split's rank side (distributed/repartition_operator.h): the input fragment under the rank's Foreman,
-  // its result split by the key's rank on this thread, the parts exchanged with every other rank; this rank's
-  // partition waits in exchanges_ for the fragment that reads it. A rank whose fragment fails still ends every
-  // stream (with its error), so no rank waits for it.
+  // A hash split's rank side (distributed/repartition_operator.h): the input fragment runs under the rank's
+  // Foreman while this thread splits each result block as the fragment writes it (RunDag's drain), and the parts
+  // stream to their ranks as they fill (ExchangeParts with GrowingRelations, on a thread of its own, under the
+  // streams' credits) while the other ranks' parts arrive; this rank's partition waits in exchanges_ for the
+  // fragment that reads it. A rank whose fragment fails still ends every stream (with its error), so no rank
+  // waits for it.
   void Shuffle(Database& database, const Command& command) {
     Cluster& cluster = *database.options().cluster;
     absl::StatusOr<distributed::ShuffleRequest> request = distributed::DecodeShuffleRequest(command.text);
@@ -289,12 +292,24 @@ class StreamThreads {
       return;
     }
     std::vector<std::shared_ptr<TemporaryRelation>> parts;
-    absl::Status status = SplitFragment(database, *request, &parts);
-    if (status.ok()) {
-      distributed::StreamTotals sent, received;
-      status = distributed::ExchangeParts(cluster, request->tags, parts, parts[cluster.rank()].get(),
-                                          /*cancelled=*/nullptr, &sent, &received);
+    distributed::GrowingRelations growing;
+    std::thread exchange;
+    absl::Status exchanged;
+    distributed::StreamTotals sent, received;
+    // Once the parts exist (the fragment's first result, whose schema they take).
+    const auto start_exchange = [&] {
+      exchange = std::thread([&] {
+        exchanged = distributed::ExchangeParts(cluster, request->tags, parts, parts[cluster.rank()].get(),
+                                               /*cancelled=*/nullptr, &sent, &received, &growing);
+      });
+    };
+    absl::Status status = SplitFragment(database, *request, &parts, &growing, start_exchange);
+    if (exchange.joinable()) {
+      growing.Finish(status);  // a failed fragment ends the streams to the other ranks with its error
+      exchange.join();
+      if (status.ok()) status = exchanged;
     } else {
+      if (status.ok()) status = absl::InternalError("the input of a hash split produced no result");
       distributed::FailExchange(cluster, request->tags, status, &database.buffer_pool());
     }
     if (status.ok()) {
@@ -306,43 +321,61 @@ class StreamThreads {
     }
   }
 
-  // Runs the hash split's input fragment and splits its result into `parts` (one relation per rank).
+  // Runs the hash split's input fragment and splits each block of its result into `parts` (one relation per
+  // rank, created from the first result's schema, then `start_exchange` runs) as the fragment writes it, waking
+  // `growing`'s senders; the result's blocks are released once split. The last partial blocks are flushed
+  // before it returns.
   static absl::Status SplitFragment(Database& database, const distributed::ShuffleRequest& request,
-                                    std::vector<std::shared_ptr<TemporaryRelation>>* parts) {
+                                    std::vector<std::shared_ptr<TemporaryRelation>>* parts,
+                                    distributed::GrowingRelations* growing,
+                                    const std::function<void()>& start_exchange) {
     std::vector<const optimizer::LogicalOperator*> placeholders;
     TESSERA_ASSIGN_OR_RETURN(optimizer::LogicalOperatorPtr fragment,
                              DecodePlanFragment(request.fragment, database.catalog(), &placeholders));
     if (!placeholders.empty()) return absl::InternalError("the input of a hash split has inputs of its own");
-    std::shared_ptr<ExecutionQuery> query;
-    TESSERA_ASSIGN_OR_RETURN(std::shared_ptr<TemporaryRelation> result, Run(database, *fragment, {}, &query));
-    const std::vector<ColumnSchema>& schema = result->schema();
-    if (request.key_column < 0 || request.key_column >= static_cast<int>(schema.size())) {
-      return absl::DataLossError("the key column of a hash split is not a column of its input");
-    }
-    std::vector<TemporaryRelation*> targets;
-    for (int rank = 0; rank < database.options().cluster->size(); ++rank) {
-      parts->push_back(std::make_shared<TemporaryRelation>(schema, &database.buffer_pool()));
-      targets.push_back(parts->back().get());
-    }
+    std::unique_ptr<distributed::HashSplitter> splitter;
     ScanSpec scan;
-    for (size_t c = 0; c < schema.size(); ++c) {
-      scan.block_columns.push_back(static_cast<int>(c));
-      scan.types.push_back(schema[c].type);
-    }
-    scan.Prepare();
-    const BlockInput input = BlockInput::FromRelation(result);
-    distributed::HashSplitter splitter(targets, request.key_column);
-    for (uint32_t b = 0; b < result->block_count(); ++b) {
-      TESSERA_ASSIGN_OR_RETURN(PinnedBlock block, input.Pin(b));
-      BlockScanner scanner(scan);
-      while (true) {
-        TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block.view));
-        if (!more) break;
-        TESSERA_RETURN_IF_ERROR(splitter.Add(scanner.batch(), scanner.selection(), schema.size()));
+    uint32_t next = 0;
+    ResultDrain drain = [&](TemporaryRelation& result) -> absl::StatusOr<bool> {
+      const std::vector<ColumnSchema>& schema = result.schema();
+      if (splitter == nullptr) {
+        if (request.key_column < 0 || request.key_column >= static_cast<int>(schema.size())) {
+          return absl::DataLossError("the key column of a hash split is not a column of its input");
+        }
+        std::vector<TemporaryRelation*> targets;
+        for (int rank = 0; rank < database.options().cluster->size(); ++rank) {
+          parts->push_back(std::make_shared<TemporaryRelation>(schema, &database.buffer_pool()));
+          targets.push_back(parts->back().get());
+        }
+        for (size_t c = 0; c < schema.size(); ++c) {
+          scan.block_columns.push_back(static_cast<int>(c));
+          scan.types.push_back(schema[c].type);
+        }
+        scan.Prepare();
+        splitter = std::make_unique<distributed::HashSplitter>(targets, request.key_column);
+        start_exchange();
       }
-      result->ReleaseBlock(b);
-    }
-    return splitter.Flush();
+      const uint32_t available = result.block_count();
+      const bool released = next < available;
+      for (; next < available; ++next) {
+        const BlockView block = result.block(next);
+        BlockScanner scanner(scan);
+        while (true) {
+          TESSERA_ASSIGN_OR_RETURN(bool more, scanner.Next(block));
+          if (!more) break;
+          TESSERA_RETURN_IF_ERROR(splitter->Add(scanner.batch(), scanner.selection(), schema.size()));
+        }
+        result.ReleaseBlock(next);
+      }
+      growing->Appended();
+      return released;
+    };
+    std::shared_ptr<ExecutionQuery> query;
+    TESSERA_RETURN_IF_ERROR(Run(database, *fragment, {}, &query, drain).status());
+    if (splitter == nullptr) return absl::InternalError("the input of a hash split produced no result");
+    TESSERA_RETURN_IF_ERROR(splitter->Flush());
+    growing->Appended();
+    return absl::OkStatus();
   }
 
   void Serve(Database& database, const Command& command) {
@@ -376,7 +409,12 @@ class StreamThreads {
         absl::StatusOr<std::shared_ptr<TemporaryRelation>> partition =
             exchanges_.Take(exchange_tags[i], kExchangeTimeout);
         if (!partition.ok()) {
-          if (taken.ok()) taken = partition.status();
+          // Serve keeps Cancelled for a stream the master abandoned; a split that the master's query ended before
+          // it ran (a query failed early by another exchange, ExternalFailure) is a failure to report.
+          if (taken.ok()) {
+            taken = absl::IsCancelled(partition.status()) ? absl::AbortedError(partition.status().message())
+                                                          : partition.status();
+          }
           continue;
         }
         inputs.push_back({placeholders[i], *std::move(partition)});
@@ -397,10 +435,12 @@ class StreamThreads {
   }
 
   // Plans `fragment` with `inputs` and runs it under the rank's Foreman; the result relation is owned by `query`.
+  // With `drain`, the result is read as it is written (RunDag).
   static absl::StatusOr<std::shared_ptr<TemporaryRelation>> Run(Database& database,
                                                                 const optimizer::LogicalOperator& fragment,
                                                                 const std::vector<FragmentInput>& inputs,
-                                                                std::shared_ptr<ExecutionQuery>* query) {
+                                                                std::shared_ptr<ExecutionQuery>* query,
+                                                                const ResultDrain& drain = nullptr) {
     TESSERA_ASSIGN_OR_RETURN(std::unique_ptr<ExecutionDag> dag,
                              BuildExecutionDag(fragment, &database.storage(), &database.buffer_pool(),
                                                /*cluster=*/nullptr, inputs));
@@ -409,7 +449,7 @@ class StreamThreads {
     QueryRunOptions options;
     options.running_query = &running;
     options.cancel_requested = &cancel;
-    TESSERA_ASSIGN_OR_RETURN(*query, RunDag(database, std::move(dag), options));
+    TESSERA_ASSIGN_OR_RETURN(*query, RunDag(database, std::move(dag), options, drain));
     return (*query)->manager().result();
   }
 

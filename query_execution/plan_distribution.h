@@ -14,9 +14,10 @@
 // partitioned inputs run on the master.
 // Broadcast: a join of a partitioned probe side with a build side that is neither replicated nor co-located
 // (computed on the master, e.g. from its own gathers) is partitioned too when broadcasting the build side moves
-// fewer estimated bytes than the alternative, a hash split (below) where one is possible, else gathering the
-// inputs, and the build side has at most kMaxBroadcastRows rows: the master computes the build side and sends it
-// whole to every rank with the fragment (Broadcast()). The bytes of each way are in ClassifyJoin and
+// fewer estimated bytes than the alternative, a hash split (below) where one is possible (then only with at most
+// kMaxBroadcastRows build rows), else gathering the inputs (then with any number: the master would build the same
+// table itself): the master computes the build side and sends it whole to every rank with the fragment
+// (Broadcast()). The bytes of each way are in ClassifyJoin and
 // docs/decisions/0011 ("The join rule").
 // Repartition: a join of two partitioned inputs that is not co-located and not broadcast (inner, left outer, semi,
 // anti), on a key pair of INTEGER / BIGINT or string columns, and an aggregation over a partitioned input that

@@ -235,7 +235,14 @@ void QueryManager::PollOperators() {
   if (cancelled_) return;
   for (int i = 0; i < dag_->size(); ++i) {
     OperatorRuntime& runtime = operators_[i];
-    if (!runtime.active || runtime.done_generating || runtime.finished) continue;
+    if (!runtime.active || runtime.finished) continue;
+    // An exchange whose stream failed on its own thread fails the query now, not when a worker runs the work order
+    // that reports its outcome (RelationalOperator::ExternalFailure).
+    if (absl::Status failure = dag_->op(i)->ExternalFailure(); !failure.ok()) {
+      Cancel(std::move(failure));
+      return;
+    }
+    if (runtime.done_generating) continue;
     // Blocks the operator appended outside its work orders (a gather's received blocks) go on now.
     const std::shared_ptr<TemporaryRelation> output = dag_->op(i)->output();
     if (output != nullptr && output->block_count() > runtime.fed_blocks_pipelined) FeedNewBlocks(i, false);

@@ -61,12 +61,13 @@ class QueryManager {
   std::unique_ptr<WorkOrder> NextWorkOrder();
   // A ready work order reading the base-table block `block_key` (SharedScanTag::block_key), or null if none is.
   std::unique_ptr<WorkOrder> TakeSharedScanWorkOrder(uint64_t block_key);
-  // Reports a finished work order (`status` is what Execute returned; `elapsed_ns` its run time; `shared`: it ran
-  // in a shared scan). The first error cancels the query.
   // Asks every active operator that may still generate work orders for them again (after a wake-up,
   // RelationalOperator::SetWakeUp), first feeding its pipelining consumers the blocks it appended to its output
-  // outside its work orders (a gather's received blocks); finishes those that have nothing left.
+  // outside its work orders (a gather's received blocks); finishes those that have nothing left. An active,
+  // unfinished operator with an ExternalFailure cancels the query with it first (the first such, in index order).
   void PollOperators();
+  // Reports a finished work order (`status` is what Execute returned; `elapsed_ns` its run time; `shared`: it ran
+  // in a shared scan). The first error cancels the query.
   void OnWorkOrderFinished(const WorkOrder& work_order, const absl::Status& status, int64_t elapsed_ns,
                            bool shared = false);
   // No work order is running or ready and none will be issued.

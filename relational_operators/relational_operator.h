@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "relational_operators/temporary_relation.h"
 #include "relational_operators/work_order.h"
 
@@ -38,6 +39,12 @@ class RelationalOperator {
   // scheduler call GetWorkOrders again soon (Foreman::Poke). It may be called from any thread, also before the
   // query is submitted or after it finished (then it is ignored, so an operator must not depend on one early call).
   virtual void SetWakeUp(std::function<void()> wake_up) {}
+  // An error found outside the operator's work orders (a stream of an exchange, on a thread of its own, failed),
+  // OK while there is none. The QueryManager asks every active operator when it polls them (after a wake-up) and
+  // cancels the query with the first error at once, without a work order that would wait for a free worker; the
+  // work orders in flight still finish. An operator whose threads find the error guards it itself, then wakes
+  // the scheduler. Scheduler thread.
+  virtual absl::Status ExternalFailure() const { return absl::OkStatus(); }
   // True once the operator needs no more input: its complete output comes from the blocks fed so far, and blocks
   // fed later are ignored (a LIMIT without ORDER BY that has its rows). When the query's result operator says so,
   // the QueryManager stops every other operator: no more work orders are issued, those in flight finish.

@@ -160,6 +160,10 @@ def main():
     parser.add_argument("--mpirun", default=shutil.which("mpirun"))
     parser.add_argument("--baseline-server", help="a second tessera-server binary run as the same cluster (before / "
                         "after a change)")
+    parser.add_argument("--memory-limit-gb", type=float, default=0,
+                        help="the single server's --memory-limit; each rank gets this / --ranks (the same memory, as "
+                        "the same cores; default: every server chooses its own from /proc/meminfo, which overcommits "
+                        "with several servers at SF10)")
     parser.add_argument("--bandwidth-gbit", type=float, default=10.0,
                         help="network bandwidth of the predicted speedup (docs/decisions/0011)")
     args = parser.parse_args()
@@ -181,11 +185,14 @@ def main():
     tag = os.path.basename(os.path.normpath(args.tbl))
     os.makedirs(args.work, exist_ok=True)
 
+    def memory_flags(share):
+        return ["--memory-limit", str(int(args.memory_limit_gb * 1e9 / share))] if args.memory_limit_gb else []
+
     single_dir = os.path.join(args.work, f"{tag}-single")
     print(f"1 rank x {args.ranks * args.workers} workers", file=sys.stderr)
     single_process, single_target = start([args.server, "--data", single_dir, "--listen", "127.0.0.1:0", "--no-sync",
                                            "--threads", str(args.ranks * args.workers), "--allowed-directories",
-                                           args.tbl])
+                                           args.tbl, *memory_flags(1)])
     cluster_process = None
     baseline_process = None
     variant_processes = []
@@ -197,7 +204,7 @@ def main():
             process, target = start(
                 [args.mpirun, "--oversubscribe", "-np", str(args.ranks), server, "--distributed", "--data",
                  os.path.join(args.work, name), "--listen", "127.0.0.1:0", "--no-sync", "--threads",
-                 str(args.workers), "--allowed-directories", args.tbl, *flags], env=MPI_ENV)
+                 str(args.workers), "--allowed-directories", args.tbl, *memory_flags(args.ranks), *flags], env=MPI_ENV)
             load(args.shell, target, args.tbl, cluster_schema, os.path.join(args.work, f"{name}.loaded"), tables)
             return process, target
 

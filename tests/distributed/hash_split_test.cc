@@ -1,10 +1,16 @@
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "distributed/block_stream.h"
 #include "distributed/partitioning.h"
 #include "distributed/repartition_operator.h"
 #include "gtest/gtest.h"
 #include "relational_operators/block_input.h"
+#include "storage/block_builder.h"
 #include "storage/topology.h"
 
 namespace tessera::distributed {
@@ -60,6 +66,52 @@ TEST(HashSplitTest, RowsGoWhereCopyPlacesTheirKey) {
       }
     }
     EXPECT_EQ(total, kRows);
+  }
+}
+
+// A rank streams the parts of its split while it is still writing them (GrowingRelations): a sender waiting for a
+// block is woken when it is appended, learns the end once the writer finishes, and a writer that failed ends the
+// wait with its error, also for blocks already appended.
+TEST(HashSplitTest, SendersWaitForGrowingPartsUntilTheirWriterFinishes) {
+  std::unique_ptr<Topology> topology = MakeFakeTopology(1, 1);
+  BufferPool pool(64 << 20, topology.get());
+  const std::vector<ColumnSchema> schema = {{"k", Type::BigInt(), false, {}}};
+  constexpr int kBlocks = 5;
+  for (const bool fails : {false, true}) {
+    auto part = std::make_shared<TemporaryRelation>(schema, &pool);
+    GrowingRelations growing;
+    std::atomic<int> seen{0};
+    absl::Status ended;
+    std::thread sender([&] {
+      for (size_t block = 0;; ++block) {
+        absl::StatusOr<bool> more = growing.WaitForBlock(*part, block);
+        if (!more.ok()) {
+          ended = more.status();
+          return;
+        }
+        if (!*more) return;
+        seen.store(static_cast<int>(block) + 1);
+      }
+    });
+    for (int b = 0; b < kBlocks; ++b) {
+      BlockBuilder builder(schema, 1 << 16);
+      ASSERT_TRUE(part->AppendValueRow(builder, {Value::BigInt(b)}).ok());
+      ASSERT_TRUE(part->AppendBlock(builder).ok());
+      growing.Appended();
+      // The sender takes each block as it appears (it never waits for the end to see it).
+      for (int i = 0; i < 6000 && seen.load() < b + 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      ASSERT_EQ(seen.load(), b + 1);
+    }
+    growing.Finish(fails ? absl::DataLossError("the fragment failed") : absl::OkStatus());
+    sender.join();
+    EXPECT_EQ(seen.load(), kBlocks);
+    EXPECT_EQ(ended.ok(), !fails) << ended;
+    if (fails) {
+      EXPECT_FALSE(growing.WaitForBlock(*part, 0).ok());  // the error, though block 0 exists
+    } else {
+      absl::StatusOr<bool> last = growing.WaitForBlock(*part, kBlocks - 1);
+      EXPECT_TRUE(last.ok() && *last);
+    }
   }
 }
 

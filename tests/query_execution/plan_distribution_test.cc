@@ -315,10 +315,14 @@ TEST_F(PlanDistributionTest, HashSplitsForJoinsAndAggregatesOnAnotherKey) {
   EXPECT_EQ(distribution.Of(*counted).placement, Placement::kPartitioned);
   EXPECT_EQ(distribution.Repartition(partial), 0);
   EXPECT_EQ(distribution.Repartition(*partial.children[0]), -1);
-  // An input that reads a split input itself is not split again: the outer join stays on the master.
+  // An input that reads a split input itself is not split again: without a split the outer join broadcasts
+  // orders (gathered, then sent: 1.5 x its bytes, less than gathering both sides; the row cap holds only against
+  // a split) and orders is not split.
   lp::LogicalOperatorPtr nested = Join(
       lp::JoinType::kInner, Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0), 0, Scan("orders"), 1);
-  EXPECT_EQ(distribution.Of(*nested).placement, Placement::kMaster);
+  EXPECT_EQ(distribution.Of(*nested).placement, Placement::kPartitioned);
+  EXPECT_TRUE(distribution.Broadcast(*nested->children[1]));
+  EXPECT_EQ(distribution.Repartition(*nested->children[1]), -1);
 
   // The fragment above the split reads it as an exchange placeholder that carries the exchange's tag.
   absl::StatusOr<std::string> message = EncodePlanFragment(*apart, {apart->children[0].get()}, {4242});
@@ -382,6 +386,22 @@ TEST_F(PlanDistributionTest, JoinsBroadcastOrSplitByTheBytesTheyMove) {
   join = Join(lp::JoinType::kInner, Scan("orders"), 1, limited_customer(), 0);
   EXPECT_EQ(large.Of(*join).placement, Placement::kMaster);
   EXPECT_FALSE(large.Broadcast(*join->children[1]));
+  // Without a split, more than kMaxBroadcastRows build rows are still broadcast when that moves fewer bytes than
+  // gathering the probe side (the master would build the same table): 2 M customers (70 MB) against 100 M orders
+  // (500 MB gathered).
+  orders_rows = 1e8;
+  customer_rows = 2e6;
+  PlanDistribution many(2, master_rows);
+  join = Join(lp::JoinType::kInner, Scan("orders"), 1, limited_customer(), 0);
+  EXPECT_EQ(many.Of(*join).placement, Placement::kPartitioned);
+  EXPECT_TRUE(many.Broadcast(*join->children[1]));
+  // With a split possible the cap holds: 2 M customers are not broadcast, the split (500 MB of orders) is taken
+  // although the broadcast would move less (105 MB).
+  PlanDistribution capped(2, rows);
+  join = Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0);
+  EXPECT_EQ(capped.Of(*join).placement, Placement::kPartitioned);
+  EXPECT_FALSE(capped.Broadcast(*join->children[1]));
+  EXPECT_EQ(capped.Repartition(*join->children[0]), 1);
 }
 
 TEST_F(PlanDistributionTest, ARankWithAnotherSchemaRefusesTheFragment) {

@@ -3,6 +3,8 @@
 // (RelationalOperator::SetWakeUp -> Foreman::Poke) makes the Foreman ask it again.
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <thread>
 
 #include "catalog/value.h"
@@ -131,6 +133,109 @@ TEST(ForemanWakeUpTest, BlocksAppendedOutsideWorkOrdersAreFedWhenWoken) {
   ASSERT_TRUE(handle.WaitFor(std::chrono::seconds(60)));
   EXPECT_TRUE(handle.Wait().status.ok()) << handle.Wait().status;
   EXPECT_EQ(consumer->fed(), 1);  // not again when the producer finishes
+}
+
+// Issues `count` work orders at once; each counts itself, and the first sets `started` and waits until `release`
+// is set (holding the only worker).
+class BusyOperator : public RelationalOperator {
+ public:
+  BusyOperator(int count, std::atomic<bool>* started, const std::atomic<bool>* release)
+      : RelationalOperator("busy"), count_(count), started_(started), release_(release) {}
+
+  bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override {
+    for (int i = 0; i < count_; ++i) {
+      out->push_back(std::make_unique<Step>(index(), i == 0 ? started_ : nullptr, i == 0 ? release_ : nullptr, &ran_));
+    }
+    return true;
+  }
+  int ran() const { return ran_.load(); }
+
+ private:
+  class Step : public WorkOrder {
+   public:
+    Step(int index, std::atomic<bool>* started, const std::atomic<bool>* release, std::atomic<int>* ran)
+        : WorkOrder(index, -1), started_(started), release_(release), ran_(ran) {}
+    absl::Status Execute(const WorkOrderContext&) override {
+      if (started_ != nullptr) started_->store(true);
+      while (release_ != nullptr && !release_->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      ran_->fetch_add(1);
+      return absl::OkStatus();
+    }
+
+   private:
+    std::atomic<bool>* started_;
+    const std::atomic<bool>* release_;
+    std::atomic<int>* ran_;
+  };
+
+  const int count_;
+  std::atomic<bool>* started_;
+  const std::atomic<bool>* release_;
+  std::atomic<int> ran_{0};
+};
+
+// Waits outside its work orders (an exchange's streams) and never issues one; another thread records a failure
+// and wakes the scheduler.
+class FailingOperator : public RelationalOperator {
+ public:
+  FailingOperator() : RelationalOperator("failing") {}
+  void SetWakeUp(std::function<void()> wake_up) override { wake_up_ = std::move(wake_up); }
+  bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>*) override { return false; }
+  absl::Status ExternalFailure() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failure_;
+  }
+  void Fail(absl::Status failure) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      failure_ = std::move(failure);
+    }
+    wake_up_();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  absl::Status failure_;
+  std::function<void()> wake_up_;
+};
+
+// A gather whose rank died while the master's only worker is busy with the query's own work orders: the wake-up
+// fails the query with the exchange's error once the work order in flight ends; the other ready work orders never
+// run (before, the error waited for a worker to run the exchange's outcome work order, behind all of them).
+TEST(ForemanWakeUpTest, AnOperatorFailsItsQueryWithoutAWorkOrder) {
+  std::unique_ptr<Topology> topology = MakeFakeTopology(1, 1);
+  std::unique_ptr<Foreman> foreman = MakeForeman(TestForemanOptions(1));
+  std::atomic<bool> started{false};
+  std::atomic<bool> release{false};
+  constexpr int kSteps = 50;
+  auto dag = std::make_unique<ExecutionDag>();
+  auto busy_owned = std::make_unique<BusyOperator>(kSteps, &started, &release);
+  BusyOperator* busy = busy_owned.get();
+  auto failing_owned = std::make_unique<FailingOperator>();
+  FailingOperator* failing = failing_owned.get();
+  const int busy_index = dag->AddOperator(std::move(busy_owned));
+  const int failing_index = dag->AddOperator(std::move(failing_owned));
+  // The result reads both, so neither is the query's last operator.
+  auto result_owned = std::make_unique<CountingConsumer>();
+  const int result_index = dag->AddOperator(std::move(result_owned));
+  dag->AddEdge(busy_index, result_index, 0, /*pipelining=*/false);
+  dag->AddEdge(failing_index, result_index, 1, /*pipelining=*/false);
+  dag->set_result_operator(result_index);
+  constexpr QueryId kId = 79;
+  failing->SetWakeUp([&foreman] { foreman->Poke(kId).IgnoreError(); });
+  auto query = std::make_shared<ExecutionQuery>(kId, 1, std::make_unique<QueryManager>(std::move(dag)), 1);
+  QueryHandle handle = SubmitOrDie(*foreman, query);
+  for (int i = 0; i < 6000 && !started.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(started.load());  // the only worker runs the first busy work order and waits
+  failing->Fail(absl::UnavailableError("rank 1 stopped answering"));
+  // The Foreman takes the wake-up before the worker's completion, which follows the release.
+  EXPECT_FALSE(handle.WaitFor(std::chrono::milliseconds(100)));  // the work order in flight still finishes
+  release.store(true);
+  ASSERT_TRUE(handle.WaitFor(std::chrono::seconds(60)));
+  // The query's own status (the engine reports it, ExecutionQuery::manager), as a work order's error would be.
+  EXPECT_EQ(query->manager().status().code(), absl::StatusCode::kUnavailable) << query->manager().status();
+  EXPECT_EQ(std::string(query->manager().status().message()), "rank 1 stopped answering");
+  EXPECT_LT(busy->ran(), kSteps);
 }
 
 }  // namespace
