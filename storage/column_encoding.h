@@ -75,6 +75,31 @@ uint32_t SelectCodesInBitmap(const uint8_t* packed, int bit_width, uint32_t firs
                              uint32_t row_count, uint64_t code_low, uint64_t code_span, const uint64_t* bits,
                              uint64_t bit_base, uint32_t* out_rows);
 
+// One conjunct of SelectCodesAllOf: the code c of a row of one packed stream passes when c - low <= span (unsigned)
+// and, with `bits`, bit `bit_base + (c - low)` of `bits` is set (SelectCodesInBitmap's test). `tested` / `passed`
+// count the rows this conjunct was evaluated on and kept (the conjuncts before it had kept them), as evaluating
+// the conjuncts one after the other would; the caller zeroes them.
+struct PackedCodeTest {
+  const uint8_t* packed = nullptr;
+  int bit_width = 0;  // at most kMaxFusedBitWidth
+  uint32_t low = 0;
+  uint32_t span = 0;
+  const uint64_t* bits = nullptr;
+  uint32_t bit_base = 0;  // bit_base + span < 2^32
+  uint64_t tested = 0;
+  uint64_t passed = 0;
+};
+constexpr int kMaxFusedBitWidth = 25;
+constexpr int kMaxFusedTests = 8;
+
+// The conjunction of `tests[0..test_count)` (test_count <= kMaxFusedTests) on rows 0..count-1 of a vector whose codes start at stream index
+// `first` (a multiple of 16) in each test's stream, in one pass: writes the passing rows ascending to `out_rows`
+// (room for `count`) and returns how many. At most one test has `bits`; it runs last, on the rows the others
+// kept. With AVX-512 VBMI, 16 rows per step with every code unpacked and compared in registers (no vector of
+// decoded codes is written), the bitmap test gathering 16 of the rows left at a time; else row by row. NULL rows
+// (code 0) are the caller's to drop.
+uint32_t SelectCodesAllOf(PackedCodeTest* tests, int test_count, uint32_t first, uint32_t count, uint32_t* out_rows);
+
 // One code; for row-at-a-time readers (COPY TO, statistics, result printing).
 inline uint64_t UnpackCode(const uint8_t* packed, int bit_width, uint32_t row) {
   if (bit_width == 0) return 0;
