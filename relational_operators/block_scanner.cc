@@ -329,7 +329,8 @@ BlockScanner::BlockScanner(const ScanSpec& spec) : spec_(spec) {
     std::iota(all_columns_.begin(), all_columns_.end(), 0);
     loaded_columns_.assign(columns, 0);
     fuse_code_filters_ = filter_ == nullptr && !code_ranges_.empty() &&
-                         code_ranges_.size() + early_filter_order_.size() <= static_cast<size_t>(kMaxFusedTests);
+                         code_ranges_.size() <= static_cast<size_t>(kMaxFusedRangeTests) &&
+                         early_filter_order_.size() <= 1;
   }
 }
 
