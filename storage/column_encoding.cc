@@ -348,6 +348,9 @@ struct Unpack16 {
 // tests narrow a lane mask in registers (their count a constant, so every test's constants stay in registers);
 // with a bitmap test the rows left and their codes are compressed into a chunk's candidates, whose bits are then
 // gathered 16 at a time. Returns the rows kept.
+// How far ahead of its current group each stream is prefetched (the streams are read once, from memory).
+constexpr size_t kFusedPrefetchBytes = 1024;
+
 template <int kRanges, bool kBitmap>
 uint32_t SelectGroupsAllOf(PackedCodeTest* tests, const int* order, uint32_t first, uint32_t groups,
                            uint32_t* out_rows) {
@@ -380,12 +383,14 @@ uint32_t SelectGroupsAllOf(PackedCodeTest* tests, const int* order, uint32_t fir
       __mmask16 hit = 0xFFFF;
 #pragma GCC unroll 8
       for (int k = 0; k < kRanges; ++k) {
+        __builtin_prefetch(group[k] + kFusedPrefetchBytes);
         const __m512i code = unpack[k](group[k]);
         group[k] += group_bytes[k];
         hit = _mm512_mask_cmple_epu32_mask(hit, _mm512_sub_epi32(code, low[k]), span[k]);
       }
       // A compress into a register and a full store: the 16 slots from the count so far are free.
       if constexpr (kBitmap) {
+        __builtin_prefetch(group[kRanges] + kFusedPrefetchBytes);
         const __m512i code = unpack[kRanges](group[kRanges]);
         group[kRanges] += group_bytes[kRanges];
         _mm512_storeu_si512(candidate_codes + candidates, _mm512_maskz_compress_epi32(hit, code));
