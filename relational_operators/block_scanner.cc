@@ -328,6 +328,9 @@ BlockScanner::BlockScanner(const ScanSpec& spec) : spec_(spec) {
     all_columns_.resize(columns);
     std::iota(all_columns_.begin(), all_columns_.end(), 0);
     loaded_columns_.assign(columns, 0);
+    fuse_code_filters_ = filter_ == nullptr && !code_ranges_.empty() &&
+                         code_ranges_.size() <= static_cast<size_t>(kMaxFusedRangeTests) &&
+                         early_filter_order_.size() <= 1;
   }
 }
 
@@ -395,7 +398,14 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
     in = &selection_;
   }
   next_row_ += count;
-  if (!early_filter_order_.empty()) {
+  bool fused = false;
+  if (in == nullptr && fuse_code_filters_) {
+    absl::StatusOr<bool> done = FuseCodeFilters(block, first_row);
+    if (!done.ok()) return done.status();
+    fused = *done;
+    if (fused) in = &selection_;
+  }
+  if (!fused && !early_filter_order_.empty()) {
     ApplyRuntimeFilters(block, first_row, early_filter_order_, in);
     in = &selection_;
   }
@@ -407,7 +417,7 @@ absl::StatusOr<bool> BlockScanner::Next(const BlockView& block) {
     }
     in = &selection_;
   } else if (!term_filters_.empty() || !code_ranges_.empty()) {
-    absl::Status status = ApplySplitFilter(block, first_row, in);
+    absl::Status status = ApplySplitFilter(block, first_row, in, /*integer_terms_applied=*/fused);
     if (!status.ok()) return status;
     in = &selection_;
   }
@@ -585,7 +595,8 @@ absl::Status BlockScanner::ApplyIntegerTerms(const BlockView& block, uint32_t fi
   return absl::OkStatus();
 }
 
-absl::Status BlockScanner::ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in) {
+absl::Status BlockScanner::ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in,
+                                            bool integer_terms_applied) {
   if (matched_block_ != block.data()) {
     TESSERA_RETURN_IF_ERROR(MatchDictionaries(block));
     TranslateIntegerTerms(block);
@@ -617,7 +628,7 @@ absl::Status BlockScanner::ApplySplitFilter(const BlockView& block, uint32_t fir
     selection_.count = kept;
     in = &selection_;
   }
-  TESSERA_RETURN_IF_ERROR(ApplyIntegerTerms(block, first_row, &in));
+  if (!integer_terms_applied) TESSERA_RETURN_IF_ERROR(ApplyIntegerTerms(block, first_row, &in));
   if (residual_filter_ != nullptr && (in == nullptr || in->count > 0)) {
     LoadColumns(block, filter_columns_, first_row, in);
     return residual_filter_->Filter(batch_, in, &selection_);
@@ -656,21 +667,22 @@ void BlockScanner::ApplyRuntimeFilters(const BlockView& block, uint32_t first_ro
   }
 }
 
-bool BlockScanner::ProbeCodes(const BlockView& block, uint32_t first_row, const RuntimeFilterProbe& probe,
-                              const SelectionVector* in) {
-  if (!staged_ || !probe.member || probe.key_columns.size() != 1) return false;
+BlockScanner::CodeProbe BlockScanner::ProbeOnCodes(const BlockView& block, const RuntimeFilterProbe& probe,
+                                                   BitmapOnCodes* out) const {
+  if (!staged_ || !probe.member || probe.key_columns.size() != 1) return CodeProbe::kNotOnCodes;
   const int batch_column = probe.key_columns[0];
-  if (loaded_columns_[batch_column]) return false;  // decoded already: the values are as cheap
+  if (loaded_columns_[batch_column]) return CodeProbe::kNotOnCodes;  // decoded already: the values are as cheap
   const int column = spec_.block_columns[batch_column];
-  if (block.encoding(column) != ColumnEncoding::kFrameOfReference) return false;
+  if (block.encoding(column) != ColumnEncoding::kFrameOfReference) return CodeProbe::kNotOnCodes;
   const Type& type = spec_.types[batch_column];
   const TypeId id = type.id();
-  if (id != TypeId::kInteger && id != TypeId::kDate && id != TypeId::kBigInt && id != TypeId::kTimestamp) return false;
+  if (id != TypeId::kInteger && id != TypeId::kDate && id != TypeId::kBigInt && id != TypeId::kTimestamp) {
+    return CodeProbe::kNotOnCodes;
+  }
   RuntimeFilter::DenseKeyBits set;
-  if (!probe.filter->dense_key_bits(&set)) return false;
+  if (!probe.filter->dense_key_bits(&set)) return CodeProbe::kNotOnCodes;
   const ColumnChunk& chunk = block.chunk(column);
-  scratch_.count = 0;
-  if (!chunk.has_zone_map) return true;  // every key NULL: no row is a member
+  if (!chunk.has_zone_map) return CodeProbe::kNoRow;  // every key NULL: no row is a member
   // The block's values zone_min + code that the set can hold, [low, high], in code space and in the set's bits.
   auto zone_value = [wide = type.FixedWidth() == 8](const uint8_t* raw) -> int128 {
     return wide ? ReadRaw<int64_t>(raw) : ReadRaw<int32_t>(raw);
@@ -679,14 +691,35 @@ bool BlockScanner::ProbeCodes(const BlockView& block, uint32_t first_row, const 
   const int128 low = std::max(zone_min, static_cast<int128>(set.min));
   const int128 high =
       std::min(zone_value(chunk.zone_max), static_cast<int128>(set.min) + static_cast<int128>(set.bits) - 1);
-  if (low > high) return true;
+  if (low > high) return CodeProbe::kNoRow;
+  *out = {column,
+          block.data() + chunk.values_offset,
+          chunk.bit_width,
+          static_cast<uint64_t>(low - zone_min),
+          static_cast<uint64_t>(high - low),
+          set.words,
+          static_cast<uint64_t>(low - set.min)};
+  return CodeProbe::kOnCodes;
+}
+
+bool BlockScanner::ProbeCodes(const BlockView& block, uint32_t first_row, const RuntimeFilterProbe& probe,
+                              const SelectionVector* in) {
+  BitmapOnCodes bitmap;
+  switch (ProbeOnCodes(block, probe, &bitmap)) {
+    case CodeProbe::kNotOnCodes:
+      return false;
+    case CodeProbe::kNoRow:
+      scratch_.count = 0;
+      return true;
+    case CodeProbe::kOnCodes:
+      break;
+  }
   const uint32_t* rows = in != nullptr ? in->rows.data() : nullptr;
   const uint32_t row_count = in != nullptr ? in->count : batch_.size;
   scratch_.count =
-      SelectCodesInBitmap(block.data() + chunk.values_offset, chunk.bit_width, first_row, batch_.size, rows, row_count,
-                          static_cast<uint64_t>(low - zone_min), static_cast<uint64_t>(high - low), set.words,
-                          static_cast<uint64_t>(low - set.min), scratch_.rows.data());
-  const uint8_t* validity = block.Validity(column);
+      SelectCodesInBitmap(bitmap.packed, bitmap.bit_width, first_row, batch_.size, rows, row_count, bitmap.code_low,
+                          bitmap.code_span, bitmap.bits, bitmap.bit_base, scratch_.rows.data());
+  const uint8_t* validity = block.Validity(bitmap.column);
   if (validity == nullptr) return true;
   uint32_t kept = 0;  // NULL rows hold code 0, which may have passed
   for (uint32_t s = 0; s < scratch_.count; ++s) {
@@ -695,6 +728,67 @@ bool BlockScanner::ProbeCodes(const BlockView& block, uint32_t first_row, const 
     kept += GetBit(validity, first_row + row);
   }
   scratch_.count = kept;
+  return true;
+}
+
+absl::StatusOr<bool> BlockScanner::FuseCodeFilters(const BlockView& block, uint32_t first_row) {
+  if (matched_block_ != block.data()) {
+    TESSERA_RETURN_IF_ERROR(MatchDictionaries(block));
+    TranslateIntegerTerms(block);
+  }
+  DCHECK_EQ(first_row % 16, 0u);
+  PackedCodeTest tests[kMaxFusedTests];
+  int filter_of_test[kMaxFusedTests];  // the runtime filter a test is, -1 for an integer term
+  int count = 0;
+  for (const CodeRange& range : code_ranges_) {
+    if (range.kind == CodeRange::kNone) {
+      selection_.count = 0;
+      return true;
+    }
+  }
+  for (int f : early_filter_order_) {
+    BitmapOnCodes bitmap;
+    switch (ProbeOnCodes(block, spec_.runtime_filters[f], &bitmap)) {
+      case CodeProbe::kNotOnCodes:
+        return false;
+      case CodeProbe::kNoRow:
+        rows_in_[f] += batch_.size;
+        selection_.count = 0;
+        return true;
+      case CodeProbe::kOnCodes:
+        break;
+    }
+    // One bitmap test per pass, 32-bit lanes, no NULL to drop.
+    if (count > 0 || bitmap.bit_width > kMaxFusedBitWidth || block.Validity(bitmap.column) != nullptr ||
+        bitmap.code_span >= UINT32_MAX || bitmap.bit_base + bitmap.code_span > UINT32_MAX) {
+      return false;
+    }
+    tests[count] = {bitmap.packed,
+                    bitmap.bit_width,
+                    static_cast<uint32_t>(bitmap.code_low),
+                    static_cast<uint32_t>(bitmap.code_span),
+                    bitmap.bits,
+                    static_cast<uint32_t>(bitmap.bit_base)};
+    filter_of_test[count++] = f;
+  }
+  for (size_t t = 0; t < code_ranges_.size(); ++t) {
+    const CodeRange& range = code_ranges_[t];
+    if (range.kind != CodeRange::kRange && range.kind != CodeRange::kAll) return false;
+    const int column = spec_.block_columns[spec_.integer_terms[t].batch_column];
+    if (block.Validity(column) != nullptr) return false;
+    if (range.kind == CodeRange::kAll) continue;  // every row passes
+    const ColumnChunk& chunk = block.chunk(column);
+    if (count == kMaxFusedTests || chunk.bit_width > kMaxFusedBitWidth) return false;
+    tests[count] = {block.data() + chunk.values_offset, chunk.bit_width, static_cast<uint32_t>(range.low),
+                    static_cast<uint32_t>(range.high - range.low)};
+    filter_of_test[count++] = -1;
+  }
+  selection_.count = SelectCodesAllOf(tests, count, first_row, batch_.size, selection_.rows.data());
+  for (int k = 0; k < count; ++k) {
+    if (filter_of_test[k] < 0) continue;
+    rows_in_[filter_of_test[k]] += static_cast<int64_t>(tests[k].tested);
+    rows_out_[filter_of_test[k]] += static_cast<int64_t>(tests[k].passed);
+  }
   return true;
 }
 

@@ -121,9 +121,30 @@ class BlockScanner {
   // (RuntimeFilter::dense_key_bits) whose column is coded in this block and not loaded yet. False: not done.
   bool ProbeCodes(const BlockView& block, uint32_t first_row, const RuntimeFilterProbe& probe,
                   const SelectionVector* in);
+  // ProbeCodes' test in `block`'s code space: the key's packed codes and the codes [code_low, code_low +
+  // code_span] whose bits `bit_base + (code - code_low)` of `bits` say which pass.
+  struct BitmapOnCodes {
+    int column = 0;  // the key's block column
+    const uint8_t* packed = nullptr;
+    int bit_width = 0;
+    uint64_t code_low = 0;
+    uint64_t code_span = 0;
+    const uint64_t* bits = nullptr;
+    uint64_t bit_base = 0;
+  };
+  enum class CodeProbe { kNotOnCodes, kNoRow, kOnCodes };
+  CodeProbe ProbeOnCodes(const BlockView& block, const RuntimeFilterProbe& probe, BitmapOnCodes* out) const;
+  // The integer terms and the runtime filters that run before the filter (early_filter_order_) in one pass over
+  // the vector's codes (SelectCodesAllOf) into selection_, when each is a code range or a key filter's bitmap on
+  // codes (ProbeOnCodes; one of them) over a column of this block without NULLs and of at most
+  // kMaxFusedBitWidth bits, and the vector has no deleted row. False: nothing done (the terms and filters run
+  // one after the other). SSB flight 1: the date key filter, lo_discount's and lo_quantity's ranges.
+  absl::StatusOr<bool> FuseCodeFilters(const BlockView& block, uint32_t first_row);
   // The filter split into dictionary terms and the residual (ScanSpec::dictionary_terms), rows of `in` (null: all
   // rows) into selection_; the batch holds rows [first_row, ...) of `block`.
-  absl::Status ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in);
+  // `integer_terms_applied`: FuseCodeFilters ran them (and `in` is its selection).
+  absl::Status ApplySplitFilter(const BlockView& block, uint32_t first_row, const SelectionVector* in,
+                                bool integer_terms_applied);
   // Which codes of `block`'s dictionary pass each dictionary term (empty where the column is not
   // dictionary-coded), computed once per block.
   absl::Status MatchDictionaries(const BlockView& block);
@@ -167,6 +188,8 @@ class BlockScanner {
   std::vector<int> filter_columns_;
   std::vector<int> all_columns_;
   std::vector<uint8_t> loaded_columns_;
+  // Staged, split filter with integer terms: FuseCodeFilters is tried on every vector without deleted rows.
+  bool fuse_code_filters_ = false;
 
   // Dictionary terms: an evaluator per term and the residual's; per block, the passing codes of each term.
   std::vector<std::unique_ptr<ExpressionEvaluator>> term_filters_;

@@ -293,6 +293,167 @@ uint32_t SelectCodes(const uint8_t* packed, int bit_width, uint32_t first, uint3
   return kept;
 }
 
+// One row of SelectCodesAllOf, the conjuncts in `order` (with `bitmap`, the last is the bitmap test, whose rows
+// in and out it counts).
+bool TestRowCodes(PackedCodeTest* tests, const int* order, int test_count, uint32_t first, uint32_t row, bool bitmap) {
+  for (int k = 0; k < test_count; ++k) {
+    PackedCodeTest& test = tests[order[k]];
+    const bool counted = bitmap && k == test_count - 1;
+    test.tested += counted;
+    const uint32_t offset = static_cast<uint32_t>(UnpackCode(test.packed, test.bit_width, first + row)) - test.low;
+    bool hit = offset <= test.span;
+    if (hit && test.bits != nullptr) {
+      const uint64_t bit = static_cast<uint64_t>(test.bit_base) + offset;
+      hit = (test.bits[bit >> 6] >> (bit & 63)) & 1;
+    }
+    if (!hit) return false;
+    test.passed += counted;
+  }
+  return true;
+}
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // gcc 12's intrinsic headers (_mm512_undefined_epi32)
+// Sixteen codes of at most kMaxFusedBitWidth bits from a byte-aligned group (16 codes fill 2 * width bytes): a
+// masked load of the bytes up to the last code's 4-byte window, a byte permute that gives code j its window in
+// 32-bit lane j, a per-lane shift and mask. Reads no byte past the last code's window.
+struct Unpack16 {
+  __m512i permute;
+  __m512i shift;
+  __m512i mask;
+  __mmask64 load_mask;
+
+  Unpack16() = default;
+  explicit Unpack16(int width) {
+    alignas(64) uint8_t index[64];
+    alignas(64) uint32_t shifts[16];
+    for (int j = 0; j < 16; ++j) {
+      shifts[j] = static_cast<uint32_t>((j * width) & 7);
+      for (int k = 0; k < 4; ++k) index[j * 4 + k] = static_cast<uint8_t>(((j * width) >> 3) + k);
+    }
+    permute = _mm512_load_si512(index);
+    shift = _mm512_load_si512(shifts);
+    mask = _mm512_set1_epi32(static_cast<int>(width == 0 ? 0u : (1u << width) - 1));
+    load_mask = (__mmask64{1} << (((15 * width) >> 3) + 4)) - 1;
+  }
+  __m512i operator()(const uint8_t* group) const {
+    const __m512i bytes = _mm512_maskz_loadu_epi8(load_mask, group);
+    return _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi8(permute, bytes), shift), mask);
+  }
+};
+
+// SelectCodesAllOf's 16-row steps over rows [0, groups * 16) of its vector, with kRanges range tests
+// (`tests[order[0..kRanges)]`) and, with kBitmap, the bitmap test `tests[order[kRanges]]` after them. The range
+// tests narrow a lane mask in registers (their count a constant, so every test's constants stay in registers);
+// with a bitmap test the rows left and their codes are compressed into a chunk's candidates, whose bits are then
+// gathered 16 at a time. Returns the rows kept.
+// How far ahead of its current group each stream is prefetched (the streams are read once, from memory).
+constexpr size_t kFusedPrefetchBytes = 1024;
+
+template <int kRanges, bool kBitmap>
+uint32_t SelectGroupsAllOf(PackedCodeTest* tests, const int* order, uint32_t first, uint32_t groups,
+                           uint32_t* out_rows) {
+  constexpr int kTests = kRanges + (kBitmap ? 1 : 0);
+  Unpack16 unpack[kTests];
+  __m512i low[kTests];
+  __m512i span[kTests];
+  const uint8_t* group[kTests];  // the current group's first byte in each stream
+  size_t group_bytes[kTests];    // 16 codes of w bits: 2 * w bytes
+#pragma GCC unroll 8
+  for (int k = 0; k < kTests; ++k) {
+    const PackedCodeTest& test = tests[order[k]];
+    unpack[k] = Unpack16(test.bit_width);
+    low[k] = _mm512_set1_epi32(static_cast<int>(test.low));
+    span[k] = _mm512_set1_epi32(static_cast<int>(test.span));
+    group[k] = test.packed + ((static_cast<uint64_t>(first) * test.bit_width) >> 3);  // first % 16 == 0
+    group_bytes[k] = static_cast<size_t>(2 * test.bit_width);
+  }
+  const __m512i sixteen = _mm512_set1_epi32(16);
+  uint32_t kept = 0;
+  uint64_t tested = 0;
+  constexpr uint32_t kChunkGroups = kSelectChunk / 16;
+  alignas(64) uint32_t candidate_rows[kBitmap ? kSelectChunk : 1];
+  alignas(64) uint32_t candidate_codes[kBitmap ? kSelectChunk : 1];
+  __m512i row = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (uint32_t chunk = 0; chunk < groups; chunk += kChunkGroups) {
+    const uint32_t end = std::min(groups, chunk + kChunkGroups);
+    uint32_t candidates = 0;
+    for (uint32_t g = chunk; g < end; ++g, row = _mm512_add_epi32(row, sixteen)) {
+      __mmask16 hit = 0xFFFF;
+#pragma GCC unroll 8
+      for (int k = 0; k < kRanges; ++k) {
+        __builtin_prefetch(group[k] + kFusedPrefetchBytes);
+        const __m512i code = unpack[k](group[k]);
+        group[k] += group_bytes[k];
+        hit = _mm512_mask_cmple_epu32_mask(hit, _mm512_sub_epi32(code, low[k]), span[k]);
+      }
+      // A compress into a register and a full store: the 16 slots from the count so far are free.
+      if constexpr (kBitmap) {
+        __builtin_prefetch(group[kRanges] + kFusedPrefetchBytes);
+        const __m512i code = unpack[kRanges](group[kRanges]);
+        group[kRanges] += group_bytes[kRanges];
+        _mm512_storeu_si512(candidate_codes + candidates, _mm512_maskz_compress_epi32(hit, code));
+        _mm512_storeu_si512(candidate_rows + candidates, _mm512_maskz_compress_epi32(hit, row));
+        candidates += static_cast<uint32_t>(__builtin_popcount(hit));
+      } else {
+        _mm512_storeu_si512(out_rows + kept, _mm512_maskz_compress_epi32(hit, row));
+        kept += static_cast<uint32_t>(__builtin_popcount(hit));
+      }
+    }
+    if constexpr (kBitmap) {
+      const PackedCodeTest& test = tests[order[kRanges]];
+      tested += candidates;
+      const __m512i bit_base = _mm512_set1_epi32(static_cast<int>(test.bit_base));
+      const __m512i low5 = _mm512_set1_epi32(31);
+      const __m512i one = _mm512_set1_epi32(1);
+      const int* words = reinterpret_cast<const int*>(test.bits);  // little-endian: bit b is bit b % 32 of dword b / 32
+      uint32_t c = 0;
+      for (; c + 16 <= candidates; c += 16) {
+        // Clamping the offset to the span keeps the gather inside the bitmap; the range compare drops those rows.
+        const __m512i offset = _mm512_sub_epi32(_mm512_load_si512(candidate_codes + c), low[kRanges]);
+        const __mmask16 in_range = _mm512_cmple_epu32_mask(offset, span[kRanges]);
+        const __m512i bit = _mm512_add_epi32(_mm512_min_epu32(offset, span[kRanges]), bit_base);
+        const __m512i word = _mm512_i32gather_epi32(_mm512_srli_epi32(bit, 5), words, 4);
+        const __mmask16 hit =
+            _mm512_mask_test_epi32_mask(in_range, _mm512_srlv_epi32(word, _mm512_and_si512(bit, low5)), one);
+        _mm512_storeu_si512(out_rows + kept, _mm512_maskz_compress_epi32(hit, _mm512_load_si512(candidate_rows + c)));
+        kept += static_cast<uint32_t>(__builtin_popcount(hit));
+      }
+      for (; c < candidates; ++c) {
+        const uint32_t offset = candidate_codes[c] - test.low;
+        const uint64_t bit = static_cast<uint64_t>(test.bit_base) + std::min(offset, test.span);
+        out_rows[kept] = candidate_rows[c];
+        kept += static_cast<uint32_t>(offset <= test.span) & static_cast<uint32_t>(test.bits[bit >> 6] >> (bit & 63));
+      }
+    }
+  }
+  if constexpr (kBitmap) {
+    tests[order[kRanges]].tested += tested;
+    tests[order[kRanges]].passed += kept;
+  }
+  return kept;
+}
+
+template <bool kBitmap>
+uint32_t SelectGroupsAllOf(PackedCodeTest* tests, const int* order, int range_tests, uint32_t first, uint32_t groups,
+                           uint32_t* out_rows) {
+  switch (range_tests) {
+    case 0:
+      return SelectGroupsAllOf<0, kBitmap>(tests, order, first, groups, out_rows);
+    case 1:
+      return SelectGroupsAllOf<1, kBitmap>(tests, order, first, groups, out_rows);
+    case 2:
+      return SelectGroupsAllOf<2, kBitmap>(tests, order, first, groups, out_rows);
+    case 3:
+      return SelectGroupsAllOf<3, kBitmap>(tests, order, first, groups, out_rows);
+    default:
+      return SelectGroupsAllOf<4, kBitmap>(tests, order, first, groups, out_rows);
+  }
+}
+#pragma GCC diagnostic pop
+#endif
+
 }  // namespace
 
 const char* ColumnEncodingName(ColumnEncoding encoding) {
@@ -442,6 +603,33 @@ uint32_t Crc32c(const void* data, size_t bytes, uint32_t crc) {
   static const bool hardware = __builtin_cpu_supports("sse4.2");
   const auto* p = static_cast<const uint8_t*>(data);
   return ~(hardware ? Crc32cHardware(p, bytes, ~crc) : Crc32cSoftware(p, bytes, ~crc));
+}
+
+uint32_t SelectCodesAllOf(PackedCodeTest* tests, int test_count, uint32_t first, uint32_t count, uint32_t* out_rows) {
+  // The range tests in the given order, then the bitmap test.
+  int order[kMaxFusedTests];
+  int range_tests = 0;
+  int bitmap = -1;
+  for (int k = 0; k < test_count; ++k) {
+    if (tests[k].bits != nullptr) {
+      bitmap = k;
+    } else {
+      order[range_tests++] = k;
+    }
+  }
+  if (bitmap >= 0) order[range_tests] = bitmap;
+  uint32_t kept = 0;
+  uint32_t row = 0;
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VBMI__)
+  kept = bitmap >= 0 ? SelectGroupsAllOf<true>(tests, order, range_tests, first, count / 16, out_rows)
+                     : SelectGroupsAllOf<false>(tests, order, range_tests, first, count / 16, out_rows);
+  row = count / 16 * 16;
+#endif
+  for (; row < count; ++row) {
+    out_rows[kept] = row;
+    kept += TestRowCodes(tests, order, test_count, first, row, bitmap >= 0);
+  }
+  return kept;
 }
 
 }  // namespace tessera

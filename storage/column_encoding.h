@@ -75,6 +75,31 @@ uint32_t SelectCodesInBitmap(const uint8_t* packed, int bit_width, uint32_t firs
                              uint32_t row_count, uint64_t code_low, uint64_t code_span, const uint64_t* bits,
                              uint64_t bit_base, uint32_t* out_rows);
 
+// One conjunct of SelectCodesAllOf: the code c of a row of one packed stream passes when c - low <= span (unsigned)
+// and, with `bits`, bit `bit_base + (c - low)` of `bits` is set (SelectCodesInBitmap's test). For the bitmap test,
+// `tested` / `passed` count the rows it was evaluated on (those the range tests kept) and kept, as evaluating it
+// after them would (a runtime filter's counters); the caller zeroes them. Range tests leave them alone.
+struct PackedCodeTest {
+  const uint8_t* packed = nullptr;
+  int bit_width = 0;  // at most kMaxFusedBitWidth
+  uint32_t low = 0;
+  uint32_t span = 0;
+  const uint64_t* bits = nullptr;
+  uint32_t bit_base = 0;  // bit_base + span < 2^32
+  uint64_t tested = 0;
+  uint64_t passed = 0;
+};
+constexpr int kMaxFusedBitWidth = 25;
+constexpr int kMaxFusedRangeTests = 4;
+constexpr int kMaxFusedTests = kMaxFusedRangeTests + 1;  // and a bitmap test
+
+// The conjunction of `tests[0..test_count)` (at most kMaxFusedRangeTests without `bits` and at most one with them) on rows 0..count-1 of a vector whose codes start at stream index `first` (a multiple of 16) in each
+// test's stream, in one pass: writes the passing rows ascending to `out_rows` (room for `count`) and returns how
+// many. The bitmap test runs last, on the rows the others kept. With AVX-512 VBMI, 16 rows per step with every
+// code unpacked and compared in registers (no vector of decoded codes is written), the bitmap test gathering 16
+// of the rows left at a time; else row by row. NULL rows (code 0) are the caller's to drop.
+uint32_t SelectCodesAllOf(PackedCodeTest* tests, int test_count, uint32_t first, uint32_t count, uint32_t* out_rows);
+
 // One code; for row-at-a-time readers (COPY TO, statistics, result printing).
 inline uint64_t UnpackCode(const uint8_t* packed, int bit_width, uint32_t row) {
   if (bit_width == 0) return 0;

@@ -21,6 +21,9 @@
 //   keys/codes      the filter tested on the packed codes (SelectCodesInBitmap: BlockScanner::ProbeCodes)
 //   keys/selected/decoded, keys/selected/codes: the same two after an earlier filter kept about half of the rows
 //                   (an input selection, as for a scan's second runtime filter)
+//   both/sequential value < constant and the key filter, on codes, one after the other (SelectCodesInRange, then
+//                   SelectCodesInBitmap on its rows: a scan's integer term and key filter before they were fused)
+//   both/fused      the same conjunction in one pass (SelectCodesAllOf: BlockScanner::FuseCodeFilters)
 // Every filter variant must select the same rows, and every key filter variant with the same input (exit status 1
 // and an error otherwise).
 //
@@ -65,6 +68,7 @@ struct Column {
   std::unique_ptr<LipFilter> key_filter;
   int64_t key_selected = -1;           // rows the first key filter variant selected
   int64_t selected_key_selected = -1;  // the same after the input selection
+  int64_t both_selected = -1;          // rows the first both/ variant selected
 };
 
 constexpr int kMaxKeyFilterBits = 24;
@@ -169,7 +173,9 @@ enum class Variant {
   kKeysDecoded,
   kKeysCodes,
   kKeysSelectedDecoded,
-  kKeysSelectedCodes
+  kKeysSelectedCodes,
+  kBothSequential,
+  kBothFused
 };
 
 const char* VariantName(Variant variant) {
@@ -198,6 +204,10 @@ const char* VariantName(Variant variant) {
       return "keys/selected/decoded";
     case Variant::kKeysSelectedCodes:
       return "keys/selected/codes";
+    case Variant::kBothSequential:
+      return "both/sequential";
+    case Variant::kBothFused:
+      return "both/fused";
   }
   return "";
 }
@@ -319,6 +329,42 @@ int64_t RunKeys(const Column& column, Variant variant, const SelectionVector& in
   return selected;
 }
 
+// value < constant and the key filter's membership, on the codes of every row (both/ variants).
+int64_t RunBoth(const Column& column, Variant variant, SelectionVector* selection) {
+  int64_t selected = 0;
+  RuntimeFilter::DenseKeyBits set;
+  if (!column.key_filter->dense_key_bits(&set)) std::abort();
+  for (const auto& bytes : column.compressed) {
+    const BlockView block(bytes.data());
+    const ColumnChunk& chunk = block.chunk(0);
+    int64_t zone_min = 0;
+    int64_t zone_max = 0;
+    std::memcpy(&zone_min, chunk.zone_min, sizeof(zone_min));
+    std::memcpy(&zone_max, chunk.zone_max, sizeof(zone_max));
+    if (column.constant <= zone_min) continue;  // no value below the constant
+    const uint64_t span = static_cast<uint64_t>(zone_max - zone_min);
+    const uint64_t high = std::min(static_cast<uint64_t>(column.constant - zone_min - 1), span);
+    const uint8_t* packed = block.data() + chunk.values_offset;
+    uint32_t* rows = selection->rows.data();
+    for (uint32_t first = 0; first < block.row_count(); first += kVector) {
+      const uint32_t count = std::min(kVector, block.row_count() - first);
+      if (variant == Variant::kBothSequential) {
+        const uint32_t kept = SelectCodesInRange(packed, chunk.bit_width, first, count, nullptr, 0, 0, high, rows);
+        selected += SelectCodesInBitmap(packed, chunk.bit_width, first, count, rows, kept, 0, span, set.words,
+                                        static_cast<uint64_t>(zone_min - set.min), rows);
+        continue;
+      }
+      PackedCodeTest tests[2];
+      tests[0] = {packed, chunk.bit_width, 0, static_cast<uint32_t>(high)};
+      tests[1] = {packed,    chunk.bit_width,
+                  0,         static_cast<uint32_t>(span),
+                  set.words, static_cast<uint32_t>(zone_min - set.min)};
+      selected += SelectCodesAllOf(tests, 2, first, count, rows);
+    }
+  }
+  return selected;
+}
+
 int64_t RunString(const Column& column, Variant variant, std::string_view* buffer, uint32_t* codes,
                   uint32_t* selection) {
   int64_t selected = 0;
@@ -389,9 +435,12 @@ void BM_Column(benchmark::State& state, Column* column, Variant variant) {
   const bool selected_keys = variant == Variant::kKeysSelectedDecoded || variant == Variant::kKeysSelectedCodes;
   const bool keys = selected_keys || variant == Variant::kKeysPlain || variant == Variant::kKeysDecoded ||
                     variant == Variant::kKeysCodes;
+  const bool both = variant == Variant::kBothSequential || variant == Variant::kBothFused;
   int64_t selected = 0;
   for (auto _ : state) {
-    if (keys) {
+    if (both) {
+      selected = RunBoth(*column, variant, &key_selection);
+    } else if (keys) {
       selected = RunKeys(*column, variant, input, &key_selection);
     } else {
       selected = column->type.IsString() ? RunString(*column, variant, strings.data(), codes.data(), selection.data())
@@ -400,9 +449,10 @@ void BM_Column(benchmark::State& state, Column* column, Variant variant) {
   }
   const bool filters =
       variant == Variant::kFilterPlain || variant == Variant::kFilterDecoded || variant == Variant::kFilterCodes;
-  if (filters || keys) {
+  if (filters || keys || both) {
     int64_t& first_selected =
-        selected_keys ? column->selected_key_selected : (keys ? column->key_selected : column->selected);
+        both ? column->both_selected
+             : (selected_keys ? column->selected_key_selected : (keys ? column->key_selected : column->selected));
     if (first_selected < 0) first_selected = selected;
     if (selected != first_selected) {
       g_different = true;
@@ -445,6 +495,7 @@ int Main(int argc, char** argv) {
     if (column->key_filter != nullptr) {
       variants.insert(variants.end(), {Variant::kKeysPlain, Variant::kKeysDecoded, Variant::kKeysCodes,
                                        Variant::kKeysSelectedDecoded, Variant::kKeysSelectedCodes});
+      variants.insert(variants.end(), {Variant::kBothSequential, Variant::kBothFused});
     }
     for (Variant variant : variants) {
       const std::string name = "BM_Column/" + column->name + "/" + VariantName(variant);

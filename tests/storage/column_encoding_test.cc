@@ -133,6 +133,81 @@ TEST(ColumnEncodingTest, SelectCodesMatchesRowByRow) {
   }
 }
 
+// SelectCodesAllOf against a row-by-row reference: one to four conjuncts over streams of different widths (up to
+// kMaxFusedBitWidth), with and without a bitmap test (placed anywhere in the list: it runs last), selective and
+// unselective ones, a vector length that leaves a tail shorter than 16 rows; the bitmap test's counts are those of
+// evaluating it after the range tests.
+TEST(ColumnEncodingTest, SelectCodesAllOfMatchesRowByRow) {
+  std::mt19937_64 random(23);
+  constexpr uint32_t kFirst = 2048;  // a multiple of 16
+  for (uint32_t count : {1024u, 1000u, 7u, 2048u}) {
+    for (int round = 0; round < 60; ++round) {
+      const int test_count = 1 + round % 4;
+      const int bitmap_at = round % 3 == 0 ? -1 : static_cast<int>(random() % test_count);
+      std::vector<std::vector<uint64_t>> codes(test_count);
+      std::vector<std::vector<uint8_t>> packed(test_count);
+      std::vector<std::vector<uint64_t>> bits(test_count);
+      std::vector<PackedCodeTest> tests(test_count);
+      for (int k = 0; k < test_count; ++k) {
+        const int width = static_cast<int>(random() % (kMaxFusedBitWidth + 1));
+        const uint64_t mask = width == 0 ? 0 : (uint64_t{1} << width) - 1;
+        codes[k].resize(kFirst + count);
+        for (uint64_t& code : codes[k]) code = random() & mask;
+        packed[k].resize(PackedBytes(kFirst + count, width));
+        PackCodes(codes[k].data(), kFirst + count, width, packed[k].data());
+        uint64_t low = random() & mask;
+        uint64_t high = random() & mask;
+        if (low > high) std::swap(low, high);
+        if (round % 5 == 0) low = 0, high = mask;  // passes every row
+        PackedCodeTest& test = tests[k];
+        test.packed = packed[k].data();
+        test.bit_width = width;
+        test.low = static_cast<uint32_t>(low);
+        test.span = static_cast<uint32_t>(high - low);
+        if (k == bitmap_at) {
+          test.span = static_cast<uint32_t>(std::min<uint64_t>(high - low, 100000));
+          test.bit_base = static_cast<uint32_t>(random() % 100);
+          bits[k].resize((test.bit_base + test.span + 1 + 63) / 64);
+          for (uint64_t& word : bits[k]) word = random() | random();  // about three quarters set
+          test.bits = bits[k].data();
+        }
+      }
+      // The reference: range tests in order, then the bitmap test.
+      std::vector<int> order;
+      for (int k = 0; k < test_count; ++k) {
+        if (k != bitmap_at) order.push_back(k);
+      }
+      if (bitmap_at >= 0) order.push_back(bitmap_at);
+      std::vector<uint64_t> tested(test_count);
+      std::vector<uint64_t> passed(test_count);
+      std::vector<uint32_t> expected;
+      for (uint32_t row = 0; row < count; ++row) {
+        bool keep = true;
+        for (int k : order) {
+          tested[k] += k == bitmap_at;
+          const PackedCodeTest& test = tests[k];
+          const uint64_t code = codes[k][kFirst + row];
+          keep = code >= test.low && code - test.low <= test.span;
+          if (keep && test.bits != nullptr) {
+            const uint64_t bit = test.bit_base + (code - test.low);
+            keep = ((test.bits[bit / 64] >> (bit % 64)) & 1) != 0;
+          }
+          if (!keep) break;
+          passed[k] += k == bitmap_at;
+        }
+        if (keep) expected.push_back(row);
+      }
+      std::vector<uint32_t> out(count);
+      out.resize(SelectCodesAllOf(tests.data(), test_count, kFirst, count, out.data()));
+      ASSERT_EQ(out, expected) << "count " << count << " round " << round;
+      for (int k = 0; k < test_count; ++k) {
+        EXPECT_EQ(tests[k].tested, tested[k]) << "count " << count << " round " << round << " test " << k;
+        EXPECT_EQ(tests[k].passed, passed[k]) << "count " << count << " round " << round << " test " << k;
+      }
+    }
+  }
+}
+
 TEST(ColumnEncodingTest, BitWidths) {
   EXPECT_EQ(BitWidthFor(0), 0);
   EXPECT_EQ(BitWidthFor(1), 1);
