@@ -460,6 +460,51 @@ def test_foreign_data_directory_is_not_wiped(tmp_path):
     assert (data_dir / "precious.txt").read_text() == "keep me"
 
 
+class _CountingSource(bench_data.TblFiles):
+    """A load source (as bench_tpcds.StreamedTables) that expects 4 rows of `short` and records open / close."""
+
+    def __init__(self, bench, tbl_dir, short):
+        super().__init__(bench, tbl_dir)
+        self.key = "source_rows"
+        self.expected_rows = {t: 4 if t == short else 3 for t in bench.tables}
+        self.calls = []
+
+    def identity(self):
+        return {"tbl_dir": self.tbl_dir, "source_rows": self.expected_rows}
+
+    def open(self):
+        self.calls.append("open")
+        return super().open()
+
+    def close(self):
+        self.calls.append("close")
+        return None
+
+
+def test_failed_load_removes_its_data_directory(tmp_path):
+    fake = tmp_path / "tessera"
+    fake.write_text(CLI_FAKE_TESSERA)
+    fake.chmod(0o755)
+    bench = bench_data.Tpch()
+    tbl = tmp_path / "tbl"
+    tbl.mkdir()
+    data_dir = tmp_path / "data"
+    # A table cut short (the fake COPY says 3 rows where the source has 4): an error naming it, no directory left.
+    short = _CountingSource(bench, str(tbl), "orders")
+    with pytest.raises(bench_data.SetupError, match="rows differ from the source: orders 3 of 4"):
+        bench_data.ensure_loaded(bench, "1", str(tbl), str(data_dir), str(fake), 1, source=short)
+    assert short.calls == ["open", "close"] and not data_dir.exists()
+    # A tessera that fails: its message, no directory left.
+    with pytest.raises(bench_data.SetupError, match="loading into .* failed: exit code 1"):
+        bench_data.ensure_loaded(bench, "1", str(tbl), str(data_dir), "/bin/false", 1,
+                                 source=_CountingSource(bench, str(tbl), None))
+    assert not data_dir.exists()
+    # A complete load is stamped with the source's identity and the rows it loaded.
+    complete = _CountingSource(bench, str(tbl), None)
+    stamp = bench_data.ensure_loaded(bench, "1", str(tbl), str(data_dir), str(fake), 1, source=complete)
+    assert stamp["source_rows"] == complete.expected_rows and stamp["rows"] == complete.expected_rows
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # end to end with the real engine
 
