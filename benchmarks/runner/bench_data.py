@@ -280,9 +280,10 @@ def _tessera_tables(tessera: str, data_dir: str) -> set[str] | None:
 
 
 def ensure_loaded(bench: Benchmark, sf: str, tbl_dir: str, data_dir: str, tessera: str, threads: int,
-                  reload: bool = False, source=None) -> dict:
+                  reload: bool = False, source=None, memory_limit: int | None = None) -> dict:
     """Loads the tables (from `source`, default the .tbl files of `tbl_dir`) into the tessera data directory unless
-    an up-to-date load is there. Returns the stamp. A failed load removes the data directory it began."""
+    an up-to-date load is there. Returns the stamp. A failed load removes the data directory it began.
+    `memory_limit`: tessera's --memory-limit while loading."""
     source = source or TblFiles(bench, tbl_dir)
     wanted = {"benchmark": bench.name, "sf": sf,
               "schema_sha256": hashlib.sha256(bench.schema_sql().encode()).hexdigest(), **source.identity()}
@@ -306,7 +307,7 @@ def ensure_loaded(bench: Benchmark, sf: str, tbl_dir: str, data_dir: str, tesser
         shutil.rmtree(data_dir)
     os.makedirs(data_dir, exist_ok=True)
     try:
-        rows, seconds = _load(bench, sf, data_dir, tessera, threads, source)
+        rows, seconds = _load(bench, sf, data_dir, tessera, threads, source, memory_limit)
     except BaseException:
         shutil.rmtree(data_dir, ignore_errors=True)
         progress(f"removed the half-loaded {data_dir}")
@@ -319,11 +320,14 @@ def ensure_loaded(bench: Benchmark, sf: str, tbl_dir: str, data_dir: str, tesser
     return stamp
 
 
-def _load(bench: Benchmark, sf: str, data_dir: str, tessera: str, threads: int, source) -> tuple[dict, float]:
+def _load(bench: Benchmark, sf: str, data_dir: str, tessera: str, threads: int, source,
+          memory_limit: int | None) -> tuple[dict, float]:
     """One tessera process: the schema, then COPY per table from `source`. ({table: rows}, seconds)."""
     args = [tessera, data_dir, "--csv", "--timing", "--no-sync"]
     if threads:
         args += ["--threads", str(threads)]
+    if memory_limit:
+        args += ["--memory-limit", str(memory_limit)]
     args += ["-f", bench.schema_path]
     schema_statements = len(bench_results.split_statements(bench.schema_sql()))
     progress(f"loading {bench.title} SF{sf} into tessera ({data_dir}) ...")

@@ -533,7 +533,7 @@ def main(argv=None) -> int:
         report.update(tbl_dir=tbl_dir, data_dir=data_dir)
         source = bench_tpcds.StreamedTables(tbl_dir, threads) if getattr(bench, "streamed", False) else None
         report["load"] = bench_data.ensure_loaded(bench, sf, tbl_dir, data_dir, args.tessera, threads, args.reload,
-                                                  source)
+                                                  source, args.memory_limit)
         workdir = tempfile.mkdtemp(prefix="tessera-bench-")
         try:
             if args.throughput:
