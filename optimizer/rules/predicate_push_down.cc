@@ -83,6 +83,28 @@ void Append(Predicates more, Predicates* predicates) {
   for (ExpressionPtr& predicate : more) predicates->push_back(std::move(predicate));
 }
 
+// A LEFT OUTER join that is input `side` of inner join `join` becomes inner when a condition of `join` (a
+// conjunct of `condition`, over `join`'s output, or a key of that side) rejects NULLs from its right side: the
+// rows it pads would fail that condition anyway. TPC-DS Q93: `store_sales LEFT JOIN store_returns ..., reason
+// WHERE sr_reason_sk = r_reason_sk` joins returns with one reason first instead of padding every sale.
+void InnerIfPaddingRejected(Join* join, int side, const Predicates& condition) {
+  LogicalOperator& child = *join->children[side];
+  if (child.kind() != LogicalOperatorKind::kJoin) return;
+  Join& outer = child.As<Join>();
+  if (outer.join_type != JoinType::kLeftOuter) return;
+  const int padded_begin = outer.children[0]->output_width();
+  const int padded_end = child.output_width();
+  const int offset = side == 0 ? 0 : join->children[0]->output_width();
+  bool rejected = false;
+  for (const ExpressionPtr& key : side == 0 ? join->left_keys : join->right_keys) {
+    rejected |= StrictIn(*key, padded_begin, padded_end);
+  }
+  for (const ExpressionPtr& predicate : condition) {
+    rejected |= RejectsNulls(*predicate, offset + padded_begin, offset + padded_end);
+  }
+  if (rejected) outer.join_type = JoinType::kInner;
+}
+
 LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
   const int left_width = join->children[0]->output_width();
   const int total = left_width + join->children[1]->output_width();
@@ -116,6 +138,8 @@ LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
           condition.push_back(std::move(predicate));
         }
       }
+      InnerIfPaddingRejected(join.get(), 0, condition);
+      InnerIfPaddingRejected(join.get(), 1, condition);
       if (!condition.empty()) AddJoinCondition(join.get(), CombineConjuncts(std::move(condition)));
       Predicates to_right = DeriveAcrossKeys(left, join->left_keys, join->right_keys, right);
       Append(DeriveAcrossKeys(right, join->right_keys, join->left_keys, left), &left);

@@ -7,7 +7,7 @@
 //     inner;
 //   - into the left side of left outer, semi and anti joins (and join conditions over the right side only into
 //     the right side); a left outer join below a predicate that rejects NULLs from its right side becomes
-//     inner;
+//     inner, also when that predicate is a condition or key of an inner join above it (TPC-DS Q93);
 //   - into TableScan::filter.
 // Transitive predicates: a predicate pushed into a join that reads one column of one side and fails on NULL
 // (`ss_sold_year = 2000`, `x BETWEEN 2 AND 4`, `x IN (...)`; not `IS NULL`) is also applied to the other side's
