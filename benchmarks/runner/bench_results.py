@@ -157,6 +157,7 @@ def order_by_keys(sql: str) -> list[tuple[str, bool]] | None:
     tail_masked = masked[start:]
     stop = re.search(r"\b(limit|offset|fetch)\b", tail_masked, re.IGNORECASE)
     end = start + (stop.start() if stop else len(tail_masked))
+    aliases = _select_aliases(statement, masked)
     items, item_start = [], start
     depth_map = {i: d for i, _, d in _scan(statement)}
     for i in range(start, end):
@@ -174,8 +175,36 @@ def order_by_keys(sql: str) -> list[tuple[str, bool]] | None:
             descending = m.group(1).lower() == "desc"
             text = text[: m.start()]
         if text:
-            keys.append((text, descending))
+            # An output name wins over an expression spelled the same (SQL resolves ORDER BY names first).
+            outputs = {alias.lower() for alias in aliases.values()}
+            keys.append((text if text.lower() in outputs else aliases.get(text.lower(), text), descending))
     return keys or None
+
+
+def _select_aliases(statement: str, masked: str) -> dict[str, str]:
+    """{expression (lowercase, spaces collapsed): alias} of the outermost SELECT list's `expression [AS] alias`
+    items, so that an ORDER BY on the expression maps to its output column (TPC-DS Q71: `SELECT i_brand_id
+    brand_id ... ORDER BY ext_price DESC, i_brand_id, t_hour`)."""
+    select = re.search(r"\bselect\b", masked, re.IGNORECASE)
+    if not select:
+        return {}
+    start = select.end()
+    stop = re.search(r"\b(from|where|group|having|window|qualify|order|limit|union|intersect|except)\b",
+                     masked[start:], re.IGNORECASE)
+    end = start + (stop.start() if stop else len(masked) - start)
+    depth_map = {i: d for i, _, d in _scan(statement)}
+    items, item_start = [], start
+    for i in range(start, end):
+        if statement[i] == "," and depth_map.get(i) == 0:
+            items.append(statement[item_start:i])
+            item_start = i + 1
+    items.append(statement[item_start:end])
+    aliases = {}
+    for item in items:
+        m = re.fullmatch(r"\s*(.*?\S)\s+(?:as\s+)?([A-Za-z_][A-Za-z_0-9]*)\s*", item, re.IGNORECASE | re.DOTALL)
+        if m and not re.search(r"\b(distinct|all)$", m.group(1), re.IGNORECASE):
+            aliases[" ".join(m.group(1).split()).lower()] = m.group(2)
+    return aliases
 
 
 # --------------------------------------------------------------------------------------------------------------

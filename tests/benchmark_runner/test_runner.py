@@ -140,6 +140,20 @@ def test_compare_q1_rows_from_answers_sf1():
     assert "columns" in bench_results.compare_results([r[:9] for r in Q1], Q1)
 
 
+def test_order_by_an_aliased_expression_maps_to_its_output_column():
+    # TPC-DS Q71: ORDER BY i_brand_id, output column brand_id; rows tied on the keys differ in t_minute.
+    sql = "SELECT i_brand_id brand_id, t_hour, t_minute, sum(p) AS ext_price FROM t GROUP BY 1, 2, 3 " \
+          "ORDER BY ext_price DESC, i_brand_id, t_hour"
+    keys = bench_results.order_by_keys(sql)
+    assert keys == [("ext_price", True), ("brand_id", False), ("t_hour", False)]
+    header = ["brand_id", "t_hour", "t_minute", "ext_price"]
+    expected = [["7", "17", "21", "0.00"], ["7", "17", "18", "0.00"]]
+    assert bench_results.compare_results(expected[::-1], expected, keys, header) is None
+    assert "out of order" in bench_results.compare_results(expected[::-1], expected, [("t_minute", True)], header)
+    # An output name wins over an expression of the same spelling.
+    assert bench_results.order_by_keys("SELECT a AS b, b AS a FROM t ORDER BY a") == [("a", False)]
+
+
 def test_compare_ties_of_order_keys_may_come_in_any_order():
     header = ["c_count", "custdist", "name"]
     expected = [["9", "6641", "a"], ["10", "6532", "b"], ["10", "6532", "c"], ["11", "1", "d"]]
