@@ -8,6 +8,10 @@ venv's python for `tessera-bench tpcds` (`reexec_in_venv`). Layout under the cac
     tpcds-sf1/             tpcds.duckdb (dsdgen's database), one .tbl per table ('|' after every field, NULL = \\N),
                            schema.sql (the tables in tessera's types), queries/q01.sql ... q99.sql, `.complete`
     tpcds-sf1-tessera/     the loaded tessera data directory (bench_data.ensure_loaded, as for TPC-H)
+
+Streamed (`is_streamed`: `--streamed`, or SF >= STREAMED_FROM_SF): `tpcds-sf10/` holds no .tbl files; the load
+reads every table through a named pipe that a writer process fills from tpcds.duckdb (StreamedTables), and
+`--compare duckdb` queries tpcds.duckdb on disk instead of an in-memory copy.
 """
 from __future__ import annotations
 
