@@ -150,6 +150,10 @@ def test_order_by_an_aliased_expression_maps_to_its_output_column():
     expected = [["7", "17", "21", "0.00"], ["7", "17", "18", "0.00"]]
     assert bench_results.compare_results(expected[::-1], expected, keys, header) is None
     assert "out of order" in bench_results.compare_results(expected[::-1], expected, [("t_minute", True)], header)
+    # NULLS FIRST under DESC (ext_price NULL): ties after the NULL rows may still come in any order.
+    with_null = [["7", "9", "38", ""], ["7", "9", "8", ""], ["7", "17", "21", "5.00"], ["7", "17", "18", "5.00"]]
+    swapped = [with_null[1], with_null[0], with_null[3], with_null[2]]
+    assert bench_results.compare_results(swapped, with_null, keys, header) is None
     # An output name wins over an expression of the same spelling.
     assert bench_results.order_by_keys("SELECT a AS b, b AS a FROM t ORDER BY a") == [("a", False)]
 
