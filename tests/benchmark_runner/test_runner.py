@@ -154,6 +154,10 @@ def test_order_by_an_aliased_expression_maps_to_its_output_column():
     with_null = [["7", "9", "38", ""], ["7", "9", "8", ""], ["7", "17", "21", "5.00"], ["7", "17", "18", "5.00"]]
     swapped = [with_null[1], with_null[0], with_null[3], with_null[2]]
     assert bench_results.compare_results(swapped, with_null, keys, header) is None
+    # Values a cent apart are ordered, not tied: a later key need not be sorted across them.
+    near = [["10009015", "9", "53", "8149.68"], ["7001005", "19", "48", "8149.67"]]
+    assert bench_results.compare_results(near, near, keys, header) is None
+    assert bench_results.is_sorted(near, bench_results._key_columns(keys, header))
     # An output name wins over an expression of the same spelling.
     assert bench_results.order_by_keys("SELECT a AS b, b AS a FROM t ORDER BY a") == [("a", False)]
 
