@@ -110,7 +110,10 @@ double CardinalityEstimator::DistinctValues(const BoundExpression& expression, c
   const double rows =
       input.kind() == LogicalOperatorKind::kTableScan ? TableRows(*input.As<TableScan>().table) : EstimateRows(input);
   const BoundExpression* column = StripCasts(expression);
-  if (column == nullptr) return rows;
+  if (column == nullptr) {
+    std::optional<double> distinct = ArithmeticDistinct(expression, input);
+    return distinct.has_value() ? std::clamp(*distinct, 1.0, std::max(rows, 1.0)) : rows;
+  }
   auto [node, node_column] = TraceColumn(&input, column->column_index);
   if (node != nullptr && node->kind() == LogicalOperatorKind::kSetOperation) {
     // At least the most distinct values of an input; a union's inputs are typically keys of one domain (TPC-DS
@@ -132,6 +135,39 @@ double CardinalityEstimator::DistinctValues(const BoundExpression& expression, c
   const int64_t non_null = std::max<int64_t>(table.row_count - statistics.null_count, 0);
   const double distinct = static_cast<double>(statistics.DistinctEstimate(non_null));
   return std::clamp(distinct, 1.0, std::max(rows, 1.0));
+}
+
+std::optional<double> CardinalityEstimator::ArithmeticDistinct(const BoundExpression& expression,
+                                                               const LogicalOperator& input) const {
+  const BoundExpression* e = &expression;
+  while (e->kind == ExpressionKind::kCast) e = e->children[0].get();
+  if (e->kind == ExpressionKind::kColumn) return DistinctValues(*e, input);
+  if (e->kind != ExpressionKind::kArithmetic) return std::nullopt;
+  if (e->arithmetic == ArithmeticOp::kNegate) return ArithmeticDistinct(*e->children[0], input);
+  const BoundExpression& left = *e->children[0];
+  const BoundExpression& right = *e->children[1];
+  const bool left_constant = left.kind == ExpressionKind::kConstant;
+  const bool right_constant = right.kind == ExpressionKind::kConstant;
+  if (left_constant == right_constant) return std::nullopt;  // two columns (or constants folded elsewhere)
+  const BoundExpression& operand = left_constant ? right : left;
+  const Value& constant = left_constant ? left.constant : right.constant;
+  std::optional<double> number = AsNumber(constant);
+  if (!number.has_value()) return std::nullopt;
+  std::optional<double> distinct = ArithmeticDistinct(operand, input);
+  if (!distinct.has_value()) return std::nullopt;
+  switch (e->arithmetic) {
+    case ArithmeticOp::kAdd:
+    case ArithmeticOp::kSubtract:
+      return distinct;
+    case ArithmeticOp::kMultiply:
+      return *number == 0 ? 1.0 : *distinct;
+    case ArithmeticOp::kModulo:
+      // x % k takes at most |k| values (2|k| - 1 with negative x; keys are not negative) and at most x's.
+      if (right_constant && std::abs(*number) >= 1) return std::min(*distinct, std::floor(std::abs(*number)));
+      return std::nullopt;
+    default:
+      return std::nullopt;  // division merges values unpredictably
+  }
 }
 
 double CardinalityEstimator::ComparisonSelectivity(const BoundExpression& comparison,
@@ -177,6 +213,20 @@ double CardinalityEstimator::ComparisonSelectivity(const BoundExpression& compar
   }
   if (left != nullptr && right != nullptr && op == ComparisonOp::kEqual) {
     return 1.0 / std::max(DistinctValues(*left, input), DistinctValues(*right, input));
+  }
+  // An arithmetic of one column against a constant (`d_date_sk % 7 = 1`, `x + 1 <> 5`): by the distinct values
+  // the expression takes (ArithmeticDistinct), as for a column.
+  const BoundExpression* computed = right_constant != nullptr  ? comparison.children[0].get()
+                                    : left_constant != nullptr ? comparison.children[1].get()
+                                                               : nullptr;
+  if (computed != nullptr && (op == ComparisonOp::kEqual || op == ComparisonOp::kNotEqual)) {
+    const Value& value = (right_constant != nullptr ? right_constant : left_constant)->constant;
+    if (value.is_null()) return 0;
+    std::optional<double> distinct = ArithmeticDistinct(*computed, input);
+    if (distinct.has_value()) {
+      const double equal = 1.0 / std::max(*distinct, 1.0);
+      return op == ComparisonOp::kEqual ? equal : 1.0 - equal;
+    }
   }
   return op == ComparisonOp::kEqual ? kLikeSelectivity : kRangeSelectivity;
 }

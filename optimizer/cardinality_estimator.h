@@ -5,7 +5,8 @@
 // (catalog/column_statistics.h).
 //
 // Conventions (the usual System R-style guesses where statistics say nothing):
-//   col = constant -> 1/ndv; col <> constant -> 1 - 1/ndv; range -> interpolated between min and max for
+//   col = constant -> 1/ndv; col <> constant -> 1 - 1/ndv (also for col + - * constant, and col % k with
+//   ndv at most |k|: `d_date_sk % 7 = 1` keeps a seventh); range -> interpolated between min and max for
 //   numbers and dates, else 1/3; IN (n items) -> n/ndv; LIKE -> 0.1 (NOT LIKE 0.9); IS NULL -> null fraction;
 //   AND -> product; OR -> 1 - prod(1 - s); anything else 1/2.
 //   Equi-join: |L| * |R| / max(ndv(l), ndv(r)) per key pair, several pairs combined with exponential back-off
@@ -62,6 +63,9 @@ class CardinalityEstimator {
   std::optional<RangeBound> AsRangeBound(const BoundExpression& comparison, const LogicalOperator& input) const;
   double ComputeRows(const LogicalOperator& plan) const;
   double ComparisonSelectivity(const BoundExpression& comparison, const LogicalOperator& input) const;
+  // Distinct values of a (cast) column, or of +, -, * by a constant, % by a constant k (at most |k|) or a negation
+  // of such an expression; nullopt for anything else (two columns, division, functions).
+  std::optional<double> ArithmeticDistinct(const BoundExpression& expression, const LogicalOperator& input) const;
   // The [min, max] statistics of a join key that is a (cast) base-table column of `input`, if numeric.
   std::optional<std::pair<double, double>> KeyRange(const BoundExpression& key, const LogicalOperator& input) const;
   // The distinct values of `key` over `side` that an equi-join with `other_key` over `other` may match:

@@ -226,14 +226,30 @@ def generate(bench: Benchmark, sf: str, cache: str, ssb_dbgen: str) -> str:
 # loading into tessera
 
 
-def _stamp_for(bench: Benchmark, sf: str, tbl_dir: str) -> dict:
-    return {
-        "benchmark": bench.name,
-        "sf": sf,
-        "schema_sha256": hashlib.sha256(bench.schema_sql().encode()).hexdigest(),
-        "tbl_dir": os.path.abspath(tbl_dir),
-        "tbl_bytes": {t: os.path.getsize(os.path.join(tbl_dir, f"{t}.tbl")) for t in bench.tables},
-    }
+class TblFiles:
+    """Where a load reads its tables: one `<table>.tbl` file per table in `tbl_dir` (the default source of
+    ensure_loaded). Another source (bench_tpcds.StreamedTables: named pipes fed from DuckDB) offers the same five
+    members: `key` (the stamp entry that identifies the data), identity(), open() -> {table: path}, watch(process)
+    and close() -> an error or None, and `expected_rows` ({table: rows} to check the load against, or None)."""
+    key = "tbl_bytes"
+    expected_rows = None
+
+    def __init__(self, bench: Benchmark, tbl_dir: str):
+        self.tables = bench.tables
+        self.tbl_dir = os.path.abspath(tbl_dir)
+
+    def identity(self) -> dict:
+        return {"tbl_dir": self.tbl_dir,
+                "tbl_bytes": {t: os.path.getsize(os.path.join(self.tbl_dir, f"{t}.tbl")) for t in self.tables}}
+
+    def open(self) -> dict[str, str]:
+        return {t: os.path.join(self.tbl_dir, f"{t}.tbl") for t in self.tables}
+
+    def watch(self, process: subprocess.Popen) -> None:
+        pass
+
+    def close(self) -> str | None:
+        return None
 
 
 def _read_stamp(data_dir: str) -> dict | None:
@@ -264,11 +280,15 @@ def _tessera_tables(tessera: str, data_dir: str) -> set[str] | None:
 
 
 def ensure_loaded(bench: Benchmark, sf: str, tbl_dir: str, data_dir: str, tessera: str, threads: int,
-                  reload: bool = False) -> dict:
-    """Loads the .tbl files into the tessera data directory unless an up-to-date load is there. Returns the stamp."""
-    wanted = _stamp_for(bench, sf, tbl_dir)
+                  reload: bool = False, source=None, memory_limit: int | None = None) -> dict:
+    """Loads the tables (from `source`, default the .tbl files of `tbl_dir`) into the tessera data directory unless
+    an up-to-date load is there. Returns the stamp. A failed load removes the data directory it began.
+    `memory_limit`: tessera's --memory-limit while loading."""
+    source = source or TblFiles(bench, tbl_dir)
+    wanted = {"benchmark": bench.name, "sf": sf,
+              "schema_sha256": hashlib.sha256(bench.schema_sql().encode()).hexdigest(), **source.identity()}
     stamp = _read_stamp(data_dir)
-    keys = ("benchmark", "sf", "schema_sha256", "tbl_bytes")
+    keys = ("benchmark", "sf", "schema_sha256", source.key)
     if stamp and not reload and all(stamp.get(k) == wanted[k] for k in keys):
         tables = _tessera_tables(tessera, data_dir)
         if tables is not None and set(bench.tables) <= tables:
@@ -276,7 +296,7 @@ def ensure_loaded(bench: Benchmark, sf: str, tbl_dir: str, data_dir: str, tesser
             return stamp
         progress(f"{data_dir} does not open or lacks tables with this tessera; reloading")
     elif stamp and not reload:
-        changed = [k for k in keys if stamp.get(k) != wanted[k]]
+        changed = [k for k in keys if stamp.get(k) != wanted.get(k)]
         progress(f"{data_dir} was loaded with a different {', '.join(changed)}; reloading")
     if os.path.exists(data_dir) and os.listdir(data_dir):
         ours = stamp is not None
@@ -286,44 +306,70 @@ def ensure_loaded(bench: Benchmark, sf: str, tbl_dir: str, data_dir: str, tesser
                              "pass --reload to replace it (only a tessera data directory is replaced)")
         shutil.rmtree(data_dir)
     os.makedirs(data_dir, exist_ok=True)
-
-    args = [tessera, data_dir, "--csv", "--timing", "--no-sync"]
-    if threads:
-        args += ["--threads", str(threads)]
-    args += ["-f", bench.schema_path]
-    for table in bench.tables:
-        args += ["-c", f"COPY {table} FROM {_sql_string(os.path.join(os.path.abspath(tbl_dir), table + '.tbl'))} "
-                       f"({bench.copy_options})"]
-    schema_statements = len(bench_results.split_statements(bench.schema_sql()))
-    progress(f"loading {bench.title} SF{sf} into tessera ({data_dir}) ...")
-    start = time.monotonic()
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rows: dict[str, int] = {}
-    statement = 0
-    last_line = ""
-    for line in process.stdout:
-        line = line.rstrip("\n")
-        timing = bench_results.TIME_LINE.match(line)
-        if timing:
-            if schema_statements <= statement < schema_statements + len(bench.tables):
-                table = bench.tables[statement - schema_statements]
-                match = re.match(r"COPY (\d+)", last_line)
-                rows[table] = int(match.group(1)) if match else -1
-                progress(f"  {table:<10} {rows[table]:>12,} rows in {float(timing.group(1)) / 1000:7.2f} s")
-            statement += 1
-        last_line = line
-    stderr = process.stderr.read()
-    if process.wait() != 0:
-        message = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit code {process.returncode}"
-        raise SetupError(f"loading into {data_dir} failed: {message}")
-    seconds = time.monotonic() - start
-    progress(f"loaded in {seconds:.1f} s")
+    try:
+        rows, seconds = _load(bench, sf, data_dir, tessera, threads, source, memory_limit)
+    except BaseException:
+        shutil.rmtree(data_dir, ignore_errors=True)
+        progress(f"removed the half-loaded {data_dir}")
+        raise
     stamp = dict(wanted, rows=rows, load_seconds=round(seconds, 3), tessera=os.path.abspath(tessera),
                  loaded_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
     with open(os.path.join(data_dir, STAMP + ".tmp"), "w") as f:
         json.dump(stamp, f, indent=2)
     os.replace(os.path.join(data_dir, STAMP + ".tmp"), os.path.join(data_dir, STAMP))
     return stamp
+
+
+def _load(bench: Benchmark, sf: str, data_dir: str, tessera: str, threads: int, source,
+          memory_limit: int | None) -> tuple[dict, float]:
+    """One tessera process: the schema, then COPY per table from `source`. ({table: rows}, seconds)."""
+    args = [tessera, data_dir, "--csv", "--timing", "--no-sync"]
+    if threads:
+        args += ["--threads", str(threads)]
+    if memory_limit:
+        args += ["--memory-limit", str(memory_limit)]
+    args += ["-f", bench.schema_path]
+    schema_statements = len(bench_results.split_statements(bench.schema_sql()))
+    progress(f"loading {bench.title} SF{sf} into tessera ({data_dir}) ...")
+    start = time.monotonic()
+    rows: dict[str, int] = {}
+    process = None
+    try:
+        paths = source.open()
+        for table in bench.tables:
+            args += ["-c", f"COPY {table} FROM {_sql_string(paths[table])} ({bench.copy_options})"]
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        source.watch(process)
+        statement = 0
+        last_line = ""
+        for line in process.stdout:
+            line = line.rstrip("\n")
+            timing = bench_results.TIME_LINE.match(line)
+            if timing:
+                if schema_statements <= statement < schema_statements + len(bench.tables):
+                    table = bench.tables[statement - schema_statements]
+                    match = re.match(r"COPY (\d+)", last_line)
+                    rows[table] = int(match.group(1)) if match else -1
+                    progress(f"  {table:<10} {rows[table]:>12,} rows in {float(timing.group(1)) / 1000:7.2f} s "
+                             f"({time.monotonic() - start:.0f} s elapsed)")
+                statement += 1
+            last_line = line
+        stderr = process.stderr.read()
+        process.wait()
+    finally:
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+        source_error = source.close()
+    if process.returncode != 0 or source_error:
+        message = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit code {process.returncode}"
+        raise SetupError(f"loading into {data_dir} failed: {source_error or message}")
+    short = [f"{t} {rows.get(t)} of {n}" for t, n in (source.expected_rows or {}).items() if rows.get(t) != n]
+    if short:
+        raise SetupError(f"loading into {data_dir} failed: rows differ from the source: {', '.join(short)}")
+    seconds = time.monotonic() - start
+    progress(f"loaded in {seconds:.1f} s")
+    return rows, seconds
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -69,6 +69,9 @@ def parse_args(argv=None):
                         help="seconds allowed to one tessera process (a query's warm-up + runs; default 900, "
                              "TPC-DS 300)")
     parser.add_argument("--memory-limit", type=int, help="passed to tessera as --memory-limit BYTES")
+    parser.add_argument("--streamed", action="store_true",
+                        help="TPC-DS: keep only dsdgen's tpcds.duckdb (no .tbl files), load tessera through named "
+                             "pipes and run DuckDB on that file (default from SF %g)" % bench_tpcds.STREAMED_FROM_SF)
     parser.add_argument("--reload", action="store_true", help="load the data directory again even if up to date")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a query FAILED or MISMATCHed")
     parser.add_argument("--throughput", action="store_true", help="TPC-H throughput test with concurrent streams")
@@ -192,7 +195,7 @@ def run_queries(args, bench, sf, threads, tbl_dir, data_dir, queries, workdir, r
     duck = None
     if args.compare == "duckdb":
         if bench.name == "tpcds":
-            con, duck_rows = bench_tpcds.duckdb_connect(tbl_dir, threads)
+            con, duck_rows = bench_tpcds.duckdb_connect(tbl_dir, threads, on_disk=bench.streamed)
         else:
             con, duck_rows = bench_data.duckdb_connect(bench, tbl_dir, threads)
         import duckdb
@@ -519,15 +522,18 @@ def main(argv=None) -> int:
             # The pinned duckdb and its tpcds extension live in a venv: continue under its python.
             bench_tpcds.reexec_in_venv(args.cache, os.path.abspath(__file__),
                                        sys.argv[1:] if argv is None else list(argv))
-            tbl_dir = bench_tpcds.generate(sf, args.cache)
-            bench.bind(tbl_dir)
+            streamed = bench_tpcds.is_streamed(sf, args.streamed)
+            tbl_dir = bench_tpcds.generate(sf, args.cache, streamed)
+            bench.bind(tbl_dir, streamed)
         else:
             tbl_dir = bench_data.generate(bench, sf, args.cache, args.ssb_dbgen)
         queries = bench.select(args.queries)
         data_dir = os.path.abspath(args.data_dir or os.path.join(args.cache, f"{bench.name}-sf{sf}-tessera"))
         report = base_report(args, bench, sf, threads)
         report.update(tbl_dir=tbl_dir, data_dir=data_dir)
-        report["load"] = bench_data.ensure_loaded(bench, sf, tbl_dir, data_dir, args.tessera, threads, args.reload)
+        source = bench_tpcds.StreamedTables(tbl_dir, threads) if getattr(bench, "streamed", False) else None
+        report["load"] = bench_data.ensure_loaded(bench, sf, tbl_dir, data_dir, args.tessera, threads, args.reload,
+                                                  source, args.memory_limit)
         workdir = tempfile.mkdtemp(prefix="tessera-bench-")
         try:
             if args.throughput:

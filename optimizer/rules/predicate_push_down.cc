@@ -83,6 +83,99 @@ void Append(Predicates more, Predicates* predicates) {
   for (ExpressionPtr& predicate : more) predicates->push_back(std::move(predicate));
 }
 
+// A LEFT OUTER join that is input `side` of inner join `join` becomes inner when a condition of `join` (a
+// conjunct of `condition`, over `join`'s output, or a key of that side) rejects NULLs from its right side: the
+// rows it pads would fail that condition anyway. TPC-DS Q93: `store_sales LEFT JOIN store_returns ..., reason
+// WHERE sr_reason_sk = r_reason_sk` joins returns with one reason first instead of padding every sale.
+void InnerIfPaddingRejected(Join* join, int side, const Predicates& condition) {
+  LogicalOperator& child = *join->children[side];
+  if (child.kind() != LogicalOperatorKind::kJoin) return;
+  Join& outer = child.As<Join>();
+  if (outer.join_type != JoinType::kLeftOuter) return;
+  const int padded_begin = outer.children[0]->output_width();
+  const int padded_end = child.output_width();
+  const int offset = side == 0 ? 0 : join->children[0]->output_width();
+  bool rejected = false;
+  for (const ExpressionPtr& key : side == 0 ? join->left_keys : join->right_keys) {
+    rejected |= StrictIn(*key, padded_begin, padded_end);
+  }
+  for (const ExpressionPtr& predicate : condition) {
+    rejected |= RejectsNulls(*predicate, offset + padded_begin, offset + padded_end);
+  }
+  if (rejected) outer.join_type = JoinType::kInner;
+}
+
+// `join`, an inner single-row join (an uncorrelated scalar subquery compared by equality, `d_month_seq =
+// (SELECT ...)`) with keys and no residual, moved down its left input to the input its left keys read: through
+// inner joins (to the side holding every key column) and projections of plain columns. The output keeps its
+// columns and order. JoinOrdering leaves single-row joins in place, so above a join tree the subquery filtered
+// nothing until every join had run; sunk to date_dim, the dimension is filtered to a month before the fact
+// table probes it (TPC-DS Q06: store_sales probed all 73,049 dates, then the month's 31).
+LogicalOperatorPtr SinkSingleRowJoin(std::unique_ptr<Join> join) {
+  std::vector<int> columns;
+  for (const ExpressionPtr& key : join->left_keys) CollectColumns(*key, &columns);
+  if (columns.empty()) return join;
+  const int subquery_width = join->children[1]->output_width();
+  LogicalOperator& left = *join->children[0];
+  if (left.kind() == LogicalOperatorKind::kProject) {
+    for (const ExpressionPtr& expression : left.As<Project>().expressions) {
+      if (!IsColumn(*expression)) return join;
+    }
+    LogicalOperatorPtr project_plan = std::move(join->children[0]);
+    const Project& project = project_plan->As<Project>();
+    for (ExpressionPtr& key : join->left_keys) {
+      RemapColumns(key.get(), [&](int column) { return project.expressions[column]->column_index; });
+    }
+    const int below_width = project.children[0]->output_width();
+    join->children[0] = std::move(project_plan->children[0]);
+    join->RecomputeOutput();
+    LogicalOperatorPtr sunk = SinkSingleRowJoin(std::move(join));
+    std::vector<ExpressionPtr> expressions;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < project.expressions.size(); ++i) {
+      expressions.push_back(MakeInputColumn(sunk->output(), project.expressions[i]->column_index));
+      names.push_back(project.output()[i].name);
+    }
+    for (int i = 0; i < subquery_width; ++i) {
+      expressions.push_back(MakeInputColumn(sunk->output(), below_width + i));
+      names.push_back(sunk->output()[below_width + i].name);
+    }
+    return MakeProject(std::move(sunk), std::move(expressions), std::move(names));
+  }
+  if (left.kind() != LogicalOperatorKind::kJoin) return join;
+  Join& below = left.As<Join>();
+  if (below.join_type != JoinType::kInner || below.enforce_single_row || below.null_aware) return join;
+  const int left_width = below.children[0]->output_width();
+  const bool on_left = std::all_of(columns.begin(), columns.end(), [&](int c) { return c < left_width; });
+  const bool on_right = std::all_of(columns.begin(), columns.end(), [&](int c) { return c >= left_width; });
+  if (!on_left && !on_right) return join;
+  LogicalOperatorPtr below_plan = std::move(join->children[0]);
+  const int side = on_left ? 0 : 1;
+  if (on_right) {
+    for (ExpressionPtr& key : join->left_keys) ShiftColumns(key.get(), -left_width);
+  }
+  join->children[0] = std::move(below.children[side]);
+  join->RecomputeOutput();
+  below.children[side] = SinkSingleRowJoin(std::move(join));
+  if (on_right) {  // output: left, right, subquery, as before
+    below.RecomputeOutput();
+    return below_plan;
+  }
+  // The subquery's columns now follow the left side's: the residual's right-side columns move, and a selection
+  // restores the order.
+  const int right_width = below.children[1]->output_width();
+  if (below.residual != nullptr) {
+    RemapColumns(below.residual.get(),
+                 [&](int column) { return column < left_width ? column : column + subquery_width; });
+  }
+  below.RecomputeOutput();
+  std::vector<int> order;
+  for (int c = 0; c < left_width; ++c) order.push_back(c);
+  for (int c = 0; c < right_width; ++c) order.push_back(left_width + subquery_width + c);
+  for (int c = 0; c < subquery_width; ++c) order.push_back(left_width + c);
+  return MakeColumnSelection(std::move(below_plan), order);
+}
+
 LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
   const int left_width = join->children[0]->output_width();
   const int total = left_width + join->children[1]->output_width();
@@ -116,6 +209,8 @@ LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
           condition.push_back(std::move(predicate));
         }
       }
+      InnerIfPaddingRejected(join.get(), 0, condition);
+      InnerIfPaddingRejected(join.get(), 1, condition);
       if (!condition.empty()) AddJoinCondition(join.get(), CombineConjuncts(std::move(condition)));
       Predicates to_right = DeriveAcrossKeys(left, join->left_keys, join->right_keys, right);
       Append(DeriveAcrossKeys(right, join->right_keys, join->left_keys, left), &left);
@@ -164,6 +259,10 @@ LogicalOperatorPtr PushJoin(std::unique_ptr<Join> join, Predicates predicates) {
   join->children[0] = Push(std::move(join->children[0]), std::move(left));
   join->children[1] = Push(std::move(join->children[1]), std::move(right));
   join->RecomputeOutput();
+  if (join->enforce_single_row && join->join_type == JoinType::kInner && join->residual == nullptr &&
+      !join->left_keys.empty()) {
+    return WithFilter(SinkSingleRowJoin(std::move(join)), std::move(above));
+  }
   return WithFilter(std::move(join), std::move(above));
 }
 

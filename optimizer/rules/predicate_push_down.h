@@ -7,8 +7,10 @@
 //     inner;
 //   - into the left side of left outer, semi and anti joins (and join conditions over the right side only into
 //     the right side); a left outer join below a predicate that rejects NULLs from its right side becomes
-//     inner;
-//   - into TableScan::filter.
+//     inner, also when that predicate is a condition or key of an inner join above it (TPC-DS Q93);
+//   - into TableScan::filter;
+//   - the single-row join of an uncorrelated scalar subquery compared by equality moves down to the input its
+//     key reads, through inner joins and plain-column projections (JoinOrdering does not move it; TPC-DS Q06).
 // Transitive predicates: a predicate pushed into a join that reads one column of one side and fails on NULL
 // (`ss_sold_year = 2000`, `x BETWEEN 2 AND 4`, `x IN (...)`; not `IS NULL`) is also applied to the other side's
 // column when a key pair equates the two (plain columns of one type): into the right side of inner, left outer,

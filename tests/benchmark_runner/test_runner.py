@@ -140,6 +140,28 @@ def test_compare_q1_rows_from_answers_sf1():
     assert "columns" in bench_results.compare_results([r[:9] for r in Q1], Q1)
 
 
+def test_order_by_an_aliased_expression_maps_to_its_output_column():
+    # TPC-DS Q71: ORDER BY i_brand_id, output column brand_id; rows tied on the keys differ in t_minute.
+    sql = "SELECT i_brand_id brand_id, t_hour, t_minute, sum(p) AS ext_price FROM t GROUP BY 1, 2, 3 " \
+          "ORDER BY ext_price DESC, i_brand_id, t_hour"
+    keys = bench_results.order_by_keys(sql)
+    assert keys == [("ext_price", True), ("brand_id", False), ("t_hour", False)]
+    header = ["brand_id", "t_hour", "t_minute", "ext_price"]
+    expected = [["7", "17", "21", "0.00"], ["7", "17", "18", "0.00"]]
+    assert bench_results.compare_results(expected[::-1], expected, keys, header) is None
+    assert "out of order" in bench_results.compare_results(expected[::-1], expected, [("t_minute", True)], header)
+    # NULLS FIRST under DESC (ext_price NULL): ties after the NULL rows may still come in any order.
+    with_null = [["7", "9", "38", ""], ["7", "9", "8", ""], ["7", "17", "21", "5.00"], ["7", "17", "18", "5.00"]]
+    swapped = [with_null[1], with_null[0], with_null[3], with_null[2]]
+    assert bench_results.compare_results(swapped, with_null, keys, header) is None
+    # Values a cent apart are ordered, not tied: a later key need not be sorted across them.
+    near = [["10009015", "9", "53", "8149.68"], ["7001005", "19", "48", "8149.67"]]
+    assert bench_results.compare_results(near, near, keys, header) is None
+    assert bench_results.is_sorted(near, bench_results._key_columns(keys, header))
+    # An output name wins over an expression of the same spelling.
+    assert bench_results.order_by_keys("SELECT a AS b, b AS a FROM t ORDER BY a") == [("a", False)]
+
+
 def test_compare_ties_of_order_keys_may_come_in_any_order():
     header = ["c_count", "custdist", "name"]
     expected = [["9", "6641", "a"], ["10", "6532", "b"], ["10", "6532", "c"], ["11", "1", "d"]]
@@ -458,6 +480,51 @@ def test_foreign_data_directory_is_not_wiped(tmp_path):
     with pytest.raises(bench_data.SetupError, match="not loaded by tessera-bench"):
         bench_data.ensure_loaded(bench_data.Ssb(), "1", str(tbl), str(data_dir), "/bin/false", 1, reload=True)
     assert (data_dir / "precious.txt").read_text() == "keep me"
+
+
+class _CountingSource(bench_data.TblFiles):
+    """A load source (as bench_tpcds.StreamedTables) that expects 4 rows of `short` and records open / close."""
+
+    def __init__(self, bench, tbl_dir, short):
+        super().__init__(bench, tbl_dir)
+        self.key = "source_rows"
+        self.expected_rows = {t: 4 if t == short else 3 for t in bench.tables}
+        self.calls = []
+
+    def identity(self):
+        return {"tbl_dir": self.tbl_dir, "source_rows": self.expected_rows}
+
+    def open(self):
+        self.calls.append("open")
+        return super().open()
+
+    def close(self):
+        self.calls.append("close")
+        return None
+
+
+def test_failed_load_removes_its_data_directory(tmp_path):
+    fake = tmp_path / "tessera"
+    fake.write_text(CLI_FAKE_TESSERA)
+    fake.chmod(0o755)
+    bench = bench_data.Tpch()
+    tbl = tmp_path / "tbl"
+    tbl.mkdir()
+    data_dir = tmp_path / "data"
+    # A table cut short (the fake COPY says 3 rows where the source has 4): an error naming it, no directory left.
+    short = _CountingSource(bench, str(tbl), "orders")
+    with pytest.raises(bench_data.SetupError, match="rows differ from the source: orders 3 of 4"):
+        bench_data.ensure_loaded(bench, "1", str(tbl), str(data_dir), str(fake), 1, source=short)
+    assert short.calls == ["open", "close"] and not data_dir.exists()
+    # A tessera that fails: its message, no directory left.
+    with pytest.raises(bench_data.SetupError, match="loading into .* failed: exit code 1"):
+        bench_data.ensure_loaded(bench, "1", str(tbl), str(data_dir), "/bin/false", 1,
+                                 source=_CountingSource(bench, str(tbl), None))
+    assert not data_dir.exists()
+    # A complete load is stamped with the source's identity and the rows it loaded.
+    complete = _CountingSource(bench, str(tbl), None)
+    stamp = bench_data.ensure_loaded(bench, "1", str(tbl), str(data_dir), str(fake), 1, source=complete)
+    assert stamp["source_rows"] == complete.expected_rows and stamp["rows"] == complete.expected_rows
 
 
 # ---------------------------------------------------------------------------------------------------------------
