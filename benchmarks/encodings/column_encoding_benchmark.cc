@@ -36,6 +36,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "benchmarks/google_benchmark_flags.h"
@@ -284,6 +285,15 @@ int64_t RunInteger(const Column& column, Variant variant, const SelectionVector&
   return selected;
 }
 
+// A BIGINT chunk's zone map [min, max].
+std::pair<int64_t, int64_t> ZoneRange(const ColumnChunk& chunk) {
+  int64_t zone_min = 0;
+  int64_t zone_max = 0;
+  std::memcpy(&zone_min, chunk.zone_min, sizeof(zone_min));
+  std::memcpy(&zone_max, chunk.zone_max, sizeof(zone_max));
+  return {zone_min, zone_max};
+}
+
 // The key filter variants over an integer column: rows whose value the dense key filter holds, of every row or
 // (kKeysSelected*) of the rows of `input`, a fixed selection of about half of each vector.
 int64_t RunKeys(const Column& column, Variant variant, const SelectionVector& input, SelectionVector* selection) {
@@ -297,10 +307,7 @@ int64_t RunKeys(const Column& column, Variant variant, const SelectionVector& in
   for (const auto& bytes : blocks) {
     const BlockView block(bytes.data());
     const ColumnChunk& chunk = block.chunk(0);
-    int64_t zone_min = 0;
-    int64_t zone_max = 0;
-    std::memcpy(&zone_min, chunk.zone_min, sizeof(zone_min));
-    std::memcpy(&zone_max, chunk.zone_max, sizeof(zone_max));
+    const auto [zone_min, zone_max] = ZoneRange(chunk);
     for (uint32_t first = 0; first < block.row_count(); first += kVector) {
       const uint32_t count = std::min(kVector, block.row_count() - first);
       // The input rows of this vector: a prefix of `input` (ascending rows below kVector).
@@ -337,10 +344,7 @@ int64_t RunBoth(const Column& column, Variant variant, SelectionVector* selectio
   for (const auto& bytes : column.compressed) {
     const BlockView block(bytes.data());
     const ColumnChunk& chunk = block.chunk(0);
-    int64_t zone_min = 0;
-    int64_t zone_max = 0;
-    std::memcpy(&zone_min, chunk.zone_min, sizeof(zone_min));
-    std::memcpy(&zone_max, chunk.zone_max, sizeof(zone_max));
+    const auto [zone_min, zone_max] = ZoneRange(chunk);
     if (column.constant <= zone_min) continue;  // no value below the constant
     const uint64_t span = static_cast<uint64_t>(zone_max - zone_min);
     const uint64_t high = std::min(static_cast<uint64_t>(column.constant - zone_min - 1), span);
