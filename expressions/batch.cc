@@ -1,5 +1,6 @@
 #include "expressions/batch.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "glog/logging.h"
@@ -62,13 +63,22 @@ void LoadBatchColumn(const BlockView& block, const Type& type, int column, uint3
 
 void LoadBatchColumnRows(const BlockView& block, const Type& type, int column, uint32_t first_row, uint32_t count,
                          const uint32_t* rows, uint32_t row_count, ColumnVector* out) {
-  if (block.encoding(column) != ColumnEncoding::kFrameOfReference) {
+  const ColumnEncoding encoding = block.encoding(column);
+  if (encoding != ColumnEncoding::kFrameOfReference && encoding != ColumnEncoding::kDictionary) {
     LoadBatchColumn(block, type, column, first_row, count, out);
     return;
   }
   ColumnVector& vector = *out;
   vector.set_type(type);
   vector.ResetOwned(count);
+  if (encoding == ColumnEncoding::kDictionary) {
+    // The other rows read as '' (not stale views into another block) for a kernel that runs over every row.
+    std::string_view* strings = vector.mutable_strings();
+    std::fill_n(strings, count, std::string_view());
+    block.DecodeStringsRows(column, first_row, rows, row_count, strings);
+    vector.BorrowValidity(block.Validity(column), first_row);
+    return;
+  }
   switch (type.FixedWidth()) {
     case 4:
       block.DecodeFixedRows<int32_t>(column, first_row, rows, row_count, vector.mutable_values<int32_t>());

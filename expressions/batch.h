@@ -33,8 +33,8 @@ void LoadBatchFromBlock(const BlockView& block, const std::vector<Type>& types, 
 void LoadBatchColumn(const BlockView& block, const Type& type, int column, uint32_t first_row, uint32_t count,
                      ColumnVector* out);
 // LoadBatchColumn for a consumer that reads only rows `rows[0..row_count)` (ascending offsets from first_row): a
-// frame-of-reference column is decoded at those rows alone (the vector's other rows are unspecified); any other
-// column loads as LoadBatchColumn does. For scans whose filters left few rows of a vector.
+// frame-of-reference column is decoded at those rows alone (the vector's other rows are unspecified), a dictionary
+// column too (its other rows read as ''); any other column loads as LoadBatchColumn does. For scans whose filters left few rows of a vector.
 void LoadBatchColumnRows(const BlockView& block, const Type& type, int column, uint32_t first_row, uint32_t count,
                          const uint32_t* rows, uint32_t row_count, ColumnVector* out);
 

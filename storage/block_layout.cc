@@ -296,6 +296,23 @@ void BlockView::DecodeStrings(int column, uint32_t first, uint32_t count, std::s
   }
 }
 
+void BlockView::DecodeStringsRows(int column, uint32_t first, const uint32_t* rows, uint32_t row_count,
+                                  std::string_view* out) const {
+  const ColumnChunk& c = chunk(column);
+  const StringDictionary dictionary = Dictionary(column);
+  const uint8_t* packed = data_ + c.values_offset;
+  const int width = c.bit_width;
+  for (uint32_t i = 0; i < row_count; ++i) {
+    if (i + kPrefetchRows < row_count) PrefetchCode(packed, width, first + rows[i + kPrefetchRows]);
+    out[rows[i]] = dictionary[static_cast<uint32_t>(UnpackCode(packed, width, first + rows[i]))];
+  }
+  const uint8_t* validity = Validity(column);
+  if (validity == nullptr) return;
+  for (uint32_t i = 0; i < row_count; ++i) {
+    if (!GetBit(validity, first + rows[i])) out[rows[i]] = std::string_view();
+  }
+}
+
 std::string_view BlockView::GetEncodedString(int column, uint32_t row) const {
   if (IsNull(column, row)) return {};
   const ColumnChunk& c = chunk(column);

@@ -139,6 +139,10 @@ class BlockView {
   // `out` are left as they are. For sparse selections, where unpacking the whole vector costs more.
   template <typename T>
   void DecodeFixedRows(int column, uint32_t first, const uint32_t* rows, uint32_t row_count, T* out) const;
+  // DecodeStrings of only rows first + rows[i] (ascending offsets), each into out[rows[i]], NULL rows as ''; the
+  // other slots of `out` are left as they are.
+  void DecodeStringsRows(int column, uint32_t first, const uint32_t* rows, uint32_t row_count,
+                         std::string_view* out) const;
 
   // The dictionary of a kDictionary column.
   StringDictionary Dictionary(int column) const { return StringDictionary(data_ + chunk(column).heap_offset); }

@@ -263,6 +263,7 @@ class EncodedBlock {
         std::vector<std::string_view> decoded(rows);
         b.DecodeStrings(column, 0, rows, decoded.data());
         for (uint32_t r = 0; r < rows; ++r) ASSERT_EQ(decoded[r], a.GetString(column, r)) << "row " << r;
+        ExpectSameDecodedStringRows(a, b, column);
         continue;
       }
       switch (type.FixedWidth()) {
@@ -280,6 +281,26 @@ class EncodedBlock {
   }
 
  private:
+  // DecodeStringsRows of every row, every third and every 37th from a vector start and an unaligned one; NULL
+  // rows read as '', the other slots of `out` keep their value.
+  static void ExpectSameDecodedStringRows(const BlockView& a, const BlockView& b, int column) {
+    const uint32_t rows = b.row_count();
+    for (uint32_t first : {0u, 5u}) {
+      if (first >= rows) continue;
+      for (uint32_t step : {1u, 3u, 37u}) {
+        std::vector<uint32_t> selected;
+        for (uint32_t offset = 0; first + offset < rows; offset += step) selected.push_back(offset);
+        std::vector<std::string_view> out(rows - first, "untouched");
+        b.DecodeStringsRows(column, first, selected.data(), static_cast<uint32_t>(selected.size()), out.data());
+        for (uint32_t offset = 0; first + offset < rows; ++offset) {
+          const uint32_t r = first + offset;
+          const std::string_view expected = offset % step == 0 ? a.GetString(column, r) : "untouched";
+          ASSERT_EQ(out[offset], expected) << "row " << r << " step " << step;
+        }
+      }
+    }
+  }
+
   template <typename T>
   static void ExpectSameDecoded(const BlockView& a, const BlockView& b, int column) {
     const uint32_t rows = b.row_count();
