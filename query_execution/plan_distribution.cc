@@ -72,7 +72,6 @@ lp::LogicalOperatorPtr PlanDistribution::SplitAggregates(lp::LogicalOperatorPtr 
 void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot) {
   // Inputs first: Of() below sees the rewritten input, and Of() of this node's ancestors is not asked yet.
   for (lp::LogicalOperatorPtr& child : (*slot)->children) SplitAggregatesBelow(&child);
-  if ((*slot)->kind() == lp::LogicalOperatorKind::kJoin) DistinctBuildKeys((*slot)->As<lp::Join>());
   if ((*slot)->kind() != lp::LogicalOperatorKind::kAggregate) return;
   lp::Aggregate& aggregate = (*slot)->As<lp::Aggregate>();
   const SubtreePlacement& input = Of(*aggregate.children[0]);
@@ -111,41 +110,6 @@ void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot) {
     master_merges_.insert(merge);
   }
   *slot = std::move(merged);  // drops `aggregate` (never analysed itself)
-}
-
-void PlanDistribution::DistinctBuildKeys(lp::Join& join) {
-  if ((join.join_type != lp::JoinType::kSemi && join.join_type != lp::JoinType::kAnti) || estimated_rows_ == nullptr ||
-      estimated_distinct_ == nullptr) {
-    return;
-  }
-  lp::LogicalOperatorPtr& build = join.children[1];
-  const SubtreePlacement& placement = Of(*build);
-  if (placement.placement != Placement::kPartitioned) return;
-  // Every output column of the build side is a join key, none of them placing (a side placed by its key is
-  // co-located and does not move).
-  const std::vector<lp::OutputColumn>& columns = build->output();
-  std::vector<bool> key(columns.size(), false);
-  for (const lp::ExpressionPtr& right_key : join.right_keys) {
-    const int column = KeyColumn(*right_key);
-    if (column < 0 || Contains(placement.key_columns, column)) return;
-    key[column] = true;
-  }
-  if (std::find(key.begin(), key.end(), false) != key.end()) return;
-  const double rows = estimated_rows_(*build);
-  double values = 1;
-  for (size_t c = 0; c < columns.size(); ++c) {
-    values *= estimated_distinct_(*MakeColumn(static_cast<int>(c), columns[c].type), *build);
-  }
-  if (std::min(values, rows) > rows * kMaxDistinctBuildKeysShare) return;
-  auto distinct = std::make_unique<lp::Aggregate>();
-  for (size_t c = 0; c < columns.size(); ++c) {
-    distinct->group_by.push_back(MakeColumn(static_cast<int>(c), columns[c].type));
-    distinct->group_names.push_back(columns[c].name);
-  }
-  distinct->children.push_back(std::move(build));
-  distinct->RecomputeOutput();
-  partial_aggregates_.insert(distinct.get());
-  build = std::move(distinct);
 }
 
 SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {

@@ -80,8 +80,7 @@ class PlanDistribution {
   // so that every rank merges a fair share of the groups.
   static constexpr double kMinSplitKeyValuesPerRank = 64;
 
-  // The partial / merge rewrite, before any Of() (with the distinct build keys of semi and anti joins,
-  // DistinctBuildKeys below): takes the whole plan and returns it with every Aggregate over
+  // The partial / merge rewrite, before any Of(): takes the whole plan and returns it with every Aggregate over
   // a partitioned input that is not grouped by a placing column, every call decomposable
   // (optimizer/partial_aggregation.h), replaced by the merge of its partial aggregates (a Project over the
   // merging Aggregate over the partial Aggregate, which takes over the original's input node). The partial
@@ -126,13 +125,6 @@ class PlanDistribution {
   SubtreePlacement ApplyJoinSplit(const optimizer::Join& join, const SubtreePlacement& left,
                                   const SubtreePlacement& right, const JoinSplit& split);
   SubtreePlacement RepartitionAggregate(const optimizer::Aggregate& aggregate);
-  // A semi or anti join needs of its build side only which keys exist: a partitioned build side that is only
-  // join key columns, none placing (so it moves: split, gathered or broadcast), is made distinct on every rank
-  // first (an Aggregate without calls, partitioned like a partial aggregate) when the estimates say that keeps at
-  // most kMaxDistinctBuildKeysShare of its rows (TPC-H Q22: orders' o_custkey, 15 rows a key, split to meet
-  // customer). Duplicates between ranks are harmless to a semi or anti join.
-  void DistinctBuildKeys(optimizer::Join& join);
-  static constexpr double kMaxDistinctBuildKeysShare = 0.5;
   // SplitAggregates on `*slot` and below.
   void SplitAggregatesBelow(optimizer::LogicalOperatorPtr* slot);
   // Whether `node` may be the input of a hash split: not itself an exchange's input, and a subtree without

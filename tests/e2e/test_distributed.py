@@ -198,12 +198,10 @@ SHAPES = [
      "JOIN lineitem ON l_orderkey = o_orderkey WHERE c_acctbal > 0 AND o_orderdate < DATE '1995-01-01' "
      "GROUP BY l_returnflag",
      ["by o_orderkey across ranks 0..1", "by o_custkey across ranks 0..1"]),
-    # An anti join on a key the probe side is placed by; its build side (orders' keys, about 15 orders a customer)
-    # is made distinct on every rank before it is split.
+    # An anti join on a key the probe side is placed by.
     ("SELECT c_nationkey, count(*) FROM customer WHERE NOT EXISTS (SELECT * FROM orders WHERE o_custkey = c_custkey) "
      "GROUP BY c_nationkey",
-     ["anti join(customer (2 columns), hash split)",
-      "hash split aggregate(1 keys, 0 calls) of orders (1 columns) by o_custkey"]),
+     ["anti join(customer (2 columns), hash split)"]),
     # Aggregates that do not decompose into partials, grouped by an integer and by a string column: the input is
     # split by the group key and every group is whole on one rank.
     ("SELECT o_custkey, count(DISTINCT o_orderpriority), count(DISTINCT o_clerk), median(o_totalprice) FROM orders "
@@ -272,13 +270,6 @@ def test_statements_a_cluster_cannot_run_yet_are_refused(cluster):
 def test_tpch_queries_match_reference_on_three_ranks():
     with loaded_cluster(3) as running:
         assert "from ranks 1..2" in running.sql("EXPLAIN SELECT sum(l_quantity) FROM lineitem").stdout
-        # Q5 and Q10: orders split by o_custkey to meet customer, the joined rows split again by o_orderkey to meet
-        # lineitem (nested splits), nothing broadcast; Q22: orders' distinct keys split to meet customer.
-        for query, expected in ((5, "by o_orderkey across ranks 0..2"), (10, "by o_orderkey across ranks 0..2"),
-                                (22, "hash split aggregate(1 keys, 0 calls) of orders (1 columns) by o_custkey")):
-            plan = running.sql("EXPLAIN " + open(os.path.join(QUERIES, f"q{query:02d}.sql")).read()).stdout
-            assert expected in plan and "by o_custkey across ranks 0..2" in plan, (query, plan)
-            assert "broadcast" not in plan or query == 22, (query, plan)
         for query in range(1, 23):
             check_tpch_query(running, query)
 

@@ -413,34 +413,6 @@ TEST_F(PlanDistributionTest, JoinsBroadcastOrSplitByTheBytesTheyMove) {
   EXPECT_EQ(capped.Repartition(*join->children[0]), 1);
 }
 
-// A semi or anti join's build side that moves and is only its keys is made distinct on every rank first, when the
-// estimates say the keys repeat (TPC-H Q22: orders' o_custkey for NOT EXISTS against customer).
-TEST_F(PlanDistributionTest, SemiJoinBuildKeysAreMadeDistinctBeforeTheyMove) {
-  PlanDistribution distribution(
-      2, [](const lp::LogicalOperator&) { return 1e6; },
-      [](const BoundExpression&, const lp::LogicalOperator&) { return 1e5; });
-  lp::LogicalOperatorPtr anti =
-      distribution.SplitAggregates(Join(lp::JoinType::kAnti, Scan("customer"), 0, Scan("orders", {1}), 0));
-  const lp::LogicalOperator& build = *anti->children[1];
-  ASSERT_EQ(build.kind(), lp::LogicalOperatorKind::kAggregate);
-  EXPECT_TRUE(build.As<lp::Aggregate>().aggregates.empty());
-  EXPECT_EQ(build.output_width(), 1);
-  EXPECT_EQ(distribution.Of(*anti).placement, Placement::kPartitioned);
-  EXPECT_EQ(distribution.Repartition(build), 0);  // the distinct keys are split, not the orders
-  // Keys that hardly repeat, a build side with other columns, and an inner join keep their build side.
-  PlanDistribution unique(
-      2, [](const lp::LogicalOperator&) { return 1e6; },
-      [](const BoundExpression&, const lp::LogicalOperator&) { return 9e5; });
-  std::vector<lp::LogicalOperatorPtr> kept;
-  kept.push_back(unique.SplitAggregates(Join(lp::JoinType::kAnti, Scan("customer"), 0, Scan("orders", {1}), 0)));
-  kept.push_back(
-      distribution.SplitAggregates(Join(lp::JoinType::kSemi, Scan("customer"), 0, Scan("orders", {1, 0}), 0)));
-  kept.push_back(distribution.SplitAggregates(Join(lp::JoinType::kInner, Scan("customer"), 0, Scan("orders", {1}), 0)));
-  for (const lp::LogicalOperatorPtr& join : kept) {
-    EXPECT_EQ(join->children[1]->kind(), lp::LogicalOperatorKind::kTableScan);
-  }
-}
-
 // A hash split's fragment receives no broadcast inputs: a side that reads a broadcast build side is not split,
 // so the join above it broadcasts that side (or runs on the master).
 TEST_F(PlanDistributionTest, AnInputThatReadsABroadcastIsNotSplit) {
