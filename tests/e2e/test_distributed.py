@@ -270,6 +270,12 @@ def test_statements_a_cluster_cannot_run_yet_are_refused(cluster):
 def test_tpch_queries_match_reference_on_three_ranks():
     with loaded_cluster(3) as running:
         assert "from ranks 1..2" in running.sql("EXPLAIN SELECT sum(l_quantity) FROM lineitem").stdout
+        # Q5 and Q10: orders split by o_custkey to meet customer, the joined rows split again by o_orderkey to meet
+        # lineitem (nested splits), nothing gathered to be broadcast.
+        for query in (5, 10):
+            plan = running.sql("EXPLAIN " + open(os.path.join(QUERIES, f"q{query:02d}.sql")).read()).stdout
+            assert "by o_custkey across ranks 0..2" in plan and "by o_orderkey across ranks 0..2" in plan, plan
+            assert "broadcast" not in plan, plan
         for query in range(1, 23):
             check_tpch_query(running, query)
 
