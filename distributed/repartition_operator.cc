@@ -253,7 +253,8 @@ void RepartitionOperator::Exchange() {
 
 RepartitionOperator::RepartitionOperator(std::string fragment, BlockInput input, ScanSpec scan, int key_column,
                                          std::vector<ColumnSchema> schema, StreamTags tags, Cluster* cluster,
-                                         BufferPool* pool, std::shared_ptr<PartitionRelease> release)
+                                         BufferPool* pool, std::shared_ptr<PartitionRelease> release,
+                                         std::vector<std::shared_ptr<PartitionRelease>> reads)
     : RelationalOperator("hash split"),
       request_(std::move(fragment)),
       input_(std::move(input)),
@@ -261,7 +262,8 @@ RepartitionOperator::RepartitionOperator(std::string fragment, BlockInput input,
       key_column_(key_column),
       cluster_(cluster),
       tags_(tags),
-      release_(std::move(release)) {
+      release_(std::move(release)),
+      reads_(std::move(reads)) {
   scan_.Prepare();
   for (int rank = 0; rank < cluster->size(); ++rank)
     parts_.push_back(std::make_shared<TemporaryRelation>(schema, pool));
@@ -306,10 +308,12 @@ bool RepartitionOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>*
     for (int peer = 0; peer < cluster_->size(); ++peer) {
       if (peer == cluster_->rank()) continue;
       // A rank that cannot be told fails the exchange work order when it receives from that rank.
-      if (cluster_->Send(peer, kCommandTag, EncodeCommand({CommandKind::kShuffle, tags_.data, request})).ok() &&
-          release_ != nullptr) {
-        release_->Shuffled(peer);
+      if (!cluster_->Send(peer, kCommandTag, EncodeCommand({CommandKind::kShuffle, tags_.data, request})).ok()) {
+        continue;
       }
+      if (release_ != nullptr) release_->Shuffled(peer);
+      // The rank's split takes the partitions its fragment reads, even when the fragment cannot run.
+      for (const auto& read : reads_) read->Read(peer);
     }
     if (input_.is_table()) {
       for (size_t b = 0; b < input_.table_block_count(); ++b) {

@@ -13,7 +13,9 @@
 // receives every rank's part for the master, holding no worker, and wakes the scheduler (SetWakeUp) when every
 // stream has ended; then one work order reports the outcome. The operator's output is the master's partition. Every pair of ranks streams under
 // credits (block_stream.h), blocks on the exchange's data tag and credits on its credit tag, so a rank never
-// holds more than kInitialCredits unread blocks of one sender.
+// holds more than kInitialCredits unread blocks of one sender. The input's fragment may read the partitions of
+// other hash splits (a nested split, query_execution/plan_distribution.h): a rank's split then waits for them
+// (ExchangeResults::Take) on its service thread.
 //
 // The ranks' parts never wait for the master's workers (they run on the ranks' own Foremen and service threads),
 // and the master's exchange waits on its own thread, so a master with one worker computes the rest of its query
@@ -154,10 +156,12 @@ class RepartitionOperator : public RelationalOperator {
   // `scan` (whose first batch columns are `schema`'s): the master's own part; `key_column`: the column of
   // `schema` that places a row; `tags`: two tags of this process (Cluster::NewRequestTag), the data tag also
   // naming the exchange in the plan fragment that reads the ranks' partitions; `release`: shared with that
-  // fragment's gather (the ranks sent kShuffle are noted in it).
+  // fragment's gather (the ranks sent kShuffle are noted in it); `reads`: the records of the hash splits whose
+  // partitions `fragment` itself reads (a nested split: the ranks sent kShuffle are noted as their readers).
   RepartitionOperator(std::string fragment, BlockInput input, ScanSpec scan, int key_column,
                       std::vector<ColumnSchema> schema, StreamTags tags, Cluster* cluster, BufferPool* pool,
-                      std::shared_ptr<PartitionRelease> release);
+                      std::shared_ptr<PartitionRelease> release,
+                      std::vector<std::shared_ptr<PartitionRelease>> reads = {});
   // Ends the streams of an exchange that never ran (a failed or cancelled query), so the ranks do not wait;
   // closes the streams of one still running and joins its thread.
   ~RepartitionOperator() override;
@@ -186,6 +190,7 @@ class RepartitionOperator : public RelationalOperator {
   std::vector<std::shared_ptr<TemporaryRelation>> parts_;  // per rank; this rank's is the output
   const StreamTags tags_;
   const std::shared_ptr<PartitionRelease> release_;
+  const std::vector<std::shared_ptr<PartitionRelease>> reads_;
   bool started_ = false;
   bool input_done_ = false;
   bool exchange_started_ = false;

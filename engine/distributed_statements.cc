@@ -325,14 +325,24 @@ class StreamThreads {
   // rank, created from the first result's schema, then `start_exchange` runs) as the fragment writes it, waking
   // `growing`'s senders; the result's blocks are released once split. The last partial blocks are flushed
   // before it returns.
-  static absl::Status SplitFragment(Database& database, const distributed::ShuffleRequest& request,
-                                    std::vector<std::shared_ptr<TemporaryRelation>>* parts,
-                                    distributed::GrowingRelations* growing,
-                                    const std::function<void()>& start_exchange) {
+  // The fragment may read the partitions of other hash splits (a nested split): they are taken first, even when
+  // the fragment cannot run.
+  absl::Status SplitFragment(Database& database, const distributed::ShuffleRequest& request,
+                             std::vector<std::shared_ptr<TemporaryRelation>>* parts,
+                             distributed::GrowingRelations* growing, const std::function<void()>& start_exchange) {
     std::vector<const optimizer::LogicalOperator*> placeholders;
+    std::vector<int> exchange_tags;
     TESSERA_ASSIGN_OR_RETURN(optimizer::LogicalOperatorPtr fragment,
-                             DecodePlanFragment(request.fragment, database.catalog(), &placeholders));
-    if (!placeholders.empty()) return absl::InternalError("the input of a hash split has inputs of its own");
+                             DecodePlanFragment(request.fragment, database.catalog(), &placeholders, &exchange_tags));
+    std::vector<FragmentInput> inputs;
+    absl::Status taken;
+    for (size_t i = 0; i < placeholders.size(); ++i) {
+      const absl::Status status = exchange_tags[i] != 0
+                                      ? TakePartition(placeholders[i], exchange_tags[i], &inputs)
+                                      : absl::InternalError("the input of a hash split reads a broadcast input");
+      if (taken.ok()) taken = status;
+    }
+    TESSERA_RETURN_IF_ERROR(taken);
     std::unique_ptr<distributed::HashSplitter> splitter;
     ScanSpec scan;
     uint32_t next = 0;
@@ -371,7 +381,7 @@ class StreamThreads {
       return released;
     };
     std::shared_ptr<ExecutionQuery> query;
-    TESSERA_RETURN_IF_ERROR(Run(database, *fragment, {}, &query, drain).status());
+    TESSERA_RETURN_IF_ERROR(Run(database, *fragment, inputs, &query, drain).status());
     if (splitter == nullptr) return absl::InternalError("the input of a hash split produced no result");
     TESSERA_RETURN_IF_ERROR(splitter->Flush());
     growing->Appended();
@@ -406,18 +416,8 @@ class StreamThreads {
     absl::Status taken;
     for (size_t i = 0; i < placeholders.size(); ++i) {
       if (exchange_tags[i] != 0) {
-        absl::StatusOr<std::shared_ptr<TemporaryRelation>> partition =
-            exchanges_.Take(exchange_tags[i], kExchangeTimeout);
-        if (!partition.ok()) {
-          // Serve keeps Cancelled for a stream the master abandoned; a split that the master's query ended before
-          // it ran (a query failed early by another exchange, ExternalFailure) is a failure to report.
-          if (taken.ok()) {
-            taken = absl::IsCancelled(partition.status()) ? absl::AbortedError(partition.status().message())
-                                                          : partition.status();
-          }
-          continue;
-        }
-        inputs.push_back({placeholders[i], *std::move(partition)});
+        const absl::Status status = TakePartition(placeholders[i], exchange_tags[i], &inputs);
+        if (taken.ok()) taken = status;
         continue;
       }
       std::vector<ColumnSchema> schema;
@@ -432,6 +432,18 @@ class StreamThreads {
     if (!fragment.ok()) return fragment.status();
     TESSERA_RETURN_IF_ERROR(taken);
     return Run(database, **fragment, inputs, query);
+  }
+
+  // Waits for the partition of hash split `tag` (the input `placeholder` of a fragment) and adds it to `inputs`.
+  absl::Status TakePartition(const optimizer::LogicalOperator* placeholder, int tag,
+                             std::vector<FragmentInput>* inputs) {
+    absl::StatusOr<std::shared_ptr<TemporaryRelation>> partition = exchanges_.Take(tag, kExchangeTimeout);
+    // Serve keeps Cancelled for a stream the master abandoned; a split that the master's query ended before it ran
+    // (a query failed early by another exchange, ExternalFailure) is a failure to report.
+    if (absl::IsCancelled(partition.status())) return absl::AbortedError(partition.status().message());
+    TESSERA_RETURN_IF_ERROR(partition.status());
+    inputs->push_back({placeholder, *std::move(partition)});
+    return absl::OkStatus();
   }
 
   // Plans `fragment` with `inputs` and runs it under the rank's Foreman; the result relation is owned by `query`.

@@ -578,13 +578,28 @@ class Builder {
     for (const auto& child : node.children) CollectFragmentInputs(*child, inputs);
   }
 
-  // The hash-split exchange of `input` (partitioned, without inputs of its own) by output column `key_column`
+  // The hash-split exchange of `input` (partitioned, without broadcast inputs) by output column `key_column`
   // (distributed/repartition_operator.h): every other rank runs `input` as a plan fragment and splits it, the
   // master's own part is planned here and split by an operator whose output is the master's partition (what
-  // later plans of `input` read); `tags` are the exchange's, `release` its partitions' record.
+  // later plans of `input` read); `tags` are the exchange's, `release` its partitions' record. The split inputs
+  // of `input` itself (a nested split) are split first, and its fragment reads their partitions on every rank.
   absl::Status HashSplit(const lp::LogicalOperator& input, int key_column, distributed::StreamTags tags,
                          std::shared_ptr<distributed::PartitionRelease> release) {
-    TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(input));
+    std::vector<const lp::LogicalOperator*> inner;
+    for (const auto& child : input.children) CollectFragmentInputs(*child, &inner);
+    std::vector<int> inner_tags;
+    std::vector<std::shared_ptr<distributed::PartitionRelease>> inner_partitions;
+    for (const lp::LogicalOperator* split : inner) {
+      if (distribution_.Broadcast(*split)) {
+        return absl::InternalError("the input of a hash split reads a broadcast input");
+      }
+      distributed::StreamTags split_tags = {cluster_->NewRequestTag(), cluster_->NewRequestTag()};
+      inner_partitions.push_back(std::make_shared<distributed::PartitionRelease>(cluster_, split_tags.data));
+      TESSERA_RETURN_IF_ERROR(
+          HashSplit(*split, distribution_.Repartition(*split), split_tags, inner_partitions.back()));
+      inner_tags.push_back(split_tags.data);
+    }
+    TESSERA_ASSIGN_OR_RETURN(std::string request, EncodePlanFragment(input, inner, inner_tags));
     // The master's part reads only the LIP filters built inside it, as the ranks' fragment does.
     absl::flat_hash_set<int> outer_lip_filters = std::move(fragment_lip_filters_);
     fragment_lip_filters_.clear();
@@ -604,10 +619,11 @@ class Builder {
                                           input.output()[key_column].name, " across ranks 0..", cluster_->size() - 1)});
     const BlockInput block_input = local.input;
     ScanSpec spec = local.TakeScanSpec();
-    const int split = dag_->AddOperator(std::make_unique<distributed::RepartitionOperator>(
-                                            std::move(request), block_input, std::move(spec), key_column,
-                                            std::move(schema), tags, cluster_, pool_, std::move(release)),
-                                        detail);
+    const int split =
+        dag_->AddOperator(std::make_unique<distributed::RepartitionOperator>(
+                              std::move(request), block_input, std::move(spec), key_column, std::move(schema), tags,
+                              cluster_, pool_, std::move(release), std::move(inner_partitions)),
+                          detail);
     Estimate(split, rows / cluster_->size());
     Connect(local, split, 0, /*pipelining=*/true);
     Stream stream = FromOperator(split, std::move(names));

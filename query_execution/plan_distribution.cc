@@ -82,7 +82,8 @@ void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot) {
   // The group key that splits the partials: placeable, the most distinct values.
   int split_key = -1;
   const lp::LogicalOperator& input_node = *aggregate.children[0];
-  if (estimated_rows_ != nullptr && estimated_rows_(aggregate) >= split_groups_ && Splittable(input_node)) {
+  if (estimated_rows_ != nullptr && estimated_rows_(aggregate) >= split_groups_ &&
+      Splittable(input_node, /*nested=*/false)) {
     double most = 0;
     for (size_t g = 0; g < aggregate.group_by.size(); ++g) {
       if (!distributed::PlaceableKeyType(aggregate.group_by[g]->result_type)) continue;
@@ -191,11 +192,8 @@ SubtreePlacement PlanDistribution::ClassifyJoin(const lp::Join& join) {
     const bool build_partitioned = right.placement == Placement::kPartitioned;
     const double broadcast = build_bytes * (r - 1) + (build_partitioned ? build_bytes * (r - 1) / r : 0);
     double other = (probe_bytes + (build_partitioned ? build_bytes : 0)) * (r - 1) / r;
-    const std::optional<JoinSplit> split = PlanJoinSplit(join, left, right);
-    if (split.has_value()) {
-      other =
-          ((split->left_column >= 0 ? probe_bytes : 0) + (split->right_column >= 0 ? build_bytes : 0)) * (r - 1) / r;
-    }
+    const std::optional<JoinSplit> split = PlanJoinSplit(join, left, right, probe_bytes, build_bytes);
+    if (split.has_value()) other = split->bytes * (r - 1) / r;
     if ((build_rows <= kMaxBroadcastRows || !split.has_value()) && broadcast < other) {
       broadcast_.insert(join.children[1].get());
       return Partitioned(left.key_columns);
@@ -242,19 +240,25 @@ SubtreePlacement PlanDistribution::ClassifyPartitionedJoin(const lp::Join& join,
   return Partitioned(std::move(keys));
 }
 
-bool PlanDistribution::Splittable(const lp::LogicalOperator& node) const {
+bool PlanDistribution::Splittable(const lp::LogicalOperator& node, bool nested) const {
   if (broadcast_.contains(&node) || repartition_.contains(&node)) return false;
-  return std::all_of(node.children.begin(), node.children.end(),
-                     [this](const lp::LogicalOperatorPtr& child) { return Splittable(*child); });
+  return std::all_of(node.children.begin(), node.children.end(), [&](const lp::LogicalOperatorPtr& child) {
+    // A split input below is the nested split's own input (its partition, ExchangeResults on a rank); a broadcast
+    // one would need the master's stream, which a hash split's fragment does not receive.
+    return (nested && repartition_.contains(child.get())) || Splittable(*child, nested);
+  });
 }
 
 std::optional<PlanDistribution::JoinSplit> PlanDistribution::PlanJoinSplit(const lp::Join& join,
                                                                            const SubtreePlacement& left,
-                                                                           const SubtreePlacement& right) const {
+                                                                           const SubtreePlacement& right,
+                                                                           double probe_bytes,
+                                                                           double build_bytes) const {
   if (left.placement != Placement::kPartitioned || right.placement != Placement::kPartitioned) return std::nullopt;
   if (join.join_type == lp::JoinType::kFullOuter || join.join_type == lp::JoinType::kCross) return std::nullopt;
   const lp::LogicalOperator& probe = *join.children[0];
   const lp::LogicalOperator& build = *join.children[1];
+  std::optional<JoinSplit> best;
   for (size_t k = 0; k < join.left_keys.size(); ++k) {
     const int l = KeyColumn(*join.left_keys[k]);
     const int r = KeyColumn(*join.right_keys[k]);
@@ -269,10 +273,16 @@ std::optional<PlanDistribution::JoinSplit> PlanDistribution::PlanJoinSplit(const
     JoinSplit split;
     if (!Contains(left.key_columns, l)) split.left_column = l;
     if (!Contains(right.key_columns, r)) split.right_column = r;
-    if ((split.left_column >= 0 && !Splittable(probe)) || (split.right_column >= 0 && !Splittable(build))) continue;
-    return split;
+    if ((split.left_column >= 0 && !Splittable(probe, /*nested=*/true)) ||
+        (split.right_column >= 0 && !Splittable(build, /*nested=*/true))) {
+      continue;
+    }
+    split.bytes = (split.left_column >= 0 ? probe_bytes : 0) + (split.right_column >= 0 ? build_bytes : 0);
+    // The key pair that moves the fewest bytes (Q5: l_orderkey = o_orderkey moves the build side, l_suppkey =
+    // s_suppkey both sides).
+    if (!best.has_value() || split.bytes < best->bytes) best = split;
   }
-  return std::nullopt;
+  return best;
 }
 
 SubtreePlacement PlanDistribution::ApplyJoinSplit(const lp::Join& join, const SubtreePlacement& left,
@@ -301,7 +311,7 @@ SubtreePlacement PlanDistribution::RepartitionAggregate(const lp::Aggregate& agg
     return Master();
   }
   const lp::LogicalOperator& child = *aggregate.children[0];
-  if (!Splittable(child)) return Master();
+  if (!Splittable(child, /*nested=*/false)) return Master();
   for (size_t g = 0; g < aggregate.group_by.size(); ++g) {
     const lp::ExpressionPtr& key = aggregate.group_by[g];
     if (key->kind != ExpressionKind::kColumn ||

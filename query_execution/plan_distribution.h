@@ -24,8 +24,10 @@
 // cannot be split into partial aggregates (COUNT(DISTINCT), holistic calls) grouped by such a column, are
 // partitioned too: each input not already placed by that key is repartitioned (Repartition(): every rank splits
 // its rows by the key's rank and sends each part to its rank, distributed/repartition_operator.h), so that the
-// rows that meet are on one rank. An input that itself reads broadcast or repartitioned inputs is not
-// repartitioned (the exchange's input runs as one plan fragment without inputs).
+// rows that meet are on one rank. A join input that itself reads repartitioned inputs is repartitioned again (a
+// nested split: its fragment reads the partitions of the inner splits on every rank, e.g. TPC-H Q5 / Q10's orders
+// split by o_custkey to meet customer, then the joined rows split by o_orderkey to meet lineitem); one that reads
+// a broadcast input is not (the exchange's fragment receives no broadcast inputs).
 // Partial aggregation: SplitAggregates rewrites a decomposable aggregation over a partitioned input into partial
 // aggregates on the ranks and their merge, on the master, or on the ranks after a hash split of the partials by a
 // group key when the groups are many.
@@ -115,16 +117,22 @@ class PlanDistribution {
   struct JoinSplit {
     int left_column = -1;
     int right_column = -1;
+    double bytes = 0;  // the estimated bytes of the sides split (each moves (r - 1) / r of them)
   };
+  // The split of the key pair that moves the fewest estimated bytes (`probe_bytes`, `build_bytes`: the sides').
   std::optional<JoinSplit> PlanJoinSplit(const optimizer::Join& join, const SubtreePlacement& left,
-                                         const SubtreePlacement& right) const;
+                                         const SubtreePlacement& right, double probe_bytes, double build_bytes) const;
   SubtreePlacement ApplyJoinSplit(const optimizer::Join& join, const SubtreePlacement& left,
                                   const SubtreePlacement& right, const JoinSplit& split);
   SubtreePlacement RepartitionAggregate(const optimizer::Aggregate& aggregate);
   // SplitAggregates on `*slot` and below.
   void SplitAggregatesBelow(optimizer::LogicalOperatorPtr* slot);
-  // Whether `node` may be the input of a hash split: a subtree without broadcast or repartitioned inputs.
-  bool Splittable(const optimizer::LogicalOperator& node) const;
+  // Whether `node` may be the input of a hash split: not itself an exchange's input, and a subtree without
+  // broadcast inputs, and, unless `nested`, without repartitioned inputs (with `nested` they are split first: a
+  // nested split). Joins split nested inputs (the alternative, broadcasting the build side, moves it
+  // (r - 1) x (1 + 1 / r) times); aggregations do not (the alternative, gathering the partials, moves about as
+  // much as splitting them, without a third exchange in sequence).
+  bool Splittable(const optimizer::LogicalOperator& node, bool nested) const;
 
   int ranks_ = 2;
   std::function<double(const optimizer::LogicalOperator&)> estimated_rows_;

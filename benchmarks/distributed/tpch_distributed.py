@@ -101,7 +101,8 @@ def check(query, output, answers):
 
 def run_queries(shell, targets, queries, runs, answers):
     """Runs every query on each of `targets` (server, explain?) in turn, run after run, so that load from outside
-    falls on all of them alike. Returns one {query: (median s, bytes exchanged, answer ok)} per target. A query
+    falls on all of them alike. Returns one {query: (median s, bytes exchanged, answer ok, of which hash splits)}
+    per target. A query
     is a TPC-H number (checked against `answers`, or the first target's answer without them) or an SSB name like
     "1.1" (checked against the first target's answer)."""
     results = [{} for _ in targets]
@@ -117,16 +118,17 @@ def run_queries(shell, targets, queries, runs, answers):
                 sql(shell, target, text)
                 times[i].append(time.monotonic() - began)
         for i, (target, explain) in enumerate(targets):
-            exchanged = 0
+            exchanged = split = 0
             if explain:
                 plan = sql(shell, target, "EXPLAIN ANALYZE " + text)
                 exchanged = sum(int(b) for b in re.findall(r"received \d+ blocks, (\d+) bytes", plan))
                 exchanged += sum(int(b) for b in re.findall(r"broadcast (\d+) bytes", plan))
                 # Hash splits: what the master sent to and received from the other ranks (with 2 ranks every
                 # byte of the exchange; with more, the traffic between the other ranks is not seen here).
-                exchanged += sum(int(a) + int(b) for a, b in re.findall(r"sent (\d+) bytes, received (\d+) bytes", plan))
+                split = sum(int(a) + int(b) for a, b in re.findall(r"sent (\d+) bytes, received (\d+) bytes", plan))
+                exchanged += split
             ok = same_rows(outputs[i], outputs[0]) if ssb or answers is None else check(query, outputs[i], answers)
-            results[i][query] = (statistics.median(times[i]), exchanged, ok)
+            results[i][query] = (statistics.median(times[i]), exchanged, ok, split)
         print(f"  q{query}: " + ", ".join(f"{r[query][0]:.3f} s" for r in results), file=sys.stderr)
     return results
 
@@ -243,12 +245,12 @@ def main():
     extra = "".join(f" {label + ' (s)':>13} {'ratio':>6} {label + ' (MB)':>14}" for label, _ in others)
     print(f"{'query':>5} {'1 rank (s)':>11} {'cluster (s)':>12} {'ratio':>6} {'exchanged (MB)':>15}{extra}  answers")
     for query in queries:
-        a, _, ok_a = single[query]
-        b, exchanged, ok_b = cluster[query]
+        a, _, ok_a, _ = single[query]
+        b, exchanged, ok_b, _ = cluster[query]
         ok = ok_a and ok_b
         columns = ""
         for _, other in others:
-            c, other_exchanged, ok_c = other[query]
+            c, other_exchanged, ok_c, _ = other[query]
             ok = ok and ok_c
             columns += f" {c:>13.3f} {c / a:>6.2f} {other_exchanged / 1e6:>14.1f}"
         name = f"q{query}" if isinstance(query, str) else f"q{query:02d}"
@@ -267,23 +269,35 @@ def main():
 
 def print_predicted_speedup(single, cluster, queries, ranks, bandwidth_gbit):
     """The predicted speedup on 2, 4 and 8 nodes (docs/decisions/0011, assumptions (a)-(c)): T1 / (T1 / N +
-    bytes_N / bandwidth), T1 the single server's time, bytes_N the bytes this run measured with `ranks` ranks
-    scaled by (N - 1) / (ranks - 1) (gathers of partial groups and broadcasts grow with the other ranks)."""
+    bytes_N / bandwidth), T1 the single server's time, bytes_N the bytes on the master's link with N nodes, from
+    what this run measured with `ranks` ranks: gathers and broadcasts scaled by (N - 1) / (ranks - 1) (the master
+    receives from and sends to every other rank; exact for broadcasts and gathers of partial groups, an upper
+    bound for gathers of rows), hash splits by ((N - 1) / N^2) / ((ranks - 1) / ranks^2) (each node sends
+    (N - 1) / N of its 1 / N of the split input and receives as much, on its own link, all links at once)."""
     if ranks < 2:
         return
     bytes_per_second = bandwidth_gbit * 1e9 / 8
     nodes = (2, 4, 8)
 
     def predicted_time(query, n):
-        return single[query][0] / n + cluster[query][1] * (n - 1) / (ranks - 1) / bytes_per_second
+        _, exchanged, _, split = cluster[query]
+        link = (exchanged - split) * (n - 1) / (ranks - 1) + split * ((n - 1) / n**2) / ((ranks - 1) / ranks**2)
+        return single[query][0] / n + link / bytes_per_second
 
-    print(f"predicted speedup at {bandwidth_gbit:g} Gbit/s (bytes of {ranks} ranks scaled by (N - 1) / {ranks - 1})")
-    print(f"{'query':>5} " + " ".join(f"{f'{n} nodes':>8}" for n in nodes))
+    print(f"predicted speedup at {bandwidth_gbit:g} Gbit/s (bytes of {ranks} ranks: gathers and broadcasts scaled "
+          f"by (N - 1) / {ranks - 1}, hash splits by (N - 1) / N^2 per link)")
+    print(f"{'query':>5} {'gathered + broadcast (MB)':>26} {'split (MB)':>11} " +
+          " ".join(f"{f'{n} nodes':>8}" for n in nodes))
     for query in queries:
         name = f"q{query}" if isinstance(query, str) else f"q{query:02d}"
-        print(f"{name:>5} " + " ".join(f"{single[query][0] / predicted_time(query, n):>7.2f}x" for n in nodes))
+        _, exchanged, _, split = cluster[query]
+        print(f"{name:>5} {(exchanged - split) / 1e6:>26.1f} {split / 1e6:>11.1f} " +
+              " ".join(f"{single[query][0] / predicted_time(query, n):>7.2f}x" for n in nodes))
     total = sum(single[q][0] for q in queries)
-    print(f"{'sum':>5} " + " ".join(f"{total / sum(predicted_time(q, n) for q in queries):>7.2f}x" for n in nodes))
+    gathered = sum(cluster[q][1] - cluster[q][3] for q in queries)
+    split = sum(cluster[q][3] for q in queries)
+    print(f"{'sum':>5} {gathered / 1e6:>26.1f} {split / 1e6:>11.1f} " +
+          " ".join(f"{total / sum(predicted_time(q, n) for q in queries):>7.2f}x" for n in nodes))
 
 
 if __name__ == "__main__":

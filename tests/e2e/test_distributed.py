@@ -192,6 +192,12 @@ SHAPES = [
      "WHERE l_quantity > 45",
      ["hash split orders (2 columns) by o_custkey", "hash split lineitem (3 columns, filter) by l_partkey",
       "inner join(hash split, hash split)"]),
+    # A nested split: orders is split by o_custkey to meet customer, then the joined rows are split again by
+    # o_orderkey to meet lineitem (placed by it) on every rank, instead of being gathered and broadcast.
+    ("SELECT l_returnflag, count(*), sum(l_extendedprice), max(c_name) FROM customer JOIN orders ON c_custkey = o_custkey "
+     "JOIN lineitem ON l_orderkey = o_orderkey WHERE c_acctbal > 0 AND o_orderdate < DATE '1995-01-01' "
+     "GROUP BY l_returnflag",
+     ["by o_orderkey across ranks 0..1", "by o_custkey across ranks 0..1"]),
     # An anti join on a key the probe side is placed by.
     ("SELECT c_nationkey, count(*) FROM customer WHERE NOT EXISTS (SELECT * FROM orders WHERE o_custkey = c_custkey) "
      "GROUP BY c_nationkey",
@@ -264,6 +270,12 @@ def test_statements_a_cluster_cannot_run_yet_are_refused(cluster):
 def test_tpch_queries_match_reference_on_three_ranks():
     with loaded_cluster(3) as running:
         assert "from ranks 1..2" in running.sql("EXPLAIN SELECT sum(l_quantity) FROM lineitem").stdout
+        # Q5 and Q10: orders split by o_custkey to meet customer, the joined rows split again by o_orderkey to meet
+        # lineitem (nested splits), nothing gathered to be broadcast.
+        for query in (5, 10):
+            plan = running.sql("EXPLAIN " + open(os.path.join(QUERIES, f"q{query:02d}.sql")).read()).stdout
+            assert "by o_custkey across ranks 0..2" in plan and "by o_orderkey across ranks 0..2" in plan, plan
+            assert "broadcast" not in plan, plan
         for query in range(1, 23):
             check_tpch_query(running, query)
 

@@ -315,14 +315,23 @@ TEST_F(PlanDistributionTest, HashSplitsForJoinsAndAggregatesOnAnotherKey) {
   EXPECT_EQ(distribution.Of(*counted).placement, Placement::kPartitioned);
   EXPECT_EQ(distribution.Repartition(partial), 0);
   EXPECT_EQ(distribution.Repartition(*partial.children[0]), -1);
-  // An input that reads a split input itself is not split again: without a split the outer join broadcasts
-  // orders (gathered, then sent: 1.5 x its bytes, less than gathering both sides; the row cap holds only against
-  // a split) and orders is not split.
-  lp::LogicalOperatorPtr nested = Join(
-      lp::JoinType::kInner, Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0), 0, Scan("orders"), 1);
+  // An input that reads a split input itself is split again (a nested split, TPC-H Q5 / Q10): orders split by
+  // o_custkey to meet customer, then the joined rows split by o_orderkey to meet lineitem, which stays placed by
+  // l_orderkey; every row moves once instead of the joined rows being gathered and broadcast.
+  lp::LogicalOperatorPtr nested = Join(lp::JoinType::kInner, Scan("lineitem"), 0,
+                                       Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0), 0);
   EXPECT_EQ(distribution.Of(*nested).placement, Placement::kPartitioned);
-  EXPECT_TRUE(distribution.Broadcast(*nested->children[1]));
-  EXPECT_EQ(distribution.Repartition(*nested->children[1]), -1);
+  EXPECT_EQ(distribution.Of(*nested).key_columns, (std::vector<int>{0, 2}));
+  EXPECT_FALSE(distribution.Broadcast(*nested->children[1]));
+  EXPECT_EQ(distribution.Repartition(*nested->children[1]), 0);
+  EXPECT_EQ(distribution.Repartition(*nested->children[1]->children[0]), 1);
+  EXPECT_EQ(distribution.Repartition(*nested->children[0]), -1);
+  // Both sides of a join on o_custkey read split inputs: each is split again.
+  lp::LogicalOperatorPtr twice = Join(
+      lp::JoinType::kInner, Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0), 0, Scan("orders"), 1);
+  EXPECT_EQ(distribution.Of(*twice).placement, Placement::kPartitioned);
+  EXPECT_EQ(distribution.Repartition(*twice->children[0]), 0);
+  EXPECT_EQ(distribution.Repartition(*twice->children[1]), 1);
 
   // The fragment above the split reads it as an exchange placeholder that carries the exchange's tag.
   absl::StatusOr<std::string> message = EncodePlanFragment(*apart, {apart->children[0].get()}, {4242});
@@ -402,6 +411,31 @@ TEST_F(PlanDistributionTest, JoinsBroadcastOrSplitByTheBytesTheyMove) {
   EXPECT_EQ(capped.Of(*join).placement, Placement::kPartitioned);
   EXPECT_FALSE(capped.Broadcast(*join->children[1]));
   EXPECT_EQ(capped.Repartition(*join->children[0]), 1);
+}
+
+// A hash split's fragment receives no broadcast inputs: a side that reads a broadcast build side is not split,
+// so the join above it broadcasts that side (or runs on the master).
+TEST_F(PlanDistributionTest, AnInputThatReadsABroadcastIsNotSplit) {
+  const auto rows = [](const lp::LogicalOperator& node) {
+    if (node.kind() == lp::LogicalOperatorKind::kTableScan) {
+      const std::string& table = node.As<lp::TableScan>().alias;
+      return table == "lineitem" ? 1e8 : table == "orders" ? 1e6 : 1e4;
+    }
+    return node.kind() == lp::LogicalOperatorKind::kLimit ? 1e4 : 1e6;
+  };
+  PlanDistribution distribution(2, rows);
+  auto limit = std::make_unique<lp::Limit>();
+  limit->limit = 10000;
+  limit->children.push_back(Scan("customer"));
+  limit->RecomputeOutput();
+  // orders with the first 10,000 customers (on the master, broadcast), joined with lineitem on o_custkey (not
+  // orders' placing column): the joined orders would have to be split, but they read a broadcast.
+  lp::LogicalOperatorPtr join = Join(lp::JoinType::kInner, Scan("lineitem"), 0,
+                                     Join(lp::JoinType::kInner, Scan("orders"), 1, std::move(limit), 0), 1);
+  EXPECT_EQ(distribution.Of(*join).placement, Placement::kPartitioned);
+  EXPECT_TRUE(distribution.Broadcast(*join->children[1]->children[1]));
+  EXPECT_EQ(distribution.Repartition(*join->children[1]), -1);
+  EXPECT_TRUE(distribution.Broadcast(*join->children[1]));
 }
 
 TEST_F(PlanDistributionTest, ARankWithAnotherSchemaRefusesTheFragment) {
