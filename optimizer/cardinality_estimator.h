@@ -8,7 +8,8 @@
 //   col = constant -> 1/ndv; col <> constant -> 1 - 1/ndv (also for col + - * constant, and col % k with
 //   ndv at most |k|: `d_date_sk % 7 = 1` keeps a seventh); range -> interpolated between min and max for
 //   numbers and dates, else 1/3; IN (n items) -> n/ndv; LIKE -> 0.1 (NOT LIKE 0.9); IS NULL -> null fraction;
-//   AND -> product; OR -> 1 - prod(1 - s); anything else 1/2.
+//   AND -> product (one interval per column for ranges; the narrowest of = / IN on one column); OR -> 1 - prod(1 -
+//   s); anything else 1/2.
 //   Equi-join: |L| * |R| / max(ndv(l), ndv(r)) per key pair, several pairs combined with exponential back-off
 //   (s1 * s2^(1/2) * s3^(1/4) ...), so that composite keys are not treated as independent. A side filtered
 //   below its keys counts its rows as distinct keys when the other side's keys span at most half its key range

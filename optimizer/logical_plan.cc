@@ -414,6 +414,7 @@ std::string Values::Describe() const {
     rendered.push_back(absl::StrCat("(", absl::StrJoin(values, ", "), ")"));
   }
   if (rows.size() > kShownRows) rendered.push_back(absl::StrCat("... ", rows.size(), " rows in all"));
+  if (rows.empty()) rendered.push_back("no rows");  // a subtree ConstantFolding found empty
   return absl::StrCat("Values [", absl::StrJoin(DisplayNames(columns), ", "), "] ", absl::StrJoin(rendered, ", "));
 }
 

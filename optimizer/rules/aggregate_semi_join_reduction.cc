@@ -4,6 +4,7 @@
 
 #include "optimizer/cardinality_estimator.h"
 #include "optimizer/expression_analysis.h"
+#include "optimizer/rules/semi_join_push_down.h"
 
 namespace tessera::optimizer {
 namespace {
@@ -160,7 +161,7 @@ void TryReduce(Join& join) {
   semi->left_keys.push_back(MakeInputColumn(semi->children[0]->output(), best.input_column));
   semi->right_keys.push_back(MakeInputColumn(semi->children[1]->output(), best.source.column));
   semi->RecomputeOutput();
-  best.aggregate->children[0] = std::move(semi);
+  best.aggregate->children[0] = SinkSemiJoin(std::move(semi));
 }
 
 void Visit(LogicalOperator& node) {

@@ -13,6 +13,7 @@
 #include "optimizer/rules/eager_aggregation.h"
 #include "optimizer/rules/exact_filter_semi_join.h"
 #include "optimizer/rules/implied_lip_filters.h"
+#include "optimizer/rules/inner_to_semi_join.h"
 #include "optimizer/rules/join_ordering.h"
 #include "optimizer/rules/lip_filters.h"
 #include "optimizer/rules/predicate_push_down.h"
@@ -27,6 +28,7 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
     list->push_back(std::make_unique<PredicatePushDown>());
     list->push_back(std::make_unique<ConstantFolding>());
     list->push_back(std::make_unique<JoinOrdering>());
+    list->push_back(std::make_unique<InnerToSemiJoin>());
     list->push_back(std::make_unique<SemiJoinPushDown>());
     list->push_back(std::make_unique<AggregateSemiJoinReduction>());
     list->push_back(std::make_unique<DistinctAggregateSplit>());

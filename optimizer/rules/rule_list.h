@@ -4,18 +4,20 @@
 //                                  factored out; partial push-down of disjunctions (Quickstep D§2.5.1, TPC-H Q19/Q7)
 //   2. ConstantFolding             folds what the rewrites made constant; drops TRUE conjuncts and empty Filters
 //   3. JoinOrdering                greedy join order by estimated cardinality; smaller input on the build (right) side
-//   4. SemiJoinPushDown            selective semi/anti joins move down to the join input that holds their keys
-//   5. AggregateSemiJoinReduction  a grouped aggregate joined on its key first keeps only the keys a filtered scan
+//   4. InnerToSemiJoin             under a semi / anti join's build side, an inner join read for one input only is
+//                                  a semi join (no repeats: TPC-DS Q95)
+//   5. SemiJoinPushDown            selective semi/anti joins move down to the join input that holds their keys
+//   6. AggregateSemiJoinReduction  a grouped aggregate joined on its key first keeps only the keys a filtered scan
 //                                  on the other side can match (decorrelated subqueries: Q2, Q17, Q20)
-//   6. DistinctAggregateSplit      DISTINCT aggregates of one argument as two plain aggregations
-//   7. EagerAggregation            one join side aggregated by its join keys before the join (TPC-H Q13)
-//   8. ColumnPruning               scans read and joins carry only the columns used above them
-//   9. ExactFilterSemiJoin         joins whose build side only filters, on a dense unique key, probe a bit vector
-//  10. LipFilters                  Bloom filters from every build side applied in the probe-side scan (D§2.5.3)
-//  11. ImpliedLipFilters           Bloom filters along equalities that join conditions only imply
-//  12. SetOperationLowering        INTERSECT / EXCEPT as an aggregation over UNION ALL
-//  13. BuildSideSwap               left outer / semi / anti joins build on their smaller preserved side
-//  14. AggregateSharing            aggregates that compute the same rows are computed once
+//   7. DistinctAggregateSplit      DISTINCT aggregates of one argument as two plain aggregations
+//   8. EagerAggregation            one join side aggregated by its join keys before the join (TPC-H Q13)
+//   9. ColumnPruning               scans read and joins carry only the columns used above them
+//  10. ExactFilterSemiJoin         joins whose build side only filters, on a dense unique key, probe a bit vector
+//  11. LipFilters                  Bloom filters from every build side applied in the probe-side scan (D§2.5.3)
+//  12. ImpliedLipFilters           Bloom filters along equalities that join conditions only imply
+//  13. SetOperationLowering        INTERSECT / EXCEPT as an aggregation over UNION ALL
+//  14. BuildSideSwap               left outer / semi / anti joins build on their smaller preserved side
+//  15. AggregateSharing            aggregates that compute the same rows are computed once
 // Thread-safe (rules are stateless).
 
 #include <memory>

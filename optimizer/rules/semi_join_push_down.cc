@@ -24,7 +24,6 @@ bool KeysWithin(const Join& join, int begin, int end) {
   return true;
 }
 
-// Moves `semi` below its left input as far as it can go; returns the subtree that replaces it.
 LogicalOperatorPtr Sink(std::unique_ptr<Join> semi) {
   LogicalOperator& input = *semi->children[0];
   switch (input.kind()) {
@@ -88,6 +87,11 @@ LogicalOperatorPtr PushDown(LogicalOperatorPtr node) {
 }
 
 }  // namespace
+
+LogicalOperatorPtr SinkSemiJoin(std::unique_ptr<Join> semi) {
+  if (!IsMovable(*semi)) return semi;
+  return Sink(std::move(semi));
+}
 
 LogicalOperatorPtr SemiJoinPushDown::Apply(LogicalOperatorPtr plan) const { return PushDown(std::move(plan)); }
 

@@ -12,6 +12,11 @@
 
 namespace tessera::optimizer {
 
+// Moves `semi` (a movable semi or anti join: no residual, keys, not null-aware) below its left input as far as
+// it can go, whatever it is estimated to keep; returns the subtree that replaces it. For rules that make a semi
+// join known to be selective (AggregateSemiJoinReduction).
+LogicalOperatorPtr SinkSemiJoin(std::unique_ptr<Join> semi);
+
 class SemiJoinPushDown final : public Rule {
  public:
   std::string name() const override { return "SemiJoinPushDown"; }

@@ -59,10 +59,11 @@ testing::TestCatalog* RulesTest::catalog_ = nullptr;
 TEST_F(RulesTest, RuleListOrder) {
   std::vector<std::string> names;
   for (const auto& rule : RuleList()) names.push_back(rule->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "ConstantFolding", "JoinOrdering", "SemiJoinPushDown",
-                                             "AggregateSemiJoinReduction", "DistinctAggregateSplit", "EagerAggregation",
-                                             "ColumnPruning", "ExactFilterSemiJoin", "LipFilters", "ImpliedLipFilters",
-                                             "SetOperationLowering", "BuildSideSwap", "AggregateSharing"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "ConstantFolding", "JoinOrdering", "InnerToSemiJoin",
+                                             "SemiJoinPushDown", "AggregateSemiJoinReduction", "DistinctAggregateSplit",
+                                             "EagerAggregation", "ColumnPruning", "ExactFilterSemiJoin", "LipFilters",
+                                             "ImpliedLipFilters", "SetOperationLowering", "BuildSideSwap",
+                                             "AggregateSharing"}));
 }
 
 TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {
