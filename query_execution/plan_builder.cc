@@ -1127,6 +1127,8 @@ class Builder {
       spec.functions.push_back(std::move(function));
       functions.push_back(WindowFunctionName(call.function));
     }
+    spec.limit_function = window.limit_call;
+    spec.limit = window.limit;
     const double rows = child.rows;
     int input;
     if (read_directly) {
@@ -1139,7 +1141,8 @@ class Builder {
     std::string detail =
         JoinDetails({spec.partition_columns.empty() ? "" : Counted(spec.partition_columns.size(), "partition key"),
                      spec.order_keys.empty() ? "" : Counted(spec.order_keys.size(), "order key"),
-                     absl::StrCat("functions: ", absl::StrJoin(functions, ", "))});
+                     absl::StrCat("functions: ", absl::StrJoin(functions, ", ")),
+                     window.limit_call < 0 ? "" : absl::StrCat("top ", window.limit, " per partition")});
     auto op = std::make_unique<WindowOperator>(dag_->op(input)->output(), std::move(spec), pool_);
     int index = dag_->AddOperator(std::move(op), std::move(detail));
     Estimate(index, rows, OperatorEstimate::Structure::kSortBuffer, EstimatedBytes(rows, kSortEntryBytes));

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "catalog/text_conversion.h"
 #include "common/bitmap.h"
@@ -146,14 +147,22 @@ class WindowOperator::PartitionWorkOrder : public WorkOrder {
     // Counting sort of the rows by group.
     BlockPartitions& partitions = op_->partitions_[block_];
     partitions.offsets.assign(groups + 1, 0);
-    for (uint32_t r = 0; r < rows; ++r) {
-      hashes[r] = (hashes[r] >> 40) % groups;
-      ++partitions.offsets[hashes[r] + 1];
-    }
+    auto group_of = [groups](uint64_t hash) { return (hash >> 40) % groups; };
+    for (uint32_t r = 0; r < rows; ++r) ++partitions.offsets[group_of(hashes[r]) + 1];
     for (uint32_t g = 0; g < groups; ++g) partitions.offsets[g + 1] += partitions.offsets[g];
     TESSERA_ASSIGN_OR_RETURN(partitions.rows, PoolArray<uint32_t>::Allocate(op_->pool_, std::max<uint32_t>(rows, 1)));
     std::vector<uint32_t> next(partitions.offsets.begin(), partitions.offsets.end() - 1);
-    for (uint32_t r = 0; r < rows; ++r) partitions.rows[next[hashes[r]]++] = r;
+    if (op_->spec_.limit_function >= 0) {
+      TESSERA_ASSIGN_OR_RETURN(partitions.hashes,
+                               PoolArray<uint64_t>::Allocate(op_->pool_, std::max<uint32_t>(rows, 1)));
+      for (uint32_t r = 0; r < rows; ++r) {
+        const uint32_t slot = next[group_of(hashes[r])]++;
+        partitions.rows[slot] = r;
+        partitions.hashes[slot] = hashes[r];
+      }
+    } else {
+      for (uint32_t r = 0; r < rows; ++r) partitions.rows[next[group_of(hashes[r])]++] = r;
+    }
     rows_in_ = rows;
     op_->partitions_finished_.fetch_add(1);
     return absl::OkStatus();
@@ -181,7 +190,7 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
     if (total > std::numeric_limits<uint32_t>::max() / 2) {
       return absl::ResourceExhaustedError("window partition group too large");
     }
-    const uint32_t n = static_cast<uint32_t>(total);
+    uint32_t n = static_cast<uint32_t>(total);
     rows_in_ = partitioned ? 0 : n;  // partitioned: the partition work orders counted them
     if (n == 0) return absl::OkStatus();
     // The work order's arrays are buffer-pool memory: charged to the query, and warm slots are reused (fresh
@@ -189,16 +198,18 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
     BufferPool* pool = op_->pool_;
     TESSERA_ASSIGN_OR_RETURN(row_blocks_, PoolArray<const BlockView*>::Allocate(pool, n));
     TESSERA_ASSIGN_OR_RETURN(row_numbers_, PoolArray<uint32_t>::Allocate(pool, n));
-    TESSERA_ASSIGN_OR_RETURN(order_, PoolArray<uint32_t>::Allocate(pool, n));
-    TESSERA_ASSIGN_OR_RETURN(peer_start_, PoolArray<uint32_t>::Allocate(pool, n));
-    TESSERA_ASSIGN_OR_RETURN(peer_end_, PoolArray<uint32_t>::Allocate(pool, n));
-    n_ = n;
+    const bool top_n = spec.limit_function >= 0 && static_cast<uint64_t>(spec.limit) < n;
+    PoolArray<uint64_t> hashes;  // top-N: each element's partition hash
+    if (top_n && partitioned) {
+      TESSERA_ASSIGN_OR_RETURN(hashes, PoolArray<uint64_t>::Allocate(pool, n));
+    }
     uint32_t next = 0;
     for (uint32_t b = 0; b < op_->blocks_.size(); ++b) {
       const BlockView* block = &op_->blocks_[b];
       if (partitioned) {
         const BlockPartitions& partitions = op_->partitions_[b];
         for (uint32_t i = partitions.offsets[group_]; i < partitions.offsets[group_ + 1]; ++i) {
+          if (hashes.size() > 0) hashes[next] = partitions.hashes[i];
           row_blocks_[next] = block;
           row_numbers_[next++] = partitions.rows[i];
         }
@@ -209,6 +220,19 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
         }
       }
     }
+    if (top_n) {
+      TESSERA_ASSIGN_OR_RETURN(n, KeepTopN(n, hashes.data()));
+      hashes = {};
+      if (n == 0) {
+        row_blocks_ = {};
+        row_numbers_ = {};
+        return absl::OkStatus();
+      }
+    }
+    TESSERA_ASSIGN_OR_RETURN(order_, PoolArray<uint32_t>::Allocate(pool, n));
+    TESSERA_ASSIGN_OR_RETURN(peer_start_, PoolArray<uint32_t>::Allocate(pool, n));
+    TESSERA_ASSIGN_OR_RETURN(peer_end_, PoolArray<uint32_t>::Allocate(pool, n));
+    n_ = n;
 
     // Sort by PARTITION BY keys (any fixed order) and ORDER BY keys; ties by input position. Then the
     // partition starts and each sorted position's peer group start.
@@ -261,6 +285,120 @@ class WindowOperator::ComputeWorkOrder : public WorkOrder {
   }
 
  private:
+  // Top-N per partition (WindowSpec::limit_function, limit < n): keeps the elements whose limited function can
+  // be at most `limit`, in input order (row_blocks_ / row_numbers_ compacted), and returns how many. Per
+  // partition (by `hashes`, null without PARTITION BY; keys compared where hashes match) a max-heap holds the
+  // `limit` best elements by ORDER BY keys, then input position, as the sort orders them; row_number keeps
+  // exactly those, rank also the elements tied with the worst of them. Every element better than a kept one is
+  // kept, so row_number, rank and dense_rank computed over the rows kept are their values over all rows.
+  absl::StatusOr<uint32_t> KeepTopN(uint32_t n, const uint64_t* hashes) {
+    const WindowSpec& spec = op_->spec_;
+    const uint32_t limit = static_cast<uint32_t>(spec.limit);
+    if (limit == 0) return 0;
+    const std::vector<ColumnSchema>& schema = op_->input_->schema();
+    std::vector<SortColumn> partition_keys;
+    std::vector<SortColumn> order_keys;
+    if (hashes != nullptr) {
+      partition_keys.reserve(spec.partition_columns.size());
+      for (int column : spec.partition_columns) {
+        partition_keys.emplace_back(row_blocks_.data(), row_numbers_.data(), n, SortKey{column, true, false},
+                                    schema[column].type);
+      }
+    }
+    order_keys.reserve(spec.order_keys.size());
+    for (const SortKey& key : spec.order_keys) {
+      order_keys.emplace_back(row_blocks_.data(), row_numbers_.data(), n, key, schema[key.column].type);
+    }
+    auto compare_order = [&](uint32_t a, uint32_t b) {
+      for (const SortColumn& key : order_keys) {
+        const int c = key.Compare(a, b);
+        if (c != 0) return c;
+      }
+      return 0;
+    };
+    auto better = [&](uint32_t a, uint32_t b) {
+      const int c = compare_order(a, b);
+      return c != 0 ? c < 0 : a < b;
+    };
+    auto same_partition = [&](uint32_t a, uint32_t b) {
+      for (const SortColumn& key : partition_keys) {
+        if (key.Compare(a, b) != 0) return false;
+      }
+      return true;
+    };
+
+    // Each element's partition: the first element of a hash starts a chain of partitions with that hash.
+    constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+    struct Partition {
+      uint32_t first;         // an element of the partition
+      uint32_t next = kNone;  // the next partition of the same hash
+      uint32_t rows = 0;      // its elements
+      uint32_t heap = 0;      // where its heap starts in `heaps` (rows > limit)
+      uint32_t heap_size = 0;
+    };
+    std::vector<Partition> partitions;
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<uint32_t> partition_of, PoolArray<uint32_t>::Allocate(op_->pool_, n));
+    if (hashes == nullptr) {
+      partitions.push_back({0, kNone, n});
+      std::fill(partition_of.begin(), partition_of.end(), 0u);
+    } else {
+      absl::flat_hash_map<uint64_t, uint32_t> by_hash;
+      for (uint32_t e = 0; e < n; ++e) {
+        auto [it, inserted] = by_hash.try_emplace(hashes[e], static_cast<uint32_t>(partitions.size()));
+        uint32_t p = it->second;
+        if (inserted) {
+          partitions.push_back({e});
+        } else {
+          while (!same_partition(partitions[p].first, e)) {
+            if (partitions[p].next == kNone) {
+              partitions[p].next = static_cast<uint32_t>(partitions.size());
+              partitions.push_back({e});
+            }
+            p = partitions[p].next;
+          }
+        }
+        partition_of[e] = p;
+        ++partitions[p].rows;
+      }
+    }
+    size_t slots = 0;
+    for (Partition& partition : partitions) {
+      if (partition.rows <= limit) continue;
+      partition.heap = static_cast<uint32_t>(slots);
+      slots += limit;
+    }
+    if (slots == 0) return n;
+    TESSERA_ASSIGN_OR_RETURN(PoolArray<uint32_t> heaps, PoolArray<uint32_t>::Allocate(op_->pool_, slots));
+    for (uint32_t e = 0; e < n; ++e) {
+      Partition& partition = partitions[partition_of[e]];
+      if (partition.rows <= limit) continue;
+      uint32_t* heap = heaps.data() + partition.heap;
+      if (partition.heap_size < limit) {
+        heap[partition.heap_size++] = e;
+        std::push_heap(heap, heap + partition.heap_size, better);
+      } else if (better(e, heap[0])) {
+        std::pop_heap(heap, heap + limit, better);
+        heap[limit - 1] = e;
+        std::push_heap(heap, heap + limit, better);
+      }
+    }
+    // Decide every element before moving any (a SortColumn of INTERVALs reads the row arrays when comparing).
+    const bool ties = spec.functions[spec.limit_function].kind == Kind::kRank;
+    for (uint32_t e = 0; e < n; ++e) {
+      const Partition& partition = partitions[partition_of[e]];
+      if (partition.rows <= limit) continue;
+      const uint32_t worst = heaps[partition.heap];
+      if (ties ? compare_order(e, worst) > 0 : better(worst, e)) partition_of[e] = kNone;
+    }
+    uint32_t kept = 0;
+    for (uint32_t e = 0; e < n; ++e) {
+      if (partition_of[e] == kNone) continue;
+      row_blocks_[kept] = row_blocks_[e];
+      row_numbers_[kept++] = row_numbers_[e];
+    }
+    return kept;
+  }
+
   // Sorts with SortColumn comparisons: any key types.
   void SortGeneric(uint32_t n, std::vector<uint32_t>* partition_starts) {
     const WindowSpec& spec = op_->spec_;

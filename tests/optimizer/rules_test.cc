@@ -61,8 +61,9 @@ TEST_F(RulesTest, RuleListOrder) {
   for (const auto& rule : RuleList()) names.push_back(rule->name());
   EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "ConstantFolding", "JoinOrdering", "SemiJoinPushDown",
                                              "AggregateSemiJoinReduction", "DistinctAggregateSplit", "EagerAggregation",
-                                             "ColumnPruning", "ExactFilterSemiJoin", "LipFilters", "ImpliedLipFilters",
-                                             "SetOperationLowering", "BuildSideSwap", "AggregateSharing"}));
+                                             "ColumnPruning", "WindowTopN", "ExactFilterSemiJoin", "LipFilters",
+                                             "ImpliedLipFilters", "SetOperationLowering", "BuildSideSwap",
+                                             "AggregateSharing"}));
 }
 
 TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {
