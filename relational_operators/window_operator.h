@@ -2,12 +2,15 @@
 // Window functions (`rank() OVER (PARTITION BY a ORDER BY b)`) that share one PARTITION BY / ORDER BY.
 // Blocking: once every input block has arrived,
 //   1. one partition work order per input block hashes the rows' PARTITION BY keys and lists the block's rows
-//      by partition group (kPartitionGroups groups by hash; one group without PARTITION BY), in parallel;
+//      by partition group (kPartitionGroups groups by hash; one group without PARTITION BY), with the hashes,
+//      in parallel;
 //   2. one compute work order per partition group gathers the group's rows from all blocks, sorts them by
-//      PARTITION BY + ORDER BY keys (fixed-width keys as order-preserving 64-bit words, others with
-//      SortColumn as the sort operator; ties by input position, so results are deterministic), computes every
-//      function over each partition and writes the chosen input columns (WindowSpec::output_columns) followed
-//      by one column per function, a vector of rows at a time. Groups run in parallel.
+//      PARTITION BY + ORDER BY keys (fixed-width keys as order-preserving 64-bit words; PARTITION BY keys that
+//      are not, e.g. strings, as one word numbering the partitions by their hashes, keys compared on a match;
+//      others with SortColumn as the sort operator; ties by input position, so results are deterministic),
+//      computes every function over each partition and writes the chosen input columns
+//      (WindowSpec::output_columns) followed by one column per function, a vector of rows at a time. Groups run
+//      in parallel.
 // Costs per partition of n rows: ranking, lag / lead, first / last / nth_value and COUNT / SUM / AVG over any
 // frame O(n) after the sort (prefix sums; frames slide monotonically); MIN / MAX O(n) with a monotonic deque.
 // With a top-N limit (WindowSpec::limit_function), a compute work order first keeps each partition's best rows:
@@ -71,7 +74,7 @@ class WindowOperator : public RelationalOperator {
   // One input block's rows listed by partition group: rows of group g are rows[offsets[g] .. offsets[g + 1]).
   struct BlockPartitions {
     PoolArray<uint32_t> rows;
-    PoolArray<uint64_t> hashes;  // with a top-N limit: the PARTITION BY keys' hash of each of `rows`
+    PoolArray<uint64_t> hashes;  // the PARTITION BY keys' hash of each of `rows`
     std::vector<uint32_t> offsets;
   };
 
