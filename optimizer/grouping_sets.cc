@@ -76,7 +76,8 @@ LogicalOperatorPtr PlanGroupingSets(LogicalOperatorPtr input, const std::vector<
   const bool decomposable = std::all_of(calls.begin(), calls.end(), Decomposable);
   // The finest aggregation, whose copies every set re-aggregates (decomposable calls only).
   LogicalOperatorPtr finest;
-  std::vector<int> first_partial;  // per call: its first partial's index
+  std::vector<AggregateKind> partial_functions;  // per partial of the finest aggregation: its function
+  std::vector<int> first_partial;                // per call: its first partial's index
   if (decomposable) {
     auto node = std::make_unique<Aggregate>();
     for (const ExpressionPtr& key : keys) node->group_by.push_back(key->Clone());
@@ -85,33 +86,68 @@ LogicalOperatorPtr PlanGroupingSets(LogicalOperatorPtr input, const std::vector<
       first_partial.push_back(static_cast<int>(node->aggregates.size()));
       AddPartials(call, &node->aggregates);
     }
+    for (const AggregateCall& partial : node->aggregates) partial_functions.push_back(partial.function);
     node->children.push_back(std::move(input));
     node->RecomputeOutput();
     finest = std::move(node);
   }
-
-  LogicalOperatorPtr result;
-  for (const std::vector<int>& set : sets) {
-    // The set's groups: its keys first, then the calls' (partial) values.
-    LogicalOperatorPtr source;
-    if (decomposable && set.size() == keys.size()) {
-      source = finest->Clone();  // the finest set itself: its partials are final already
-    } else {
+  // Decomposable: each set's groups (its keys, then the partials merged) from the smallest strict superset among
+  // the sets (fewest keys), else from the finest aggregation, so ROLLUP's sets aggregate one another's results
+  // coarser and coarser. Built from the largest set down; `built[i]` is set i's plan, `parent_set[i]` the keys
+  // its input groups by (all keys for the finest).
+  std::vector<LogicalOperatorPtr> built(sets.size());
+  if (decomposable) {
+    std::vector<size_t> by_size(sets.size());
+    for (size_t i = 0; i < sets.size(); ++i) by_size[i] = i;
+    std::stable_sort(by_size.begin(), by_size.end(),
+                     [&](size_t a, size_t b) { return sets[a].size() > sets[b].size(); });
+    std::vector<int> all_keys(keys.size());
+    for (size_t k = 0; k < keys.size(); ++k) all_keys[k] = static_cast<int>(k);
+    for (size_t i : by_size) {
+      const std::vector<int>& set = sets[i];
+      if (set.size() == keys.size()) {
+        built[i] = finest->Clone();  // the finest set itself: its partials are final already
+        continue;
+      }
+      int parent = -1;
+      for (size_t j : by_size) {
+        const bool superset = sets[j].size() > set.size() && built[j] != nullptr &&
+                              std::includes(sets[j].begin(), sets[j].end(), set.begin(), set.end());
+        if (superset && (parent < 0 || sets[j].size() < sets[parent].size())) parent = static_cast<int>(j);
+      }
+      const LogicalOperator& source = parent < 0 ? *finest : *built[parent];
+      const std::vector<int>& source_keys = parent < 0 ? all_keys : sets[parent];
+      const std::vector<OutputColumn> columns = source.output();
       auto aggregate = std::make_unique<Aggregate>();
       for (int k : set) {
-        aggregate->group_by.push_back(decomposable ? MakeColumn(k, keys[k]->result_type) : keys[k]->Clone());
+        const int column =
+            static_cast<int>(std::lower_bound(source_keys.begin(), source_keys.end(), k) - source_keys.begin());
+        aggregate->group_by.push_back(MakeColumn(column, keys[k]->result_type));
         aggregate->group_names.push_back(key_names[k]);
       }
-      if (decomposable) {
-        const auto& partials = finest->As<Aggregate>().aggregates;
-        for (size_t p = 0; p < partials.size(); ++p) {
-          const int column = static_cast<int>(keys.size() + p);
-          aggregate->aggregates.push_back(MergeCall(partials[p].function, column, finest->output()[column].type));
-        }
-      } else {
-        for (const AggregateCall& call : calls) aggregate->aggregates.push_back(call.Clone());
+      for (size_t p = 0; p < partial_functions.size(); ++p) {
+        const int column = static_cast<int>(source_keys.size() + p);
+        aggregate->aggregates.push_back(MergeCall(partial_functions[p], column, columns[column].type));
       }
-      aggregate->children.push_back(decomposable ? finest->Clone() : input->Clone());
+      aggregate->children.push_back(source.Clone());
+      aggregate->RecomputeOutput();
+      built[i] = std::move(aggregate);
+    }
+  }
+
+  LogicalOperatorPtr result;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    const std::vector<int>& set = sets[i];
+    // The set's groups: its keys first, then the calls' (partial) values.
+    LogicalOperatorPtr source = std::move(built[i]);
+    if (!decomposable) {
+      auto aggregate = std::make_unique<Aggregate>();
+      for (int k : set) {
+        aggregate->group_by.push_back(keys[k]->Clone());
+        aggregate->group_names.push_back(key_names[k]);
+      }
+      for (const AggregateCall& call : calls) aggregate->aggregates.push_back(call.Clone());
+      aggregate->children.push_back(input->Clone());
       aggregate->RecomputeOutput();
       source = std::move(aggregate);
     }

@@ -7,11 +7,13 @@
 //
 // Plan: when every aggregate can be computed from partial results (COUNT, SUM, AVG, MIN, MAX, not DISTINCT
 // except MIN/MAX), one Aggregate over the finest grouping (all keys) computes partials, and each grouping set
-// re-aggregates that Aggregate's (much smaller) output; the copies of the finest Aggregate print alike, so the plan
-// builder plans it once (VisitSharedAggregate) and it feeds every set. Otherwise each set aggregates the input
-// itself. The sets' results are concatenated with UNION ALL. (ROLLUP of TPC-DS Q67's 8 keys at SF1: 2.1-3.3 s of
-// operator CPU instead of 3.5-3.7 s with one aggregation of the input per set; docs/decisions/0010-optimizer-rules.md
-// has the measurement.)
+// re-aggregates the result of the smallest other set that strictly contains it (fewest keys), or else the finest
+// Aggregate's: ROLLUP(a, b, c) aggregates (a, b) from (a, b, c)'s groups, (a) from (a, b)'s, so each set reads a
+// result smaller than the finest one. The copies of an Aggregate print alike, so the plan builder plans each once
+// (VisitSharedAggregate) and it feeds every set. Otherwise each set aggregates the input itself. The sets' results
+// are concatenated with UNION ALL (one operator: the plan builder flattens nested UNION ALLs). (ROLLUP of TPC-DS
+// Q67's 8 keys at SF1: 2.1-3.3 s of operator CPU instead of 3.5-3.7 s with one aggregation of the input per set;
+// docs/decisions/0010-optimizer-rules.md has the measurement.)
 
 #include <string>
 #include <vector>

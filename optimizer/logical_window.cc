@@ -1,5 +1,7 @@
 #include "optimizer/logical_window.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "optimizer/expression_format.h"
@@ -35,8 +37,20 @@ std::unique_ptr<LogicalOperator> Window::Clone() const {
   for (const ExpressionPtr& key : partition_by) copy->partition_by.push_back(key->Clone());
   for (const SortKey& key : order_by) copy->order_by.push_back(key.Clone());
   for (const WindowCall& call : calls) copy->calls.push_back(call.Clone());
+  copy->limit_call = limit_call;
+  copy->limit = limit;
   CloneChildrenInto(*copy);
   return copy;
+}
+
+bool WindowTopNApplies(const Window& window, int call) {
+  if (call < 0 || call >= static_cast<int>(window.calls.size())) return false;
+  const WindowFunction limited = window.calls[call].function;
+  if (limited != WindowFunction::kRowNumber && limited != WindowFunction::kRank) return false;
+  return std::all_of(window.calls.begin(), window.calls.end(), [](const WindowCall& other) {
+    return other.function == WindowFunction::kRowNumber || other.function == WindowFunction::kRank ||
+           other.function == WindowFunction::kDenseRank;
+  });
 }
 
 void VisitWindowExpressions(Window& window, const std::function<void(ExpressionPtr&)>& visit) {
@@ -82,8 +96,11 @@ std::string Window::Describe() const {
     }
     functions.push_back(std::move(text));
   }
-  return absl::StrCat("Window partition=[", absl::StrJoin(partition, ", "), "] order=[", absl::StrJoin(order, ", "),
-                      "] functions=[", absl::StrJoin(functions, ", "), "]");
+  std::string text = absl::StrCat("Window partition=[", absl::StrJoin(partition, ", "), "] order=[",
+                                  absl::StrJoin(order, ", "), "] functions=[", absl::StrJoin(functions, ", "), "]");
+  if (limit_call >= 0 && limit_call < static_cast<int>(functions.size()))
+    absl::StrAppend(&text, " top ", limit, " per partition by ", functions[limit_call]);
+  return text;
 }
 
 }  // namespace tessera::optimizer

@@ -38,11 +38,22 @@ class Window final : public LogicalOperator {
   std::vector<ExpressionPtr> partition_by;  // over the child's output
   std::vector<SortKey> order_by;            // over the child's output
   std::vector<WindowCall> calls;
+  // Top-N per partition (rules/window_top_n.h): when limit_call >= 0, only the rows whose call `limit_call` (a
+  // row_number or rank) is at most `limit` are output, the others may be dropped; every call is then a
+  // row_number, rank or dense_rank, whose values on the rows kept are those over all rows. A filter above keeps
+  // the rows exact: dropping this setting never changes the query's result.
+  int limit_call = -1;
+  int64_t limit = 0;
 
   void RecomputeOutput() override;
   std::unique_ptr<LogicalOperator> Clone() const override;
   std::string Describe() const override;
 };
+
+// Whether `window` may keep only the rows whose call `call` is at most some N (Window::limit_call): that call
+// is a row_number or rank and every call is a row_number, rank or dense_rank (the rows dropped then change no
+// value on the rows kept).
+bool WindowTopNApplies(const Window& window, int call);
 
 // Calls `visit` on every expression of `window` (partition keys, order keys, call arguments), for rules that
 // read or rewrite all of a node's expressions.

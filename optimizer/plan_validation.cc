@@ -159,6 +159,9 @@ absl::Status ValidatePlan(const LogicalOperator& node) {
       VisitWindowExpressions(window, [&](const BoundExpression& expression) {
         if (status.ok()) status = CheckExpression(node, expression, input, "window expression");
       });
+      if (status.ok() && window.limit_call >= 0 && !WindowTopNApplies(window, window.limit_call)) {
+        return Invalid(node, "a top-N limit on a call other than row_number or rank, or beside other functions");
+      }
       return status;
     }
     case LogicalOperatorKind::kLimit:

@@ -349,6 +349,23 @@ class Builder {
     return joined;
   }
 
+  // The children of `set`, with those that are UNION ALLs replaced by their own branches, left to right (of a UNION
+  // without ALL too: its duplicates are removed above all the branches). Not on a cluster, where a nested UNION
+  // ALL may be a part the ranks run, nor for one already planned.
+  void CollectUnionAllBranches(const lp::SetOperation& set, std::vector<const lp::LogicalOperator*>* out) const {
+    for (const auto& child : set.children) {
+      if (child->kind() == lp::LogicalOperatorKind::kSetOperation && !Distributing() &&
+          !prebuilt_.contains(child.get())) {
+        const auto& nested = child->As<lp::SetOperation>();
+        if (nested.operation == lp::SetOperationType::kUnion && nested.all) {
+          CollectUnionAllBranches(nested, out);
+          continue;
+        }
+      }
+      out->push_back(child.get());
+    }
+  }
+
   absl::StatusOr<Stream> VisitSetOperation(const lp::SetOperation& set) {
     if (set.operation != lp::SetOperationType::kUnion) {
       const std::string name = set.operation == lp::SetOperationType::kIntersect ? "INTERSECT" : "EXCEPT";
@@ -362,9 +379,13 @@ class Builder {
                        " runs only as the aggregation that rule set_operation_lowering makes of it, and the "
                        "rule is disabled"));
     }
+    // The branches of nested UNION ALLs (GROUP BY ROLLUP's sets, optimizer/grouping_sets.h) are inputs of one
+    // operator: a chain of two-input operators would copy the first branch's rows once per level.
+    std::vector<const lp::LogicalOperator*> branches;
+    CollectUnionAllBranches(set, &branches);
     std::vector<Stream> children;
-    for (const auto& child : set.children) {
-      TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(*child));
+    for (const lp::LogicalOperator* branch : branches) {
+      TESSERA_ASSIGN_OR_RETURN(Stream stream, Visit(*branch));
       children.push_back(std::move(stream));
     }
     std::vector<BlockInput> inputs;
@@ -1143,6 +1164,8 @@ class Builder {
       spec.functions.push_back(std::move(function));
       functions.push_back(WindowFunctionName(call.function));
     }
+    spec.limit_function = window.limit_call;
+    spec.limit = window.limit;
     const double rows = child.rows;
     int input;
     if (read_directly) {
@@ -1155,7 +1178,8 @@ class Builder {
     std::string detail =
         JoinDetails({spec.partition_columns.empty() ? "" : Counted(spec.partition_columns.size(), "partition key"),
                      spec.order_keys.empty() ? "" : Counted(spec.order_keys.size(), "order key"),
-                     absl::StrCat("functions: ", absl::StrJoin(functions, ", "))});
+                     absl::StrCat("functions: ", absl::StrJoin(functions, ", ")),
+                     window.limit_call < 0 ? "" : absl::StrCat("top ", window.limit, " per partition")});
     auto op = std::make_unique<WindowOperator>(dag_->op(input)->output(), std::move(spec), pool_);
     int index = dag_->AddOperator(std::move(op), std::move(detail));
     Estimate(index, rows, OperatorEstimate::Structure::kSortBuffer, EstimatedBytes(rows, kSortEntryBytes));

@@ -2,14 +2,21 @@
 // Window functions (`rank() OVER (PARTITION BY a ORDER BY b)`) that share one PARTITION BY / ORDER BY.
 // Blocking: once every input block has arrived,
 //   1. one partition work order per input block hashes the rows' PARTITION BY keys and lists the block's rows
-//      by partition group (kPartitionGroups groups by hash; one group without PARTITION BY), in parallel;
+//      by partition group (kPartitionGroups groups by hash; one group without PARTITION BY), with the hashes,
+//      in parallel;
 //   2. one compute work order per partition group gathers the group's rows from all blocks, sorts them by
-//      PARTITION BY + ORDER BY keys (fixed-width keys as order-preserving 64-bit words, others with
-//      SortColumn as the sort operator; ties by input position, so results are deterministic), computes every
-//      function over each partition and writes the chosen input columns (WindowSpec::output_columns) followed
-//      by one column per function, a vector of rows at a time. Groups run in parallel.
+//      PARTITION BY + ORDER BY keys (fixed-width keys as order-preserving 64-bit words; PARTITION BY keys that
+//      are not, e.g. strings, as one word numbering the partitions by their hashes, keys compared on a match;
+//      others with SortColumn as the sort operator; ties by input position, so results are deterministic),
+//      computes every function over each partition and writes the chosen input columns
+//      (WindowSpec::output_columns) followed by one column per function, a vector of rows at a time. Groups run
+//      in parallel.
 // Costs per partition of n rows: ranking, lag / lead, first / last / nth_value and COUNT / SUM / AVG over any
 // frame O(n) after the sort (prefix sums; frames slide monotonically); MIN / MAX O(n) with a monotonic deque.
+// With a top-N limit (WindowSpec::limit_function), a compute work order first keeps each partition's best rows:
+// a bounded max-heap per partition of `limit` rows by ORDER BY keys and input position (partitions found by the
+// partition work orders' hashes, keys compared on a hash match), then the rows not worse than the heap's worst
+// (ties included for rank); only those are sorted: O(n log limit) instead of O(n log n).
 // Output row order: by partition group, then by the sort. Memory: the partition lists and a compute work
 // order's row references, sort entries and results are buffer-pool arrays (charged to the query).
 
@@ -40,6 +47,10 @@ struct WindowSpec {
   std::vector<int> partition_columns;  // input columns
   std::vector<SortKey> order_keys;     // over input columns
   std::vector<WindowFunctionSpec> functions;
+  // Top-N per partition: when limit_function >= 0 (a kRowNumber or kRank function; every function is then a
+  // row_number, rank or dense_rank), only the rows where that function is at most `limit` (>= 0) are output.
+  int limit_function = -1;
+  int64_t limit = 0;
 };
 
 class WindowOperator : public RelationalOperator {
@@ -63,6 +74,7 @@ class WindowOperator : public RelationalOperator {
   // One input block's rows listed by partition group: rows of group g are rows[offsets[g] .. offsets[g + 1]).
   struct BlockPartitions {
     PoolArray<uint32_t> rows;
+    PoolArray<uint64_t> hashes;  // the PARTITION BY keys' hash of each of `rows`
     std::vector<uint32_t> offsets;
   };
 

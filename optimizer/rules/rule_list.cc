@@ -19,6 +19,7 @@
 #include "optimizer/rules/predicate_push_down.h"
 #include "optimizer/rules/semi_join_push_down.h"
 #include "optimizer/rules/set_operation_lowering.h"
+#include "optimizer/rules/window_top_n.h"
 
 namespace tessera::optimizer {
 
@@ -34,6 +35,7 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
     list->push_back(std::make_unique<DistinctAggregateSplit>());
     list->push_back(std::make_unique<EagerAggregation>());
     list->push_back(std::make_unique<ColumnPruning>());
+    list->push_back(std::make_unique<WindowTopN>());
     list->push_back(std::make_unique<ExactFilterSemiJoin>());
     list->push_back(std::make_unique<LipFilters>());
     list->push_back(std::make_unique<ImpliedLipFilters>());

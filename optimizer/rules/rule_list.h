@@ -12,12 +12,13 @@
 //   7. DistinctAggregateSplit      DISTINCT aggregates of one argument as two plain aggregations
 //   8. EagerAggregation            one join side aggregated by its join keys before the join (TPC-H Q13)
 //   9. ColumnPruning               scans read and joins carry only the columns used above them
-//  10. ExactFilterSemiJoin         joins whose build side only filters, on a dense unique key, probe a bit vector
-//  11. LipFilters                  Bloom filters from every build side applied in the probe-side scan (D§2.5.3)
-//  12. ImpliedLipFilters           Bloom filters along equalities that join conditions only imply
-//  13. SetOperationLowering        INTERSECT / EXCEPT as an aggregation over UNION ALL
-//  14. BuildSideSwap               left outer / semi / anti joins build on their smaller preserved side
-//  15. AggregateSharing            aggregates that compute the same rows are computed once
+//  10. WindowTopN                  a filter rank() / row_number() <= N over a window keeps N rows per partition
+//  11. ExactFilterSemiJoin         joins whose build side only filters, on a dense unique key, probe a bit vector
+//  12. LipFilters                  Bloom filters from every build side applied in the probe-side scan (D§2.5.3)
+//  13. ImpliedLipFilters           Bloom filters along equalities that join conditions only imply
+//  14. SetOperationLowering        INTERSECT / EXCEPT as an aggregation over UNION ALL
+//  15. BuildSideSwap               left outer / semi / anti joins build on their smaller preserved side
+//  16. AggregateSharing            aggregates that compute the same rows are computed once
 // Thread-safe (rules are stateless).
 
 #include <memory>

@@ -61,8 +61,8 @@ TEST_F(RulesTest, RuleListOrder) {
   for (const auto& rule : RuleList()) names.push_back(rule->name());
   EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "ConstantFolding", "JoinOrdering", "InnerToSemiJoin",
                                              "SemiJoinPushDown", "AggregateSemiJoinReduction", "DistinctAggregateSplit",
-                                             "EagerAggregation", "ColumnPruning", "ExactFilterSemiJoin", "LipFilters",
-                                             "ImpliedLipFilters", "SetOperationLowering", "BuildSideSwap",
+                                             "EagerAggregation", "ColumnPruning", "WindowTopN", "ExactFilterSemiJoin",
+                                             "LipFilters", "ImpliedLipFilters", "SetOperationLowering", "BuildSideSwap",
                                              "AggregateSharing"}));
 }
 
