@@ -539,5 +539,45 @@ TEST_F(PlanDistributionTest, TopNOnTheRanksBelowTheMastersTopN) {
   EXPECT_EQ(distribution.Of(*unsorted).placement, Placement::kMaster);
 }
 
+// TPC-H Q10's shape: per-customer sums over lineitem joined with orders and customer (a nested split). Alone, the
+// aggregation's partials are merged on the master; under an ORDER BY ... LIMIT they are split by the customer key
+// (a nested split of partials) and merged on the ranks, and each rank's top rows are all that is gathered.
+TEST_F(PlanDistributionTest, PartialsUnderATopNAreMergedOnTheRanks) {
+  const auto per_customer = [this] {
+    lp::LogicalOperatorPtr nested = Join(lp::JoinType::kInner, Scan("lineitem"), 0,
+                                         Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0), 0);
+    // Output: l_orderkey, l_quantity, o_orderkey, o_custkey, c_custkey, c_name; grouped by c_custkey.
+    return Aggregate(std::move(nested), {4},
+                     One(Call(AggregateKind::kSum, 1, Type::Decimal(15, 2), Type::Decimal(38, 2))));
+  };
+  PlanDistribution alone(2, [](const lp::LogicalOperator&) { return 1e7; });
+  lp::LogicalOperatorPtr merged = alone.TopNOnRanks(alone.SplitAggregates(per_customer()));
+  EXPECT_TRUE(alone.MergesOnMaster(*merged->children[0]));
+
+  PlanDistribution distribution(2, [](const lp::LogicalOperator&) { return 1e7; });
+  auto sort = std::make_unique<lp::Sort>();
+  sort->keys.push_back({MakeColumn(1, Type::Decimal(38, 2)), false, true});
+  sort->children.push_back(per_customer());
+  sort->RecomputeOutput();
+  auto limit = std::make_unique<lp::Limit>();
+  limit->limit = 20;
+  limit->children.push_back(std::move(sort));
+  limit->RecomputeOutput();
+  lp::LogicalOperatorPtr plan = distribution.TopNOnRanks(distribution.SplitAggregates(std::move(limit)));
+  const lp::LogicalOperator& rank_limit = *plan->children[0]->children[0];
+  ASSERT_EQ(rank_limit.kind(), lp::LogicalOperatorKind::kLimit);
+  EXPECT_EQ(distribution.Of(rank_limit).placement, Placement::kPartitioned);
+  // Limit -> Sort -> Project -> merging Aggregate -> partial Aggregate -> the nested join.
+  const lp::LogicalOperator& merge = *rank_limit.children[0]->children[0]->children[0];
+  ASSERT_EQ(merge.kind(), lp::LogicalOperatorKind::kAggregate);
+  EXPECT_FALSE(distribution.MergesOnMaster(merge));
+  EXPECT_EQ(distribution.Of(merge).key_columns, std::vector<int>{0});
+  const lp::LogicalOperator& partial = *merge.children[0];
+  EXPECT_EQ(distribution.Repartition(partial), 0);  // by c_custkey, its group key
+  const lp::LogicalOperator& join = *partial.children[0];
+  EXPECT_EQ(distribution.Repartition(*join.children[1]), 0);               // orders with customer, by o_orderkey
+  EXPECT_EQ(distribution.Repartition(*join.children[1]->children[0]), 1);  // orders, by o_custkey
+}
+
 }  // namespace
 }  // namespace tessera
