@@ -11,7 +11,7 @@
 // probe side (or, for an inner join, either side) is partitioned and whose other side is replicated; a join of
 // two partitioned inputs on a key pair that is a partition key on both sides (co-located); an aggregation or
 // DISTINCT grouped by a partition key of its partitioned input. Sorts, limits, windows and set operations over
-// partitioned inputs run on the master.
+// partitioned inputs run on the master (an ORDER BY ... LIMIT also as a top-N on the ranks, below).
 // Broadcast: a join of a partitioned probe side with a build side that is neither replicated nor co-located
 // (computed on the master, e.g. from its own gathers) is partitioned too when broadcasting the build side moves
 // fewer estimated bytes than the alternative, a hash split (below) where one is possible (then only with at most
