@@ -139,7 +139,7 @@ class Builder {
   absl::StatusOr<std::unique_ptr<ExecutionDag>> Build(const lp::LogicalOperator& plan) {
     const lp::LogicalOperator* root = &plan;
     if (Distributing()) {
-      rewritten_.push_back(distribution_.SplitAggregates(plan.Clone()));
+      rewritten_.push_back(distribution_.TopNOnRanks(distribution_.SplitAggregates(plan.Clone())));
       root = rewritten_.back().get();
       NoteLipPublishers(*root);
     }
@@ -674,6 +674,9 @@ class Builder {
                             ")");
       case lp::LogicalOperatorKind::kValues:
         return "values";
+      case lp::LogicalOperatorKind::kLimit:
+        return absl::StrCat("top ", node.As<lp::Limit>().limit.value_or(0), " of ",
+                            FragmentSummary(*node.children[0], false));
       default: {
         std::vector<std::string> children;
         for (const auto& child : node.children) children.push_back(FragmentSummary(*child, false));

@@ -1,6 +1,8 @@
 #include "query_execution/plan_distribution.h"
 
 #include <algorithm>
+#include <limits>
+#include <memory>
 
 #include "distributed/partitioning.h"
 #include "optimizer/partial_aggregation.h"
@@ -65,13 +67,18 @@ const SubtreePlacement& PlanDistribution::Of(const lp::LogicalOperator& node) {
 }
 
 lp::LogicalOperatorPtr PlanDistribution::SplitAggregates(lp::LogicalOperatorPtr plan) {
-  SplitAggregatesBelow(&plan);
+  SplitAggregatesBelow(&plan, /*below_top_n=*/false);
   return plan;
 }
 
-void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot) {
+void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot, bool below_top_n) {
   // Inputs first: Of() below sees the rewritten input, and Of() of this node's ancestors is not asked yet.
-  for (lp::LogicalOperatorPtr& child : (*slot)->children) SplitAggregatesBelow(&child);
+  const lp::LogicalOperator& node = **slot;
+  const bool top_n = node.kind() == lp::LogicalOperatorKind::kLimit && node.As<lp::Limit>().limit.has_value() &&
+                     node.children[0]->kind() == lp::LogicalOperatorKind::kSort;
+  const bool passes = below_top_n && (node.kind() == lp::LogicalOperatorKind::kSort ||
+                                      node.kind() == lp::LogicalOperatorKind::kProject);
+  for (lp::LogicalOperatorPtr& child : (*slot)->children) SplitAggregatesBelow(&child, top_n || passes);
   if ((*slot)->kind() != lp::LogicalOperatorKind::kAggregate) return;
   lp::Aggregate& aggregate = (*slot)->As<lp::Aggregate>();
   const SubtreePlacement& input = Of(*aggregate.children[0]);
@@ -83,7 +90,7 @@ void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot) {
   int split_key = -1;
   const lp::LogicalOperator& input_node = *aggregate.children[0];
   if (estimated_rows_ != nullptr && estimated_rows_(aggregate) >= split_groups_ &&
-      Splittable(input_node, /*nested=*/false)) {
+      Splittable(input_node, /*nested=*/below_top_n)) {
     double most = 0;
     for (size_t g = 0; g < aggregate.group_by.size(); ++g) {
       if (!distributed::PlaceableKeyType(aggregate.group_by[g]->result_type)) continue;
@@ -110,6 +117,36 @@ void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot) {
     master_merges_.insert(merge);
   }
   *slot = std::move(merged);  // drops `aggregate` (never analysed itself)
+}
+
+lp::LogicalOperatorPtr PlanDistribution::TopNOnRanks(lp::LogicalOperatorPtr plan) {
+  TopNBelow(&plan);
+  return plan;
+}
+
+void PlanDistribution::TopNBelow(lp::LogicalOperatorPtr* slot) {
+  for (lp::LogicalOperatorPtr& child : (*slot)->children) TopNBelow(&child);
+  if ((*slot)->kind() != lp::LogicalOperatorKind::kLimit) return;
+  const lp::Limit& limit = (*slot)->As<lp::Limit>();
+  lp::LogicalOperator& sort_node = *(*slot)->children[0];
+  if (!limit.limit.has_value() || sort_node.kind() != lp::LogicalOperatorKind::kSort || *limit.limit < 0 ||
+      limit.offset < 0 || *limit.limit > std::numeric_limits<int64_t>::max() - limit.offset ||
+      Of(*sort_node.children[0]).placement != Placement::kPartitioned) {
+    return;
+  }
+  auto rank_sort = std::make_unique<lp::Sort>();
+  for (const lp::SortKey& key : sort_node.As<lp::Sort>().keys) {
+    rank_sort->keys.push_back(key.Clone());
+  }
+  // The analysed input node itself (its placements and exchanges are known), not a copy.
+  rank_sort->children.push_back(std::move(sort_node.children[0]));
+  rank_sort->RecomputeOutput();
+  auto rank_limit = std::make_unique<lp::Limit>();
+  rank_limit->limit = *limit.limit + limit.offset;
+  rank_limit->children.push_back(std::move(rank_sort));
+  rank_limit->RecomputeOutput();
+  rank_top_n_.insert(rank_limit.get());
+  sort_node.children[0] = std::move(rank_limit);
 }
 
 SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {
@@ -156,7 +193,10 @@ SubtreePlacement PlanDistribution::Classify(const lp::LogicalOperator& node) {
     case lp::LogicalOperatorKind::kSort:
     case lp::LogicalOperatorKind::kSetOperation:
       return all_replicated ? Replicated() : Master();
-    default:  // LIMIT (which rows it keeps may differ between ranks), windows
+    case lp::LogicalOperatorKind::kLimit:
+      // A top-N of TopNOnRanks: each rank's own top rows. Another LIMIT keeps rows that may differ between ranks.
+      return rank_top_n_.contains(&node) ? Partitioned({}) : Master();
+    default:  // windows
       return Master();
   }
 }

@@ -11,7 +11,7 @@
 // probe side (or, for an inner join, either side) is partitioned and whose other side is replicated; a join of
 // two partitioned inputs on a key pair that is a partition key on both sides (co-located); an aggregation or
 // DISTINCT grouped by a partition key of its partitioned input. Sorts, limits, windows and set operations over
-// partitioned inputs run on the master.
+// partitioned inputs run on the master (an ORDER BY ... LIMIT also as a top-N on the ranks, below).
 // Broadcast: a join of a partitioned probe side with a build side that is neither replicated nor co-located
 // (computed on the master, e.g. from its own gathers) is partitioned too when broadcasting the build side moves
 // fewer estimated bytes than the alternative, a hash split (below) where one is possible (then only with at most
@@ -31,6 +31,8 @@
 // Partial aggregation: SplitAggregates rewrites a decomposable aggregation over a partitioned input into partial
 // aggregates on the ranks and their merge, on the master, or on the ranks after a hash split of the partials by a
 // group key when the groups are many.
+// Top-N: TopNOnRanks gives an ORDER BY ... LIMIT over a partitioned input a top-N of its own on every rank, so
+// that only `limit + offset` rows a rank are gathered for the master's top-N.
 //
 // Threading: used by one plan builder on one thread; results are memoized per node (nodes must outlive it).
 
@@ -92,6 +94,13 @@ class PlanDistribution {
   // and only final rows are gathered.
   optimizer::LogicalOperatorPtr SplitAggregates(optimizer::LogicalOperatorPtr plan);
 
+  // The top-N rewrite, after SplitAggregates and before any other Of(): every Limit with a limit directly over a
+  // Sort whose input is partitioned gets a copy of the two between the Sort and its input, the copy's Limit
+  // keeping `limit + offset` rows from the first (no offset). The copy is partitioned (each rank keeps its own top
+  // rows, no key: it places no row for a join above) and gathered; the master's Sort and Limit over the union are
+  // exact, because every row of the whole top `limit + offset` is among the top of its own rank.
+  optimizer::LogicalOperatorPtr TopNOnRanks(optimizer::LogicalOperatorPtr plan);
+
   const SubtreePlacement& Of(const optimizer::LogicalOperator& node);
 
   // Whether `node` is a merge made by SplitAggregates that combines the gathered partials on the master.
@@ -125,13 +134,17 @@ class PlanDistribution {
   SubtreePlacement ApplyJoinSplit(const optimizer::Join& join, const SubtreePlacement& left,
                                   const SubtreePlacement& right, const JoinSplit& split);
   SubtreePlacement RepartitionAggregate(const optimizer::Aggregate& aggregate);
-  // SplitAggregates on `*slot` and below.
-  void SplitAggregatesBelow(optimizer::LogicalOperatorPtr* slot);
+  // SplitAggregates on `*slot` and below; `below_top_n`: `*slot` is the input of an ORDER BY ... LIMIT (through
+  // its Sort and projections), whose top-N then runs on the ranks too (TopNOnRanks) if the merge does.
+  void SplitAggregatesBelow(optimizer::LogicalOperatorPtr* slot, bool below_top_n);
+  // TopNOnRanks on `*slot` and below.
+  void TopNBelow(optimizer::LogicalOperatorPtr* slot);
   // Whether `node` may be the input of a hash split: not itself an exchange's input, and a subtree without
   // broadcast inputs, and, unless `nested`, without repartitioned inputs (with `nested` they are split first: a
   // nested split). Joins split nested inputs (the alternative, broadcasting the build side, moves it
   // (r - 1) x (1 + 1 / r) times); aggregations do not (the alternative, gathering the partials, moves about as
-  // much as splitting them, without a third exchange in sequence).
+  // much as splitting them, without a third exchange in sequence), unless an ORDER BY ... LIMIT reads their
+  // groups: merged on the ranks, only each rank's top rows are gathered (TPC-H Q10).
   bool Splittable(const optimizer::LogicalOperator& node, bool nested) const;
 
   int ranks_ = 2;
@@ -146,6 +159,8 @@ class PlanDistribution {
   absl::flat_hash_set<const optimizer::LogicalOperator*> partial_aggregates_;
   absl::flat_hash_set<const optimizer::LogicalOperator*> master_merges_;
   absl::flat_hash_map<const optimizer::LogicalOperator*, int> rank_merges_;
+  // Made by TopNOnRanks: the Limits of the top-N on every rank.
+  absl::flat_hash_set<const optimizer::LogicalOperator*> rank_top_n_;
 };
 
 }  // namespace tessera

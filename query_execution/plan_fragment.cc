@@ -95,6 +95,13 @@ class Encoder {
         }
         break;
       }
+      case lp::LogicalOperatorKind::kLimit: {
+        const auto& limit = node.As<lp::Limit>();
+        out_.PutU8(limit.limit.has_value() ? 1 : 0);
+        out_.PutI64(limit.limit.value_or(0));
+        out_.PutI64(limit.offset);
+        break;
+      }
       case lp::LogicalOperatorKind::kSetOperation: {
         const auto& set = node.As<lp::SetOperation>();
         out_.PutU8(static_cast<uint8_t>(set.operation));
@@ -257,6 +264,18 @@ class Decoder {
           sort->keys.push_back(std::move(key));
         }
         node = std::move(sort);
+        break;
+      }
+      case lp::LogicalOperatorKind::kLimit: {
+        auto limit = std::make_unique<lp::Limit>();
+        uint8_t has_limit = 0;
+        int64_t count = 0;
+        if (!in_.GetU8(&has_limit) || !in_.GetI64(&count) || !in_.GetI64(&limit->offset) || has_limit > 1 ||
+            count < 0 || limit->offset < 0) {
+          return Malformed();
+        }
+        if (has_limit != 0) limit->limit = count;
+        node = std::move(limit);
         break;
       }
       case lp::LogicalOperatorKind::kSetOperation: {

@@ -4,7 +4,7 @@
 // gather exchange (distributed/gather_operator.h); a rank decodes it against its own catalog (the same schemas:
 // DDL runs on every rank), plans it with BuildExecutionDag and runs it under its own Foreman.
 //
-// Encoded kinds: TableScan, Filter, Project, Join, Aggregate, Distinct, Sort, SetOperation, Values (everything
+// Encoded kinds: TableScan, Filter, Project, Join, Aggregate, Distinct, Sort, Limit, SetOperation, Values (everything
 // plan_distribution.h places on the ranks); others are refused with Unimplemented naming the kind. LIP filters
 // (TableScan::lip_filters, Join::lip_filter_id) are kept only where both the publishing join and a reading scan
 // are inside the fragment: a rank has no other joins, and a LIP filter only drops rows that could not match.

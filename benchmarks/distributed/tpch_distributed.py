@@ -129,7 +129,9 @@ def run_queries(shell, targets, queries, runs, answers):
                 exchanged += split
             ok = same_rows(outputs[i], outputs[0]) if ssb or answers is None else check(query, outputs[i], answers)
             results[i][query] = (statistics.median(times[i]), exchanged, ok, split)
-        print(f"  q{query}: " + ", ".join(f"{r[query][0]:.3f} s" for r in results), file=sys.stderr)
+        # The medians, and every run's time (a query whose time swings shows it here).
+        print(f"  q{query}: " + ", ".join(f"{r[query][0]:.3f} s" for r in results) + "  (runs: " +
+              "; ".join(" ".join(f"{t:.2f}" for t in target_times) for target_times in times) + ")", file=sys.stderr)
     return results
 
 

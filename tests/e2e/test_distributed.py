@@ -239,6 +239,47 @@ def test_query_shapes_on_the_ranks_match_the_master(cluster, shape):
     assert rows(cluster.sql(query)) == expected and expected
 
 
+# ORDER BY ... LIMIT over a partitioned input: each rank keeps its own top `limit + offset` rows (plan_distribution.h,
+# TopNOnRanks) and the master's top-N over the gathered union gives the single server's answer, in its order. The
+# selected columns are determined by the sort keys, so ties at the limit cannot pick different rows.
+TOP_N = [
+    # Groups whole on every rank (grouped by the partition key), as TPC-H Q3.
+    ("SELECT l_orderkey, sum(l_quantity) AS q FROM lineitem GROUP BY l_orderkey ORDER BY q DESC, l_orderkey LIMIT 10",
+     "gather top 10 of aggregate(1 keys, 1 calls) of lineitem"),
+    # Rows without aggregation; ties at the limit (many rows share each quantity) and an OFFSET.
+    ("SELECT l_quantity FROM lineitem ORDER BY l_quantity DESC LIMIT 25 OFFSET 7", "gather top 32 of lineitem"),
+    ("SELECT o_orderdate, o_orderpriority FROM orders WHERE o_orderdate < DATE '1992-01-05' "
+     "ORDER BY o_orderdate, o_orderpriority LIMIT 30 OFFSET 3", "gather top 33 of orders"),
+    # NULLs in the key, first and last, ascending and descending.
+    ("SELECT CASE WHEN c_acctbal > 0 THEN c_nationkey END AS k, c_custkey FROM customer "
+     "ORDER BY k NULLS FIRST, c_custkey DESC LIMIT 15 OFFSET 5", "gather top 20 of customer"),
+    ("SELECT CASE WHEN c_acctbal > 0 THEN c_nationkey END AS k, c_custkey FROM customer "
+     "ORDER BY k DESC NULLS LAST, c_custkey LIMIT 12", "gather top 12 of customer"),
+    ("SELECT CASE WHEN c_acctbal > 0 THEN c_nationkey END AS k, c_custkey FROM customer "
+     "ORDER BY k DESC, c_custkey LIMIT 8 OFFSET 2", "gather top 10 of customer"),
+    # A LIMIT larger than the rows.
+    ("SELECT c_custkey, c_name FROM customer WHERE c_acctbal > 9000 ORDER BY c_name LIMIT 100000",
+     "gather top 100000 of customer"),
+    # Groups merged on the ranks after a split of the partials (many groups).
+    ("SELECT l_partkey, l_suppkey, count(*) AS c FROM lineitem GROUP BY l_partkey, l_suppkey "
+     "ORDER BY c DESC, l_partkey, l_suppkey LIMIT 5", "gather top 5 of aggregate(2 keys, 1 calls) of hash split"),
+]
+
+
+def ordered_rows(result):
+    return list(csv.reader(io.StringIO(result.stdout)))[1:]
+
+
+@pytest.mark.parametrize("shape", range(len(TOP_N)))
+def test_top_n_on_the_ranks_matches_the_master(cluster, shape):
+    query, explained = TOP_N[shape]
+    plan = cluster.sql("EXPLAIN " + query).stdout
+    assert explained in plan, plan
+    assert "gather top" not in cluster.sql("EXPLAIN " + on_master(query)).stdout
+    expected = ordered_rows(cluster.sql(on_master(query)))
+    assert expected and ordered_rows(cluster.sql(query)) == expected
+
+
 def test_hash_split_reports_the_bytes_it_exchanged(cluster):
     query = "SELECT o_orderkey, l_linenumber FROM orders JOIN lineitem ON o_custkey = l_partkey WHERE l_tax = 0"
     plan = cluster.sql("EXPLAIN ANALYZE " + query).stdout

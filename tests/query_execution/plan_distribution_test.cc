@@ -450,12 +450,133 @@ TEST_F(PlanDistributionTest, ARankWithAnotherSchemaRefusesTheFragment) {
   EXPECT_NE(decoded.status().message().find("another schema"), std::string::npos);
 }
 
-TEST_F(PlanDistributionTest, LimitsAreNotEncoded) {
+TEST_F(PlanDistributionTest, KindsNeverOnTheRanksAreNotEncoded) {
+  auto series = std::make_unique<lp::Series>();
+  series->column_name = "n";
+  series->count = 3;
+  series->RecomputeOutput();
+  EXPECT_EQ(EncodePlanFragment(*series).status().code(), absl::StatusCode::kUnimplemented);
+}
+
+// ORDER BY ... LIMIT over a partitioned input: each rank keeps its own top `limit + offset` rows, which the
+// master's Sort and Limit read gathered; the rank's copy travels in a plan fragment.
+TEST_F(PlanDistributionTest, TopNOnTheRanksBelowTheMastersTopN) {
+  PlanDistribution distribution;
+  const auto top_n = [](lp::LogicalOperatorPtr input, bool ascending, std::optional<int64_t> count, int64_t offset) {
+    auto sort = std::make_unique<lp::Sort>();
+    const Type type = input->output()[1].type;
+    sort->keys.push_back({MakeColumn(1, type), ascending, !ascending});
+    sort->children.push_back(std::move(input));
+    sort->RecomputeOutput();
+    auto limit = std::make_unique<lp::Limit>();
+    limit->limit = count;
+    limit->offset = offset;
+    limit->children.push_back(std::move(sort));
+    limit->RecomputeOutput();
+    return limit;
+  };
+  // Per-order sums: grouped by the partition key, every rank's groups are final.
+  auto sums =
+      Aggregate(Scan("lineitem"), {0}, One(Call(AggregateKind::kSum, 1, Type::Decimal(15, 2), Type::Decimal(38, 2))));
+  const lp::LogicalOperator* groups = sums.get();
+  lp::LogicalOperatorPtr plan =
+      distribution.TopNOnRanks(distribution.SplitAggregates(top_n(std::move(sums), /*ascending=*/false, 10, 5)));
+  ASSERT_EQ(plan->kind(), lp::LogicalOperatorKind::kLimit);
+  EXPECT_EQ(distribution.Of(*plan).placement, Placement::kMaster);
+  EXPECT_EQ(plan->As<lp::Limit>().limit, 10);
+  EXPECT_EQ(plan->As<lp::Limit>().offset, 5);
+  const lp::LogicalOperator& sort = *plan->children[0];
+  ASSERT_EQ(sort.kind(), lp::LogicalOperatorKind::kSort);
+  const lp::LogicalOperator& rank_limit = *sort.children[0];
+  ASSERT_EQ(rank_limit.kind(), lp::LogicalOperatorKind::kLimit);
+  EXPECT_EQ(rank_limit.As<lp::Limit>().limit, 15);  // limit + offset, from the first row
+  EXPECT_EQ(rank_limit.As<lp::Limit>().offset, 0);
+  EXPECT_EQ(distribution.Of(rank_limit).placement, Placement::kPartitioned);
+  EXPECT_TRUE(distribution.Of(rank_limit).key_columns.empty());  // places no row for what reads it
+  const lp::LogicalOperator& rank_sort = *rank_limit.children[0];
+  ASSERT_EQ(rank_sort.kind(), lp::LogicalOperatorKind::kSort);
+  ASSERT_EQ(rank_sort.As<lp::Sort>().keys.size(), 1u);
+  EXPECT_FALSE(rank_sort.As<lp::Sort>().keys[0].ascending);
+  EXPECT_TRUE(rank_sort.As<lp::Sort>().keys[0].nulls_first);
+  EXPECT_EQ(rank_sort.children[0].get(), groups);  // the analysed input itself
+  EXPECT_EQ(rank_limit.output().size(), groups->output().size());
+
+  // The rank's copy as a fragment: its Limit and Sort survive the encoding.
+  absl::StatusOr<std::string> message = EncodePlanFragment(rank_limit);
+  ASSERT_TRUE(message.ok()) << message.status();
+  std::vector<const lp::LogicalOperator*> inputs;
+  absl::StatusOr<lp::LogicalOperatorPtr> decoded = DecodePlanFragment(*message, *catalog_, &inputs);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ((*decoded)->ToString(), rank_limit.ToString());
+  for (size_t cut = 0; cut < message->size(); cut += 3) {
+    EXPECT_EQ(DecodePlanFragment(message->substr(0, cut), *catalog_, &inputs).status().code(),
+              absl::StatusCode::kDataLoss)
+        << cut;
+  }
+
+  // Rows of a partitioned scan, no aggregation: the same.
+  lp::LogicalOperatorPtr rows = distribution.TopNOnRanks(top_n(Scan("orders"), /*ascending=*/true, 3, 0));
+  EXPECT_EQ(distribution.Of(*rows->children[0]->children[0]).placement, Placement::kPartitioned);
+  EXPECT_EQ(rows->children[0]->children[0]->As<lp::Limit>().limit, 3);
+
+  // Left alone: a replicated input, a merge of partials on the master (its rows are complete only there), an
+  // OFFSET without LIMIT, a LIMIT without ORDER BY.
+  lp::LogicalOperatorPtr replicated = distribution.TopNOnRanks(top_n(Scan("nation"), true, 3, 0));
+  EXPECT_EQ(replicated->children[0]->children[0]->kind(), lp::LogicalOperatorKind::kTableScan);
+  lp::LogicalOperatorPtr merged = distribution.TopNOnRanks(distribution.SplitAggregates(
+      top_n(Aggregate(Scan("lineitem"), {1}, One(Call(AggregateKind::kCount, 0, Type::BigInt(), Type::BigInt()))), true,
+            3, 0)));
+  ASSERT_EQ(merged->children[0]->children[0]->kind(), lp::LogicalOperatorKind::kProject);  // the merge's
+  EXPECT_TRUE(distribution.MergesOnMaster(*merged->children[0]->children[0]->children[0]));
+  lp::LogicalOperatorPtr offset_only = distribution.TopNOnRanks(top_n(Scan("orders"), true, std::nullopt, 4));
+  EXPECT_EQ(offset_only->children[0]->children[0]->kind(), lp::LogicalOperatorKind::kTableScan);
+  auto plain = std::make_unique<lp::Limit>();
+  plain->limit = 3;
+  plain->children.push_back(Scan("orders"));
+  plain->RecomputeOutput();
+  lp::LogicalOperatorPtr unsorted = distribution.TopNOnRanks(std::move(plain));
+  EXPECT_EQ(unsorted->children[0]->kind(), lp::LogicalOperatorKind::kTableScan);
+  EXPECT_EQ(distribution.Of(*unsorted).placement, Placement::kMaster);
+}
+
+// TPC-H Q10's shape: per-customer sums over lineitem joined with orders and customer (a nested split). Alone, the
+// aggregation's partials are merged on the master; under an ORDER BY ... LIMIT they are split by the customer key
+// (a nested split of partials) and merged on the ranks, and each rank's top rows are all that is gathered.
+TEST_F(PlanDistributionTest, PartialsUnderATopNAreMergedOnTheRanks) {
+  const auto per_customer = [this] {
+    lp::LogicalOperatorPtr nested = Join(lp::JoinType::kInner, Scan("lineitem"), 0,
+                                         Join(lp::JoinType::kInner, Scan("orders"), 1, Scan("customer"), 0), 0);
+    // Output: l_orderkey, l_quantity, o_orderkey, o_custkey, c_custkey, c_name; grouped by c_custkey.
+    return Aggregate(std::move(nested), {4},
+                     One(Call(AggregateKind::kSum, 1, Type::Decimal(15, 2), Type::Decimal(38, 2))));
+  };
+  PlanDistribution alone(2, [](const lp::LogicalOperator&) { return 1e7; });
+  lp::LogicalOperatorPtr merged = alone.TopNOnRanks(alone.SplitAggregates(per_customer()));
+  EXPECT_TRUE(alone.MergesOnMaster(*merged->children[0]));
+
+  PlanDistribution distribution(2, [](const lp::LogicalOperator&) { return 1e7; });
+  auto sort = std::make_unique<lp::Sort>();
+  sort->keys.push_back({MakeColumn(1, Type::Decimal(38, 2)), false, true});
+  sort->children.push_back(per_customer());
+  sort->RecomputeOutput();
   auto limit = std::make_unique<lp::Limit>();
-  limit->limit = 1;
-  limit->children.push_back(Scan("nation"));
+  limit->limit = 20;
+  limit->children.push_back(std::move(sort));
   limit->RecomputeOutput();
-  EXPECT_EQ(EncodePlanFragment(*limit).status().code(), absl::StatusCode::kUnimplemented);
+  lp::LogicalOperatorPtr plan = distribution.TopNOnRanks(distribution.SplitAggregates(std::move(limit)));
+  const lp::LogicalOperator& rank_limit = *plan->children[0]->children[0];
+  ASSERT_EQ(rank_limit.kind(), lp::LogicalOperatorKind::kLimit);
+  EXPECT_EQ(distribution.Of(rank_limit).placement, Placement::kPartitioned);
+  // Limit -> Sort -> Project -> merging Aggregate -> partial Aggregate -> the nested join.
+  const lp::LogicalOperator& merge = *rank_limit.children[0]->children[0]->children[0];
+  ASSERT_EQ(merge.kind(), lp::LogicalOperatorKind::kAggregate);
+  EXPECT_FALSE(distribution.MergesOnMaster(merge));
+  EXPECT_EQ(distribution.Of(merge).key_columns, std::vector<int>{0});
+  const lp::LogicalOperator& partial = *merge.children[0];
+  EXPECT_EQ(distribution.Repartition(partial), 0);  // by c_custkey, its group key
+  const lp::LogicalOperator& join = *partial.children[0];
+  EXPECT_EQ(distribution.Repartition(*join.children[1]), 0);               // orders with customer, by o_orderkey
+  EXPECT_EQ(distribution.Repartition(*join.children[1]->children[0]), 1);  // orders, by o_custkey
 }
 
 }  // namespace
