@@ -300,21 +300,27 @@ HashSplitter* RepartitionOperator::SplitterOf(int worker) {
   return splitter.get();
 }
 
-bool RepartitionOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
-  if (!started_) {
-    // Every rank starts its part now, while this rank's workers compute the master's.
-    started_ = true;
-    const std::string request = EncodeShuffleRequest({tags_, key_column_, request_});
-    for (int peer = 0; peer < cluster_->size(); ++peer) {
-      if (peer == cluster_->rank()) continue;
-      // A rank that cannot be told fails the exchange work order when it receives from that rank.
-      if (!cluster_->Send(peer, kCommandTag, EncodeCommand({CommandKind::kShuffle, tags_.data, request})).ok()) {
-        continue;
-      }
-      if (release_ != nullptr) release_->Shuffled(peer);
-      // The rank's split takes the partitions its fragment reads, even when the fragment cannot run.
-      for (const auto& read : reads_) read->Read(peer);
+void RepartitionOperator::Start() {
+  if (started_) return;
+  // Every rank starts its part now, while this rank's workers compute the master's.
+  started_ = true;
+  const std::string request = EncodeShuffleRequest({tags_, key_column_, request_});
+  for (int peer = 0; peer < cluster_->size(); ++peer) {
+    if (peer == cluster_->rank()) continue;
+    // A rank that cannot be told fails the exchange work order when it receives from that rank.
+    if (!cluster_->Send(peer, kCommandTag, EncodeCommand({CommandKind::kShuffle, tags_.data, request})).ok()) {
+      continue;
     }
+    if (release_ != nullptr) release_->Shuffled(peer);
+    // The rank's split takes the partitions its fragment reads, even when the fragment cannot run.
+    for (const auto& read : reads_) read->Read(peer);
+  }
+}
+
+bool RepartitionOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
+  if (!activated_) {
+    activated_ = true;
+    Start();  // a no-op once the query started it
     if (input_.is_table()) {
       for (size_t b = 0; b < input_.table_block_count(); ++b) {
         out->push_back(std::make_unique<SplitWorkOrder>(this, static_cast<uint32_t>(b), input_.HomeNode(b)));

@@ -172,6 +172,10 @@ class RepartitionOperator : public RelationalOperator {
   void FeedInputBlock(int input, uint32_t block_index) override { pending_.push_back(block_index); }
   void DoneFeedingInput(int input) override { input_done_ = true; }
   bool ReleasesInputBlocks(int input) const override { return true; }
+  // Sends every other rank its part (kShuffle) when the query starts: the ranks' fragments read nothing of the
+  // master's, so they run while the master's own part still waits for its blocking inputs (TPC-H Q18's split of
+  // orders waits for the master's aggregation of lineitem, which rank 1 then no longer waits for).
+  void Start() override;
   bool GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) override;
   std::shared_ptr<TemporaryRelation> output() const override { return parts_[cluster_->rank()]; }
   // "split N rows; sent B bytes, received B bytes" (bytes between every pair of ranks that include this one).
@@ -191,7 +195,8 @@ class RepartitionOperator : public RelationalOperator {
   const StreamTags tags_;
   const std::shared_ptr<PartitionRelease> release_;
   const std::vector<std::shared_ptr<PartitionRelease>> reads_;
-  bool started_ = false;
+  bool started_ = false;    // kShuffle sent to the other ranks (Start)
+  bool activated_ = false;  // GetWorkOrders asked once: the master's own part is issued
   bool input_done_ = false;
   bool exchange_started_ = false;
   bool outcome_issued_ = false;

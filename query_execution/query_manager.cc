@@ -48,6 +48,7 @@ QueryManager::QueryManager(std::unique_ptr<ExecutionDag> dag) : dag_(std::move(d
   scratch_output_blocks_.resize(operators_.size());
   CHECK_GE(dag_->result_operator(), 0);
   result_ = dag_->op(dag_->result_operator())->output();
+  for (int i = 0; i < dag_->size(); ++i) dag_->op(i)->Start();
   ActivateReadyOperators();
 }
 

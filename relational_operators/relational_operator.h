@@ -28,6 +28,10 @@ class RelationalOperator {
   int index() const { return index_; }
   void set_index(int index) { index_ = index; }
 
+  // Called once when the query starts running (its QueryManager is made), before any operator is activated, on
+  // the scheduler thread: work that needs none of the operator's inputs and runs outside its work orders may
+  // begin here (a hash split's fragments on the other ranks, distributed/repartition_operator.h).
+  virtual void Start() {}
   virtual void FeedInputBlock(int input, uint32_t block_index) {}
   virtual void DoneFeedingInput(int input) {}
   // Appends the ready work orders to `out`. Returns true when the operator will generate no more work orders.
