@@ -179,6 +179,45 @@ TEST_F(QueryManagerTest, ASatisfiedLimitStopsTheOperatorsFeedingOnlyIt) {
   }
 }
 
+// Sums its input as SumOperator does and records when Start() was called: before any work order of the query
+// ran (`started_before_work`), which a blocking edge cannot delay (a hash split's fragments on other ranks).
+class StartRecordingSum : public SumOperator {
+ public:
+  StartRecordingSum(std::shared_ptr<TemporaryRelation> input, std::atomic<int64_t>* sum, int* blocks_fed)
+      : SumOperator(input, sum, blocks_fed), input_(input) {}
+  void Start() override {
+    ++starts;
+    started_before_work = input_->block_count() == 0;
+  }
+  int starts = 0;
+  bool started_before_work = false;
+
+ private:
+  std::shared_ptr<TemporaryRelation> input_;
+};
+
+TEST_F(QueryManagerTest, StartsEveryOperatorOnceBeforeItsBlockingInputsFinish) {
+  auto dag = std::make_unique<ExecutionDag>();
+  auto producer = std::make_unique<ProducerOperator>(4, 10, &pool_);
+  std::shared_ptr<TemporaryRelation> produced = producer->output();
+  int p = dag->AddOperator(std::move(producer));
+  std::atomic<int64_t> sum{0};
+  int fed = 0;
+  auto consumer = std::make_unique<StartRecordingSum>(produced, &sum, &fed);
+  StartRecordingSum* recording = consumer.get();
+  int s = dag->AddOperator(std::move(consumer));
+  dag->AddEdge(p, s, 0, /*pipelining=*/false);
+  dag->set_result_operator(p);
+  QueryManager query(std::move(dag));
+  EXPECT_EQ(recording->starts, 1);
+  EXPECT_TRUE(recording->started_before_work);
+  size_t peak = 0;
+  RunSerially(query, pool_, &peak);
+  ASSERT_TRUE(query.status().ok()) << query.status();
+  EXPECT_EQ(recording->starts, 1);  // not again when the blocking edge lets it run
+  EXPECT_EQ(sum.load(), 39 * 40 / 2);
+}
+
 // The producer also feeds the query's result (a sum): a satisfied LIMIT beside it must not stop it.
 TEST_F(QueryManagerTest, ASatisfiedLimitDoesNotStopAProducerThatFeedsOthersToo) {
   auto dag = std::make_unique<ExecutionDag>();
