@@ -4,8 +4,9 @@
 // each part to its rank and receives the other ranks' parts, so that a join or an aggregation on that key runs on
 // every rank over the rows that meet there (query_execution/plan_distribution.h decides where).
 //
-// On the master, RepartitionOperator: when activated it sends every other rank a kShuffle command
-// (rank_protocol.h) with the input's plan fragment, the key column and the exchange's two tags; the rank runs the
+// On the master, RepartitionOperator: when its query starts (Start, before its own inputs are done) it sends every
+// other rank a kShuffle command (rank_protocol.h) with the input's plan fragment, the key column and the
+// exchange's two tags; the rank runs the
 // fragment under its Foreman, splits each result block as the fragment writes it on a service thread and streams
 // the parts as they fill (ExchangeParts with GrowingRelations; engine/distributed_statements.cc, Shuffle), and keeps its own partition for the plan fragment that reads
 // it (ExchangeResults). The master's own part of the input arrives as the operator's input: one split work order
