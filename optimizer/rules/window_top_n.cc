@@ -31,7 +31,7 @@ std::optional<int64_t> BoundOf(const BoundExpression& term, const Window& window
     case ComparisonOp::kEqual:
       return value;
     case ComparisonOp::kLess:
-      return value - 1;  // the constant is at least INT64_MIN + 1 below: rank values are positive
+      return value <= 0 ? 0 : value - 1;  // ranks are positive: nothing is below 1 (and INT64_MIN - 1 overflows)
     default:
       return std::nullopt;
   }
