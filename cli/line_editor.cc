@@ -144,6 +144,10 @@ LineEditor::~LineEditor() {
 LineEditor::ReadResult LineEditor::ReadLine(const std::string& prompt, std::string* line) {
   impl_->prompt = prompt;
   el_resize(impl_->editor);  // the terminal may have changed size since the last line
+  // Raw mode before the prompt is drawn. el_gets draws the prompt and only then leaves cooked mode (at its first
+  // read), so a key typed as the prompt appears would meet the cooked line discipline: a Ctrl-D there becomes a
+  // pending end-of-file that raw mode then delivers as a NUL byte, and the shell would not exit.
+  el_set(impl_->editor, EL_PREP_TERM, 1);
   int count = 0;
   errno = 0;
   const char* text = el_gets(impl_->editor, &count);

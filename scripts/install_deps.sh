@@ -11,6 +11,7 @@ DEBIAN_PACKAGES=(
   libopenmpi-dev openmpi-bin
   python3 python3-pip
   clang-format  # scripts/check_format.sh and format.sh (Debian 12: clang-format 14)
+  strace  # tests/e2e/test_shell.py slows the shell's terminal calls to test typing as the prompt appears
 )
 
 missing=()

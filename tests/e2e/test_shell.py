@@ -184,6 +184,29 @@ def test_progress_bar_shows_on_a_long_query_and_is_cleared(shell):
     quit_shell(shell)
 
 
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace (scripts/install_deps.sh installs it)")
+def test_keys_typed_as_the_prompt_appears_reach_the_editor(data_dir, tmp_path):
+    """A key typed the moment the prompt shows must meet the line editor, not the terminal's cooked mode: there a
+    Ctrl-D becomes a pending end-of-file that raw mode delivers as a NUL byte, and the shell did not exit (a CI run
+    hung on it). strace holds every terminal ioctl for 0.3 s, so a Ctrl-D sent on seeing the prompt lands before
+    any mode switch that comes after the prompt is drawn."""
+    env = dict(os.environ, HOME=str(tmp_path), TERM="xterm", LC_ALL="C")
+    env.pop("TESSERA_HISTORY", None)
+    child = pexpect.spawn("strace", ["-f", "-o", "/dev/null", "-e", "trace=ioctl", "-e",
+                                     "inject=ioctl:delay_enter=300000", TESSERA, data_dir, "--no-sync"],
+                          env=env, encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 200), cwd=str(tmp_path))
+    try:
+        child.expect_exact(PROMPT)
+        child.sendline("SELECT 8 AS eight;")
+        child.expect_exact("(1 row)")
+        child.expect_exact(PROMPT)
+        child.sendeof()
+        expect_clean_exit(child)
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+
+
 def test_ctrl_c_cancels_the_running_query_and_the_shell_goes_on(shell):
     cancel_long_query(shell)
     shell.sendline("SELECT count(*) FROM build;")
