@@ -362,9 +362,13 @@ double CardinalityEstimator::Selectivity(const BoundExpression& predicate, const
 }
 
 double CardinalityEstimator::MatchedFraction(const Join& join) const {
+  return (join.residual == nullptr ? 1 : kRangeSelectivity) * KeyMatchFraction(join);
+}
+
+double CardinalityEstimator::KeyMatchFraction(const Join& join) const {
   const LogicalOperator& left = *join.children[0];
   const LogicalOperator& right = *join.children[1];
-  double matched = join.residual == nullptr ? 1 : kRangeSelectivity;
+  double matched = 1;
   if (join.left_keys.size() == 1) {
     // A filtered scan's DistinctValues is its table's: the right side cannot have more keys than rows.
     const double right_keys_found = std::min(DistinctValues(*join.right_keys[0], right), EstimateRows(right));

@@ -51,6 +51,10 @@ class CardinalityEstimator {
   double EquiJoinSelectivity(const std::vector<const BoundExpression*>& left_keys, const LogicalOperator& left,
                              const std::vector<const BoundExpression*>& right_keys, const LogicalOperator& right) const;
 
+  // The fraction of a join's left rows whose keys are among its right side's, whatever its residual: the key's
+  // distinct values on each side (composite keys: the product of the columns', at most the side's rows).
+  double KeyMatchFraction(const Join& join) const;
+
  private:
   // `column <op> constant` with op one of < <= > >=, on a column with numeric min / max statistics.
   struct RangeBound {
@@ -75,8 +79,8 @@ class CardinalityEstimator {
   // (containment; the .cc file says why).
   double JoinKeyDistinct(const BoundExpression& key, const LogicalOperator& side, const BoundExpression& other_key,
                          const LogicalOperator& other) const;
-  // The fraction of a join's left rows that find a match (semi join) or none (anti join; at least 0.1), by the
-  // key's distinct values (composite keys: the product of the columns', at most the side's rows).
+  // The fraction of a join's left rows that find a match (semi join) or none (anti join; at least 0.1):
+  // KeyMatchFraction, times a residual's selectivity.
   double MatchedFraction(const Join& join) const;
   double UnmatchedFraction(const Join& join) const;
 

@@ -141,6 +141,8 @@ void Collect(LogicalOperator* node, const CardinalityEstimator& estimator, Candi
         const bool indirect = source.hash_joins > 0 || source.through_union;
         candidate.publishes_alone =
             (direct_inner && estimator.EstimateRows(*join.children[1]) >= LipFilters::kDirectProberMinBuildRows) ||
+            (direct_inner && join.left_keys.size() >= 2 &&
+             estimator.KeyMatchFraction(join) <= LipFilters::kOnlyJoinMaxPassFraction) ||
             (indirect && !join.exact_filter.has_value() &&
              join_rows <= LipFilters::kIndirectMaxPassFraction * probe_rows);
         candidate.publishes_as_only_join =

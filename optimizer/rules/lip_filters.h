@@ -21,8 +21,14 @@
 // (hash, bucket, entries, gather) several times that, and nine in ten rows skip it (TPC-H Q17's outer
 // lineitem scan against the 204 parts with their average quantity: probe busy 180 -> 50 ms). In star joins
 // the other joins' filters already thin the rows that reach the direct prober, so it stays without one there
-// (SSB Q2.3). Apart from these exceptions, filters are placed only on scans that at least kMinJoinsPerScan
-// joins probe with (counting exact-filter joins). A third exception: a join that is no direct prober of the scan
+// (SSB Q2.3). A third: an inner direct prober on two or more keys whose build keys are estimated to hold those of
+// at most kOnlyJoinMaxPassFraction of its probe rows (CardinalityEstimator::KeyMatchFraction: the Bloom filter
+// tests the keys, not the residual) publishes whatever other joins probe the scan. Such a join is never a
+// direct look-up (that needs one integer key): each probe hashes and compares every key in buckets that lie
+// beyond the caches, while the other joins' filters may drop nothing (TPC-DS Q72's inventory scan, 11.7 M rows,
+// whose other join is to its 5 warehouses: probe busy 248 -> 144 ms; Q50 and Q64's returns joins on ticket or
+// order number and item). Apart from these exceptions, filters are placed only on scans that at least kMinJoinsPerScan
+// joins probe with (counting exact-filter joins). A fourth exception: a join that is no direct prober of the scan
 // (a hash join lies between, or a UNION [ALL]: the union writes every row it reads to its own blocks before the
 // join probes them) publishes when it is estimated to keep at most kIndirectMaxPassFraction of its probe rows,
 // whatever other joins probe the scan: after the anti-join idiom `store_sales LEFT JOIN store_returns ... WHERE
