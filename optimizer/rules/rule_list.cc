@@ -15,6 +15,7 @@
 #include "optimizer/rules/implied_lip_filters.h"
 #include "optimizer/rules/inner_to_semi_join.h"
 #include "optimizer/rules/join_ordering.h"
+#include "optimizer/rules/left_join_match_reduction.h"
 #include "optimizer/rules/lip_filters.h"
 #include "optimizer/rules/predicate_push_down.h"
 #include "optimizer/rules/semi_join_push_down.h"
@@ -30,6 +31,7 @@ const std::vector<std::unique_ptr<Rule>>& RuleList() {
     list->push_back(std::make_unique<ConstantFolding>());
     list->push_back(std::make_unique<JoinOrdering>());
     list->push_back(std::make_unique<InnerToSemiJoin>());
+    list->push_back(std::make_unique<LeftJoinMatchReduction>());
     list->push_back(std::make_unique<SemiJoinPushDown>());
     list->push_back(std::make_unique<AggregateSemiJoinReduction>());
     list->push_back(std::make_unique<DistinctAggregateSplit>());

@@ -6,19 +6,21 @@
 //   3. JoinOrdering                greedy join order by estimated cardinality; smaller input on the build (right) side
 //   4. InnerToSemiJoin             under a semi / anti join's build side, an inner join read for one input only is
 //                                  a semi join (no repeats: TPC-DS Q95)
-//   5. SemiJoinPushDown            selective semi/anti joins move down to the join input that holds their keys
-//   6. AggregateSemiJoinReduction  a grouped aggregate joined on its key first keeps only the keys a filtered scan
+//   5. LeftJoinMatchReduction      a filter needing a match in one of some left joins semi-joins their left input
+//                                  with the union of their keys first (TPC-DS Q78)
+//   6. SemiJoinPushDown            selective semi/anti joins move down to the join input that holds their keys
+//   7. AggregateSemiJoinReduction  a grouped aggregate joined on its key first keeps only the keys a filtered scan
 //                                  on the other side can match (decorrelated subqueries: Q2, Q17, Q20)
-//   7. DistinctAggregateSplit      DISTINCT aggregates of one argument as two plain aggregations
-//   8. EagerAggregation            one join side aggregated by its join keys before the join (TPC-H Q13)
-//   9. ColumnPruning               scans read and joins carry only the columns used above them
-//  10. WindowTopN                  a filter rank() / row_number() <= N over a window keeps N rows per partition
-//  11. ExactFilterSemiJoin         joins whose build side only filters, on a dense unique key, probe a bit vector
-//  12. LipFilters                  Bloom filters from every build side applied in the probe-side scan (D§2.5.3)
-//  13. ImpliedLipFilters           Bloom filters along equalities that join conditions only imply
-//  14. SetOperationLowering        INTERSECT / EXCEPT as an aggregation over UNION ALL
-//  15. BuildSideSwap               left outer / semi / anti joins build on their smaller preserved side
-//  16. AggregateSharing            aggregates that compute the same rows are computed once
+//   8. DistinctAggregateSplit      DISTINCT aggregates of one argument as two plain aggregations
+//   9. EagerAggregation            one join side aggregated by its join keys before the join (TPC-H Q13)
+//  10. ColumnPruning               scans read and joins carry only the columns used above them
+//  11. WindowTopN                  a filter rank() / row_number() <= N over a window keeps N rows per partition
+//  12. ExactFilterSemiJoin         joins whose build side only filters, on a dense unique key, probe a bit vector
+//  13. LipFilters                  Bloom filters from every build side applied in the probe-side scan (D§2.5.3)
+//  14. ImpliedLipFilters           Bloom filters along equalities that join conditions only imply
+//  15. SetOperationLowering        INTERSECT / EXCEPT as an aggregation over UNION ALL
+//  16. BuildSideSwap               left outer / semi / anti joins build on their smaller preserved side
+//  17. AggregateSharing            aggregates that compute the same rows are computed once
 // Thread-safe (rules are stateless).
 
 #include <memory>

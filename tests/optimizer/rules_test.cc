@@ -60,10 +60,10 @@ TEST_F(RulesTest, RuleListOrder) {
   std::vector<std::string> names;
   for (const auto& rule : RuleList()) names.push_back(rule->name());
   EXPECT_EQ(names, (std::vector<std::string>{"PredicatePushDown", "ConstantFolding", "JoinOrdering", "InnerToSemiJoin",
-                                             "SemiJoinPushDown", "AggregateSemiJoinReduction", "DistinctAggregateSplit",
-                                             "EagerAggregation", "ColumnPruning", "WindowTopN", "ExactFilterSemiJoin",
-                                             "LipFilters", "ImpliedLipFilters", "SetOperationLowering", "BuildSideSwap",
-                                             "AggregateSharing"}));
+                                             "LeftJoinMatchReduction", "SemiJoinPushDown", "AggregateSemiJoinReduction",
+                                             "DistinctAggregateSplit", "EagerAggregation", "ColumnPruning",
+                                             "WindowTopN", "ExactFilterSemiJoin", "LipFilters", "ImpliedLipFilters",
+                                             "SetOperationLowering", "BuildSideSwap", "AggregateSharing"}));
 }
 
 TEST_F(RulesTest, PushDownTurnsWherePredicatesIntoJoinKeysAndScanFilters) {
