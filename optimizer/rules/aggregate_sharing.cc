@@ -301,22 +301,22 @@ void MergeKeyFilteredCopies(LogicalOperatorPtr& plan) {
     }
   }
   if (!any_filter) return;
-  absl::flat_hash_map<std::string_view, std::vector<KeyCandidate*>> groups;
-  std::vector<std::vector<KeyCandidate*>*> order;
+  absl::flat_hash_map<std::string_view, int> group_of;  // text -> index into groups
+  std::vector<std::vector<KeyCandidate*>> groups;
   for (KeyCandidate& candidate : candidates) {
     if (candidate.key.empty()) continue;
-    auto [group, added] = groups.try_emplace(candidate.key);
-    if (added) order.push_back(&group->second);
-    group->second.push_back(&candidate);
+    auto [group, added] = group_of.try_emplace(candidate.key, static_cast<int>(groups.size()));
+    if (added) groups.emplace_back();
+    groups[group->second].push_back(&candidate);
   }
   std::vector<std::pair<int, int>> rewritten;  // subtrees already changed: their texts are stale
-  for (std::vector<KeyCandidate*>* group : order) {
-    if (group->size() < 2) continue;
+  for (std::vector<KeyCandidate*>& group : groups) {
+    if (group.size() < 2) continue;
     const KeyFilter* first = nullptr;
     bool unfiltered = false;
     bool same_sites = true;
     std::vector<Value> all;
-    for (KeyCandidate* member : *group) {
+    for (KeyCandidate* member : group) {
       if (!member->filter.has_value()) {
         unfiltered = true;
         continue;
@@ -333,16 +333,16 @@ void MergeKeyFilteredCopies(LogicalOperatorPtr& plan) {
     }
     if (first == nullptr || !same_sites) continue;
     bool differ = unfiltered;
-    for (KeyCandidate* member : *group) {
+    for (KeyCandidate* member : group) {
       differ = differ || (member->filter.has_value() && !SameSet(member->filter->values, all));
     }
     if (!differ) continue;  // identical copies: shared as they are
     bool overlaps = false;
-    for (KeyCandidate* member : *group) {
+    for (KeyCandidate* member : group) {
       for (const auto& [begin, end] : rewritten) overlaps = overlaps || (member->begin < end && begin < member->end);
     }
     if (overlaps) continue;
-    for (KeyCandidate* member : *group) {
+    for (KeyCandidate* member : group) {
       rewritten.emplace_back(member->begin, member->end);
       if (!member->filter.has_value()) continue;
       const KeyFilter& filter = *member->filter;
