@@ -1,5 +1,6 @@
 #include "optimizer/rules/aggregate_sharing.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -242,7 +243,9 @@ void RewriteSites(const KeyFilter& filter, const std::vector<Value>* values) {
 ExpressionPtr KeyPredicate(const Aggregate& aggregate, int key, const std::vector<Value>& values) {
   ExpressionPtr column = MakeInputColumn(aggregate.output(), key);
   if (values.size() == 1) return MakeComparison(ComparisonOp::kEqual, std::move(column), MakeConstant(values[0]));
-  return MakeInList(std::move(column), values);
+  std::vector<Value> sorted = values;
+  std::sort(sorted.begin(), sorted.end(), [](const Value& a, const Value& b) { return a.Compare(b) < 0; });
+  return MakeInList(std::move(column), std::move(sorted));
 }
 
 struct KeyCandidate {
@@ -332,6 +335,7 @@ void MergeKeyFilteredCopies(LogicalOperatorPtr& plan) {
       }
     }
     if (first == nullptr || !same_sites) continue;
+    std::sort(all.begin(), all.end(), [](const Value& a, const Value& b) { return a.Compare(b) < 0; });
     bool differ = unfiltered;
     for (KeyCandidate* member : group) {
       differ = differ || (member->filter.has_value() && !SameSet(member->filter->values, all));
