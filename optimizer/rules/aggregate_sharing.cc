@@ -164,7 +164,7 @@ int SubtreeSize(const LogicalOperator& node) {
 // Whether every row `node` yields passed a site on its output column `column` (-1: the column is not traced
 // there); records the sites met along the way. Only operators under which a row's value of the column is the
 // value the site saw: projections of the column, inner joins, the preserved side of left / semi / anti joins,
-// UNION (ALL or not), DISTINCT. `offset` is node's preorder position below the aggregate.
+// UNION (ALL or not), DISTINCT; an empty Values yields no row at all. `offset` is node's preorder position below the aggregate.
 bool Restricted(LogicalOperator& node, int offset, int column, KeyFilter* filter) {
   if (column < 0) return false;
   switch (node.kind()) {
@@ -200,6 +200,8 @@ bool Restricted(LogicalOperator& node, int offset, int column, KeyFilter* filter
       }
       return all;
     }
+    case LogicalOperatorKind::kValues:
+      return node.As<Values>().rows.empty();  // no row to restrict (a UNION branch ConstantFolding emptied)
     default:
       return false;
   }

@@ -50,6 +50,14 @@ class ExecutionChoiceRulesTest : public ::testing::Test {
     if (node.kind() == LogicalOperatorKind::kAggregate) aggregates->push_back(&node.As<Aggregate>());
     for (const auto& child : node.children) CollectAggregates(*child, aggregates);
   }
+  // Aggregate::shared_result of each aggregate in `plan`, in preorder.
+  static std::vector<int> SharedResults(const LogicalOperator& plan) {
+    std::vector<const Aggregate*> aggregates;
+    CollectAggregates(plan, &aggregates);
+    std::vector<int> shared;
+    for (const Aggregate* aggregate : aggregates) shared.push_back(aggregate->shared_result);
+    return shared;
+  }
 
   static testing::TestCatalog* catalog_;
 };
@@ -183,12 +191,11 @@ TEST_F(ExecutionChoiceRulesTest, CopiesThatDifferInAGroupKeyFilterShareOneAggreg
       "a.flag = 'A' AND b.flag = 'R' AND a.q > 5";
   LogicalOperatorPtr plan = Planned(sql);
   ASSERT_NE(plan, nullptr);
-  std::vector<const Aggregate*> aggregates;
-  CollectAggregates(*plan, &aggregates);
-  ASSERT_EQ(aggregates.size(), 2u);
-  EXPECT_GE(aggregates[0]->shared_result, 0) << plan->ToString();
-  EXPECT_EQ(aggregates[0]->shared_result, aggregates[1]->shared_result);
   const std::string text = plan->ToString();
+  const std::vector<int> shared = SharedResults(*plan);
+  ASSERT_EQ(shared.size(), 2u);
+  EXPECT_GE(shared[0], 0) << text;
+  EXPECT_EQ(shared[0], shared[1]);
   EXPECT_THAT(text, HasSubstr("filter=(l_returnflag IN ('A', 'R'))")) << text;
   EXPECT_THAT(text, HasSubstr("Filter ((l_returnflag = 'A') AND (sum(l_quantity) > 5.00))\n")) << text;
   EXPECT_THAT(text, HasSubstr("Filter (l_returnflag = 'R')\n")) << text;
@@ -211,10 +218,7 @@ TEST_F(ExecutionChoiceRulesTest, KeyFiltersThatDoNotCoverEveryInputStayApart) {
       "SELECT l_linestatus, l_quantity FROM lineitem), t AS (SELECT flag, sum(q) AS q FROM u GROUP BY flag) "
       "SELECT a.q, b.q FROM t a, t b WHERE a.flag = 'N' AND b.flag = 'O'");
   ASSERT_NE(plan, nullptr);
-  std::vector<const Aggregate*> aggregates;
-  CollectAggregates(*plan, &aggregates);
-  ASSERT_EQ(aggregates.size(), 2u);
-  for (const Aggregate* aggregate : aggregates) EXPECT_EQ(aggregate->shared_result, -1) << plan->ToString();
+  EXPECT_EQ(SharedResults(*plan), (std::vector<int>{-1, -1})) << plan->ToString();
 }
 
 }  // namespace
