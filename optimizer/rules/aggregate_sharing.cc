@@ -67,6 +67,10 @@ std::vector<Value> Intersect(const std::vector<Value>& values, const std::vector
   return kept;
 }
 
+void SortValues(std::vector<Value>* values) {
+  std::sort(values->begin(), values->end(), [](const Value& a, const Value& b) { return a.Compare(b) < 0; });
+}
+
 bool SameSet(const std::vector<Value>& a, const std::vector<Value>& b) {
   return a.size() == b.size() && Intersect(a, b).size() == a.size();
 }
@@ -246,7 +250,7 @@ ExpressionPtr KeyPredicate(const Aggregate& aggregate, int key, const std::vecto
   ExpressionPtr column = MakeInputColumn(aggregate.output(), key);
   if (values.size() == 1) return MakeComparison(ComparisonOp::kEqual, std::move(column), MakeConstant(values[0]));
   std::vector<Value> sorted = values;
-  std::sort(sorted.begin(), sorted.end(), [](const Value& a, const Value& b) { return a.Compare(b) < 0; });
+  SortValues(&sorted);
   return MakeInList(std::move(column), std::move(sorted));
 }
 
@@ -337,7 +341,7 @@ void MergeKeyFilteredCopies(LogicalOperatorPtr& plan) {
       }
     }
     if (first == nullptr || !same_sites) continue;
-    std::sort(all.begin(), all.end(), [](const Value& a, const Value& b) { return a.Compare(b) < 0; });
+    SortValues(&all);
     bool differ = unfiltered;
     for (KeyCandidate* member : group) {
       differ = differ || (member->filter.has_value() && !SameSet(member->filter->values, all));
