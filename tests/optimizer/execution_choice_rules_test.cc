@@ -50,6 +50,14 @@ class ExecutionChoiceRulesTest : public ::testing::Test {
     if (node.kind() == LogicalOperatorKind::kAggregate) aggregates->push_back(&node.As<Aggregate>());
     for (const auto& child : node.children) CollectAggregates(*child, aggregates);
   }
+  // Aggregate::shared_result of each aggregate in `plan`, in preorder.
+  static std::vector<int> SharedResults(const LogicalOperator& plan) {
+    std::vector<const Aggregate*> aggregates;
+    CollectAggregates(plan, &aggregates);
+    std::vector<int> shared;
+    for (const Aggregate* aggregate : aggregates) shared.push_back(aggregate->shared_result);
+    return shared;
+  }
 
   static testing::TestCatalog* catalog_;
 };
@@ -173,6 +181,44 @@ TEST_F(ExecutionChoiceRulesTest, AggregatesThatDifferAreNotShared) {
   CollectAggregates(*plan, &aggregates);
   ASSERT_EQ(aggregates.size(), 2u);
   for (const Aggregate* aggregate : aggregates) EXPECT_EQ(aggregate->shared_result, -1) << plan->ToString();
+}
+
+TEST_F(ExecutionChoiceRulesTest, CopiesThatDifferInAGroupKeyFilterShareOneAggregate) {
+  // TPC-DS Q04's shape over lineitem: the CTE read once per return flag, the flags pushed down to the scan.
+  const std::string sql =
+      "WITH t AS (SELECT l_returnflag AS flag, l_suppkey, sum(l_quantity) AS q FROM lineitem GROUP BY "
+      "l_returnflag, l_suppkey) SELECT a.l_suppkey, a.q, b.q FROM t a, t b WHERE a.l_suppkey = b.l_suppkey AND "
+      "a.flag = 'A' AND b.flag = 'R' AND a.q > 5";
+  LogicalOperatorPtr plan = Planned(sql);
+  ASSERT_NE(plan, nullptr);
+  const std::string text = plan->ToString();
+  const std::vector<int> shared = SharedResults(*plan);
+  ASSERT_EQ(shared.size(), 2u);
+  EXPECT_GE(shared[0], 0) << text;
+  EXPECT_EQ(shared[0], shared[1]);
+  EXPECT_THAT(text, HasSubstr("filter=(l_returnflag IN ('A', 'R'))")) << text;
+  EXPECT_THAT(text, HasSubstr("Filter ((l_returnflag = 'A') AND (sum(l_quantity) > 5.00))\n")) << text;
+  EXPECT_THAT(text, HasSubstr("Filter (l_returnflag = 'R')\n")) << text;
+
+  // The ranks of a cluster run the rule again on their fragment: nothing more changes.
+  plan = AggregateSharing().Apply(std::move(plan));
+  EXPECT_EQ(plan->ToString(), text);
+  EXPECT_TRUE(ValidatePlan(*plan).ok());
+
+  // Switched off: two aggregations, each with its own flag.
+  plan = Planned(sql, {"aggregate_sharing"});
+  EXPECT_THAT(plan->ToString(), HasSubstr("filter=(l_returnflag = 'A')"));
+  EXPECT_THAT(plan->ToString(), Not(HasSubstr(" IN (")));
+}
+
+TEST_F(ExecutionChoiceRulesTest, KeyFiltersThatDoNotCoverEveryInputStayApart) {
+  // One UNION branch filtered on the key, the other not: the branch's conjunct is no filter on the groups.
+  LogicalOperatorPtr plan = Planned(
+      "WITH u AS (SELECT l_returnflag AS flag, l_quantity AS q FROM lineitem WHERE l_returnflag = 'A' UNION ALL "
+      "SELECT l_linestatus, l_quantity FROM lineitem), t AS (SELECT flag, sum(q) AS q FROM u GROUP BY flag) "
+      "SELECT a.q, b.q FROM t a, t b WHERE a.flag = 'N' AND b.flag = 'O'");
+  ASSERT_NE(plan, nullptr);
+  EXPECT_EQ(SharedResults(*plan), (std::vector<int>{-1, -1})) << plan->ToString();
 }
 
 }  // namespace
