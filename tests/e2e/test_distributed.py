@@ -280,6 +280,31 @@ def test_top_n_on_the_ranks_matches_the_master(cluster, shape):
     assert expected and ordered_rows(cluster.sql(query)) == expected
 
 
+# A CTE read twice is one shared aggregate (optimizer/rules/aggregate_sharing.h): its partials are gathered once
+# and merged once on the master, for both readers (PlanDistribution::SplitAggregates), as TPC-H Q15's revenue.
+SHARED = [
+    ("WITH revenue AS (SELECT l_suppkey AS supplier_no, sum(l_extendedprice * (1 - l_discount)) AS total "
+     "FROM lineitem WHERE l_shipdate >= DATE '1996-01-01' AND l_shipdate < DATE '1996-04-01' GROUP BY l_suppkey) "
+     "SELECT s_suppkey, s_name, total FROM supplier, revenue "
+     "WHERE s_suppkey = supplier_no AND total = (SELECT max(total) FROM revenue)",
+     "gather aggregate(1 keys, 1 calls) of lineitem (4 columns, filter)"),
+    # AVG (merged from SUM and COUNT), read by a filter and by an aggregate in the filter's subquery.
+    ("WITH parts AS (SELECT l_partkey, avg(l_quantity) AS q FROM lineitem GROUP BY l_partkey) "
+     "SELECT l_partkey, q FROM parts WHERE q > (SELECT avg(q) FROM parts) + 3",
+     "gather aggregate(1 keys, 2 calls) of lineitem (2 columns)"),
+]
+
+
+@pytest.mark.parametrize("shape", range(len(SHARED)))
+def test_shared_aggregate_is_gathered_once_and_matches_the_master(cluster, shape):
+    query, gathered = SHARED[shape]
+    plan = cluster.sql("EXPLAIN " + query).stdout
+    assert plan.count("exchange: gather") == 1 and gathered in plan, plan
+    assert plan.count("merges the ranks' partial aggregates") == 1, plan
+    expected = rows(cluster.sql(on_master(query)))
+    assert rows(cluster.sql(query)) == expected and expected
+
+
 def test_hash_split_reports_the_bytes_it_exchanged(cluster):
     query = "SELECT o_orderkey, l_linenumber FROM orders JOIN lineitem ON o_custkey = l_partkey WHERE l_tax = 0"
     plan = cluster.sql("EXPLAIN ANALYZE " + query).stdout
