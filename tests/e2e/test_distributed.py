@@ -505,6 +505,36 @@ def test_split_threshold_is_the_servers_setting():
         shutil.rmtree(base_dir, ignore_errors=True)
 
 
+def test_streams_and_broadcasts_of_many_blocks_arrive_whole_and_in_order():
+    """A gather of more blocks than the sends kept on their way at once (block_stream.cc: kInitialCredits for a
+    stream, 8 for a broadcast), and a broadcast of what it gathered: every block arrives, once, and the answer is
+    exact. Each COPY adds blocks of its own on every rank, so 24 of them make 24 small blocks a rank."""
+    base_dir = tempfile.mkdtemp(prefix="tessera-many-blocks-")
+    copies, rows_per_copy = 24, 5000
+    running = Cluster(base_dir, 2, "--allowed-directories", base_dir)
+    try:
+        running.sql("CREATE TABLE t (a BIGINT, b BIGINT) PARTITION BY HASH (a)")
+        for c in range(copies):
+            data = os.path.join(base_dir, f"rows-{c}.csv")
+            with open(data, "w") as f:
+                f.writelines(f"{i},{i * 3}\n" for i in range(c * rows_per_copy, (c + 1) * rows_per_copy))
+            running.sql(f"COPY t FROM '{data}' (FORMAT csv)")
+        # The LIMIT keeps the even keys on the master (gathered from rank 1), which sends them whole to rank 1 for
+        # the join with its part of t.
+        query = ("SELECT count(*), sum(t.b), min(t.a), max(t.a) FROM t JOIN "
+                 "(SELECT a FROM t WHERE a % 2 = 0 LIMIT 100000000) AS s ON t.a = s.a")
+        plan = running.sql("EXPLAIN ANALYZE " + query).stdout
+        gathered = [int(b) for b in re.findall(r"received (\d+) blocks", plan)]
+        broadcast = re.findall(r"broadcast (\d+) bytes", plan)
+        assert max(gathered) > 8 and broadcast, plan
+        evens = range(0, copies * rows_per_copy, 2)
+        assert rows(running.sql(query)) == [[str(len(evens)), str(sum(3 * i for i in evens)), "0",
+                                             str(copies * rows_per_copy - 2)]]
+    finally:
+        assert running.stop()
+        shutil.rmtree(base_dir, ignore_errors=True)
+
+
 def test_directory_of_another_layout_is_refused():
     base_dir = tempfile.mkdtemp(prefix="tessera-layout-")
     try:
