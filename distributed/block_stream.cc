@@ -33,61 +33,34 @@ absl::StatusOr<int32_t> ReceiveCredit(Cluster& cluster, int peer, int tag) {
 
 // Streams the blocks while credits allow, as long as `has_block(i)` says there is a block i (it may wait for it).
 // Returns the status to report in the Reply; `closed` is set when the receiver closed the stream before the end.
-// `sent_block(i, bytes)` (may be empty) runs after block i went out. Up to kInitialCredits blocks are on their way
-// at once (pinned until their sends finish), so that their hand-overs overlap instead of costing a poll interval
-// each; the credits still pace the stream.
+// `sent_block(i, bytes)` (may be empty) runs after block i went out.
 absl::Status SendBlocks(Cluster& cluster, int peer, StreamTags tags, const BlockInput& input,
                         const std::function<absl::StatusOr<bool>(size_t)>& has_block, bool* closed,
                         const std::function<void(size_t, size_t)>& sent_block = nullptr) {
-  struct InFlight {
-    PinnedBlock block;
-    Cluster::PendingSend send;
-    size_t index = 0;
-  };
-  std::deque<InFlight> in_flight;
-  const auto finish_oldest = [&]() -> absl::Status {
-    InFlight& oldest = in_flight.front();
-    const absl::Status finished = cluster.FinishSend(oldest.send);
-    const size_t index = oldest.index;
-    const size_t bytes = oldest.send.bytes;
-    in_flight.pop_front();
-    if (finished.ok() && sent_block) sent_block(index, bytes);
-    return finished;
-  };
-  const auto stream = [&]() -> absl::Status {
-    int32_t credits = 0;
-    for (size_t i = 0;; ++i) {
-      absl::StatusOr<bool> more = has_block(i);
+  int32_t credits = 0;
+  for (size_t i = 0;; ++i) {
+    absl::StatusOr<bool> more = has_block(i);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    while (credits == 0) {
+      absl::StatusOr<int32_t> more = ReceiveCredit(cluster, peer, tags.credits);
       if (!more.ok()) return more.status();
-      if (!*more) return absl::OkStatus();
-      while (credits == 0) {
-        absl::StatusOr<int32_t> more = ReceiveCredit(cluster, peer, tags.credits);
-        if (!more.ok()) return more.status();
-        if (*more == kClosed) {
-          *closed = true;
-          return absl::CancelledError("the receiver closed the stream");
-        }
-        credits += *more;
+      if (*more == kClosed) {
+        *closed = true;
+        return absl::CancelledError("the receiver closed the stream");
       }
-      absl::StatusOr<PinnedBlock> block = input.Pin(i);
-      if (!block.ok()) return block.status();
-      const size_t bytes = block->view.used_bytes();
-      if (bytes == 0) return absl::InternalError("empty block");
-      if (in_flight.size() >= static_cast<size_t>(kInitialCredits)) TESSERA_RETURN_IF_ERROR(finish_oldest());
-      absl::StatusOr<Cluster::PendingSend> send = cluster.StartSend(peer, tags.data, block->view.data(), bytes);
-      if (!send.ok()) return send.status();
-      in_flight.push_back({*std::move(block), *send, i});
-      --credits;
+      credits += *more;
     }
-  };
-  absl::Status status = stream();
-  // Every started send finishes before its block is unpinned (a receiver that closed the stream still takes
-  // every block up to the end; a dead peer fails the rest at once).
-  while (!in_flight.empty()) {
-    const absl::Status finished = finish_oldest();
-    if (status.ok()) status = finished;
+    absl::StatusOr<PinnedBlock> block = input.Pin(i);
+    if (!block.ok()) return block.status();
+    const size_t bytes = block->view.used_bytes();
+    if (bytes == 0) return absl::InternalError("empty block");
+    absl::Status sent = cluster.Send(peer, tags.data, block->view.data(), bytes);
+    if (!sent.ok()) return sent;
+    --credits;
+    if (sent_block) sent_block(i, bytes);
   }
-  return status;
+  return absl::OkStatus();
 }
 
 // The end of a stream: an empty message, the Reply, and the credits still coming until the receiver closes.

@@ -62,7 +62,7 @@ class Cluster {
   // A send started by StartSend and not yet finished: MPI may still read its buffer. Every started send must be
   // finished (FinishSend) before its buffer is freed; messages to one peer with one tag arrive in the order they
   // were started. Several sends in flight overlap their hand-overs, which one at a time cost a poll interval each
-  // (a block stream's or a broadcast's blocks; docs/decisions/0011, round 11).
+  // (a broadcast's blocks, block_stream.h; docs/decisions/0011, round 11).
   struct PendingSend {
     alignas(8) unsigned char request[16] = {};  // the MPI_Request
     int peer = -1;

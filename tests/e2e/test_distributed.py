@@ -506,9 +506,10 @@ def test_split_threshold_is_the_servers_setting():
 
 
 def test_streams_and_broadcasts_of_many_blocks_arrive_whole_and_in_order():
-    """A gather of more blocks than the sends kept on their way at once (block_stream.cc: kInitialCredits for a
-    stream, 8 for a broadcast), and a broadcast of what it gathered: every block arrives, once, and the answer is
-    exact. Each COPY adds blocks of its own on every rank, so 24 of them make 24 small blocks a rank."""
+    """A gather of more blocks than a stream's credits (kInitialCredits), and a broadcast of what it gathered,
+    whose sends are on their way several at once (block_stream.cc, SendRelation): every block arrives, once, and
+    the answer is exact. Each COPY adds blocks of its own on every rank, so 24 of them make 24 small blocks a
+    rank."""
     base_dir = tempfile.mkdtemp(prefix="tessera-many-blocks-")
     copies, rows_per_copy = 24, 5000
     running = Cluster(base_dir, 2, "--allowed-directories", base_dir)
