@@ -1,5 +1,6 @@
 #include "distributed/block_stream.h"
 
+#include <deque>
 #include <functional>
 #include <memory>
 
@@ -132,15 +133,39 @@ absl::Status SendRelation(Cluster& cluster, int peer, int tag, std::shared_ptr<T
   const uint64_t blocks = relation->block_count();
   const BlockInput input = BlockInput::FromRelation(std::move(relation));
   if (absl::Status sent = cluster.Send(peer, tag, &blocks, sizeof(blocks)); !sent.ok()) return sent;
-  for (uint64_t i = 0; i < blocks; ++i) {
+  // Up to kBroadcastWindow blocks on their way at once (pinned until their sends finish): the rank takes them
+  // as fast as it can, without a hand-over per block.
+  constexpr size_t kBroadcastWindow = 8;
+  std::deque<std::pair<PinnedBlock, Cluster::PendingSend>> in_flight;
+  const auto finish_oldest = [&]() -> absl::Status {
+    const absl::Status finished = cluster.FinishSend(in_flight.front().second);
+    if (finished.ok()) *bytes += static_cast<int64_t>(in_flight.front().second.bytes);
+    in_flight.pop_front();
+    return finished;
+  };
+  absl::Status status;
+  for (uint64_t i = 0; i < blocks && status.ok(); ++i) {
     absl::StatusOr<PinnedBlock> block = input.Pin(i);
-    if (!block.ok()) return block.status();
-    if (absl::Status sent = cluster.Send(peer, tag, block->view.data(), block->view.used_bytes()); !sent.ok()) {
-      return sent;
+    if (!block.ok()) {
+      status = block.status();
+      break;
     }
-    *bytes += static_cast<int64_t>(block->view.used_bytes());
+    if (in_flight.size() >= kBroadcastWindow) status = finish_oldest();
+    if (!status.ok()) break;
+    absl::StatusOr<Cluster::PendingSend> send =
+        cluster.StartSend(peer, tag, block->view.data(), block->view.used_bytes());
+    if (!send.ok()) {
+      status = send.status();
+      break;
+    }
+    in_flight.emplace_back(*std::move(block), *send);
   }
-  return absl::OkStatus();
+  // Every started send finishes before its block is unpinned.
+  while (!in_flight.empty()) {
+    const absl::Status finished = finish_oldest();
+    if (status.ok()) status = finished;
+  }
+  return status;
 }
 
 absl::Status ReceiveRelation(Cluster& cluster, int peer, int tag, TemporaryRelation* out) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -141,25 +142,43 @@ int Cluster::NewRequestTag() {
   return kFirstRequestTag + next_tag_.fetch_add(1, std::memory_order_relaxed) % kRequestTags;
 }
 
+static_assert(sizeof(MPI_Request) <= sizeof(Cluster::PendingSend::request));
+
 absl::Status Cluster::Send(int peer, int tag, const void* data, size_t bytes) {
+  TESSERA_ASSIGN_OR_RETURN(PendingSend send, StartSend(peer, tag, data, bytes));
+  return FinishSend(send);
+}
+
+absl::StatusOr<Cluster::PendingSend> Cluster::StartSend(int peer, int tag, const void* data, size_t bytes) {
   if (bytes > static_cast<size_t>(INT_MAX)) {
     return absl::InvalidArgumentError(absl::StrCat("message of ", bytes, " bytes is too large for one MPI send"));
   }
   TESSERA_RETURN_IF_ERROR(PeerHealth(peer));
+  PendingSend send;
+  send.peer = peer;
+  send.bytes = bytes;
+  MPI_Request request;
+  const int code =
+      MPI_Isend(const_cast<void*>(data), static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &request);
+  if (code != MPI_SUCCESS) return MpiError(code, "sending to", peer);
+  std::memcpy(send.request, &request, sizeof(request));
+  return send;
+}
+
+absl::Status Cluster::FinishSend(PendingSend& send) {
   // A send the peer does not take at once (a large message waits for its receive) is polled like Probe, so that
   // a peer that died fails it instead of blocking this thread for good.
   MPI_Request request;
-  int code = MPI_Isend(const_cast<void*>(data), static_cast<int>(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &request);
-  if (code != MPI_SUCCESS) return MpiError(code, "sending to", peer);
+  std::memcpy(&request, send.request, sizeof(request));
   constexpr int kSpinPolls = 64;
   int polls = 0;
   std::chrono::microseconds pause(20);
   while (true) {
     int done = 0;
-    code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (code != MPI_SUCCESS) return MpiError(code, "sending to", peer);
+    const int code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (code != MPI_SUCCESS) return MpiError(code, "sending to", send.peer);
     if (done) break;
-    if (absl::Status health = PeerHealth(peer); !health.ok()) {
+    if (absl::Status health = PeerHealth(send.peer); !health.ok()) {
       MPI_Request_free(&request);  // the dead peer never reads it
       return health;
     }
@@ -170,7 +189,7 @@ absl::Status Cluster::Send(int peer, int tag, const void* data, size_t bytes) {
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
-  bytes_sent_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed);
+  bytes_sent_.fetch_add(static_cast<int64_t>(send.bytes), std::memory_order_relaxed);
   return absl::OkStatus();
 }
 
@@ -226,6 +245,10 @@ absl::Status Cluster::Health() const { return absl::OkStatus(); }
 int Cluster::NewRequestTag() { return 0; }
 bool Cluster::AllRanksSucceeded(bool ok) { return ok; }
 absl::Status Cluster::Send(int, int, const void*, size_t) { return absl::UnimplementedError("built without MPI"); }
+absl::StatusOr<Cluster::PendingSend> Cluster::StartSend(int, int, const void*, size_t) {
+  return absl::UnimplementedError("built without MPI");
+}
+absl::Status Cluster::FinishSend(PendingSend&) { return absl::UnimplementedError("built without MPI"); }
 absl::StatusOr<size_t> Cluster::Probe(int, int) { return absl::UnimplementedError("built without MPI"); }
 absl::Status Cluster::ReceiveInto(int, int, void*, size_t) { return absl::UnimplementedError("built without MPI"); }
 

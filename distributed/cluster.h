@@ -58,6 +58,20 @@ class Cluster {
 
   // Sends `bytes` bytes to `peer` (blocking until the buffer may be reused). An empty message is allowed.
   absl::Status Send(int peer, int tag, const void* data, size_t bytes);
+
+  // A send started by StartSend and not yet finished: MPI may still read its buffer. Every started send must be
+  // finished (FinishSend) before its buffer is freed; messages to one peer with one tag arrive in the order they
+  // were started. Several sends in flight overlap their hand-overs, which one at a time cost a poll interval each
+  // (a broadcast's blocks, block_stream.h; docs/decisions/0011, round 11).
+  struct PendingSend {
+    alignas(8) unsigned char request[16] = {};  // the MPI_Request
+    int peer = -1;
+    size_t bytes = 0;
+  };
+  // Send without the wait: the buffer must stay valid until FinishSend returns.
+  absl::StatusOr<PendingSend> StartSend(int peer, int tag, const void* data, size_t bytes);
+  // Waits until `send` went out, polling like Send; fails (leaving the message to MPI) when the peer died.
+  absl::Status FinishSend(PendingSend& send);
   absl::Status Send(int peer, int tag, std::string_view message) {
     return Send(peer, tag, message.data(), message.size());
   }

@@ -1,6 +1,7 @@
 #include "distributed/gather_operator.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "distributed/block_stream.h"
 #include "distributed/exchange_outcome.h"
 
@@ -39,7 +40,9 @@ void GatherOperator::StreamEnded(const absl::Status& status) {
     first_failure = failure_.ok();
     if (first_failure) failure_ = status;
   }
-  if (streams_ended_.fetch_add(1) + 1 < static_cast<size_t>(cluster_->size() - 1) && !first_failure) return;
+  const bool last = streams_ended_.fetch_add(1) + 1 == static_cast<size_t>(cluster_->size() - 1);
+  if (last) ended_micros_.store(MicrosSinceStart(), std::memory_order_relaxed);
+  if (!last && !first_failure) return;
   WakeUp();
 }
 
@@ -55,6 +58,7 @@ void GatherOperator::WakeUp() {
 
 bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out) {
   if (streams_.empty()) {
+    started_ = std::chrono::steady_clock::now();
     // Every rank starts its fragment now, while this rank's workers run the rest of the query.
     for (int peer = 0; peer < cluster_->size(); ++peer) {
       if (peer == cluster_->rank()) continue;
@@ -74,6 +78,7 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
       }
       streams_.push_back(std::move(stream));
     }
+    broadcast_micros_ = inputs_.empty() ? 0 : MicrosSinceStart();
     for (const auto& stream : streams_) {
       if (!stream->tag.ok()) {
         stream->status = stream->tag.status();
@@ -85,7 +90,11 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
         // Every block wakes the scheduler, which feeds it to the consumers (QueryManager::PollOperators) while
         // the other blocks are still on their way.
         remote->status = ReceiveBlockStream(*cluster_, remote->peer, StreamTags::Same(*remote->tag), output_.get(),
-                                            &stop_, &totals, [this] { WakeUp(); });
+                                            &stop_, &totals, [this] {
+                                              int64_t none = -1;
+                                              first_block_micros_.compare_exchange_strong(none, MicrosSinceStart());
+                                              WakeUp();
+                                            });
         blocks_.fetch_add(totals.blocks, std::memory_order_relaxed);
         bytes_.fetch_add(totals.bytes, std::memory_order_relaxed);
         StreamEnded(remote->status);
@@ -104,10 +113,21 @@ bool GatherOperator::GetWorkOrders(std::vector<std::unique_ptr<WorkOrder>>* out)
   return true;
 }
 
+int64_t GatherOperator::MicrosSinceStart() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_).count();
+}
+
 std::string GatherOperator::RuntimeDetail() const {
   std::string detail = absl::StrCat("received ", blocks_.load(), " blocks, ", bytes_.load(), " bytes from ",
                                     cluster_->size() - 1, " ranks");
-  if (!inputs_.empty()) absl::StrAppend(&detail, "; broadcast ", broadcast_bytes_, " bytes");
+  const auto ms = [](int64_t micros) { return absl::StrFormat("%.1f", static_cast<double>(micros) / 1000); };
+  if (const int64_t first = first_block_micros_.load(); first >= 0) {
+    absl::StrAppend(&detail, ", the first after ", ms(first), " ms");
+  }
+  if (const int64_t ended = ended_micros_.load(); ended >= 0)
+    absl::StrAppend(&detail, ", all after ", ms(ended), " ms");
+  if (!inputs_.empty())
+    absl::StrAppend(&detail, "; broadcast ", broadcast_bytes_, " bytes in ", ms(broadcast_micros_), " ms");
   return detail;
 }
 

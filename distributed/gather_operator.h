@@ -21,6 +21,7 @@
 // waited for).
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -58,7 +59,8 @@ class GatherOperator : public RelationalOperator {
   std::shared_ptr<TemporaryRelation> output() const override { return output_; }
 
   int64_t EstimatedWorkOrders() const override { return 1; }
-  // "received N blocks, B bytes from R ranks" (and "; broadcast B bytes" with inputs).
+  // "received N blocks, B bytes from R ranks, the first after F ms, all after A ms" (and "; broadcast B bytes in
+  // S ms" with inputs), times from the operator's activation: where a fragment's wall time goes.
   std::string RuntimeDetail() const override;
 
   struct RemoteStream;  // a started stream of one rank (gather_operator.cc)
@@ -87,6 +89,13 @@ class GatherOperator : public RelationalOperator {
   std::atomic<int64_t> blocks_{0};
   std::atomic<int64_t> bytes_{0};
   int64_t broadcast_bytes_ = 0;  // sent: the inputs, to every rank (on the scheduler thread)
+  // For RuntimeDetail: when the streams started, how long the broadcast took, and when the first block arrived
+  // and the last stream ended (microseconds after `started_`, -1 until then).
+  std::chrono::steady_clock::time_point started_;
+  int64_t broadcast_micros_ = 0;
+  std::atomic<int64_t> first_block_micros_{-1};
+  std::atomic<int64_t> ended_micros_{-1};
+  int64_t MicrosSinceStart() const;
 };
 
 // On a rank: a broadcast input the gather sent with the fragment (block_stream.h, ReceiveRelation), already

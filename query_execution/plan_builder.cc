@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/status_macros.h"
@@ -35,6 +36,9 @@ namespace tessera {
 namespace {
 
 namespace lp = optimizer;
+
+// EXPLAIN's detail of an aggregation that merges the ranks' partial aggregates on a cluster's master.
+constexpr char kMergeDetail[] = "merges the ranks' partial aggregates";
 
 // The output of a logical subtree as its consumer sees it: blocks to read (a base table or an operator's
 // relation), which of their columns form the subtree's output columns, and a filter still to apply (over the
@@ -209,9 +213,10 @@ class Builder {
     if (auto prebuilt = prebuilt_.extract(&node); !prebuilt.empty()) return std::move(prebuilt.mapped());
     if (Distributing() && distribution_.Of(node).placement == Placement::kPartitioned) return Gather(node);
     TESSERA_ASSIGN_OR_RETURN(Stream stream, VisitNode(node));
-    if (Distributing() && distribution_.MergesOnMaster(node) && stream.producer >= 0) {
-      dag_->set_detail(stream.producer,
-                       JoinDetails({dag_->detail(stream.producer), "merges the ranks' partial aggregates"}));
+    // A shared merge read by a second copy (PlanDistribution::SplitAggregates) has its detail already.
+    if (Distributing() && distribution_.MergesOnMaster(node) && stream.producer >= 0 &&
+        !absl::StrContains(dag_->detail(stream.producer), kMergeDetail)) {
+      dag_->set_detail(stream.producer, JoinDetails({dag_->detail(stream.producer), kMergeDetail}));
     }
     stream.rows = estimator_.EstimateRows(node);
     return stream;
@@ -906,7 +911,8 @@ class Builder {
   // aggregates planned in the same place (the ranks' fragment or the master) are shared.
   absl::StatusOr<Stream> VisitSharedAggregate(const lp::Aggregate& aggregate) {
     if (aggregate.shared_result < 0) return VisitAggregate(aggregate);
-    // The partial and merge aggregates PlanDistribution::SplitAggregates makes are new nodes, not shared.
+    // The partial and merge aggregates PlanDistribution::SplitAggregates makes are new nodes, not shared, but for
+    // a shared aggregate's merges on the master, which keep its shared_result.
     const SharingKey key{on_ranks_, aggregate.shared_result};
     const std::vector<int>& published = aggregate.shared_lip_filters;
     if (auto planned = aggregates_.find(key); planned != aggregates_.end()) {

@@ -86,10 +86,16 @@ void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot, bool b
       !std::all_of(aggregate.aggregates.begin(), aggregate.aggregates.end(), lp::Decomposable)) {
     return;
   }
+  // A shared aggregate (AggregateSharing: a CTE read twice, TPC-H Q15's revenue) with groups few enough to hold on
+  // the master is merged there, and its merge keeps the sharing: the plan builder computes it once, with one
+  // gather of the partials, for every copy's consumers. Merged on the ranks, each copy would be read by a fragment
+  // of its own and computed again, its input split again (a rank's fragments share no results).
+  const bool shared_on_master =
+      aggregate.shared_result >= 0 && estimated_rows_ != nullptr && estimated_rows_(aggregate) <= kMaxSharedMergeGroups;
   // The group key that splits the partials: placeable, the most distinct values.
   int split_key = -1;
   const lp::LogicalOperator& input_node = *aggregate.children[0];
-  if (estimated_rows_ != nullptr && estimated_rows_(aggregate) >= split_groups_ &&
+  if (!shared_on_master && estimated_rows_ != nullptr && estimated_rows_(aggregate) >= split_groups_ &&
       Splittable(input_node, /*nested=*/below_top_n)) {
     double most = 0;
     for (size_t g = 0; g < aggregate.group_by.size(); ++g) {
@@ -109,12 +115,18 @@ void PlanDistribution::SplitAggregatesBelow(lp::LogicalOperatorPtr* slot, bool b
   const lp::LogicalOperator* partial_node = partial.get();
   partial_aggregates_.insert(partial_node);
   lp::LogicalOperatorPtr merged = lp::MergePartialAggregates(aggregate, std::move(partial));
-  const lp::LogicalOperator* merge = merged->children[0].get();
+  lp::Aggregate& merge = merged->children[0]->As<lp::Aggregate>();
   if (split_key >= 0) {
     repartition_[partial_node] = split_key;
-    rank_merges_[merge] = split_key;
+    rank_merges_[&merge] = split_key;
   } else {
-    master_merges_.insert(merge);
+    master_merges_.insert(&merge);
+    if (shared_on_master) {
+      // Every copy becomes the same merge of the same partials; the copy's LIP filters are those of its input
+      // (now the partial's), as they were the original's.
+      merge.shared_result = aggregate.shared_result;
+      merge.shared_lip_filters = aggregate.shared_lip_filters;
+    }
   }
   *slot = std::move(merged);  // drops `aggregate` (never analysed itself)
 }

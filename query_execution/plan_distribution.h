@@ -58,6 +58,10 @@ struct SubtreePlacement {
 class PlanDistribution {
  public:
   static constexpr double kMaxBroadcastRows = 1e6;
+  // The most estimated groups of a shared aggregate (Aggregate::shared_result) that SplitAggregates merges on the
+  // master, where the plan builder computes it once for all its copies, rather than on the ranks, once per copy:
+  // as many rows as the master builds for a broadcast.
+  static constexpr double kMaxSharedMergeGroups = kMaxBroadcastRows;
 
   // The default of `split_groups` below: the fewest estimated groups for which a decomposable aggregation's
   // partials are merged on the ranks (hash split by a group key) rather than on the master
@@ -87,7 +91,9 @@ class PlanDistribution {
   // (optimizer/partial_aggregation.h), replaced by the merge of its partial aggregates (a Project over the
   // merging Aggregate over the partial Aggregate, which takes over the original's input node). The partial
   // aggregate runs on every rank (partitioned, no key). The merge runs on the master over the gathered partials
-  // (MergesOnMaster), or, with at least `split_groups` estimated groups (an estimator is needed) and a group key
+  // (MergesOnMaster; a shared aggregate's merges, with at most kMaxSharedMergeGroups estimated groups, always, and
+  // they keep its shared_result and shared_lip_filters, so that every copy is computed once), or, with at least
+  // `split_groups` estimated groups (an estimator is needed) and a group key
   // of a placeable type with enough distinct values (kMinSplitKeyValuesPerRank), on every rank over the partials
   // hash split by that key (Repartition() of the partial):
   // the merge is then partitioned by the key, so a join or aggregation above it on that key stays on the ranks

@@ -280,6 +280,31 @@ def test_top_n_on_the_ranks_matches_the_master(cluster, shape):
     assert expected and ordered_rows(cluster.sql(query)) == expected
 
 
+# A CTE read twice is one shared aggregate (optimizer/rules/aggregate_sharing.h): its partials are gathered once
+# and merged once on the master, for both readers (PlanDistribution::SplitAggregates), as TPC-H Q15's revenue.
+SHARED = [
+    ("WITH revenue AS (SELECT l_suppkey AS supplier_no, sum(l_extendedprice * (1 - l_discount)) AS total "
+     "FROM lineitem WHERE l_shipdate >= DATE '1996-01-01' AND l_shipdate < DATE '1996-04-01' GROUP BY l_suppkey) "
+     "SELECT s_suppkey, s_name, total FROM supplier, revenue "
+     "WHERE s_suppkey = supplier_no AND total = (SELECT max(total) FROM revenue)",
+     "gather aggregate(1 keys, 1 calls) of lineitem (4 columns, filter)"),
+    # AVG (merged from SUM and COUNT), read by a filter and by an aggregate in the filter's subquery.
+    ("WITH parts AS (SELECT l_partkey, avg(l_quantity) AS q FROM lineitem GROUP BY l_partkey) "
+     "SELECT l_partkey, q FROM parts WHERE q > (SELECT avg(q) FROM parts) + 3",
+     "gather aggregate(1 keys, 2 calls) of lineitem (2 columns)"),
+]
+
+
+@pytest.mark.parametrize("shape", range(len(SHARED)))
+def test_shared_aggregate_is_gathered_once_and_matches_the_master(cluster, shape):
+    query, gathered = SHARED[shape]
+    plan = cluster.sql("EXPLAIN " + query).stdout
+    assert plan.count("exchange: gather") == 1 and gathered in plan, plan
+    assert plan.count("merges the ranks' partial aggregates") == 1, plan
+    expected = rows(cluster.sql(on_master(query)))
+    assert rows(cluster.sql(query)) == expected and expected
+
+
 def test_hash_split_reports_the_bytes_it_exchanged(cluster):
     query = "SELECT o_orderkey, l_linenumber FROM orders JOIN lineitem ON o_custkey = l_partkey WHERE l_tax = 0"
     plan = cluster.sql("EXPLAIN ANALYZE " + query).stdout
@@ -475,6 +500,37 @@ def test_split_threshold_is_the_servers_setting():
         assert "merges the ranks' partial aggregates" in plan and "hash split" not in plan, plan
         counts = rows(running.sql(fewer))
         assert len(counts) == 20000 and counts[0] == ["0", "5", str(sum(range(0, 100000, 20000)))], counts[0]
+    finally:
+        assert running.stop()
+        shutil.rmtree(base_dir, ignore_errors=True)
+
+
+def test_streams_and_broadcasts_of_many_blocks_arrive_whole_and_in_order():
+    """A gather of more blocks than a stream's credits (kInitialCredits), and a broadcast of what it gathered,
+    whose sends are on their way several at once (block_stream.cc, SendRelation): every block arrives, once, and
+    the answer is exact. Each COPY adds blocks of its own on every rank, so 24 of them make 24 small blocks a
+    rank."""
+    base_dir = tempfile.mkdtemp(prefix="tessera-many-blocks-")
+    copies, rows_per_copy = 24, 5000
+    running = Cluster(base_dir, 2, "--allowed-directories", base_dir)
+    try:
+        running.sql("CREATE TABLE t (a BIGINT, b BIGINT) PARTITION BY HASH (a)")
+        for c in range(copies):
+            data = os.path.join(base_dir, f"rows-{c}.csv")
+            with open(data, "w") as f:
+                f.writelines(f"{i},{i * 3}\n" for i in range(c * rows_per_copy, (c + 1) * rows_per_copy))
+            running.sql(f"COPY t FROM '{data}' (FORMAT csv)")
+        # The LIMIT keeps the even keys on the master (gathered from rank 1), which sends them whole to rank 1 for
+        # the join with its part of t.
+        query = ("SELECT count(*), sum(t.b), min(t.a), max(t.a) FROM t JOIN "
+                 "(SELECT a FROM t WHERE a % 2 = 0 LIMIT 100000000) AS s ON t.a = s.a")
+        plan = running.sql("EXPLAIN ANALYZE " + query).stdout
+        gathered = [int(b) for b in re.findall(r"received (\d+) blocks", plan)]
+        broadcast = re.findall(r"broadcast (\d+) bytes", plan)
+        assert max(gathered) > 8 and broadcast, plan
+        evens = range(0, copies * rows_per_copy, 2)
+        assert rows(running.sql(query)) == [[str(len(evens)), str(sum(3 * i for i in evens)), "0",
+                                             str(copies * rows_per_copy - 2)]]
     finally:
         assert running.stop()
         shutil.rmtree(base_dir, ignore_errors=True)

@@ -232,6 +232,62 @@ TEST_F(PlanDistributionTest, LargeGroupAggregationsMergeOnTheRanks) {
   EXPECT_TRUE(by_values.MergesOnMaster(*few->children[0]));
 }
 
+// A shared aggregate (AggregateSharing: TPC-H Q15's revenue, read by the join with supplier and under MAX) is
+// merged on the master, and its merges keep the sharing, so that the plan builder gathers and merges it once;
+// merged on the ranks, each copy would be a fragment of its own. With more groups than the master holds, the
+// copies are merged on the ranks as any other aggregate, not shared.
+TEST_F(PlanDistributionTest, SharedAggregatesMergeOnceOnTheMaster) {
+  double groups = PlanDistribution::kDefaultSplitGroups;  // many enough for a merge on the ranks
+  const auto copy = [this](int shared_result, int lip_filter) {
+    auto counted = Aggregate(Scan("orders"), {1}, One(Call(AggregateKind::kCount, 0, Type::Integer(), Type::BigInt())));
+    counted->shared_result = shared_result;
+    if (shared_result >= 0) counted->shared_lip_filters = {lip_filter};
+    return counted;
+  };
+  const auto copies = [&copy](int shared_result) {
+    return Join(lp::JoinType::kInner, copy(shared_result, 4), 0, copy(shared_result, 7), 0);
+  };
+  const auto merge_of = [](const lp::LogicalOperator& merged) -> const lp::Aggregate& {
+    EXPECT_EQ(merged.kind(), lp::LogicalOperatorKind::kProject);
+    return merged.children[0]->As<lp::Aggregate>();
+  };
+  PlanDistribution distribution(2, [&groups](const lp::LogicalOperator&) { return groups; });
+  lp::LogicalOperatorPtr shared = distribution.SplitAggregates(copies(3));
+  for (int side = 0; side < 2; ++side) {
+    const lp::Aggregate& merge = merge_of(*shared->children[side]);
+    EXPECT_TRUE(distribution.MergesOnMaster(merge)) << side;
+    EXPECT_EQ(distribution.Repartition(*merge.children[0]), -1) << side;
+    EXPECT_EQ(distribution.Of(*merge.children[0]).placement, Placement::kPartitioned) << side;
+    EXPECT_EQ(merge.shared_result, 3) << side;
+    EXPECT_EQ(merge.shared_lip_filters, std::vector<int>{side == 0 ? 4 : 7}) << side;
+    EXPECT_EQ(merge.children[0]->As<lp::Aggregate>().shared_result, -1) << side;  // the partial is not shared
+  }
+  EXPECT_EQ(distribution.Of(*shared).placement, Placement::kMaster);
+  // The same copies unshared: merged on the ranks by o_custkey, the join of the two co-located.
+  lp::LogicalOperatorPtr unshared = distribution.SplitAggregates(copies(-1));
+  for (int side = 0; side < 2; ++side) {
+    const lp::Aggregate& merge = merge_of(*unshared->children[side]);
+    EXPECT_FALSE(distribution.MergesOnMaster(merge)) << side;
+    EXPECT_EQ(distribution.Repartition(*merge.children[0]), 0) << side;
+    EXPECT_EQ(merge.shared_result, -1) << side;
+  }
+  EXPECT_EQ(distribution.Of(*unshared).placement, Placement::kPartitioned);
+  // More groups than the master holds: merged on the ranks, each copy its own.
+  groups = PlanDistribution::kMaxSharedMergeGroups * 2;
+  lp::LogicalOperatorPtr large = distribution.SplitAggregates(copies(3));
+  for (int side = 0; side < 2; ++side) {
+    const lp::Aggregate& merge = merge_of(*large->children[side]);
+    EXPECT_FALSE(distribution.MergesOnMaster(merge)) << side;
+    EXPECT_EQ(distribution.Repartition(*merge.children[0]), 0) << side;
+    EXPECT_EQ(merge.shared_result, -1) << side;
+  }
+  // Few groups: merged on the master with or without sharing, and shared.
+  groups = PlanDistribution::kDefaultSplitGroups / 10;
+  lp::LogicalOperatorPtr few = distribution.SplitAggregates(copies(3));
+  EXPECT_TRUE(distribution.MergesOnMaster(merge_of(*few->children[0])));
+  EXPECT_EQ(merge_of(*few->children[1]).shared_result, 3);
+}
+
 TEST_F(PlanDistributionTest, MergedPartialsHaveTheAggregatesColumns) {
   const Type quantity = Type::Decimal(15, 2);
   std::vector<lp::AggregateCall> calls;
