@@ -163,13 +163,7 @@ LogicalOperatorPtr PlanGroupingSets(LogicalOperatorPtr input, const std::vector<
       result = std::move(branch);
       continue;
     }
-    auto union_all = std::make_unique<SetOperation>();
-    union_all->operation = SetOperationType::kUnion;
-    union_all->all = true;
-    union_all->children.push_back(std::move(result));
-    union_all->children.push_back(std::move(branch));
-    union_all->RecomputeOutput();
-    result = std::move(union_all);
+    result = MakeUnionAll(std::move(result), std::move(branch));
   }
   return result;
 }

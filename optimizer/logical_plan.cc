@@ -478,6 +478,16 @@ std::unique_ptr<Join> MakeJoin(JoinType type, LogicalOperatorPtr left, LogicalOp
   return join;
 }
 
+std::unique_ptr<SetOperation> MakeUnionAll(LogicalOperatorPtr left, LogicalOperatorPtr right) {
+  auto union_all = std::make_unique<SetOperation>();
+  union_all->operation = SetOperationType::kUnion;
+  union_all->all = true;
+  union_all->children.push_back(std::move(left));
+  union_all->children.push_back(std::move(right));
+  union_all->RecomputeOutput();
+  return union_all;
+}
+
 std::unique_ptr<Project> MakeColumnSelection(LogicalOperatorPtr child, const std::vector<int>& columns) {
   auto project = std::make_unique<Project>();
   const std::vector<OutputColumn>& input = child->output();

@@ -343,6 +343,8 @@ std::unique_ptr<Project> MakeProject(LogicalOperatorPtr child, std::vector<Expre
                                      std::vector<std::string> names);
 // A join without keys or residual; callers add conditions and call RecomputeOutput() if they change the type.
 std::unique_ptr<Join> MakeJoin(JoinType type, LogicalOperatorPtr left, LogicalOperatorPtr right);
+// left UNION ALL right (the children must have the same column types).
+std::unique_ptr<SetOperation> MakeUnionAll(LogicalOperatorPtr left, LogicalOperatorPtr right);
 // A projection of the child's columns `columns` (by index), keeping names and relations.
 std::unique_ptr<Project> MakeColumnSelection(LogicalOperatorPtr child, const std::vector<int>& columns);
 

@@ -178,36 +178,23 @@ void Reduce(Filter& filter) {
   LogicalOperatorPtr keys;
   size_t branch = 0;
   for (size_t j : needed) {
-    auto project = std::make_unique<Project>();
+    std::vector<ExpressionPtr> expressions;
+    std::vector<std::string> names;
     for (size_t k = 0; k < a_columns.size(); ++k) {
-      project->expressions.push_back(right_keys[branch][k]->Clone());
-      project->names.push_back(bottom.children[0]->output()[a_columns[k]].name);
+      expressions.push_back(right_keys[branch][k]->Clone());
+      names.push_back(bottom.children[0]->output()[a_columns[k]].name);
     }
-    project->children.push_back(chain[j].join->children[1]->Clone());
-    project->RecomputeOutput();
+    LogicalOperatorPtr project =
+        MakeProject(chain[j].join->children[1]->Clone(), std::move(expressions), std::move(names));
     ++branch;
-    if (keys == nullptr) {
-      keys = std::move(project);
-      continue;
-    }
-    auto both = std::make_unique<SetOperation>();
-    both->operation = SetOperationType::kUnion;
-    both->all = true;
-    both->children.push_back(std::move(keys));
-    both->children.push_back(std::move(project));
-    both->RecomputeOutput();
-    keys = std::move(both);
+    keys = keys == nullptr ? std::move(project) : MakeUnionAll(std::move(keys), std::move(project));
   }
 
-  auto semi = std::make_unique<Join>();
-  semi->join_type = JoinType::kSemi;
+  std::unique_ptr<Join> semi = MakeJoin(JoinType::kSemi, std::move(bottom.children[0]), std::move(keys));
   for (size_t k = 0; k < a_columns.size(); ++k) {
-    semi->left_keys.push_back(MakeInputColumn(bottom.children[0]->output(), a_columns[k]));
-    semi->right_keys.push_back(MakeInputColumn(keys->output(), static_cast<int>(k)));
+    semi->left_keys.push_back(MakeInputColumn(semi->children[0]->output(), a_columns[k]));
+    semi->right_keys.push_back(MakeInputColumn(semi->children[1]->output(), static_cast<int>(k)));
   }
-  semi->children.push_back(std::move(bottom.children[0]));
-  semi->children.push_back(std::move(keys));
-  semi->RecomputeOutput();
   bottom.children[0] = Sink(std::move(semi));
   for (ChainJoin& link : chain) link.join->RecomputeOutput();
   filter.RecomputeOutput();

@@ -28,12 +28,8 @@ LogicalOperatorPtr Lower(SetOperation& set) {
   const int width = set.output_width();
   const std::vector<OutputColumn> output = set.output();
   const bool intersect = set.operation == SetOperationType::kIntersect;
-  auto both = std::make_unique<SetOperation>();
-  both->operation = SetOperationType::kUnion;
-  both->all = true;
-  both->children.push_back(Tagged(std::move(set.children[0]), /*left=*/true));
-  both->children.push_back(Tagged(std::move(set.children[1]), /*left=*/false));
-  both->RecomputeOutput();
+  std::unique_ptr<SetOperation> both = MakeUnionAll(Tagged(std::move(set.children[0]), /*left=*/true),
+                                                    Tagged(std::move(set.children[1]), /*left=*/false));
   auto aggregate = std::make_unique<Aggregate>();
   for (int c = 0; c < width; ++c) {
     aggregate->group_by.push_back(MakeColumn(c, both->output()[c].type));
