@@ -55,8 +55,9 @@ struct ChainJoin {
 };
 
 // The columns of A (the chain's bottom input) that `join`'s left keys read, in ascending order, with the right
-// key of each; false if a key is not a plain column of A or a column repeats.
+// key of each; false if a key is not a plain column of A, a column repeats, or the join is a scalar subquery's.
 bool KeysOnA(const Join& join, int a_width, std::vector<int>* columns, std::vector<const BoundExpression*>* right) {
+  if (join.enforce_single_row) return false;  // a scalar subquery's join: its right side is checked, not copied
   std::vector<std::pair<int, const BoundExpression*>> pairs;
   for (size_t i = 0; i < join.left_keys.size(); ++i) {
     const BoundExpression& key = *join.left_keys[i];
