@@ -73,43 +73,6 @@ bool KeysOnA(const Join& join, int a_width, std::vector<int>* columns, std::vect
   return !pairs.empty();
 }
 
-// Moves `semi` below the Projects and group-key Aggregates of its left input, then as far as SinkSemiJoin takes
-// it. A group passes a semi join on its group keys exactly when its rows do.
-LogicalOperatorPtr Sink(std::unique_ptr<Join> semi) {
-  LogicalOperator& input = *semi->children[0];
-  std::vector<int> columns;
-  for (const auto& key : semi->left_keys) CollectColumns(*key, &columns);
-  std::vector<int> below_columns;
-  if (input.kind() == LogicalOperatorKind::kProject) {
-    for (int column : columns) {
-      const BoundExpression& expression = *input.As<Project>().expressions[column];
-      if (!IsColumn(expression)) return SinkSemiJoin(std::move(semi));
-      below_columns.push_back(expression.column_index);
-    }
-  } else if (input.kind() == LogicalOperatorKind::kAggregate) {
-    const auto& aggregate = input.As<Aggregate>();
-    for (int column : columns) {
-      if (column >= static_cast<int>(aggregate.group_by.size()) || !IsColumn(*aggregate.group_by[column])) {
-        return SinkSemiJoin(std::move(semi));
-      }
-      below_columns.push_back(aggregate.group_by[column]->column_index);
-    }
-  } else {
-    return SinkSemiJoin(std::move(semi));
-  }
-  for (auto& key : semi->left_keys) {
-    RemapColumns(key.get(), [&](int column) {
-      return below_columns[std::find(columns.begin(), columns.end(), column) - columns.begin()];
-    });
-  }
-  LogicalOperatorPtr above = std::move(semi->children[0]);
-  semi->children[0] = std::move(above->children[0]);
-  semi->RecomputeOutput();
-  above->children[0] = Sink(std::move(semi));
-  above->RecomputeOutput();
-  return above;
-}
-
 // Applies the rewrite at `filter` if its input is a chain of left outer joins that one of its conjuncts needs a
 // match of.
 void Reduce(Filter& filter) {
@@ -196,7 +159,7 @@ void Reduce(Filter& filter) {
     semi->left_keys.push_back(MakeInputColumn(semi->children[0]->output(), a_columns[k]));
     semi->right_keys.push_back(MakeInputColumn(semi->children[1]->output(), static_cast<int>(k)));
   }
-  bottom.children[0] = Sink(std::move(semi));
+  bottom.children[0] = SinkSemiJoin(std::move(semi));
   for (ChainJoin& link : chain) link.join->RecomputeOutput();
   filter.RecomputeOutput();
 }

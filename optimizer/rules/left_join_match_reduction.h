@@ -10,9 +10,8 @@
 //
 //   A  ->  A SEMI JOIN (r_j(1)(R_j(1)) UNION ALL ... ) ON k
 //
-// (copies of the right sides, projected to their keys). The semi join then sinks into A: below a Project, below
-// an Aggregate when k are its group keys (a group's key is each of its rows' key), and on into A's input
-// (SinkSemiJoin). Every row the filter keeps matched some R_j(i), so it passes the semi join, and rows of A keep
+// (copies of the right sides, projected to their keys). The semi join then sinks into A (SinkSemiJoin: below
+// Projects, below an Aggregate when k are its group keys, and on into A's input). Every row the filter keeps matched some R_j(i), so it passes the semi join, and rows of A keep
 // their values; only rows that the filter would drop are dropped earlier. TPC-DS Q78: the store channel's
 // (year, item, customer) aggregate of 2.9 M sales rows is joined with the web and the catalog channels' and kept
 // only where one of them sold too: 207 of its 493 K groups at SF1.

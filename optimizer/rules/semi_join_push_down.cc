@@ -41,6 +41,21 @@ LogicalOperatorPtr Sink(std::unique_ptr<Join> semi) {
       }
       break;
     }
+    case LogicalOperatorKind::kAggregate: {
+      // On group keys only: a group passes the semi join exactly when each of its rows does.
+      const auto& aggregate = input.As<Aggregate>();
+      std::vector<int> columns;
+      for (const auto& key : semi->left_keys) CollectColumns(*key, &columns);
+      for (int column : columns) {
+        if (column >= static_cast<int>(aggregate.group_by.size()) || !IsColumn(*aggregate.group_by[column])) {
+          return semi;
+        }
+      }
+      for (auto& key : semi->left_keys) {
+        RemapColumns(key.get(), [&](int column) { return aggregate.group_by[column]->column_index; });
+      }
+      break;
+    }
     case LogicalOperatorKind::kJoin: {
       const auto& join = input.As<Join>();
       const int left_width = input.children[0]->output_width();
@@ -68,7 +83,8 @@ LogicalOperatorPtr Sink(std::unique_ptr<Join> semi) {
     default:
       return semi;
   }
-  // Filter or Project: the semi join's output has its input's columns, so the node fits on top of it unchanged.
+  // Filter, Project or Aggregate: the semi join's output has its input's columns, so the node fits on top of it
+  // unchanged.
   LogicalOperatorPtr below = std::move(semi->children[0]);
   semi->children[0] = std::move(below->children[0]);
   semi->RecomputeOutput();

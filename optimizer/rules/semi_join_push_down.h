@@ -1,6 +1,7 @@
 #pragma once
 // Moves selective semi joins (and anti joins that are not null-aware) below the inner joins, left joins,
-// filters and projections under them, to the input that holds their keys, so that they shrink that input
+// filters, projections and aggregates (when the keys are group keys: a group passes exactly when its rows do)
+// under them, to the input that holds their keys, so that they shrink that input
 // before it is joined (TPC-H Q20: `ps_partkey IN (SELECT p_partkey ...)` is bound above the join of partsupp
 // with the decorrelated lineitem aggregate, and belongs on partsupp). A join with a residual stays where it is,
 // and so does one whose keys come from both sides of the join below. Only joins estimated to keep at most half
