@@ -193,10 +193,22 @@ ExpressionPtr FoldConnective(ExpressionPtr e) {
   return e;
 }
 
+// COALESCE whose first argument that is not a NULL constant is a constant (or that has none): that value.
+ExpressionPtr FoldCoalesce(ExpressionPtr e) {
+  for (ExpressionPtr& argument : e->children) {
+    if (argument->kind != ExpressionKind::kConstant) return e;
+    if (argument->constant.is_null()) continue;
+    if (argument->result_type == e->result_type) return std::move(argument);
+    return FoldConstant(MakeCast(std::move(argument), e->result_type));
+  }
+  return MakeConstant(Value::Null(e->result_type));
+}
+
 }  // namespace
 
 ExpressionPtr FoldConstant(ExpressionPtr e) {
   if (e->kind == ExpressionKind::kAnd || e->kind == ExpressionKind::kOr) return FoldConnective(std::move(e));
+  if (e->kind == ExpressionKind::kFunction && e->function == FunctionId::kCoalesce) return FoldCoalesce(std::move(e));
   if (!AllChildrenConstant(*e)) return e;
   std::optional<Value> folded;
   switch (e->kind) {

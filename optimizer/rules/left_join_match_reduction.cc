@@ -13,37 +13,20 @@
 namespace tessera::optimizer {
 namespace {
 
-// `expression` with the columns in [begin, end) replaced by NULL and folded, COALESCE included (it skips NULL
-// arguments), which FoldConstant leaves to run time.
-ExpressionPtr FoldWithNulls(ExpressionPtr expression, int begin, int end) {
-  if (expression->kind == ExpressionKind::kColumn) {
-    if (expression->column_index >= begin && expression->column_index < end) {
-      return MakeConstant(Value::Null(expression->result_type));
-    }
-    return expression;
+// `expression` with the columns in [begin, end) replaced by NULL.
+ExpressionPtr WithNulls(ExpressionPtr expression, int begin, int end) {
+  if (expression->kind == ExpressionKind::kColumn && expression->column_index >= begin &&
+      expression->column_index < end) {
+    return MakeConstant(Value::Null(expression->result_type));
   }
-  for (ExpressionPtr& child : expression->children) child = FoldWithNulls(std::move(child), begin, end);
-  if (expression->kind == ExpressionKind::kFunction && expression->function == FunctionId::kCoalesce) {
-    std::vector<ExpressionPtr> arguments;
-    for (ExpressionPtr& argument : expression->children) {
-      const bool null = argument->kind == ExpressionKind::kConstant && argument->constant.is_null();
-      if (!null) arguments.push_back(std::move(argument));
-    }
-    if (arguments.empty()) return MakeConstant(Value::Null(expression->result_type));
-    if (arguments[0]->kind == ExpressionKind::kConstant) {
-      if (arguments[0]->result_type == expression->result_type) return std::move(arguments[0]);
-      return FoldConstant(MakeCast(std::move(arguments[0]), expression->result_type));
-    }
-    expression->children = std::move(arguments);
-    return expression;
-  }
-  return FoldConstant(std::move(expression));
+  for (ExpressionPtr& child : expression->children) child = WithNulls(std::move(child), begin, end);
+  return expression;
 }
 
 // True if `predicate` is never TRUE for a row whose columns in [begin, end) are all NULL.
 bool NeverTrueWithNulls(const BoundExpression& predicate, int begin, int end) {
   if (RejectsNulls(predicate, begin, end)) return true;
-  ExpressionPtr folded = FoldWithNulls(predicate.Clone(), begin, end);
+  ExpressionPtr folded = FoldConstantsDeep(WithNulls(predicate.Clone(), begin, end));
   return folded->kind == ExpressionKind::kConstant && (folded->constant.is_null() || !folded->constant.AsBool());
 }
 

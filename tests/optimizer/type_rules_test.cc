@@ -158,5 +158,26 @@ TEST(ConstantFoldingTest, FoldsDatesCastsAndLogic) {
   EXPECT_EQ(folded->constant, Value::Boolean(true));
 }
 
+TEST(ConstantFoldingTest, FoldsCoalesceUpToItsFirstValue) {
+  auto coalesce = [](ExpressionPtr first, ExpressionPtr second) {
+    std::vector<ExpressionPtr> arguments;
+    arguments.push_back(std::move(first));
+    arguments.push_back(std::move(second));
+    return MakeFunction(FunctionId::kCoalesce, std::move(arguments), Type::BigInt());
+  };
+  // The first argument that is not NULL, at the call's type.
+  ExpressionPtr folded =
+      FoldConstant(coalesce(MakeConstant(Value::Null(Type::BigInt())), MakeConstant(Value::Integer(0))));
+  ASSERT_EQ(folded->kind, ExpressionKind::kConstant);
+  EXPECT_EQ(folded->constant, Value::BigInt(0));
+  // Only NULLs: NULL.
+  folded = FoldConstant(coalesce(MakeConstant(Value::Null(Type::BigInt())), MakeConstant(Value::Null(Type::BigInt()))));
+  ASSERT_EQ(folded->kind, ExpressionKind::kConstant);
+  EXPECT_TRUE(folded->constant.is_null());
+  // A column before the first value: left to run time.
+  folded = FoldConstant(coalesce(MakeColumn(0, Type::BigInt()), MakeConstant(Value::BigInt(0))));
+  EXPECT_EQ(folded->kind, ExpressionKind::kFunction);
+}
+
 }  // namespace
 }  // namespace tessera::optimizer
